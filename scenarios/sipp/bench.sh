@@ -1,0 +1,406 @@
+#!/usr/bin/env bash
+# Peak call rate of the sipcrypt server as a Record-Routing stateful proxy, measured with SIPp.
+# A benchmark, not a test: it prints numbers and fails only when it cannot measure.
+#
+# For each transport implementation (netty, jain-nio) and each transport (udp, tcp one connection):
+#   1. start the server jar on 127.0.0.1 with a fresh data directory,
+#   2. start a SIPp UAS (uas.xml) and register it as sip:bench@127.0.0.1 (register.xml),
+#   3. warm up, then step the call rate of a SIPp UAC (uac.xml, calls to bench@): start at
+#      START_RATE, multiply by STEP_FACTOR while the step passes, then bisect between the last
+#      passing and the first failing rate REFINE times, then repeat the best rate once (CONFIRM),
+#      since near a UDP server's limit the same rate either passes or collapses.
+#   A step sends RATE x STEP_SECONDS calls. It passes when fewer than MAX_FAILED_PCT % of them
+#   failed or did not finish in time (counted from SIPp's -trace_stat file, not its exit code) and
+#   the calls went through at MIN_ACHIEVED_PCT % of the rate or more (SIPp holds back new calls
+#   when 3 x RATE calls are open). Server CPU is read from /proc/PID/stat (utime + stime) over the
+#   step, in % of one core.
+# Then a Markdown table: transport, implementation, peak calls/s, server CPU % at peak, CPU us/call.
+#
+# --no-server skips the server: the UAC calls the UAS directly, which measures SIPp's own ceiling
+# on this machine (the CPU columns are then the SIPp UAS's).
+#
+# Options (each also an environment variable of the upper-case name, e.g. STEP_SECONDS=5):
+#   --jar PATH               server jar (default server/target/sipcrypt-server.jar)
+#   --impls "netty jain-nio" transport implementations to measure
+#   --transports "udp tcp"   transports to measure (tcp = one connection, SIPp -t t1)
+#   --start-rate N           first step, calls/s (default 200)
+#   --max-rate N             no step goes above this (default 20000)
+#   --step-factor F          rate multiplier between passing steps (default 1.5)
+#   --refine N               bisection steps after the first failure (default 3)
+#   --confirm 0|1            repeat the best rate once (default 1)
+#   --step-seconds N         length of a step (default 10)
+#   --warmup-seconds N       unmeasured warm-up at START_RATE before stepping (default 5)
+#   --budget-seconds N       total time budget, shared equally by the combinations (default 1200)
+#   --max-failed-pct P       a step fails at this share of failed calls or more (default 1)
+#   --server-port N          server UDP and TCP port (default 15060); UAS on +10, UAC on +20, REGISTER on +21
+#   --no-server              UAC straight to UAS
+#   --keep                   keep the work directory (logs, SIPp statistics) on exit
+# Env only: JAVA (default java), JAVA_OPTS, SERVER_ARGS (extra server options), SIPP (default sipp),
+#   MIN_ACHIEVED_PCT (default 90), COOLDOWN_SECONDS (default 2).
+#
+# Loopback only. Every SIPp and java run is bounded by `timeout`; everything started is ended by
+# PID on exit.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
+IMPLS=${IMPLS:-netty jain-nio}
+TRANSPORTS=${TRANSPORTS:-udp tcp}
+START_RATE=${START_RATE:-200}
+MAX_RATE=${MAX_RATE:-20000}
+STEP_FACTOR=${STEP_FACTOR:-1.5}
+REFINE=${REFINE:-3}
+CONFIRM=${CONFIRM:-1}
+STEP_SECONDS=${STEP_SECONDS:-10}
+WARMUP_SECONDS=${WARMUP_SECONDS:-5}
+BUDGET_SECONDS=${BUDGET_SECONDS:-1200}
+MAX_FAILED_PCT=${MAX_FAILED_PCT:-1}
+MIN_ACHIEVED_PCT=${MIN_ACHIEVED_PCT:-90}
+COOLDOWN_SECONDS=${COOLDOWN_SECONDS:-2}
+SERVER_PORT=${SERVER_PORT:-15060}
+NO_SERVER=${NO_SERVER:-0}
+KEEP=${KEEP:-0}
+JAVA=${JAVA:-java}
+JAVA_OPTS=${JAVA_OPTS:-}
+SERVER_ARGS=${SERVER_ARGS:-}
+SIPP=${SIPP:-sipp}
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+
+while (( $# > 0 )); do
+    case $1 in
+        --jar) JAR=$2; shift ;;
+        --impls) IMPLS=$2; shift ;;
+        --transports) TRANSPORTS=$2; shift ;;
+        --start-rate) START_RATE=$2; shift ;;
+        --max-rate) MAX_RATE=$2; shift ;;
+        --step-factor) STEP_FACTOR=$2; shift ;;
+        --refine) REFINE=$2; shift ;;
+        --confirm) CONFIRM=$2; shift ;;
+        --step-seconds) STEP_SECONDS=$2; shift ;;
+        --warmup-seconds) WARMUP_SECONDS=$2; shift ;;
+        --budget-seconds) BUDGET_SECONDS=$2; shift ;;
+        --max-failed-pct) MAX_FAILED_PCT=$2; shift ;;
+        --server-port) SERVER_PORT=$2; shift ;;
+        --no-server) NO_SERVER=1 ;;
+        --keep) KEEP=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+die() { echo "bench.sh: $*" >&2; exit 2; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+for t in $TRANSPORTS; do
+    [[ $t == udp || $t == tcp ]] || die "--transports: unknown transport \"$t\" (expected udp or tcp)"
+done
+for i in $IMPLS; do
+    [[ $i == netty || $i == jain-nio ]] || die "--impls: unknown implementation \"$i\" (expected netty or jain-nio)"
+done
+for v in START_RATE MAX_RATE REFINE STEP_SECONDS WARMUP_SECONDS BUDGET_SECONDS SERVER_PORT; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
+done
+(( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
+(( STEP_SECONDS > 0 )) || die "STEP_SECONDS must be positive"
+command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+if (( ! NO_SERVER )); then
+    [[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -pl server package, or use --no-server)"
+    command -v "$JAVA" >/dev/null || die "java not found"
+else
+    IMPLS=sipp-direct
+fi
+
+UAS_PORT=$((SERVER_PORT + 10))
+UAC_PORT=$((SERVER_PORT + 20))
+REG_PORT=$((SERVER_PORT + 21))
+CLK_TCK=$(getconf CLK_TCK)
+GRACE_SECONDS=5
+work=$(mktemp -d -t sipcrypt-bench.XXXXXX)
+started=()          # PIDs of the `timeout` wrappers this script started
+
+cleanup() {
+    local pid
+    for pid in "${started[@]}"; do
+        stop_pid "$pid"
+    done
+    if (( KEEP )); then
+        log "work directory kept: $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Ends a process this script started (a `timeout` wrapper, which passes the signal on to its
+# command): TERM, up to 5 s grace, then KILL. Its command is signalled too, by PID.
+stop_pid() {
+    local pid=$1 child
+    kill -0 "$pid" 2>/dev/null || return 0
+    child=$(child_of "$pid")
+    kill -TERM "$pid" 2>/dev/null
+    [[ -n $child ]] && kill -TERM "$child" 2>/dev/null
+    for _ in $(seq 50); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null
+    [[ -n $child ]] && kill -KILL "$child" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    forget_pid "$pid"
+    return 0
+}
+
+forget_pid() {      # drops a reaped PID from the list, so that cleanup never signals a reused PID
+    local keep=() p
+    for p in "${started[@]}"; do [[ $p == "$1" ]] || keep+=("$p"); done
+    started=("${keep[@]}")
+}
+
+child_of() { ps -o pid= --ppid "$1" 2>/dev/null | head -1 | tr -d ' '; }
+
+# Waits until the `timeout` wrapper $1 has started its command, prints the command's PID.
+command_pid() {
+    local child
+    for _ in $(seq 50); do
+        child=$(child_of "$1")
+        [[ -n $child ]] && { echo "$child"; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+
+cpu_ticks() {   # utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/PID/stat)
+    [[ -r /proc/$1/stat ]] || { echo 0; return; }
+    awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "/proc/$1/stat" 2>/dev/null \
+        || echo 0
+}
+
+now_ns() { date +%s%N; }
+
+port_listening() {  # proto(udp|tcp) port
+    local flag=-uln
+    [[ $1 == tcp ]] && flag=-tln
+    [[ -n $(ss -H "$flag" "sport = :$2" 2>/dev/null) ]]
+}
+
+wait_listening() {  # proto port wrapper-pid what
+    for _ in $(seq 300); do
+        port_listening "$1" "$2" && return 0
+        kill -0 "$3" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# prints "created successful failed" from the last line of a SIPp -trace_stat file (0 0 0 if none)
+stat_counts() {
+    [[ -s $1 ]] || { echo "0 0 0"; return; }
+    awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "TotalCallCreated") t = i;
+                    if ($i == "SuccessfulCall(C)") s = i; if ($i == "FailedCall(C)") f = i } }
+               NR > 1 && NF > 1 { last = $0 }
+               END { split(last, a, ";"); print a[t] + 0, a[s] + 0, a[f] + 0 }' "$1"
+}
+
+start_server() {    # impl -> sets server_wrapper, server_pid
+    local impl=$1 data=$work/$impl-data
+    mkdir -p "$data"
+    for proto in udp tcp; do
+        port_listening "$proto" "$SERVER_PORT" && die "$proto port $SERVER_PORT is already in use (--server-port)"
+    done
+    # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
+    timeout -k 10 "$((BUDGET_SECONDS + 60))" "$JAVA" $JAVA_OPTS -jar "$JAR" \
+        --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
+        --data-dir "$data" --transport-impl "$impl" $SERVER_ARGS \
+        >"$work/$impl-server.log" 2>&1 &
+    server_wrapper=$!
+    started+=("$server_wrapper")
+    server_pid=$(command_pid "$server_wrapper") || { tail -20 "$work/$impl-server.log" >&2; die "server did not start"; }
+    if ! wait_listening udp "$SERVER_PORT" "$server_wrapper" || ! wait_listening tcp "$SERVER_PORT" "$server_wrapper"; then
+        tail -30 "$work/$impl-server.log" >&2
+        die "server ($impl) is not listening on udp and tcp 127.0.0.1:$SERVER_PORT after 30 s"
+    fi
+    log "server $impl: pid $server_pid on udp+tcp 127.0.0.1:$SERVER_PORT"
+}
+
+start_uas() {       # transport tag -> sets uas_wrapper, uas_pid
+    local mode=u1 max_calls
+    [[ $1 == tcp ]] && mode=t1
+    max_calls=$(( MAX_RATE * (BUDGET_SECONDS + 60) ))
+    timeout -k 5 "$((BUDGET_SECONDS + 60))" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+        -p "$UAS_PORT" -t "$mode" -buff_size 4194304 -m "$max_calls" -timeout "$((BUDGET_SECONDS + 50))" -nostdin \
+        -trace_stat -stf "$work/$2-uas.csv" -fd 5 -trace_err -error_file "$work/$2-uas-errors.log" \
+        >/dev/null 2>"$work/$2-uas.stderr" &
+    uas_wrapper=$!
+    started+=("$uas_wrapper")
+    uas_pid=$(command_pid "$uas_wrapper") || die "SIPp UAS did not start: $(tail -3 "$work/$2-uas.stderr")"
+    wait_listening "$1" "$UAS_PORT" "$uas_wrapper" \
+        || die "SIPp UAS is not listening on $1 127.0.0.1:$UAS_PORT: $(tail -3 "$work/$2-uas.stderr")"
+}
+
+register_uas() {    # transport tag
+    local rc=0
+    timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
+        -s bench -key contact_port "$UAS_PORT" -key contact_transport "$1" -m 1 -timeout 10 -nostdin \
+        -trace_err -error_file "$work/$2-register-errors.log" \
+        "127.0.0.1:$SERVER_PORT" >/dev/null 2>"$work/$2-register.stderr" &
+    local wrapper=$!
+    started+=("$wrapper")
+    wait "$wrapper" || rc=$?
+    forget_pid "$wrapper"
+    (( rc == 0 )) || die "REGISTER of bench@127.0.0.1 -> 127.0.0.1:$UAS_PORT;transport=$1 failed (SIPp exit $rc): $(tail -c 600 "$work/$2-register-errors.log" 2>/dev/null)"
+}
+
+# Runs one step; sets step_ok step_failed_pct step_achieved step_cpu_pct step_us_per_call step_sipp_pct
+step_no=0
+run_step() {        # transport rate seconds tag
+    local transport=$1 rate=$2 seconds=$3 tag=$4 mode=u1 target remote rc=0
+    [[ $transport == tcp ]] && mode=t1
+    target=$(( rate * seconds ))
+    remote=127.0.0.1:$SERVER_PORT
+    (( NO_SERVER )) && remote=127.0.0.1:$UAS_PORT
+    step_no=$((step_no + 1))
+    local stf="$work/$tag-step$step_no-r$rate.csv"
+    local measured=${server_pid:-$uas_pid}
+    local cpu0 sipp0 t0 t1 cpu1 sipp1
+    cpu0=$(cpu_ticks "$measured")
+    sipp0=$(( $(cpu_ticks "$uas_pid") ))
+    t0=$(now_ns)
+    timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$here/uac.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+        -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -s bench -r "$rate" -m "$target" \
+        -timeout "$((seconds + GRACE_SECONDS))" -nostdin -trace_stat -stf "$stf" -fd 1 \
+        -trace_err -error_file "$work/$tag-step$step_no-errors.log" \
+        "$remote" >/dev/null 2>"$work/$tag-step$step_no.stderr" &
+    local uac_wrapper=$!
+    started+=("$uac_wrapper")
+    local uac_pid uac_ticks=0 last
+    uac_pid=$(command_pid "$uac_wrapper")
+    # the UAC's CPU is read while it runs (its /proc entry is gone once it exits)
+    while kill -0 "$uac_wrapper" 2>/dev/null; do
+        [[ -n $uac_pid ]] && last=$(cpu_ticks "$uac_pid") && (( last > 0 )) && uac_ticks=$last
+        sleep 0.1
+    done
+    wait "$uac_wrapper" || rc=$?
+    t1=$(now_ns)
+    forget_pid "$uac_wrapper"
+    cpu1=$(cpu_ticks "$measured")
+    sipp1=$(( $(cpu_ticks "$uas_pid") ))
+    local created ok failed
+    read -r created ok failed < <(stat_counts "$stf")
+    local wall_ms=$(( (t1 - t0) / 1000000 ))
+    (( wall_ms > 0 )) || wall_ms=1
+    read -r step_failed_pct step_achieved step_cpu_pct step_us_per_call step_sipp_pct < <(awk \
+        -v target="$target" -v ok="$ok" -v ms="$wall_ms" -v seconds="$seconds" -v tck="$CLK_TCK" \
+        -v cpu="$((cpu1 - cpu0))" -v uas="$((sipp1 - sipp0))" -v uac="$uac_ticks" 'BEGIN {
+            cpu_s = cpu / tck
+            achieved = ok / (ms / 1000.0)
+            printf "%.2f %.0f %.0f %.0f %.0f\n", 100.0 * (target - ok) / target, achieved,
+                100.0 * cpu_s / (ms / 1000.0), (ok > 0 ? cpu_s * 1e6 / ok : 0),
+                100.0 * ((uas + uac) / tck) / (ms / 1000.0) }')
+    step_ok=$(awk -v f="$step_failed_pct" -v a="$step_achieved" -v r="$rate" \
+        -v maxf="$MAX_FAILED_PCT" -v mina="$MIN_ACHIEVED_PCT" \
+        'BEGIN { print ((f < maxf && a >= r * mina / 100.0) ? 1 : 0) }')
+    log "$(printf '%-14s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, %s cps achieved, CPU %s%% (%s us/call), SIPp CPU %s%%' \
+        "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$ok" "$target" "$failed" "$rc" \
+        "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us_per_call" "$step_sipp_pct")"
+    sleep "$COOLDOWN_SECONDS"
+}
+
+# whether one more step fits in this combination's share of the budget
+in_budget() { (( $(date +%s) - combo_start + step_cost <= share )); }
+
+record_pass() {     # rate: keeps the last step's measurements as those of a passing rate
+    pass_cpu[$1]=$step_cpu_pct pass_us[$1]=$step_us_per_call
+    pass_failed[$1]=$step_failed_pct pass_sipp[$1]=$step_sipp_pct
+}
+
+results=()
+combos=0
+for _ in $IMPLS; do for _ in $TRANSPORTS; do combos=$((combos + 1)); done; done
+share=$(( BUDGET_SECONDS / combos ))
+
+for impl in $IMPLS; do
+    for transport in $TRANSPORTS; do
+        tag=$transport-$impl
+        combo_start=$(date +%s)
+        step_cost=$(( STEP_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1 ))
+        server_pid=
+        if (( ! NO_SERVER )); then
+            start_server "$impl"
+        fi
+        start_uas "$transport" "$tag"
+        if (( ! NO_SERVER )); then
+            register_uas "$transport" "$tag"
+        fi
+        log "$tag: UAS pid $uas_pid on $transport 127.0.0.1:$UAS_PORT; budget ${share}s"
+        if (( WARMUP_SECONDS > 0 )); then
+            run_step "$transport" "$START_RATE" "$WARMUP_SECONDS" "$tag-warmup"
+        fi
+
+        declare -A pass_cpu=() pass_us=() pass_failed=() pass_sipp=()
+        last_pass=0 first_fail=0 budget_hit=0
+
+        rate=$START_RATE
+        while :; do
+            in_budget || { budget_hit=1; break; }
+            run_step "$transport" "$rate" "$STEP_SECONDS" "$tag"
+            if (( step_ok )); then
+                last_pass=$rate; record_pass "$rate"
+                (( rate >= MAX_RATE )) && break
+                rate=$(awk -v r="$rate" -v f="$STEP_FACTOR" -v m="$MAX_RATE" \
+                    'BEGIN { n = int(r * f / 10 + 0.5) * 10; if (n <= r) n = r + 10; print (n > m ? m : n) }')
+            else
+                first_fail=$rate
+                break
+            fi
+        done
+        for (( i = 0; i < REFINE && first_fail > 0; i++ )); do
+            mid=$(( (last_pass + first_fail) / 20 * 10 ))
+            (( mid <= last_pass || mid >= first_fail )) && break
+            in_budget || { budget_hit=1; break; }
+            run_step "$transport" "$mid" "$STEP_SECONDS" "$tag"
+            if (( step_ok )); then last_pass=$mid; record_pass "$mid"; else first_fail=$mid; fi
+        done
+        note=
+        if (( CONFIRM && last_pass > 0 )) && in_budget; then
+            run_step "$transport" "$last_pass" "$STEP_SECONDS" "$tag-confirm"
+            if (( step_ok )); then
+                record_pass "$last_pass"
+            else
+                note="$last_pass cps passed once, failed on repeat"
+                unset "pass_cpu[$last_pass]"
+                last_pass=0
+                for r in "${!pass_cpu[@]}"; do (( r > last_pass )) && last_pass=$r; done
+            fi
+        fi
+        (( budget_hit )) && note="${note:+$note; }time budget reached"
+        (( last_pass >= MAX_RATE )) && note="${note:+$note; }reached --max-rate"
+        (( first_fail > 0 )) && note="${note:+$note; }first failing step $first_fail cps"
+        if (( last_pass > 0 )); then
+            results+=("| $transport | $impl | $last_pass | ${pass_cpu[$last_pass]} | ${pass_us[$last_pass]} | ${pass_failed[$last_pass]} | ${pass_sipp[$last_pass]} | $note |")
+        else
+            results+=("| $transport | $impl | < $START_RATE | - | - | - | - | no step passed; $note |")
+        fi
+        unset pass_cpu pass_us pass_failed pass_sipp
+
+        stop_pid "$uas_wrapper"
+        if (( ! NO_SERVER )); then
+            stop_pid "$server_wrapper"
+        fi
+        sleep 1
+    done
+done
+
+cpu_label="server CPU % at peak"
+(( NO_SERVER )) && cpu_label="SIPp UAS CPU % at peak"
+echo
+echo "Peak call rate with < ${MAX_FAILED_PCT} % failed calls, ${STEP_SECONDS} s steps, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "(CPU % is of one core; us/call is CPU time per successful call; SIPp CPU is UAC + UAS together)"
+echo
+echo "| transport | implementation | peak calls/s | $cpu_label | CPU µs per call | failed % at peak | SIPp CPU % | note |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
+printf '%s\n' "${results[@]}"

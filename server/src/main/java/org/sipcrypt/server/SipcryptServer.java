@@ -1,0 +1,333 @@
+package org.sipcrypt.server;
+
+import gov.nist.javax.sip.SipStackImpl;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.sip.ListeningPoint;
+import javax.sip.SipFactory;
+import javax.sip.SipProvider;
+import org.sipcrypt.server.config.ConfigLoader;
+import org.sipcrypt.server.config.ListenerConfig;
+import org.sipcrypt.server.config.ServerConfig;
+import org.sipcrypt.server.config.TransportImpl;
+import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.JdbcLocationService;
+import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.sip.LocalDomains;
+import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.SipCounters;
+import org.sipcrypt.server.sip.SipDispatcher;
+import org.sipcrypt.server.sip.SipStackBuilder;
+import org.sipcrypt.server.sip.proxy.NextHop;
+import org.sipcrypt.server.sip.proxy.RouteTable;
+import org.sipcrypt.server.sip.proxy.StatefulProxy;
+import org.sipcrypt.server.sip.redirect.RedirectServer;
+import org.sipcrypt.server.sip.registrar.ExpiresPolicy;
+import org.sipcrypt.server.sip.registrar.Registrar;
+import org.sipcrypt.server.transport.CallConnections;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.ConnectionPolicy;
+import org.sipcrypt.server.transport.SipWorkers;
+import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.TransportCounters;
+import org.sipcrypt.server.transport.netty.NettyMessageProcessorFactory;
+import org.sipcrypt.server.transport.netty.NettyTransport;
+import org.sipcrypt.server.transport.netty.TransportSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running sipcrypt server: the database and location service, the SIP worker lanes, the
+ * transport, the JAIN-SIP stack with its listening points, and the SIP functions on top.
+ * {@link #start} brings it up in that order; {@link #close} drains and takes it down in reverse.
+ * Threading: start and close from one control thread; the accessors are thread-safe.
+ */
+public final class SipcryptServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SipcryptServer.class);
+    private static final Duration PURGE_INTERVAL = Duration.ofSeconds(30);
+
+    private final ServerConfig config;
+    private final MeterRegistry registry;
+    private final TransportCounters transportCounters;
+    private final Database database;
+    private final LocationService location;
+    private final SipWorkers workers;
+    private final NettyTransport transport;
+    private final SipStackImpl stack;
+    private final SipContext context;
+    private final Map<Transport, InetSocketAddress> addresses;
+    private final ScheduledExecutorService housekeeping;
+    private boolean closed;
+
+    private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
+                           Database database, LocationService location, SipWorkers workers, NettyTransport transport,
+                           SipStackImpl stack, SipContext context, Map<Transport, InetSocketAddress> addresses,
+                           ScheduledExecutorService housekeeping) {
+        this.config = config;
+        this.registry = registry;
+        this.transportCounters = transportCounters;
+        this.database = database;
+        this.location = location;
+        this.workers = workers;
+        this.transport = transport;
+        this.stack = stack;
+        this.context = context;
+        this.addresses = addresses;
+        this.housekeeping = housekeeping;
+    }
+
+    /** Starts a server; on failure everything started so far is closed again. */
+    public static SipcryptServer start(ServerConfig config) throws Exception {
+        Objects.requireNonNull(config, "config");
+        log.info("starting sipcrypt: {}", ConfigLoader.describe(config).replace('\n', ' '));
+        List<AutoCloseable> opened = new ArrayList<>();
+        try {
+            MeterRegistry registry = new SimpleMeterRegistry();
+            TransportCounters transportCounters = new TransportCounters(registry);
+            SipCounters sipCounters = new SipCounters(registry);
+            java.nio.file.Files.createDirectories(config.dataDir());
+            Database database = Database.open(config.effectiveDbUrl(), config.dbUser(), config.dbPassword(),
+                    config.dbPoolSize());
+            opened.add(database);
+            LocationService location = new JdbcLocationService(database, config.dbPoolSize(), 10_000);
+            opened.add(location);
+            SipWorkers workers = new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
+                    e -> sipCounters.error("worker_task"));
+            opened.add(workers);
+            RouteTable routes = new RouteTable(config.routes(), config.defaultRoute());
+
+            NettyTransport transport = null;
+            Map<Transport, InetSocketAddress> addresses = new EnumMap<>(Transport.class);
+            if (config.transportImpl() == TransportImpl.NETTY) {
+                transport = new NettyTransport(transportSettings(config, routes), transportCounters, workers);
+                opened.add(transport);
+                for (ListenerConfig l : config.listeners()) {
+                    addresses.put(l.transport(), transport.bind(l.transport(),
+                            new InetSocketAddress(InetAddress.getByName(l.host()), l.port())));
+                }
+            } else {
+                if (config.tcpConnection() == ConnectionPattern.PER_CALL
+                        || routes.all().stream().anyMatch(h -> h.connection() == ConnectionPattern.PER_CALL)) {
+                    throw new IllegalArgumentException("per-call connections need transport.impl=netty");
+                }
+                for (ListenerConfig l : config.listeners()) {
+                    int port = l.port() != 0 ? l.port() : freePort(l);
+                    addresses.put(l.transport(), new InetSocketAddress(InetAddress.getByName(l.host()), port));
+                }
+            }
+
+            SipStackImpl stack = SipStackBuilder.build(config);
+            opened.add(stack::stop);
+            if (transport != null) {
+                ((NettyMessageProcessorFactory) stack.getMessageProcessorFactory()).attach(transport);
+            }
+            Map<Transport, ListeningPoint> lps = new EnumMap<>(Transport.class);
+            SipProvider provider = null;
+            for (Map.Entry<Transport, InetSocketAddress> e : addresses.entrySet()) {
+                ListeningPoint lp = stack.createListeningPoint(e.getValue().getAddress().getHostAddress(),
+                        e.getValue().getPort(), e.getKey().sipName());
+                lps.put(e.getKey(), lp);
+                if (provider == null) {
+                    provider = stack.createSipProvider(lp);
+                } else {
+                    provider.addListeningPoint(lp);
+                }
+            }
+            if (config.transportImpl() != TransportImpl.NETTY) {
+                log.info("transport: JAIN-SIP built-in NIO (for comparison); listening on {}", addresses);
+            }
+            SipFactory factory = SipFactory.getInstance();
+            Set<String> hosts = new HashSet<>();
+            Set<Integer> ports = new HashSet<>();
+            for (InetSocketAddress a : addresses.values()) {
+                hosts.add(a.getAddress().getHostAddress());
+                ports.add(a.getPort());
+            }
+            for (ListenerConfig l : config.listeners()) {
+                hosts.add(l.host());
+                if (InetAddress.getByName(l.host()).isLoopbackAddress()) {
+                    hosts.add("localhost");
+                }
+            }
+            LocalDomains local = new LocalDomains(config.domains(), hosts, ports);
+            CallConnections calls = transport != null ? transport : CallConnections.NONE;
+            SipContext context = new SipContext(provider, factory.createMessageFactory(), factory.createHeaderFactory(),
+                    factory.createAddressFactory(), lps, local, workers, calls, sipCounters, Clock.systemUTC());
+            ExpiresPolicy expires = new ExpiresPolicy(config.minExpires(), config.maxExpires(), config.defaultExpires());
+            SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
+                    new Registrar(context, location, expires),
+                    new StatefulProxy(context, location, routes, config.recordRoute()),
+                    new RedirectServer(context, location));
+            provider.addSipListener(dispatcher);
+
+            ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sipcrypt-housekeeping");
+                t.setDaemon(true);
+                return t;
+            });
+            SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
+                    transport, stack, context, addresses, housekeeping);
+            housekeeping.scheduleWithFixedDelay(server::purgeExpired, PURGE_INTERVAL.toMillis(),
+                    PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            if (!config.statsInterval().isZero()) {
+                long every = config.statsInterval().toMillis();
+                housekeeping.scheduleAtFixedRate(() -> log.info("stats: {}", server.statsLine()), every, every,
+                        TimeUnit.MILLISECONDS);
+            }
+            log.info("sipcrypt {} mode ready on {}", config.mode().configName(), server.describeAddresses());
+            return server;
+        } catch (Exception | Error e) {
+            for (int i = opened.size() - 1; i >= 0; i--) {
+                try {
+                    opened.get(i).close();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static TransportSettings transportSettings(ServerConfig config, RouteTable routes) throws IOException {
+        Map<InetSocketAddress, ConnectionPattern> byTarget = new HashMap<>();
+        for (NextHop hop : routes.all()) {
+            byTarget.put(new InetSocketAddress(InetAddress.getByName(hop.host()), hop.port()), hop.connection());
+        }
+        return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
+                config.tcpMaxConnections(), config.tcpConnectTimeout(),
+                new ConnectionPolicy(config.tcpConnection(), byTarget));
+    }
+
+    private static int freePort(ListenerConfig l) throws IOException {
+        if (l.transport() == Transport.UDP) {
+            try (java.net.DatagramSocket s = new java.net.DatagramSocket(0, InetAddress.getByName(l.host()))) {
+                return s.getLocalPort();
+            }
+        }
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(l.host()))) {
+            return s.getLocalPort();
+        }
+    }
+
+    private void purgeExpired() {
+        location.purgeExpired(context.clock().instant()).whenComplete((n, e) -> {
+            if (e != null) {
+                log.debug("purging lapsed bindings failed: {}", e.toString());
+            } else if (n > 0) {
+                log.debug("purged {} lapsed bindings", n);
+            }
+        });
+    }
+
+    /** The configuration this server runs with. */
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** The address a transport listens on (with the actual port when 0 was configured), or null. */
+    public InetSocketAddress address(Transport t) {
+        return addresses.get(t);
+    }
+
+    /** The metrics registry of this server. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The transport's bad-input and connection counters. */
+    public TransportCounters transportCounters() {
+        return transportCounters;
+    }
+
+    /** Open transactions in the stack (server and client). */
+    public int openTransactions() {
+        return stack.getServerTransactionTableSize() + stack.getClientTransactionTableSize();
+    }
+
+    /** Every non-zero counter and gauge as {@code name{tags}=value}, sorted, on one line. */
+    public String statsLine() {
+        Map<String, Double> values = new TreeMap<>();
+        for (Meter m : registry.getMeters()) {
+            StringBuilder name = new StringBuilder(m.getId().getName());
+            if (!m.getId().getTags().isEmpty()) {
+                name.append('{');
+                m.getId().getTags().forEach(t -> name.append(t.getKey()).append('=').append(t.getValue()).append(','));
+                name.setCharAt(name.length() - 1, '}');
+            }
+            for (var measurement : m.measure()) {
+                if (measurement.getValue() != 0 && !Double.isNaN(measurement.getValue())) {
+                    values.put(name.toString(), measurement.getValue());
+                }
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        values.forEach((k, v) -> sb.append(k).append('=').append(v == Math.rint(v) ? Long.toString(v.longValue()) : v)
+                .append(' '));
+        sb.append("transactions=").append(openTransactions());
+        return sb.toString();
+    }
+
+    private String describeAddresses() {
+        StringBuilder sb = new StringBuilder();
+        addresses.forEach((t, a) -> sb.append(sb.length() == 0 ? "" : ", ").append(t.configName()).append(':')
+                .append(a.getAddress().getHostAddress()).append(':').append(a.getPort()));
+        return sb.toString();
+    }
+
+    /**
+     * Graceful shutdown: refuses new calls with 503 and stops accepting TCP connections, lets open
+     * transactions finish for up to {@code shutdown.grace}, then stops the stack, the transport,
+     * the lanes and the database pool.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        log.info("shutting down: draining for up to {}", config.shutdownGrace());
+        context.startDraining();
+        long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
+        while (openTransactions() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (openTransactions() > 0) {
+            log.warn("shutting down with {} transactions still open", openTransactions());
+        }
+        log.info("stats: {}", statsLine());
+        housekeeping.shutdownNow();
+        stack.stop();
+        if (transport != null) {
+            transport.close();
+        }
+        workers.shutdown(Duration.ofSeconds(2));
+        location.close();
+        database.close();
+        log.info("stopped");
+    }
+}

@@ -1,0 +1,405 @@
+package org.sipcrypt.server.config;
+
+import static org.sipcrypt.server.config.ConfigValues.bool;
+import static org.sipcrypt.server.config.ConfigValues.duration;
+import static org.sipcrypt.server.config.ConfigValues.expires;
+import static org.sipcrypt.server.config.ConfigValues.format;
+import static org.sipcrypt.server.config.ConfigValues.integer;
+import static org.sipcrypt.server.config.ConfigValues.items;
+import static org.sipcrypt.server.config.ConfigValues.jdbcUrl;
+import static org.sipcrypt.server.config.ConfigValues.nonBlank;
+import static org.sipcrypt.server.config.ConfigValues.one;
+import static org.sipcrypt.server.config.ConfigValues.parsed;
+import static org.sipcrypt.server.config.ConfigValues.path;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds a {@link ServerConfig} from an optional configuration file and the command line: the
+ * command line wins per key, and every key not given keeps its value from
+ * {@link ServerConfig#defaults()}. The keys, their command-line options, descriptions and defaults
+ * are one table, {@link Setting}.
+ *
+ * <p>File formats, chosen by extension:
+ * <ul>
+ *   <li>{@code .yaml} / {@code .yml}: nested maps are flattened to dotted keys, so
+ *       {@code tcp: {idleTimeout: 5m}} and {@code tcp.idleTimeout: 5m} are the same; repeatable
+ *       keys take a YAML sequence (or one plain value). All values are read as text, so
+ *       {@code recordRoute: off} means off and {@code 0x10} is not a number.</li>
+ *   <li>{@code .properties}: one {@code key=value} per line with the keys as they are; a
+ *       repeatable key takes its items comma-separated on one line, e.g.
+ *       {@code listen=udp:0.0.0.0:5060,tcp:0.0.0.0:5060}; an empty value is an empty list. The
+ *       {@code listen.0}, {@code listen.1} form is not supported.</li>
+ * </ul>
+ * Durations are {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h} or a bare number of seconds;
+ * booleans are {@code true/false/on/off/yes/no}. List items are named by their zero-based index in
+ * messages ({@code listen[1]}). Giving a repeatable key replaces its default list.
+ * Threading: immutable (static methods only; safe from any thread).
+ */
+public final class ConfigLoader {
+
+    private static final Logger log = LoggerFactory.getLogger(ConfigLoader.class);
+
+    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
+    private static final String MASK = "<masked>";
+
+    private ConfigLoader() {
+    }
+
+    /**
+     * One setting: its key in the file, its command-line option, and how it is parsed and shown.
+     * Order is the order of {@code --help} and of {@link #describe}.
+     * Threading: immutable.
+     */
+    public enum Setting {
+        LISTEN("listen", Kind.REPEATABLE, "TRANSPORT:HOST:PORT",
+                "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; giving any replaces the defaults.",
+                c -> strings(c.listeners()), (d, k, v) -> d.listeners = items(k, v, ListenerConfig::parse)),
+        DATA_DIR("dataDir", Kind.SINGLE, "DIR", "Directory of the embedded database and other state.",
+                c -> List.of(c.dataDir().toString()), (d, k, v) -> d.dataDir = path(k, one(k, v))),
+        DB("db", Kind.SINGLE, "JDBC-URL", "JDBC URL of the database; unset means embedded H2 under the data dir.",
+                c -> List.of(c.dbUrl() == null ? "embedded H2 under " + c.dataDir() : c.dbUrl()),
+                (d, k, v) -> d.dbUrl = jdbcUrl(k, one(k, v))),
+        DB_USER("db.user", Kind.SINGLE, "USER", "Database user.",
+                c -> List.of(c.dbUser()), (d, k, v) -> d.dbUser = nonBlank(k, one(k, v), "a user name")),
+        DB_PASSWORD("db.password", Kind.SECRET, "PASSWORD", "Database password (never logged).",
+                c -> List.of(c.dbPassword()), (d, k, v) -> d.dbPassword = one(k, v)),
+        DB_POOL_SIZE("db.poolSize", Kind.SINGLE, "N", "Database connections, also the database worker threads.",
+                c -> List.of(String.valueOf(c.dbPoolSize())), (d, k, v) -> d.dbPoolSize = integer(k, one(k, v), 1, 1000)),
+        MODE("mode", Kind.SINGLE, "proxy|redirect", "Forward requests (stateful proxy) or answer with contacts (redirect).",
+                c -> List.of(c.mode().configName()), (d, k, v) -> d.mode = parsed(k, one(k, v), Mode::parse)),
+        ROUTE("route", Kind.REPEATABLE, "ROUTE",
+                "Static route DOMAIN=HOST[:PORT][;transport=udp|tcp][;connection=persistent|per-call];"
+                        + " connection defaults to tcp.connection.",
+                c -> strings(c.routes()), (d, k, v) -> d.routeTexts = List.copyOf(v)),
+        DEFAULT_ROUTE("defaultRoute", Kind.SINGLE, "TARGET",
+                "Route HOST[:PORT][;transport=..][;connection=..] for domains neither served nor routed.",
+                c -> c.defaultRoute() == null ? List.of() : List.of(c.defaultRoute().toString()),
+                (d, k, v) -> d.defaultRouteText = one(k, v)),
+        DOMAIN("domain", Kind.REPEATABLE, "DOMAIN", "Extra domain served, besides the listener addresses and localhost.",
+                c -> c.domains(), (d, k, v) -> d.domains = items(k, v, ConfigValues::domainName)),
+        RECORD_ROUTE("recordRoute", Kind.SINGLE, "BOOL", "Whether the proxy inserts Record-Route (RFC 3261 16.6 step 4).",
+                c -> List.of(String.valueOf(c.recordRoute())), (d, k, v) -> d.recordRoute = bool(k, one(k, v))),
+        TCP_CONNECTION("tcp.connection", Kind.SINGLE, "persistent|per-call",
+                "Outgoing TCP connection pattern for targets without a route of their own.",
+                c -> List.of(c.tcpConnection().configName()),
+                (d, k, v) -> d.tcpConnection = parsed(k, one(k, v), ConnectionPattern::parse)),
+        TCP_IDLE_TIMEOUT("tcp.idleTimeout", Kind.SINGLE, "DURATION", "A TCP connection idle this long is closed.",
+                c -> List.of(format(c.tcpIdleTimeout())), (d, k, v) -> d.tcpIdleTimeout = duration(k, one(k, v), false)),
+        TCP_MAX_CONNECTIONS("tcp.maxConnections", Kind.SINGLE, "N", "Cap on open TCP connections, inbound and outbound.",
+                c -> List.of(String.valueOf(c.tcpMaxConnections())),
+                (d, k, v) -> d.tcpMaxConnections = integer(k, one(k, v), 1, 1_000_000)),
+        TCP_CONNECT_TIMEOUT("tcp.connectTimeout", Kind.SINGLE, "DURATION", "How long an outgoing TCP connect may take.",
+                c -> List.of(format(c.tcpConnectTimeout())), (d, k, v) -> d.tcpConnectTimeout = duration(k, one(k, v), false)),
+        SIP_MAX_MESSAGE_BYTES("sip.maxMessageBytes", Kind.SINGLE, "BYTES", "Largest SIP message accepted (1024 to 16 MiB).",
+                c -> List.of(String.valueOf(c.maxMessageBytes())),
+                (d, k, v) -> d.maxMessageBytes = integer(k, one(k, v), 1024, 16 * 1024 * 1024)),
+        SIP_WORKERS("sip.workers", Kind.SINGLE, "N", "SIP worker lanes; the messages of one call stay on one lane.",
+                c -> List.of(String.valueOf(c.sipWorkers())), (d, k, v) -> d.sipWorkers = integer(k, one(k, v), 1, 1024)),
+        SIP_QUEUE_CAPACITY("sip.queueCapacity", Kind.SINGLE, "N", "Bound of each lane's queue; messages beyond it are dropped.",
+                c -> List.of(String.valueOf(c.sipQueueCapacity())),
+                (d, k, v) -> d.sipQueueCapacity = integer(k, one(k, v), 1, 10_000_000)),
+        IO_THREADS("io.threads", Kind.SINGLE, "N", "Event-loop threads; 0 means twice the number of cores.",
+                c -> List.of(String.valueOf(c.ioThreads())), (d, k, v) -> d.ioThreads = integer(k, one(k, v), 0, 1024)),
+        TRANSPORT_IMPL("transport.impl", Kind.SINGLE, "netty|jain-nio",
+                "Transport under JAIN-SIP: sipcrypt's Netty one, or JAIN-SIP's built-in NIO for comparison.",
+                c -> List.of(c.transportImpl().configName()),
+                (d, k, v) -> d.transportImpl = parsed(k, one(k, v), TransportImpl::parse)),
+        REGISTRAR_MIN_EXPIRES("registrar.minExpires", Kind.SINGLE, "DURATION",
+                "Registrations asking for less get 423 Interval Too Brief.",
+                c -> List.of(format(c.minExpires())), (d, k, v) -> d.minExpires = expires(k, one(k, v))),
+        REGISTRAR_MAX_EXPIRES("registrar.maxExpires", Kind.SINGLE, "DURATION",
+                "Registrations asking for more are shortened to this.",
+                c -> List.of(format(c.maxExpires())), (d, k, v) -> d.maxExpires = expires(k, one(k, v))),
+        REGISTRAR_DEFAULT_EXPIRES("registrar.defaultExpires", Kind.SINGLE, "DURATION",
+                "Registrations that ask for no expiry get this.",
+                c -> List.of(format(c.defaultExpires())), (d, k, v) -> d.defaultExpires = expires(k, one(k, v))),
+        SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION", "How long shutdown waits for open transactions.",
+                c -> List.of(format(c.shutdownGrace())), (d, k, v) -> d.shutdownGrace = duration(k, one(k, v), true)),
+        STATS_INTERVAL("stats.interval", Kind.SINGLE, "DURATION", "How often counters are logged; 0 turns it off.",
+                c -> List.of(format(c.statsInterval())), (d, k, v) -> d.statsInterval = duration(k, one(k, v), true));
+
+        private final String key;
+        private final Kind kind;
+        private final String paramLabel;
+        private final String description;
+        private final Function<ServerConfig, List<String>> render;
+        private final Applier applier;
+
+        Setting(String key, Kind kind, String paramLabel, String description,
+                Function<ServerConfig, List<String>> render, Applier applier) {
+            this.key = key;
+            this.kind = kind;
+            this.paramLabel = paramLabel;
+            this.description = description;
+            this.render = render;
+            this.applier = applier;
+        }
+
+        /** The key in configuration files, dotted camelCase: {@code tcp.idleTimeout}. */
+        public String key() {
+            return key;
+        }
+
+        /** The command-line option: the key with dots and camel humps as dashes, {@code --tcp-idle-timeout}. */
+        public String option() {
+            StringBuilder sb = new StringBuilder("--");
+            for (char ch : key.toCharArray()) {
+                if (ch == '.') {
+                    sb.append('-');
+                } else if (Character.isUpperCase(ch)) {
+                    sb.append('-').append(Character.toLowerCase(ch));
+                } else {
+                    sb.append(ch);
+                }
+            }
+            return sb.toString();
+        }
+
+        /** Whether the setting is a list: the option may be repeated, the file takes a list. */
+        public boolean repeatable() {
+            return kind == Kind.REPEATABLE;
+        }
+
+        /** Whether the value is a secret, masked wherever configuration is printed. */
+        public boolean secret() {
+            return kind == Kind.SECRET;
+        }
+
+        /** What the value looks like, for help: {@code DURATION}, {@code TRANSPORT:HOST:PORT}. */
+        public String paramLabel() {
+            return paramLabel;
+        }
+
+        /** One line for help. */
+        public String description() {
+            return description;
+        }
+
+        /** The default as shown in help, from {@link ServerConfig#defaults()}. */
+        public String defaultText() {
+            List<String> values = render.apply(ServerConfig.defaults());
+            if (values.isEmpty() || secret() && values.get(0).isEmpty()) {
+                return "none";
+            }
+            return secret() ? MASK : String.join(",", values);
+        }
+
+        /** This setting's value in {@code config}, as one printable line; secrets masked. */
+        String display(ServerConfig config) {
+            if (secret()) {
+                return MASK;
+            }
+            List<String> values = render.apply(config);
+            String text = values.isEmpty() ? "(none)" : String.join(",", values);
+            return URL_PASSWORD.matcher(text).replaceAll("$1" + Matcher.quoteReplacement(MASK));
+        }
+    }
+
+    private enum Kind { SINGLE, REPEATABLE, SECRET }
+
+    @FunctionalInterface
+    private interface Applier {
+        void apply(Draft draft, String key, List<String> values) throws ConfigException;
+    }
+
+    /** The table of settings, in help order. */
+    public static List<Setting> settings() {
+        return List.of(Setting.values());
+    }
+
+    /**
+     * Builds the configuration.
+     *
+     * @param configFileOrNull a {@code .properties}, {@code .yaml} or {@code .yml} file, or
+     *                         {@code null} for none
+     * @param commandLine      raw command-line values by file key ({@code "tcp.idleTimeout"}); a
+     *                         key present here replaces the file's value for that key
+     * @throws ConfigException naming the key, the value and what was expected
+     */
+    public static ServerConfig load(Path configFileOrNull, Map<String, List<String>> commandLine)
+            throws ConfigException {
+        Objects.requireNonNull(commandLine, "commandLine");
+        Map<Setting, List<String>> given = new EnumMap<>(Setting.class);
+        if (configFileOrNull != null) {
+            Map<String, List<String>> fromFile = ConfigFileReader.read(configFileOrNull);
+            for (Map.Entry<String, List<String>> e : fromFile.entrySet()) {
+                given.put(setting(e.getKey(), " in " + configFileOrNull), e.getValue());
+            }
+        }
+        for (Map.Entry<String, List<String>> e : commandLine.entrySet()) {
+            given.put(setting(e.getKey(), " on the command line"), List.copyOf(e.getValue()));
+        }
+        log.debug("configuration keys given: {}", given.keySet());
+        Draft draft = new Draft(ServerConfig.defaults());
+        for (Map.Entry<Setting, List<String>> e : given.entrySet()) {
+            Setting s = e.getKey();
+            if (!s.repeatable() && e.getValue().size() != 1) {
+                throw new ConfigException(s.key + ": " + e.getValue().size()
+                        + " values given (expected exactly one)");
+            }
+            s.applier.apply(draft, s.key, e.getValue());
+        }
+        return draft.build();
+    }
+
+    /** The effective configuration, one {@code key=value} line per setting, secrets masked. */
+    public static String describe(ServerConfig c) {
+        Objects.requireNonNull(c, "c");
+        StringBuilder sb = new StringBuilder();
+        for (Setting s : Setting.values()) {
+            if (sb.length() > 0) {
+                sb.append('\n');
+            }
+            sb.append(s.key).append('=').append(s.display(c));
+        }
+        return sb.toString();
+    }
+
+    private static Setting setting(String key, String where) throws ConfigException {
+        for (Setting s : Setting.values()) {
+            if (s.key.equals(key)) {
+                return s;
+            }
+        }
+        throw new ConfigException(key + ": unknown key" + where + ConfigFileReader.hint(key));
+    }
+
+    private static List<String> strings(List<?> values) {
+        return values.stream().map(Object::toString).toList();
+    }
+
+    /** The values being assembled, starting from the defaults. Not thread-safe; one per load. */
+    private static final class Draft {
+        List<ListenerConfig> listeners;
+        Path dataDir;
+        String dbUrl;
+        String dbUser;
+        String dbPassword;
+        int dbPoolSize;
+        Mode mode;
+        List<RouteConfig> routes;
+        List<String> routeTexts;
+        RouteConfig defaultRoute;
+        String defaultRouteText;
+        List<String> domains;
+        boolean recordRoute;
+        ConnectionPattern tcpConnection;
+        Duration tcpIdleTimeout;
+        int tcpMaxConnections;
+        Duration tcpConnectTimeout;
+        int maxMessageBytes;
+        int ioThreads;
+        int sipWorkers;
+        int sipQueueCapacity;
+        TransportImpl transportImpl;
+        Duration minExpires;
+        Duration maxExpires;
+        Duration defaultExpires;
+        Duration shutdownGrace;
+        Duration statsInterval;
+
+        Draft(ServerConfig c) {
+            listeners = c.listeners();
+            dataDir = c.dataDir();
+            dbUrl = c.dbUrl();
+            dbUser = c.dbUser();
+            dbPassword = c.dbPassword();
+            dbPoolSize = c.dbPoolSize();
+            mode = c.mode();
+            routes = c.routes();
+            defaultRoute = c.defaultRoute();
+            domains = c.domains();
+            recordRoute = c.recordRoute();
+            tcpConnection = c.tcpConnection();
+            tcpIdleTimeout = c.tcpIdleTimeout();
+            tcpMaxConnections = c.tcpMaxConnections();
+            tcpConnectTimeout = c.tcpConnectTimeout();
+            maxMessageBytes = c.maxMessageBytes();
+            ioThreads = c.ioThreads();
+            sipWorkers = c.sipWorkers();
+            sipQueueCapacity = c.sipQueueCapacity();
+            transportImpl = c.transportImpl();
+            minExpires = c.minExpires();
+            maxExpires = c.maxExpires();
+            defaultExpires = c.defaultExpires();
+            shutdownGrace = c.shutdownGrace();
+            statsInterval = c.statsInterval();
+        }
+
+        ServerConfig build() throws ConfigException {
+            // Routes are parsed last: their connection pattern defaults to the effective tcp.connection.
+            if (routeTexts != null) {
+                routes = items(Setting.ROUTE.key, routeTexts,
+                        t -> RouteConfig.parseDomainRoute(t, tcpConnection));
+            }
+            if (defaultRouteText != null) {
+                defaultRoute = parsed(Setting.DEFAULT_ROUTE.key, defaultRouteText,
+                        t -> RouteConfig.parseDefaultRoute(t, tcpConnection));
+            }
+            checkExpiresOrder();
+            checkPerCallNeedsNetty();
+            try {
+                return new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode,
+                        routes, defaultRoute, domains, recordRoute, tcpConnection, tcpIdleTimeout,
+                        tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
+                        sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
+                        shutdownGrace, statsInterval);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage(), e);
+            }
+        }
+
+        /** JAIN-SIP's built-in transport only keeps connections; per-call needs sipcrypt's transport. */
+        private void checkPerCallNeedsNetty() throws ConfigException {
+            if (transportImpl == TransportImpl.NETTY) {
+                return;
+            }
+            String expected = " (expected persistent, or " + Setting.TRANSPORT_IMPL.key + "=netty)";
+            if (tcpConnection == ConnectionPattern.PER_CALL) {
+                throw new ConfigException(Setting.TCP_CONNECTION.key + ": \"per-call\" needs the netty transport, not "
+                        + transportImpl.configName() + expected);
+            }
+            for (int i = 0; i < routes.size(); i++) {
+                if (routes.get(i).connection() == ConnectionPattern.PER_CALL) {
+                    throw new ConfigException(Setting.ROUTE.key + "[" + i + "]: connection \"per-call\" needs the"
+                            + " netty transport, not " + transportImpl.configName() + expected);
+                }
+            }
+            if (defaultRoute != null && defaultRoute.connection() == ConnectionPattern.PER_CALL) {
+                throw new ConfigException(Setting.DEFAULT_ROUTE.key + ": connection \"per-call\" needs the"
+                        + " netty transport, not " + transportImpl.configName() + expected);
+            }
+        }
+
+        private void checkExpiresOrder() throws ConfigException {
+            String min = Setting.REGISTRAR_MIN_EXPIRES.key;
+            String def = Setting.REGISTRAR_DEFAULT_EXPIRES.key;
+            String max = Setting.REGISTRAR_MAX_EXPIRES.key;
+            String expected = " (expected " + min + " <= " + def + " <= " + max + ")";
+            if (minExpires.compareTo(maxExpires) > 0) {
+                throw new ConfigException(min + ": " + format(minExpires) + " is above " + max + " "
+                        + format(maxExpires) + expected);
+            }
+            if (defaultExpires.compareTo(minExpires) < 0) {
+                throw new ConfigException(def + ": " + format(defaultExpires) + " is below " + min + " "
+                        + format(minExpires) + expected);
+            }
+            if (defaultExpires.compareTo(maxExpires) > 0) {
+                throw new ConfigException(def + ": " + format(defaultExpires) + " is above " + max + " "
+                        + format(maxExpires) + expected);
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package org.sipcrypt.server.config;
+
+import java.util.Locale;
+
+/**
+ * What the server does with requests for users it knows: forward them (stateful proxy,
+ * RFC 3261 §16) or answer with their contacts (redirect server, RFC 3261 §8.3).
+ * Threading: immutable.
+ */
+public enum Mode {
+    PROXY,
+    REDIRECT;
+
+    /** The name used in configuration: {@code proxy}, {@code redirect}. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses {@code proxy} or {@code redirect}.
+     *
+     * @throws IllegalArgumentException naming the value when it is neither
+     */
+    public static Mode parse(String name) {
+        for (Mode m : values()) {
+            if (m.name().equalsIgnoreCase(name)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("unknown mode \"" + name + "\" (expected proxy or redirect)");
+    }
+}

@@ -1,0 +1,80 @@
+package org.sipcrypt.server.config;
+
+import java.util.Locale;
+import java.util.Objects;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * A static route to a next-hop proxy: requests whose Request-URI host is {@code domain} (or any
+ * domain, for the default route, whose domain is {@code null}) are forwarded to
+ * {@code host:port} over {@code transport}, using the given connection pattern for TCP.
+ * Written {@code example.com=10.0.0.2:5060;transport=tcp;connection=per-call}.
+ * Threading: immutable.
+ */
+public record RouteConfig(String domain, String host, int port, Transport transport,
+                          ConnectionPattern connection) {
+
+    public RouteConfig {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(connection, "connection");
+        if (port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("route port " + port + " is out of range 1-65535");
+        }
+        domain = domain == null ? null : domain.toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses {@code DOMAIN=HOST[:PORT][;transport=udp|tcp][;connection=persistent|per-call]}.
+     * The port defaults to 5060, the transport to udp, the connection pattern to
+     * {@code defaultConnection}.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static RouteConfig parseDomainRoute(String text, ConnectionPattern defaultConnection) {
+        int eq = text.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException(
+                    "\"" + text + "\" is not DOMAIN=HOST:PORT[;transport=udp|tcp] (e.g. example.com=10.0.0.2:5060)");
+        }
+        return parseTarget(text.substring(0, eq).trim(), text.substring(eq + 1).trim(), defaultConnection);
+    }
+
+    /**
+     * Parses a default route {@code HOST[:PORT][;transport=..][;connection=..]}.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static RouteConfig parseDefaultRoute(String text, ConnectionPattern defaultConnection) {
+        return parseTarget(null, text.trim(), defaultConnection);
+    }
+
+    private static RouteConfig parseTarget(String domain, String target, ConnectionPattern defaultConnection) {
+        String[] parts = target.split(";");
+        HostPort hp = HostPort.parse(parts[0].trim(), 5060);
+        Transport transport = Transport.UDP;
+        ConnectionPattern connection = defaultConnection;
+        for (int i = 1; i < parts.length; i++) {
+            String p = parts[i].trim();
+            int eq = p.indexOf('=');
+            String name = eq < 0 ? p : p.substring(0, eq).trim().toLowerCase(Locale.ROOT);
+            String value = eq < 0 ? "" : p.substring(eq + 1).trim();
+            switch (name) {
+                case "transport" -> transport = Transport.parse(value);
+                case "connection" -> connection = ConnectionPattern.parse(value);
+                default -> throw new IllegalArgumentException(
+                        "\"" + target + "\": unknown route parameter \"" + name + "\" (expected transport or connection)");
+            }
+        }
+        return new RouteConfig(domain, hp.host(), hp.port(), transport, connection);
+    }
+
+    /** The form it is parsed from. */
+    @Override
+    public String toString() {
+        String target = HostPort.format(host, port) + ";transport=" + transport.configName()
+                + ";connection=" + connection.configName();
+        return domain == null ? target : domain + "=" + target;
+    }
+}

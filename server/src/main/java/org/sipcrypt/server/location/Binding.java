@@ -1,0 +1,38 @@
+package org.sipcrypt.server.location;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One registered contact of an address-of-record (RFC 3261 §10.3): where requests for the AOR
+ * may be sent until {@code expiresAt}.
+ * Threading: immutable.
+ *
+ * @param aor        canonical address-of-record, {@code sip:user@domain} (lower-case domain, no port)
+ * @param contactKey the contact URI in canonical form, used to compare contacts (RFC 3261 §19.1.4)
+ * @param contact    the contact URI as the user agent sent it, used to reach it
+ * @param expiresAt  when the binding lapses
+ * @param callId     Call-ID of the REGISTER that last wrote the binding
+ * @param cseq       CSeq number of that REGISTER
+ * @param q          the contact's q value, or {@code -1} when it had none
+ * @param received   where that REGISTER came from, {@code transport:ip:port}
+ */
+public record Binding(String aor, String contactKey, String contact, Instant expiresAt,
+                      String callId, long cseq, float q, String received) {
+
+    public Binding {
+        Objects.requireNonNull(aor, "aor");
+        Objects.requireNonNull(contactKey, "contactKey");
+        Objects.requireNonNull(contact, "contact");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+        Objects.requireNonNull(callId, "callId");
+        Objects.requireNonNull(received, "received");
+    }
+
+    /** Whole seconds left until the binding lapses at {@code now}, never negative. */
+    public long secondsLeft(Instant now) {
+        long s = Duration.between(now, expiresAt).toMillis();
+        return s <= 0 ? 0 : (s + 999) / 1000;
+    }
+}

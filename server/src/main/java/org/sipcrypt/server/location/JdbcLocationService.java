@@ -1,0 +1,518 @@
+package org.sipcrypt.server.location;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The location service kept in a SQL database (H2 or PostgreSQL, see {@link Database}), so
+ * registrations survive a restart and several servers can share them. Each REGISTER is one
+ * transaction that locks the AOR, applies RFC 3261 §10.3 step 7 to its bindings and commits
+ * all of it or, when a CSeq is out of order, nothing.
+ * <p>
+ * Every JDBC call runs on the {@code sipcrypt-db-N} executor: a fixed pool of {@code threads}
+ * threads with a queue bounded at {@code queueCapacity} tasks ({@value #DEFAULT_QUEUE_CAPACITY}
+ * by default). Rejection policy: when the queue is full, or the service is closed, the call does
+ * not queue and its future completes at once, exceptionally, with a
+ * {@link RejectedExecutionException}. A failing database completes futures exceptionally with the
+ * {@link SQLException} as the cause, after at most {@link Database#CONNECTION_TIMEOUT} waiting for
+ * a connection; lock conflicts between concurrent transactions are retried a few times first.
+ * Threading: thread-safe; never blocks (close waits up to 2 s); futures complete on the sipcrypt-db executor.
+ */
+public final class JdbcLocationService implements LocationService {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcLocationService.class);
+
+    /** Default bound of the executor's queue, in tasks. */
+    public static final int DEFAULT_QUEUE_CAPACITY = 10_000;
+
+    /** How long {@link #close()} lets queued work finish. */
+    private static final Duration CLOSE_GRACE = Duration.ofSeconds(2);
+
+    /** Attempts of one call when transactions collide (deadlock, lock timeout, first-insert race). */
+    private static final int MAX_ATTEMPTS = 5;
+
+    /**
+     * SQL states of collisions between transactions, worth a retry: serialization failure or
+     * deadlock (40001, PostgreSQL 40P01), H2 lock timeout (HYT00) and concurrent update (90131).
+     */
+    private static final Set<String> RETRYABLE_STATES = Set.of("40001", "40P01", "HYT00", "90131");
+
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    private static final String BINDING_COLUMNS =
+            "contact_key, contact, expires_at, call_id, cseq, q, received, updated_at";
+
+    private static final String UPDATE_AOR =
+            "UPDATE aors SET last_registered = GREATEST(last_registered, ?) WHERE aor = ?";
+    private static final String INSERT_AOR =
+            "INSERT INTO aors (aor, first_registered, last_registered) VALUES (?, ?, ?)";
+    private static final String LOCK_BINDINGS =
+            "SELECT " + BINDING_COLUMNS + " FROM bindings WHERE aor = ? FOR UPDATE";
+    private static final String DELETE_BINDING =
+            "DELETE FROM bindings WHERE aor = ? AND contact_key = ?";
+    private static final String UPDATE_BINDING =
+            "UPDATE bindings SET contact = ?, expires_at = ?, call_id = ?, cseq = ?, q = ?, received = ?,"
+                    + " updated_at = ? WHERE aor = ? AND contact_key = ?";
+    private static final String INSERT_BINDING =
+            "INSERT INTO bindings (aor, " + BINDING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String LOOKUP =
+            "SELECT b.contact_key, b.contact, b.expires_at, b.call_id, b.cseq, b.q, b.received, b.updated_at"
+                    + " FROM aors a LEFT JOIN bindings b ON b.aor = a.aor AND b.expires_at > ?"
+                    + " WHERE a.aor = ?"
+                    + " ORDER BY b.q DESC, b.updated_at DESC, b.contact_key";
+    private static final String PURGE =
+            "DELETE FROM bindings WHERE expires_at <= ?";
+
+    /** Live bindings first by q (highest first), then most recently written first. */
+    private static final Comparator<Row> PREFERENCE = Comparator
+            .comparingDouble((Row r) -> r.q()).reversed()
+            .thenComparing(Comparator.comparingLong(Row::updatedAt).reversed())
+            .thenComparing(Row::contactKey);
+
+    private final Database db;
+    private final int queueCapacity;
+    private final ThreadPoolExecutor executor;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final FailureLog failures = new FailureLog();
+
+    /** A service with {@code db.poolSize()} threads and the default queue bound. */
+    public JdbcLocationService(Database db) {
+        this(db, db.poolSize(), DEFAULT_QUEUE_CAPACITY);
+    }
+
+    /**
+     * @param db            the database; the service uses it and never closes it
+     * @param threads       threads of the {@code sipcrypt-db} executor, usually the pool size
+     * @param queueCapacity bound of the executor's queue, in tasks
+     */
+    public JdbcLocationService(Database db, int threads, int queueCapacity) {
+        this.db = Objects.requireNonNull(db, "db");
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1: " + threads);
+        }
+        if (queueCapacity < 1) {
+            throw new IllegalArgumentException("queueCapacity must be at least 1: " + queueCapacity);
+        }
+        this.queueCapacity = queueCapacity;
+        AtomicInteger next = new AtomicInteger();
+        this.executor = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(queueCapacity),
+                r -> {
+                    Thread t = new Thread(r, "sipcrypt-db-" + next.getAndIncrement());
+                    t.setDaemon(true);
+                    return t;
+                },
+                new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    @Override
+    public CompletableFuture<RegisterOutcome> register(RegisterChange change) {
+        Objects.requireNonNull(change, "change");
+        return submit("register", () -> registerOnce(change));
+    }
+
+    @Override
+    public CompletableFuture<LookupResult> lookup(String aor, Instant now) {
+        Objects.requireNonNull(aor, "aor");
+        Objects.requireNonNull(now, "now");
+        return submit("lookup", () -> lookupOnce(aor, now.toEpochMilli()));
+    }
+
+    @Override
+    public CompletableFuture<Integer> purgeExpired(Instant now) {
+        Objects.requireNonNull(now, "now");
+        return submit("purge", () -> purgeOnce(now.toEpochMilli()));
+    }
+
+    /**
+     * Stops taking work, lets queued work finish for up to 2 s, then abandons the rest (their
+     * futures complete with a {@link RejectedExecutionException}). The database stays open: its
+     * owner closes it. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                abandon(executor.shutdownNow());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            abandon(executor.shutdownNow());
+        }
+    }
+
+    private void abandon(List<Runnable> notStarted) {
+        for (Runnable r : notStarted) {
+            if (r instanceof DbTask<?> task) {
+                task.future.completeExceptionally(
+                        new RejectedExecutionException("location service closed before " + task.op + " ran"));
+            }
+        }
+        log.warn("location service on {} closed with {} requests abandoned", db.url(), notStarted.size());
+    }
+
+    // ---- register: RFC 3261 §10.3 steps 6-8 in one transaction -------------------------------
+
+    private RegisterOutcome registerOnce(RegisterChange change) throws SQLException {
+        long now = change.now().toEpochMilli();
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                RegisterOutcome outcome = registerIn(c, change, now);
+                if (outcome instanceof RegisterOutcome.OutOfOrder) {
+                    // Step 7: the whole request fails and nothing it asked for is kept.
+                    c.rollback();
+                } else {
+                    c.commit();
+                }
+                return outcome;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    c.rollback();
+                } catch (SQLException rollbackFailure) {
+                    e.addSuppressed(rollbackFailure);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private static RegisterOutcome registerIn(Connection c, RegisterChange change, long now)
+            throws SQLException {
+        String aor = change.aor();
+        // Writing the AOR row first locks it, so REGISTERs of one AOR queue up here, in the same
+        // order everywhere; the binding rows are locked after it.
+        touchAor(c, aor, now);
+
+        Map<String, Row> live = new LinkedHashMap<>();
+        List<String> lapsed = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(LOCK_BINDINGS)) {
+            ps.setString(1, aor);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Row row = readRow(rs);
+                    // A lapsed binding counts as absent and is deleted now.
+                    if (row.expiresAt() > now) {
+                        live.put(row.contactKey(), row);
+                    } else {
+                        lapsed.add(row.contactKey());
+                    }
+                }
+            }
+        }
+
+        // Decisions are taken against the bindings as stored before this request; when a request
+        // names one contact twice, the last occurrence wins.
+        Map<String, Row> after = new HashMap<>(live);
+        Set<String> written = new HashSet<>();
+        if (change.removeAll()) {
+            // RFC 3261 §10.3 step 7, Contact "*": a binding of another Call-ID is removed; one of the
+            // same Call-ID only if the request's CSeq is higher, else the request is aborted.
+            for (Row stored : live.values()) {
+                if (stored.callId().equals(change.callId()) && change.cseq() <= stored.cseq()) {
+                    return new RegisterOutcome.OutOfOrder(stored.contact(), stored.cseq());
+                }
+                after.remove(stored.contactKey());
+            }
+        }
+        for (ContactChange cc : change.contacts()) {
+            String key = cc.contactKey();
+            Row stored = live.get(key);
+            // RFC 3261 §10.3 step 7: same Call-ID needs a higher CSeq, else abort the whole request.
+            if (stored != null && stored.callId().equals(change.callId()) && change.cseq() <= stored.cseq()) {
+                return new RegisterOutcome.OutOfOrder(cc.contact(), stored.cseq());
+            }
+            if (cc.expires().isZero()) {
+                // Removes an existing binding; for an absent one it does nothing.
+                after.remove(key);
+                written.remove(key);
+            } else {
+                after.put(key, new Row(key, cc.contact(), now + cc.expires().toMillis(),
+                        change.callId(), change.cseq(), cc.q(), change.received(), now));
+                written.add(key);
+            }
+        }
+
+        List<String> deletes = new ArrayList<>(lapsed);
+        for (String key : live.keySet()) {
+            if (!after.containsKey(key)) {
+                deletes.add(key);
+            }
+        }
+        List<Row> updates = new ArrayList<>();
+        List<Row> inserts = new ArrayList<>();
+        for (String key : written) {
+            (live.containsKey(key) ? updates : inserts).add(after.get(key));
+        }
+        deleteBindings(c, aor, deletes);
+        updateBindings(c, aor, updates);
+        insertBindings(c, aor, inserts);
+
+        return new RegisterOutcome.Applied(toBindings(aor, after.values(), now));
+    }
+
+    private static void touchAor(Connection c, String aor, long now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_AOR)) {
+            ps.setLong(1, now);
+            ps.setString(2, aor);
+            if (ps.executeUpdate() > 0) {
+                return;
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_AOR)) {
+            ps.setString(1, aor);
+            ps.setLong(2, now);
+            ps.setLong(3, now);
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                // Another transaction registered this AOR for the first time just now. PostgreSQL
+                // has aborted our transaction, so the whole call is retried; the UPDATE will match.
+                throw new SQLTransactionRollbackException(
+                        "first registration of " + aor + " raced another", "40001", e);
+            }
+            throw e;
+        }
+    }
+
+    private static void deleteBindings(Connection c, String aor, List<String> keys) throws SQLException {
+        if (keys.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(DELETE_BINDING)) {
+            for (String key : keys) {
+                ps.setString(1, aor);
+                ps.setString(2, key);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private static void updateBindings(Connection c, String aor, List<Row> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_BINDING)) {
+            for (Row r : rows) {
+                ps.setString(1, r.contact());
+                ps.setLong(2, r.expiresAt());
+                ps.setString(3, r.callId());
+                ps.setLong(4, r.cseq());
+                ps.setFloat(5, r.q());
+                ps.setString(6, r.received());
+                ps.setLong(7, r.updatedAt());
+                ps.setString(8, aor);
+                ps.setString(9, r.contactKey());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private static void insertBindings(Connection c, String aor, List<Row> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_BINDING)) {
+            for (Row r : rows) {
+                ps.setString(1, aor);
+                ps.setString(2, r.contactKey());
+                ps.setString(3, r.contact());
+                ps.setLong(4, r.expiresAt());
+                ps.setString(5, r.callId());
+                ps.setLong(6, r.cseq());
+                ps.setFloat(7, r.q());
+                ps.setString(8, r.received());
+                ps.setLong(9, r.updatedAt());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    // ---- lookup and purge ------------------------------------------------------------------
+
+    private LookupResult lookupOnce(String aor, long now) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(LOOKUP)) {
+            ps.setLong(1, now);
+            ps.setString(2, aor);
+            boolean known = false;
+            List<Row> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    known = true;
+                    if (rs.getString(1) != null) {
+                        rows.add(readRow(rs));
+                    }
+                }
+            }
+            return new LookupResult(known, toBindings(aor, rows, now));
+        }
+    }
+
+    private int purgeOnce(long now) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(PURGE)) {
+            ps.setLong(1, now);
+            int n = ps.executeUpdate();
+            log.debug("purged {} lapsed bindings from {}", n, db.url());
+            return n;
+        }
+    }
+
+    private static Row readRow(ResultSet rs) throws SQLException {
+        return new Row(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4),
+                rs.getLong(5), rs.getFloat(6), rs.getString(7), rs.getLong(8));
+    }
+
+    private static List<Binding> toBindings(String aor, Iterable<Row> rows, long now) {
+        List<Row> liveRows = new ArrayList<>();
+        for (Row r : rows) {
+            if (r.expiresAt() > now) {
+                liveRows.add(r);
+            }
+        }
+        liveRows.sort(PREFERENCE);
+        List<Binding> bindings = new ArrayList<>(liveRows.size());
+        for (Row r : liveRows) {
+            bindings.add(new Binding(aor, r.contactKey(), r.contact(), Instant.ofEpochMilli(r.expiresAt()),
+                    r.callId(), r.cseq(), r.q(), r.received()));
+        }
+        return bindings;
+    }
+
+    // ---- the executor -----------------------------------------------------------------------
+
+    private <T> CompletableFuture<T> submit(String op, SqlWork<T> work) {
+        DbTask<T> task = new DbTask<>(op, work);
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            RejectedExecutionException why = new RejectedExecutionException(executor.isShutdown()
+                    ? "location service closed; " + op + " refused"
+                    : "location service queue full (" + queueCapacity + " tasks); " + op + " refused", e);
+            failures.warn(op, why);
+            task.future.completeExceptionally(why);
+        }
+        return task.future;
+    }
+
+    /** Runs one call, retrying collisions between transactions with a short random back-off. */
+    private static <T> T withRetries(String op, SqlWork<T> work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return work.run();
+            } catch (SQLException e) {
+                if (attempt >= MAX_ATTEMPTS || !isRetryable(e)) {
+                    throw e;
+                }
+                log.debug("{} attempt {} collided with another transaction ({}); retrying", op, attempt, e.toString());
+                try {
+                    Thread.sleep(ThreadLocalRandom.current().nextLong(1, 10L * attempt + 1));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    e.addSuppressed(interrupted);
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static boolean isRetryable(SQLException e) {
+        return e instanceof SQLTransactionRollbackException
+                || (e.getSQLState() != null && RETRYABLE_STATES.contains(e.getSQLState()));
+    }
+
+    /** One JDBC call, run on a {@code sipcrypt-db} thread. */
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+
+    /** A queued call and the future it completes. */
+    private final class DbTask<T> implements Runnable {
+        final String op;
+        final SqlWork<T> work;
+        final CompletableFuture<T> future = new CompletableFuture<>();
+
+        DbTask(String op, SqlWork<T> work) {
+            this.op = op;
+            this.work = work;
+        }
+
+        @Override
+        public void run() {
+            try {
+                future.complete(withRetries(op, work));
+            } catch (SQLException e) {
+                failures.warn(op, e);
+                future.completeExceptionally(e);
+            } catch (RuntimeException e) {
+                log.error("location {} failed unexpectedly on {}", op, db.url(), e);
+                future.completeExceptionally(e);
+            } catch (Error e) {
+                future.completeExceptionally(e);
+                throw e;
+            }
+        }
+    }
+
+    /** Logs failures at WARN at most once a minute per exception class; all of them at DEBUG. */
+    private final class FailureLog {
+        private static final long INTERVAL_NANOS = 60_000_000_000L;
+        private final ConcurrentMap<Class<?>, Long> lastWarned = new ConcurrentHashMap<>();
+
+        void warn(String op, Exception e) {
+            log.debug("location {} on {} failed", op, db.url(), e);
+            long now = System.nanoTime();
+            Long last = lastWarned.get(e.getClass());
+            if (last != null && now - last < INTERVAL_NANOS) {
+                return;
+            }
+            boolean mine = last == null
+                    ? lastWarned.putIfAbsent(e.getClass(), now) == null
+                    : lastWarned.replace(e.getClass(), last, now);
+            if (mine) {
+                log.warn("location {} on {} failed: {} (logged once a minute per kind of failure)",
+                        op, db.url(), e.toString());
+            }
+        }
+    }
+
+    /** A bindings row as stored; {@code updatedAt} orders bindings of equal q. */
+    private record Row(String contactKey, String contact, long expiresAt, String callId, long cseq,
+                       float q, String received, long updatedAt) {
+    }
+}

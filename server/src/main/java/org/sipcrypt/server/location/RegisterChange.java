@@ -1,0 +1,33 @@
+package org.sipcrypt.server.location;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything one REGISTER asks of the location service, applied atomically
+ * (RFC 3261 §10.3 steps 6-8).
+ * Threading: immutable.
+ *
+ * @param aor       canonical address-of-record
+ * @param callId    the REGISTER's Call-ID
+ * @param cseq      the REGISTER's CSeq number
+ * @param removeAll {@code Contact: *} with {@code Expires: 0}: remove every binding
+ * @param contacts  the contacts to add, refresh or remove (empty for a query or for removeAll)
+ * @param received  where the REGISTER came from, {@code transport:ip:port}
+ * @param now       the registrar's clock reading for this request
+ */
+public record RegisterChange(String aor, String callId, long cseq, boolean removeAll,
+                             List<ContactChange> contacts, String received, Instant now) {
+
+    public RegisterChange {
+        Objects.requireNonNull(aor, "aor");
+        Objects.requireNonNull(callId, "callId");
+        contacts = List.copyOf(Objects.requireNonNull(contacts, "contacts"));
+        Objects.requireNonNull(received, "received");
+        Objects.requireNonNull(now, "now");
+        if (removeAll && !contacts.isEmpty()) {
+            throw new IllegalArgumentException("removeAll with contacts");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package org.sipcrypt.server.sip;
+
+import java.time.Clock;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sip.ListeningPoint;
+import javax.sip.ServerTransaction;
+import javax.sip.SipProvider;
+import javax.sip.address.AddressFactory;
+import javax.sip.address.SipURI;
+import javax.sip.header.Header;
+import javax.sip.header.HeaderFactory;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.MessageFactory;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.sipcrypt.server.transport.CallConnections;
+import org.sipcrypt.server.transport.SipWorkers;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the SIP functions (registrar, proxy, redirect) share: the JAIN-SIP provider and factories,
+ * the listening points, which URIs are ours, the worker lanes, the clock and the counters; and the
+ * one way to answer a request.
+ * Threading: thread-safe; never blocks.
+ */
+public final class SipContext {
+
+    private static final Logger log = LoggerFactory.getLogger(SipContext.class);
+
+    private final SipProvider provider;
+    private final MessageFactory messages;
+    private final HeaderFactory headers;
+    private final AddressFactory addresses;
+    private final Map<Transport, ListeningPoint> listeningPoints;
+    private final LocalDomains local;
+    private final SipWorkers workers;
+    private final CallConnections calls;
+    private final SipCounters counters;
+    private final Clock clock;
+    private final AtomicBoolean draining = new AtomicBoolean();
+
+    public SipContext(SipProvider provider, MessageFactory messages, HeaderFactory headers, AddressFactory addresses,
+                      Map<Transport, ListeningPoint> listeningPoints, LocalDomains local, SipWorkers workers,
+                      CallConnections calls, SipCounters counters, Clock clock) {
+        this.provider = Objects.requireNonNull(provider, "provider");
+        this.messages = Objects.requireNonNull(messages, "messages");
+        this.headers = Objects.requireNonNull(headers, "headers");
+        this.addresses = Objects.requireNonNull(addresses, "addresses");
+        this.listeningPoints = new EnumMap<>(listeningPoints);
+        this.local = Objects.requireNonNull(local, "local");
+        this.workers = Objects.requireNonNull(workers, "workers");
+        this.calls = Objects.requireNonNull(calls, "calls");
+        this.counters = Objects.requireNonNull(counters, "counters");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    public SipProvider provider() {
+        return provider;
+    }
+
+    public MessageFactory messages() {
+        return messages;
+    }
+
+    public HeaderFactory headers() {
+        return headers;
+    }
+
+    public AddressFactory addresses() {
+        return addresses;
+    }
+
+    public LocalDomains local() {
+        return local;
+    }
+
+    public CallConnections calls() {
+        return calls;
+    }
+
+    public SipCounters counters() {
+        return counters;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Whether the server is shutting down and refuses new calls. */
+    public boolean draining() {
+        return draining.get();
+    }
+
+    /** Starts refusing new out-of-dialog requests with 503. */
+    public void startDraining() {
+        draining.set(true);
+    }
+
+    /** The listening point of a transport, or {@code null} when the server does not listen on it. */
+    public ListeningPoint listeningPoint(Transport transport) {
+        return listeningPoints.get(transport);
+    }
+
+    /**
+     * An executor running on the lane of a Call-ID, so continuations of asynchronous work stay in
+     * order with the call's messages. When the lane is full the task runs on the calling thread
+     * rather than being lost.
+     */
+    public Executor lane(String callId) {
+        return task -> {
+            if (!workers.execute(callId, task)) {
+                task.run();
+            }
+        };
+    }
+
+    /** A Via header for this server on the given transport. */
+    public ViaHeader via(Transport transport, String branch) throws java.text.ParseException,
+            javax.sip.InvalidArgumentException {
+        ListeningPoint lp = listeningPoint(transport);
+        return headers.createViaHeader(lp.getIPAddress(), lp.getPort(), transport.sipName(), branch);
+    }
+
+    /** This server's URI on a transport, {@code sip:ip:port;transport=x;lr}, for Record-Route. */
+    public SipURI selfUri(Transport transport) throws java.text.ParseException {
+        ListeningPoint lp = listeningPoint(transport);
+        SipURI uri = addresses.createSipURI(null, lp.getIPAddress());
+        uri.setPort(lp.getPort());
+        uri.setTransportParam(transport.configName());
+        uri.setLrParam();
+        return uri;
+    }
+
+    /**
+     * Answers a request on its server transaction. Failures to send (the peer went away) are
+     * counted and logged, never thrown: there is nobody left to tell.
+     */
+    public void respond(ServerTransaction st, Request request, int status, Header... extra) {
+        respond(st, request, status, null, extra);
+    }
+
+    /** As {@link #respond(ServerTransaction, Request, int, Header...)} with a reason phrase. */
+    public void respond(ServerTransaction st, Request request, int status, String reason, Header... extra) {
+        try {
+            Response response = messages.createResponse(status, request);
+            if (reason != null) {
+                response.setReasonPhrase(reason);
+            }
+            for (Header h : extra) {
+                response.addHeader(h);
+            }
+            send(st, response);
+        } catch (java.text.ParseException e) {
+            counters.error("build_response");
+            log.warn("cannot build {} response: {}", status, e.toString());
+        }
+    }
+
+    /** Sends a response on a server transaction, or statelessly when there is none. */
+    public void send(ServerTransaction st, Response response) {
+        try {
+            if (st != null) {
+                st.sendResponse(response);
+            } else {
+                provider.sendResponse(response);
+            }
+            counters.responseSent(response.getStatusCode());
+        } catch (javax.sip.SipException | javax.sip.InvalidArgumentException | RuntimeException e) {
+            counters.error("send_response");
+            log.debug("cannot send {} response: {}", response.getStatusCode(), e.toString());
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package org.sipcrypt.server.sip;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Counters of the SIP application: {@code sip.responses.sent{status}} (by class, e.g. 2xx),
+ * {@code sip.requests.received{method}}, {@code sip.proxy.forwarded{method}},
+ * {@code sip.app.errors{reason}}, {@code db.errors}.
+ * Threading: thread-safe; never blocks.
+ */
+public final class SipCounters {
+
+    private final MeterRegistry registry;
+    private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+
+    public SipCounters(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    public void requestReceived(String method) {
+        count("sip.requests.received", "method", method);
+    }
+
+    public void responseSent(int status) {
+        count("sip.responses.sent", "status", (status / 100) + "xx");
+    }
+
+    public void forwarded(String method) {
+        count("sip.proxy.forwarded", "method", method);
+    }
+
+    public void error(String reason) {
+        count("sip.app.errors", "reason", reason);
+    }
+
+    public void dbError() {
+        count("db.errors", "kind", "request");
+    }
+
+    private void count(String name, String tagKey, String tagValue) {
+        String tag = tagValue.toLowerCase(Locale.ROOT);
+        counters.computeIfAbsent(name + '\u0000' + tag,
+                k -> Counter.builder(name).tag(tagKey, tag).register(registry)).increment();
+    }
+}

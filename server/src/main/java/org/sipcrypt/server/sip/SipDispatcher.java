@@ -1,0 +1,161 @@
+package org.sipcrypt.server.sip;
+
+import java.util.Objects;
+import javax.sip.DialogTerminatedEvent;
+import javax.sip.IOExceptionEvent;
+import javax.sip.RequestEvent;
+import javax.sip.ResponseEvent;
+import javax.sip.ServerTransaction;
+import javax.sip.SipListener;
+import javax.sip.TimeoutEvent;
+import javax.sip.TransactionAlreadyExistsException;
+import javax.sip.TransactionTerminatedEvent;
+import javax.sip.TransactionUnavailableException;
+import javax.sip.address.SipURI;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.sipcrypt.server.config.Mode;
+import org.sipcrypt.server.sip.proxy.StatefulProxy;
+import org.sipcrypt.server.sip.redirect.RedirectServer;
+import org.sipcrypt.server.sip.registrar.Registrar;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JAIN-SIP listener: sends each request to the function that handles it. OPTIONS addressed
+ * to the server itself are answered here; REGISTER for our domain goes to the registrar; the rest
+ * to the proxy or, in redirect mode, the redirect server. While the server drains for shutdown,
+ * new out-of-dialog requests get 503.
+ * Threading: thread-safe; called on SIP worker lanes (timeouts on the stack's timer thread);
+ * never blocks.
+ */
+public final class SipDispatcher implements SipListener {
+
+    private static final Logger log = LoggerFactory.getLogger(SipDispatcher.class);
+    private static final String ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, REGISTER, INFO, UPDATE, PRACK, "
+            + "SUBSCRIBE, NOTIFY, REFER, MESSAGE";
+
+    private final SipContext ctx;
+    private final Mode mode;
+    private final Registrar registrar;
+    private final StatefulProxy proxy;
+    private final RedirectServer redirect;
+
+    public SipDispatcher(SipContext ctx, Mode mode, Registrar registrar, StatefulProxy proxy, RedirectServer redirect) {
+        this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.mode = Objects.requireNonNull(mode, "mode");
+        this.registrar = Objects.requireNonNull(registrar, "registrar");
+        this.proxy = Objects.requireNonNull(proxy, "proxy");
+        this.redirect = Objects.requireNonNull(redirect, "redirect");
+    }
+
+    @Override
+    public void processRequest(RequestEvent event) {
+        Request request = event.getRequest();
+        String method = request.getMethod();
+        ctx.counters().requestReceived(method);
+        if (Request.ACK.equals(method)) {
+            if (mode == Mode.PROXY) {
+                proxy.onAck(request);
+            }
+            return;
+        }
+        ServerTransaction st = serverTransaction(event);
+        if (st == null) {
+            return;
+        }
+        if (Request.CANCEL.equals(method)) {
+            if (mode == Mode.PROXY) {
+                proxy.onCancel(request, st);
+            } else {
+                redirect.onCancel(request, st);
+            }
+            return;
+        }
+        if (ctx.draining() && !inDialog(request)) {
+            ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Shutting Down");
+            return;
+        }
+        boolean toUs = ctx.local().isLocal(request.getRequestURI());
+        if (Request.REGISTER.equals(method) && (toUs || isOurDomain(request))) {
+            registrar.register(request, st);
+        } else if (Request.OPTIONS.equals(method) && toUs && ((SipURI) request.getRequestURI()).getUser() == null) {
+            answerOptions(request, st);
+        } else if (toUs && ((SipURI) request.getRequestURI()).getUser() == null && request.getHeader("Route") == null) {
+            ctx.respond(st, request, Response.NOT_FOUND, "No User In Request-URI");
+        } else if (mode == Mode.PROXY) {
+            proxy.onRequest(request, st);
+        } else {
+            redirect.onRequest(request, st);
+        }
+    }
+
+    private boolean isOurDomain(Request request) {
+        return request.getRequestURI() instanceof SipURI sip && ctx.local().isLocalDomain(sip.getHost())
+                && (sip.getPort() <= 0 || ctx.local().isLocal(sip.getHost(), sip.getPort()));
+    }
+
+    private static boolean inDialog(Request request) {
+        ToHeader to = (ToHeader) request.getHeader(ToHeader.NAME);
+        return to != null && to.getTag() != null;
+    }
+
+    private void answerOptions(Request request, ServerTransaction st) {
+        try {
+            ctx.respond(st, request, Response.OK,
+                    ctx.headers().createAllowHeader(ALLOW),
+                    ctx.headers().createAcceptHeader("application", "sdp"),
+                    ctx.headers().createSupportedHeader("path"));
+        } catch (java.text.ParseException e) {
+            ctx.respond(st, request, Response.OK);
+        }
+    }
+
+    /** The event's server transaction, or a new one; null for a retransmission racing its original. */
+    private ServerTransaction serverTransaction(RequestEvent event) {
+        ServerTransaction st = event.getServerTransaction();
+        if (st != null) {
+            return st;
+        }
+        try {
+            return ctx.provider().getNewServerTransaction(event.getRequest());
+        } catch (TransactionAlreadyExistsException e) {
+            return null;
+        } catch (TransactionUnavailableException e) {
+            ctx.counters().error("no_server_transaction");
+            log.debug("no server transaction for {}: {}", event.getRequest().getMethod(), e.getMessage());
+            return null;
+        }
+    }
+
+    @Override
+    public void processResponse(ResponseEvent event) {
+        if (mode == Mode.PROXY) {
+            proxy.onResponse(event.getResponse(), event.getClientTransaction());
+        }
+    }
+
+    @Override
+    public void processTimeout(TimeoutEvent event) {
+        if (!event.isServerTransaction() && mode == Mode.PROXY) {
+            proxy.onTimeout(event.getClientTransaction());
+        }
+    }
+
+    @Override
+    public void processIOException(IOExceptionEvent event) {
+        ctx.counters().error("io_exception");
+        log.debug("I/O error towards {}:{}/{}", event.getHost(), event.getPort(), event.getTransport());
+    }
+
+    @Override
+    public void processTransactionTerminated(TransactionTerminatedEvent event) {
+        // transactions hold their call state as application data; nothing else to clean up
+    }
+
+    @Override
+    public void processDialogTerminated(DialogTerminatedEvent event) {
+        // the proxy keeps no dialogs (AUTOMATIC_DIALOG_SUPPORT is off)
+    }
+}

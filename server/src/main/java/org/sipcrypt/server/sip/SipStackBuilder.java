@@ -1,0 +1,67 @@
+package org.sipcrypt.server.sip;
+
+import gov.nist.core.CommonLogger;
+import gov.nist.javax.sip.SipStackImpl;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sip.PeerUnavailableException;
+import org.sipcrypt.server.config.ServerConfig;
+import org.sipcrypt.server.config.TransportImpl;
+
+/**
+ * Builds the JAIN-SIP stack with the properties a stateful proxy needs: no automatic dialogs, a
+ * re-entrant listener (called on the thread that processed the message: a SIP worker lane), no
+ * stack-level loop detection (the proxy does RFC 3261 §16.3 itself), SLF4J logging, and the
+ * message-processor factory of the chosen transport implementation.
+ * Threading: stateless; call from the start-up thread.
+ */
+public final class SipStackBuilder {
+
+    /** The factory JAIN-SIP instantiates for the Netty transport. */
+    public static final String NETTY_FACTORY = "org.sipcrypt.server.transport.netty.NettyMessageProcessorFactory";
+    /** JAIN-SIP's own NIO transport, kept for side-by-side measurements. */
+    public static final String JAIN_NIO_FACTORY = "gov.nist.javax.sip.stack.NioMessageProcessorFactory";
+
+    private static final AtomicInteger instances = new AtomicInteger();
+
+    static {
+        // JAIN-SIP's static loggers resolve through this field before any stack exists
+        CommonLogger.legacyLogger = new Slf4jStackLogger();
+        CommonLogger.useLegacyLogger = true;
+    }
+
+    private SipStackBuilder() {
+    }
+
+    /** The stack properties for a configuration. */
+    public static Properties properties(ServerConfig config) {
+        Properties p = new Properties();
+        p.setProperty("javax.sip.STACK_NAME", "sipcrypt-" + instances.incrementAndGet());
+        p.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
+        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
+        p.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
+        p.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
+        p.setProperty("gov.nist.javax.sip.LOG_MESSAGE_CONTENT", "false");
+        p.setProperty("gov.nist.javax.sip.SERVER_LOOP_DETECTION", "false");
+        p.setProperty("gov.nist.javax.sip.AUTOMATIC_DIALOG_ERROR_HANDLING", "false");
+        p.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
+        p.setProperty("gov.nist.javax.sip.CACHE_SERVER_CONNECTIONS", "true");
+        p.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", Integer.toString(config.maxMessageBytes()));
+        p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", "200000");
+        p.setProperty("gov.nist.javax.sip.MAX_CLIENT_TRANSACTIONS", "200000");
+        p.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", "gov.nist.javax.sip.stack.timers.ScheduledExecutorSipTimer");
+        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
+                config.transportImpl() == TransportImpl.NETTY ? NETTY_FACTORY : JAIN_NIO_FACTORY);
+        // used by the jain-nio transport only
+        p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(config.sipWorkers()));
+        p.setProperty("gov.nist.javax.sip.TCP_POST_PARSING_THREAD_POOL_SIZE", Integer.toString(config.sipWorkers()));
+        p.setProperty("gov.nist.javax.sip.NIO_MAX_SOCKET_IDLE_TIME", Long.toString(config.tcpIdleTimeout().toMillis()));
+        p.setProperty("gov.nist.javax.sip.MAX_CONNECTIONS", Integer.toString(config.tcpMaxConnections()));
+        return p;
+    }
+
+    /** Creates the stack. */
+    public static SipStackImpl build(ServerConfig config) throws PeerUnavailableException {
+        return new SipStackImpl(properties(config));
+    }
+}

@@ -1,0 +1,427 @@
+package org.sipcrypt.server.sip.proxy;
+
+import gov.nist.javax.sip.stack.SIPServerTransaction;
+import java.text.ParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.Locale;
+import java.util.Objects;
+import javax.sip.ClientTransaction;
+import javax.sip.InvalidArgumentException;
+import javax.sip.ServerTransaction;
+import javax.sip.SipException;
+import javax.sip.address.Address;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.sipcrypt.server.location.Binding;
+import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.registrar.Registrar;
+import org.sipcrypt.server.transport.ConnectionScope;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stateful proxy (RFC 3261 §16): validates a request (§16.3: Max-Forwards 483, loops 482),
+ * removes its own Route entries (§16.4), finds the targets (§16.5: a remaining Route, a static
+ * route, the location service for our own domain with 404/480, the default route, or the
+ * Request-URI itself), forwards one branch per target (§16.6: Max-Forwards, Record-Route, Via with
+ * a loop-detecting branch) and sends the best response upstream (§16.7). CANCEL (§16.10), ACK for
+ * 2xx (forwarded statelessly) and stray 2xx retransmissions are handled here too.
+ * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
+ * waits for the database.
+ */
+public final class StatefulProxy {
+
+    private static final Logger log = LoggerFactory.getLogger(StatefulProxy.class);
+    private static final int DEFAULT_MAX_FORWARDS = 70;
+
+    private final SipContext ctx;
+    private final LocationService location;
+    private final RouteTable routes;
+    private final LoopDetector loops;
+    private final boolean recordRoute;
+
+    public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute) {
+        this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.location = Objects.requireNonNull(location, "location");
+        this.routes = Objects.requireNonNull(routes, "routes");
+        this.loops = new LoopDetector(ctx.local());
+        this.recordRoute = recordRoute;
+    }
+
+    /** One target of a request: a new Request-URI (or keep it) and a next hop to push (or none). */
+    private record Target(URI requestUri, NextHop hop) {
+    }
+
+    /** Proxies a request that is neither ACK nor CANCEL, on its server transaction. */
+    public void onRequest(Request request, ServerTransaction st) {
+        String callId = callId(request);
+        // §16.3 step 3: Max-Forwards
+        MaxForwardsHeader mf = (MaxForwardsHeader) request.getHeader(MaxForwardsHeader.NAME);
+        if (mf != null && mf.getMaxForwards() <= 0) {
+            ctx.respond(st, request, Response.TOO_MANY_HOPS);
+            return;
+        }
+        // §16.3 step 4: loop detection
+        if (loops.isLoop(request)) {
+            ctx.respond(st, request, Response.LOOP_DETECTED);
+            return;
+        }
+        if (Request.INVITE.equals(request.getMethod())) {
+            ctx.respond(st, request, Response.TRYING);
+        }
+        ProxyCall call = new ProxyCall(st, request, callId);
+        st.setApplicationData(call);
+        Request fwd = (Request) request.clone();
+        popOwnRoutes(fwd);
+        // §16.5: determine the targets
+        if (fwd.getHeader(RouteHeader.NAME) != null) {
+            forward(call, fwd, List.of(new Target(null, null)));
+            return;
+        }
+        URI ruri = fwd.getRequestURI();
+        if (!(ruri instanceof SipURI sip)) {
+            ctx.respond(st, request, Response.UNSUPPORTED_URI_SCHEME);
+            return;
+        }
+        var routed = routes.forDomain(sip.getHost());
+        if (routed.isPresent()) {
+            forward(call, fwd, List.of(new Target(null, routed.get())));
+        } else if (ctx.local().isLocal(sip) || ctx.local().isLocalDomain(sip.getHost()) && sip.getUser() != null
+                && isOurPortOrNone(sip)) {
+            lookupAndForward(call, fwd, sip);
+        } else if (routes.defaultRoute().isPresent()) {
+            forward(call, fwd, List.of(new Target(null, routes.defaultRoute().get())));
+        } else {
+            forward(call, fwd, List.of(new Target(null, null)));
+        }
+    }
+
+    private boolean isOurPortOrNone(SipURI sip) {
+        return sip.getPort() <= 0 || ctx.local().isLocal(sip.getHost(), sip.getPort());
+    }
+
+    private void lookupAndForward(ProxyCall call, Request fwd, SipURI ruri) {
+        String aor = Registrar.aor(ruri);
+        if (aor == null) {
+            ctx.respond(call.st, call.request, Response.NOT_FOUND);
+            return;
+        }
+        location.lookup(aor, ctx.clock().instant()).whenCompleteAsync((result, failure) -> {
+            if (failure != null) {
+                ctx.counters().dbError();
+                log.debug("{}: location lookup failed: {}", aor, failure.toString());
+                ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable",
+                        retryAfter());
+            } else if (call.cancelled()) {
+                ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
+            } else if (!result.known()) {
+                ctx.respond(call.st, call.request, Response.NOT_FOUND);
+            } else if (result.bindings().isEmpty()) {
+                ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
+            } else {
+                List<Target> targets = new ArrayList<>(result.bindings().size());
+                for (Binding b : result.bindings()) {
+                    try {
+                        targets.add(new Target(ctx.addresses().createURI(b.contact()), null));
+                    } catch (ParseException e) {
+                        ctx.counters().error("bad_binding");
+                        log.warn("{}: stored contact {} does not parse: {}", aor, b.contact(), e.getMessage());
+                    }
+                }
+                if (targets.isEmpty()) {
+                    ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
+                } else {
+                    forward(call, fwd, targets);
+                }
+            }
+        }, ctx.lane(call.callId));
+    }
+
+    private javax.sip.header.Header retryAfter() {
+        try {
+            return ctx.headers().createRetryAfterHeader(5);
+        } catch (InvalidArgumentException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** §16.6: one branch per target. */
+    private void forward(ProxyCall call, Request fwd, List<Target> targets) {
+        for (Target target : targets) {
+            Request out = (Request) fwd.clone();
+            ProxyCall.Branch branch = call.addBranch(out);
+            try {
+                prepare(call.request, out, target);
+            } catch (ParseException | InvalidArgumentException | SipException e) {
+                ctx.counters().error("prepare_branch");
+                log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
+                branchFinal(branch, Response.SERVER_INTERNAL_ERROR, null);
+                continue;
+            }
+            try (ConnectionScope scope = ConnectionScope.call(call.callId)) {
+                ClientTransaction ct = ctx.provider().getNewClientTransaction(out);
+                ct.setApplicationData(branch);
+                branch.tx = ct;
+                ct.sendRequest();
+                ctx.counters().forwarded(out.getMethod());
+            } catch (SipException | RuntimeException e) {
+                ctx.counters().error("next_hop_unreachable");
+                log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
+                branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
+            }
+        }
+    }
+
+    /** Rewrites a branch copy: Request-URI, Max-Forwards, Route, Record-Route, Via (§16.6 steps 2-8). */
+    private void prepare(Request received, Request out, Target target)
+            throws ParseException, InvalidArgumentException, SipException {
+        if (target.requestUri() != null) {
+            out.setRequestURI(target.requestUri());
+        }
+        MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
+        if (mf == null) {
+            out.setHeader(ctx.headers().createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));
+        } else {
+            mf.decrementMaxForwards();
+        }
+        if (target.hop() != null) {
+            Address a = ctx.addresses().createAddress(target.hop().routeUri());
+            out.addFirst(ctx.headers().createRouteHeader(a));
+        }
+        Transport outTransport = outgoingTransport(out);
+        if (ctx.listeningPoint(outTransport) == null) {
+            throw new SipException("no " + outTransport.configName() + " listener to send on");
+        }
+        if (recordRoute && isDialogCreating(out)) {
+            Transport inTransport = incomingTransport(received);
+            if (inTransport != outTransport && ctx.listeningPoint(inTransport) != null) {
+                // RFC 5658: one entry per interface when the request changes transport here
+                out.addFirst(recordRoute(inTransport));
+            }
+            out.addFirst(recordRoute(outTransport));
+        }
+        ViaHeader via = ctx.via(outTransport, loops.branch(received));
+        out.addFirst(via);
+    }
+
+    private RecordRouteHeader recordRoute(Transport t) throws ParseException {
+        return ctx.headers().createRecordRouteHeader(ctx.addresses().createAddress(ctx.selfUri(t)));
+    }
+
+    private static boolean isDialogCreating(Request r) {
+        String m = r.getMethod();
+        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
+        boolean initial = to == null || to.getTag() == null;
+        return initial && (Request.INVITE.equals(m) || Request.SUBSCRIBE.equals(m) || Request.REFER.equals(m)
+                || Request.NOTIFY.equals(m));
+    }
+
+    /** The transport the next hop will be reached on: from the top Route, else the Request-URI. */
+    private static Transport outgoingTransport(Request r) {
+        RouteHeader route = (RouteHeader) r.getHeader(RouteHeader.NAME);
+        URI uri = route != null ? route.getAddress().getURI() : r.getRequestURI();
+        if (uri instanceof SipURI sip && sip.getTransportParam() != null) {
+            try {
+                return Transport.parse(sip.getTransportParam());
+            } catch (IllegalArgumentException e) {
+                return Transport.UDP;
+            }
+        }
+        return Transport.UDP;
+    }
+
+    private static Transport incomingTransport(Request r) {
+        ViaHeader via = (ViaHeader) r.getHeader(ViaHeader.NAME);
+        try {
+            return Transport.parse(via.getTransport());
+        } catch (IllegalArgumentException e) {
+            return Transport.UDP;
+        }
+    }
+
+    /** §16.4: removes the Route entries that name this server. */
+    private void popOwnRoutes(Request r) {
+        ListIterator<?> it = r.getHeaders(RouteHeader.NAME);
+        List<RouteHeader> kept = new ArrayList<>();
+        boolean leading = true;
+        while (it.hasNext()) {
+            RouteHeader h = (RouteHeader) it.next();
+            if (leading && ctx.local().isLocal(h.getAddress().getURI())) {
+                continue;
+            }
+            leading = false;
+            kept.add(h);
+        }
+        r.removeHeader(RouteHeader.NAME);
+        for (RouteHeader h : kept) {
+            r.addHeader(h);
+        }
+    }
+
+    /** A response on a branch (§16.7). */
+    public void onResponse(Response response, ClientTransaction ct) {
+        ProxyCall.Branch branch = ct == null ? null : (ProxyCall.Branch) ct.getApplicationData();
+        if (branch == null) {
+            forwardStateless(response);
+            return;
+        }
+        int status = response.getStatusCode();
+        ProxyCall call = branch.call;
+        if (status < 200) {
+            if (call.provisional(branch)) {
+                sendCancel(branch);
+            }
+            if (status > 100 && !call.finalSent()) {
+                ctx.send(call.st, upstreamCopy(response));
+            }
+            return;
+        }
+        branchFinal(branch, status, upstreamCopy(response));
+    }
+
+    /** A client transaction timed out: the branch ends with 408 (§16.7 step 2). */
+    public void onTimeout(ClientTransaction ct) {
+        ProxyCall.Branch branch = (ProxyCall.Branch) ct.getApplicationData();
+        if (branch != null) {
+            branchFinal(branch, Response.REQUEST_TIMEOUT, null);
+        }
+    }
+
+    private void branchFinal(ProxyCall.Branch branch, int status, Response upstream) {
+        ProxyCall call = branch.call;
+        ProxyCall.Verdict v = call.finalResponse(branch, status, upstream);
+        for (ProxyCall.Branch b : v.cancel()) {
+            sendCancel(b);
+        }
+        if (v.forward() != null) {
+            if (v.forward().getStatusCode() / 100 == 2 && call.finalSentStatus() != 0 && call.st.getState() != null
+                    && call.st.getState().getValue() >= javax.sip.TransactionState._COMPLETED) {
+                ctx.send(null, v.forward());
+            } else {
+                ctx.send(call.st, v.forward());
+            }
+        } else if (v.synthesize() != 0) {
+            int s = v.synthesize();
+            ctx.respond(call.st, call.request, s, s == Response.SERVER_INTERNAL_ERROR ? "Next Hop Unavailable" : null);
+        }
+        if (v.done()) {
+            releaseIfCallEnded(call);
+        }
+    }
+
+    /** Closes per-call connections when the dialog ends: BYE answered, INVITE failed, or a non-dialog request done. */
+    private void releaseIfCallEnded(ProxyCall call) {
+        String method = call.request.getMethod();
+        ToHeader to = (ToHeader) call.request.getHeader(ToHeader.NAME);
+        boolean inDialog = to != null && to.getTag() != null;
+        boolean ended = Request.BYE.equals(method)
+                || call.invite && !inDialog && call.finalSentStatus() >= 300
+                || !call.invite && !inDialog && !Request.SUBSCRIBE.equals(method);
+        if (ended) {
+            ctx.calls().releaseCall(call.callId);
+        }
+    }
+
+    private Response upstreamCopy(Response response) {
+        Response up = (Response) response.clone();
+        up.removeFirst(ViaHeader.NAME);
+        return up;
+    }
+
+    private void sendCancel(ProxyCall.Branch branch) {
+        if (branch.tx == null) {
+            return;
+        }
+        try (ConnectionScope scope = ConnectionScope.call(branch.call.callId)) {
+            Request cancel = branch.tx.createCancel();
+            ClientTransaction ct = ctx.provider().getNewClientTransaction(cancel);
+            ct.sendRequest();
+            ctx.counters().forwarded(Request.CANCEL);
+        } catch (SipException | RuntimeException e) {
+            ctx.counters().error("cancel_failed");
+            log.debug("{}: cannot send CANCEL: {}", branch.call.callId, e.toString());
+        }
+    }
+
+    /** A response without a client transaction (a 2xx retransmission): forwarded by its Via. */
+    private void forwardStateless(Response response) {
+        ViaHeader top = (ViaHeader) response.getHeader(ViaHeader.NAME);
+        if (top == null || !ctx.local().isLocal(top.getHost(), top.getPort())) {
+            ctx.counters().error("stray_response");
+            return;
+        }
+        Response up = upstreamCopy(response);
+        if (up.getHeader(ViaHeader.NAME) == null) {
+            return;
+        }
+        ctx.send(null, up);
+    }
+
+    /** CANCEL (§16.10): answered here with 200, then sent on every branch of the INVITE. */
+    public void onCancel(Request cancel, ServerTransaction st) {
+        SIPServerTransaction invite = st instanceof SIPServerTransaction sst ? sst.getCanceledInviteTransaction() : null;
+        if (invite == null) {
+            ctx.respond(st, cancel, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
+            return;
+        }
+        ctx.respond(st, cancel, Response.OK);
+        Object data = invite.getApplicationData();
+        if (data instanceof ProxyCall call) {
+            for (ProxyCall.Branch b : call.cancel()) {
+                sendCancel(b);
+            }
+        }
+    }
+
+    /** ACK for a 2xx: forwarded statelessly (§16.11) along its Route set or to its Request-URI. */
+    public void onAck(Request ack) {
+        Request out = (Request) ack.clone();
+        popOwnRoutes(out);
+        if (out.getHeader(RouteHeader.NAME) == null && ctx.local().isLocal(out.getRequestURI())) {
+            return;
+        }
+        try {
+            MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
+            if (mf != null) {
+                if (mf.getMaxForwards() <= 0) {
+                    return;
+                }
+                mf.decrementMaxForwards();
+            }
+            Transport t = outgoingTransport(out);
+            if (ctx.listeningPoint(t) == null) {
+                ctx.counters().error("no_listener_for_ack");
+                return;
+            }
+            out.addFirst(ctx.via(t, loops.statelessBranch(ack)));
+            try (ConnectionScope scope = ConnectionScope.call(callId(ack))) {
+                ctx.provider().sendRequest(out);
+            }
+            ctx.counters().forwarded(Request.ACK);
+        } catch (ParseException | InvalidArgumentException | SipException | RuntimeException e) {
+            ctx.counters().error("ack_forward");
+            log.debug("{}: cannot forward ACK: {}", callId(ack), e.toString());
+        }
+    }
+
+    private static String callId(Request r) {
+        return ((CallIdHeader) r.getHeader(CallIdHeader.NAME)).getCallId();
+    }
+
+    @Override
+    public String toString() {
+        return "proxy(recordRoute=" + recordRoute + ")".toLowerCase(Locale.ROOT);
+    }
+}

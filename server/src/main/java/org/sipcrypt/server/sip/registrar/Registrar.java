@@ -1,0 +1,231 @@
+package org.sipcrypt.server.sip.registrar;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Calendar;
+import java.util.GregorianCalendar;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.TimeZone;
+import javax.sip.ServerTransaction;
+import javax.sip.address.Address;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
+import javax.sip.header.CSeqHeader;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.ContactHeader;
+import javax.sip.header.ExpiresHeader;
+import javax.sip.header.Header;
+import javax.sip.header.RequireHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.sipcrypt.server.location.Binding;
+import org.sipcrypt.server.location.ContactChange;
+import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.location.RegisterChange;
+import org.sipcrypt.server.location.RegisterOutcome;
+import org.sipcrypt.server.sip.SipContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registrar (RFC 3261 §10.3): validates a REGISTER, turns its contacts into a
+ * {@link RegisterChange} for the location service, and answers 200 with the address-of-record's
+ * current bindings, 423 when a contact asks for too short a lifetime, 400 for a misused wildcard,
+ * 420 for unsupported extensions, 500 for an out-of-order request and 503 when the database fails.
+ * Threading: thread-safe; runs on SIP worker lanes and never waits for the database.
+ */
+public final class Registrar {
+
+    private static final Logger log = LoggerFactory.getLogger(Registrar.class);
+
+    private final SipContext ctx;
+    private final LocationService location;
+    private final ExpiresPolicy policy;
+
+    public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy) {
+        this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.location = Objects.requireNonNull(location, "location");
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    /** Handles one REGISTER addressed to this server's domain. */
+    public void register(Request request, ServerTransaction st) {
+        Decision d = decide(request, policy, ctx.clock().instant(), received(request), ctx.headers());
+        if (d.status != 0) {
+            ctx.respond(st, request, d.status, d.reason, d.extra.toArray(new Header[0]));
+            return;
+        }
+        String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
+        location.register(d.change).whenCompleteAsync((outcome, failure) -> {
+            if (failure != null) {
+                ctx.counters().dbError();
+                log.debug("REGISTER {}: location service failed: {}", d.change.aor(), failure.toString());
+                ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable", retryAfter());
+            } else if (outcome instanceof RegisterOutcome.OutOfOrder o) {
+                ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR,
+                        "Out of order: CSeq not above " + o.storedCseq());
+            } else {
+                answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now());
+            }
+        }, ctx.lane(callId));
+    }
+
+    private Header retryAfter() {
+        try {
+            return ctx.headers().createRetryAfterHeader(5);
+        } catch (javax.sip.InvalidArgumentException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now) {
+        try {
+            Response ok = ctx.messages().createResponse(Response.OK, request);
+            for (Binding b : bindings) {
+                Address a = ctx.addresses().createAddress(b.contact());
+                ContactHeader c = ctx.headers().createContactHeader(a);
+                c.setExpires((int) Math.min(Integer.MAX_VALUE, b.secondsLeft(now)));
+                if (b.q() >= 0) {
+                    c.setQValue(b.q());
+                }
+                ok.addHeader(c);
+            }
+            Calendar date = new GregorianCalendar(TimeZone.getTimeZone("GMT"), Locale.ROOT);
+            date.setTimeInMillis(now.toEpochMilli());
+            ok.addHeader(ctx.headers().createDateHeader(date));
+            ctx.send(st, ok);
+        } catch (java.text.ParseException | javax.sip.InvalidArgumentException e) {
+            ctx.counters().error("register_answer");
+            log.warn("cannot build REGISTER answer: {}", e.toString());
+            ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR);
+        }
+    }
+
+    private static String received(Request request) {
+        var m = (gov.nist.javax.sip.message.SIPRequest) request;
+        String transport = m.getTopmostVia() != null ? m.getTopmostVia().getTransport() : "udp";
+        var addr = m.getPeerPacketSourceAddress() != null ? m.getPeerPacketSourceAddress() : m.getRemoteAddress();
+        int port = m.getPeerPacketSourcePort() > 0 ? m.getPeerPacketSourcePort() : m.getRemotePort();
+        return transport.toLowerCase(Locale.ROOT) + ":" + (addr == null ? "?" : addr.getHostAddress()) + ":" + port;
+    }
+
+    /** The registrar's verdict before touching the database: an error answer, or a change to apply. */
+    static final class Decision {
+        int status;
+        String reason;
+        final List<Header> extra = new ArrayList<>();
+        RegisterChange change;
+
+        static Decision error(int status, String reason) {
+            Decision d = new Decision();
+            d.status = status;
+            d.reason = reason;
+            return d;
+        }
+    }
+
+    /** Applies the rules of RFC 3261 §10.3 steps 2, 5-7 to a REGISTER. Pure: no I/O. */
+    static Decision decide(Request request, ExpiresPolicy policy, Instant now, String received,
+                           javax.sip.header.HeaderFactory headers) {
+        // §10.3 step 2: we support no extensions
+        ListIterator<?> require = request.getHeaders(RequireHeader.NAME);
+        if (require != null && require.hasNext()) {
+            Decision d = Decision.error(Response.BAD_EXTENSION, null);
+            while (require.hasNext()) {
+                RequireHeader r = (RequireHeader) require.next();
+                try {
+                    d.extra.add(headers.createUnsupportedHeader(r.getOptionTag()));
+                } catch (java.text.ParseException e) {
+                    return Decision.error(Response.BAD_REQUEST, "Bad Require header");
+                }
+            }
+            return d;
+        }
+        // §10.3 step 5: the address-of-record
+        URI toUri = ((ToHeader) request.getHeader(ToHeader.NAME)).getAddress().getURI();
+        String aor = aor(toUri);
+        if (aor == null) {
+            return Decision.error(Response.NOT_FOUND, "Address-of-record must be a sip URI with a user");
+        }
+        String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
+        long cseq = ((CSeqHeader) request.getHeader(CSeqHeader.NAME)).getSeqNumber();
+        ExpiresHeader expiresHeader = (ExpiresHeader) request.getHeader(ExpiresHeader.NAME);
+        long headerExpires = expiresHeader == null ? -1 : expiresHeader.getExpires();
+
+        List<ContactHeader> contacts = new ArrayList<>();
+        ListIterator<?> it = request.getHeaders(ContactHeader.NAME);
+        while (it != null && it.hasNext()) {
+            contacts.add((ContactHeader) it.next());
+        }
+        // §10.3 step 6: the wildcard
+        boolean wildcard = contacts.stream().anyMatch(ContactHeader::isWildCard);
+        if (wildcard) {
+            if (contacts.size() != 1 || headerExpires != 0) {
+                return Decision.error(Response.BAD_REQUEST, "Wildcard Contact needs Expires: 0 and no other contact");
+            }
+            Decision d = new Decision();
+            d.change = new RegisterChange(aor, callId, cseq, true, List.of(), received, now);
+            return d;
+        }
+        // §10.3 step 7: lifetimes
+        List<ContactChange> changes = new ArrayList<>(contacts.size());
+        for (ContactHeader c : contacts) {
+            long requested = c.getExpires() >= 0 ? c.getExpires() : headerExpires;
+            ExpiresPolicy.Grant grant = policy.grant(requested);
+            if (grant.tooBrief()) {
+                Decision d = Decision.error(Response.INTERVAL_TOO_BRIEF, null);
+                try {
+                    d.extra.add(headers.createMinExpiresHeader((int) grant.seconds()));
+                } catch (javax.sip.InvalidArgumentException e) {
+                    throw new IllegalStateException("Min-Expires " + grant.seconds(), e);
+                }
+                return d;
+            }
+            URI uri = c.getAddress().getURI();
+            float q = c.getQValue();
+            changes.add(new ContactChange(contactKey(uri), uri.toString(), Duration.ofSeconds(grant.seconds()),
+                    q < 0 ? -1 : q));
+        }
+        Decision d = new Decision();
+        d.change = new RegisterChange(aor, callId, cseq, false, changes, received, now);
+        return d;
+    }
+
+    /** The canonical address-of-record {@code sip:user@host} of a To URI, or {@code null} when it has none. */
+    public static String aor(URI uri) {
+        if (!(uri instanceof SipURI sip) || sip.getUser() == null || sip.getUser().isEmpty()) {
+            return null;
+        }
+        String host = sip.getHost().toLowerCase(Locale.ROOT);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        return "sip:" + sip.getUser() + "@" + host;
+    }
+
+    /** A contact URI in the form used to compare contacts (RFC 3261 §19.1.4, simplified). */
+    static String contactKey(URI uri) {
+        if (!(uri instanceof SipURI sip)) {
+            return uri.toString();
+        }
+        StringBuilder sb = new StringBuilder(64);
+        sb.append(sip.isSecure() ? "sips:" : "sip:");
+        if (sip.getUser() != null) {
+            sb.append(sip.getUser()).append('@');
+        }
+        sb.append(sip.getHost().toLowerCase(Locale.ROOT));
+        if (sip.getPort() > 0) {
+            sb.append(':').append(sip.getPort());
+        }
+        String transport = sip.getTransportParam();
+        if (transport != null) {
+            sb.append(";transport=").append(transport.toLowerCase(Locale.ROOT));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,93 @@
+package org.sipcrypt.server.transport;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads single header values out of raw SIP message bytes without parsing the message: enough to
+ * pick a worker lane by Call-ID on the event loop, and to answer a message that does not parse.
+ * Header names match case-insensitively, compact forms included (RFC 3261 §7.3.3).
+ * Threading: stateless; safe from any thread.
+ */
+public final class SipBytes {
+
+    private SipBytes() {
+    }
+
+    /** The Call-ID value ({@code Call-ID} or {@code i}), or {@code null}. */
+    public static String callId(byte[] msg) {
+        return headerValue(msg, "call-id", "i");
+    }
+
+    /**
+     * The first value of a header within the header section, or {@code null}.
+     *
+     * @param longName  lower-case header name
+     * @param shortName lower-case compact form, or {@code null}
+     */
+    public static String headerValue(byte[] msg, String longName, String shortName) {
+        int end = headerSectionEnd(msg);
+        int lineStart = nextLine(msg, 0, end);
+        while (lineStart >= 0 && lineStart < end) {
+            int valueStart = matchName(msg, lineStart, end, longName);
+            if (valueStart < 0 && shortName != null) {
+                valueStart = matchName(msg, lineStart, end, shortName);
+            }
+            if (valueStart >= 0) {
+                int lineEnd = lineEnd(msg, valueStart, end);
+                return new String(msg, valueStart, lineEnd - valueStart, StandardCharsets.UTF_8).trim();
+            }
+            lineStart = nextLine(msg, lineStart, end);
+        }
+        return null;
+    }
+
+    /** Offset of the blank line ending the headers, or the message length when there is none. */
+    public static int headerSectionEnd(byte[] msg) {
+        for (int i = 0; i + 3 < msg.length; i++) {
+            if (msg[i] == '\r' && msg[i + 1] == '\n' && msg[i + 2] == '\r' && msg[i + 3] == '\n') {
+                return i + 2;
+            }
+        }
+        return msg.length;
+    }
+
+    private static int nextLine(byte[] msg, int from, int end) {
+        for (int i = from; i < end; i++) {
+            if (msg[i] == '\n') {
+                return i + 1;
+            }
+        }
+        return -1;
+    }
+
+    private static int lineEnd(byte[] msg, int from, int end) {
+        for (int i = from; i < end; i++) {
+            if (msg[i] == '\r' || msg[i] == '\n') {
+                return i;
+            }
+        }
+        return end;
+    }
+
+    /** Offset after "name *:" at {@code start}, or -1. */
+    private static int matchName(byte[] msg, int start, int end, String name) {
+        int n = name.length();
+        if (start + n >= end) {
+            return -1;
+        }
+        for (int k = 0; k < n; k++) {
+            int c = msg[start + k];
+            if (c >= 'A' && c <= 'Z') {
+                c += 'a' - 'A';
+            }
+            if (c != name.charAt(k)) {
+                return -1;
+            }
+        }
+        int i = start + n;
+        while (i < end && (msg[i] == ' ' || msg[i] == '\t')) {
+            i++;
+        }
+        return i < end && msg[i] == ':' ? i + 1 : -1;
+    }
+}

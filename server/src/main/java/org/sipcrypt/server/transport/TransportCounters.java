@@ -1,0 +1,81 @@
+package org.sipcrypt.server.transport;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The counters of bad input and connection life cycle, with the metric names of STYLE.md:
+ * {@code sip.requests.rejected{reason}}, {@code sip.datagrams.dropped{reason}},
+ * {@code sip.messages.dropped{reason}}, {@code transport.connections.closed{reason}},
+ * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
+ * {@code transport.keepalives{kind}}.
+ * Threading: thread-safe; never blocks.
+ */
+public final class TransportCounters {
+
+    private final MeterRegistry registry;
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+
+    public TransportCounters(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        registry.gauge("transport.connections.open", openConnections);
+    }
+
+    /** The registry the counters live in. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** A request answered with an error status because it was malformed (400, 505, ...). */
+    public void requestRejected(String reason) {
+        count("sip.requests.rejected", "reason", reason);
+    }
+
+    /** A datagram dropped without an answer. */
+    public void datagramDropped(String reason) {
+        count("sip.datagrams.dropped", "reason", reason);
+    }
+
+    /** A message from a stream dropped without an answer (e.g. a malformed response, an overloaded lane). */
+    public void messageDropped(String reason) {
+        count("sip.messages.dropped", "reason", reason);
+    }
+
+    /** A connection closed, with why. */
+    public void connectionClosed(String reason) {
+        count("transport.connections.closed", "reason", reason);
+    }
+
+    /** A connection opened, {@code inbound} or {@code outbound}. */
+    public void connectionOpened(String direction) {
+        count("transport.connections.opened", "direction", direction);
+    }
+
+    /** A keep-alive seen or answered: {@code ping} answered, {@code pong} received. */
+    public void keepAlive(String kind) {
+        count("transport.keepalives", "kind", kind);
+    }
+
+    /** The gauge of open connections, also used to enforce the connection cap. */
+    public AtomicInteger openConnections() {
+        return openConnections;
+    }
+
+    /** Current value of a counter, 0 when it was never incremented. For tests and the stats line. */
+    public double value(String name, String tagKey, String tagValue) {
+        Counter c = registry.find(name).tag(tagKey, tagValue).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    private void count(String name, String tagKey, String tagValue) {
+        String tag = tagValue.toLowerCase(Locale.ROOT);
+        counters.computeIfAbsent(name + '\u0000' + tag,
+                k -> Counter.builder(name).tag(tagKey, tag).register(registry)).increment();
+    }
+}

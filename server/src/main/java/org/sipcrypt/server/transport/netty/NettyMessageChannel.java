@@ -1,0 +1,339 @@
+package org.sipcrypt.server.transport.netty;
+
+import gov.nist.javax.sip.header.CSeq;
+import gov.nist.javax.sip.header.CallID;
+import gov.nist.javax.sip.header.Contact;
+import gov.nist.javax.sip.header.ContentLength;
+import gov.nist.javax.sip.header.Expires;
+import gov.nist.javax.sip.header.From;
+import gov.nist.javax.sip.header.MaxForwards;
+import gov.nist.javax.sip.header.RequestLine;
+import gov.nist.javax.sip.header.Route;
+import gov.nist.javax.sip.header.StatusLine;
+import gov.nist.javax.sip.header.To;
+import gov.nist.javax.sip.header.Via;
+import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.message.SIPRequest;
+import gov.nist.javax.sip.message.SIPResponse;
+import gov.nist.javax.sip.parser.ParseExceptionListener;
+import gov.nist.javax.sip.stack.MessageChannel;
+import gov.nist.javax.sip.stack.RawMessageChannel;
+import gov.nist.javax.sip.stack.SIPClientTransaction;
+import gov.nist.javax.sip.stack.SIPServerTransaction;
+import gov.nist.javax.sip.stack.SIPTransaction;
+import gov.nist.javax.sip.stack.SIPTransactionStack;
+import gov.nist.javax.sip.stack.ServerRequestInterface;
+import gov.nist.javax.sip.stack.ServerResponseInterface;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.text.ParseException;
+import java.util.Set;
+import org.sipcrypt.server.transport.BadRequestResponse;
+import org.sipcrypt.server.transport.RateLimitedLog;
+import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.TransportCounters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JAIN-SIP message channel on a Netty channel: parses the messages a framer delivered, answers
+ * or drops the malformed ones, and hands the rest to the JAIN-SIP transaction layer
+ * (RFC 3261 §18.2.1, §18.1.2). Subclasses say how bytes go out (a datagram, or a connection).
+ * Threading: {@link #receive} runs on a SIP worker lane; sending is thread-safe and never blocks
+ * an event loop.
+ */
+abstract class NettyMessageChannel extends MessageChannel implements RawMessageChannel {
+
+    private static final Logger log = LoggerFactory.getLogger(NettyMessageChannel.class);
+    private static final RateLimitedLog badInputLog = new RateLimitedLog(log);
+
+    /** Header classes without which a message cannot be handled: a parse error in one fails the message. */
+    private static final Set<Class<?>> ESSENTIAL = Set.of(From.class, To.class, CSeq.class, Via.class,
+            CallID.class, ContentLength.class, RequestLine.class, StatusLine.class, MaxForwards.class,
+            Contact.class, Expires.class, Route.class);
+
+    protected final NettyMessageProcessor processor;
+    protected final SIPTransactionStack stack;
+    protected final TransportCounters counters;
+
+    NettyMessageChannel(NettyMessageProcessor processor) {
+        this.processor = processor;
+        this.messageProcessor = processor;
+        this.stack = processor.getSIPStack();
+        this.counters = processor.transport().counters();
+    }
+
+    /** The transport this channel carries. */
+    abstract Transport transportKind();
+
+    /** Where the bytes being received came from. */
+    abstract InetSocketAddress source();
+
+    /** Sends bytes that answer the message being received, back the way it came. */
+    abstract void reply(byte[] bytes);
+
+    /** Counts a message dropped without an answer. */
+    abstract void countDropped(String reason);
+
+    /**
+     * Parses one framed message and delivers it to the stack. Malformed requests that can be
+     * answered get 400 (505 for another SIP version); others are dropped and counted.
+     */
+    final void receive(byte[] bytes) {
+        ParseErrors errors = new ParseErrors();
+        SIPMessage message;
+        try {
+            message = stack.getMessageParserFactory().createMessageParser(stack)
+                    .parseSIPMessage(bytes, true, false, errors);
+        } catch (ParseException | RuntimeException e) {
+            String reason = errors.failedHeader != null ? "Bad " + errors.failedHeader + " header" : "Malformed message";
+            reject(bytes, errors.failedHeader != null ? "bad_header" : "unparsable", reason, e);
+            return;
+        }
+        if (message == null) {
+            return;
+        }
+        if (message.getTopmostVia() == null || message.getFrom() == null || message.getTo() == null
+                || message.getCallId() == null || message.getCSeq() == null) {
+            reject(bytes, "missing_header", "Missing " + missingHeader(message) + " header", null);
+            return;
+        }
+        if (message instanceof SIPRequest request) {
+            if (!"SIP/2.0".equals(request.getRequestLine().getSipVersion())) {
+                rejectRequest(bytes, 505, "bad_version", "Version Not Supported");
+                return;
+            }
+            if (!request.getMethod().equalsIgnoreCase(request.getCSeq().getMethod())) {
+                rejectRequest(bytes, 400, "cseq_mismatch", "CSeq method does not match request method");
+                return;
+            }
+            if (!transportKind().reliable() && contentLengthExceedsBody(bytes, request)) {
+                rejectRequest(bytes, 400, "content_length", "Content-Length exceeds datagram");
+                return;
+            }
+        }
+        try {
+            processMessage(message);
+        } catch (Exception e) {
+            counters.messageDropped("stack_error");
+            badInputLog.warn("stack_error", "{} {}: stack failed on {}: {}", transportKind().configName(), source(),
+                    message.getFirstLine(), e.toString());
+        }
+    }
+
+    private void reject(byte[] bytes, String tag, String reason, Exception cause) {
+        if (!rejectRequest(bytes, 400, tag, reason)) {
+            countDropped(tag);
+            badInputLog.warn("drop_" + tag, "{} {}: dropped unanswerable message: {}{}", transportKind().configName(),
+                    source(), reason, cause == null ? "" : " (" + cause.getMessage() + ")");
+        }
+    }
+
+    /** Sends an error built from the raw request; false when it cannot be answered. */
+    private boolean rejectRequest(byte[] bytes, int status, String tag, String reason) {
+        byte[] response = BadRequestResponse.build(bytes, status, reason);
+        if (response == null) {
+            return false;
+        }
+        counters.requestRejected(tag);
+        badInputLog.warn("reject_" + tag, "{} {}: answered {} {}", transportKind().configName(), source(), status, reason);
+        reply(response);
+        return true;
+    }
+
+    private static boolean contentLengthExceedsBody(byte[] bytes, SIPRequest request) {
+        ContentLength cl = (ContentLength) request.getContentLength();
+        if (cl == null) {
+            return false;
+        }
+        int bodyStart = Math.min(bytes.length, SipBytes.headerSectionEnd(bytes) + 2);
+        return cl.getContentLength() > bytes.length - bodyStart;
+    }
+
+    private static String missingHeader(SIPMessage m) {
+        if (m.getTopmostVia() == null) {
+            return "Via";
+        }
+        if (m.getFrom() == null) {
+            return "From";
+        }
+        if (m.getTo() == null) {
+            return "To";
+        }
+        return m.getCallId() == null ? "Call-ID" : "CSeq";
+    }
+
+    /**
+     * Hands a parsed message to the transaction layer: tags the top Via of a request with
+     * {@code received}/{@code rport} (RFC 3261 §18.2.1, RFC 3581 §4), then lets the stack find or
+     * create the transaction. Runs on a SIP worker lane (or JAIN-SIP's self-routing executor).
+     */
+    @Override
+    public void processMessage(SIPMessage message) throws Exception {
+        InetSocketAddress src = source();
+        message.setRemoteAddress(src.getAddress());
+        message.setRemotePort(src.getPort());
+        message.setLocalAddress(processor.getIpAddress());
+        message.setLocalPort(processor.getPort());
+        message.setPeerPacketSourceAddress(src.getAddress());
+        message.setPeerPacketSourcePort(src.getPort());
+        if (message instanceof SIPRequest request) {
+            Via via = request.getTopmostVia();
+            String sourceIp = src.getAddress().getHostAddress();
+            boolean rport = via.hasParameter(Via.RPORT);
+            if (rport || !sourceIp.equals(via.getHost())) {
+                via.setParameter(Via.RECEIVED, sourceIp);
+            }
+            if (rport) {
+                via.setParameter(Via.RPORT, Integer.toString(src.getPort()));
+            }
+            ServerRequestInterface handler = stack.newSIPServerRequest(request, this);
+            if (handler == null) {
+                counters.messageDropped("stack_refused");
+                reply(request.createResponse(SIPResponse.SERVICE_UNAVAILABLE).encodeAsBytes(getTransport()));
+                return;
+            }
+            try {
+                handler.processRequest(request, this);
+            } finally {
+                if (handler instanceof SIPServerTransaction tx && !tx.passToListener()) {
+                    tx.releaseSem();
+                }
+            }
+        } else {
+            SIPResponse response = (SIPResponse) message;
+            try {
+                response.checkHeaders();
+            } catch (ParseException e) {
+                countDropped("bad_response");
+                return;
+            }
+            ServerResponseInterface handler = stack.newSIPServerResponse(response, this);
+            if (handler == null) {
+                return;
+            }
+            try {
+                if (handler instanceof SIPClientTransaction ct && !ct.checkFromTag(response)) {
+                    countDropped("bad_from_tag");
+                    return;
+                }
+                handler.processResponse(response, this);
+            } finally {
+                if (handler instanceof SIPTransaction tx && !tx.passToListener()) {
+                    tx.releaseSem();
+                }
+            }
+        }
+    }
+
+    @Override
+    public SIPTransactionStack getSIPStack() {
+        return stack;
+    }
+
+    @Override
+    public String getTransport() {
+        return transportKind().sipName();
+    }
+
+    @Override
+    public boolean isReliable() {
+        return transportKind().reliable();
+    }
+
+    @Override
+    public boolean isSecure() {
+        return false;
+    }
+
+    @Override
+    public void sendMessage(SIPMessage message) throws IOException {
+        InetSocketAddress peer = peer();
+        sendMessage(message.encodeAsBytes(getTransport()), peer.getAddress(), peer.getPort(),
+                message instanceof SIPRequest);
+        message.setRemoteAddress(peer.getAddress());
+        message.setRemotePort(peer.getPort());
+        message.setLocalAddress(processor.getIpAddress());
+        message.setLocalPort(processor.getPort());
+    }
+
+    /** The peer this channel talks to. */
+    abstract InetSocketAddress peer();
+
+    @Override
+    public String getPeerAddress() {
+        return peer().getAddress().getHostAddress();
+    }
+
+    @Override
+    protected InetAddress getPeerInetAddress() {
+        return peer().getAddress();
+    }
+
+    @Override
+    protected String getPeerProtocol() {
+        return getTransport();
+    }
+
+    @Override
+    public int getPeerPort() {
+        return peer().getPort();
+    }
+
+    @Override
+    public int getPeerPacketSourcePort() {
+        return source().getPort();
+    }
+
+    @Override
+    public InetAddress getPeerPacketSourceAddress() {
+        return source().getAddress();
+    }
+
+    @Override
+    public String getKey() {
+        return MessageChannel.getKey(peer().getAddress(), peer().getPort(), getTransport());
+    }
+
+    @Override
+    public String getViaHost() {
+        return processor.getIpAddress().getHostAddress();
+    }
+
+    @Override
+    public int getViaPort() {
+        return processor.getPort();
+    }
+
+    /**
+     * Decides which header parse errors fail the message (the essential headers) and which leave
+     * the header unparsed; remembers the first failing header for the 400 reason phrase.
+     */
+    private static final class ParseErrors implements ParseExceptionListener {
+        String failedHeader;
+
+        @Override
+        @SuppressWarnings("rawtypes")
+        public void handleException(ParseException ex, SIPMessage message, Class headerClass, String header,
+                                    String text) throws ParseException {
+            if (headerClass == null || ESSENTIAL.contains(headerClass)) {
+                if (failedHeader == null) {
+                    failedHeader = headerClass == null ? headerName(header) : headerClass.getSimpleName();
+                }
+                throw ex;
+            }
+            message.addUnparsed(header);
+        }
+
+        private static String headerName(String header) {
+            if (header == null) {
+                return null;
+            }
+            int colon = header.indexOf(':');
+            String name = colon > 0 ? header.substring(0, colon).trim() : header;
+            return name.length() > 32 ? name.substring(0, 32) : name;
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package org.sipcrypt.server.transport.netty;
+
+import gov.nist.javax.sip.stack.MessageProcessor;
+import gov.nist.javax.sip.stack.SIPTransactionStack;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * Common part of the Netty message processors: one per JAIN-SIP listening point, owning the
+ * listening socket and handing received messages to the SIP worker lanes.
+ * Threading: thread-safe; event-loop methods never block.
+ */
+abstract class NettyMessageProcessor extends MessageProcessor {
+
+    private final NettyTransport transport;
+    private final Transport kind;
+
+    NettyMessageProcessor(InetAddress address, int port, Transport kind, SIPTransactionStack stack,
+                          NettyTransport transport) {
+        super(address, port, kind.sipName(), stack);
+        this.transport = transport;
+        this.kind = kind;
+    }
+
+    NettyTransport transport() {
+        return transport;
+    }
+
+    Transport kind() {
+        return kind;
+    }
+
+    InetSocketAddress localAddress() {
+        return new InetSocketAddress(getIpAddress(), getPort());
+    }
+
+    /**
+     * Hands one framed message to the lane of its Call-ID. Runs on the event loop; only scans the
+     * bytes for the Call-ID.
+     */
+    void dispatch(NettyMessageChannel channel, byte[] bytes) {
+        String callId = SipBytes.callId(bytes);
+        String key = callId != null ? callId : channel.source().toString();
+        if (!transport.workers().execute(key, () -> channel.receive(bytes))) {
+            channel.countDropped("overload");
+        }
+    }
+
+    @Override
+    public SIPTransactionStack getSIPStack() {
+        return sipStack;
+    }
+
+    @Override
+    public int getDefaultTargetPort() {
+        return 5060;
+    }
+
+    @Override
+    public boolean isSecure() {
+        return false;
+    }
+
+    @Override
+    public int getMaximumMessageSize() {
+        return transport.settings().maxMessageBytes();
+    }
+
+    @Override
+    public String toString() {
+        return kind.configName() + ":" + getIpAddress().getHostAddress() + ":" + getPort();
+    }
+}

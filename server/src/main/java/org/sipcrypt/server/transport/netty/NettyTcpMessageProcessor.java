@@ -1,0 +1,250 @@
+package org.sipcrypt.server.transport.netty;
+
+import gov.nist.core.HostPort;
+import gov.nist.javax.sip.stack.MessageChannel;
+import gov.nist.javax.sip.stack.SIPTransactionStack;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.AttributeKey;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.ConnectionScope;
+import org.sipcrypt.server.transport.PeerKey;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TCP listening point and every TCP connection of it, inbound and outbound. Connections are
+ * kept in one table keyed by {@link PeerKey} and reused for any message to the same peer; an
+ * outgoing target under the {@code per-call} pattern gets a connection of its own per Call-ID
+ * (named by {@link ConnectionScope}), closed when the SIP layer releases the call. Each connection
+ * closes itself when idle (a per-connection timer), and the configured cap bounds how many are open.
+ * Threading: thread-safe; connection set-up waits only on SIP worker threads, never on an event loop.
+ */
+final class NettyTcpMessageProcessor extends NettyMessageProcessor {
+
+    private static final Logger log = LoggerFactory.getLogger(NettyTcpMessageProcessor.class);
+    private static final AttributeKey<NettyTcpMessageProcessor> PROCESSOR = AttributeKey.valueOf("sipcrypt.processor");
+
+    private final Map<PeerKey, CompletableFuture<NettyTcpMessageChannel>> connections = new ConcurrentHashMap<>();
+    private final Map<String, Set<PeerKey>> perCall = new ConcurrentHashMap<>();
+    private volatile Channel serverChannel;
+
+    NettyTcpMessageProcessor(InetAddress address, int port, SIPTransactionStack stack, NettyTransport transport) {
+        super(address, port, Transport.TCP, stack, transport);
+    }
+
+    /** Binds a listening socket; the processor for that address adopts it in {@link #start()}. */
+    static Channel bind(NettyTransport transport, InetSocketAddress address) throws IOException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(transport.group())
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        NettyTcpMessageProcessor p = ch.parent().attr(PROCESSOR).get();
+                        if (p == null) {
+                            ch.close();
+                            return;
+                        }
+                        p.initPipeline(ch, null, null);
+                    }
+                });
+        try {
+            return b.bind(address).sync().channel();
+        } catch (Exception e) {
+            throw new IOException("cannot bind tcp " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void initPipeline(Channel ch, PeerKey outboundKey, CompletableFuture<NettyTcpMessageChannel> connected) {
+        TransportSettings s = transport().settings();
+        ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        ch.pipeline().addLast("framer", new SipStreamFramer(s.maxMessageBytes()));
+        ch.pipeline().addLast("sip", new SipConnectionHandler(this, outboundKey, connected));
+    }
+
+    @Override
+    public void start() throws IOException {
+        Channel ch = transport().takeBound(Transport.TCP, localAddress());
+        if (ch == null) {
+            ch = bind(transport(), localAddress());
+        }
+        ch.attr(PROCESSOR).set(this);
+        serverChannel = ch;
+        transport().register(this);
+        log.info("listening on {}", this);
+    }
+
+    @Override
+    public void stop() {
+        transport().unregister(this);
+        Channel ch = serverChannel;
+        if (ch != null) {
+            ch.close().awaitUninterruptibly();
+        }
+        for (CompletableFuture<NettyTcpMessageChannel> f : connections.values()) {
+            f.thenAccept(c -> c.closeWith("shutdown"));
+        }
+    }
+
+    /** Stops accepting new connections; open ones stay until closed. */
+    void stopAccepting() {
+        Channel ch = serverChannel;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    @Override
+    public MessageChannel createMessageChannel(HostPort target) throws IOException {
+        return createMessageChannel(target.getInetAddress(), target.getPort());
+    }
+
+    @Override
+    public MessageChannel createMessageChannel(InetAddress host, int port) throws IOException {
+        return connection(new InetSocketAddress(host, port <= 0 ? 5060 : port));
+    }
+
+    @Override
+    public boolean inUse() {
+        return !connections.isEmpty();
+    }
+
+    /** Open connections in the table (inbound and outbound). */
+    int connectionCount() {
+        return connections.size();
+    }
+
+    /**
+     * The connection to {@code target}: an open one from the table, or a new one. Waits for a new
+     * connection's TCP handshake, so it must not run on an event loop.
+     */
+    NettyTcpMessageChannel connection(InetSocketAddress target) throws IOException {
+        ConnectionPattern pattern = transport().settings().policy().patternFor(target);
+        String callId = pattern == ConnectionPattern.PER_CALL ? ConnectionScope.currentCallId() : null;
+        PeerKey key = new PeerKey(Transport.TCP, target, callId);
+        CompletableFuture<NettyTcpMessageChannel> f = connections.compute(key,
+                (k, old) -> old == null || isDead(old) ? connect(k) : old);
+        if (!f.isDone()) {
+            if (transport().group().next().inEventLoop() || Thread.currentThread().getName().startsWith("sipcrypt-io")) {
+                throw new IOException("connection to " + key + " not ready and the event loop must not wait");
+            }
+            try {
+                f.get(transport().settings().connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted connecting to " + key, e);
+            } catch (ExecutionException | TimeoutException e) {
+                connections.remove(key, f);
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                throw new IOException("cannot connect to " + key + ": " + cause.getMessage(), cause);
+            }
+        }
+        NettyTcpMessageChannel c = f.getNow(null);
+        if (c == null || !c.isOpen()) {
+            connections.remove(key, f);
+            throw new IOException("connection to " + key + " failed");
+        }
+        return c;
+    }
+
+    private static boolean isDead(CompletableFuture<NettyTcpMessageChannel> f) {
+        if (!f.isDone()) {
+            return false;
+        }
+        if (f.isCompletedExceptionally()) {
+            return true;
+        }
+        return !f.join().isOpen();
+    }
+
+    private CompletableFuture<NettyTcpMessageChannel> connect(PeerKey key) {
+        CompletableFuture<NettyTcpMessageChannel> connected = new CompletableFuture<>();
+        TransportSettings s = transport().settings();
+        if (transport().counters().openConnections().get() >= s.maxConnections()) {
+            transport().counters().connectionClosed("cap");
+            connected.completeExceptionally(new IOException("connection cap of " + s.maxConnections() + " reached"));
+            return connected;
+        }
+        if (key.callId() != null) {
+            perCall.computeIfAbsent(key.callId(), k -> ConcurrentHashMap.newKeySet()).add(key);
+        }
+        Bootstrap b = new Bootstrap()
+                .group(transport().group())
+                .channel(transport().socketChannelClass())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) s.connectTimeout().toMillis())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        initPipeline(ch, key, connected);
+                    }
+                });
+        ChannelFuture cf = b.connect(key.remote(), new InetSocketAddress(getIpAddress(), 0));
+        cf.addListener(done -> {
+            if (!done.isSuccess()) {
+                transport().counters().connectionClosed("connect_failed");
+                connected.completeExceptionally(done.cause());
+                forget(key, connected);
+            }
+        });
+        return connected;
+    }
+
+    /** Called by a connection's handler once it is active. */
+    void opened(PeerKey key, CompletableFuture<NettyTcpMessageChannel> future) {
+        connections.put(key, future);
+    }
+
+    /** Called by a connection's handler when it has closed. */
+    void closed(PeerKey key, CompletableFuture<NettyTcpMessageChannel> future) {
+        forget(key, future);
+    }
+
+    private void forget(PeerKey key, CompletableFuture<NettyTcpMessageChannel> future) {
+        connections.remove(key, future);
+        if (key.callId() != null) {
+            Set<PeerKey> keys = perCall.get(key.callId());
+            if (keys != null) {
+                keys.remove(key);
+                if (keys.isEmpty()) {
+                    perCall.remove(key.callId(), keys);
+                }
+            }
+        }
+    }
+
+    /** Closes the per-call connections of a call whose dialog has ended. */
+    void releaseCall(String callId) {
+        Set<PeerKey> keys = perCall.remove(callId);
+        if (keys == null) {
+            return;
+        }
+        for (PeerKey key : keys) {
+            CompletableFuture<NettyTcpMessageChannel> f = connections.remove(key);
+            if (f != null) {
+                f.thenAccept(c -> c.closeWith("call_ended"));
+            }
+        }
+    }
+}

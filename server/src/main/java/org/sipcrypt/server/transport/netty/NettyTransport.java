@@ -1,0 +1,135 @@
+package org.sipcrypt.server.transport.netty;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.sipcrypt.server.transport.CallConnections;
+import org.sipcrypt.server.transport.SipWorkers;
+import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.TransportCounters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the Netty message processors of one server share: the event loops (epoll when available,
+ * NIO otherwise), the settings, the counters, the SIP worker lanes that parsed messages are handed
+ * to, and the sockets bound ahead of JAIN-SIP's listening points (so that port 0 can pick an
+ * ephemeral port and bind errors surface before the stack is touched).
+ * Threading: thread-safe; never blocks, except {@link #close()} and the binding calls, which are
+ * for the start-up and shutdown threads.
+ */
+public final class NettyTransport implements CallConnections, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(NettyTransport.class);
+
+    private final TransportSettings settings;
+    private final TransportCounters counters;
+    private final SipWorkers workers;
+    private final EventLoopGroup group;
+    private final boolean epoll;
+    private final Map<String, Channel> preBound = new ConcurrentHashMap<>();
+    private final Set<NettyTcpMessageProcessor> tcpProcessors = ConcurrentHashMap.newKeySet();
+
+    public NettyTransport(TransportSettings settings, TransportCounters counters, SipWorkers workers) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.counters = Objects.requireNonNull(counters, "counters");
+        this.workers = Objects.requireNonNull(workers, "workers");
+        int threads = settings.ioThreads() == 0 ? 2 * Runtime.getRuntime().availableProcessors() : settings.ioThreads();
+        DefaultThreadFactory tf = new DefaultThreadFactory("sipcrypt-io", true);
+        this.epoll = Epoll.isAvailable();
+        this.group = epoll ? new EpollEventLoopGroup(threads, tf) : new NioEventLoopGroup(threads, tf);
+        log.info("transport: netty {} with {} event-loop threads", epoll ? "epoll" : "nio", threads);
+    }
+
+    TransportSettings settings() {
+        return settings;
+    }
+
+    TransportCounters counters() {
+        return counters;
+    }
+
+    SipWorkers workers() {
+        return workers;
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    Class<? extends DatagramChannel> datagramChannelClass() {
+        return epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
+    }
+
+    Class<? extends ServerSocketChannel> serverChannelClass() {
+        return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    Class<? extends SocketChannel> socketChannelClass() {
+        return epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    /**
+     * Binds the listening socket of a listener now and returns its actual address (the port chosen
+     * when 0 was asked). The message processor JAIN-SIP creates for that address adopts the socket.
+     */
+    public InetSocketAddress bind(Transport transport, InetSocketAddress address) throws java.io.IOException {
+        Channel ch = switch (transport) {
+            case UDP -> NettyUdpMessageProcessor.bind(this, address);
+            case TCP -> NettyTcpMessageProcessor.bind(this, address);
+        };
+        InetSocketAddress actual = (InetSocketAddress) ch.localAddress();
+        preBound.put(key(transport, actual), ch);
+        return actual;
+    }
+
+    /** The socket bound by {@link #bind} for this listener, removed from the waiting list; or null. */
+    Channel takeBound(Transport transport, InetSocketAddress address) {
+        return preBound.remove(key(transport, address));
+    }
+
+    void register(NettyTcpMessageProcessor processor) {
+        tcpProcessors.add(processor);
+    }
+
+    void unregister(NettyTcpMessageProcessor processor) {
+        tcpProcessors.remove(processor);
+    }
+
+    @Override
+    public void releaseCall(String callId) {
+        for (NettyTcpMessageProcessor p : tcpProcessors) {
+            p.releaseCall(callId);
+        }
+    }
+
+    private static String key(Transport transport, InetSocketAddress address) {
+        return transport + "/" + address.getAddress().getHostAddress() + "/" + address.getPort();
+    }
+
+    /** Closes sockets never adopted and stops the event loops, waiting a bounded time. */
+    @Override
+    public void close() {
+        preBound.values().forEach(Channel::close);
+        preBound.clear();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}

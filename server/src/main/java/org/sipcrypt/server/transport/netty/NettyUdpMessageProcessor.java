@@ -1,0 +1,166 @@
+package org.sipcrypt.server.transport.netty;
+
+import gov.nist.core.HostPort;
+import gov.nist.javax.sip.stack.MessageChannel;
+import gov.nist.javax.sip.stack.SIPTransactionStack;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import org.sipcrypt.server.transport.RateLimitedLog;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The UDP listening point: one datagram socket; each datagram is one SIP message (RFC 3261 §18.1.1)
+ * handed to the SIP worker lanes, and every message to a UDP peer leaves through the same socket.
+ * Threading: thread-safe; the inbound handler runs on the socket's event loop and never blocks.
+ */
+final class NettyUdpMessageProcessor extends NettyMessageProcessor {
+
+    private static final Logger log = LoggerFactory.getLogger(NettyUdpMessageProcessor.class);
+    private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
+    private static final int MAX_DATAGRAM = 65_535;
+    private static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+
+    private volatile Channel channel;
+
+    NettyUdpMessageProcessor(InetAddress address, int port, SIPTransactionStack stack, NettyTransport transport) {
+        super(address, port, Transport.UDP, stack, transport);
+    }
+
+    /** Binds a datagram socket; the processor for that address adopts it in {@link #start()}. */
+    static Channel bind(NettyTransport transport, InetSocketAddress address) throws IOException {
+        Bootstrap b = new Bootstrap()
+                .group(transport.group())
+                .channel(transport.datagramChannelClass())
+                .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+                .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
+                .handler(new DatagramHandler());
+        try {
+            return b.bind(address).sync().channel();
+        } catch (Exception e) {
+            throw new IOException("cannot bind udp " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void start() throws IOException {
+        Channel ch = transport().takeBound(Transport.UDP, localAddress());
+        if (ch == null) {
+            ch = bind(transport(), localAddress());
+        }
+        ch.pipeline().get(DatagramHandler.class).processor = this;
+        channel = ch;
+        log.info("listening on {}", this);
+    }
+
+    @Override
+    public void stop() {
+        Channel ch = channel;
+        if (ch != null) {
+            ch.close().awaitUninterruptibly();
+        }
+    }
+
+    @Override
+    public MessageChannel createMessageChannel(HostPort target) throws IOException {
+        return createMessageChannel(target.getInetAddress(), target.getPort());
+    }
+
+    @Override
+    public MessageChannel createMessageChannel(InetAddress host, int port) {
+        InetSocketAddress peer = new InetSocketAddress(host, port <= 0 ? 5060 : port);
+        return new NettyUdpMessageChannel(this, peer, peer);
+    }
+
+    @Override
+    public boolean inUse() {
+        return false;
+    }
+
+    /** Writes one datagram; never blocks. */
+    void send(byte[] bytes, InetSocketAddress target) throws IOException {
+        Channel ch = channel;
+        if (ch == null || !ch.isActive()) {
+            throw new IOException(this + " is not open");
+        }
+        if (bytes.length > MAX_DATAGRAM - 28) {
+            throw new IOException("message of " + bytes.length + " bytes does not fit a UDP datagram");
+        }
+        ch.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(bytes), target))
+                .addListener((ChannelFutureListener) f -> {
+                    if (!f.isSuccess()) {
+                        transport().counters().datagramDropped("send_failed");
+                        rateLimited.warn("udp_send", "{} -> {}: send failed: {}", this, target, f.cause().toString());
+                    }
+                });
+    }
+
+    /**
+     * Turns datagrams into messages for the lanes: drops CRLF-only keep-alives, oversize
+     * datagrams, and (until the processor adopts the socket) everything.
+     * Threading: one per datagram channel, event loop only.
+     */
+    private static final class DatagramHandler extends SimpleChannelInboundHandler<DatagramPacket> {
+        volatile NettyUdpMessageProcessor processor;
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+            NettyUdpMessageProcessor p = processor;
+            if (p == null) {
+                return;
+            }
+            ByteBuf content = packet.content();
+            int n = content.readableBytes();
+            if (n == 0 || isOnlyWhitespace(content)) {
+                p.transport().counters().keepAlive("udp");
+                return;
+            }
+            if (n > p.transport().settings().maxMessageBytes()) {
+                p.transport().counters().datagramDropped("oversize");
+                return;
+            }
+            byte[] bytes = new byte[n];
+            content.getBytes(content.readerIndex(), bytes);
+            InetSocketAddress sender = packet.sender();
+            p.dispatch(new NettyUdpMessageChannel(p, sender, sender), bytes);
+        }
+
+        private static boolean isOnlyWhitespace(ByteBuf b) {
+            for (int i = b.readerIndex(); i < b.writerIndex(); i++) {
+                byte c = b.getByte(i);
+                if (c != '\r' && c != '\n' && c != ' ' && c != '\t' && c != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            NettyUdpMessageProcessor p = processor;
+            if (p != null) {
+                p.transport().counters().datagramDropped("read_error");
+            }
+            rateLimited.warn("udp_read", "udp {}: read error: {}", ctx.channel().localAddress(), cause.toString());
+        }
+
+        @Override
+        public boolean isSharable() {
+            return false;
+        }
+    }
+
+}

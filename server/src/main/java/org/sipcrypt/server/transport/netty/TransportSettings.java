@@ -1,0 +1,35 @@
+package org.sipcrypt.server.transport.netty;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.sipcrypt.server.transport.ConnectionPolicy;
+
+/**
+ * The settings the Netty transport runs with, taken from the server configuration.
+ * Threading: immutable.
+ *
+ * @param ioThreads        event-loop threads; 0 means twice the number of cores
+ * @param maxMessageBytes  largest SIP message accepted on any transport
+ * @param idleTimeout      a TCP connection without traffic for this long is closed
+ * @param maxConnections   cap on open TCP connections (inbound and outbound)
+ * @param connectTimeout   bound on an outgoing TCP connect
+ * @param policy           connection pattern per outgoing target
+ */
+public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
+                                Duration connectTimeout, ConnectionPolicy policy) {
+
+    public TransportSettings {
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(policy, "policy");
+        if (ioThreads < 0) {
+            throw new IllegalArgumentException("ioThreads is negative: " + ioThreads);
+        }
+        if (maxMessageBytes < 1024) {
+            throw new IllegalArgumentException("maxMessageBytes below 1024: " + maxMessageBytes);
+        }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("maxConnections below 1: " + maxConnections);
+        }
+    }
+}

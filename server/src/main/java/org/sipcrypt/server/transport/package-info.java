@@ -1,0 +1,6 @@
+/**
+ * Transport-level notions shared by every transport implementation: transports, connection
+ * patterns and keys, the SIP worker lanes, bad-input counters and raw-byte helpers.
+ * Nothing here depends on Netty or decides routing; Netty adapters live in {@code transport.netty}.
+ */
+package org.sipcrypt.server.transport;

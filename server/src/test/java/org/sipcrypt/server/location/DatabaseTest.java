@@ -1,0 +1,192 @@
+package org.sipcrypt.server.location;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+class DatabaseTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    @TempDir
+    Path dir;
+
+    private String url() {
+        return "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
+    }
+
+    @Test
+    @Timeout(30)
+    void openCreatesTheSchema() throws Exception {
+        try (Database db = Database.open(url(), "sa", "", 2);
+             Connection c = db.dataSource().getConnection()) {
+            DatabaseMetaData meta = c.getMetaData();
+            for (String table : List.of("schema_version", "aors", "bindings")) {
+                try (ResultSet rs = meta.getTables(null, null, table.toUpperCase(Locale.ROOT), null)) {
+                    assertTrue(rs.next(), "table " + table);
+                }
+            }
+            List<String> indexedColumns = new ArrayList<>();
+            try (ResultSet rs = meta.getIndexInfo(null, null, "BINDINGS", false, false)) {
+                while (rs.next()) {
+                    indexedColumns.add(rs.getString("COLUMN_NAME"));
+                }
+            }
+            assertTrue(indexedColumns.contains("EXPIRES_AT"), "index on expires_at: " + indexedColumns);
+            assertEquals(List.of(Database.latestVersion()), versions(c));
+            assertEquals(1, Database.latestVersion());
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void migratingTwiceIsANoOp() throws Exception {
+        try (Database db = Database.open(url(), "sa", "", 2)) {
+            long appliedAt = appliedAt(db);
+            db.migrate();
+            db.migrate();
+            try (Connection c = db.dataSource().getConnection()) {
+                assertEquals(List.of(1), versions(c));
+            }
+            assertEquals(appliedAt, appliedAt(db));
+        }
+        try (Database db = Database.open(url(), "sa", "", 2);
+             Connection c = db.dataSource().getConnection()) {
+            assertEquals(List.of(1), versions(c));
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void registrationsSurviveARestart() throws Exception {
+        try (Database db = Database.open(url(), "sa", "", 2);
+             JdbcLocationService locations = new JdbcLocationService(db, 2, 100)) {
+            ContactChange alice = new ContactChange("sip:alice@10.0.0.1", "<sip:alice@10.0.0.1>",
+                    Duration.ofHours(1), 0.5f);
+            assertInstanceOf(RegisterOutcome.Applied.class, locations.register(new RegisterChange(
+                    "sip:alice@example.com", "cid-1", 1, false, List.of(alice), "udp:10.0.0.1:5060", T0))
+                    .get(10, TimeUnit.SECONDS));
+        }
+        try (Database db = Database.open(url(), "sa", "", 2);
+             JdbcLocationService locations = new JdbcLocationService(db)) {
+            LookupResult found = locations.lookup("sip:alice@example.com", T0.plusSeconds(60))
+                    .get(10, TimeUnit.SECONDS);
+            assertTrue(found.known());
+            assertEquals(1, found.bindings().size());
+            Binding b = found.bindings().get(0);
+            assertEquals("<sip:alice@10.0.0.1>", b.contact());
+            assertEquals(T0.plus(Duration.ofHours(1)), b.expiresAt());
+            assertEquals("cid-1", b.callId());
+            assertEquals(0.5f, b.q());
+            assertEquals("udp:10.0.0.1:5060", b.received());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void twoServersStartingAtOnceApplyEachVersionOnce() throws Exception {
+        int servers = 4;
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(servers,
+                r -> new Thread(r, "test-server-start-" + next.getAndIncrement()));
+        try {
+            List<Future<Database>> opened = new ArrayList<>();
+            for (int i = 0; i < servers; i++) {
+                Callable<Database> open = () -> {
+                    start.await();
+                    return Database.open(url(), "sa", "", 2);
+                };
+                opened.add(pool.submit(open));
+            }
+            start.countDown();
+            List<Database> dbs = new ArrayList<>();
+            for (Future<Database> f : opened) {
+                dbs.add(f.get(30, TimeUnit.SECONDS));
+            }
+            try (Connection c = dbs.get(0).dataSource().getConnection()) {
+                assertEquals(List.of(1), versions(c));
+            }
+            dbs.forEach(Database::close);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void unreachableDatabaseFailsFastNamingTheUrlButNotThePassword() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/nowhere";
+        SQLException e = assertThrows(SQLException.class,
+                () -> Database.open(url, "sa", "hunter2-secret", 2));
+        assertTrue(e.getMessage().contains(url), e.getMessage());
+        assertFalse(e.getMessage().contains("hunter2-secret"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void passwordsInUrlsAreMasked() {
+        assertEquals("jdbc:postgresql://db/sipcrypt?user=sip&password=<masked>&ssl=true",
+                Database.maskUrl("jdbc:postgresql://db/sipcrypt?user=sip&password=hunter2&ssl=true"));
+        assertEquals("jdbc:h2:file:/tmp/db;USER=sa;PASSWORD=<masked>",
+                Database.maskUrl("jdbc:h2:file:/tmp/db;USER=sa;PASSWORD=hunter2"));
+    }
+
+    @Test
+    @Timeout(10)
+    void closeIsIdempotentAndRefusesConnectionsAfterwards() throws Exception {
+        Database db = Database.open(url(), "sa", "", 1);
+        db.close();
+        db.close();
+        assertThrows(SQLException.class, () -> db.dataSource().getConnection());
+    }
+
+    private static List<Integer> versions(Connection c) throws SQLException {
+        List<Integer> versions = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT version FROM schema_version ORDER BY version")) {
+            while (rs.next()) {
+                versions.add(rs.getInt(1));
+            }
+        }
+        return versions;
+    }
+
+    private static long appliedAt(Database db) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT applied_at FROM schema_version WHERE version = 1")) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+}

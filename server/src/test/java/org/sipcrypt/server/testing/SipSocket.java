@@ -1,0 +1,143 @@
+package org.sipcrypt.server.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A bare SIP client socket for hand-written messages (malformed ones included): UDP or TCP to a
+ * server on loopback; reads responses as text. Messages are written with CRLF line ends as given.
+ * Threading: one test thread.
+ */
+public final class SipSocket implements AutoCloseable {
+
+    private final DatagramSocket udp;
+    private final Socket tcp;
+    private final InetSocketAddress server;
+
+    private SipSocket(DatagramSocket udp, Socket tcp, InetSocketAddress server) {
+        this.udp = udp;
+        this.tcp = tcp;
+        this.server = server;
+    }
+
+    public static SipSocket udp(InetSocketAddress server) throws IOException {
+        return new SipSocket(new DatagramSocket(0, InetAddress.getLoopbackAddress()), null, server);
+    }
+
+    public static SipSocket tcp(InetSocketAddress server) throws IOException {
+        Socket s = new Socket();
+        s.connect(server, 2000);
+        s.setTcpNoDelay(true);
+        return new SipSocket(null, s, server);
+    }
+
+    /** Local port of this socket (for Via and Contact). */
+    public int localPort() {
+        return udp != null ? udp.getLocalPort() : tcp.getLocalPort();
+    }
+
+    /** "UDP" or "TCP". */
+    public String transport() {
+        return udp != null ? "UDP" : "TCP";
+    }
+
+    public void send(String message) throws IOException {
+        send(message.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public void send(byte[] bytes) throws IOException {
+        if (udp != null) {
+            udp.send(new DatagramPacket(bytes, bytes.length, server));
+        } else {
+            tcp.getOutputStream().write(bytes);
+            tcp.getOutputStream().flush();
+        }
+    }
+
+    /** The next message (UDP datagram, or TCP bytes available within the timeout), or null on timeout. */
+    public String receive(Duration timeout) throws IOException {
+        if (udp != null) {
+            udp.setSoTimeout((int) timeout.toMillis());
+            byte[] buf = new byte[65_535];
+            DatagramPacket p = new DatagramPacket(buf, buf.length);
+            try {
+                udp.receive(p);
+            } catch (SocketTimeoutException e) {
+                return null;
+            }
+            return new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8);
+        }
+        tcp.setSoTimeout((int) timeout.toMillis());
+        InputStream in = tcp.getInputStream();
+        StringBuilder sb = new StringBuilder();
+        byte[] buf = new byte[65_535];
+        try {
+            int n = in.read(buf);
+            if (n < 0) {
+                return null;
+            }
+            sb.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+            // a response may arrive in pieces: read until headers and body are complete
+            while (!complete(sb)) {
+                n = in.read(buf);
+                if (n < 0) {
+                    break;
+                }
+                sb.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+            }
+        } catch (SocketTimeoutException e) {
+            return sb.length() == 0 ? null : sb.toString();
+        }
+        return sb.toString();
+    }
+
+    /** Whether the TCP peer has closed the connection (read returns end of stream within the timeout). */
+    public boolean closedByPeer(Duration timeout) throws IOException {
+        tcp.setSoTimeout((int) timeout.toMillis());
+        try {
+            byte[] buf = new byte[4096];
+            while (true) {
+                int n = tcp.getInputStream().read(buf);
+                if (n < 0) {
+                    return true;
+                }
+            }
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    private static boolean complete(StringBuilder sb) {
+        int end = sb.indexOf("\r\n\r\n");
+        if (end < 0) {
+            return false;
+        }
+        String headers = sb.substring(0, end).toLowerCase(java.util.Locale.ROOT);
+        int cl = headers.indexOf("\ncontent-length:");
+        if (cl < 0) {
+            return true;
+        }
+        int eol = headers.indexOf('\r', cl + 1);
+        int len = Integer.parseInt(headers.substring(cl + 16, eol < 0 ? headers.length() : eol).trim());
+        return sb.length() >= end + 4 + len;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (udp != null) {
+            udp.close();
+        } else {
+            tcp.close();
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package org.sipcrypt.server.testing;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.sipcrypt.server.SipcryptServer;
+import org.sipcrypt.server.config.ConfigLoader;
+import org.sipcrypt.server.config.ServerConfig;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * A real sipcrypt server for tests: UDP and TCP on 127.0.0.1 with ephemeral ports, its database in
+ * the given directory, settings overridden by configuration key. Closing it shuts the server down
+ * gracefully and checks that no connection was left open.
+ * Threading: start and close from the test thread.
+ */
+public final class TestServer implements AutoCloseable {
+
+    private final Path dataDir;
+    private final Map<String, List<String>> settings;
+    private SipcryptServer server;
+
+    private TestServer(Path dataDir, Map<String, List<String>> settings) {
+        this.dataDir = dataDir;
+        this.settings = settings;
+    }
+
+    /**
+     * Starts a server.
+     *
+     * @param dataDir   its data directory (a {@code @TempDir})
+     * @param overrides pairs of configuration key and value, e.g. {@code "mode", "redirect"};
+     *                  a key given twice becomes a list
+     */
+    public static TestServer start(Path dataDir, String... overrides) throws Exception {
+        Map<String, List<String>> s = new LinkedHashMap<>();
+        s.put("dataDir", List.of(dataDir.toString()));
+        s.put("stats.interval", List.of("0"));
+        s.put("shutdown.grace", List.of("2s"));
+        boolean listen = false;
+        for (int i = 0; i + 1 < overrides.length; i += 2) {
+            listen |= overrides[i].equals("listen");
+            s.computeIfAbsent(overrides[i], k -> new ArrayList<>()).add(overrides[i + 1]);
+        }
+        if (!listen) {
+            s.put("listen", List.of("udp:127.0.0.1:0", "tcp:127.0.0.1:0"));
+        }
+        TestServer t = new TestServer(dataDir, s);
+        t.server = SipcryptServer.start(ConfigLoader.load(null, s));
+        return t;
+    }
+
+    /** The running server. */
+    public SipcryptServer server() {
+        return server;
+    }
+
+    /** The address of a transport's listener. */
+    public InetSocketAddress address(Transport t) {
+        return server.address(t);
+    }
+
+    /** {@code 127.0.0.1:port} of a transport's listener. */
+    public String hostPort(Transport t) {
+        InetSocketAddress a = address(t);
+        return a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+
+    /** The effective configuration. */
+    public ServerConfig config() {
+        return server.config();
+    }
+
+    /** Stops the server and starts a new one on the same data directory and settings (new ports). */
+    public void restart() throws Exception {
+        server.close();
+        server = SipcryptServer.start(ConfigLoader.load(null, settings));
+    }
+
+    /** The data directory. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (server.transportCounters().openConnections().get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        int open = server.transportCounters().openConnections().get();
+        if (open != 0) {
+            throw new AssertionError(open + " connections still open after the server closed");
+        }
+    }
+}
