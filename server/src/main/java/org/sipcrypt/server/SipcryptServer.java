@@ -307,8 +307,11 @@ public final class SipcryptServer implements AutoCloseable {
         closed = true;
         log.info("shutting down: draining for up to {}", config.shutdownGrace());
         context.startDraining();
+        if (transport != null) {
+            transport.stopAccepting();
+        }
         long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
-        while (openTransactions() > 0 && System.nanoTime() < deadline) {
+        while (context.unansweredRequests() > 0 && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(50);
             } catch (InterruptedException e) {
@@ -316,8 +319,8 @@ public final class SipcryptServer implements AutoCloseable {
                 break;
             }
         }
-        if (openTransactions() > 0) {
-            log.warn("shutting down with {} transactions still open", openTransactions());
+        if (context.unansweredRequests() > 0) {
+            log.warn("shutting down with {} requests unanswered", context.unansweredRequests());
         }
         log.info("stats: {}", statsLine());
         housekeeping.shutdownNow();

@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code .yaml} / {@code .yml}: nested maps are flattened to dotted keys, so
  *       {@code tcp: {idleTimeout: 5m}} and {@code tcp.idleTimeout: 5m} are the same; repeatable
- *       keys take a YAML sequence (or one plain value). All values are read as text, so
- *       {@code recordRoute: off} means off and {@code 0x10} is not a number.</li>
+ *       keys take a YAML sequence (or one plain value). As {@code db} is itself a value, its
+ *       siblings are written dotted beside it: {@code db: jdbc:...} and {@code db.user: sip}.
+ *       All values are read as text, so {@code recordRoute: off} means off and {@code 0x10} is
+ *       not a number.</li>
  *   <li>{@code .properties}: one {@code key=value} per line with the keys as they are; a
  *       repeatable key takes its items comma-separated on one line, e.g.
  *       {@code listen=udp:0.0.0.0:5060,tcp:0.0.0.0:5060}; an empty value is an empty list. The

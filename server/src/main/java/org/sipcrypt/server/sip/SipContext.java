@@ -44,6 +44,7 @@ public final class SipContext {
     private final SipCounters counters;
     private final Clock clock;
     private final AtomicBoolean draining = new AtomicBoolean();
+    private final java.util.Set<ServerTransaction> unanswered = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public SipContext(SipProvider provider, MessageFactory messages, HeaderFactory headers, AddressFactory addresses,
                       Map<Transport, ListeningPoint> listeningPoints, LocalDomains local, SipWorkers workers,
@@ -100,6 +101,21 @@ public final class SipContext {
     /** Starts refusing new out-of-dialog requests with 503. */
     public void startDraining() {
         draining.set(true);
+    }
+
+    /** Notes a request that awaits its final response (for draining at shutdown). */
+    public void opened(ServerTransaction st) {
+        unanswered.add(st);
+    }
+
+    /** Forgets a server transaction (final response sent, or the transaction ended). */
+    public void answered(ServerTransaction st) {
+        unanswered.remove(st);
+    }
+
+    /** Requests still waiting for a final response. */
+    public int unansweredRequests() {
+        return unanswered.size();
     }
 
     /** The listening point of a transport, or {@code null} when the server does not listen on it. */
@@ -167,6 +183,9 @@ public final class SipContext {
         try {
             if (st != null) {
                 st.sendResponse(response);
+                if (response.getStatusCode() >= 200) {
+                    unanswered.remove(st);
+                }
             } else {
                 provider.sendResponse(response);
             }

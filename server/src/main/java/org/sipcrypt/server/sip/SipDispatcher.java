@@ -65,6 +65,7 @@ public final class SipDispatcher implements SipListener {
         if (st == null) {
             return;
         }
+        ctx.opened(st);
         if (Request.CANCEL.equals(method)) {
             if (mode == Mode.PROXY) {
                 proxy.onCancel(request, st);
@@ -151,7 +152,9 @@ public final class SipDispatcher implements SipListener {
 
     @Override
     public void processTransactionTerminated(TransactionTerminatedEvent event) {
-        // transactions hold their call state as application data; nothing else to clean up
+        if (event.isServerTransaction()) {
+            ctx.answered(event.getServerTransaction());
+        }
     }
 
     @Override

@@ -101,7 +101,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             return;
         }
         if (message instanceof SIPRequest request) {
-            if (!"SIP/2.0".equals(request.getRequestLine().getSipVersion())) {
+            // the parser normalises the version, so it is read from the raw request line
+            if (!requestLineIsSip20(bytes)) {
                 rejectRequest(bytes, 505, "bad_version", "Version Not Supported");
                 return;
             }
@@ -111,6 +112,17 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             }
             if (!transportKind().reliable() && contentLengthExceedsBody(bytes, request)) {
                 rejectRequest(bytes, 400, "content_length", "Content-Length exceeds datagram");
+                return;
+            }
+            if (request.getMaxForwards() == null) {
+                // RFC 3261 §16.6 step 3: a request without Max-Forwards is forwarded with 70
+                request.setHeader(defaultMaxForwards());
+            }
+            try {
+                request.checkHeaders();
+            } catch (ParseException e) {
+                String what = e.getMessage() == null ? "header" : e.getMessage().replace("Missing a required header : ", "");
+                rejectRequest(bytes, 400, "missing_header", "Missing " + what + " header");
                 return;
             }
         }
@@ -141,6 +153,23 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         badInputLog.warn("reject_" + tag, "{} {}: answered {} {}", transportKind().configName(), source(), status, reason);
         reply(response);
         return true;
+    }
+
+    private static boolean requestLineIsSip20(byte[] bytes) {
+        int end = 0;
+        while (end < bytes.length && bytes[end] != '\r' && bytes[end] != '\n') {
+            end++;
+        }
+        String line = new String(bytes, 0, end, java.nio.charset.StandardCharsets.ISO_8859_1).trim();
+        return line.regionMatches(true, line.length() - 7, "SIP/2.0", 0, 7);
+    }
+
+    private static MaxForwards defaultMaxForwards() {
+        try {
+            return new MaxForwards(70);
+        } catch (javax.sip.InvalidArgumentException e) {
+            throw new IllegalStateException("Max-Forwards 70 refused", e);
+        }
     }
 
     private static boolean contentLengthExceedsBody(byte[] bytes, SIPRequest request) {

@@ -114,6 +114,13 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         tcpProcessors.remove(processor);
     }
 
+    /** Stops accepting new TCP connections; open ones stay (graceful shutdown). */
+    public void stopAccepting() {
+        for (NettyTcpMessageProcessor p : tcpProcessors) {
+            p.stopAccepting();
+        }
+    }
+
     @Override
     public void releaseCall(String callId) {
         for (NettyTcpMessageProcessor p : tcpProcessors) {

@@ -1,0 +1,362 @@
+package org.sipcrypt.server.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.sipcrypt.server.config.ConfigLoader.Setting;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
+
+class ConfigLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    private Path write(String name, String text) throws IOException {
+        return Files.writeString(dir.resolve(name), text);
+    }
+
+    private static ServerConfig flags(Map<String, List<String>> commandLine) throws ConfigException {
+        return ConfigLoader.load(null, commandLine);
+    }
+
+    private static String failure(Map<String, List<String>> commandLine) {
+        return assertThrows(ConfigException.class, () -> flags(commandLine)).getMessage();
+    }
+
+    @Test
+    @Timeout(10)
+    void noFileAndNoFlagsGiveTheDefaults() throws ConfigException {
+        assertEquals(ServerConfig.defaults(), ConfigLoader.load(null, Map.of()));
+    }
+
+    @Test
+    @Timeout(10)
+    void yamlNestedMapsAreFlattenedToDottedKeys() throws Exception {
+        Path file = write("sipcrypt.yaml", """
+                listen:
+                  - udp:0.0.0.0:5070
+                  - tcp:[::1]:5071
+                dataDir: /var/lib/sipcrypt
+                db: jdbc:postgresql://db.example.com/sip
+                db.user: sip
+                db.password: secret
+                db.poolSize: 16
+                mode: redirect
+                recordRoute: off
+                domain: [Example.COM, example.org]
+                tcp:
+                  idleTimeout: 90s
+                  maxConnections: 500
+                sip: {maxMessageBytes: 8192, workers: 2}
+                registrar:
+                  minExpires: 30
+                """);
+        ServerConfig c = ConfigLoader.load(file, Map.of());
+        assertEquals(List.of(new ListenerConfig(Transport.UDP, "0.0.0.0", 5070),
+                new ListenerConfig(Transport.TCP, "::1", 5071)), c.listeners());
+        assertEquals(Path.of("/var/lib/sipcrypt"), c.dataDir());
+        assertEquals("jdbc:postgresql://db.example.com/sip", c.dbUrl());
+        assertEquals("sip", c.dbUser());
+        assertEquals("secret", c.dbPassword());
+        assertEquals(16, c.dbPoolSize());
+        assertEquals(Mode.REDIRECT, c.mode());
+        assertFalse(c.recordRoute());
+        assertEquals(List.of("example.com", "example.org"), c.domains());
+        assertEquals(Duration.ofSeconds(90), c.tcpIdleTimeout());
+        assertEquals(500, c.tcpMaxConnections());
+        assertEquals(8192, c.maxMessageBytes());
+        assertEquals(2, c.sipWorkers());
+        assertEquals(Duration.ofSeconds(30), c.minExpires());
+        assertEquals(ServerConfig.defaults().tcpConnectTimeout(), c.tcpConnectTimeout());
+    }
+
+    @Test
+    @Timeout(10)
+    void propertiesTakeListsCommaSeparated() throws Exception {
+        Path file = write("sipcrypt.properties", """
+                listen=udp:127.0.0.1:5080, tcp:127.0.0.1:5080
+                tcp.connection=per-call
+                tcp.connectTimeout=250ms
+                stats.interval=0
+                route=
+                transport.impl=netty
+                io.threads=3
+                """);
+        ServerConfig c = ConfigLoader.load(file, Map.of());
+        assertEquals(List.of(new ListenerConfig(Transport.UDP, "127.0.0.1", 5080),
+                new ListenerConfig(Transport.TCP, "127.0.0.1", 5080)), c.listeners());
+        assertEquals(ConnectionPattern.PER_CALL, c.tcpConnection());
+        assertEquals(Duration.ofMillis(250), c.tcpConnectTimeout());
+        assertEquals(Duration.ZERO, c.statsInterval());
+        assertEquals(List.of(), c.routes());
+        assertEquals(3, c.ioThreads());
+    }
+
+    @Test
+    @Timeout(10)
+    void commandLineWinsOverTheFilePerKey() throws Exception {
+        Path file = write("sipcrypt.yml", """
+                tcp: {idleTimeout: 5m}
+                sip: {workers: 8}
+                listen: [udp:127.0.0.1:5060, tcp:127.0.0.1:5060]
+                """);
+        ServerConfig c = ConfigLoader.load(file, Map.of(
+                "tcp.idleTimeout", List.of("7m"),
+                "listen", List.of("tcp:127.0.0.1:6000")));
+        assertEquals(Duration.ofMinutes(7), c.tcpIdleTimeout());
+        assertEquals(8, c.sipWorkers());
+        assertEquals(List.of(new ListenerConfig(Transport.TCP, "127.0.0.1", 6000)), c.listeners());
+    }
+
+    @Test
+    @Timeout(10)
+    void anyListenerReplacesTheDefaultListeners() throws ConfigException {
+        ServerConfig c = flags(Map.of("listen", List.of("udp:[::1]:0")));
+        assertEquals(List.of(new ListenerConfig(Transport.UDP, "::1", 0)), c.listeners());
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownTransportInSecondListenerNamesListen1() {
+        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "sctp:127.0.0.1:5060")));
+        assertEquals("listen[1]: unknown transport \"sctp\" (expected udp or tcp)", message);
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownTransportInYamlListNamesItsIndex() throws IOException {
+        Path file = write("bad.yaml", "listen: [udp:127.0.0.1:5060, sctp:127.0.0.1:5060]\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
+        assertTrue(e.getMessage().startsWith("listen[1]: unknown transport \"sctp\""), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void badDurationNamesTheKeyTheValueAndTheExpectedForm() {
+        String message = failure(Map.of("tcp.idleTimeout", List.of("5x")));
+        assertTrue(message.startsWith("tcp.idleTimeout: \"5x\" is not a duration (expected e.g. 300s, 5m, 1h, 250ms"),
+                message);
+    }
+
+    @ParameterizedTest(name = "{0}={1} is {2}")
+    @CsvSource({
+        "250ms, PT0.25S",
+        "30s,   PT30S",
+        "45,    PT45S",
+        "5m,    PT5M",
+        "1h,    PT1H",
+    })
+    @Timeout(10)
+    void durationsAcceptUnitsAndBareSeconds(String text, Duration expected) throws ConfigException {
+        assertEquals(expected, flags(Map.of("tcp.connectTimeout", List.of(text))).tcpConnectTimeout());
+    }
+
+    @ParameterizedTest(name = "{0}={1} is {2}")
+    @CsvSource({"true, true", "on, true", "YES, true", "false, false", "off, false", "no, false"})
+    @Timeout(10)
+    void booleansAcceptTrueFalseOnOffYesNo(String text, boolean expected) throws ConfigException {
+        assertEquals(expected, flags(Map.of("recordRoute", List.of(text))).recordRoute());
+    }
+
+    @Test
+    @Timeout(10)
+    void badBooleanIsRefused() {
+        assertTrue(failure(Map.of("recordRoute", List.of("maybe"))).startsWith("recordRoute: \"maybe\" is not a boolean"));
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownFileKeyIsNamedWithTheClosestKnownKey() throws IOException {
+        Path file = write("typo.yaml", "tcp:\n  idletimeout: 5m\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
+        assertTrue(e.getMessage().startsWith("tcp.idletimeout: unknown key in " + file), e.getMessage());
+        assertTrue(e.getMessage().endsWith("(did you mean tcp.idleTimeout?)"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void indexedListKeysInPropertiesPointToTheCommaForm() throws IOException {
+        Path file = write("old.properties", "listen.0=udp:127.0.0.1:5060\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
+        assertTrue(e.getMessage().startsWith("listen.0: unknown key"), e.getMessage());
+        assertTrue(e.getMessage().contains("comma-separated"), e.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}={1} is refused")
+    @CsvSource({
+        "sip.maxMessageBytes, 1023",
+        "sip.maxMessageBytes, 16777217",
+        "io.threads,          -1",
+        "sip.workers,         0",
+        "sip.queueCapacity,   0",
+        "db.poolSize,         0",
+        "tcp.maxConnections,  -5",
+        "tcp.idleTimeout,     0",
+        "registrar.minExpires, 0s",
+        "registrar.minExpires, 1500ms",
+        "sip.workers,         many",
+    })
+    @Timeout(10)
+    void valuesOutOfRangeNameTheKeyAndTheValue(String key, String value) {
+        String message = failure(Map.of(key, List.of(value)));
+        assertTrue(message.startsWith(key + ": \"" + value + "\""), message);
+        assertTrue(message.contains("(expected"), message);
+    }
+
+    @Test
+    @Timeout(10)
+    void rangeEndsAreAccepted() throws ConfigException {
+        assertEquals(1024, flags(Map.of("sip.maxMessageBytes", List.of("1024"))).maxMessageBytes());
+        assertEquals(16 * 1024 * 1024, flags(Map.of("sip.maxMessageBytes", List.of("16777216"))).maxMessageBytes());
+        assertEquals(0, flags(Map.of("io.threads", List.of("0"))).ioThreads());
+        assertEquals(Duration.ZERO, flags(Map.of("shutdown.grace", List.of("0"))).shutdownGrace());
+    }
+
+    @Test
+    @Timeout(10)
+    void defaultExpiresMustLieBetweenMinAndMax() {
+        String below = failure(Map.of("registrar.minExpires", List.of("2h")));
+        assertTrue(below.startsWith("registrar.defaultExpires: 1h is below registrar.minExpires 2h"), below);
+        String above = failure(Map.of("registrar.maxExpires", List.of("30m")));
+        assertTrue(above.startsWith("registrar.defaultExpires: 1h is above registrar.maxExpires 30m"), above);
+    }
+
+    @Test
+    @Timeout(10)
+    void serverConfigChecksComeOutAsConfigException() {
+        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "udp:127.0.0.1:5062")));
+        assertTrue(message.startsWith("listen: more than one udp listener"), message);
+    }
+
+    @Test
+    @Timeout(10)
+    void singleValuedKeyGivenTwiceIsRefused() {
+        assertEquals("mode: 2 values given (expected exactly one)",
+                failure(Map.of("mode", List.of("proxy", "redirect"))));
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownModeNamesTheKey() {
+        assertEquals("mode: unknown mode \"forward\" (expected proxy or redirect)",
+                failure(Map.of("mode", List.of("forward"))));
+    }
+
+    @Test
+    @Timeout(10)
+    void missingFileIsNamed() {
+        Path missing = dir.resolve("nowhere.yaml");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(missing, Map.of()));
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+        assertTrue(e.getMessage().contains("not found"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownFileExtensionIsRefused() throws IOException {
+        Path file = write("sipcrypt.toml", "mode = \"proxy\"\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
+        assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains(".yaml"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void malformedYamlNamesTheFile() throws IOException {
+        Path file = write("broken.yaml", "tcp: [unclosed\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
+        assertTrue(e.getMessage().startsWith("config file " + file + ": not valid YAML"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void passwordIsMaskedInDescribe() throws ConfigException {
+        ServerConfig c = flags(Map.of(
+                "db.password", List.of("s3cret"),
+                "db", List.of("jdbc:postgresql://db/sip?user=sip&password=hunter2&ssl=true")));
+        String text = ConfigLoader.describe(c);
+        assertTrue(text.contains("\ndb.password=<masked>\n"), text);
+        assertTrue(text.contains("password=<masked>&ssl=true"), text);
+        assertFalse(text.contains("s3cret"), text);
+        assertFalse(text.contains("hunter2"), text);
+    }
+
+    @Test
+    @Timeout(10)
+    void describeHasOneLinePerKey() {
+        List<String> lines = ConfigLoader.describe(ServerConfig.defaults()).lines().toList();
+        assertEquals(ConfigLoader.settings().size(), lines.size());
+        assertTrue(lines.contains("listen=udp:127.0.0.1:5060,tcp:127.0.0.1:5060"), lines.toString());
+        assertTrue(lines.contains("tcp.idleTimeout=5m"), lines.toString());
+    }
+
+    @Test
+    @Timeout(10)
+    void routesDefaultToTheEffectiveTcpConnectionPattern() throws ConfigException {
+        ServerConfig c = flags(Map.of(
+                "tcp.connection", List.of("per-call"),
+                "route", List.of("Example.com=10.0.0.2:5070;transport=tcp",
+                        "other.org=10.0.0.3;connection=persistent"),
+                "defaultRoute", List.of("10.0.0.9;transport=tcp")));
+        assertEquals(List.of(
+                new RouteConfig("example.com", "10.0.0.2", 5070, Transport.TCP, ConnectionPattern.PER_CALL),
+                new RouteConfig("other.org", "10.0.0.3", 5060, Transport.UDP, ConnectionPattern.PERSISTENT)),
+                c.routes());
+        assertEquals(new RouteConfig(null, "10.0.0.9", 5060, Transport.TCP, ConnectionPattern.PER_CALL),
+                c.defaultRoute());
+    }
+
+    @Test
+    @Timeout(10)
+    void routesWithoutTcpConnectionArePersistent() throws ConfigException {
+        ServerConfig c = flags(Map.of("route", List.of("example.com=10.0.0.2:5060;transport=tcp")));
+        assertEquals(ConnectionPattern.PERSISTENT, c.routes().get(0).connection());
+        assertNull(c.defaultRoute());
+    }
+
+    @Test
+    @Timeout(10)
+    void badRouteNamesItsIndex() {
+        String message = failure(Map.of("route", List.of("example.com=10.0.0.2", "example.org=10.0.0.3;transport=sctp")));
+        assertTrue(message.startsWith("route[1]: unknown transport \"sctp\""), message);
+    }
+
+    @Test
+    @Timeout(10)
+    void perCallNeedsTheNettyTransport() {
+        String message = failure(Map.of("transport.impl", List.of("jain-nio"), "tcp.connection", List.of("per-call")));
+        assertTrue(message.startsWith("tcp.connection: \"per-call\" needs the netty transport"), message);
+    }
+
+    @Test
+    @Timeout(10)
+    void everySettingHasOneKeyAndAKebabCaseOption() {
+        assertEquals(ServerConfig.class.getRecordComponents().length, ConfigLoader.settings().size());
+        Set<String> options = new HashSet<>();
+        for (Setting s : ConfigLoader.settings()) {
+            assertTrue(s.option().matches("--[a-z]+(-[a-z]+)*"), s.option());
+            assertTrue(options.add(s.option()), s.option());
+            assertFalse(s.description().isBlank(), s.key());
+            assertFalse(s.defaultText().isBlank(), s.key());
+        }
+        assertEquals("--tcp-idle-timeout", Setting.TCP_IDLE_TIMEOUT.option());
+        assertEquals("--db-pool-size", Setting.DB_POOL_SIZE.option());
+        assertEquals("--sip-max-message-bytes", Setting.SIP_MAX_MESSAGE_BYTES.option());
+    }
+}

@@ -1,0 +1,170 @@
+package org.sipcrypt.server.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestServer;
+
+/** Malformed input over UDP and TCP: answered with 400/505 when possible, else dropped and counted. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BadInputIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    @TempDir
+    Path dir;
+    TestServer server;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = TestServer.start(dir, "sip.maxMessageBytes", "4096");
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private String options(SipSocket s, String callId, String cseqLine, String version, String extra) {
+        String hp = server.hostPort(s.transport().equals("UDP") ? Transport.UDP : Transport.TCP);
+        return "OPTIONS sip:" + hp + " " + version + "\r\n"
+                + "Via: SIP/2.0/" + s.transport() + " 127.0.0.1:" + s.localPort() + ";branch=z9hG4bK" + callId + "\r\n"
+                + "From: <sip:a@127.0.0.1>;tag=1\r\nTo: <sip:" + hp + ">\r\nCall-ID: " + callId + "\r\n"
+                + cseqLine + extra + "Content-Length: 0\r\n\r\n";
+    }
+
+    private double counter(String name, String tag, String value) {
+        return server.server().transportCounters().value(name, tag, value);
+    }
+
+    /** Counters are bumped on the server's threads: wait for the expected value rather than racing it. */
+    private void assertCounter(double expected, String name, String tag, String value) {
+        Await.until(() -> counter(name, tag, value) == expected, WAIT,
+                () -> name + "{" + tag + "=" + value + "} = " + counter(name, tag, value) + ", expected " + expected);
+    }
+
+    @Test
+    void requestWithUnparsableCseqGets400NamingTheHeader() throws Exception {
+        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+            s.send(options(s, "bad-cseq", "CSeq: abc OPTIONS\r\n", "SIP/2.0", ""));
+            String r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 400 Bad CSeq header"), r);
+            assertTrue(r.contains("Call-ID: bad-cseq"), r);
+            assertCounter(1.0, "sip.requests.rejected", "reason", "bad_header");
+        }
+    }
+
+    @Test
+    void cseqMethodMismatchGets400() throws Exception {
+        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+            s.send(options(s, "mismatch", "CSeq: 1 INVITE\r\n", "SIP/2.0", ""));
+            String r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 400 CSeq method does not match request method"), r);
+        }
+    }
+
+    @Test
+    void otherSipVersionGets505() throws Exception {
+        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+            s.send(options(s, "v3", "CSeq: 1 OPTIONS\r\n", "SIP/3.0", ""));
+            String r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 505"), r);
+        }
+    }
+
+    @Test
+    void garbageDatagramIsDroppedAndCountedAndTheServerStillAnswers() throws Exception {
+        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+            s.send("\u0001\u0002 hello, this is not SIP\r\n\r\n");
+            s.send("OPTIONS sip:x SIP/2.0\r\nFrom: nothing else\r\n\r\n");
+            assertNull(s.receive(Duration.ofMillis(500)));
+            s.send(options(s, "after-garbage", "CSeq: 1 OPTIONS\r\n", "SIP/2.0", ""));
+            String r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            assertEquals(2.0, counter("sip.datagrams.dropped", "reason", "unparsable")
+                    + counter("sip.datagrams.dropped", "reason", "missing_header")
+                    + counter("sip.datagrams.dropped", "reason", "bad_header"));
+        }
+    }
+
+    @Test
+    void badContentLengthClosesOnlyThatConnection() throws Exception {
+        try (SipSocket bad = SipSocket.tcp(server.address(Transport.TCP));
+             SipSocket good = SipSocket.tcp(server.address(Transport.TCP))) {
+            bad.send("OPTIONS sip:x SIP/2.0\r\nContent-Length: twelve\r\n\r\n");
+            assertTrue(bad.closedByPeer(WAIT), "the bad connection must be closed");
+            good.send(options(good, "still-open", "CSeq: 1 OPTIONS\r\n", "SIP/2.0", ""));
+            String r = good.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            assertCounter(1.0, "transport.connections.closed", "reason", "bad_content_length");
+        }
+    }
+
+    @Test
+    void missingContentLengthOnAStreamClosesTheConnection() throws Exception {
+        try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
+            s.send("OPTIONS sip:x SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:1\r\n\r\n");
+            assertTrue(s.closedByPeer(WAIT));
+            assertCounter(1.0, "transport.connections.closed", "reason", "missing_content_length");
+        }
+    }
+
+    @Test
+    void oversizeMessageClosesOnlyThatConnection() throws Exception {
+        try (SipSocket big = SipSocket.tcp(server.address(Transport.TCP))) {
+            big.send(options(big, "big", "CSeq: 1 OPTIONS\r\n", "SIP/2.0", "X-Pad: " + "x".repeat(5000) + "\r\n"));
+            assertTrue(big.closedByPeer(WAIT));
+            assertCounter(1.0, "transport.connections.closed", "reason", "oversize");
+        }
+        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+            s.send(options(s, "big-udp", "CSeq: 1 OPTIONS\r\n", "SIP/2.0", "X-Pad: " + "x".repeat(5000) + "\r\n"));
+            assertNull(s.receive(Duration.ofMillis(500)));
+            assertCounter(1.0, "sip.datagrams.dropped", "reason", "oversize");
+        }
+    }
+
+    @Test
+    void crlfPingOnAStreamIsAnsweredWithAPong() throws Exception {
+        try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
+            s.send("\r\n\r\n");
+            assertEquals("\r\n", s.receive(WAIT));
+            s.send(options(s, "after-ping", "CSeq: 1 OPTIONS\r\n", "SIP/2.0", ""));
+            String r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            assertFalse(s.closedByPeer(Duration.ofMillis(200)));
+        }
+    }
+
+    @Test
+    void malformedRequestOverTcpGets400AndTheConnectionStays() throws Exception {
+        try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
+            s.send(options(s, "bad-from", "CSeq: 1 OPTIONS\r\n", "SIP/2.0", "").replace("From: <sip:a@127.0.0.1>;tag=1", "From: <<<>>"));
+            String r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 400 Bad From header"), r);
+            s.send(options(s, "after-400", "CSeq: 2 OPTIONS\r\n", "SIP/2.0", ""));
+            r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 200"), r);
+        }
+    }
+}
