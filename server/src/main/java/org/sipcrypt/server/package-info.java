@@ -1,0 +1,29 @@
+/**
+ * The sipcrypt server: {@link org.sipcrypt.server.ServerMain} (command line) and
+ * {@link org.sipcrypt.server.SipcryptServer} (start and graceful stop).
+ *
+ * <p>Thread pools of the server process:
+ * <table>
+ * <caption>threads</caption>
+ * <tr><th>name</th><th>size</th><th>queue bound</th><th>runs</th><th>never runs</th></tr>
+ * <tr><td>{@code sipcrypt-io-N}</td><td>{@code io.threads} (0 = 2 × cores)</td><td>Netty's task queue</td>
+ *     <td>socket I/O, TCP framing, keep-alive pongs, the Call-ID scan that picks a lane</td>
+ *     <td>parsing, JAIN-SIP, routing, database, anything that waits</td></tr>
+ * <tr><td>{@code sipcrypt-sip-N}</td><td>{@code sip.workers} lanes of one thread</td>
+ *     <td>{@code sip.queueCapacity} per lane; beyond it the message is dropped and counted
+ *     ({@code sip.messages.dropped{reason=overload}} / {@code sip.datagrams.dropped})</td>
+ *     <td>parsing, the JAIN-SIP transaction layer, registrar/proxy/redirect logic, continuations of
+ *     database lookups; the messages of one Call-ID always on the same lane, in order</td>
+ *     <td>JDBC calls; waiting for anything but an outgoing TCP connect (bounded by
+ *     {@code tcp.connectTimeout})</td></tr>
+ * <tr><td>{@code sipcrypt-db-N}</td><td>{@code db.poolSize}</td><td>10,000; beyond it the lookup fails
+ *     at once and the request gets 503</td><td>every JDBC statement (HikariCP pool of the same size)</td>
+ *     <td>SIP sending</td></tr>
+ * <tr><td>JAIN-SIP timer</td><td>1</td><td>unbounded (one task per transaction timer)</td>
+ *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
+ * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (two periodic tasks)</td>
+ *     <td>the periodic stats line, purging lapsed bindings (hands the work to the db pool)</td>
+ *     <td>SIP traffic</td></tr>
+ * </table>
+ */
+package org.sipcrypt.server;

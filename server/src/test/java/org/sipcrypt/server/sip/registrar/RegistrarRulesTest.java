@@ -1,0 +1,123 @@
+package org.sipcrypt.server.sip.registrar;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import gov.nist.javax.sip.parser.StringMsgParser;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import javax.sip.SipFactory;
+import javax.sip.header.HeaderFactory;
+import javax.sip.message.Request;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The registrar's rules (RFC 3261 §10.3) on parsed REGISTER requests, without a database. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class RegistrarRulesTest {
+
+    private static final ExpiresPolicy POLICY =
+            new ExpiresPolicy(Duration.ofSeconds(60), Duration.ofHours(2), Duration.ofHours(1));
+    private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
+    private static HeaderFactory headers;
+
+    @BeforeAll
+    static void factories() throws Exception {
+        headers = SipFactory.getInstance().createHeaderFactory();
+    }
+
+    private static Request register(String contacts, String extra) throws Exception {
+        String text = "REGISTER sip:example.com SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK1\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <sip:Alice@Example.COM:5060>;tag=1\r\n"
+                + "To: <sip:Alice@Example.COM:5060>\r\n"
+                + "Call-ID: reg-1\r\nCSeq: 7 REGISTER\r\n"
+                + contacts + extra + "Content-Length: 0\r\n\r\n";
+        return (Request) new StringMsgParser().parseSIPMessage(text.getBytes(StandardCharsets.UTF_8), true, false, null);
+    }
+
+    private static Registrar.Decision decide(Request r) {
+        return Registrar.decide(r, POLICY, NOW, "udp:127.0.0.1:5070", headers);
+    }
+
+    @Test
+    void aorIsUserAtLowerCaseHostWithoutPort() throws Exception {
+        Registrar.Decision d = decide(register("Contact: <sip:alice@10.0.0.1:5070>\r\n", ""));
+        assertEquals(0, d.status);
+        assertEquals("sip:Alice@example.com", d.change.aor());
+        assertEquals("reg-1", d.change.callId());
+        assertEquals(7, d.change.cseq());
+    }
+
+    @Test
+    void contactExpiresParameterBeatsExpiresHeaderAndDefaultApplies() throws Exception {
+        Registrar.Decision d = decide(register(
+                "Contact: <sip:a@10.0.0.1>;expires=120, <sip:a@10.0.0.2>\r\nContact: <sip:a@10.0.0.3;transport=TCP>;q=0.5\r\n",
+                "Expires: 300\r\n"));
+        assertEquals(3, d.change.contacts().size());
+        assertEquals(Duration.ofSeconds(120), d.change.contacts().get(0).expires());
+        assertEquals(Duration.ofSeconds(300), d.change.contacts().get(1).expires());
+        assertEquals(Duration.ofSeconds(300), d.change.contacts().get(2).expires());
+        assertEquals(0.5f, d.change.contacts().get(2).q());
+        assertEquals("sip:a@10.0.0.3;transport=tcp", d.change.contacts().get(2).contactKey());
+
+        Registrar.Decision none = decide(register("Contact: <sip:a@10.0.0.1>\r\n", ""));
+        assertEquals(Duration.ofHours(1), none.change.contacts().get(0).expires());
+    }
+
+    @Test
+    void tooBriefExpiresGets423WithMinExpires() throws Exception {
+        Registrar.Decision d = decide(register("Contact: <sip:a@10.0.0.1>;expires=10\r\n", ""));
+        assertEquals(423, d.status);
+        assertTrue(d.extra.get(0).toString().startsWith("Min-Expires: 60"), d.extra.toString());
+        assertNull(d.change);
+    }
+
+    @Test
+    void tooLongExpiresIsShortenedToTheMaximum() throws Exception {
+        Registrar.Decision d = decide(register("Contact: <sip:a@10.0.0.1>;expires=999999\r\n", ""));
+        assertEquals(Duration.ofHours(2), d.change.contacts().get(0).expires());
+    }
+
+    @Test
+    void zeroExpiresIsARemovalNotTooBrief() throws Exception {
+        Registrar.Decision d = decide(register("Contact: <sip:a@10.0.0.1>;expires=0\r\n", ""));
+        assertEquals(0, d.status);
+        assertEquals(Duration.ZERO, d.change.contacts().get(0).expires());
+    }
+
+    @Test
+    void wildcardWithExpiresZeroRemovesAll() throws Exception {
+        Registrar.Decision d = decide(register("Contact: *\r\n", "Expires: 0\r\n"));
+        assertEquals(0, d.status);
+        assertTrue(d.change.removeAll());
+    }
+
+    @Test
+    void wildcardWithoutExpiresZeroOrWithOtherContactsGets400() throws Exception {
+        assertEquals(400, decide(register("Contact: *\r\n", "Expires: 60\r\n")).status);
+        assertEquals(400, decide(register("Contact: *\r\n", "")).status);
+        assertEquals(400, decide(register("Contact: *\r\nContact: <sip:a@10.0.0.1>\r\n", "Expires: 0\r\n")).status);
+    }
+
+    @Test
+    void noContactIsAQuery() throws Exception {
+        Registrar.Decision d = decide(register("", ""));
+        assertEquals(0, d.status);
+        assertFalse(d.change.removeAll());
+        assertTrue(d.change.contacts().isEmpty());
+    }
+
+    @Test
+    void requiredExtensionGets420ListingItAsUnsupported() throws Exception {
+        Registrar.Decision d = decide(register("Contact: <sip:a@10.0.0.1>\r\n", "Require: gruu\r\n"));
+        assertEquals(420, d.status);
+        assertTrue(d.extra.get(0).toString().contains("gruu"), d.extra.toString());
+    }
+}
