@@ -36,18 +36,16 @@ public final class TestServer implements AutoCloseable {
      *                  a key given twice becomes a list
      */
     public static TestServer start(Path dataDir, String... overrides) throws Exception {
+        Map<String, List<String>> given = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < overrides.length; i += 2) {
+            given.computeIfAbsent(overrides[i], k -> new ArrayList<>()).add(overrides[i + 1]);
+        }
         Map<String, List<String>> s = new LinkedHashMap<>();
         s.put("dataDir", List.of(dataDir.toString()));
         s.put("stats.interval", List.of("0"));
         s.put("shutdown.grace", List.of("2s"));
-        boolean listen = false;
-        for (int i = 0; i + 1 < overrides.length; i += 2) {
-            listen |= overrides[i].equals("listen");
-            s.computeIfAbsent(overrides[i], k -> new ArrayList<>()).add(overrides[i + 1]);
-        }
-        if (!listen) {
-            s.put("listen", List.of("udp:127.0.0.1:0", "tcp:127.0.0.1:0"));
-        }
+        s.put("listen", List.of("udp:127.0.0.1:0", "tcp:127.0.0.1:0"));
+        s.putAll(given);
         TestServer t = new TestServer(dataDir, s);
         t.server = SipcryptServer.start(ConfigLoader.load(null, s));
         return t;

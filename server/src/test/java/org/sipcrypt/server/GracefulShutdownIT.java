@@ -1,0 +1,97 @@
+package org.sipcrypt.server;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestServer;
+import org.sipcrypt.server.transport.Transport;
+
+/** Shutdown refuses new calls with 503 but lets a call in progress get its final response. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GracefulShutdownIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    @TempDir
+    Path dir;
+
+    private static String request(String method, String ruri, SipSocket s, String user, String callId, String extra) {
+        return method + " " + ruri + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP 127.0.0.1:" + s.localPort() + ";branch=z9hG4bK" + callId + ";rport\r\n"
+                + "Max-Forwards: 70\r\nFrom: <sip:caller@127.0.0.1>;tag=c1\r\nTo: <sip:" + user + ">\r\n"
+                + "Call-ID: " + callId + "\r\nCSeq: 1 " + method + "\r\n"
+                + "Contact: <sip:caller@127.0.0.1:" + s.localPort() + ">\r\n" + extra + "Content-Length: 0\r\n\r\n";
+    }
+
+    /** The response to a request, copying its Via, From, To (with a tag), Call-ID and CSeq lines. */
+    private static String answer(String req, String status) {
+        StringBuilder sb = new StringBuilder("SIP/2.0 " + status + "\r\n");
+        for (String line : req.split("\r\n")) {
+            String l = line.toLowerCase(java.util.Locale.ROOT);
+            if (l.startsWith("via:") || l.startsWith("from:") || l.startsWith("call-id:") || l.startsWith("cseq:")) {
+                sb.append(line).append("\r\n");
+            } else if (l.startsWith("to:")) {
+                sb.append(line).append(";tag=callee\r\n");
+            }
+        }
+        return sb.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
+    @Test
+    void drainingRefusesNewCallsButFinishesTheCallInProgress() throws Exception {
+        TestServer server = TestServer.start(dir, "shutdown.grace", "20s");
+        String hp = server.hostPort(Transport.UDP);
+        try (SipSocket callee = SipSocket.udp(server.address(Transport.UDP));
+             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
+            callee.send(request("REGISTER", "sip:" + hp, callee, "bob@" + hp, "reg", ""));
+            String reg = callee.receive(WAIT);
+            assertNotNull(reg);
+            assertTrue(reg.startsWith("SIP/2.0 200"), reg);
+
+            caller.send(request("INVITE", "sip:bob@" + hp, caller, "bob@" + hp, "call-1", ""));
+            String trying = caller.receive(WAIT);
+            assertNotNull(trying);
+            assertTrue(trying.startsWith("SIP/2.0 100"), trying);
+            String invite = callee.receive(WAIT);
+            assertNotNull(invite);
+            assertTrue(invite.startsWith("INVITE "), invite);
+
+            Thread closer = new Thread(server::close, "test-closer");
+            closer.start();
+            // a new call during the drain is refused
+            String refused = null;
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (refused == null && System.nanoTime() < deadline) {
+                caller.send(request("INVITE", "sip:bob@" + hp, caller, "bob@" + hp, "call-2-" + System.nanoTime(), ""));
+                String r = caller.receive(Duration.ofMillis(300));
+                if (r != null && r.startsWith("SIP/2.0 503")) {
+                    refused = r;
+                }
+            }
+            assertNotNull(refused, "no 503 during the drain");
+            assertTrue(closer.isAlive(), "the server waits for the call in progress");
+
+            // the call in progress still gets its final response through the proxy
+            callee.send(answer(invite, "486 Busy Here"));
+            String busy = null;
+            deadline = System.nanoTime() + WAIT.toNanos();
+            while (busy == null && System.nanoTime() < deadline) {
+                String r = caller.receive(Duration.ofMillis(500));
+                if (r != null && r.startsWith("SIP/2.0 486")) {
+                    busy = r;
+                }
+            }
+            assertNotNull(busy, "the call in progress was not finished");
+            closer.join(WAIT.toMillis());
+            assertFalse(closer.isAlive(), "shutdown did not finish after the last call ended");
+        }
+    }
+}
