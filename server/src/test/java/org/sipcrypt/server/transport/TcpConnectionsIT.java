@@ -1,0 +1,93 @@
+package org.sipcrypt.server.transport;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestServer;
+
+/** TCP connection life cycle: reuse by peer address, idle timeout, the connection cap. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TcpConnectionsIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    @TempDir
+    Path dir;
+
+    private static String request(String method, String ruri, SipSocket s, String to, String callId, String contactUser) {
+        return method + " " + ruri + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/TCP 127.0.0.1:" + s.localPort() + ";branch=z9hG4bK" + callId + "\r\n"
+                + "Max-Forwards: 70\r\nFrom: <sip:" + contactUser + "@127.0.0.1>;tag=t1\r\nTo: <sip:" + to + ">\r\n"
+                + "Call-ID: " + callId + "\r\nCSeq: 1 " + method + "\r\n"
+                + "Contact: <sip:" + contactUser + "@127.0.0.1:" + s.localPort() + ";transport=tcp>\r\n"
+                + "Content-Length: 0\r\n\r\n";
+    }
+
+    private static double counter(TestServer server, String name, String tag, String value) {
+        return server.server().transportCounters().value(name, tag, value);
+    }
+
+    @Test
+    void requestToARegisteredPeerReusesTheConnectionItOpened() throws Exception {
+        try (TestServer server = TestServer.start(dir)) {
+            String hp = server.hostPort(Transport.TCP);
+            try (SipSocket callee = SipSocket.tcp(server.address(Transport.TCP));
+                 SipSocket caller = SipSocket.tcp(server.address(Transport.TCP))) {
+                callee.send(request("REGISTER", "sip:" + hp, callee, "bob@" + hp, "reg-tcp", "bob"));
+                String ok = callee.receive(WAIT);
+                assertNotNull(ok);
+                assertTrue(ok.startsWith("SIP/2.0 200"), ok);
+                caller.send(request("INVITE", "sip:bob@" + hp, caller, "bob@" + hp, "inv-tcp", "alice"));
+                String invite = null;
+                long deadline = System.nanoTime() + WAIT.toNanos();
+                while (invite == null && System.nanoTime() < deadline) {
+                    String r = callee.receive(Duration.ofMillis(500));
+                    if (r != null && r.startsWith("INVITE ")) {
+                        invite = r;
+                    }
+                }
+                assertNotNull(invite, "the INVITE did not come over the callee's own connection");
+                assertTrue(counter(server, "transport.connections.opened", "direction", "outbound") == 0,
+                        "the proxy opened a new connection instead of reusing the callee's");
+            }
+        }
+    }
+
+    @Test
+    void idleConnectionIsClosedByItsTimer() throws Exception {
+        try (TestServer server = TestServer.start(dir, "tcp.idleTimeout", "300ms")) {
+            try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
+                assertTrue(s.closedByPeer(WAIT));
+                Await.until(() -> counter(server, "transport.connections.closed", "reason", "idle") == 1, WAIT,
+                        () -> server.server().statsLine());
+            }
+        }
+    }
+
+    @Test
+    void connectionsBeyondTheCapAreClosedAndCounted() throws Exception {
+        try (TestServer server = TestServer.start(dir, "tcp.maxConnections", "2")) {
+            try (SipSocket a = SipSocket.tcp(server.address(Transport.TCP));
+                 SipSocket b = SipSocket.tcp(server.address(Transport.TCP))) {
+                Await.until(() -> server.server().transportCounters().openConnections().get() == 2, WAIT,
+                        () -> server.server().statsLine());
+                try (SipSocket c = SipSocket.tcp(server.address(Transport.TCP))) {
+                    assertTrue(c.closedByPeer(WAIT), "the third connection must be closed");
+                }
+                assertFalse(a.closedByPeer(Duration.ofMillis(200)));
+                assertFalse(b.closedByPeer(Duration.ofMillis(200)));
+                Await.until(() -> counter(server, "transport.connections.closed", "reason", "cap") == 1, WAIT,
+                        () -> server.server().statsLine());
+            }
+        }
+    }
+}
