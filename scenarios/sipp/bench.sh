@@ -2,7 +2,7 @@
 # Peak call rate of the sipcrypt server as a Record-Routing stateful proxy, measured with SIPp.
 # A benchmark, not a test: it prints numbers and fails only when it cannot measure.
 #
-# For each transport implementation (netty, jain-nio) and each transport (udp, tcp one connection):
+# For each transport implementation (netty, jain-nio, jain-oio) and each transport (udp, tcp one connection):
 #   1. start the server jar on 127.0.0.1 with a fresh data directory,
 #   2. start a SIPp UAS (uas.xml) and register it as sip:bench@127.0.0.1 (register.xml),
 #   3. warm up, then step the call rate of a SIPp UAC (uac.xml, calls to bench@): start at
@@ -11,9 +11,11 @@
 #      since near a UDP server's limit the same rate either passes or collapses.
 #   A step sends RATE x STEP_SECONDS calls. It passes when fewer than MAX_FAILED_PCT % of them
 #   failed or did not finish in time (counted from SIPp's -trace_stat file, not its exit code) and
-#   the calls went through at MIN_ACHIEVED_PCT % of the rate or more (SIPp holds back new calls
-#   when 3 x RATE calls are open). Server CPU is read from /proc/PID/stat (utime + stime) over the
-#   step, in % of one core.
+#   SIPp created them at MIN_ACHIEVED_PCT % of the rate or more (it holds back new calls while
+#   3 x RATE calls are open, so a slow server shows as a lower rate rather than as failures).
+#   Server CPU is read from /proc/PID/stat (utime + stime) over the load window (until the last
+#   call was created), in % of one core; CPU us per call is the server's CPU time over the whole
+#   step divided by the successful calls.
 # Then a Markdown table: transport, implementation, peak calls/s, server CPU % at peak, CPU us/call.
 #
 # --no-server skips the server: the UAC calls the UAS directly, which measures SIPp's own ceiling
@@ -21,7 +23,7 @@
 #
 # Options (each also an environment variable of the upper-case name, e.g. STEP_SECONDS=5):
 #   --jar PATH               server jar (default server/target/sipcrypt-server.jar)
-#   --impls "netty jain-nio" transport implementations to measure
+#   --impls "netty jain-nio jain-oio" transport implementations to measure
 #   --transports "udp tcp"   transports to measure (tcp = one connection, SIPp -t t1)
 #   --start-rate N           first step, calls/s (default 200)
 #   --max-rate N             no step goes above this (default 20000)
@@ -46,7 +48,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
-IMPLS=${IMPLS:-netty jain-nio}
+IMPLS=${IMPLS:-netty jain-nio jain-oio}
 TRANSPORTS=${TRANSPORTS:-udp tcp}
 START_RATE=${START_RATE:-200}
 MAX_RATE=${MAX_RATE:-20000}
@@ -99,7 +101,7 @@ for t in $TRANSPORTS; do
     [[ $t == udp || $t == tcp ]] || die "--transports: unknown transport \"$t\" (expected udp or tcp)"
 done
 for i in $IMPLS; do
-    [[ $i == netty || $i == jain-nio ]] || die "--impls: unknown implementation \"$i\" (expected netty or jain-nio)"
+    [[ $i == netty || $i == jain-nio || $i == jain-oio ]] || die "--impls: unknown implementation \"$i\" (expected netty, jain-nio or jain-oio)"
 done
 for v in START_RATE MAX_RATE REFINE STEP_SECONDS WARMUP_SECONDS BUDGET_SECONDS SERVER_PORT; do
     [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
@@ -137,11 +139,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Ends a process this script started (a `timeout` wrapper, which passes the signal on to its
-# command): TERM, up to 5 s grace, then KILL. Its command is signalled too, by PID.
+# command and kills it after its -k grace): TERM, up to 5 s grace, then KILL. Its command is
+# signalled too, by PID, and killed only while it is still the same process (same start time).
 stop_pid() {
-    local pid=$1 child
-    kill -0 "$pid" 2>/dev/null || return 0
+    local pid=$1 child started_at
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; forget_pid "$pid"; return 0; }
     child=$(child_of "$pid")
+    [[ -n $child ]] && started_at=$(start_time "$child")
     kill -TERM "$pid" 2>/dev/null
     [[ -n $child ]] && kill -TERM "$child" 2>/dev/null
     for _ in $(seq 50); do
@@ -149,10 +153,16 @@ stop_pid() {
         sleep 0.1
     done
     kill -KILL "$pid" 2>/dev/null
-    [[ -n $child ]] && kill -KILL "$child" 2>/dev/null
+    if [[ -n $child && -n $started_at && $(start_time "$child") == "$started_at" ]]; then
+        kill -KILL "$child" 2>/dev/null
+    fi
     wait "$pid" 2>/dev/null
     forget_pid "$pid"
     return 0
+}
+
+start_time() {      # field 22 of /proc/PID/stat: when the process started, in clock ticks since boot
+    awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[20] }' "/proc/$1/stat" 2>/dev/null
 }
 
 forget_pid() {      # drops a reaped PID from the list, so that cleanup never signals a reused PID
@@ -197,13 +207,21 @@ wait_listening() {  # proto port wrapper-pid what
     return 1
 }
 
-# prints "created successful failed" from the last line of a SIPp -trace_stat file (0 0 0 if none)
-stat_counts() {
-    [[ -s $1 ]] || { echo "0 0 0"; return; }
-    awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "TotalCallCreated") t = i;
-                    if ($i == "SuccessfulCall(C)") s = i; if ($i == "FailedCall(C)") f = i } }
-               NR > 1 && NF > 1 { last = $0 }
-               END { split(last, a, ";"); print a[t] + 0, a[s] + 0, a[f] + 0 }' "$1"
+# From a SIPp -trace_stat file, prints "created successful failed" of its last line, then how many
+# calls were created and after how many seconds, at the first line where TARGET calls were created
+# (or at the last line, when SIPp never got there). Zeros without a file.
+stat_counts() {     # file target
+    [[ -s $1 ]] || { echo "0 0 0 0 0"; return; }
+    awk -F';' -v target="$2" '
+        function epoch(field,   p) { split(field, p, "\t"); return p[3] + 0 }
+        NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "TotalCallCreated") t = i;
+                      if ($i == "SuccessfulCall(C)") s = i; if ($i == "FailedCall(C)") f = i;
+                      if ($i == "StartTime") st = i; if ($i == "CurrentTime") ct = i } }
+        NR > 1 && NF > 1 { last = $0
+                           if (!made && $t >= target) { made = $t; secs = epoch($ct) - epoch($st) } }
+        END { split(last, a, ";")
+              if (!made) { made = a[t] + 0; secs = epoch(a[ct]) - epoch(a[st]) }
+              printf "%d %d %d %d %.3f\n", a[t], a[s], a[f], made, secs }' "$1"
 }
 
 start_server() {    # impl -> sets server_wrapper, server_pid
@@ -245,17 +263,18 @@ start_uas() {       # transport tag -> sets uas_wrapper, uas_pid
 register_uas() {    # transport tag
     local rc=0
     timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
-        -s bench -key contact_port "$UAS_PORT" -key contact_transport "$1" -m 1 -timeout 10 -nostdin \
+        -s "bench-$1" -key contact_port "$UAS_PORT" -key contact_transport "$1" -m 1 -timeout 10 -nostdin \
         -trace_err -error_file "$work/$2-register-errors.log" \
         "127.0.0.1:$SERVER_PORT" >/dev/null 2>"$work/$2-register.stderr" &
     local wrapper=$!
     started+=("$wrapper")
     wait "$wrapper" || rc=$?
     forget_pid "$wrapper"
-    (( rc == 0 )) || die "REGISTER of bench@127.0.0.1 -> 127.0.0.1:$UAS_PORT;transport=$1 failed (SIPp exit $rc): $(tail -c 600 "$work/$2-register-errors.log" 2>/dev/null)"
+    (( rc == 0 )) || die "REGISTER of bench-$1@127.0.0.1 -> 127.0.0.1:$UAS_PORT;transport=$1 failed (SIPp exit $rc): $(tail -c 600 "$work/$2-register-errors.log" 2>/dev/null)"
 }
 
-# Runs one step; sets step_ok step_failed_pct step_achieved step_cpu_pct step_us_per_call step_sipp_pct
+# Runs one step; sets step_ok step_failed_pct step_achieved (calls/s at which SIPp created the calls)
+# step_cpu_pct step_us_per_call step_sipp_pct
 step_no=0
 run_step() {        # transport rate seconds tag
     local transport=$1 rate=$2 seconds=$3 tag=$4 mode=u1 target remote rc=0
@@ -266,45 +285,60 @@ run_step() {        # transport rate seconds tag
     step_no=$((step_no + 1))
     local stf="$work/$tag-step$step_no-r$rate.csv"
     local measured=${server_pid:-$uas_pid}
-    local cpu0 sipp0 t0 t1 cpu1 sipp1
+    local cpu0 uas0 t0
     cpu0=$(cpu_ticks "$measured")
-    sipp0=$(( $(cpu_ticks "$uas_pid") ))
+    uas0=$(cpu_ticks "$uas_pid")
     t0=$(now_ns)
     timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$here/uac.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-        -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -s bench -r "$rate" -m "$target" \
-        -timeout "$((seconds + GRACE_SECONDS))" -nostdin -trace_stat -stf "$stf" -fd 1 \
+        -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -s "bench-$transport" -r "$rate" -m "$target" \
+        -timeout "$((seconds + GRACE_SECONDS))" -nostdin -trace_stat -stf "$stf" -fd 100ms \
         -trace_err -error_file "$work/$tag-step$step_no-errors.log" \
         "$remote" >/dev/null 2>"$work/$tag-step$step_no.stderr" &
     local uac_wrapper=$!
     started+=("$uac_wrapper")
-    local uac_pid uac_ticks=0 last
+    local uac_pid uac_ticks=0 last col= made
     uac_pid=$(command_pid "$uac_wrapper")
-    # the UAC's CPU is read while it runs (its /proc entry is gone once it exits)
+    # The load window ends when SIPp has created the step's last call (its statistics line, written
+    # every 100 ms, says so): CPU % is taken over that window, so that a few calls still waiting for
+    # retransmissions do not dilute it. The UAC's CPU is read while it runs (its /proc entry goes
+    # when it exits).
+    local w_ns= w_cpu= w_uas= w_uac=
     while kill -0 "$uac_wrapper" 2>/dev/null; do
         [[ -n $uac_pid ]] && last=$(cpu_ticks "$uac_pid") && (( last > 0 )) && uac_ticks=$last
+        if [[ -z $w_ns && -s $stf ]]; then
+            [[ -n $col ]] || col=$(head -1 "$stf" | tr ';' '\n' | grep -nx 'TotalCallCreated' | cut -d: -f1)
+            made=$( [[ -n $col ]] && tail -n 1 "$stf" | cut -d';' -f"$col")
+            if [[ $made =~ ^[0-9]+$ ]] && (( made >= target )); then
+                w_ns=$(now_ns) w_cpu=$(cpu_ticks "$measured") w_uas=$(cpu_ticks "$uas_pid") w_uac=$uac_ticks
+            fi
+        fi
         sleep 0.1
     done
     wait "$uac_wrapper" || rc=$?
+    local t1 cpu1
     t1=$(now_ns)
-    forget_pid "$uac_wrapper"
     cpu1=$(cpu_ticks "$measured")
-    sipp1=$(( $(cpu_ticks "$uas_pid") ))
-    local created ok failed
-    read -r created ok failed < <(stat_counts "$stf")
-    local wall_ms=$(( (t1 - t0) / 1000000 ))
-    (( wall_ms > 0 )) || wall_ms=1
+    forget_pid "$uac_wrapper"
+    if [[ -z $w_ns ]]; then      # SIPp ended before it had created every call: the whole run
+        w_ns=$t1 w_cpu=$cpu1 w_uas=$(cpu_ticks "$uas_pid") w_uac=$uac_ticks
+    fi
+    local created ok failed made_at creating_s
+    read -r created ok failed made_at creating_s < <(stat_counts "$stf" "$target")
     read -r step_failed_pct step_achieved step_cpu_pct step_us_per_call step_sipp_pct < <(awk \
-        -v target="$target" -v ok="$ok" -v ms="$wall_ms" -v seconds="$seconds" -v tck="$CLK_TCK" \
-        -v cpu="$((cpu1 - cpu0))" -v uas="$((sipp1 - sipp0))" -v uac="$uac_ticks" 'BEGIN {
-            cpu_s = cpu / tck
-            achieved = ok / (ms / 1000.0)
-            printf "%.2f %.0f %.0f %.0f %.0f\n", 100.0 * (target - ok) / target, achieved,
-                100.0 * cpu_s / (ms / 1000.0), (ok > 0 ? cpu_s * 1e6 / ok : 0),
-                100.0 * ((uas + uac) / tck) / (ms / 1000.0) }')
+        -v target="$target" -v ok="$ok" -v made="$made_at" -v creating="$creating_s" -v tck="$CLK_TCK" \
+        -v window="$(( (w_ns - t0) / 1000000 ))" -v wcpu="$((w_cpu - cpu0))" -v cpu="$((cpu1 - cpu0))" \
+        -v sipp="$(( w_uas - uas0 + w_uac ))" 'BEGIN {
+            window = (window > 0 ? window : 1) / 1000.0
+            printf "%.2f %.0f %.0f %.0f %.0f\n",
+                100.0 * (target - ok) / target,
+                (creating > 0 ? made / creating : 0),
+                100.0 * (wcpu / tck) / window,
+                (ok > 0 ? (cpu / tck) * 1e6 / ok : 0),
+                100.0 * (sipp / tck) / window }')
     step_ok=$(awk -v f="$step_failed_pct" -v a="$step_achieved" -v r="$rate" \
         -v maxf="$MAX_FAILED_PCT" -v mina="$MIN_ACHIEVED_PCT" \
         'BEGIN { print ((f < maxf && a >= r * mina / 100.0) ? 1 : 0) }')
-    log "$(printf '%-14s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, %s cps achieved, CPU %s%% (%s us/call), SIPp CPU %s%%' \
+    log "$(printf '%-14s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, created at %s cps, CPU %s%% (%s us/call), SIPp CPU %s%%' \
         "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$ok" "$target" "$failed" "$rc" \
         "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us_per_call" "$step_sipp_pct")"
     sleep "$COOLDOWN_SECONDS"

@@ -32,7 +32,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param ioThreads          Netty event-loop threads; 0 means twice the number of cores
  * @param sipWorkers         SIP worker lanes (each a single thread; a call stays on one lane)
  * @param sipQueueCapacity   bound of each lane's queue; messages beyond it are dropped and counted
- * @param transportImpl      netty (sipcrypt's) or jain-nio (JAIN-SIP's built-in, for comparison)
+ * @param transportImpl      netty (sipcrypt's), or jain-nio or jain-oio (JAIN-SIP's built-in ones, for comparison)
  * @param minExpires         registrations asking for less get 423 (RFC 3261 §10.3 step 7)
  * @param maxExpires         registrations asking for more are shortened to this
  * @param defaultExpires     registrations that ask for nothing get this

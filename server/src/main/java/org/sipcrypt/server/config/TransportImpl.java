@@ -4,13 +4,15 @@ import java.util.Locale;
 
 /**
  * Which transport implementation carries SIP under the JAIN-SIP stack: sipcrypt's Netty transport
- * (the default) or JAIN-SIP's own built-in NIO transport, kept selectable so the two can be
- * measured side by side with the same application.
+ * (the default), or one of JAIN-SIP's own built-in transports (its NIO one, or the blocking-socket
+ * one that is the stack's default), kept selectable so they can be measured side by side with the
+ * same application.
  * Threading: immutable.
  */
 public enum TransportImpl {
     NETTY("netty"),
-    JAIN_NIO("jain-nio");
+    JAIN_NIO("jain-nio"),
+    JAIN_OIO("jain-oio");
 
     private final String configName;
 
@@ -24,7 +26,7 @@ public enum TransportImpl {
     }
 
     /**
-     * Parses {@code netty} or {@code jain-nio}.
+     * Parses {@code netty}, {@code jain-nio} or {@code jain-oio}.
      *
      * @throws IllegalArgumentException naming the value when it is neither
      */
@@ -35,6 +37,6 @@ public enum TransportImpl {
             }
         }
         throw new IllegalArgumentException(
-                "unknown transport implementation \"" + name + "\" (expected netty or jain-nio)");
+                "unknown transport implementation \"" + name + "\" (expected netty, jain-nio or jain-oio)");
     }
 }

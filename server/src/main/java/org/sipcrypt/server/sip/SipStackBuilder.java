@@ -21,6 +21,8 @@ public final class SipStackBuilder {
     public static final String NETTY_FACTORY = "org.sipcrypt.server.transport.netty.NettyMessageProcessorFactory";
     /** JAIN-SIP's own NIO transport, kept for side-by-side measurements. */
     public static final String JAIN_NIO_FACTORY = "gov.nist.javax.sip.stack.NioMessageProcessorFactory";
+    /** JAIN-SIP's default transport (a thread per socket), kept for side-by-side measurements. */
+    public static final String JAIN_OIO_FACTORY = "gov.nist.javax.sip.stack.OIOMessageProcessorFactory";
 
     private static final AtomicInteger instances = new AtomicInteger();
 
@@ -50,8 +52,11 @@ public final class SipStackBuilder {
         p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", "200000");
         p.setProperty("gov.nist.javax.sip.MAX_CLIENT_TRANSACTIONS", "200000");
         p.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", "gov.nist.javax.sip.stack.timers.ScheduledExecutorSipTimer");
-        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
-                config.transportImpl() == TransportImpl.NETTY ? NETTY_FACTORY : JAIN_NIO_FACTORY);
+        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY", switch (config.transportImpl()) {
+            case NETTY -> NETTY_FACTORY;
+            case JAIN_NIO -> JAIN_NIO_FACTORY;
+            case JAIN_OIO -> JAIN_OIO_FACTORY;
+        });
         // used by the jain-nio transport only
         p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(config.sipWorkers()));
         p.setProperty("gov.nist.javax.sip.TCP_POST_PARSING_THREAD_POOL_SIZE", Integer.toString(config.sipWorkers()));

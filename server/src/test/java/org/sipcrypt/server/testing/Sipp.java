@@ -7,6 +7,7 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,7 +63,10 @@ public final class Sipp {
     private static final int MAX_SOCKETS = 4096;
     private static final int TAIL_CHARS = 2_000;
 
-    /** SIPp transport modes ({@code -t}). Debian's build has no TLS. */
+    /**
+     * SIPp transport modes ({@code -t}). Debian's build has no TLS.
+     * Threading: immutable.
+     */
     public enum Mode {
         /** UDP, one socket ({@code -t u1}). */
         UDP("u1", "udp"),
@@ -177,14 +181,23 @@ public final class Sipp {
         for (int attempt = 0; attempt < 50; attempt++) {
             try (ServerSocket tcp = new ServerSocket(0, 1, loopback)) {
                 int port = tcp.getLocalPort();
-                try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(loopback, port))) {
+                if (udpFree(loopback, port)) {
                     return port;
-                } catch (java.net.BindException inUse) {
-                    // this TCP port's UDP twin is taken; try another
                 }
             }
         }
         throw new IOException("no port free for both UDP and TCP on " + LOOPBACK + " after 50 attempts");
+    }
+
+    private static boolean udpFree(InetAddress address, int port) {
+        DatagramSocket probe;
+        try {
+            probe = new DatagramSocket(new InetSocketAddress(address, port));
+        } catch (SocketException inUse) {
+            return false;   // the answer, not an error: this TCP port's UDP twin is taken
+        }
+        probe.close();
+        return true;
     }
 
     /** Transport mode; default {@link Mode#UDP}. */
@@ -269,8 +282,10 @@ public final class Sipp {
     }
 
     /**
-     * Runs the scenario as a client to completion: until the call limit, SIPp's timeout, or the
-     * hard timeout a few seconds later (then the process is killed and {@link Result#timedOut()}).
+     * Runs the scenario as a client to completion: until the call limit, SIPp's own timeout, or
+     * the hard timeout 5 s later, when the process gets TERM (SIPp then writes its final
+     * statistics) and 5 s after that KILL; {@link Result#timedOut()} tells. An overloaded SIPp
+     * that still has calls open does not stop at its own timeout.
      */
     public Result run() throws IOException, InterruptedException {
         if (remoteHost == null) {

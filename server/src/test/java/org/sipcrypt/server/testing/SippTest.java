@@ -15,24 +15,36 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 @Timeout(60)
 class SippTest {
 
     @Test
     void uacCompletesFiftyCallsAgainstUasOverUdp() throws Exception {
-        try (Sipp.Running uas = Sipp.startUas(Sipp.Mode.UDP, 0, 50, Duration.ofSeconds(40))) {
+        assertUacCompletesCallsAgainstUas(Sipp.Mode.UDP, 50);
+    }
+
+    @ParameterizedTest(name = "over {0}")
+    @EnumSource(value = Sipp.Mode.class, names = {"TCP", "TCP_PER_CALL"})
+    void uacCompletesCallsAgainstUasOverTcp(Sipp.Mode mode) throws Exception {
+        assertUacCompletesCallsAgainstUas(mode, 20);
+    }
+
+    private static void assertUacCompletesCallsAgainstUas(Sipp.Mode mode, int calls) throws Exception {
+        try (Sipp.Running uas = Sipp.startUas(mode, 0, calls, Duration.ofSeconds(40))) {
             Sipp.Result uac = Sipp.scenario("uac.xml")
-                    .mode(Sipp.Mode.UDP)
+                    .mode(mode)
                     .remote("127.0.0.1", uas.port())
                     .service("alice")
                     .rate(50)
-                    .calls(50)
+                    .calls(calls)
                     .timeout(Duration.ofSeconds(30))
                     .run();
 
             assertTrue(uac.allCallsSucceeded(), uac::describe);
-            assertEquals(50, uac.successfulCalls(), uac::describe);
+            assertEquals(calls, uac.successfulCalls(), uac::describe);
             Sipp.Result server = uas.stop();
             assertEquals(0, server.failedCalls(), server::describe);
             assertFalse(uas.isAlive());
