@@ -78,11 +78,6 @@ public final class SipWorkers implements AutoCloseable {
         return task -> lane.execute(guarded(task));
     }
 
-    /** Whether the calling thread is one of the lanes. */
-    public boolean inLane() {
-        return Thread.currentThread().getName().startsWith("sipcrypt-sip-");
-    }
-
     /** Tasks waiting in all lanes. */
     public int queued() {
         int n = 0;

@@ -5,7 +5,6 @@ import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
-import java.util.Locale;
 import java.util.Objects;
 import javax.sip.ClientTransaction;
 import javax.sip.InvalidArgumentException;
@@ -101,11 +100,18 @@ public final class StatefulProxy {
         } else if (ctx.local().isLocal(sip) || ctx.local().isLocalDomain(sip.getHost()) && sip.getUser() != null
                 && isOurPortOrNone(sip)) {
             lookupAndForward(call, fwd, sip);
-        } else if (routes.defaultRoute().isPresent()) {
+        } else if (routes.defaultRoute().isPresent() && !inDialog(fwd)) {
+            // RFC 3261 §12.2.1.1: a mid-dialog request whose route set ends here goes to the
+            // dialog's remote target, not through the default route (a detour, or a loop back)
             forward(call, fwd, List.of(new Target(null, routes.defaultRoute().get())));
         } else {
             forward(call, fwd, List.of(new Target(null, null)));
         }
+    }
+
+    private static boolean inDialog(Request r) {
+        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
+        return to != null && to.getTag() != null;
     }
 
     private boolean isOurPortOrNone(SipURI sip) {
@@ -418,10 +424,5 @@ public final class StatefulProxy {
 
     private static String callId(Request r) {
         return ((CallIdHeader) r.getHeader(CallIdHeader.NAME)).getCallId();
-    }
-
-    @Override
-    public String toString() {
-        return "proxy(recordRoute=" + recordRoute + ")".toLowerCase(Locale.ROOT);
     }
 }

@@ -146,7 +146,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         CompletableFuture<NettyTcpMessageChannel> f = connections.compute(key,
                 (k, old) -> old == null || isDead(old) ? connect(k) : old);
         if (!f.isDone()) {
-            if (transport().group().next().inEventLoop() || Thread.currentThread().getName().startsWith("sipcrypt-io")) {
+            if (Thread.currentThread().getName().startsWith("sipcrypt-io")) {
                 throw new IOException("connection to " + key + " not ready and the event loop must not wait");
             }
             try {

@@ -1,0 +1,198 @@
+package org.sipcrypt.server.sip.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.concurrent.TimeUnit;
+import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.sipcrypt.server.testing.SipExchange;
+import org.sipcrypt.server.testing.TestServer;
+import org.sipcrypt.server.testing.TestUa;
+import org.sipcrypt.server.transport.Transport;
+
+/** A whole call, INVITE to BYE, through the stateful proxy to a registered callee. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ProxyCallIT {
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "call over {0}, {1} connections")
+    @CsvSource({"UDP, persistent", "TCP, persistent", "TCP, per-call"})
+    void callThroughProxyReachesCalleeAndEndsWithBye(Transport t, String connection) throws Exception {
+        try (TestServer server = TestServer.start(dir, "tcp.connection", connection);
+             TestUa callee = TestUa.start("bob", t);
+             TestUa caller = TestUa.start("alice", t)) {
+            assertEquals(Response.OK, callee.register(server.address(t), 600).getStatusCode());
+
+            TestUa.Call call = caller.call(callee.aor(), server.address(t));
+            Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            assertEquals(callee.contactUri().toString(), invite.getRequestURI().toString());
+            assertProxyVia(invite, server, t);
+            assertEquals(List.of(recordRoute(server, t)), recordRoutes(invite));
+            assertEquals(69, ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).getMaxForwards());
+            assertEquals(List.of(server.hostPort(t), "127.0.0.1:" + caller.port()), vias(invite));
+            // a UDP callee may repeat its 200 until the ACK arrives: compare without repeats
+            assertEquals(List.of(Response.TRYING, Response.RINGING, Response.OK),
+                    call.invite().statuses().stream().distinct().toList());
+
+            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            assertEquals(Response.OK, call.hangUp().getStatusCode());
+            Request bye = callee.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertProxyVia(bye, server, t);
+            assertEquals(List.of(), callee.errors());
+            assertEquals(List.of(), caller.errors());
+        }
+    }
+
+    @Test
+    void callFromUdpToTcpIsRecordRoutedOnBothTransports() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             TestUa callee = TestUa.start("bob", Transport.TCP);
+             TestUa caller = TestUa.start("alice", Transport.UDP)) {
+            assertEquals(Response.OK, callee.register(server.address(Transport.TCP), 600).getStatusCode());
+
+            TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
+            Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            assertProxyVia(invite, server, Transport.TCP);
+            // RFC 5658: one entry for the interface towards the callee, one towards the caller
+            assertEquals(List.of(recordRoute(server, Transport.TCP), recordRoute(server, Transport.UDP)),
+                    recordRoutes(invite));
+
+            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            assertEquals(Response.OK, call.hangUp().getStatusCode());
+            assertProxyVia(callee.awaitRequest(Request.BYE, TestUa.TIMEOUT), server, Transport.TCP);
+        }
+    }
+
+    @Test
+    void withoutRecordRouteOnlyTheInviteGoesThroughTheProxy() throws Exception {
+        try (TestServer server = TestServer.start(dir, "recordRoute", "false");
+             TestUa callee = TestUa.start("bob", Transport.UDP);
+             TestUa caller = TestUa.start("alice", Transport.UDP)) {
+            assertEquals(Response.OK, callee.register(server.address(Transport.UDP), 600).getStatusCode());
+
+            TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
+            Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            assertEquals(List.of(), recordRoutes(invite));
+            assertProxyVia(invite, server, Transport.UDP);
+            assertEquals(Response.OK, call.hangUp().getStatusCode());
+
+            // RFC 3261 §16.6 step 4: a proxy that does not record-route is not on the dialog's path
+            Request bye = callee.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertEquals(caller.port(), ((ViaHeader) bye.getHeader(ViaHeader.NAME)).getPort());
+            Request ack = callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            assertEquals(caller.port(), ((ViaHeader) ack.getHeader(ViaHeader.NAME)).getPort());
+        }
+    }
+
+    @Test
+    void reInviteWithinTheCallFollowsTheRouteSet() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             TestUa callee = TestUa.start("bob", Transport.UDP);
+             TestUa caller = TestUa.start("alice", Transport.TCP)) {
+            assertEquals(Response.OK, callee.register(server.address(Transport.UDP), 600).getStatusCode());
+            TestUa.Call call = caller.call(callee.aor(), server.address(Transport.TCP));
+            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+
+            SipExchange reInvite = caller.sendInDialog(call.invite().dialog(), Request.INVITE);
+
+            assertEquals(Response.OK, reInvite.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            List<Request> invites = callee.received(Request.INVITE);
+            assertEquals(2, invites.size(), "initial INVITE and re-INVITE");
+            assertProxyVia(invites.get(1), server, Transport.UDP);
+            assertEquals(List.of(), recordRoutes(invites.get(1)), "the route set is fixed at dialog creation");
+            Request ack = callee.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).get(1);
+            assertProxyVia(ack, server, Transport.UDP);
+            assertEquals(Response.OK, call.hangUp().getStatusCode());
+        }
+    }
+
+    @Test
+    void calleeHangsUpAcrossTheTransportChange() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             TestUa callee = TestUa.start("bob", Transport.TCP);
+             TestUa caller = TestUa.start("alice", Transport.UDP)) {
+            assertEquals(Response.OK, callee.register(server.address(Transport.TCP), 600).getStatusCode());
+            caller.call(callee.aor(), server.address(Transport.UDP));
+            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+
+            Response ok = callee.hangUpAnswered().awaitFinal(TestUa.TIMEOUT);
+
+            assertEquals(Response.OK, ok.getStatusCode());
+            Request bye = caller.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertProxyVia(bye, server, Transport.UDP);
+            assertEquals(caller.contactUri().toString(), bye.getRequestURI().toString());
+        }
+    }
+
+    @Test
+    void forkedCallIsAnsweredByOneContactAndCancelledAtTheOther() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             TestUa desk = TestUa.start("bob", Transport.UDP);
+             TestUa mobile = TestUa.start("bob", Transport.TCP);
+             TestUa caller = TestUa.start("alice", Transport.UDP)) {
+            desk.answer(Request.INVITE, TestUa.Answer.ringForever());
+            assertEquals(Response.OK, desk.register(server.address(Transport.UDP), 600).getStatusCode());
+            assertEquals(Response.OK, mobile.register(server.address(Transport.TCP), 600).getStatusCode());
+
+            TestUa.Call call = caller.call(desk.aor(), server.address(Transport.UDP));
+
+            // RFC 3261 §16.7 step 10: once a 2xx went upstream the other branches are cancelled
+            desk.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            desk.awaitRequest(Request.CANCEL, TestUa.TIMEOUT);
+            mobile.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            assertEquals(Response.OK, call.hangUp().getStatusCode());
+            mobile.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertEquals(List.of(), desk.received(Request.BYE));
+            Response answer = call.invite().await(Response.OK, TestUa.TIMEOUT);
+            assertEquals(List.of(mobile.contactUri().toString()), TestUa.contacts(answer).stream()
+                    .map(c -> c.getAddress().getURI().toString()).toList());
+        }
+    }
+
+    private static void assertProxyVia(Request r, TestServer server, Transport t) {
+        ViaHeader top = (ViaHeader) r.getHeader(ViaHeader.NAME);
+        assertNotNull(top, r.toString());
+        assertEquals(t.sipName(), top.getTransport().toUpperCase(java.util.Locale.ROOT), r.toString());
+        assertEquals(server.address(t).getPort(), top.getPort(), r.toString());
+        assertTrue(top.getBranch().startsWith("z9hG4bK"), top.getBranch());
+    }
+
+    private static List<String> vias(Request r) {
+        List<String> out = new ArrayList<>();
+        ListIterator<?> it = r.getHeaders(ViaHeader.NAME);
+        while (it.hasNext()) {
+            ViaHeader v = (ViaHeader) it.next();
+            out.add(v.getHost() + ":" + v.getPort());
+        }
+        return out;
+    }
+
+    private static String recordRoute(TestServer server, Transport t) {
+        return "<sip:" + server.hostPort(t) + ";transport=" + t.configName() + ";lr>";
+    }
+
+    private static List<String> recordRoutes(Request r) {
+        List<String> out = new ArrayList<>();
+        ListIterator<?> it = r.getHeaders(RecordRouteHeader.NAME);
+        while (it.hasNext()) {
+            out.add(((RecordRouteHeader) it.next()).getAddress().toString());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,46 @@
+package org.sipcrypt.server.sip.registrar;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.sip.header.ContactHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.TestServer;
+import org.sipcrypt.server.testing.TestUa;
+import org.sipcrypt.server.transport.Transport;
+
+/** Bindings live in the database, so a restarted server still knows where its users are. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RegistrarRestartIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void bindingSurvivesRestartAndStillRoutesCalls() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             TestUa bob = TestUa.start("bob", Transport.UDP);
+             TestUa alice = TestUa.start("alice", Transport.UDP)) {
+            assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 600).getStatusCode());
+
+            server.restart();
+
+            Response query = bob.send(bob.newRegister(server.address(Transport.UDP))).awaitFinal(TestUa.TIMEOUT);
+            assertEquals(Response.OK, query.getStatusCode());
+            assertEquals(List.of(bob.contactUri().toString()), TestUa.contacts(query).stream()
+                    .map(ContactHeader::getAddress).map(a -> a.getURI().toString()).toList());
+
+            TestUa.Call call = alice.call(bob.aor(), server.address(Transport.UDP));
+            assertEquals(bob.contactUri().toString(),
+                    bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT).getRequestURI().toString());
+            assertEquals(Response.OK, call.hangUp().getStatusCode());
+            bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+        }
+    }
+}
