@@ -60,4 +60,18 @@ class RegisterAndOptionsIT {
             }
         }
     }
+
+    @Test
+    void registerForAnotherDomainGets404() throws Exception {
+        try (TestServer server = TestServer.start(dir)) {
+            try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+                String hp = server.hostPort(Transport.UDP);
+                s.send(msg("REGISTER sip:" + hp + " SIP/2.0", s, "elsewhere.example",
+                        "Contact: <sip:alice@127.0.0.1:" + s.localPort() + ">\r\n", "reg-foreign", 1, "REGISTER"));
+                String r = s.receive(Duration.ofSeconds(5));
+                assertNotNull(r);
+                assertTrue(r.startsWith("SIP/2.0 404"), r);
+            }
+        }
+    }
 }

@@ -124,11 +124,10 @@ final class ProxyCall {
         b.finalStatus = status;
         b.finalResponse = response;
         if (status >= 200 && status < 300) {
-            boolean first = !finalSent;
             finalSent = true;
             finalSentStatus = status;
             List<Branch> cancel = invite ? cancelBranches(b) : List.of();
-            return new Verdict(response, first ? 0 : 0, cancel, allDone());
+            return new Verdict(response, 0, cancel, allDone());
         }
         List<Branch> cancel = invite && status >= 600 ? cancelBranches(b) : List.of();
         if (finalSent || !allDone()) {

@@ -55,6 +55,12 @@ public final class Registrar {
 
     /** Handles one REGISTER addressed to this server's domain. */
     public void register(Request request, ServerTransaction st) {
+        String toHost = toHost(request);
+        if (toHost != null && !ctx.local().isLocalDomain(toHost)) {
+            // RFC 3261 §10.3 step 5: the address-of-record must be in a domain this registrar serves
+            ctx.respond(st, request, Response.NOT_FOUND, "Not Our Domain");
+            return;
+        }
         Decision d = decide(request, policy, ctx.clock().instant(), received(request), ctx.headers());
         if (d.status != 0) {
             ctx.respond(st, request, d.status, d.reason, d.extra.toArray(new Header[0]));
@@ -73,6 +79,11 @@ public final class Registrar {
                 answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now());
             }
         }, ctx.lane(callId));
+    }
+
+    private static String toHost(Request request) {
+        URI uri = ((ToHeader) request.getHeader(ToHeader.NAME)).getAddress().getURI();
+        return uri instanceof SipURI sip ? sip.getHost() : null;
     }
 
     private Header retryAfter() {
