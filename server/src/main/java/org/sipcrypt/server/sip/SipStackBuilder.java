@@ -67,6 +67,6 @@ public final class SipStackBuilder {
 
     /** Creates the stack. */
     public static SipStackImpl build(ServerConfig config) throws PeerUnavailableException {
-        return new SipStackImpl(properties(config));
+        return new SipcryptSipStack(properties(config));
     }
 }

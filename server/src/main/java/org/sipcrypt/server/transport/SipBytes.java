@@ -25,9 +25,10 @@ public final class SipBytes {
      * @param shortName lower-case compact form, or {@code null}
      */
     public static String headerValue(byte[] msg, String longName, String shortName) {
-        int end = headerSectionEnd(msg);
+        int end = msg.length;
         int lineStart = nextLine(msg, 0, end);
-        while (lineStart >= 0 && lineStart < end) {
+        // stop at the blank line that ends the headers: the body is not searched
+        while (lineStart >= 0 && lineStart < end && msg[lineStart] != '\r' && msg[lineStart] != '\n') {
             int valueStart = matchName(msg, lineStart, end, longName);
             if (valueStart < 0 && shortName != null) {
                 valueStart = matchName(msg, lineStart, end, shortName);

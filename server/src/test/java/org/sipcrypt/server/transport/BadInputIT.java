@@ -167,4 +167,15 @@ class BadInputIT {
             assertTrue(r.startsWith("SIP/2.0 200"), r);
         }
     }
+
+    @Test
+    void datagramShorterThanItsContentLengthGets400() throws Exception {
+        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+            s.send(options(s, "short-body", "CSeq: 1 OPTIONS\r\n", "SIP/2.0", "Content-Type: text/plain\r\n")
+                    .replace("Content-Length: 0\r\n\r\n", "Content-Length: 50\r\n\r\nonly ten b"));
+            String r = s.receive(WAIT);
+            assertNotNull(r);
+            assertTrue(r.startsWith("SIP/2.0 400 Content-Length exceeds datagram"), r);
+        }
+    }
 }

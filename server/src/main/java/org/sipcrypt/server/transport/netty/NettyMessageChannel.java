@@ -82,6 +82,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * answered get 400 (505 for another SIP version); others are dropped and counted.
      */
     final void receive(byte[] bytes) {
+        if (!transportKind().reliable() && contentLengthExceedsDatagram(bytes)) {
+            reject(bytes, "content_length", "Content-Length exceeds datagram", null);
+            return;
+        }
         ParseErrors errors = new ParseErrors();
         SIPMessage message;
         try {
@@ -108,10 +112,6 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             }
             if (!request.getMethod().equalsIgnoreCase(request.getCSeq().getMethod())) {
                 rejectRequest(bytes, 400, "cseq_mismatch", "CSeq method does not match request method");
-                return;
-            }
-            if (!transportKind().reliable() && contentLengthExceedsBody(bytes, request)) {
-                rejectRequest(bytes, 400, "content_length", "Content-Length exceeds datagram");
                 return;
             }
             if (request.getMaxForwards() == null) {
@@ -172,13 +172,19 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
     }
 
-    private static boolean contentLengthExceedsBody(byte[] bytes, SIPRequest request) {
-        ContentLength cl = (ContentLength) request.getContentLength();
-        if (cl == null) {
+    /** RFC 3261 §18.3: a datagram holding fewer body bytes than its Content-Length says. */
+    private static boolean contentLengthExceedsDatagram(byte[] bytes) {
+        String cl = SipBytes.headerValue(bytes, "content-length", "l");
+        if (cl == null || cl.isEmpty() || cl.equals("0")) {
             return false;
         }
-        int bodyStart = Math.min(bytes.length, SipBytes.headerSectionEnd(bytes) + 2);
-        return cl.getContentLength() > bytes.length - bodyStart;
+        try {
+            int bodyStart = Math.min(bytes.length, SipBytes.headerSectionEnd(bytes) + 2);
+            return Long.parseLong(cl) > bytes.length - bodyStart;
+        } catch (NumberFormatException e) {
+            // not a number: the parser rejects it next, naming the Content-Length header
+            return false;
+        }
     }
 
     private static String missingHeader(SIPMessage m) {
