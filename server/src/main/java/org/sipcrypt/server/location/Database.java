@@ -115,6 +115,7 @@ public final class Database implements AutoCloseable {
         // Fail at once when the database cannot be reached at start-up (a positive value means
         // "try for this many milliseconds, then throw").
         config.setInitializationFailTimeout(1);
+        config.setExceptionOverrideClassName(BrokenConnectionOverride.class.getName());
 
         HikariDataSource ds;
         try {

@@ -118,6 +118,15 @@ public final class SipContext {
         return unanswered.size();
     }
 
+    /** {@code Retry-After: 5}, sent with 503 when the location service fails (the pool recovers by itself). */
+    public Header retryAfter() {
+        try {
+            return headers.createRetryAfterHeader(5);
+        } catch (javax.sip.InvalidArgumentException e) {
+            throw new IllegalStateException("Retry-After 5 refused", e);
+        }
+    }
+
     /** The listening point of a transport, or {@code null} when the server does not listen on it. */
     public ListeningPoint listeningPoint(Transport transport) {
         return listeningPoints.get(transport);

@@ -129,7 +129,7 @@ public final class StatefulProxy {
                 ctx.counters().dbError();
                 log.debug("{}: location lookup failed: {}", aor, failure.toString());
                 ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable",
-                        retryAfter());
+                        ctx.retryAfter());
             } else if (call.cancelled()) {
                 ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
             } else if (!result.known()) {
@@ -155,13 +155,6 @@ public final class StatefulProxy {
         }, ctx.lane(call.callId));
     }
 
-    private javax.sip.header.Header retryAfter() {
-        try {
-            return ctx.headers().createRetryAfterHeader(5);
-        } catch (InvalidArgumentException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     /** §16.6: one branch per target. */
     private void forward(ProxyCall call, Request fwd, List<Target> targets) {

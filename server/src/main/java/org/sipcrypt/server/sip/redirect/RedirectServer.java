@@ -47,7 +47,7 @@ public final class RedirectServer {
             if (failure != null) {
                 ctx.counters().dbError();
                 log.debug("{}: location lookup failed: {}", aor, failure.toString());
-                ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable");
+                ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable", ctx.retryAfter());
             } else if (!result.known()) {
                 ctx.respond(st, request, Response.NOT_FOUND);
             } else if (result.bindings().isEmpty()) {

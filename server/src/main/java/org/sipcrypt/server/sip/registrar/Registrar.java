@@ -71,7 +71,7 @@ public final class Registrar {
             if (failure != null) {
                 ctx.counters().dbError();
                 log.debug("REGISTER {}: location service failed: {}", d.change.aor(), failure.toString());
-                ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable", retryAfter());
+                ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable", ctx.retryAfter());
             } else if (outcome instanceof RegisterOutcome.OutOfOrder o) {
                 ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR,
                         "Out of order: CSeq not above " + o.storedCseq());
@@ -86,13 +86,6 @@ public final class Registrar {
         return uri instanceof SipURI sip ? sip.getHost() : null;
     }
 
-    private Header retryAfter() {
-        try {
-            return ctx.headers().createRetryAfterHeader(5);
-        } catch (javax.sip.InvalidArgumentException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now) {
         try {
