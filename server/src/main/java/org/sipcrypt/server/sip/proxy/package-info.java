@@ -1,0 +1,6 @@
+/**
+ * The stateful proxy of RFC 3261 §16: target selection, forwarding, response context, CANCEL,
+ * loop detection and static routes. Depends on JAIN-SIP's API and the location service; never on
+ * Netty or JDBC.
+ */
+package org.sipcrypt.server.sip.proxy;
