@@ -23,14 +23,6 @@ class GracefulShutdownIT {
     @TempDir
     Path dir;
 
-    private static String request(String method, String ruri, SipSocket s, String user, String callId, String extra) {
-        return method + " " + ruri + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP 127.0.0.1:" + s.localPort() + ";branch=z9hG4bK" + callId + ";rport\r\n"
-                + "Max-Forwards: 70\r\nFrom: <sip:caller@127.0.0.1>;tag=c1\r\nTo: <sip:" + user + ">\r\n"
-                + "Call-ID: " + callId + "\r\nCSeq: 1 " + method + "\r\n"
-                + "Contact: <sip:caller@127.0.0.1:" + s.localPort() + ">\r\n" + extra + "Content-Length: 0\r\n\r\n";
-    }
-
     /** The response to a request, copying its Via, From, To (with a tag), Call-ID and CSeq lines. */
     private static String answer(String req, String status) {
         StringBuilder sb = new StringBuilder("SIP/2.0 " + status + "\r\n");
@@ -51,12 +43,12 @@ class GracefulShutdownIT {
         String hp = server.hostPort(Transport.UDP);
         try (SipSocket callee = SipSocket.udp(server.address(Transport.UDP));
              SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            callee.send(request("REGISTER", "sip:" + hp, callee, "bob@" + hp, "reg", ""));
+            callee.send(callee.request("REGISTER", "sip:" + hp, "bob", "bob@" + hp, "reg", 1, callee.contact("bob")));
             String reg = callee.receive(WAIT);
             assertNotNull(reg);
             assertTrue(reg.startsWith("SIP/2.0 200"), reg);
 
-            caller.send(request("INVITE", "sip:bob@" + hp, caller, "bob@" + hp, "call-1", ""));
+            caller.send(caller.request("INVITE", "sip:bob@" + hp, "caller", "bob@" + hp, "call-1", 1, caller.contact("caller")));
             String trying = caller.receive(WAIT);
             assertNotNull(trying);
             assertTrue(trying.startsWith("SIP/2.0 100"), trying);
@@ -70,7 +62,8 @@ class GracefulShutdownIT {
             String refused = null;
             long deadline = System.nanoTime() + WAIT.toNanos();
             while (refused == null && System.nanoTime() < deadline) {
-                caller.send(request("INVITE", "sip:bob@" + hp, caller, "bob@" + hp, "call-2-" + System.nanoTime(), ""));
+                caller.send(caller.request("INVITE", "sip:bob@" + hp, "caller", "bob@" + hp, "call-2-" + System.nanoTime(), 1,
+                        caller.contact("caller")));
                 String r = caller.receive(Duration.ofMillis(300));
                 if (r != null && r.startsWith("SIP/2.0 503")) {
                     refused = r;

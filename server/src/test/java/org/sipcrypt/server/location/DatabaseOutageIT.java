@@ -25,21 +25,14 @@ class DatabaseOutageIT {
     @TempDir
     Path dir;
 
-    private static String register(SipSocket s, String hp, int cseq) {
-        return "REGISTER sip:" + hp + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP 127.0.0.1:" + s.localPort() + ";branch=z9hG4bKdb" + cseq + ";rport\r\n"
-                + "Max-Forwards: 70\r\nFrom: <sip:carol@" + hp + ">;tag=c\r\nTo: <sip:carol@" + hp + ">\r\n"
-                + "Call-ID: db-outage\r\nCSeq: " + cseq + " REGISTER\r\n"
-                + "Contact: <sip:carol@127.0.0.1:" + s.localPort() + ">\r\nExpires: 600\r\nContent-Length: 0\r\n\r\n";
-    }
-
     /** Sends REGISTERs (new CSeq each) until one is answered with the status, within the timeout. */
     private static String registerUntil(SipSocket s, String hp, int[] cseq, String status, Duration timeout)
             throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         String last = null;
         while (System.nanoTime() < deadline) {
-            s.send(register(s, hp, ++cseq[0]));
+            s.send(s.request("REGISTER", "sip:" + hp, "carol", "carol@" + hp, "db-outage", ++cseq[0],
+                    s.contact("carol") + "Expires: 600\r\n"));
             String r = s.receive(Duration.ofSeconds(5));
             if (r != null && !r.startsWith("SIP/2.0 1")) {
                 last = r;

@@ -49,6 +49,30 @@ public final class SipSocket implements AutoCloseable {
         return udp != null ? "UDP" : "TCP";
     }
 
+    /**
+     * A request sent from this socket: Via naming this socket (with {@code rport}), Max-Forwards 70,
+     * {@code From: <sip:USER@127.0.0.1>;tag=USER-tag}, {@code To: <sip:TO>}, the Call-ID, the CSeq,
+     * then the {@code extra} header lines (each ending in CRLF) and {@code Content-Length: 0}.
+     */
+    public String request(String method, String requestUri, String user, String to, String callId, int cseq,
+                          String extra) {
+        return method + " " + requestUri + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/" + transport() + " 127.0.0.1:" + localPort() + ";branch=z9hG4bK" + callId + "-" + cseq
+                + ";rport\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <sip:" + user + "@127.0.0.1>;tag=" + user + "-tag\r\n"
+                + "To: <sip:" + to + ">\r\n"
+                + "Call-ID: " + callId + "\r\n"
+                + "CSeq: " + cseq + " " + method + "\r\n"
+                + extra
+                + "Content-Length: 0\r\n\r\n";
+    }
+
+    /** A Contact header line naming this socket for {@code user}, with the transport parameter over TCP. */
+    public String contact(String user) {
+        return "Contact: <sip:" + user + "@127.0.0.1:" + localPort() + (udp != null ? "" : ";transport=tcp") + ">\r\n";
+    }
+
     public void send(String message) throws IOException {
         send(message.getBytes(StandardCharsets.UTF_8));
     }

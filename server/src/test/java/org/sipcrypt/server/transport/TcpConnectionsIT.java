@@ -23,15 +23,6 @@ class TcpConnectionsIT {
     @TempDir
     Path dir;
 
-    private static String request(String method, String ruri, SipSocket s, String to, String callId, String contactUser) {
-        return method + " " + ruri + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/TCP 127.0.0.1:" + s.localPort() + ";branch=z9hG4bK" + callId + "\r\n"
-                + "Max-Forwards: 70\r\nFrom: <sip:" + contactUser + "@127.0.0.1>;tag=t1\r\nTo: <sip:" + to + ">\r\n"
-                + "Call-ID: " + callId + "\r\nCSeq: 1 " + method + "\r\n"
-                + "Contact: <sip:" + contactUser + "@127.0.0.1:" + s.localPort() + ";transport=tcp>\r\n"
-                + "Content-Length: 0\r\n\r\n";
-    }
-
     private static double counter(TestServer server, String name, String tag, String value) {
         return server.server().transportCounters().value(name, tag, value);
     }
@@ -42,11 +33,11 @@ class TcpConnectionsIT {
             String hp = server.hostPort(Transport.TCP);
             try (SipSocket callee = SipSocket.tcp(server.address(Transport.TCP));
                  SipSocket caller = SipSocket.tcp(server.address(Transport.TCP))) {
-                callee.send(request("REGISTER", "sip:" + hp, callee, "bob@" + hp, "reg-tcp", "bob"));
+                callee.send(callee.request("REGISTER", "sip:" + hp, "bob", "bob@" + hp, "reg-tcp", 1, callee.contact("bob")));
                 String ok = callee.receive(WAIT);
                 assertNotNull(ok);
                 assertTrue(ok.startsWith("SIP/2.0 200"), ok);
-                caller.send(request("INVITE", "sip:bob@" + hp, caller, "bob@" + hp, "inv-tcp", "alice"));
+                caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "inv-tcp", 1, caller.contact("alice")));
                 String invite = null;
                 long deadline = System.nanoTime() + WAIT.toNanos();
                 while (invite == null && System.nanoTime() < deadline) {
