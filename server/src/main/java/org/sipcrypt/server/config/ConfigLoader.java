@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       not a number.</li>
  *   <li>{@code .properties}: one {@code key=value} per line with the keys as they are; a
  *       repeatable key takes its items comma-separated on one line, e.g.
- *       {@code listen=udp:0.0.0.0:5060,tcp:0.0.0.0:5060}; an empty value is an empty list. The
+ *       {@code listen=udp:192.0.2.10:5060,tcp:192.0.2.10:5060}; an empty value is an empty list. The
  *       {@code listen.0}, {@code listen.1} form is not supported.</li>
  * </ul>
  * Durations are {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h} or a bare number of seconds;

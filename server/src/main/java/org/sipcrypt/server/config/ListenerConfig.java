@@ -19,6 +19,11 @@ public record ListenerConfig(Transport transport, String host, int port) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("listener port " + port + " is out of range 0-65535");
         }
+        if (host.equals("0.0.0.0") || host.equals("::") || host.equals("::0")) {
+            // the listening address is what Via and Record-Route advertise (RFC 3261 §18.2.1)
+            throw new IllegalArgumentException("wildcard address " + host
+                    + " cannot be advertised in Via headers (expected the address peers reach, e.g. 192.0.2.10)");
+        }
     }
 
     /**

@@ -51,7 +51,7 @@ class ConfigLoaderTest {
     void yamlNestedMapsAreFlattenedToDottedKeys() throws Exception {
         Path file = write("sipcrypt.yaml", """
                 listen:
-                  - udp:0.0.0.0:5070
+                  - udp:127.0.0.2:5070
                   - tcp:[::1]:5071
                 dataDir: /var/lib/sipcrypt
                 db: jdbc:postgresql://db.example.com/sip
@@ -69,7 +69,7 @@ class ConfigLoaderTest {
                   minExpires: 30
                 """);
         ServerConfig c = ConfigLoader.load(file, Map.of());
-        assertEquals(List.of(new ListenerConfig(Transport.UDP, "0.0.0.0", 5070),
+        assertEquals(List.of(new ListenerConfig(Transport.UDP, "127.0.0.2", 5070),
                 new ListenerConfig(Transport.TCP, "::1", 5071)), c.listeners());
         assertEquals(Path.of("/var/lib/sipcrypt"), c.dataDir());
         assertEquals("jdbc:postgresql://db.example.com/sip", c.dbUrl());
@@ -358,5 +358,13 @@ class ConfigLoaderTest {
         assertEquals("--tcp-idle-timeout", Setting.TCP_IDLE_TIMEOUT.option());
         assertEquals("--db-pool-size", Setting.DB_POOL_SIZE.option());
         assertEquals("--sip-max-message-bytes", Setting.SIP_MAX_MESSAGE_BYTES.option());
+    }
+
+    @Test
+    void wildcardListenAddressIsRefusedBecauseViaMustNameAReachableAddress() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ConfigLoader.load(null, Map.of("listen", List.of("udp:0.0.0.0:5060"))));
+        assertTrue(e.getMessage().startsWith("listen[0]: "), e.getMessage());
+        assertTrue(e.getMessage().contains("0.0.0.0"), e.getMessage());
     }
 }
