@@ -62,4 +62,20 @@ class RegisterAndOptionsIT {
             }
         }
     }
+
+    @Test
+    void ipv6ListenerAnswersAndTagsReceivedInCompressedForm() throws Exception {
+        try (TestServer server = TestServer.start(dir, "listen", "udp:[::1]:0")) {
+            try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+                String hp = "[::1]:" + server.address(Transport.UDP).getPort();
+                s.send(s.request("REGISTER", "sip:" + hp, "alice", "alice@" + hp, "reg-v6", 1,
+                        s.contact("alice") + "Expires: 600\r\n"));
+                String r = s.receive(Duration.ofSeconds(5));
+                assertNotNull(r);
+                assertTrue(r.startsWith("SIP/2.0 200"), r);
+                assertTrue(r.contains("received=::1") || !r.contains("received="), r);
+                assertTrue(r.contains("<sip:alice@[::1]:" + s.localPort() + ">;expires=600"), r);
+            }
+        }
+    }
 }

@@ -29,7 +29,9 @@ public final class SipSocket implements AutoCloseable {
     }
 
     public static SipSocket udp(InetSocketAddress server) throws IOException {
-        return new SipSocket(new DatagramSocket(0, InetAddress.getLoopbackAddress()), null, server);
+        InetAddress local = server.getAddress() instanceof java.net.Inet6Address
+                ? InetAddress.getByName("::1") : InetAddress.getByName("127.0.0.1");
+        return new SipSocket(new DatagramSocket(0, local), null, server);
     }
 
     public static SipSocket tcp(InetSocketAddress server) throws IOException {
@@ -42,6 +44,11 @@ public final class SipSocket implements AutoCloseable {
     /** Local port of this socket (for Via and Contact). */
     public int localPort() {
         return udp != null ? udp.getLocalPort() : tcp.getLocalPort();
+    }
+
+    /** This socket's host as written in SIP: {@code 127.0.0.1} or {@code [::1]}. */
+    public String localHost() {
+        return server.getAddress() instanceof java.net.Inet6Address ? "[::1]" : "127.0.0.1";
     }
 
     /** "UDP" or "TCP". */
@@ -57,10 +64,10 @@ public final class SipSocket implements AutoCloseable {
     public String request(String method, String requestUri, String user, String to, String callId, int cseq,
                           String extra) {
         return method + " " + requestUri + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/" + transport() + " 127.0.0.1:" + localPort() + ";branch=z9hG4bK" + callId + "-" + cseq
+                + "Via: SIP/2.0/" + transport() + " " + localHost() + ":" + localPort() + ";branch=z9hG4bK" + callId + "-" + cseq
                 + ";rport\r\n"
                 + "Max-Forwards: 70\r\n"
-                + "From: <sip:" + user + "@127.0.0.1>;tag=" + user + "-tag\r\n"
+                + "From: <sip:" + user + "@" + localHost() + ">;tag=" + user + "-tag\r\n"
                 + "To: <sip:" + to + ">\r\n"
                 + "Call-ID: " + callId + "\r\n"
                 + "CSeq: " + cseq + " " + method + "\r\n"
@@ -70,7 +77,7 @@ public final class SipSocket implements AutoCloseable {
 
     /** A Contact header line naming this socket for {@code user}, with the transport parameter over TCP. */
     public String contact(String user) {
-        return "Contact: <sip:" + user + "@127.0.0.1:" + localPort() + (udp != null ? "" : ";transport=tcp") + ">\r\n";
+        return "Contact: <sip:" + user + "@" + localHost() + ":" + localPort() + (udp != null ? "" : ";transport=tcp") + ">\r\n";
     }
 
     public void send(String message) throws IOException {

@@ -29,6 +29,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.Set;
+import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.SipBytes;
@@ -216,10 +217,9 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         message.setPeerPacketSourcePort(src.getPort());
         if (message instanceof SIPRequest request) {
             Via via = request.getTopmostVia();
-            String sourceIp = src.getAddress().getHostAddress();
             boolean rport = via.hasParameter(Via.RPORT);
-            if (rport || !sourceIp.equals(via.getHost())) {
-                via.setParameter(Via.RECEIVED, sourceIp);
+            if (rport || !AddressText.sameHost(via.getHost(), src.getAddress())) {
+                via.setParameter(Via.RECEIVED, AddressText.of(src.getAddress()));
             }
             if (rport) {
                 via.setParameter(Via.RPORT, Integer.toString(src.getPort()));
