@@ -78,4 +78,19 @@ class RegisterAndOptionsIT {
             }
         }
     }
+
+    @Test
+    void proxyRequireOfAnExtensionGets420ListingItAsUnsupported() throws Exception {
+        try (TestServer server = TestServer.start(dir)) {
+            try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+                String hp = server.hostPort(Transport.UDP);
+                s.send(s.request("MESSAGE", "sip:bob@" + hp, "alice", "bob@" + hp, "preq", 1,
+                        "Proxy-Require: foo, bar\r\n"));
+                String r = s.receive(Duration.ofSeconds(5));
+                assertNotNull(r);
+                assertTrue(r.startsWith("SIP/2.0 420"), r);
+                assertTrue(r.contains("Unsupported: foo") && r.contains("bar"), r);
+            }
+        }
+    }
 }

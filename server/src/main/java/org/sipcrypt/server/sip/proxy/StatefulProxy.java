@@ -15,6 +15,7 @@ import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.ProxyRequireHeader;
 import javax.sip.header.RecordRouteHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
@@ -31,7 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The stateful proxy (RFC 3261 §16): validates a request (§16.3: Max-Forwards 483, loops 482),
+ * The stateful proxy (RFC 3261 §16): validates a request (§16.3: Max-Forwards 483, loops 482,
+ * Proxy-Require 420),
  * removes its own Route entries (§16.4), finds the targets (§16.5: a remaining Route, a static
  * route, the location service for our own domain with 404/480, the default route, or the
  * Request-URI itself), forwards one branch per target (§16.6: Max-Forwards, Record-Route, Via with
@@ -75,6 +77,22 @@ public final class StatefulProxy {
         // §16.3 step 4: loop detection
         if (loops.isLoop(request)) {
             ctx.respond(st, request, Response.LOOP_DETECTED);
+            return;
+        }
+        // §16.3 step 5: this proxy supports no extensions a request can demand of it
+        ListIterator<?> proxyRequire = request.getHeaders(ProxyRequireHeader.NAME);
+        if (proxyRequire.hasNext()) {
+            List<javax.sip.header.Header> unsupported = new ArrayList<>();
+            while (proxyRequire.hasNext()) {
+                try {
+                    unsupported.add(ctx.headers().createUnsupportedHeader(
+                            ((ProxyRequireHeader) proxyRequire.next()).getOptionTag()));
+                } catch (ParseException e) {
+                    ctx.respond(st, request, Response.BAD_REQUEST, "Bad Proxy-Require header");
+                    return;
+                }
+            }
+            ctx.respond(st, request, Response.BAD_EXTENSION, unsupported.toArray(new javax.sip.header.Header[0]));
             return;
         }
         if (Request.INVITE.equals(request.getMethod())) {
