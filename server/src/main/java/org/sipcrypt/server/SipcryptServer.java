@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ListeningPoint;
 import javax.sip.SipFactory;
@@ -173,18 +173,20 @@ public final class SipcryptServer implements AutoCloseable {
             CallConnections calls = transport != null ? transport : CallConnections.NONE;
             SipContext context = new SipContext(provider, factory.createMessageFactory(), factory.createHeaderFactory(),
                     factory.createAddressFactory(), lps, local, workers, calls, sipCounters, Clock.systemUTC());
-            ExpiresPolicy expires = new ExpiresPolicy(config.minExpires(), config.maxExpires(), config.defaultExpires());
-            SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
-                    new Registrar(context, location, expires),
-                    new StatefulProxy(context, location, routes, config.recordRoute()),
-                    new RedirectServer(context, location));
-            provider.addSipListener(dispatcher);
-
-            ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+            ScheduledThreadPoolExecutor housekeeping = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "sipcrypt-housekeeping");
                 t.setDaemon(true);
                 return t;
             });
+            housekeeping.setRemoveOnCancelPolicy(true);
+            opened.add(housekeeping::shutdownNow);
+            ExpiresPolicy expires = new ExpiresPolicy(config.minExpires(), config.maxExpires(), config.defaultExpires());
+            SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
+                    new Registrar(context, location, expires),
+                    new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC()),
+                    new RedirectServer(context, location));
+            provider.addSipListener(dispatcher);
+
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
                     transport, stack, context, addresses, housekeeping);
             housekeeping.scheduleWithFixedDelay(server::purgeExpired, PURGE_INTERVAL.toMillis(),

@@ -21,8 +21,10 @@
  *     <td>SIP sending</td></tr>
  * <tr><td>JAIN-SIP timer</td><td>1</td><td>unbounded (one task per transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
- * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (two periodic tasks)</td>
- *     <td>the periodic stats line, purging lapsed bindings (hands the work to the db pool)</td>
+ * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (two periodic tasks and one
+ *     Timer C per ringing INVITE branch, removed when cancelled)</td>
+ *     <td>the periodic stats line, purging lapsed bindings (hands the work to the db pool), Timer C
+ *     firing (hands the branch to its call's lane)</td>
  *     <td>SIP traffic</td></tr>
  * </table>
  */

@@ -23,20 +23,6 @@ class GracefulShutdownIT {
     @TempDir
     Path dir;
 
-    /** The response to a request, copying its Via, From, To (with a tag), Call-ID and CSeq lines. */
-    private static String answer(String req, String status) {
-        StringBuilder sb = new StringBuilder("SIP/2.0 " + status + "\r\n");
-        for (String line : req.split("\r\n")) {
-            String l = line.toLowerCase(java.util.Locale.ROOT);
-            if (l.startsWith("via:") || l.startsWith("from:") || l.startsWith("call-id:") || l.startsWith("cseq:")) {
-                sb.append(line).append("\r\n");
-            } else if (l.startsWith("to:")) {
-                sb.append(line).append(";tag=callee\r\n");
-            }
-        }
-        return sb.append("Content-Length: 0\r\n\r\n").toString();
-    }
-
     @Test
     void drainingRefusesNewCallsButFinishesTheCallInProgress() throws Exception {
         TestServer server = TestServer.start(dir, "shutdown.grace", "20s");
@@ -73,7 +59,7 @@ class GracefulShutdownIT {
             assertTrue(closer.isAlive(), "the server waits for the call in progress");
 
             // the call in progress still gets its final response through the proxy
-            callee.send(answer(invite, "486 Busy Here"));
+            callee.send(SipSocket.response(invite, "486 Busy Here"));
             String busy = null;
             deadline = System.nanoTime() + WAIT.toNanos();
             while (busy == null && System.nanoTime() < deadline) {

@@ -93,6 +93,9 @@ public final class ConfigLoader {
                 c -> c.domains(), (d, k, v) -> d.domains = items(k, v, ConfigValues::domainName)),
         RECORD_ROUTE("recordRoute", Kind.SINGLE, "BOOL", "Whether the proxy inserts Record-Route (RFC 3261 16.6 step 4).",
                 c -> List.of(String.valueOf(c.recordRoute())), (d, k, v) -> d.recordRoute = bool(k, one(k, v))),
+        PROXY_TIMER_C("proxy.timerC", Kind.SINGLE, "DURATION",
+                "An INVITE branch silent this long after its last provisional response is cancelled (RFC 3261 16.6 step 11).",
+                c -> List.of(format(c.timerC())), (d, k, v) -> d.timerC = duration(k, one(k, v), false)),
         TCP_CONNECTION("tcp.connection", Kind.SINGLE, "persistent|per-call",
                 "Outgoing TCP connection pattern for targets without a route of their own.",
                 c -> List.of(c.tcpConnection().configName()),
@@ -297,6 +300,7 @@ public final class ConfigLoader {
         String defaultRouteText;
         List<String> domains;
         boolean recordRoute;
+        Duration timerC;
         ConnectionPattern tcpConnection;
         Duration tcpIdleTimeout;
         int tcpMaxConnections;
@@ -324,6 +328,7 @@ public final class ConfigLoader {
             defaultRoute = c.defaultRoute();
             domains = c.domains();
             recordRoute = c.recordRoute();
+            timerC = c.timerC();
             tcpConnection = c.tcpConnection();
             tcpIdleTimeout = c.tcpIdleTimeout();
             tcpMaxConnections = c.tcpMaxConnections();
@@ -354,7 +359,7 @@ public final class ConfigLoader {
             checkPerCallNeedsNetty();
             try {
                 return new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode,
-                        routes, defaultRoute, domains, recordRoute, tcpConnection, tcpIdleTimeout,
+                        routes, defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout,
                         tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
                         sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
                         shutdownGrace, statsInterval);

@@ -24,6 +24,8 @@ import org.sipcrypt.server.transport.Transport;
  * @param defaultRoute       route for domains that are neither ours nor routed; {@code null} for none
  * @param domains            domains served besides the listener addresses and {@code localhost}
  * @param recordRoute        whether the proxy inserts Record-Route (RFC 3261 §16.6 step 4)
+ * @param timerC             how long an INVITE branch may stay unanswered after its last
+ *                           provisional response before the proxy cancels it (RFC 3261 §16.6 step 11)
  * @param tcpConnection      connection pattern for outgoing TCP to targets without a route of their own
  * @param tcpIdleTimeout     a TCP connection with no traffic for this long is closed
  * @param tcpMaxConnections  cap on open TCP connections, inbound and outbound together
@@ -51,6 +53,7 @@ public record ServerConfig(
         RouteConfig defaultRoute,
         List<String> domains,
         boolean recordRoute,
+        Duration timerC,
         ConnectionPattern tcpConnection,
         Duration tcpIdleTimeout,
         int tcpMaxConnections,
@@ -74,6 +77,7 @@ public record ServerConfig(
         Objects.requireNonNull(mode, "mode");
         routes = List.copyOf(Objects.requireNonNull(routes, "routes"));
         domains = List.copyOf(Objects.requireNonNull(domains, "domains"));
+        Objects.requireNonNull(timerC, "timerC");
         Objects.requireNonNull(tcpConnection, "tcpConnection");
         Objects.requireNonNull(tcpIdleTimeout, "tcpIdleTimeout");
         Objects.requireNonNull(tcpConnectTimeout, "tcpConnectTimeout");
@@ -109,6 +113,7 @@ public record ServerConfig(
                 null,
                 List.of(),
                 true,
+                Duration.ofMinutes(3),
                 ConnectionPattern.PERSISTENT,
                 Duration.ofMinutes(5),
                 10_000,

@@ -75,6 +75,23 @@ public final class SipSocket implements AutoCloseable {
                 + "Content-Length: 0\r\n\r\n";
     }
 
+    /**
+     * A response to a received request: status line, then its Via, From, To (with a tag added),
+     * Call-ID and CSeq lines, {@code Content-Length: 0}.
+     */
+    public static String response(String request, String status) {
+        StringBuilder sb = new StringBuilder("SIP/2.0 " + status + "\r\n");
+        for (String line : request.split("\r\n")) {
+            String l = line.toLowerCase(java.util.Locale.ROOT);
+            if (l.startsWith("via:") || l.startsWith("from:") || l.startsWith("call-id:") || l.startsWith("cseq:")) {
+                sb.append(line).append("\r\n");
+            } else if (l.startsWith("to:")) {
+                sb.append(line).append(l.contains(";tag=") ? "" : ";tag=callee").append("\r\n");
+            }
+        }
+        return sb.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
     /** A Contact header line naming this socket for {@code user}, with the transport parameter over TCP. */
     public String contact(String user) {
         return "Contact: <sip:" + user + "@" + localHost() + ":" + localPort() + (udp != null ? "" : ";transport=tcp") + ">\r\n";

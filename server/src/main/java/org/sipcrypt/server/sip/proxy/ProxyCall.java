@@ -25,6 +25,8 @@ final class ProxyCall {
         boolean cancelled;
         int finalStatus;
         Response finalResponse;
+        /** Timer C of an INVITE branch (RFC 3261 §16.6 step 11); null when not running. */
+        java.util.concurrent.ScheduledFuture<?> timerC;
 
         Branch(ProxyCall call, Request request) {
             this.call = call;
@@ -103,6 +105,20 @@ final class ProxyCall {
             return true;
         }
         return false;
+    }
+
+    /** Whether a branch still waiting for its final response has had a provisional one. */
+    synchronized boolean provisionalReceived(Branch b) {
+        return b.pending() && b.provisional;
+    }
+
+    /** Marks one pending branch cancelled; false when it already was or has ended. */
+    synchronized boolean markCancelled(Branch b) {
+        if (!b.pending() || b.cancelled) {
+            return false;
+        }
+        b.cancelled = true;
+        return true;
     }
 
     synchronized boolean finalSent() {

@@ -5,7 +5,10 @@ import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
 import javax.sip.InvalidArgumentException;
 import javax.sip.ServerTransaction;
@@ -52,13 +55,22 @@ public final class StatefulProxy {
     private final RouteTable routes;
     private final LoopDetector loops;
     private final boolean recordRoute;
+    private final ScheduledExecutorService timers;
+    private final Duration timerC;
 
-    public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute) {
+    /**
+     * @param timers  where Timer C runs (its task only hands the branch back to the call's lane)
+     * @param timerC  RFC 3261 §16.6 step 11: how long an INVITE branch may stay without a response
+     */
+    public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
+                         ScheduledExecutorService timers, Duration timerC) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.routes = Objects.requireNonNull(routes, "routes");
         this.loops = new LoopDetector(ctx.local());
         this.recordRoute = recordRoute;
+        this.timers = Objects.requireNonNull(timers, "timers");
+        this.timerC = Objects.requireNonNull(timerC, "timerC");
     }
 
     /** One target of a request: a new Request-URI (or keep it) and a next hop to push (or none). */
@@ -193,6 +205,9 @@ public final class StatefulProxy {
                 branch.tx = ct;
                 ct.sendRequest();
                 ctx.counters().forwarded(out.getMethod());
+                if (call.invite) {
+                    startTimerC(branch);
+                }
             } catch (SipException | RuntimeException e) {
                 ctx.counters().error("next_hop_unreachable");
                 log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
@@ -297,6 +312,9 @@ public final class StatefulProxy {
         int status = response.getStatusCode();
         ProxyCall call = branch.call;
         if (status < 200) {
+            if (call.invite && status > 100) {
+                startTimerC(branch);
+            }
             if (call.provisional(branch)) {
                 sendCancel(branch);
             }
@@ -316,8 +334,39 @@ public final class StatefulProxy {
         }
     }
 
+    /** Starts or restarts Timer C of an INVITE branch (§16.6 step 11: reset on every provisional). */
+    private void startTimerC(ProxyCall.Branch branch) {
+        synchronized (branch.call) {
+            if (branch.timerC != null) {
+                branch.timerC.cancel(false);
+            }
+            if (branch.pending()) {
+                branch.timerC = timers.schedule(() -> ctx.lane(branch.call.callId).execute(() -> timerCFired(branch)),
+                        timerC.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** §16.8: a branch with a provisional response is cancelled; one without behaves as if it got 408. */
+    private void timerCFired(ProxyCall.Branch branch) {
+        ctx.counters().error("timer_c");
+        if (branch.call.provisionalReceived(branch)) {
+            if (branch.call.markCancelled(branch)) {
+                sendCancel(branch);
+            }
+        } else {
+            branchFinal(branch, Response.REQUEST_TIMEOUT, null);
+        }
+    }
+
     private void branchFinal(ProxyCall.Branch branch, int status, Response upstream) {
         ProxyCall call = branch.call;
+        synchronized (call) {
+            if (branch.timerC != null) {
+                branch.timerC.cancel(false);
+                branch.timerC = null;
+            }
+        }
         ProxyCall.Verdict v = call.finalResponse(branch, status, upstream);
         for (ProxyCall.Branch b : v.cancel()) {
             sendCancel(b);
