@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.sipcrypt.server.testing.SipExchange;
+import org.sipcrypt.server.testing.SipHeaders;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
@@ -43,9 +44,9 @@ class ProxyCallIT {
             Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals(callee.contactUri().toString(), invite.getRequestURI().toString());
             assertProxyVia(invite, server, t);
-            assertEquals(List.of(recordRoute(server, t)), recordRoutes(invite));
+            assertEquals(List.of(recordRoute(server, t)), SipHeaders.recordRoutes(invite));
             assertEquals(69, ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).getMaxForwards());
-            assertEquals(List.of(server.hostPort(t), "127.0.0.1:" + caller.port()), vias(invite));
+            assertEquals(List.of(server.hostPort(t), "127.0.0.1:" + caller.port()), SipHeaders.vias(invite));
             // a UDP callee may repeat its 200 until the ACK arrives: compare without repeats
             assertEquals(List.of(Response.TRYING, Response.RINGING, Response.OK),
                     call.invite().statuses().stream().distinct().toList());
@@ -71,7 +72,7 @@ class ProxyCallIT {
             assertProxyVia(invite, server, Transport.TCP);
             // RFC 5658: one entry for the interface towards the callee, one towards the caller
             assertEquals(List.of(recordRoute(server, Transport.TCP), recordRoute(server, Transport.UDP)),
-                    recordRoutes(invite));
+                    SipHeaders.recordRoutes(invite));
 
             callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
@@ -88,7 +89,7 @@ class ProxyCallIT {
 
             TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
             Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
-            assertEquals(List.of(), recordRoutes(invite));
+            assertEquals(List.of(), SipHeaders.recordRoutes(invite));
             assertProxyVia(invite, server, Transport.UDP);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
 
@@ -115,7 +116,7 @@ class ProxyCallIT {
             List<Request> invites = callee.received(Request.INVITE);
             assertEquals(2, invites.size(), "initial INVITE and re-INVITE");
             assertProxyVia(invites.get(1), server, Transport.UDP);
-            assertEquals(List.of(), recordRoutes(invites.get(1)), "the route set is fixed at dialog creation");
+            assertEquals(List.of(), SipHeaders.recordRoutes(invites.get(1)), "the route set is fixed at dialog creation");
             Request ack = callee.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).get(1);
             assertProxyVia(ack, server, Transport.UDP);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
@@ -173,26 +174,7 @@ class ProxyCallIT {
         assertTrue(top.getBranch().startsWith("z9hG4bK"), top.getBranch());
     }
 
-    private static List<String> vias(Request r) {
-        List<String> out = new ArrayList<>();
-        ListIterator<?> it = r.getHeaders(ViaHeader.NAME);
-        while (it.hasNext()) {
-            ViaHeader v = (ViaHeader) it.next();
-            out.add(v.getHost() + ":" + v.getPort());
-        }
-        return out;
-    }
-
     private static String recordRoute(TestServer server, Transport t) {
         return "<sip:" + server.hostPort(t) + ";transport=" + t.configName() + ";lr>";
-    }
-
-    private static List<String> recordRoutes(Request r) {
-        List<String> out = new ArrayList<>();
-        ListIterator<?> it = r.getHeaders(RecordRouteHeader.NAME);
-        while (it.hasNext()) {
-            out.add(((RecordRouteHeader) it.next()).getAddress().toString());
-        }
-        return out;
     }
 }

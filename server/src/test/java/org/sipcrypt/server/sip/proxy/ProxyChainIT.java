@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.sipcrypt.server.testing.SipHeaders;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
@@ -47,14 +48,14 @@ class ProxyChainIT {
             TestUa.Call call = alice.call(bob.aor(), a.address(Transport.UDP));
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals(bob.contactUri().toString(), invite.getRequestURI().toString());
-            assertEquals(List.of(via(b, Transport.TCP), via(a, Transport.TCP), "127.0.0.1:" + alice.port()), vias(invite));
-            assertEquals(List.of(rr(b, Transport.TCP), rr(a, Transport.TCP), rr(a, Transport.UDP)), recordRoutes(invite));
+            assertEquals(List.of(via(b, Transport.TCP), via(a, Transport.TCP), "127.0.0.1:" + alice.port()), SipHeaders.vias(invite));
+            assertEquals(List.of(rr(b, Transport.TCP), rr(a, Transport.TCP), rr(a, Transport.UDP)), SipHeaders.recordRoutes(invite));
             assertEquals(68, ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).getMaxForwards());
 
             bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
             Request bye = bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
-            assertEquals(List.of(via(b, Transport.TCP), via(a, Transport.TCP), "127.0.0.1:" + alice.port()), vias(bye));
+            assertEquals(List.of(via(b, Transport.TCP), via(a, Transport.TCP), "127.0.0.1:" + alice.port()), SipHeaders.vias(bye));
             assertEquals(List.of(), bob.errors());
             assertEquals(List.of(), alice.errors());
         }
@@ -75,7 +76,7 @@ class ProxyChainIT {
             Request bye = alice.awaitRequest(Request.BYE, TestUa.TIMEOUT);
             assertEquals(alice.contactUri().toString(), bye.getRequestURI().toString());
             // RFC 3261 §12.2.1.1: the route set is B then A; nothing after A but alice herself
-            assertEquals(List.of(via(a, Transport.UDP), via(b, Transport.TCP), "127.0.0.1:" + bob.port()), vias(bye));
+            assertEquals(List.of(via(a, Transport.UDP), via(b, Transport.TCP), "127.0.0.1:" + bob.port()), SipHeaders.vias(bye));
         }
     }
 
@@ -96,7 +97,7 @@ class ProxyChainIT {
             // RFC 3261 §16.10, §9.1: each proxy answers the CANCEL itself and sends its own downstream,
             // whose only Via is the top Via of the INVITE it cancels
             Request cancel = bob.awaitRequest(Request.CANCEL, TestUa.TIMEOUT);
-            assertEquals(List.of(via(b, Transport.UDP)), vias(cancel));
+            assertEquals(List.of(via(b, Transport.UDP)), SipHeaders.vias(cancel));
         }
     }
 
@@ -106,24 +107,5 @@ class ProxyChainIT {
 
     private static String rr(TestServer s, Transport t) {
         return "<sip:" + s.hostPort(t) + ";transport=" + t.configName() + ";lr>";
-    }
-
-    private static List<String> vias(Request r) {
-        List<String> out = new ArrayList<>();
-        ListIterator<?> it = r.getHeaders(ViaHeader.NAME);
-        while (it.hasNext()) {
-            ViaHeader v = (ViaHeader) it.next();
-            out.add(v.getHost() + ":" + v.getPort());
-        }
-        return out;
-    }
-
-    private static List<String> recordRoutes(Request r) {
-        List<String> out = new ArrayList<>();
-        ListIterator<?> it = r.getHeaders(RecordRouteHeader.NAME);
-        while (it.hasNext()) {
-            out.add(((RecordRouteHeader) it.next()).getAddress().toString());
-        }
-        return out;
     }
 }
