@@ -3,13 +3,9 @@ package org.sipcrypt.server.sip.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.ListIterator;
 import java.util.concurrent.TimeUnit;
 import javax.sip.header.MaxForwardsHeader;
-import javax.sip.header.RecordRouteHeader;
-import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
