@@ -6,7 +6,6 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sip.PeerUnavailableException;
 import org.sipcrypt.server.config.ServerConfig;
-import org.sipcrypt.server.config.TransportImpl;
 
 /**
  * Builds the JAIN-SIP stack with the properties a stateful proxy needs: no automatic dialogs, a
