@@ -192,9 +192,6 @@ public final class SipContext {
         try {
             if (st != null) {
                 st.sendResponse(response);
-                if (response.getStatusCode() >= 200) {
-                    unanswered.remove(st);
-                }
             } else {
                 provider.sendResponse(response);
             }
@@ -202,6 +199,11 @@ public final class SipContext {
         } catch (javax.sip.SipException | javax.sip.InvalidArgumentException | RuntimeException e) {
             counters.error("send_response");
             log.debug("cannot send {} response: {}", response.getStatusCode(), e.toString());
+        } finally {
+            // answered, or unanswerable: either way nothing is left to wait for at shutdown
+            if (st != null && response.getStatusCode() >= 200) {
+                unanswered.remove(st);
+            }
         }
     }
 }
