@@ -60,14 +60,7 @@ class GracefulShutdownIT {
 
             // the call in progress still gets its final response through the proxy
             callee.send(SipSocket.response(invite, "486 Busy Here"));
-            String busy = null;
-            deadline = System.nanoTime() + WAIT.toNanos();
-            while (busy == null && System.nanoTime() < deadline) {
-                String r = caller.receive(Duration.ofMillis(500));
-                if (r != null && r.startsWith("SIP/2.0 486")) {
-                    busy = r;
-                }
-            }
+            String busy = caller.awaitMessage("SIP/2.0 486", WAIT);
             assertNotNull(busy, "the call in progress was not finished");
             // well under the 90 s grace: the drain ended because the last call did, not because time ran out
             closer.join(Duration.ofSeconds(45).toMillis());

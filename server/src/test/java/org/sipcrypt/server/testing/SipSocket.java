@@ -147,6 +147,21 @@ public final class SipSocket implements AutoCloseable {
         return sb.toString();
     }
 
+    /**
+     * The next message starting with {@code prefix}, skipping any other (retransmissions,
+     * provisional responses), or null when none arrives within the timeout.
+     */
+    public String awaitMessage(String prefix, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            String m = receive(Duration.ofMillis(300));
+            if (m != null && m.startsWith(prefix)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
     /** Whether the TCP peer has closed the connection (read returns end of stream within the timeout). */
     public boolean closedByPeer(Duration timeout) throws IOException {
         tcp.setSoTimeout((int) timeout.toMillis());

@@ -38,14 +38,7 @@ class TcpConnectionsIT {
                 assertNotNull(ok);
                 assertTrue(ok.startsWith("SIP/2.0 200"), ok);
                 caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "inv-tcp", 1, caller.contact("alice")));
-                String invite = null;
-                long deadline = System.nanoTime() + WAIT.toNanos();
-                while (invite == null && System.nanoTime() < deadline) {
-                    String r = callee.receive(Duration.ofMillis(500));
-                    if (r != null && r.startsWith("INVITE ")) {
-                        invite = r;
-                    }
-                }
+                String invite = callee.awaitMessage("INVITE ", WAIT);
                 assertNotNull(invite, "the INVITE did not come over the callee's own connection");
                 assertTrue(counter(server, "transport.connections.opened", "direction", "outbound") == 0,
                         "the proxy opened a new connection instead of reusing the callee's");

@@ -25,22 +25,10 @@ class ProxyTimerCIT {
     @TempDir
     Path dir;
 
-    /** The next message starting with {@code prefix}, skipping others (e.g. retransmissions), or null. */
-    private static String awaitMessage(SipSocket s, String prefix) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            String m = s.receive(Duration.ofMillis(500));
-            if (m != null && m.startsWith(prefix)) {
-                return m;
-            }
-        }
-        return null;
-    }
-
     private static void register(SipSocket callee, String hp) throws Exception {
         callee.send(callee.request("REGISTER", "sip:" + hp, "bob", "bob@" + hp, "reg-c", 1,
                 callee.contact("bob") + "Expires: 600\r\n"));
-        String ok = awaitMessage(callee, "SIP/2.0 ");
+        String ok = callee.awaitMessage("SIP/2.0 ", WAIT);
         assertNotNull(ok);
         assertTrue(ok.startsWith("SIP/2.0 200"), ok);
     }
@@ -54,15 +42,15 @@ class ProxyTimerCIT {
             register(callee, hp);
             caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "ring-forever", 1,
                     caller.contact("alice")));
-            String invite = awaitMessage(callee, "INVITE ");
+            String invite = callee.awaitMessage("INVITE ", WAIT);
             assertNotNull(invite);
             callee.send(SipSocket.response(invite, "180 Ringing"));
 
-            String cancel = awaitMessage(callee, "CANCEL ");
+            String cancel = callee.awaitMessage("CANCEL ", WAIT);
             assertNotNull(cancel, "Timer C did not cancel the ringing branch");
             callee.send(SipSocket.response(cancel, "200 OK"));
             callee.send(SipSocket.response(invite, "487 Request Terminated"));
-            String terminated = awaitMessage(caller, "SIP/2.0 487");
+            String terminated = caller.awaitMessage("SIP/2.0 487", WAIT);
             assertNotNull(terminated, "the caller did not get the branch's 487");
         }
     }
@@ -76,8 +64,8 @@ class ProxyTimerCIT {
             register(callee, hp);
             caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "silent", 1,
                     caller.contact("alice")));
-            assertNotNull(awaitMessage(callee, "INVITE "));
-            String timeout = awaitMessage(caller, "SIP/2.0 408");
+            assertNotNull(callee.awaitMessage("INVITE ", WAIT));
+            String timeout = caller.awaitMessage("SIP/2.0 408", WAIT);
             assertNotNull(timeout, "the caller did not get 408 after Timer C");
         }
     }
