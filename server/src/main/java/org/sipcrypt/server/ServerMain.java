@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.sipcrypt.server.cli.UsersCommand;
 import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.ConfigLoader.Setting;
@@ -100,7 +101,9 @@ public final class ServerMain {
                     .description(s.description() + (s.repeatable() ? " Repeatable." : "")
                             + " (default: " + s.defaultText() + ")");
             if (s.repeatable()) {
-                option.type(List.class).auxiliaryTypes(String.class);
+                option.type(List.class).auxiliaryTypes(String.class).splitRegex(",");
+            } else if (s.flag()) {
+                option.type(String.class).arity("0..1").fallbackValue("true");
             } else {
                 option.type(String.class);
             }
@@ -108,6 +111,7 @@ public final class ServerMain {
         }
         serve.spec = spec;
         CommandLine cl = new CommandLine(spec);
+        cl.addSubcommand(new CommandLine(new UsersCommand()));
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
             err.println("sipcrypt: " + ex.getMessage());

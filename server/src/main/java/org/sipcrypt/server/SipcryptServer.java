@@ -29,7 +29,13 @@ import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.ListenerConfig;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.config.TransportImpl;
+import org.sipcrypt.server.auth.CredentialBatcher;
+import org.sipcrypt.server.auth.DigestAuthenticator;
+import org.sipcrypt.server.auth.NonceService;
+import org.sipcrypt.server.auth.ReplayGuard;
+import org.sipcrypt.server.config.AuthConfig;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.LocalDomains;
@@ -77,12 +83,13 @@ public final class SipcryptServer implements AutoCloseable {
     private final SipContext context;
     private final Map<Transport, InetSocketAddress> addresses;
     private final ScheduledExecutorService housekeeping;
+    private final CredentialBatcher credentials;
     private boolean closed;
 
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
                            Database database, LocationService location, SipWorkers workers, NettyTransport transport,
                            SipStackImpl stack, SipContext context, Map<Transport, InetSocketAddress> addresses,
-                           ScheduledExecutorService housekeeping) {
+                           ScheduledExecutorService housekeeping, CredentialBatcher credentials) {
         this.config = config;
         this.registry = registry;
         this.transportCounters = transportCounters;
@@ -94,6 +101,7 @@ public final class SipcryptServer implements AutoCloseable {
         this.context = context;
         this.addresses = addresses;
         this.housekeeping = housekeeping;
+        this.credentials = credentials;
     }
 
     /** Starts a server; on failure everything started so far is closed again. */
@@ -181,14 +189,32 @@ public final class SipcryptServer implements AutoCloseable {
             housekeeping.setRemoveOnCancelPolicy(true);
             opened.add(housekeeping::shutdownNow);
             ExpiresPolicy expires = new ExpiresPolicy(config.minExpires(), config.maxExpires(), config.defaultExpires());
+            DigestAuthenticator auth = null;
+            CredentialBatcher credentials = null;
+            if (config.auth().enabled()) {
+                credentials = new CredentialBatcher(new SubscriberStore(database.dataSource()),
+                        config.effectiveRealm(), config.dbPoolSize(), config.auth().batchSize(),
+                        config.auth().batchWait(), config.auth().queueCapacity(), config.auth().cacheSize(),
+                        config.auth().cacheTtl(), registry);
+                opened.add(credentials);
+                auth = new DigestAuthenticator(config.auth(), config.effectiveRealm(),
+                        new NonceService(nonceSecret(config.auth()), context.clock(), config.auth().nonceLifetime(),
+                                config.auth().nonceBindsAddress()),
+                        new ReplayGuard(config.auth().replayNonces(), config.auth().nonceLifetime(), context.clock()),
+                        credentials, registry);
+                log.info("digest authentication on: realm \"{}\", methods {}, algorithms {}, lookups in batches of"
+                                + " up to {} within {} on {} threads", config.effectiveRealm(), config.auth().methods(),
+                        config.auth().algorithms(), config.auth().batchSize(), config.auth().batchWait(),
+                        config.dbPoolSize());
+            }
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, expires),
                     new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC()),
-                    new RedirectServer(context, location));
+                    new RedirectServer(context, location), auth);
             provider.addSipListener(dispatcher);
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
-                    transport, stack, context, addresses, housekeeping);
+                    transport, stack, context, addresses, housekeeping, credentials);
             housekeeping.scheduleWithFixedDelay(server::purgeExpired, PURGE_INTERVAL.toMillis(),
                     PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
             if (!config.statsInterval().isZero()) {
@@ -208,6 +234,18 @@ public final class SipcryptServer implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The configured nonce secret, or a random one when none is set. */
+    private static byte[] nonceSecret(AuthConfig auth) {
+        if (!auth.nonceSecret().isEmpty()) {
+            return auth.nonceSecret().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        log.info("auth.nonceSecret not set: using a random one, so nonces do not outlive this process"
+                + " and other servers do not accept them");
+        byte[] secret = new byte[32];
+        new java.security.SecureRandom().nextBytes(secret);
+        return secret;
     }
 
     private static TransportSettings transportSettings(ServerConfig config, RouteTable routes) throws IOException {
@@ -276,9 +314,13 @@ public final class SipcryptServer implements AutoCloseable {
                 m.getId().getTags().forEach(t -> name.append(t.getKey()).append('=').append(t.getValue()).append(','));
                 name.setCharAt(name.length() - 1, '}');
             }
-            for (var measurement : m.measure()) {
+            var measurements = m.measure();
+            boolean several = measurements instanceof java.util.Collection<?> c && c.size() > 1;
+            for (var measurement : measurements) {
                 if (measurement.getValue() != 0 && !Double.isNaN(measurement.getValue())) {
-                    values.put(name.toString(), measurement.getValue());
+                    String key = several
+                            ? name + "." + measurement.getStatistic().getTagValueRepresentation() : name.toString();
+                    values.put(key, measurement.getValue());
                 }
             }
         }
@@ -331,6 +373,9 @@ public final class SipcryptServer implements AutoCloseable {
             transport.close();
         }
         workers.shutdown(Duration.ofSeconds(2));
+        if (credentials != null) {
+            credentials.close();
+        }
         location.close();
         database.close();
         log.info("stopped");

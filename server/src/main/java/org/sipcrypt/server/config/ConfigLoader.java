@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.sipcrypt.server.auth.DigestAlgorithm;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,7 +134,62 @@ public final class ConfigLoader {
         SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION", "How long shutdown waits for open transactions.",
                 c -> List.of(format(c.shutdownGrace())), (d, k, v) -> d.shutdownGrace = duration(k, one(k, v), true)),
         STATS_INTERVAL("stats.interval", Kind.SINGLE, "DURATION", "How often counters are logged; 0 turns it off.",
-                c -> List.of(format(c.statsInterval())), (d, k, v) -> d.statsInterval = duration(k, one(k, v), true));
+                c -> List.of(format(c.statsInterval())), (d, k, v) -> d.statsInterval = duration(k, one(k, v), true)),
+        AUTH("auth", Kind.FLAG, "BOOL", "Digest authentication (RFC 3261 22): challenge the methods of auth.methods.",
+                c -> List.of(String.valueOf(c.auth().enabled())), (d, k, v) -> d.authEnabled = bool(k, one(k, v))),
+        AUTH_METHODS("auth.methods", Kind.REPEATABLE, "METHOD",
+                "Methods challenged when auth is on: REGISTER gets 401, others 407. ACK and CANCEL never are.",
+                c -> c.auth().methods(), (d, k, v) -> d.authMethods = items(k, v, ConfigValues::challengedMethod)),
+        REALM("realm", Kind.SINGLE, "NAME", "Digest realm; unset means the host of the first listener.",
+                c -> List.of(c.effectiveRealm()), (d, k, v) -> d.realm = nonBlank(k, one(k, v), "a realm")),
+        AUTH_ALGORITHMS("auth.algorithms", Kind.REPEATABLE, "sha-256|md5",
+                "Digest algorithms offered, one challenge each, most preferred first (RFC 8760).",
+                c -> c.auth().algorithms().stream().map(a -> a.configName()).toList(),
+                (d, k, v) -> d.authAlgorithms = items(k, v, ConfigValues::digestAlgorithm)),
+        AUTH_LEGACY_NO_QOP("auth.legacyNoQop", Kind.SINGLE, "BOOL",
+                "Accept credentials without qop (RFC 2069 form); they have no nonce count, so no replay check.",
+                c -> List.of(String.valueOf(c.auth().legacyNoQop())), (d, k, v) -> d.authLegacyNoQop = bool(k, one(k, v))),
+        AUTH_NONCE_LIFETIME("auth.nonceLifetime", Kind.SINGLE, "DURATION",
+                "Older nonces get a new challenge with stale=true.",
+                c -> List.of(format(c.auth().nonceLifetime())),
+                (d, k, v) -> d.authNonceLifetime = duration(k, one(k, v), false)),
+        AUTH_NONCE_SECRET("auth.nonceSecret", Kind.SECRET, "SECRET",
+                "HMAC key of nonces (16+ characters; never logged); servers sharing it accept each other's nonces."
+                        + " Unset means random per start.",
+                c -> List.of(c.auth().nonceSecret()), (d, k, v) -> d.authNonceSecret = one(k, v)),
+        AUTH_NONCE_BINDS_ADDRESS("auth.nonceBindsAddress", Kind.SINGLE, "BOOL",
+                "A nonce is valid only from the IP address it was sent to.",
+                c -> List.of(String.valueOf(c.auth().nonceBindsAddress())),
+                (d, k, v) -> d.authNonceBindsAddress = bool(k, one(k, v))),
+        AUTH_ON_FAILURE("auth.onFailure", Kind.SINGLE, "forbid|challenge",
+                "Answer to a wrong password or unknown user (the same for both): 403, or a new challenge.",
+                c -> List.of(c.auth().onFailure().configName()),
+                (d, k, v) -> d.authOnFailure = parsed(k, one(k, v), AuthConfig.FailureAnswer::parse)),
+        AUTH_MATCH_IDENTITY("auth.matchIdentity", Kind.SINGLE, "BOOL",
+                "The digest user must be the To user of a REGISTER and the From user of other requests.",
+                c -> List.of(String.valueOf(c.auth().matchIdentity())),
+                (d, k, v) -> d.authMatchIdentity = bool(k, one(k, v))),
+        AUTH_IN_DIALOG("auth.inDialog", Kind.SINGLE, "BOOL", "Challenge requests inside a dialog too.",
+                c -> List.of(String.valueOf(c.auth().inDialog())), (d, k, v) -> d.authInDialog = bool(k, one(k, v))),
+        AUTH_BATCH_SIZE("auth.batchSize", Kind.SINGLE, "N", "Most user names fetched by one credential query.",
+                c -> List.of(String.valueOf(c.auth().batchSize())),
+                (d, k, v) -> d.authBatchSize = integer(k, one(k, v), 1, 1000)),
+        AUTH_BATCH_WAIT("auth.batchWait", Kind.SINGLE, "DURATION",
+                "Longest a credential lookup waits for its batch to fill; 0 sends at once.",
+                c -> List.of(format(c.auth().batchWait())), (d, k, v) -> d.authBatchWait = duration(k, one(k, v), true)),
+        AUTH_QUEUE_CAPACITY("auth.queueCapacity", Kind.SINGLE, "N",
+                "Most credential lookups waiting; beyond it requests get 503.",
+                c -> List.of(String.valueOf(c.auth().queueCapacity())),
+                (d, k, v) -> d.authQueueCapacity = integer(k, one(k, v), 1, 10_000_000)),
+        AUTH_CACHE_SIZE("auth.cacheSize", Kind.SINGLE, "N", "Subscribers cached in memory; 0 turns the cache off.",
+                c -> List.of(String.valueOf(c.auth().cacheSize())),
+                (d, k, v) -> d.authCacheSize = integer(k, one(k, v), 0, 10_000_000)),
+        AUTH_CACHE_TTL("auth.cacheTtl", Kind.SINGLE, "DURATION", "How long a cached subscriber is trusted.",
+                c -> List.of(format(c.auth().cacheTtl())), (d, k, v) -> d.authCacheTtl = duration(k, one(k, v), false)),
+        AUTH_REPLAY_NONCES("auth.replayNonces", Kind.SINGLE, "N",
+                "Most nonces whose counts are remembered to reject replays.",
+                c -> List.of(String.valueOf(c.auth().replayNonces())),
+                (d, k, v) -> d.authReplayNonces = integer(k, one(k, v), 1, 100_000_000));
 
         private final String key;
         private final Kind kind;
@@ -177,6 +233,11 @@ public final class ConfigLoader {
             return kind == Kind.REPEATABLE;
         }
 
+        /** Whether the option may be given without a value, meaning {@code true}: {@code --auth}. */
+        public boolean flag() {
+            return kind == Kind.FLAG;
+        }
+
         /** Whether the value is a secret, masked wherever configuration is printed. */
         public boolean secret() {
             return kind == Kind.SECRET;
@@ -212,7 +273,7 @@ public final class ConfigLoader {
         }
     }
 
-    private enum Kind { SINGLE, REPEATABLE, SECRET }
+    private enum Kind { SINGLE, FLAG, REPEATABLE, SECRET }
 
     @FunctionalInterface
     private interface Applier {
@@ -315,6 +376,23 @@ public final class ConfigLoader {
         Duration defaultExpires;
         Duration shutdownGrace;
         Duration statsInterval;
+        boolean authEnabled;
+        List<String> authMethods;
+        String realm;
+        List<DigestAlgorithm> authAlgorithms;
+        boolean authLegacyNoQop;
+        Duration authNonceLifetime;
+        String authNonceSecret;
+        boolean authNonceBindsAddress;
+        AuthConfig.FailureAnswer authOnFailure;
+        boolean authMatchIdentity;
+        boolean authInDialog;
+        int authBatchSize;
+        Duration authBatchWait;
+        int authQueueCapacity;
+        int authCacheSize;
+        Duration authCacheTtl;
+        int authReplayNonces;
 
         Draft(ServerConfig c) {
             listeners = c.listeners();
@@ -343,6 +421,24 @@ public final class ConfigLoader {
             defaultExpires = c.defaultExpires();
             shutdownGrace = c.shutdownGrace();
             statsInterval = c.statsInterval();
+            AuthConfig a = c.auth();
+            authEnabled = a.enabled();
+            authMethods = a.methods();
+            realm = a.realm();
+            authAlgorithms = a.algorithms();
+            authLegacyNoQop = a.legacyNoQop();
+            authNonceLifetime = a.nonceLifetime();
+            authNonceSecret = a.nonceSecret();
+            authNonceBindsAddress = a.nonceBindsAddress();
+            authOnFailure = a.onFailure();
+            authMatchIdentity = a.matchIdentity();
+            authInDialog = a.inDialog();
+            authBatchSize = a.batchSize();
+            authBatchWait = a.batchWait();
+            authQueueCapacity = a.queueCapacity();
+            authCacheSize = a.cacheSize();
+            authCacheTtl = a.cacheTtl();
+            authReplayNonces = a.replayNonces();
         }
 
         ServerConfig build() throws ConfigException {
@@ -358,11 +454,15 @@ public final class ConfigLoader {
             checkExpiresOrder();
             checkPerCallNeedsNetty();
             try {
+                AuthConfig auth = new AuthConfig(authEnabled, authMethods, realm, authAlgorithms, authLegacyNoQop,
+                        authNonceLifetime, authNonceSecret, authNonceBindsAddress, authOnFailure, authMatchIdentity,
+                        authInDialog, authBatchSize, authBatchWait, authQueueCapacity, authCacheSize, authCacheTtl,
+                        authReplayNonces);
                 return new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode,
                         routes, defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout,
                         tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
                         sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
-                        shutdownGrace, statsInterval);
+                        shutdownGrace, statsInterval, auth);
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
             }

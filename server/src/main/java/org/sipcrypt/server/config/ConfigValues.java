@@ -57,6 +57,29 @@ final class ConfigValues {
         return lower;
     }
 
+    /** A SIP method name to challenge; ACK and CANCEL cannot be (RFC 3261 §22.1). */
+    static String challengedMethod(String text) {
+        String m = text.toUpperCase(Locale.ROOT);
+        if (!m.matches("[A-Z]{1,32}")) {
+            throw new IllegalArgumentException("\"" + text + "\" is not a SIP method (expected e.g. REGISTER, INVITE)");
+        }
+        if (m.equals("ACK") || m.equals("CANCEL")) {
+            throw new IllegalArgumentException("\"" + text + "\" cannot be challenged (RFC 3261 22.1: ACK and CANCEL"
+                    + " are never challenged)");
+        }
+        return m;
+    }
+
+    /** A digest algorithm by its configuration name: {@code sha-256} or {@code md5}. */
+    static org.sipcrypt.server.auth.DigestAlgorithm digestAlgorithm(String text) {
+        for (var a : org.sipcrypt.server.auth.DigestAlgorithm.values()) {
+            if (a.configName().equalsIgnoreCase(text)) {
+                return a;
+            }
+        }
+        throw new IllegalArgumentException("unknown digest algorithm \"" + text + "\" (expected sha-256 or md5)");
+    }
+
     static String nonBlank(String key, String text, String expected) throws ConfigException {
         if (text.isBlank()) {
             throw new ConfigException(key + ": \"" + text + "\" is empty (expected " + expected + ")");

@@ -40,6 +40,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param defaultExpires     registrations that ask for nothing get this
  * @param shutdownGrace      how long shutdown waits for open transactions
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
+ * @param auth               digest authentication
  */
 public record ServerConfig(
         List<ListenerConfig> listeners,
@@ -67,7 +68,8 @@ public record ServerConfig(
         Duration maxExpires,
         Duration defaultExpires,
         Duration shutdownGrace,
-        Duration statsInterval) {
+        Duration statsInterval,
+        AuthConfig auth) {
 
     public ServerConfig {
         listeners = List.copyOf(Objects.requireNonNull(listeners, "listeners"));
@@ -87,6 +89,7 @@ public record ServerConfig(
         Objects.requireNonNull(defaultExpires, "defaultExpires");
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(statsInterval, "statsInterval");
+        Objects.requireNonNull(auth, "auth");
         if (listeners.isEmpty()) {
             throw new IllegalArgumentException("listen: at least one listener is needed");
         }
@@ -127,7 +130,13 @@ public record ServerConfig(
                 Duration.ofHours(24),
                 Duration.ofHours(1),
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(60));
+                Duration.ofSeconds(60),
+                AuthConfig.defaults());
+    }
+
+    /** The digest realm: {@code realm} when set, otherwise the host of the first listener. */
+    public String effectiveRealm() {
+        return auth.realm() != null ? auth.realm() : listeners.get(0).host();
     }
 
     /** The JDBC URL in effect: the configured one, or the embedded H2 file under the data directory. */

@@ -66,7 +66,17 @@ public final class Database implements AutoCloseable {
                             + "received VARCHAR(128) NOT NULL, "
                             + "updated_at BIGINT NOT NULL, "
                             + "PRIMARY KEY (aor, contact_key))",
-                    "CREATE INDEX IF NOT EXISTS bindings_expires_at ON bindings (expires_at)")));
+                    "CREATE INDEX IF NOT EXISTS bindings_expires_at ON bindings (expires_at)")),
+            new Migration(2, List.of(
+                    // Digest subscribers (RFC 3261 §22): HA1 per algorithm, never the password.
+                    "CREATE TABLE IF NOT EXISTS subscribers ("
+                            + "realm VARCHAR(128) NOT NULL, "
+                            + "username VARCHAR(128) NOT NULL, "
+                            + "ha1_md5 VARCHAR(32) NOT NULL, "
+                            + "ha1_sha256 VARCHAR(64) NOT NULL, "
+                            + "enabled BOOLEAN NOT NULL, "
+                            + "updated_at BIGINT NOT NULL, "
+                            + "PRIMARY KEY (realm, username))")));
 
     private static final String CREATE_SCHEMA_VERSION =
             "CREATE TABLE IF NOT EXISTS schema_version ("

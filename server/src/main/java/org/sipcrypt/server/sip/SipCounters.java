@@ -37,6 +37,11 @@ public final class SipCounters {
         count("sip.app.errors", "reason", reason);
     }
 
+    /** A request answered 400 by the SIP layer (the transport counts its own). */
+    public void rejected(String reason) {
+        count("sip.requests.rejected", "reason", reason);
+    }
+
     public void dbError() {
         count("db.errors", "kind", "request");
     }

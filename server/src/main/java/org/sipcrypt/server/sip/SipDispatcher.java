@@ -12,9 +12,13 @@ import javax.sip.TransactionAlreadyExistsException;
 import javax.sip.TransactionTerminatedEvent;
 import javax.sip.TransactionUnavailableException;
 import javax.sip.address.SipURI;
+import javax.sip.header.CallIdHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import org.sipcrypt.server.auth.AuthResult;
+import org.sipcrypt.server.auth.DigestAuthenticator;
+import org.sipcrypt.server.auth.DigestChallenge;
 import org.sipcrypt.server.config.Mode;
 import org.sipcrypt.server.sip.proxy.StatefulProxy;
 import org.sipcrypt.server.sip.redirect.RedirectServer;
@@ -26,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * The JAIN-SIP listener: sends each request to the function that handles it. OPTIONS addressed
  * to the server itself are answered here; REGISTER for our domain goes to the registrar; the rest
  * to the proxy or, in redirect mode, the redirect server. While the server drains for shutdown,
- * new out-of-dialog requests get 503.
+ * new out-of-dialog requests get 503. With digest authentication on, challenged requests
+ * (RFC 3261 §22) are first checked asynchronously and continue on their call's lane.
  * Threading: thread-safe; called on SIP worker lanes (timeouts on the stack's timer thread);
  * never blocks.
  */
@@ -41,9 +46,15 @@ public final class SipDispatcher implements SipListener {
     private final Registrar registrar;
     private final StatefulProxy proxy;
     private final RedirectServer redirect;
+    private final DigestAuthenticator auth;
 
-    public SipDispatcher(SipContext ctx, Mode mode, Registrar registrar, StatefulProxy proxy, RedirectServer redirect) {
+    /**
+     * @param auth digest authentication, or null when it is off
+     */
+    public SipDispatcher(SipContext ctx, Mode mode, Registrar registrar, StatefulProxy proxy, RedirectServer redirect,
+                         DigestAuthenticator auth) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.auth = auth;
         this.mode = Objects.requireNonNull(mode, "mode");
         this.registrar = Objects.requireNonNull(registrar, "registrar");
         this.proxy = Objects.requireNonNull(proxy, "proxy");
@@ -79,7 +90,21 @@ public final class SipDispatcher implements SipListener {
             return;
         }
         boolean toUs = ctx.local().isLocal(request.getRequestURI());
-        if (Request.REGISTER.equals(method) && (toUs || isOurDomain(request))) {
+        boolean toRegistrar = Request.REGISTER.equals(method) && (toUs || isOurDomain(request));
+        if (auth != null && auth.applies(request)) {
+            String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
+            String client = clientAddress(request);
+            auth.authenticate(request, toRegistrar, client).whenCompleteAsync(
+                    (result, failure) -> afterAuthentication(request, st, toRegistrar, client, result, failure),
+                    ctx.lane(callId));
+            return;
+        }
+        dispatch(request, st, toUs, toRegistrar);
+    }
+
+    private void dispatch(Request request, ServerTransaction st, boolean toUs, boolean toRegistrar) {
+        String method = request.getMethod();
+        if (toRegistrar) {
             registrar.register(request, st);
         } else if (Request.OPTIONS.equals(method) && toUs && ((SipURI) request.getRequestURI()).getUser() == null) {
             answerOptions(request, st);
@@ -90,6 +115,48 @@ public final class SipDispatcher implements SipListener {
         } else {
             redirect.onRequest(request, st);
         }
+    }
+
+    /** Answers a request whose credentials were checked, or hands it on. Runs on the call's lane. */
+    private void afterAuthentication(Request request, ServerTransaction st, boolean toRegistrar, String client,
+                                     AuthResult result, Throwable failure) {
+        if (failure != null) {
+            ctx.counters().error("auth");
+            log.warn("digest authentication failed unexpectedly: {}", failure.toString());
+            ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR);
+        } else if (result instanceof AuthResult.Accepted) {
+            if (!toRegistrar) {
+                auth.consumeCredentials(request);
+            }
+            dispatch(request, st, ctx.local().isLocal(request.getRequestURI()), toRegistrar);
+        } else if (result instanceof AuthResult.Challenge c) {
+            try {
+                ctx.respond(st, request, toRegistrar ? Response.UNAUTHORIZED : Response.PROXY_AUTHENTICATION_REQUIRED,
+                        DigestChallenge.headers(ctx.headers(), auth, toRegistrar, client, c.stale()));
+            } catch (java.text.ParseException e) {
+                ctx.counters().error("auth_challenge");
+                log.warn("cannot build a digest challenge: {}", e.toString());
+                ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR);
+            }
+        } else if (result instanceof AuthResult.Refused r) {
+            ctx.respond(st, request, Response.FORBIDDEN, r.reason());
+        } else if (result instanceof AuthResult.Malformed m) {
+            ctx.counters().rejected("bad_authorization");
+            ctx.respond(st, request, Response.BAD_REQUEST, m.reason());
+        } else if (result instanceof AuthResult.Unavailable u) {
+            ctx.counters().dbError();
+            log.debug("{} {}: credential lookup failed: {}", request.getMethod(), request.getRequestURI(),
+                    u.cause().toString());
+            ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Authentication Service Unavailable",
+                    ctx.retryAfter());
+        }
+    }
+
+    /** The IP address a request came from, as text. */
+    private static String clientAddress(Request request) {
+        var m = (gov.nist.javax.sip.message.SIPRequest) request;
+        var addr = m.getPeerPacketSourceAddress() != null ? m.getPeerPacketSourceAddress() : m.getRemoteAddress();
+        return addr == null ? "" : addr.getHostAddress();
     }
 
     private boolean isOurDomain(Request request) {

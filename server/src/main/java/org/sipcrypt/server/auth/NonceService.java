@@ -1,0 +1,144 @@
+package org.sipcrypt.server.auth;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Objects;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Stateless nonces (RFC 7616 §3.3 suggests this construction): a nonce is the issue time and an
+ * HMAC-SHA256 over it (and, optionally, the client's IP address) under a server secret, so
+ * checking one needs no table and no load can exhaust a nonce pool. Servers sharing the secret
+ * accept each other's nonces. A nonce with a valid MAC older than the lifetime is {@code STALE}
+ * (answered with a fresh challenge and {@code stale=true}); any other nonce is {@code INVALID}.
+ * Threading: thread-safe; never blocks.
+ */
+public final class NonceService {
+
+    /** How far in the future an issue time may lie: clock skew between servers sharing a secret. */
+    static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(30);
+
+    private static final int TIME_BYTES = Long.BYTES;
+    private static final int MAC_BYTES = 16;
+    private static final String HMAC = "HmacSHA256";
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+    private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
+
+    /** What a nonce turned out to be. */
+    public enum Status { VALID, STALE, INVALID }
+
+    /**
+     * The verdict on one nonce.
+     * Threading: immutable.
+     *
+     * @param status         valid, stale or invalid
+     * @param issuedAtMillis when the nonce was made (epoch milliseconds); 0 when invalid
+     */
+    public record Check(Status status, long issuedAtMillis) {
+        static final Check INVALID = new Check(Status.INVALID, 0);
+    }
+
+    private final SecretKeySpec key;
+    private final Clock clock;
+    private final Duration lifetime;
+    private final boolean bindAddress;
+    private final ThreadLocal<Mac> macs;
+
+    /**
+     * @param secret      the HMAC key; at least 16 bytes
+     * @param lifetime    how long a nonce is accepted
+     * @param bindAddress whether a nonce is valid only from the address it was issued to
+     */
+    public NonceService(byte[] secret, Clock clock, Duration lifetime, boolean bindAddress) {
+        Objects.requireNonNull(secret, "secret");
+        if (secret.length < 16) {
+            throw new IllegalArgumentException("nonce secret must have at least 16 bytes, not " + secret.length);
+        }
+        if (lifetime.isNegative() || lifetime.isZero()) {
+            throw new IllegalArgumentException("nonce lifetime must be positive: " + lifetime);
+        }
+        this.key = new SecretKeySpec(secret.clone(), HMAC);
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.lifetime = lifetime;
+        this.bindAddress = bindAddress;
+        this.macs = ThreadLocal.withInitial(this::newMac);
+    }
+
+    /** How long a nonce is accepted. */
+    public Duration lifetime() {
+        return lifetime;
+    }
+
+    /** A new nonce for a client at {@code clientAddress} (its IP address as text). */
+    public String create(String clientAddress) {
+        long now = clock.millis();
+        byte[] raw = new byte[TIME_BYTES + MAC_BYTES];
+        ByteBuffer.wrap(raw).putLong(now);
+        System.arraycopy(mac(now, clientAddress), 0, raw, TIME_BYTES, MAC_BYTES);
+        return ENCODER.encodeToString(raw);
+    }
+
+    /** Whether {@code nonce} was made by a server with our secret, for this client, recently enough. */
+    public Check check(String nonce, String clientAddress) {
+        if (nonce == null || nonce.length() != 32) {
+            return Check.INVALID;
+        }
+        byte[] raw;
+        try {
+            raw = DECODER.decode(nonce);
+        } catch (IllegalArgumentException e) {
+            return Check.INVALID;
+        }
+        if (raw.length != TIME_BYTES + MAC_BYTES) {
+            return Check.INVALID;
+        }
+        long issuedAt = ByteBuffer.wrap(raw).getLong();
+        byte[] expected = mac(issuedAt, clientAddress);
+        if (!MessageDigest.isEqual(expected, Arrays.copyOfRange(raw, TIME_BYTES, raw.length))) {
+            return Check.INVALID;
+        }
+        long now = clock.millis();
+        if (issuedAt > now + MAX_CLOCK_SKEW.toMillis()) {
+            return Check.INVALID;
+        }
+        if (now - issuedAt > lifetime.toMillis()) {
+            return new Check(Status.STALE, issuedAt);
+        }
+        return new Check(Status.VALID, issuedAt);
+    }
+
+    private byte[] mac(long issuedAt, String clientAddress) {
+        Mac mac = macs.get();
+        byte[] time = new byte[TIME_BYTES];
+        ByteBuffer.wrap(time).putLong(issuedAt);
+        mac.update(time);
+        if (bindAddress) {
+            mac.update((byte) '|');
+            mac.update(String.valueOf(clientAddress).getBytes(StandardCharsets.UTF_8));
+        }
+        return Arrays.copyOf(mac.doFinal(), MAC_BYTES);
+    }
+
+    private Mac newMac() {
+        try {
+            Mac mac = Mac.getInstance(HMAC);
+            mac.init(key);
+            return mac;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK lacks " + HMAC + ", which every Java platform must have", e);
+        }
+    }
+
+    /** Never shows the secret. */
+    @Override
+    public String toString() {
+        return "NonceService[lifetime=" + lifetime + ", bindAddress=" + bindAddress + "]";
+    }
+}

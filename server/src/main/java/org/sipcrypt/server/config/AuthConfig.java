@@ -1,0 +1,106 @@
+package org.sipcrypt.server.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import org.sipcrypt.server.auth.DigestAlgorithm;
+
+/**
+ * Digest authentication settings (RFC 3261 §22, RFC 7616 / RFC 8760); keys {@code auth},
+ * {@code auth.*} and {@code realm}. Off by default, so the server runs without subscribers.
+ * Threading: immutable.
+ *
+ * @param enabled           whether requests are challenged at all ({@code --auth})
+ * @param methods           methods challenged, upper case; ACK and CANCEL never are
+ * @param realm             the realm; {@code null} means the host of the first listener
+ * @param algorithms        challenges offered, most preferred first
+ * @param legacyNoQop       whether credentials without qop (the RFC 2069 form) are accepted; they
+ *                          carry no nonce count, so replays within the nonce lifetime pass
+ * @param nonceLifetime     a nonce older than this gets a new challenge with {@code stale=true}
+ * @param nonceSecret       the HMAC key of nonces; empty means a random one per start. Servers
+ *                          sharing it accept each other's nonces
+ * @param nonceBindsAddress whether a nonce is valid only from the IP address it was issued to
+ * @param onFailure         what a wrong password or unknown user gets: 403, or a new challenge
+ * @param matchIdentity     whether the digest user must be the To user (REGISTER) or From user
+ * @param inDialog          whether requests inside a dialog (To tag present) are challenged too
+ * @param batchSize         most user names fetched by one query
+ * @param batchWait         longest a lookup waits for its batch to fill
+ * @param queueCapacity     most lookups waiting at once; beyond it requests get 503
+ * @param cacheSize         most subscribers cached; 0 turns the cache off
+ * @param cacheTtl          how long a cached subscriber is trusted
+ * @param replayNonces      most nonces whose counts are remembered for replay protection
+ */
+public record AuthConfig(
+        boolean enabled,
+        List<String> methods,
+        String realm,
+        List<DigestAlgorithm> algorithms,
+        boolean legacyNoQop,
+        Duration nonceLifetime,
+        String nonceSecret,
+        boolean nonceBindsAddress,
+        FailureAnswer onFailure,
+        boolean matchIdentity,
+        boolean inDialog,
+        int batchSize,
+        Duration batchWait,
+        int queueCapacity,
+        int cacheSize,
+        Duration cacheTtl,
+        int replayNonces) {
+
+    /** What a request with wrong credentials gets. */
+    public enum FailureAnswer {
+        /** 403 Forbidden. */
+        FORBID,
+        /** A new 401/407 challenge. */
+        CHALLENGE;
+
+        /** The name in configuration: {@code forbid}, {@code challenge}. */
+        public String configName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static FailureAnswer parse(String text) {
+            for (FailureAnswer a : values()) {
+                if (a.configName().equalsIgnoreCase(text)) {
+                    return a;
+                }
+            }
+            throw new IllegalArgumentException("\"" + text + "\" is not an answer (expected forbid or challenge)");
+        }
+    }
+
+    public AuthConfig {
+        methods = List.copyOf(Objects.requireNonNull(methods, "methods"));
+        algorithms = List.copyOf(Objects.requireNonNull(algorithms, "algorithms"));
+        Objects.requireNonNull(nonceLifetime, "nonceLifetime");
+        Objects.requireNonNull(nonceSecret, "nonceSecret");
+        Objects.requireNonNull(onFailure, "onFailure");
+        Objects.requireNonNull(batchWait, "batchWait");
+        Objects.requireNonNull(cacheTtl, "cacheTtl");
+        if (algorithms.isEmpty()) {
+            throw new IllegalArgumentException("auth.algorithms: at least one algorithm is needed");
+        }
+        if (algorithms.stream().distinct().count() != algorithms.size()) {
+            throw new IllegalArgumentException("auth.algorithms: an algorithm is listed twice");
+        }
+        if (!nonceSecret.isEmpty() && nonceSecret.length() < 16) {
+            throw new IllegalArgumentException("auth.nonceSecret: too short (expected at least 16 characters)");
+        }
+    }
+
+    /** Off; REGISTER and INVITE challenged once turned on; SHA-256 and MD5 offered; batches of 16 within 2 ms. */
+    public static AuthConfig defaults() {
+        return new AuthConfig(false, List.of("REGISTER", "INVITE"), null,
+                List.of(DigestAlgorithm.SHA_256, DigestAlgorithm.MD5), true, Duration.ofMinutes(5), "", false,
+                FailureAnswer.FORBID, true, false, 16, Duration.ofMillis(2), 10_000, 0, Duration.ofSeconds(60),
+                100_000);
+    }
+
+    /** Whether {@code method} is challenged (ACK and CANCEL never are: RFC 3261 §22.1). */
+    public boolean challenges(String method) {
+        return enabled && !"ACK".equals(method) && !"CANCEL".equals(method) && methods.contains(method);
+    }
+}
