@@ -13,6 +13,7 @@ import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
 import javax.sip.header.Header;
 import javax.sip.header.HeaderFactory;
+import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
@@ -173,7 +174,7 @@ public final class SipContext {
     /** As {@link #respond(ServerTransaction, Request, int, Header...)} with a reason phrase. */
     public void respond(ServerTransaction st, Request request, int status, String reason, Header... extra) {
         try {
-            Response response = messages.createResponse(status, request);
+            Response response = createResponse(status, request);
             if (reason != null) {
                 response.setReasonPhrase(reason);
             }
@@ -185,6 +186,19 @@ public final class SipContext {
             counters.error("build_response");
             log.warn("cannot build {} response: {}", status, e.toString());
         }
+    }
+
+    /**
+     * A response this server answers itself (not one it forwards): with a To tag when the request
+     * had none and the status is above 100 (RFC 3261 §8.2.6.2).
+     */
+    public Response createResponse(int status, Request request) throws java.text.ParseException {
+        Response response = messages.createResponse(status, request);
+        ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
+        if (status > Response.TRYING && to != null && to.getTag() == null) {
+            to.setTag(Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
+        }
+        return response;
     }
 
     /** Sends a response on a server transaction, or statelessly when there is none. */

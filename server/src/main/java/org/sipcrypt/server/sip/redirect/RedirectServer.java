@@ -60,7 +60,7 @@ public final class RedirectServer {
 
     private void redirect(ServerTransaction st, Request request, java.util.List<Binding> bindings) {
         try {
-            Response r = ctx.messages().createResponse(Response.MOVED_TEMPORARILY, request);
+            Response r = ctx.createResponse(Response.MOVED_TEMPORARILY, request);
             var now = ctx.clock().instant();
             for (Binding b : bindings) {
                 ContactHeader c = ctx.headers().createContactHeader(ctx.addresses().createAddress(b.contact()));

@@ -89,7 +89,7 @@ public final class Registrar {
 
     private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now) {
         try {
-            Response ok = ctx.messages().createResponse(Response.OK, request);
+            Response ok = ctx.createResponse(Response.OK, request);
             for (Binding b : bindings) {
                 Address a = ctx.addresses().createAddress(b.contact());
                 ContactHeader c = ctx.headers().createContactHeader(a);
