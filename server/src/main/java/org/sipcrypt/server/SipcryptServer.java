@@ -294,6 +294,11 @@ public final class SipcryptServer implements AutoCloseable {
         return registry;
     }
 
+    /** The digest subscribers in this server's database (its methods block on JDBC). */
+    public SubscriberStore subscribers() {
+        return new SubscriberStore(database.dataSource());
+    }
+
     /** The transport's bad-input and connection counters. */
     public TransportCounters transportCounters() {
         return transportCounters;

@@ -106,6 +106,8 @@ public final class Sipp {
     private final Map<String, String> keys = new LinkedHashMap<>();
     private Duration timeout = Duration.ofSeconds(60);
     private Path workDir;
+    private Path injectionFile;
+    private boolean traceMessages;
 
     private Sipp(Path scenario) {
         this.scenario = scenario;
@@ -275,6 +277,30 @@ public final class Sipp {
         return this;
     }
 
+    /**
+     * An injection file ({@code -inf}): a first line {@code SEQUENTIAL}, {@code RANDOM} or
+     * {@code USER}, then one line of {@code ;}-separated fields per call, the {@code [field0]},
+     * {@code [field1]}, ... keywords of the scenario (as {@code sipcrypt users generate --csv} writes).
+     */
+    public Sipp injectionFile(Path file) {
+        Objects.requireNonNull(file, "file");
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("injection file " + file + " does not exist");
+        }
+        this.injectionFile = file.toAbsolutePath();
+        return this;
+    }
+
+    /**
+     * Whether SIPp logs every message it sends and receives ({@code -trace_msg}) to
+     * {@code messages.log} in its work directory; default off. For diagnosis: the file grows by
+     * about a kilobyte per message.
+     */
+    public Sipp traceMessages(boolean on) {
+        this.traceMessages = on;
+        return this;
+    }
+
     /** Directory for SIPp's files (kept); default a fresh temporary directory, deleted after a clean run. */
     public Sipp workDir(Path dir) {
         this.workDir = Objects.requireNonNull(dir, "dir");
@@ -358,9 +384,15 @@ public final class Sipp {
             cmd.addAll(List.of("-l", Integer.toString(maxConcurrentCalls)));
         }
         keys.forEach((k, v) -> cmd.addAll(List.of("-key", k, v)));
+        if (injectionFile != null) {
+            cmd.addAll(List.of("-inf", injectionFile.toString()));
+        }
         cmd.addAll(List.of("-timeout", timeout.toSeconds() + "s", "-nostdin"));
         cmd.addAll(List.of("-trace_stat", "-stf", dir.resolve("stat.csv").toString(), "-fd", "1"));
         cmd.addAll(List.of("-trace_err", "-error_file", dir.resolve("errors.log").toString()));
+        if (traceMessages) {
+            cmd.addAll(List.of("-trace_msg", "-message_file", dir.resolve("messages.log").toString()));
+        }
         if (client) {
             cmd.add(remoteHost + ":" + remotePort);
         }

@@ -301,6 +301,43 @@ public final class TestUa implements AutoCloseable {
         return x;
     }
 
+    /**
+     * Answers the 401 or 407 that ended {@code challenged} the way a JAIN-SIP application does: with
+     * JAIN-SIP's own digest client ({@code AuthenticationHelper}, MD5 only), which resends the
+     * request with credentials for this agent's user on a new transaction.
+     */
+    public SipExchange authenticate(SipExchange challenged, String password) throws Exception {
+        Response challenge = challenged.awaitFinal(TIMEOUT);
+        gov.nist.javax.sip.clientauthutils.AccountManager accounts = (tx, realm) ->
+                new gov.nist.javax.sip.clientauthutils.UserCredentials() {
+                    @Override
+                    public String getUserName() {
+                        return user;
+                    }
+
+                    @Override
+                    public String getPassword() {
+                        return password;
+                    }
+
+                    @Override
+                    public String getSipDomain() {
+                        return realm;
+                    }
+                };
+        ClientTransaction ct = stack.getAuthenticationHelper(accounts, headers)
+                .handleChallenge(challenge, challenged.transaction(), provider, 5);
+        SipExchange x = new SipExchange(ct.getRequest(), ct, this::errors);
+        ct.setApplicationData(x);
+        ct.sendRequest();
+        return x;
+    }
+
+    /** As {@link #authenticate(SipExchange, String)} for a call's challenged INVITE: the call going on. */
+    public Call authenticate(Call challenged, String password) throws Exception {
+        return new Call(authenticate(challenged.invite(), password));
+    }
+
     /** Sends an INVITE to {@code target} through {@code proxy}; a 2xx is acknowledged as it arrives. */
     public Call invite(SipURI target, InetSocketAddress proxy) throws Exception {
         return new Call(send(newRequest(Request.INVITE, target, proxy)));
