@@ -73,7 +73,7 @@ class ServerMainTest {
         assertTrue(help.contains("--config=FILE"), help);
         assertTrue(help.contains("--version"), help);
         for (Setting s : ConfigLoader.settings()) {
-            assertTrue(help.contains(s.option() + "="), s.option());
+            assertTrue(help.contains(s.option() + (s.flag() ? "[=" : "=")), s.option());
         }
         assertTrue(help.contains("(default: 5m)"), help);
         assertNull(launched.get());
@@ -92,5 +92,52 @@ class ServerMainTest {
         assertEquals(List.of(new ListenerConfig(Transport.UDP, "127.0.0.1", 0),
                 new ListenerConfig(Transport.TCP, "127.0.0.1", 0)), c.listeners());
         assertEquals(List.of("example.com"), c.domains());
+    }
+
+    @Test
+    @Timeout(10)
+    void authFlagNeedsNoValueAndDefaultsToRegisterAndInviteWithBothAlgorithms() {
+        assertEquals(0, run("--auth", "--realm", "example.org"));
+        var auth = launched.get().auth();
+        assertTrue(auth.enabled());
+        assertEquals(java.util.List.of("REGISTER", "INVITE"), auth.methods());
+        assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.SHA_256,
+                org.sipcrypt.server.auth.DigestAlgorithm.MD5), auth.algorithms());
+        assertEquals("example.org", launched.get().effectiveRealm());
+    }
+
+    @Test
+    @Timeout(10)
+    void authIsOffByDefaultAndTheRealmIsTheFirstListenerHost() {
+        assertEquals(0, run("--listen", "udp:127.0.0.2:5060"));
+        assertEquals(false, launched.get().auth().enabled());
+        assertEquals("127.0.0.2", launched.get().effectiveRealm());
+    }
+
+    @Test
+    @Timeout(10)
+    void authListsTakeCommaSeparatedValues() {
+        assertEquals(0, run("--auth=true", "--auth-methods", "register,INVITE,MESSAGE", "--auth-algorithms", "md5"));
+        assertEquals(java.util.List.of("REGISTER", "INVITE", "MESSAGE"), launched.get().auth().methods());
+        assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.MD5), launched.get().auth().algorithms());
+    }
+
+    @Test
+    @Timeout(10)
+    void ackCannotBeChallengedAndUnknownAlgorithmsAreRefused() {
+        assertEquals(2, run("--auth", "--auth-methods", "INVITE,ACK"));
+        assertTrue(err.toString().contains("auth.methods[1]"), err.toString());
+        assertEquals(2, run("--auth-algorithms", "sha-512"));
+        assertTrue(err.toString().contains("unknown digest algorithm \"sha-512\""), err.toString());
+        assertEquals(2, run("--auth-nonce-secret", "short"));
+        assertTrue(err.toString().contains("auth.nonceSecret"), err.toString());
+        assertNull(launched.get());
+    }
+
+    @Test
+    @Timeout(10)
+    void usersIsASubcommandOfTheServerJar() {
+        assertEquals(0, run("users", "--help"));
+        assertTrue(out.toString().contains("generate"), out.toString());
     }
 }

@@ -47,7 +47,7 @@ public final class ReplayGuard {
     private final Clock clock;
     private final LinkedHashMap<String, Window> windows = new LinkedHashMap<>();
     private long floorMillis = Long.MIN_VALUE;
-    private long lastSweepMillis = Long.MIN_VALUE;
+    private long lastSweepMillis;
 
     public ReplayGuard(int maxNonces, Duration lifetime, Clock clock) {
         if (maxNonces < 1) {
