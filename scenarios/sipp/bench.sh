@@ -36,6 +36,13 @@
 #   --max-failed-pct P       a step fails at this share of failed calls or more (default 1)
 #   --server-port N          server UDP and TCP port (default 15060); UAS on +10, UAC on +20, REGISTER on +21
 #   --no-server              UAC straight to UAS
+#   --uac-scenario FILE      the UAC's SIPp scenario (default uac.xml beside this script), e.g.
+#                            uac-auth.xml or register-auth.xml; its "calls" are what is counted
+#   --inf FILE               SIPp injection file for the UAC (-inf), e.g. from `users generate --csv`
+#   --route-direct           calls name the UAS in their Request-URI and reach the server as an
+#                            outbound proxy (SIPp -rsa); the UAS is not registered, so the proxy
+#                            forwards without a location lookup
+#   --label TEXT             first column of the result rows (default: the transport)
 #   --keep                   keep the work directory (logs, SIPp statistics) on exit
 # Env only: JAVA (default java), JAVA_OPTS, SERVER_ARGS (extra server options), SIPP (default sipp),
 #   MIN_ACHIEVED_PCT (default 90), COOLDOWN_SECONDS (default 2).
@@ -68,6 +75,10 @@ JAVA=${JAVA:-java}
 JAVA_OPTS=${JAVA_OPTS:-}
 SERVER_ARGS=${SERVER_ARGS:-}
 SIPP=${SIPP:-sipp}
+UAC_SCENARIO=${UAC_SCENARIO:-}
+INF=${INF:-}
+ROUTE_DIRECT=${ROUTE_DIRECT:-0}
+LABEL=${LABEL:-}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
@@ -87,6 +98,10 @@ while (( $# > 0 )); do
         --max-failed-pct) MAX_FAILED_PCT=$2; shift ;;
         --server-port) SERVER_PORT=$2; shift ;;
         --no-server) NO_SERVER=1 ;;
+        --uac-scenario) UAC_SCENARIO=$2; shift ;;
+        --inf) INF=$2; shift ;;
+        --route-direct) ROUTE_DIRECT=1 ;;
+        --label) LABEL=$2; shift ;;
         --keep) KEEP=1 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -108,6 +123,11 @@ for v in START_RATE MAX_RATE REFINE STEP_SECONDS WARMUP_SECONDS BUDGET_SECONDS S
 done
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
 (( STEP_SECONDS > 0 )) || die "STEP_SECONDS must be positive"
+UAC_SCENARIO=${UAC_SCENARIO:-$here/uac.xml}
+[[ -f $UAC_SCENARIO ]] || die "--uac-scenario: $UAC_SCENARIO not found"
+[[ -z $INF || -f $INF ]] || die "--inf: $INF not found"
+uac_inf=()
+[[ -n $INF ]] && uac_inf=(-inf "$INF")
 command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
 if (( ! NO_SERVER )); then
     [[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -pl server package, or use --no-server)"
@@ -281,7 +301,12 @@ run_step() {        # transport rate seconds tag
     [[ $transport == tcp ]] && mode=t1
     target=$(( rate * seconds ))
     remote=127.0.0.1:$SERVER_PORT
+    local via_proxy=()
     (( NO_SERVER )) && remote=127.0.0.1:$UAS_PORT
+    if (( ROUTE_DIRECT && ! NO_SERVER )); then
+        remote=127.0.0.1:$UAS_PORT
+        via_proxy=(-rsa "127.0.0.1:$SERVER_PORT")
+    fi
     step_no=$((step_no + 1))
     local stf="$work/$tag-step$step_no-r$rate.csv"
     local measured=${server_pid:-$uas_pid}
@@ -289,7 +314,8 @@ run_step() {        # transport rate seconds tag
     cpu0=$(cpu_ticks "$measured")
     uas0=$(cpu_ticks "$uas_pid")
     t0=$(now_ns)
-    timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$here/uac.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+    timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$UAC_SCENARIO" "${uac_inf[@]}" "${via_proxy[@]}" \
+        -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
         -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -s "bench-$transport" -r "$rate" -m "$target" \
         -timeout "$((seconds + GRACE_SECONDS))" -nostdin -trace_stat -stf "$stf" -fd 100ms \
         -trace_err -error_file "$work/$tag-step$step_no-errors.log" \
@@ -367,7 +393,7 @@ for impl in $IMPLS; do
             start_server "$impl"
         fi
         start_uas "$transport" "$tag"
-        if (( ! NO_SERVER )); then
+        if (( ! NO_SERVER && ! ROUTE_DIRECT )); then
             register_uas "$transport" "$tag"
         fi
         log "$tag: UAS pid $uas_pid on $transport 127.0.0.1:$UAS_PORT; budget ${share}s"
@@ -415,9 +441,9 @@ for impl in $IMPLS; do
         (( last_pass >= MAX_RATE )) && note="${note:+$note; }reached --max-rate"
         (( first_fail > 0 )) && note="${note:+$note; }first failing step $first_fail cps"
         if (( last_pass > 0 )); then
-            results+=("| $transport | $impl | $last_pass | ${pass_cpu[$last_pass]} | ${pass_us[$last_pass]} | ${pass_failed[$last_pass]} | ${pass_sipp[$last_pass]} | $note |")
+            results+=("| ${LABEL:-$transport} | $impl | $last_pass | ${pass_cpu[$last_pass]} | ${pass_us[$last_pass]} | ${pass_failed[$last_pass]} | ${pass_sipp[$last_pass]} | $note |")
         else
-            results+=("| $transport | $impl | < $START_RATE | - | - | - | - | no step passed; $note |")
+            results+=("| ${LABEL:-$transport} | $impl | < $START_RATE | - | - | - | - | no step passed; $note |")
         fi
         unset pass_cpu pass_us pass_failed pass_sipp
 

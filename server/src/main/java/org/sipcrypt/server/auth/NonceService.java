@@ -13,8 +13,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Stateless nonces (RFC 7616 §3.3 suggests this construction): a nonce is the issue time and an
- * HMAC-SHA256 over it (and, optionally, the client's IP address) under a server secret, so
+ * Stateless nonces (RFC 7616 §3.3 suggests this construction): a nonce is the issue time, 8 random
+ * bytes (so two challenges in the same millisecond never share a nonce, whose counts the replay
+ * guard tracks) and an HMAC-SHA256 over both (and, optionally, the client's IP address) under a
+ * server secret, so
  * checking one needs no table and no load can exhaust a nonce pool. Servers sharing the secret
  * accept each other's nonces. A nonce with a valid MAC older than the lifetime is {@code STALE}
  * (answered with a fresh challenge and {@code stale=true}); any other nonce is {@code INVALID}.
@@ -26,7 +28,11 @@ public final class NonceService {
     static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(30);
 
     private static final int TIME_BYTES = Long.BYTES;
+    private static final int RANDOM_BYTES = 8;
     private static final int MAC_BYTES = 16;
+    private static final int NONCE_BYTES = TIME_BYTES + RANDOM_BYTES + MAC_BYTES;
+    /** Length of a nonce: 32 bytes in unpadded base64url. */
+    static final int NONCE_LENGTH = 43;
     private static final String HMAC = "HmacSHA256";
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
@@ -78,16 +84,15 @@ public final class NonceService {
 
     /** A new nonce for a client at {@code clientAddress} (its IP address as text). */
     public String create(String clientAddress) {
-        long now = clock.millis();
-        byte[] raw = new byte[TIME_BYTES + MAC_BYTES];
-        ByteBuffer.wrap(raw).putLong(now);
-        System.arraycopy(mac(now, clientAddress), 0, raw, TIME_BYTES, MAC_BYTES);
+        byte[] raw = new byte[NONCE_BYTES];
+        ByteBuffer.wrap(raw).putLong(clock.millis()).putLong(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+        System.arraycopy(mac(raw, clientAddress), 0, raw, TIME_BYTES + RANDOM_BYTES, MAC_BYTES);
         return ENCODER.encodeToString(raw);
     }
 
     /** Whether {@code nonce} was made by a server with our secret, for this client, recently enough. */
     public Check check(String nonce, String clientAddress) {
-        if (nonce == null || nonce.length() != 32) {
+        if (nonce == null || nonce.length() != NONCE_LENGTH) {
             return Check.INVALID;
         }
         byte[] raw;
@@ -96,12 +101,12 @@ public final class NonceService {
         } catch (IllegalArgumentException e) {
             return Check.INVALID;
         }
-        if (raw.length != TIME_BYTES + MAC_BYTES) {
+        if (raw.length != NONCE_BYTES) {
             return Check.INVALID;
         }
         long issuedAt = ByteBuffer.wrap(raw).getLong();
-        byte[] expected = mac(issuedAt, clientAddress);
-        if (!MessageDigest.isEqual(expected, Arrays.copyOfRange(raw, TIME_BYTES, raw.length))) {
+        byte[] expected = mac(raw, clientAddress);
+        if (!MessageDigest.isEqual(expected, Arrays.copyOfRange(raw, TIME_BYTES + RANDOM_BYTES, raw.length))) {
             return Check.INVALID;
         }
         long now = clock.millis();
@@ -114,11 +119,10 @@ public final class NonceService {
         return new Check(Status.VALID, issuedAt);
     }
 
-    private byte[] mac(long issuedAt, String clientAddress) {
+    /** The MAC over a nonce's time and random bytes (the first 16 of {@code raw}) and the address. */
+    private byte[] mac(byte[] raw, String clientAddress) {
         Mac mac = macs.get();
-        byte[] time = new byte[TIME_BYTES];
-        ByteBuffer.wrap(time).putLong(issuedAt);
-        mac.update(time);
+        mac.update(raw, 0, TIME_BYTES + RANDOM_BYTES);
         if (bindAddress) {
             mac.update((byte) '|');
             mac.update(String.valueOf(clientAddress).getBytes(StandardCharsets.UTF_8));
