@@ -42,6 +42,8 @@
 #   --route-direct           calls name the UAS in their Request-URI and reach the server as an
 #                            outbound proxy (SIPp -rsa); the UAS is not registered, so the proxy
 #                            forwards without a location lookup
+#   --no-register            do not register the UAS (e.g. for REGISTER workloads); implied by
+#                            --route-direct
 #   --label TEXT             first column of the result rows (default: the transport)
 #   --keep                   keep the work directory (logs, SIPp statistics) on exit
 # Env only: JAVA (default java), JAVA_OPTS, SERVER_ARGS (extra server options), SIPP (default sipp),
@@ -78,6 +80,7 @@ SIPP=${SIPP:-sipp}
 UAC_SCENARIO=${UAC_SCENARIO:-}
 INF=${INF:-}
 ROUTE_DIRECT=${ROUTE_DIRECT:-0}
+NO_REGISTER=${NO_REGISTER:-0}
 LABEL=${LABEL:-}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -101,6 +104,7 @@ while (( $# > 0 )); do
         --uac-scenario) UAC_SCENARIO=$2; shift ;;
         --inf) INF=$2; shift ;;
         --route-direct) ROUTE_DIRECT=1 ;;
+        --no-register) NO_REGISTER=1 ;;
         --label) LABEL=$2; shift ;;
         --keep) KEEP=1 ;;
         -h|--help) usage; exit 0 ;;
@@ -317,6 +321,7 @@ run_step() {        # transport rate seconds tag
     timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$UAC_SCENARIO" "${uac_inf[@]}" "${via_proxy[@]}" \
         -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
         -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -s "bench-$transport" -r "$rate" -m "$target" \
+        -key contact_port "$UAS_PORT" -key contact_transport "$transport" \
         -timeout "$((seconds + GRACE_SECONDS))" -nostdin -trace_stat -stf "$stf" -fd 100ms \
         -trace_err -error_file "$work/$tag-step$step_no-errors.log" \
         "$remote" >/dev/null 2>"$work/$tag-step$step_no.stderr" &
@@ -393,7 +398,7 @@ for impl in $IMPLS; do
             start_server "$impl"
         fi
         start_uas "$transport" "$tag"
-        if (( ! NO_SERVER && ! ROUTE_DIRECT )); then
+        if (( ! NO_SERVER && ! ROUTE_DIRECT && ! NO_REGISTER )); then
             register_uas "$transport" "$tag"
         fi
         log "$tag: UAS pid $uas_pid on $transport 127.0.0.1:$UAS_PORT; budget ${share}s"
