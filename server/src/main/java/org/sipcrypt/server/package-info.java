@@ -19,6 +19,11 @@
  * <tr><td>{@code sipcrypt-db-N}</td><td>{@code db.poolSize}</td><td>10,000; beyond it the lookup fails
  *     at once and the request gets 503</td><td>every JDBC statement (HikariCP pool of the same size)</td>
  *     <td>SIP sending</td></tr>
+ * <tr><td>{@code sipcrypt-auth-N}</td><td>{@code db.poolSize} (only with {@code auth} on)</td>
+ *     <td>{@code auth.queueCapacity} lookups; beyond it the request gets 503</td>
+ *     <td>batched credential queries, then the digest comparison (a few microseconds) for each request
+ *     answered; the request then goes back to its lane</td>
+ *     <td>SIP sending</td></tr>
  * <tr><td>JAIN-SIP timer</td><td>1</td><td>unbounded (one task per transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
  * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (two periodic tasks and one
