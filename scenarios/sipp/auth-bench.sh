@@ -129,7 +129,7 @@ bench() {           # label server-args bench-args...
 }
 
 # The columns of a bench.sh row: peak and CPU us per call.
-col() { awk -F'|' -v c="$2" '{ gsub(/ /, "", $c); print $c }' <<<"$1"; }
+col() { awk -F'|' -v c="$2" '{ gsub(/^ +| +$/, "", $c); print $c }' <<<"$1"; }
 
 users_csv=$work/users.csv
 declare -A cost_us=() cost_cpu=() cost_peak=() cost_peak_us=()

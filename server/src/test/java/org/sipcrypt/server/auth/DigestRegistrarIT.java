@@ -269,4 +269,36 @@ class DigestRegistrarIT {
         ua.send(ua.request("OPTIONS", registrarUri, "alice", "alice@" + realm, UUID.randomUUID().toString(), 1, ""));
         assertEquals("SIP/2.0 200 OK", statusLine(ua.awaitMessage("SIP/2.0 ", WAIT)));
     }
+
+    @Test
+    void wrongPasswordGetsANewChallengeWhenConfigured() throws Exception {
+        stop();
+        startServer("auth", "true", "auth.onFailure", "challenge");
+        String callId = UUID.randomUUID().toString();
+        String challenge = challenge(register("alice", callId, 1, ""), "SHA-256");
+        String r = register("alice", callId, 2,
+                DigestClient.answer("Authorization", challenge, "alice", "guess", "REGISTER", registrarUri, 1));
+        assertEquals("SIP/2.0 401 Unauthorized", statusLine(r));
+        assertFalse(DigestClient.params(challenge(r, "SHA-256")).containsKey("stale"));
+    }
+
+    @Test
+    void serversSharingTheNonceSecretAcceptEachOthersNonces(@TempDir Path otherDir) throws Exception {
+        stop();
+        String secret = "a-secret-both-servers-share";
+        startServer("auth", "true", "auth.nonceSecret", secret);
+        try (TestServer other = TestServer.start(otherDir, "auth", "true", "auth.nonceSecret", secret,
+                "realm", realm);
+             SipSocket toOther = SipSocket.udp(other.address(Transport.UDP))) {
+            provision(other, realm);
+            String callId = UUID.randomUUID().toString();
+            String challenge = challenge(register("alice", callId, 1, ""), "SHA-256");
+            InetSocketAddress o = other.address(Transport.UDP);
+            String otherUri = "sip:" + o.getAddress().getHostAddress() + ":" + o.getPort();
+            toOther.send(toOther.request("REGISTER", otherUri, "alice", "alice@" + realm, callId, 2,
+                    toOther.contact("alice") + "Expires: 600\r\n"
+                            + DigestClient.answer("Authorization", challenge, "alice", "secret", "REGISTER", otherUri, 1)));
+            assertEquals("SIP/2.0 200 OK", statusLine(toOther.awaitMessage("SIP/2.0 ", WAIT)));
+        }
+    }
 }
