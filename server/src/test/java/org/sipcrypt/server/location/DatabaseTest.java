@@ -46,7 +46,7 @@ class DatabaseTest {
         try (Database db = Database.open(url(), "sa", "", 2);
              Connection c = db.dataSource().getConnection()) {
             DatabaseMetaData meta = c.getMetaData();
-            for (String table : List.of("schema_version", "aors", "bindings")) {
+            for (String table : List.of("schema_version", "aors", "bindings", "subscribers")) {
                 try (ResultSet rs = meta.getTables(null, null, table.toUpperCase(Locale.ROOT), null)) {
                     assertTrue(rs.next(), "table " + table);
                 }
@@ -58,8 +58,8 @@ class DatabaseTest {
                 }
             }
             assertTrue(indexedColumns.contains("EXPIRES_AT"), "index on expires_at: " + indexedColumns);
-            assertEquals(List.of(Database.latestVersion()), versions(c));
-            assertEquals(1, Database.latestVersion());
+            assertEquals(List.of(1, 2), versions(c));
+            assertEquals(2, Database.latestVersion());
         }
     }
 
@@ -71,13 +71,13 @@ class DatabaseTest {
             db.migrate();
             db.migrate();
             try (Connection c = db.dataSource().getConnection()) {
-                assertEquals(List.of(1), versions(c));
+                assertEquals(List.of(1, 2), versions(c));
             }
             assertEquals(appliedAt, appliedAt(db));
         }
         try (Database db = Database.open(url(), "sa", "", 2);
              Connection c = db.dataSource().getConnection()) {
-            assertEquals(List.of(1), versions(c));
+            assertEquals(List.of(1, 2), versions(c));
         }
     }
 
@@ -130,7 +130,7 @@ class DatabaseTest {
                 dbs.add(f.get(30, TimeUnit.SECONDS));
             }
             try (Connection c = dbs.get(0).dataSource().getConnection()) {
-                assertEquals(List.of(1), versions(c));
+                assertEquals(List.of(1, 2), versions(c));
             }
             dbs.forEach(Database::close);
         } finally {
