@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.cli.UsersCommand;
 import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
@@ -112,6 +113,7 @@ public final class ServerMain {
         serve.spec = spec;
         CommandLine cl = new CommandLine(spec);
         cl.addSubcommand(new CommandLine(new UsersCommand()));
+        cl.addSubcommand(new CommandLine(new CertsCommand()));
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
             err.println("sipcrypt: " + ex.getMessage());

@@ -136,8 +136,10 @@ class ServerMainTest {
 
     @Test
     @Timeout(10)
-    void usersIsASubcommandOfTheServerJar() {
+    void usersAndCertsAreSubcommandsOfTheServerJar() {
         assertEquals(0, run("users", "--help"));
         assertTrue(out.toString().contains("generate"), out.toString());
+        assertEquals(0, run("certs", "--help"));
+        assertTrue(out.toString().contains("--key-type"), out.toString());
     }
 }
