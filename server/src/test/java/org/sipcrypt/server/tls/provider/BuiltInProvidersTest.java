@@ -1,0 +1,94 @@
+package org.sipcrypt.server.tls.provider;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Set;
+import javax.net.ssl.SSLContext;
+import org.bouncycastle.tls.CipherSuite;
+import org.bouncycastle.tls.EncryptionAlgorithm;
+import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.crypto.TlsCrypto;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.sipcrypt.server.tls.spi.CipherEngine;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.CipherSuiteProvider;
+import org.sipcrypt.server.tls.spi.TlsEngine;
+
+/**
+ * What each built-in provider declares about engines is checked against the engines themselves:
+ * Bouncy Castle's {@code TlsCrypto} implementations and the JDK's SunJSSE.
+ */
+@Timeout(30)
+class BuiltInProvidersTest {
+
+    private static final List<CipherSuiteProvider> BUILT_IN = List.of(new AesProvider(), new TripleDesProvider(),
+            new CamelliaProvider(), new SeedProvider(), new Rc4Provider());
+
+    @Test
+    void everyDeclaredCryptoEngineImplementsTheBulkCipher() {
+        for (CipherSuiteProvider p : BUILT_IN) {
+            for (CipherEngine engine : p.cipherEngines()) {
+                TlsCrypto crypto = engine.crypto(new SecureRandom());
+                for (CipherSuiteId s : p.suites()) {
+                    int alg = TlsUtils.getEncryptionAlgorithm(s.code());
+                    assertTrue(alg >= 0, s + " has a cipher in BC");
+                    assertTrue(crypto.hasEncryptionAlgorithm(alg), p.name() + " " + s + " on " + engine.configName());
+                }
+            }
+        }
+    }
+
+    @Test
+    void theJdksJcaLacksCamelliaAndSeedSoOnlyBcRunsThem() {
+        TlsCrypto jca = CipherEngine.JCA.crypto(new SecureRandom());
+        assertFalse(jca.hasEncryptionAlgorithm(EncryptionAlgorithm.CAMELLIA_128_CBC));
+        assertFalse(jca.hasEncryptionAlgorithm(EncryptionAlgorithm.SEED_CBC));
+        assertEquals(Set.of(CipherEngine.BC), new CamelliaProvider().cipherEngines());
+        assertEquals(Set.of(CipherEngine.BC), new SeedProvider().cipherEngines());
+    }
+
+    @Test
+    void bouncyCastleTlsNoLongerMapsRc4SoRc4RunsOnJsseOnly() {
+        // the premise of Rc4Provider, re-checked against the Bouncy Castle release in use
+        assertEquals(-1, TlsUtils.getEncryptionAlgorithm(CipherSuite.TLS_RSA_WITH_RC4_128_SHA));
+        assertEquals(Set.of(TlsEngine.JSSE), new Rc4Provider().tlsEngines());
+    }
+
+    @Test
+    void suitesDeclaredForJsseAreKnownToSunJsseAndOthersAreNot() throws Exception {
+        // SunJSSE accepts every suite it implements here, also those jdk.tls.disabledAlgorithms
+        // keeps out of handshakes (3DES, RC4); a name it does not implement is refused
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(null, null, null);
+        for (CipherSuiteProvider p : BUILT_IN) {
+            for (CipherSuiteId s : p.suites()) {
+                var engine = ctx.createSSLEngine();
+                if (p.tlsEngines().contains(TlsEngine.JSSE)) {
+                    assertNotNull(s.jsseName(), s.toString());
+                    engine.setEnabledCipherSuites(new String[] {s.jsseName()});
+                    assertEquals(List.of(s.jsseName()), List.of(engine.getEnabledCipherSuites()));
+                } else {
+                    assertNull(s.jsseName(), s.toString());
+                    assertThrows(IllegalArgumentException.class,
+                            () -> engine.setEnabledCipherSuites(new String[] {s.name()}), s + " is not in SunJSSE");
+                }
+            }
+        }
+    }
+
+    @Test
+    void onlyRc4And3desAreInsecureAndAesLeadsWithTheRfc3261Suite() {
+        for (CipherSuiteProvider p : BUILT_IN) {
+            assertEquals(p.name().equals("rc4") || p.name().equals("3des"), p.insecure(), p.name());
+        }
+        assertEquals(CipherSuite.TLS_RSA_WITH_AES_128_CBC_SHA, new AesProvider().suites().get(0).code());
+    }
+}
