@@ -34,6 +34,10 @@ import org.sipcrypt.server.auth.DigestAuthenticator;
 import org.sipcrypt.server.auth.NonceService;
 import org.sipcrypt.server.auth.ReplayGuard;
 import org.sipcrypt.server.config.AuthConfig;
+import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+import org.sipcrypt.server.transport.netty.TlsContexts;
 import org.sipcrypt.server.location.Database;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.location.JdbcLocationService;
@@ -255,7 +259,25 @@ public final class SipcryptServer implements AutoCloseable {
         }
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(),
-                new ConnectionPolicy(config.tcpConnection(), byTarget));
+                new ConnectionPolicy(config.tcpConnection(), byTarget), tlsContexts(config));
+    }
+
+    /** The jsse engine's contexts: for the tls listener when there is one, and for outgoing TLS. */
+    private static TlsContexts tlsContexts(ServerConfig config) throws IOException {
+        TlsConfig t = config.tls();
+        CipherSuiteRegistry registry = CipherSuiteRegistry.load();
+        List<CipherSuiteId> suites = registry.resolve(t.ciphers(), t.allowInsecure());
+        List<String> insecure = registry.insecureProviders(suites);
+        if (!insecure.isEmpty()) {
+            log.warn("insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", insecure);
+        }
+        io.netty.handler.ssl.ClientAuth clientAuth = switch (t.clientAuth()) {
+            case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
+            case WANT -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
+            case NEED -> io.netty.handler.ssl.ClientAuth.REQUIRE;
+        };
+        return TlsContexts.create(t.cert(), t.key(), t.trust(), suites, clientAuth, t.allowInsecure(),
+                t.handshakeTimeout());
     }
 
     private static int freePort(ListenerConfig l) throws IOException {

@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sipcrypt.server.auth.DigestAlgorithm;
 import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -189,7 +190,30 @@ public final class ConfigLoader {
         AUTH_REPLAY_NONCES("auth.replayNonces", Kind.SINGLE, "N",
                 "Most nonces whose counts are remembered to reject replays.",
                 c -> List.of(String.valueOf(c.auth().replayNonces())),
-                (d, k, v) -> d.authReplayNonces = integer(k, one(k, v), 1, 100_000_000));
+                (d, k, v) -> d.authReplayNonces = integer(k, one(k, v), 1, 100_000_000)),
+        TLS_CERT("tls.cert", Kind.SINGLE, "FILE", "PEM certificate (chain) of the tls listener and of outgoing TLS.",
+                c -> c.tls().cert() == null ? List.of() : List.of(c.tls().cert().toString()),
+                (d, k, v) -> d.tlsCert = path(k, one(k, v))),
+        TLS_KEY("tls.key", Kind.SINGLE, "FILE", "PEM private key of tls.cert.",
+                c -> c.tls().key() == null ? List.of() : List.of(c.tls().key().toString()),
+                (d, k, v) -> d.tlsKey = path(k, one(k, v))),
+        TLS_TRUST("tls.trust", Kind.SINGLE, "FILE",
+                "PEM CA certificates peers must chain to; unset means the JDK's trust store for outgoing TLS.",
+                c -> c.tls().trust() == null ? List.of() : List.of(c.tls().trust().toString()),
+                (d, k, v) -> d.tlsTrust = path(k, one(k, v))),
+        TLS_CIPHERS("tls.ciphers", Kind.REPEATABLE, "NAME",
+                "Cipher-suite providers (aes, 3des, rc4, ...) or suite names, most preferred first.",
+                c -> c.tls().ciphers(), (d, k, v) -> d.tlsCiphers = List.copyOf(v)),
+        TLS_CLIENT_AUTH("tls.clientAuth", Kind.SINGLE, "none|want|need", "Client certificates on the tls listener.",
+                c -> List.of(c.tls().clientAuth().configName()),
+                (d, k, v) -> d.tlsClientAuth = parsed(k, one(k, v), TlsConfig.ClientAuth::parse)),
+        TLS_ALLOW_INSECURE("tls.allowInsecure", Kind.FLAG, "BOOL",
+                "Lab only: allow the insecure RC4 and 3DES suites in tls.ciphers (logged as a warning).",
+                c -> List.of(String.valueOf(c.tls().allowInsecure())), (d, k, v) -> d.tlsAllowInsecure = bool(k, one(k, v))),
+        TLS_HANDSHAKE_TIMEOUT("tls.handshakeTimeout", Kind.SINGLE, "DURATION",
+                "A TLS connection whose handshake takes longer is closed.",
+                c -> List.of(format(c.tls().handshakeTimeout())),
+                (d, k, v) -> d.tlsHandshakeTimeout = duration(k, one(k, v), false));
 
         private final String key;
         private final Kind kind;
@@ -393,6 +417,13 @@ public final class ConfigLoader {
         int authCacheSize;
         Duration authCacheTtl;
         int authReplayNonces;
+        Path tlsCert;
+        Path tlsKey;
+        Path tlsTrust;
+        List<String> tlsCiphers;
+        TlsConfig.ClientAuth tlsClientAuth;
+        boolean tlsAllowInsecure;
+        Duration tlsHandshakeTimeout;
 
         Draft(ServerConfig c) {
             listeners = c.listeners();
@@ -439,6 +470,14 @@ public final class ConfigLoader {
             authCacheSize = a.cacheSize();
             authCacheTtl = a.cacheTtl();
             authReplayNonces = a.replayNonces();
+            TlsConfig t = c.tls();
+            tlsCert = t.cert();
+            tlsKey = t.key();
+            tlsTrust = t.trust();
+            tlsCiphers = t.ciphers();
+            tlsClientAuth = t.clientAuth();
+            tlsAllowInsecure = t.allowInsecure();
+            tlsHandshakeTimeout = t.handshakeTimeout();
         }
 
         ServerConfig build() throws ConfigException {
@@ -453,6 +492,7 @@ public final class ConfigLoader {
             }
             checkExpiresOrder();
             checkPerCallNeedsNetty();
+            checkTls();
             try {
                 AuthConfig auth = new AuthConfig(authEnabled, authMethods, realm, authAlgorithms, authLegacyNoQop,
                         authNonceLifetime, authNonceSecret, authNonceBindsAddress, authOnFailure, authMatchIdentity,
@@ -462,9 +502,57 @@ public final class ConfigLoader {
                         routes, defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout,
                         tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
                         sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
-                        shutdownGrace, statsInterval, auth);
+                        shutdownGrace, statsInterval, auth, tls());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
+            }
+        }
+
+        private TlsConfig tls() {
+            return new TlsConfig(tlsCert, tlsKey, tlsTrust, tlsCiphers, tlsClientAuth, tlsAllowInsecure,
+                    tlsHandshakeTimeout);
+        }
+
+        /**
+         * A tls listener needs a certificate and key, sipcrypt's transport, and cipher suites the JSSE
+         * engine runs; client certificates need a trust file to check them against.
+         */
+        private void checkTls() throws ConfigException {
+            boolean listener = listeners.stream().anyMatch(l -> l.transport() == Transport.TLS);
+            if (listener) {
+                if (tlsCert == null || tlsKey == null) {
+                    throw new ConfigException((tlsCert == null ? Setting.TLS_CERT.key : Setting.TLS_KEY.key)
+                            + ": needed by the tls listener (java -jar sipcrypt-server.jar certs --out DIR makes lab files)");
+                }
+                if (transportImpl != TransportImpl.NETTY) {
+                    throw new ConfigException(Setting.LISTEN.key + ": tls needs the netty transport, not "
+                            + transportImpl.configName() + " (expected " + Setting.TRANSPORT_IMPL.key + "=netty)");
+                }
+            }
+            for (Path p : new Path[] {tlsCert, tlsKey, tlsTrust}) {
+                if (p != null && !java.nio.file.Files.isReadable(p)) {
+                    String key = p == tlsCert ? Setting.TLS_CERT.key : p == tlsKey ? Setting.TLS_KEY.key : Setting.TLS_TRUST.key;
+                    throw new ConfigException(key + ": cannot read \"" + p + "\" (expected a PEM file)");
+                }
+            }
+            if (tlsClientAuth != TlsConfig.ClientAuth.NONE && tlsTrust == null) {
+                throw new ConfigException(Setting.TLS_TRUST.key + ": needed to check client certificates ("
+                        + Setting.TLS_CLIENT_AUTH.key + "=" + tlsClientAuth.configName() + ")");
+            }
+            List<org.sipcrypt.server.tls.spi.CipherSuiteId> suites;
+            org.sipcrypt.server.tls.spi.CipherSuiteRegistry registry = org.sipcrypt.server.tls.spi.CipherSuiteRegistry.load();
+            try {
+                suites = registry.resolve(tlsCiphers, tlsAllowInsecure);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(Setting.TLS_CIPHERS.key + ": " + e.getMessage(), e);
+            }
+            for (var s : suites) {
+                var provider = registry.providerOf(s).orElseThrow();
+                if (!provider.tlsEngines().contains(org.sipcrypt.server.tls.spi.TlsEngine.JSSE)) {
+                    throw new ConfigException(Setting.TLS_CIPHERS.key + ": " + s.name() + " (" + provider.name()
+                            + ") runs only on the bc TLS engine, which is not built yet (the jsse engine runs "
+                            + "aes, 3des and rc4)");
+                }
             }
         }
 

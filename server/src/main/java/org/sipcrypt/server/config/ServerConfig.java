@@ -41,6 +41,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param shutdownGrace      how long shutdown waits for open transactions
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
  * @param auth               digest authentication
+ * @param tls                TLS listener and outgoing TLS connections
  */
 public record ServerConfig(
         List<ListenerConfig> listeners,
@@ -69,7 +70,8 @@ public record ServerConfig(
         Duration defaultExpires,
         Duration shutdownGrace,
         Duration statsInterval,
-        AuthConfig auth) {
+        AuthConfig auth,
+        TlsConfig tls) {
 
     public ServerConfig {
         listeners = List.copyOf(Objects.requireNonNull(listeners, "listeners"));
@@ -90,6 +92,7 @@ public record ServerConfig(
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(statsInterval, "statsInterval");
         Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(tls, "tls");
         if (listeners.isEmpty()) {
             throw new IllegalArgumentException("listen: at least one listener is needed");
         }
@@ -131,7 +134,8 @@ public record ServerConfig(
                 Duration.ofHours(1),
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(60),
-                AuthConfig.defaults());
+                AuthConfig.defaults(),
+                TlsConfig.defaults());
     }
 
     /** The digest realm: {@code realm} when set, otherwise the host of the first listener. */

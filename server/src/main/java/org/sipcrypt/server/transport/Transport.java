@@ -4,12 +4,14 @@ import java.util.Locale;
 
 /**
  * A SIP transport protocol as named in Via headers and URI {@code transport} parameters
- * (RFC 3261 §18). TLS joins with its own listener type.
+ * (RFC 3261 §18).
  * Threading: immutable.
  */
 public enum Transport {
     UDP(false),
-    TCP(true);
+    TCP(true),
+    /** SIP over TLS over TCP (RFC 3261 §26.2); the same stream framing as TCP. */
+    TLS(true);
 
     private final boolean reliable;
 
@@ -22,12 +24,12 @@ public enum Transport {
         return reliable;
     }
 
-    /** The name as written in Via headers: {@code UDP}, {@code TCP}. */
+    /** The name as written in Via headers: {@code UDP}, {@code TCP}, {@code TLS}. */
     public String sipName() {
         return name();
     }
 
-    /** The name as written in configuration and URIs: {@code udp}, {@code tcp}. */
+    /** The name as written in configuration and URIs: {@code udp}, {@code tcp}, {@code tls}. */
     public String configName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -43,6 +45,6 @@ public enum Transport {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown transport \"" + name + "\" (expected udp or tcp)");
+        throw new IllegalArgumentException("unknown transport \"" + name + "\" (expected udp, tcp or tls)");
     }
 }

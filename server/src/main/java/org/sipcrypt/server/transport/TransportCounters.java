@@ -58,6 +58,16 @@ public final class TransportCounters {
     }
 
     /** A keep-alive seen or answered: {@code ping} answered, {@code pong} received. */
+    /** A TLS handshake that completed. */
+    public void tlsHandshake() {
+        count("tls.handshakes", "result", "ok");
+    }
+
+    /** A TLS handshake that failed, by reason. */
+    public void tlsHandshakeFailed(String reason) {
+        count("tls.handshakes.failed", "reason", reason);
+    }
+
     public void keepAlive(String kind) {
         count("transport.keepalives", "kind", kind);
     }

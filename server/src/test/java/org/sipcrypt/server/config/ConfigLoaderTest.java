@@ -136,7 +136,7 @@ class ConfigLoaderTest {
     @Timeout(10)
     void unknownTransportInSecondListenerNamesListen1() {
         String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "sctp:127.0.0.1:5060")));
-        assertEquals("listen[1]: unknown transport \"sctp\" (expected udp or tcp)", message);
+        assertEquals("listen[1]: unknown transport \"sctp\" (expected udp, tcp or tls)", message);
     }
 
     @Test
@@ -347,9 +347,9 @@ class ConfigLoaderTest {
     @Test
     @Timeout(10)
     void everySettingHasOneKeyAndAKebabCaseOption() {
-        // one setting per component, the auth record's components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 1 + AuthConfig.class.getRecordComponents().length,
-                ConfigLoader.settings().size());
+        // one setting per component, the auth and tls records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 2 + AuthConfig.class.getRecordComponents().length
+                + TlsConfig.class.getRecordComponents().length, ConfigLoader.settings().size());
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {
             assertTrue(s.option().matches("--[a-z]+(-[a-z]+)*"), s.option());

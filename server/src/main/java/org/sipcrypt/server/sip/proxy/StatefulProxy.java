@@ -260,10 +260,16 @@ public final class StatefulProxy {
                 || Request.NOTIFY.equals(m));
     }
 
-    /** The transport the next hop will be reached on: from the top Route, else the Request-URI. */
+    /**
+     * The transport the next hop will be reached on: from the top Route, else the Request-URI; a
+     * {@code sips:} URI means TLS (RFC 3261 §26.2.2).
+     */
     private static Transport outgoingTransport(Request r) {
         RouteHeader route = (RouteHeader) r.getHeader(RouteHeader.NAME);
         URI uri = route != null ? route.getAddress().getURI() : r.getRequestURI();
+        if (uri instanceof SipURI sip && sip.isSecure()) {
+            return Transport.TLS;
+        }
         if (uri instanceof SipURI sip && sip.getTransportParam() != null) {
             try {
                 return Transport.parse(sip.getTransportParam());

@@ -55,12 +55,12 @@ abstract class NettyMessageProcessor extends MessageProcessor {
 
     @Override
     public int getDefaultTargetPort() {
-        return 5060;
+        return kind == Transport.TLS ? 5061 : 5060;
     }
 
     @Override
     public boolean isSecure() {
-        return false;
+        return kind == Transport.TLS;
     }
 
     @Override

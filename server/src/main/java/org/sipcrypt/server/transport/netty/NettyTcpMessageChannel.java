@@ -46,7 +46,7 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
 
     @Override
     Transport transportKind() {
-        return Transport.TCP;
+        return tcp.kind();
     }
 
     @Override
@@ -101,7 +101,7 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
 
     @Override
     public String toString() {
-        return "tcp " + tcp.getIpAddress().getHostAddress() + ":" + tcp.getPort() + "<->"
+        return tcp.kind().configName() + " " + tcp.getIpAddress().getHostAddress() + ":" + tcp.getPort() + "<->"
                 + remote.getAddress().getHostAddress() + ":" + remote.getPort();
     }
 }

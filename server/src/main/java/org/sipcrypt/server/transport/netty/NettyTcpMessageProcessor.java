@@ -46,8 +46,16 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     private final Map<String, Set<PeerKey>> perCall = new ConcurrentHashMap<>();
     private volatile Channel serverChannel;
 
-    NettyTcpMessageProcessor(InetAddress address, int port, SIPTransactionStack stack, NettyTransport transport) {
-        super(address, port, Transport.TCP, stack, transport);
+    /** @param kind TCP, or TLS (the same connections with a TLS stage in front of the framer) */
+    NettyTcpMessageProcessor(InetAddress address, int port, Transport kind, SIPTransactionStack stack,
+                             NettyTransport transport) {
+        super(address, port, kind, stack, transport);
+        if (kind == Transport.UDP) {
+            throw new IllegalArgumentException("a stream processor runs TCP or TLS, not UDP");
+        }
+        if (kind == Transport.TLS && transport.settings().tls() == null) {
+            throw new IllegalStateException("a TLS listener needs TLS settings (tls.cert, tls.key)");
+        }
     }
 
     /** Binds a listening socket; the processor for that address adopts it in {@link #start()}. */
@@ -72,12 +80,17 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         try {
             return b.bind(address).sync().channel();
         } catch (Exception e) {
-            throw new IOException("cannot bind tcp " + address + ": " + e.getMessage(), e);
+            throw new IOException("cannot bind " + address + ": " + e.getMessage(), e);
         }
     }
 
     private void initPipeline(Channel ch, PeerKey outboundKey, CompletableFuture<NettyTcpMessageChannel> connected) {
         TransportSettings s = transport().settings();
+        if (kind() == Transport.TLS) {
+            // before anything else: framing and SIP see only decrypted bytes
+            ch.pipeline().addLast("tls", s.tls().newHandler(ch, outboundKey == null ? null : outboundKey.remote()));
+            ch.pipeline().addLast("tls-events", new TlsEventsHandler(transport().counters()));
+        }
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         ch.pipeline().addLast("framer", new SipStreamFramer(s.maxMessageBytes()));
         ch.pipeline().addLast("sip", new SipConnectionHandler(this, outboundKey, connected));
@@ -85,7 +98,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 
     @Override
     public void start() throws IOException {
-        Channel ch = transport().takeBound(Transport.TCP, localAddress());
+        Channel ch = transport().takeBound(kind(), localAddress());
         if (ch == null) {
             ch = bind(transport(), localAddress());
         }
@@ -122,7 +135,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 
     @Override
     public MessageChannel createMessageChannel(InetAddress host, int port) throws IOException {
-        return connection(new InetSocketAddress(host, port <= 0 ? 5060 : port));
+        return connection(new InetSocketAddress(host, port <= 0 ? getDefaultTargetPort() : port));
     }
 
     @Override
@@ -142,7 +155,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     NettyTcpMessageChannel connection(InetSocketAddress target) throws IOException {
         ConnectionPattern pattern = transport().settings().policy().patternFor(target);
         String callId = pattern == ConnectionPattern.PER_CALL ? ConnectionScope.currentCallId() : null;
-        PeerKey key = new PeerKey(Transport.TCP, target, callId);
+        PeerKey key = new PeerKey(kind(), target, callId);
         CompletableFuture<NettyTcpMessageChannel> f = connections.compute(key,
                 (k, old) -> old == null || isDead(old) ? connect(k) : old);
         if (!f.isDone()) {

@@ -94,7 +94,7 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     public InetSocketAddress bind(Transport transport, InetSocketAddress address) throws java.io.IOException {
         Channel ch = switch (transport) {
             case UDP -> NettyUdpMessageProcessor.bind(this, address);
-            case TCP -> NettyTcpMessageProcessor.bind(this, address);
+            case TCP, TLS -> NettyTcpMessageProcessor.bind(this, address);
         };
         InetSocketAddress actual = (InetSocketAddress) ch.localAddress();
         preBound.put(key(transport, actual), ch);

@@ -63,7 +63,7 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
         counters.connectionOpened(outboundKey == null ? "inbound" : "outbound");
         sipChannel = new NettyTcpMessageChannel(processor, ctx.channel(), this);
         key = outboundKey != null ? outboundKey
-                : PeerKey.shared(Transport.TCP, (InetSocketAddress) ctx.channel().remoteAddress());
+                : PeerKey.shared(processor.kind(), (InetSocketAddress) ctx.channel().remoteAddress());
         future.complete(sipChannel);
         processor.opened(key, future);
         log.debug("{} open", sipChannel);
@@ -102,6 +102,15 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private static boolean isTls(Throwable cause) {
+        for (Throwable c = cause; c != null; c = c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException || c instanceof io.netty.handler.ssl.NotSslRecordException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         var counters = processor.transport().counters();
@@ -119,6 +128,12 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (isTls(cause)) {
+            // counted and logged by the TLS events stage; the TLS stage has sent its alert
+            closeReason("tls");
+            ctx.close();
+            return;
+        }
         closeReason("io_error");
         rateLimited.warn("tcp_io", "tcp {}: {}; closing that connection", ctx.channel().remoteAddress(), cause.toString());
         ctx.close();

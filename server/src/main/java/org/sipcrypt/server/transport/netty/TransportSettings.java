@@ -14,9 +14,10 @@ import org.sipcrypt.server.transport.ConnectionPolicy;
  * @param maxConnections   cap on open TCP connections (inbound and outbound)
  * @param connectTimeout   bound on an outgoing TCP connect
  * @param policy           connection pattern per outgoing target
+ * @param tls              TLS contexts of the tls listener and outgoing TLS; null without TLS
  */
 public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
-                                Duration connectTimeout, ConnectionPolicy policy) {
+                                Duration connectTimeout, ConnectionPolicy policy, TlsContexts tls) {
 
     public TransportSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");

@@ -1,0 +1,68 @@
+package org.sipcrypt.server.transport.netty;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import java.util.Locale;
+import javax.net.ssl.SSLHandshakeException;
+import org.sipcrypt.server.transport.RateLimitedLog;
+import org.sipcrypt.server.transport.TransportCounters;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Counts TLS handshakes as they end: {@code tls.handshakes{result=ok}}, or
+ * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
+ * {@code bad_certificate}, {@code handshake}), logged once a minute per reason. The TLS stage itself
+ * sends the alert and closes the connection.
+ * Threading: one instance per channel, event loop only (not @Sharable).
+ */
+final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
+
+    private static final RateLimitedLog rateLimited = new RateLimitedLog(LoggerFactory.getLogger(TlsEventsHandler.class));
+
+    private final TransportCounters counters;
+
+    TlsEventsHandler(TransportCounters counters) {
+        this.counters = counters;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof SslHandshakeCompletionEvent e) {
+            if (e.isSuccess()) {
+                counters.tlsHandshake();
+            } else {
+                String reason = reason(e.cause());
+                counters.tlsHandshakeFailed(reason);
+                rateLimited.warn("tls_" + reason, "tls {}: handshake failed ({}): {}", ctx.channel().remoteAddress(),
+                        reason, String.valueOf(e.cause()));
+            }
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    /** The metric tag of a handshake failure. */
+    static String reason(Throwable cause) {
+        Throwable c = cause;
+        while (c != null && c.getCause() != null && !(c instanceof SSLHandshakeException)
+                && !(c instanceof NotSslRecordException) && !(c instanceof SslHandshakeTimeoutException)) {
+            c = c.getCause();
+        }
+        if (c instanceof NotSslRecordException) {
+            return "not_tls";
+        }
+        if (c instanceof SslHandshakeTimeoutException) {
+            return "timeout";
+        }
+        String m = String.valueOf(c == null ? null : c.getMessage()).toLowerCase(Locale.ROOT);
+        if (m.contains("cipher")) {
+            return "no_shared_cipher";
+        }
+        if (m.contains("certificate") || m.contains("path")) {
+            return "bad_certificate";
+        }
+        return "handshake";
+    }
+}
