@@ -84,7 +84,7 @@ public final class ConfigLoader {
         MODE("mode", Kind.SINGLE, "proxy|redirect", "Forward requests (stateful proxy) or answer with contacts (redirect).",
                 c -> List.of(c.mode().configName()), (d, k, v) -> d.mode = parsed(k, one(k, v), Mode::parse)),
         ROUTE("route", Kind.REPEATABLE, "ROUTE",
-                "Static route DOMAIN=HOST[:PORT][;transport=udp|tcp][;connection=persistent|per-call];"
+                "Static route DOMAIN=HOST[:PORT][;transport=udp|tcp|tls][;connection=persistent|per-call];"
                         + " connection defaults to tcp.connection.",
                 c -> strings(c.routes()), (d, k, v) -> d.routeTexts = List.copyOf(v)),
         DEFAULT_ROUTE("defaultRoute", Kind.SINGLE, "TARGET",

@@ -26,7 +26,7 @@ public record RouteConfig(String domain, String host, int port, Transport transp
     }
 
     /**
-     * Parses {@code DOMAIN=HOST[:PORT][;transport=udp|tcp][;connection=persistent|per-call]}.
+     * Parses {@code DOMAIN=HOST[:PORT][;transport=udp|tcp|tls][;connection=persistent|per-call]}.
      * The port defaults to 5060, the transport to udp, the connection pattern to
      * {@code defaultConnection}.
      *
@@ -36,7 +36,7 @@ public record RouteConfig(String domain, String host, int port, Transport transp
         int eq = text.indexOf('=');
         if (eq <= 0) {
             throw new IllegalArgumentException(
-                    "\"" + text + "\" is not DOMAIN=HOST:PORT[;transport=udp|tcp] (e.g. example.com=10.0.0.2:5060)");
+                    "\"" + text + "\" is not DOMAIN=HOST:PORT[;transport=udp|tcp|tls] (e.g. example.com=10.0.0.2:5060)");
         }
         return parseTarget(text.substring(0, eq).trim(), text.substring(eq + 1).trim(), defaultConnection);
     }

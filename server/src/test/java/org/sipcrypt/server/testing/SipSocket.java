@@ -41,6 +41,19 @@ public final class SipSocket implements AutoCloseable {
         return new SipSocket(null, s, server);
     }
 
+    /** A TLS connection made with the JDK's SunJSSE ({@code ctx}); the handshake runs on first use. */
+    public static SipSocket tls(InetSocketAddress server, javax.net.ssl.SSLContext ctx) throws IOException {
+        Socket s = ctx.getSocketFactory().createSocket(server.getAddress(), server.getPort());
+        s.setTcpNoDelay(true);
+        return new SipSocket(null, s, server);
+    }
+
+    /** A connection accepted by a test's own listening socket (TCP or TLS), e.g. a UAS. */
+    public static SipSocket accepted(Socket s) throws IOException {
+        s.setTcpNoDelay(true);
+        return new SipSocket(null, s, (InetSocketAddress) s.getRemoteSocketAddress());
+    }
+
     /** Local port of this socket (for Via and Contact). */
     public int localPort() {
         return udp != null ? udp.getLocalPort() : tcp.getLocalPort();
@@ -51,9 +64,9 @@ public final class SipSocket implements AutoCloseable {
         return server.getAddress() instanceof java.net.Inet6Address ? "[::1]" : "127.0.0.1";
     }
 
-    /** "UDP" or "TCP". */
+    /** "UDP", "TCP" or "TLS". */
     public String transport() {
-        return udp != null ? "UDP" : "TCP";
+        return udp != null ? "UDP" : tcp instanceof javax.net.ssl.SSLSocket ? "TLS" : "TCP";
     }
 
     /**
@@ -94,7 +107,7 @@ public final class SipSocket implements AutoCloseable {
 
     /** A Contact header line naming this socket for {@code user}, with the transport parameter over TCP. */
     public String contact(String user) {
-        return "Contact: <sip:" + user + "@" + localHost() + ":" + localPort() + (udp != null ? "" : ";transport=tcp") + ">\r\n";
+        return "Contact: <sip:" + user + "@" + localHost() + ":" + localPort() + (udp != null ? "" : ";transport=" + transport().toLowerCase(java.util.Locale.ROOT)) + ">\r\n";
     }
 
     public void send(String message) throws IOException {

@@ -1,0 +1,183 @@
+package org.sipcrypt.server.sip.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestServer;
+import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.transport.Transport;
+import picocli.CommandLine;
+
+/**
+ * A whole call (INVITE, 200, ACK, BYE, 200) through the Record-Routing proxy with the caller on
+ * TLS, and the callee on UDP or on TLS (the proxy connecting out with TLS and checking the callee's
+ * certificate). Both ends are the JDK's own TLS sockets.
+ */
+@Timeout(60)
+class ProxyCallOverTlsIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @TempDir
+    Path dir;
+
+    private Path certs;
+
+    @BeforeEach
+    void makeCertificates() {
+        certs = dir.resolve("certs");
+        assertEquals(0, new CommandLine(new CertsCommand()).execute("--out", certs.toString()));
+    }
+
+    private TestServer start() throws Exception {
+        return TestServer.start(dir.resolve("data"), "listen", "udp:127.0.0.1:0", "listen", "tls:127.0.0.1:0",
+                "tls.cert", certs.resolve("server.pem").toString(), "tls.key", certs.resolve("server-key.pem").toString(),
+                "tls.trust", certs.resolve("ca.pem").toString());
+    }
+
+    /** A JDK TLS context trusting the lab CA, presenting {@code cert} when given. */
+    private SSLContext context(String cert, String key) throws Exception {
+        KeyStore ts = KeyStore.getInstance("PKCS12");
+        ts.load(null, null);
+        ts.setCertificateEntry("ca", PemFiles.readCertificates(certs.resolve("ca.pem")).get(0));
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ts);
+        KeyManagerFactory kmf = null;
+        if (cert != null) {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            ks.setKeyEntry("me", PemFiles.readPrivateKey(certs.resolve(key)), new char[0],
+                    PemFiles.readCertificates(certs.resolve(cert)).toArray(new X509Certificate[0]));
+            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, new char[0]);
+        }
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        return ctx;
+    }
+
+    private static List<String> headerValues(String message, String name) {
+        return message.lines().filter(l -> l.regionMatches(true, 0, name + ":", 0, name.length() + 1))
+                .map(l -> l.substring(name.length() + 1).trim()).toList();
+    }
+
+    /** The callee's answer: status line, the request's Via/From/To(tagged)/Call-ID/CSeq, its Record-Routes, a Contact. */
+    private static String answer(SipSocket uas, String request, String status) {
+        String r = SipSocket.response(request, status);
+        StringBuilder extra = new StringBuilder();
+        for (String rr : headerValues(request, "Record-Route")) {
+            extra.append("Record-Route: ").append(rr).append("\r\n");
+        }
+        extra.append(uas.contact("bob"));
+        return r.replace("Content-Length: 0\r\n", extra + "Content-Length: 0\r\n");
+    }
+
+    /** Places the call from {@code uac} to {@code target}; {@code uas} is how the callee's socket is reached. */
+    private static void call(SipSocket uac, CompletableFuture<SipSocket> uas, String target) throws Exception {
+        String callId = "tls-call-" + System.nanoTime();
+        uac.send(uac.request("INVITE", target, "alice", target.substring(4), callId, 1, uac.contact("alice")));
+        SipSocket callee = uas.get(10, TimeUnit.SECONDS);
+        String invite = callee.awaitMessage("INVITE ", WAIT);
+        assertNotNull(invite);
+        // JAIN-SIP writes the Via entries comma-separated on one line
+        assertEquals(2, String.join(",", headerValues(invite, "Via")).split("SIP/2.0/", -1).length - 1,
+                "the proxy's Via on top of the caller's: " + invite);
+        callee.send(answer(callee, invite, "200 OK"));
+        String ok = uac.awaitMessage("SIP/2.0 200", WAIT);
+        assertNotNull(ok, "200 for the INVITE");
+        String to = headerValues(ok, "To").get(0);
+        String contact = headerValues(ok, "Contact").get(0).replaceAll("^<|>$", "");
+        StringBuilder route = new StringBuilder();
+        for (String rr : headerValues(ok, "Record-Route")) {
+            route.append("Route: ").append(rr).append("\r\n");
+        }
+        assertTrue(route.length() > 0, "the proxy record-routes: " + ok);
+        assertTrue(route.toString().contains("transport=tls"), "the caller's side of the route is TLS: " + route);
+        String ack = uac.request("ACK", contact, "alice", "x", callId, 1, route.toString())
+                .replace("To: <sip:x>", "To: " + to);
+        uac.send(ack);
+        assertNotNull(callee.awaitMessage("ACK ", WAIT), "ACK reached the callee");
+        String bye = uac.request("BYE", contact, "alice", "x", callId, 2, route.toString())
+                .replace("To: <sip:x>", "To: " + to);
+        uac.send(bye);
+        String byeAtCallee = callee.awaitMessage("BYE ", WAIT);
+        assertNotNull(byeAtCallee, "BYE reached the callee");
+        callee.send(SipSocket.response(byeAtCallee, "200 OK"));
+        String byeOk = uac.awaitMessage("SIP/2.0 200", WAIT);
+        assertNotNull(byeOk);
+        assertTrue(byeOk.contains("CSeq: 2 BYE"), byeOk);
+    }
+
+    @Test
+    void callerOnTlsCalleeOnUdp() throws Exception {
+        try (TestServer server = start();
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), context(null, null));
+             SipSocket uas = SipSocket.udp(server.address(Transport.UDP))) {
+            call(uac, CompletableFuture.completedFuture(uas), "sip:bob@127.0.0.1:" + uas.localPort());
+        }
+    }
+
+    @Test
+    void callerAndCalleeOnTlsWithTheProxyConnectingOut() throws Exception {
+        SSLContext calleeCtx = context("server.pem", "server-key.pem");
+        try (TestServer server = start();
+             SSLServerSocket listener = (SSLServerSocket) calleeCtx.getServerSocketFactory()
+                     .createServerSocket(0, 5, InetAddress.getByName("127.0.0.1"));
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), context(null, null))) {
+            listener.setWantClientAuth(true);
+            CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return SipSocket.accepted(listener.accept());
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            call(uac, uas, "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls");
+            uas.get().close();
+        }
+    }
+
+    @Test
+    void sipsTargetsGoOutOverTls() throws Exception {
+        SSLContext calleeCtx = context("server.pem", "server-key.pem");
+        try (TestServer server = start();
+             SSLServerSocket listener = (SSLServerSocket) calleeCtx.getServerSocketFactory()
+                     .createServerSocket(0, 5, InetAddress.getByName("127.0.0.1"));
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), context(null, null))) {
+            CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return SipSocket.accepted(listener.accept());
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            String callId = "sips-" + System.nanoTime();
+            String target = "sips:bob@127.0.0.1:" + listener.getLocalPort();
+            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.1", callId, 1, ""));
+            SipSocket callee = uas.get(10, TimeUnit.SECONDS);
+            String options = callee.awaitMessage("OPTIONS ", WAIT);
+            assertNotNull(options);
+            assertTrue(options.contains("Via: SIP/2.0/TLS"), options);
+            callee.close();
+        }
+    }
+}
