@@ -7,7 +7,8 @@
  * <caption>threads</caption>
  * <tr><th>name</th><th>size</th><th>queue bound</th><th>runs</th><th>never runs</th></tr>
  * <tr><td>{@code sipcrypt-io-N}</td><td>{@code io.threads} (0 = 2 × cores)</td><td>Netty's task queue</td>
- *     <td>socket I/O, TCP framing, keep-alive pongs, the Call-ID scan that picks a lane</td>
+ *     <td>socket I/O, TLS handshakes and record protection (jsse engine), TCP framing, keep-alive pongs,
+ *     the Call-ID scan that picks a lane</td>
  *     <td>parsing, JAIN-SIP, routing, database, anything that waits</td></tr>
  * <tr><td>{@code sipcrypt-sip-N}</td><td>{@code sip.workers} lanes of one thread</td>
  *     <td>{@code sip.queueCapacity} per lane; beyond it the message is dropped and counted
