@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,7 +23,7 @@ class RegisterAndOptionsIT {
     @Test
     void optionsToServerIsAnsweredOverUdpAndTcp() throws Exception {
         try (TestServer server = TestServer.start(dir)) {
-            for (Transport t : Transport.values()) {
+            for (Transport t : List.of(Transport.UDP, Transport.TCP)) {
                 try (SipSocket s = t == Transport.UDP ? SipSocket.udp(server.address(t)) : SipSocket.tcp(server.address(t))) {
                     String hp = server.hostPort(t);
                     s.send(s.request("OPTIONS", "sip:" + hp, "alice", hp, "opt-" + t, 1, ""));
