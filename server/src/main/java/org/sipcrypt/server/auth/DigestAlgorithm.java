@@ -11,7 +11,7 @@ import java.util.Objects;
  * A digest algorithm of HTTP/SIP digest authentication (RFC 7616 §3.4.1, RFC 8760 for SIP): the
  * hash behind HA1, HA2 and the response. Only the non-session variants are supported: SIP user
  * agents do not use {@code -sess}.
- * Threading: immutable.
+ * Threading: thread-safe; each thread hashes with its own {@code MessageDigest}.
  */
 public enum DigestAlgorithm {
 
@@ -24,6 +24,8 @@ public enum DigestAlgorithm {
 
     private final String token;
     private final String jcaName;
+    /** Looked up once per thread: a JCA provider lookup per hash would cost more than the hash. */
+    private final ThreadLocal<MessageDigest> digests = ThreadLocal.withInitial(this::newDigest);
 
     DigestAlgorithm(String token, String jcaName) {
         this.token = token;
@@ -58,7 +60,8 @@ public enum DigestAlgorithm {
 
     /** The lower-case hex hash of the parts joined by colons, UTF-8 encoded. */
     public String hash(String... parts) {
-        MessageDigest md = digest();
+        MessageDigest md = digests.get();
+        md.reset();
         for (int i = 0; i < parts.length; i++) {
             if (i > 0) {
                 md.update((byte) ':');
@@ -98,7 +101,7 @@ public enum DigestAlgorithm {
         return MessageDigest.isEqual(a, b);
     }
 
-    private MessageDigest digest() {
+    private MessageDigest newDigest() {
         try {
             return MessageDigest.getInstance(jcaName);
         } catch (NoSuchAlgorithmException e) {

@@ -115,6 +115,15 @@ public final class UsersCommand {
                 DigestAlgorithm.SHA_256.ha1(username, realm, password), enabled);
     }
 
+    /** Stores {@code NAME, PASSWORD} rows as enabled subscribers of {@code realm}; returns how many were new. */
+    static int putAll(SubscriberStore store, String realm, List<String[]> rows) throws SQLException {
+        List<Subscriber> subscribers = new ArrayList<>(rows.size());
+        for (String[] r : rows) {
+            subscribers.add(subscriber(r[0], realm, r[1], true));
+        }
+        return store.putAll(subscribers);
+    }
+
     /** Work on the store; returns the exit code. */
     @FunctionalInterface
     interface StoreAction {
@@ -218,12 +227,8 @@ public final class UsersCommand {
                 return EXIT_USAGE;
             }
             return parent.withStore(spec, (store, realm, out, err) -> {
-                List<Subscriber> subscribers = new ArrayList<>(rows.size());
-                for (String[] r : rows) {
-                    subscribers.add(subscriber(r[0], realm, r[1], true));
-                }
-                int added = store.putAll(subscribers);
-                out.println("imported " + subscribers.size() + " subscribers into realm " + realm + " (" + added
+                int added = putAll(store, realm, rows);
+                out.println("imported " + rows.size() + " subscribers into realm " + realm + " (" + added
                         + " new)");
                 return 0;
             });
@@ -270,11 +275,7 @@ public final class UsersCommand {
                 return EXIT_USAGE;
             }
             return parent.withStore(spec, (store, realm, out, e) -> {
-                List<Subscriber> subscribers = new ArrayList<>(count);
-                for (String[] r : rows) {
-                    subscribers.add(subscriber(r[0], realm, r[1], true));
-                }
-                int added = store.putAll(subscribers);
+                int added = putAll(store, realm, rows);
                 if (csv != null) {
                     try (BufferedWriter w = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
                         w.write("SEQUENTIAL\n");

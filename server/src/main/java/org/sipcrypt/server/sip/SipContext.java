@@ -201,6 +201,12 @@ public final class SipContext {
         return response;
     }
 
+    /** The address a request's packet came from (the peer of its connection), or null when unknown. */
+    public static java.net.InetAddress sourceAddress(Request request) {
+        var m = (gov.nist.javax.sip.message.SIPRequest) request;
+        return m.getPeerPacketSourceAddress() != null ? m.getPeerPacketSourceAddress() : m.getRemoteAddress();
+    }
+
     /** Sends a response on a server transaction, or statelessly when there is none. */
     public void send(ServerTransaction st, Response response) {
         try {

@@ -154,8 +154,7 @@ public final class SipDispatcher implements SipListener {
 
     /** The IP address a request came from, as text. */
     private static String clientAddress(Request request) {
-        var m = (gov.nist.javax.sip.message.SIPRequest) request;
-        var addr = m.getPeerPacketSourceAddress() != null ? m.getPeerPacketSourceAddress() : m.getRemoteAddress();
+        var addr = SipContext.sourceAddress(request);
         return addr == null ? "" : addr.getHostAddress();
     }
 

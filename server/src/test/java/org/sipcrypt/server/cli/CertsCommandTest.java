@@ -15,24 +15,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.KeyStore;
-import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.testing.TestPki;
 import picocli.CommandLine;
 
 /**
@@ -88,27 +84,10 @@ class CertsCommandTest {
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(out.resolve("server-key.pem"))));
     }
 
-    private static SSLContext context(Path out, String cert, String key) throws Exception {
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        X509Certificate[] chain = PemFiles.readCertificates(out.resolve(cert)).toArray(new X509Certificate[0]);
-        ks.setKeyEntry("me", PemFiles.readPrivateKey(out.resolve(key)), new char[0], chain);
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, new char[0]);
-        KeyStore ts = KeyStore.getInstance("PKCS12");
-        ts.load(null, null);
-        ts.setCertificateEntry("ca", PemFiles.readCertificates(out.resolve("ca.pem")).get(0));
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(ts);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return ctx;
-    }
-
     /** A mutual-TLS handshake and one byte each way; the client checks the server's name as given. */
     private static void handshake(Path out, String serverNameAsDialled) throws Exception {
-        SSLContext server = context(out, "server.pem", "server-key.pem");
-        SSLContext client = context(out, "client.pem", "client-key.pem");
+        SSLContext server = TestPki.sslContext(out, "server.pem", "server-key.pem");
+        SSLContext client = TestPki.sslContext(out, "client.pem", "client-key.pem");
         try (SSLServerSocket ss = (SSLServerSocket) server.getServerSocketFactory()
                 .createServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             ss.setNeedClientAuth(true);

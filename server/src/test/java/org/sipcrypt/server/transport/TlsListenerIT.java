@@ -12,7 +12,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,8 +27,8 @@ import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.testing.TestServer;
-import org.sipcrypt.server.tls.PemFiles;
 import picocli.CommandLine;
 
 /**
@@ -136,13 +134,7 @@ class TlsListenerIT {
     void jdkClientWithTls13GetsOptionsAnswered() throws Exception {
         try (TestServer server = start()) {
             int port = server.address(Transport.TLS).getPort();
-            KeyStore ts = KeyStore.getInstance("PKCS12");
-            ts.load(null, null);
-            ts.setCertificateEntry("ca", PemFiles.readCertificates(certs.resolve("ca.pem")).get(0));
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(ts);
-            SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(null, tmf.getTrustManagers(), null);
+            SSLContext ctx = TestPki.sslContext(certs, null, null);
             try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port)) {
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write(options(port, "tls-jdk-1").getBytes(StandardCharsets.US_ASCII));

@@ -113,7 +113,7 @@ public final class Registrar {
     private static String received(Request request) {
         var m = (gov.nist.javax.sip.message.SIPRequest) request;
         String transport = m.getTopmostVia() != null ? m.getTopmostVia().getTransport() : "udp";
-        var addr = m.getPeerPacketSourceAddress() != null ? m.getPeerPacketSourceAddress() : m.getRemoteAddress();
+        var addr = SipContext.sourceAddress(request);
         int port = m.getPeerPacketSourcePort() > 0 ? m.getPeerPacketSourcePort() : m.getRemotePort();
         return transport.toLowerCase(Locale.ROOT) + ":" + (addr == null ? "?" : addr.getHostAddress()) + ":" + port;
     }

@@ -6,24 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.testing.TestServer;
-import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.transport.Transport;
 import picocli.CommandLine;
 
@@ -52,27 +48,6 @@ class ProxyCallOverTlsIT {
         return TestServer.start(dir.resolve("data"), "listen", "udp:127.0.0.1:0", "listen", "tls:127.0.0.1:0",
                 "tls.cert", certs.resolve("server.pem").toString(), "tls.key", certs.resolve("server-key.pem").toString(),
                 "tls.trust", certs.resolve("ca.pem").toString());
-    }
-
-    /** A JDK TLS context trusting the lab CA, presenting {@code cert} when given. */
-    private SSLContext context(String cert, String key) throws Exception {
-        KeyStore ts = KeyStore.getInstance("PKCS12");
-        ts.load(null, null);
-        ts.setCertificateEntry("ca", PemFiles.readCertificates(certs.resolve("ca.pem")).get(0));
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(ts);
-        KeyManagerFactory kmf = null;
-        if (cert != null) {
-            KeyStore ks = KeyStore.getInstance("PKCS12");
-            ks.load(null, null);
-            ks.setKeyEntry("me", PemFiles.readPrivateKey(certs.resolve(key)), new char[0],
-                    PemFiles.readCertificates(certs.resolve(cert)).toArray(new X509Certificate[0]));
-            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(ks, new char[0]);
-        }
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return ctx;
     }
 
     private static List<String> headerValues(String message, String name) {
@@ -130,7 +105,7 @@ class ProxyCallOverTlsIT {
     @Test
     void callerOnTlsCalleeOnUdp() throws Exception {
         try (TestServer server = start();
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), context(null, null));
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null));
              SipSocket uas = SipSocket.udp(server.address(Transport.UDP))) {
             call(uac, CompletableFuture.completedFuture(uas), "sip:bob@127.0.0.1:" + uas.localPort());
         }
@@ -138,11 +113,11 @@ class ProxyCallOverTlsIT {
 
     @Test
     void callerAndCalleeOnTlsWithTheProxyConnectingOut() throws Exception {
-        SSLContext calleeCtx = context("server.pem", "server-key.pem");
+        SSLContext calleeCtx = TestPki.sslContext(certs, "server.pem", "server-key.pem");
         try (TestServer server = start();
              SSLServerSocket listener = (SSLServerSocket) calleeCtx.getServerSocketFactory()
                      .createServerSocket(0, 5, InetAddress.getByName("127.0.0.1"));
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), context(null, null))) {
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
             listener.setWantClientAuth(true);
             CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -158,11 +133,11 @@ class ProxyCallOverTlsIT {
 
     @Test
     void sipsTargetsGoOutOverTls() throws Exception {
-        SSLContext calleeCtx = context("server.pem", "server-key.pem");
+        SSLContext calleeCtx = TestPki.sslContext(certs, "server.pem", "server-key.pem");
         try (TestServer server = start();
              SSLServerSocket listener = (SSLServerSocket) calleeCtx.getServerSocketFactory()
                      .createServerSocket(0, 5, InetAddress.getByName("127.0.0.1"));
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), context(null, null))) {
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
             CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
                 try {
                     return SipSocket.accepted(listener.accept());
