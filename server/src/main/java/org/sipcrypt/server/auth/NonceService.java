@@ -101,7 +101,8 @@ public final class NonceService {
         } catch (IllegalArgumentException e) {
             return Check.INVALID;
         }
-        if (raw.length != NONCE_BYTES) {
+        if (raw.length != NONCE_BYTES || !ENCODER.encodeToString(raw).equals(nonce)) {
+            // the last character carries two unused bits: only the canonical spelling is ours
             return Check.INVALID;
         }
         long issuedAt = ByteBuffer.wrap(raw).getLong();
