@@ -35,7 +35,10 @@ import org.sipcrypt.server.auth.NonceService;
 import org.sipcrypt.server.auth.ReplayGuard;
 import org.sipcrypt.server.config.AuthConfig;
 import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.TlsEngine;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.netty.TlsContexts;
 import org.sipcrypt.server.location.Database;
@@ -262,22 +265,29 @@ public final class SipcryptServer implements AutoCloseable {
                 new ConnectionPolicy(config.tcpConnection(), byTarget), tlsContexts(config));
     }
 
-    /** The jsse engine's contexts: for the tls listener when there is one, and for outgoing TLS. */
+    /**
+     * The TLS stage on the configured engine: for the tls listener when there is one, and for
+     * outgoing TLS.
+     */
     private static TlsContexts tlsContexts(ServerConfig config) throws IOException {
         TlsConfig t = config.tls();
         CipherSuiteRegistry registry = CipherSuiteRegistry.load();
-        List<CipherSuiteId> suites = registry.resolve(t.ciphers(), t.allowInsecure());
-        List<String> insecure = registry.insecureProviders(suites);
-        if (!insecure.isEmpty()) {
-            log.warn("insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", insecure);
+        TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto());
+        if (!choices.insecure().isEmpty()) {
+            log.warn("insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", choices.insecure());
         }
-        io.netty.handler.ssl.ClientAuth clientAuth = switch (t.clientAuth()) {
-            case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
-            case WANT -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
-            case NEED -> io.netty.handler.ssl.ClientAuth.REQUIRE;
-        };
-        return TlsContexts.create(t.cert(), t.key(), t.trust(), suites, clientAuth, t.allowInsecure(),
-                t.handshakeTimeout());
+        if (!t.sessionReuse() && choices.engine() == TlsEngine.JSSE) {
+            TlsContexts.disableJdkSessionTickets();
+        }
+        int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
+        BcTlsSetup.ClientCertificates clientCertificates = BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name());
+        TlsContexts contexts = TlsContexts.create(t.cert(), t.key(), t.trust(), choices, registry, clientCertificates,
+                t.allowInsecure(), t.handshakeTimeout(), t.sessionReuse(), t.sessionCacheSize(), t.sessionLifetime(),
+                handshakeThreads);
+        log.info("TLS: engine {}, suites {}, crypto {}, session reuse {}, handshakes on {}", choices.engine().configName(),
+                choices.suites().stream().map(CipherSuiteId::name).toList(), choices.crypto(),
+                t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops" : handshakeThreads + " threads");
+        return contexts;
     }
 
     private static int freePort(ListenerConfig l) throws IOException {

@@ -11,6 +11,7 @@ import static org.sipcrypt.server.config.ConfigValues.nonBlank;
 import static org.sipcrypt.server.config.ConfigValues.one;
 import static org.sipcrypt.server.config.ConfigValues.parsed;
 import static org.sipcrypt.server.config.ConfigValues.path;
+import static org.sipcrypt.server.config.ConfigValues.tlsEngine;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -213,7 +214,30 @@ public final class ConfigLoader {
         TLS_HANDSHAKE_TIMEOUT("tls.handshakeTimeout", Kind.SINGLE, "DURATION",
                 "A TLS connection whose handshake takes longer is closed.",
                 c -> List.of(format(c.tls().handshakeTimeout())),
-                (d, k, v) -> d.tlsHandshakeTimeout = duration(k, one(k, v), false));
+                (d, k, v) -> d.tlsHandshakeTimeout = duration(k, one(k, v), false)),
+        TLS_ENGINE("tls.engine", Kind.SINGLE, "auto|bc|jsse",
+                "TLS engine of the listener and outgoing TLS: bc (Bouncy Castle; Camellia, SEED), jsse (SunJSSE; RC4),"
+                        + " or auto (jsse when it runs every suite in tls.ciphers, else bc).",
+                c -> List.of(c.tls().engineName()), (d, k, v) -> d.tlsEngine = tlsEngine(k, one(k, v))),
+        TLS_CRYPTO("tls.crypto", Kind.REPEATABLE, "ENGINE|PROVIDER:ENGINE",
+                "On the bc engine, where bulk ciphers run: jca (the JVM's providers; AES-NI) or bc (Bouncy Castle's"
+                        + " lightweight engines), for every provider that has it or for one (e.g. aes:bc).",
+                c -> c.tls().crypto(), (d, k, v) -> d.tlsCrypto = List.copyOf(v)),
+        TLS_SESSION_REUSE("tls.sessionReuse", Kind.SINGLE, "on|off",
+                "Whether TLS sessions are resumed: the listener's session cache and the sessions offered to peers dialled.",
+                c -> List.of(c.tls().sessionReuse() ? "on" : "off"), (d, k, v) -> d.tlsSessionReuse = bool(k, one(k, v))),
+        TLS_SESSION_CACHE_SIZE("tls.sessionCacheSize", Kind.SINGLE, "N",
+                "Most TLS sessions kept for resumption, on each side.",
+                c -> List.of(String.valueOf(c.tls().sessionCacheSize())),
+                (d, k, v) -> d.tlsSessionCacheSize = integer(k, one(k, v), 1, 10_000_000)),
+        TLS_SESSION_LIFETIME("tls.sessionLifetime", Kind.SINGLE, "DURATION",
+                "How long a TLS session may be resumed after its full handshake.",
+                c -> List.of(format(c.tls().sessionLifetime())),
+                (d, k, v) -> d.tlsSessionLifetime = duration(k, one(k, v), false)),
+        TLS_HANDSHAKE_THREADS("tls.handshakeThreads", Kind.SINGLE, "N",
+                "bc engine: threads that process TLS handshake records (the RSA work); 0 keeps them on the event loops.",
+                c -> List.of(String.valueOf(c.tls().handshakeThreads())),
+                (d, k, v) -> d.tlsHandshakeThreads = integer(k, one(k, v), 0, 256));
 
         private final String key;
         private final Kind kind;
@@ -424,6 +448,12 @@ public final class ConfigLoader {
         TlsConfig.ClientAuth tlsClientAuth;
         boolean tlsAllowInsecure;
         Duration tlsHandshakeTimeout;
+        org.sipcrypt.server.tls.spi.TlsEngine tlsEngine;
+        List<String> tlsCrypto;
+        boolean tlsSessionReuse;
+        int tlsSessionCacheSize;
+        Duration tlsSessionLifetime;
+        int tlsHandshakeThreads;
 
         Draft(ServerConfig c) {
             listeners = c.listeners();
@@ -478,6 +508,12 @@ public final class ConfigLoader {
             tlsClientAuth = t.clientAuth();
             tlsAllowInsecure = t.allowInsecure();
             tlsHandshakeTimeout = t.handshakeTimeout();
+            tlsEngine = t.engine();
+            tlsCrypto = t.crypto();
+            tlsSessionReuse = t.sessionReuse();
+            tlsSessionCacheSize = t.sessionCacheSize();
+            tlsSessionLifetime = t.sessionLifetime();
+            tlsHandshakeThreads = t.handshakeThreads();
         }
 
         ServerConfig build() throws ConfigException {
@@ -510,12 +546,13 @@ public final class ConfigLoader {
 
         private TlsConfig tls() {
             return new TlsConfig(tlsCert, tlsKey, tlsTrust, tlsCiphers, tlsClientAuth, tlsAllowInsecure,
-                    tlsHandshakeTimeout);
+                    tlsHandshakeTimeout, tlsEngine, tlsCrypto, tlsSessionReuse, tlsSessionCacheSize, tlsSessionLifetime,
+                    tlsHandshakeThreads);
         }
 
         /**
-         * A tls listener needs a certificate and key, sipcrypt's transport, and cipher suites the JSSE
-         * engine runs; client certificates need a trust file to check them against.
+         * A tls listener needs a certificate and key and sipcrypt's transport; the cipher suites must
+         * run together on one TLS engine; client certificates need a trust file to check them against.
          */
         private void checkTls() throws ConfigException {
             boolean listener = listeners.stream().anyMatch(l -> l.transport() == Transport.TLS);
@@ -539,20 +576,11 @@ public final class ConfigLoader {
                 throw new ConfigException(Setting.TLS_TRUST.key + ": needed to check client certificates ("
                         + Setting.TLS_CLIENT_AUTH.key + "=" + tlsClientAuth.configName() + ")");
             }
-            List<org.sipcrypt.server.tls.spi.CipherSuiteId> suites;
-            org.sipcrypt.server.tls.spi.CipherSuiteRegistry registry = org.sipcrypt.server.tls.spi.CipherSuiteRegistry.load();
             try {
-                suites = registry.resolve(tlsCiphers, tlsAllowInsecure);
+                org.sipcrypt.server.tls.TlsChoices.resolve(org.sipcrypt.server.tls.spi.CipherSuiteRegistry.load(),
+                        tlsCiphers, tlsAllowInsecure, tlsEngine, tlsCrypto);
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(Setting.TLS_CIPHERS.key + ": " + e.getMessage(), e);
-            }
-            for (var s : suites) {
-                var provider = registry.providerOf(s).orElseThrow();
-                if (!provider.tlsEngines().contains(org.sipcrypt.server.tls.spi.TlsEngine.JSSE)) {
-                    throw new ConfigException(Setting.TLS_CIPHERS.key + ": " + s.name() + " (" + provider.name()
-                            + ") runs only on the bc TLS engine, which is not built yet (the jsse engine runs "
-                            + "aes, 3des and rc4)");
-                }
+                throw new ConfigException(e.getMessage(), e);
             }
         }
 

@@ -33,6 +33,20 @@ final class ConfigValues {
         return values.get(0);
     }
 
+    /** {@code auto} (null), {@code bc} or {@code jsse}. */
+    static org.sipcrypt.server.tls.spi.TlsEngine tlsEngine(String key, String text) throws ConfigException {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.equals("auto")) {
+            return null;
+        }
+        for (org.sipcrypt.server.tls.spi.TlsEngine e : org.sipcrypt.server.tls.spi.TlsEngine.values()) {
+            if (e.configName().equals(t)) {
+                return e;
+            }
+        }
+        throw new ConfigException(key + ": \"" + text.trim() + "\" is not a TLS engine (expected auto, bc or jsse)");
+    }
+
     static <T> T parsed(String key, String text, Parser<T> parser) throws ConfigException {
         try {
             return parser.parse(text.trim());

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.sipcrypt.server.tls.spi.TlsEngine;
 
 /**
  * TLS settings of the {@code tls} listener and of outgoing TLS connections (keys {@code tls.*}).
@@ -18,9 +19,20 @@ import java.util.Objects;
  * @param clientAuth       whether the listener asks clients for a certificate
  * @param allowInsecure    the lab switch that lets RC4 and 3DES suites be configured
  * @param handshakeTimeout a connection whose handshake takes longer is closed
+ * @param engine           the TLS engine of the listener and of outgoing TLS; null picks one that runs
+ *                         every configured suite (jsse when it can)
+ * @param crypto           on the bc engine, where bulk ciphers run: {@code bc} or {@code jca} for every
+ *                         provider that has it, {@code PROVIDER:ENGINE} for one provider
+ * @param sessionReuse     whether sessions are resumed (server cache and client offers)
+ * @param sessionCacheSize most sessions kept for resumption, on each side
+ * @param sessionLifetime  how long a session may be resumed after it was made
+ * @param handshakeThreads bc engine: threads that process handshake records; 0 runs them on the
+ *                         event loops
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
-                        boolean allowInsecure, Duration handshakeTimeout) {
+                        boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
+                        boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
+                        int handshakeThreads) {
 
     /** Client certificates: not asked for, asked for, or required. */
     public enum ClientAuth {
@@ -45,10 +57,28 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         ciphers = List.copyOf(Objects.requireNonNull(ciphers, "ciphers"));
         Objects.requireNonNull(clientAuth, "clientAuth");
         Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+        crypto = List.copyOf(Objects.requireNonNull(crypto, "crypto"));
+        Objects.requireNonNull(sessionLifetime, "sessionLifetime");
+        if (sessionCacheSize < 1) {
+            throw new IllegalArgumentException("sessionCacheSize below 1: " + sessionCacheSize);
+        }
+        if (handshakeThreads < 0) {
+            throw new IllegalArgumentException("handshakeThreads is negative: " + handshakeThreads);
+        }
     }
 
-    /** No certificate; AES suites; no client certificates; insecure suites refused; 10 s handshakes. */
+    /**
+     * No certificate; AES suites; no client certificates; insecure suites refused; 10 s handshakes;
+     * the engine picked from the suites; JCA crypto where a provider has it; sessions resumed, 10,000
+     * kept for an hour; handshakes on the event loops.
+     */
     public static TlsConfig defaults() {
-        return new TlsConfig(null, null, null, List.of("aes"), ClientAuth.NONE, false, Duration.ofSeconds(10));
+        return new TlsConfig(null, null, null, List.of("aes"), ClientAuth.NONE, false, Duration.ofSeconds(10),
+                null, List.of("jca"), true, 10_000, Duration.ofHours(1), 0);
+    }
+
+    /** The engine as configured: {@code auto}, {@code bc} or {@code jsse}. */
+    public String engineName() {
+        return engine == null ? "auto" : engine.configName();
     }
 }

@@ -58,9 +58,9 @@ public final class TransportCounters {
     }
 
     /** A keep-alive seen or answered: {@code ping} answered, {@code pong} received. */
-    /** A TLS handshake that completed. */
-    public void tlsHandshake() {
-        count("tls.handshakes", "result", "ok");
+    /** A completed TLS handshake: {@code tls.handshakes{kind=full|resumed}}. */
+    public void tlsHandshake(boolean resumed) {
+        count("tls.handshakes", "kind", resumed ? "resumed" : "full");
     }
 
     /** A TLS handshake that failed, by reason. */

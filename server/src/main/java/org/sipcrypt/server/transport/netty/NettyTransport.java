@@ -138,5 +138,8 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         preBound.values().forEach(Channel::close);
         preBound.clear();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        if (settings.tls() != null) {
+            settings.tls().close();
+        }
     }
 }

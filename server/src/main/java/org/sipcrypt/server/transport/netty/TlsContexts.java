@@ -1,117 +1,60 @@
 package org.sipcrypt.server.transport.netty;
 
 import io.netty.channel.Channel;
-import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslProvider;
+import io.netty.channel.ChannelHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.security.PrivateKey;
-import java.security.Security;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
-import org.sipcrypt.server.tls.PemFiles;
-import org.sipcrypt.server.tls.spi.CipherSuiteId;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 
 /**
- * The TLS side of the stream transport on the {@code jsse} engine: a server context (the tls
- * listener's certificate, the configured suites, client-certificate policy) and a client context
- * for outgoing TLS (the same certificate when there is one, presented when a peer asks; peers
- * checked against the trust file, their certificate matched to the address dialled). TLS 1.3 is
- * offered when a TLS 1.3 suite is configured, TLS 1.2 always.
+ * The TLS stage of the stream transport, on the TLS engine the configuration chose: a handler for
+ * each new connection, accepted (the listener's certificate) or dialled (the peer's certificate
+ * checked against the trust anchors and the address dialled).
  * Threading: immutable; {@link #newHandler} is called on event loops.
  */
-public final class TlsContexts {
+public abstract sealed class TlsContexts implements AutoCloseable permits JsseTlsContexts, BcTlsContexts {
 
-    private static final Logger log = LoggerFactory.getLogger(TlsContexts.class);
-    private static final String DISABLED = "jdk.tls.disabledAlgorithms";
-
-    private final SslContext server;
-    private final SslContext client;
-    private final Duration handshakeTimeout;
-
-    private TlsContexts(SslContext server, SslContext client, Duration handshakeTimeout) {
-        this.server = server;
-        this.client = client;
-        this.handshakeTimeout = handshakeTimeout;
+    /**
+     * Builds the TLS stage.
+     *
+     * @param cert              PEM chain of the listener, also presented to peers that ask; null for none
+     * @param key               its PEM key
+     * @param trust             PEM CA certificates peers must chain to; null for the JDK's trust store
+     * @param choices           suites, engine and per-provider crypto
+     * @param clientCertificates whether the listener asks for client certificates
+     * @param handshakeThreads  bc engine: threads {@code sipcrypt-tls-N} that process handshake
+     *                          records; 0 for the event loops
+     */
+    public static TlsContexts create(Path cert, Path key, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
+                                     BcTlsSetup.ClientCertificates clientCertificates, boolean allowInsecure,
+                                     Duration handshakeTimeout, boolean sessionReuse, int cacheSize, Duration lifetime,
+                                     int handshakeThreads) throws IOException {
+        return switch (choices.engine()) {
+            case JSSE -> JsseTlsContexts.create(cert, key, trust, choices.suites(), switch (clientCertificates) {
+                case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
+                case WANT -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
+                case NEED -> io.netty.handler.ssl.ClientAuth.REQUIRE;
+            }, allowInsecure, handshakeTimeout, sessionReuse, cacheSize, lifetime);
+            case BC -> new BcTlsContexts(BcTlsSetup.create(cert, key, trust, choices, registry, clientCertificates,
+                    sessionReuse, cacheSize, lifetime),
+                    handshakeTimeout, handshakeThreads);
+        };
     }
 
     /**
-     * Builds the contexts.
-     *
-     * @param cert          PEM certificate chain, or null for a client that presents none (no listener then)
-     * @param key           its PEM private key
-     * @param trust         PEM CA certificates, or null for the JDK's trust store
-     * @param suites        suites in preference order, each with a JSSE name
-     * @param clientAuth    NONE, OPTIONAL or REQUIRE on the listener
-     * @param allowInsecure whether RC4 and 3DES were allowed: then they are taken out of the JDK's
-     *                      {@code jdk.tls.disabledAlgorithms} for this JVM (lab only)
+     * SunJSSE resumes TLS 1.2 sessions from stateless tickets unless told otherwise, once per JVM;
+     * a server with reuse off on the jsse engine calls this before any TLS use.
      */
-    public static TlsContexts create(Path cert, Path key, Path trust, List<CipherSuiteId> suites, ClientAuth clientAuth,
-                                     boolean allowInsecure, Duration handshakeTimeout) throws IOException {
-        List<String> names = new ArrayList<>();
-        for (CipherSuiteId s : suites) {
-            names.add(Objects.requireNonNull(s.jsseName(), () -> s + " does not run on the jsse engine"));
-        }
-        if (allowInsecure) {
-            reenableInsecureAlgorithms();
-        }
-        String[] protocols = names.stream().anyMatch(n -> n.startsWith("TLS_AES_") || n.startsWith("TLS_CHACHA20"))
-                ? new String[] {"TLSv1.3", "TLSv1.2"} : new String[] {"TLSv1.2"};
-        X509Certificate[] trusted = trust == null ? null : PemFiles.readCertificates(trust).toArray(new X509Certificate[0]);
-        PrivateKey privateKey = key == null ? null : PemFiles.readPrivateKey(key);
-        X509Certificate[] chain = cert == null ? null : PemFiles.readCertificates(cert).toArray(new X509Certificate[0]);
-        SslContext server = null;
-        if (chain != null) {
-            SslContextBuilder b = SslContextBuilder.forServer(privateKey, chain).sslProvider(SslProvider.JDK)
-                    .protocols(protocols).ciphers(names).clientAuth(clientAuth);
-            if (trusted != null) {
-                b.trustManager(trusted);
-            }
-            server = b.build();
-        }
-        SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols(protocols).ciphers(names);
-        if (chain != null) {
-            cb.keyManager(privateKey, chain);
-        }
-        if (trusted != null) {
-            cb.trustManager(trusted);
-        }
-        return new TlsContexts(server, cb.build(), handshakeTimeout);
+    public static void disableJdkSessionTickets() {
+        JsseTlsContexts.disableSessionTickets();
     }
 
-    /** RC4 and 3DES are disabled in the JDK's default security policy; the lab switch lifts that. */
-    private static void reenableInsecureAlgorithms() {
-        String before = Security.getProperty(DISABLED);
-        if (before == null) {
-            return;
-        }
-        List<String> kept = new ArrayList<>();
-        for (String entry : before.split(",")) {
-            String e = entry.trim();
-            if (!e.equals("RC4") && !e.equals("3DES_EDE_CBC") && !e.isEmpty()) {
-                kept.add(e);
-            }
-        }
-        Security.setProperty(DISABLED, String.join(", ", kept));
-        log.warn("insecure TLS algorithms RC4 and 3DES re-enabled in this JVM (tls.allowInsecure, lab only)");
-    }
-
-    /** Whether a listener can be served (a certificate was configured). */
-    public boolean canServe() {
-        return server != null;
-    }
+    /** Whether a listener can be served (a certificate and key were configured). */
+    public abstract boolean canServe();
 
     /**
      * A TLS stage for a new connection.
@@ -119,22 +62,10 @@ public final class TlsContexts {
      * @param dialled the address an outgoing connection goes to, checked against the peer's
      *                certificate; null for an accepted connection
      */
-    SslHandler newHandler(Channel ch, InetSocketAddress dialled) {
-        SslHandler h;
-        if (dialled == null) {
-            if (server == null) {
-                throw new IllegalStateException("no tls.cert: cannot accept TLS connections");
-            }
-            h = server.newHandler(ch.alloc());
-        } else {
-            h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
-            SSLEngine e = h.engine();
-            SSLParameters p = e.getSSLParameters();
-            // the name check of RFC 5922 §7.2 with the address dialled (an IP literal matches iPAddress entries)
-            p.setEndpointIdentificationAlgorithm("HTTPS");
-            e.setSSLParameters(p);
-        }
-        h.setHandshakeTimeout(handshakeTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        return h;
+    abstract ChannelHandler newHandler(Channel ch, InetSocketAddress dialled);
+
+    /** Stops the handshake threads, if any. */
+    @Override
+    public void close() {
     }
 }

@@ -1,0 +1,147 @@
+package org.sipcrypt.server.tls.bc;
+
+import java.io.IOException;
+import java.security.cert.X509Certificate;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.TlsClientProtocol;
+import org.bouncycastle.tls.TlsProtocol;
+import org.bouncycastle.tls.TlsServerProtocol;
+
+/**
+ * One TLS connection on Bouncy Castle's TLS API in non-blocking mode: bytes from the network go in
+ * with {@link #offer}, bytes for the network come out of {@link #takeOutput}, decrypted application
+ * data out of {@link #takeInput}, and application data to send goes in with {@link #write}. Knows
+ * nothing of sockets; the transport moves the bytes.
+ * Threading: confined to one thread at a time (the connection's event loop).
+ */
+public final class BcTlsConnection {
+
+    /** TLS record content types: change_cipher_spec, alert, handshake, application_data, heartbeat. */
+    private static final int FIRST_CONTENT_TYPE = 20;
+    private static final int LAST_CONTENT_TYPE = 24;
+
+    private final TlsProtocol protocol;
+    private final ServerPeer server;
+    private final ClientPeer client;
+    private final Outcome outcome;
+    private boolean sawInput;
+    private boolean notTls;
+
+    BcTlsConnection(TlsProtocol protocol, ServerPeer server, ClientPeer client) {
+        this.protocol = protocol;
+        this.server = server;
+        this.client = client;
+        this.outcome = server != null ? server.outcome : client.outcome;
+    }
+
+    /** Begins the handshake; a client's ClientHello is then in {@link #takeOutput}. */
+    public void start() throws IOException {
+        if (server != null) {
+            ((TlsServerProtocol) protocol).accept(server);
+        } else {
+            ((TlsClientProtocol) protocol).connect(client);
+        }
+    }
+
+    /**
+     * Bytes received from the peer; any complete records are processed.
+     *
+     * @throws IOException the connection failed (an alert to send may be in {@link #takeOutput})
+     */
+    public void offer(byte[] bytes, int off, int len) throws IOException {
+        if (!sawInput && len > 0) {
+            sawInput = true;
+            int type = bytes[off] & 0xFF;
+            notTls = type < FIRST_CONTENT_TYPE || type > LAST_CONTENT_TYPE;
+        }
+        protocol.offerInput(bytes, off, len);
+    }
+
+    /** TLS bytes to send to the peer, or null when there are none. */
+    public byte[] takeOutput() {
+        int n = protocol.getAvailableOutputBytes();
+        if (n == 0) {
+            return null;
+        }
+        byte[] out = new byte[n];
+        protocol.readOutput(out, 0, n);
+        return out;
+    }
+
+    /** Decrypted application data, or null when there is none. */
+    public byte[] takeInput() {
+        int n = protocol.getAvailableInputBytes();
+        if (n == 0) {
+            return null;
+        }
+        byte[] in = new byte[n];
+        protocol.readInput(in, 0, n);
+        return in;
+    }
+
+    /** Encrypts application data; the records are then in {@link #takeOutput}. Only after the handshake. */
+    public void write(byte[] bytes, int off, int len) throws IOException {
+        protocol.writeApplicationData(bytes, off, len);
+    }
+
+    /** Sends close_notify (then in {@link #takeOutput}) and closes this side. */
+    public void close() throws IOException {
+        if (!protocol.isClosed()) {
+            protocol.close();
+        }
+    }
+
+    /** Whether the handshake has completed. */
+    public boolean handshakeComplete() {
+        return outcome.complete;
+    }
+
+    /** Whether the handshake resumed an earlier session. */
+    public boolean resumed() {
+        return outcome.resumed;
+    }
+
+    /** Whether the connection is closed (by close_notify either way, or by a failure). */
+    public boolean isClosed() {
+        return protocol.isClosed();
+    }
+
+    /** The negotiated suite's IANA code, or -1 before the handshake completed. */
+    public int cipherSuite() {
+        return outcome.suite;
+    }
+
+    /** The peer's verified chain (a server's, or a client certificate), or null. */
+    public X509Certificate[] peerCertificates() {
+        return outcome.peerChain == null ? null : outcome.peerChain.clone();
+    }
+
+    /**
+     * Why the handshake failed, as a metric tag: {@code not_tls}, {@code no_shared_cipher},
+     * {@code bad_certificate} or {@code handshake}.
+     */
+    public String failureReason() {
+        if (notTls) {
+            return "not_tls";
+        }
+        if (outcome.alert == AlertDescription.handshake_failure || outcome.alert == AlertDescription.insufficient_security) {
+            String m = String.valueOf(outcome.alertMessage).toLowerCase(java.util.Locale.ROOT);
+            return m.contains("cipher") || !outcome.alertSent ? "no_shared_cipher" : "handshake";
+        }
+        return switch (outcome.alert) {
+            case AlertDescription.bad_certificate, AlertDescription.certificate_unknown, AlertDescription.unknown_ca,
+                 AlertDescription.certificate_expired, AlertDescription.certificate_required,
+                 AlertDescription.unsupported_certificate, AlertDescription.certificate_revoked -> "bad_certificate";
+            default -> "handshake";
+        };
+    }
+
+    /** The last alert sent or received, for the log: {@code sent handshake_failure(40): ...}. */
+    public String lastAlert() {
+        if (outcome.alert < 0) {
+            return "no alert";
+        }
+        return (outcome.alertSent ? "sent " : "received ") + AlertDescription.getText(outcome.alert)
+                + (outcome.alertMessage == null ? "" : ": " + outcome.alertMessage);
+    }
+}

@@ -1,0 +1,178 @@
+package org.sipcrypt.server.tls.bc;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.Security;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
+import org.bouncycastle.jce.provider.BouncyCastleProvider;
+import org.bouncycastle.tls.ProtocolVersion;
+import org.bouncycastle.tls.TlsClientProtocol;
+import org.bouncycastle.tls.TlsServerProtocol;
+import org.bouncycastle.tls.TlsSession;
+import org.bouncycastle.util.encoders.Hex;
+import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.spi.CipherEngine;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+
+/**
+ * Everything the bc TLS engine's connections share: the suites and versions, the crypto (handshake
+ * on JCA, each provider's bulk cipher where configured), the certificate and key, the trust anchors,
+ * the client-certificate policy, and the two session caches (sessions granted by the listener, by
+ * session ID; sessions obtained from each peer dialled), both bounded in size and lifetime.
+ * Threading: thread-safe; {@link #newConnection} is called on event loops.
+ */
+public final class BcTlsSetup {
+
+    /** Whether the listener asks for client certificates. */
+    public enum ClientCertificates { NONE, WANT, NEED }
+
+    final BulkCipherCrypto crypto;
+    final int[] suites;
+    final ProtocolVersion[] versions;
+    final X509Certificate[] chain;
+    final PrivateKey key;
+    final X509TrustManager trust;
+    final ClientCertificates clientCertificates;
+    private final Cache<String, TlsSession> granted;
+    private final Cache<InetSocketAddress, TlsSession> obtained;
+
+    private BcTlsSetup(BulkCipherCrypto crypto, int[] suites, ProtocolVersion[] versions, X509Certificate[] chain,
+                       PrivateKey key, X509TrustManager trust, ClientCertificates clientCertificates,
+                       boolean sessionReuse, int cacheSize, Duration lifetime) {
+        this.crypto = crypto;
+        this.suites = suites;
+        this.versions = versions;
+        this.chain = chain;
+        this.key = key;
+        this.trust = trust;
+        this.clientCertificates = clientCertificates;
+        this.granted = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
+        this.obtained = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
+    }
+
+    /**
+     * Reads the files and builds the setup.
+     *
+     * @param cert         PEM chain presented by the listener and to peers that ask; null for none
+     * @param key          its PEM key (RSA)
+     * @param trust        PEM CA certificates peers must chain to; null for the JDK's trust store
+     * @param choices      suites and per-provider crypto engines
+     * @param registry     the providers of those suites
+     * @param sessionReuse whether sessions are granted, kept and offered
+     */
+    public static BcTlsSetup create(Path cert, Path key, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
+                                    ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize,
+                                    Duration lifetime) throws IOException {
+        if (Security.getProvider(BouncyCastleProvider.PROVIDER_NAME) == null) {
+            // last in the list: it serves only what the JDK's providers lack, here the
+            // SHA256withRSASSA-PSS signatures TLS 1.3 and ECDHE handshakes use on this engine
+            Security.addProvider(new BouncyCastleProvider());
+        }
+        Map<Integer, CipherEngine> bySuite = new HashMap<>();
+        int[] codes = new int[choices.suites().size()];
+        for (int i = 0; i < codes.length; i++) {
+            CipherSuiteId s = choices.suites().get(i);
+            codes[i] = s.code();
+            bySuite.put(s.code(), choices.cryptoOf(registry.providerOf(s).orElseThrow()));
+        }
+        ProtocolVersion[] versions = choices.offersTls13()
+                ? ProtocolVersion.TLSv13.downTo(ProtocolVersion.TLSv12) : new ProtocolVersion[] {ProtocolVersion.TLSv12};
+        X509Certificate[] chain = cert == null ? null : PemFiles.readCertificates(cert).toArray(new X509Certificate[0]);
+        PrivateKey privateKey = key == null ? null : PemFiles.readPrivateKey(key);
+        if (privateKey != null && !privateKey.getAlgorithm().equals("RSA")) {
+            throw new IOException(key + ": the bc TLS engine presents RSA keys only, not " + privateKey.getAlgorithm());
+        }
+        return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, versions, chain, privateKey,
+                trustManager(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
+                sessionReuse, cacheSize, lifetime);
+    }
+
+    private static X509TrustManager trustManager(List<X509Certificate> anchors) throws IOException {
+        try {
+            KeyStore ks = null;
+            if (anchors != null) {
+                ks = KeyStore.getInstance(KeyStore.getDefaultType());
+                ks.load(null, null);
+                for (int i = 0; i < anchors.size(); i++) {
+                    ks.setCertificateEntry("ca-" + i, anchors.get(i));
+                }
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
+            tmf.init(ks);
+            for (TrustManager tm : tmf.getTrustManagers()) {
+                if (tm instanceof X509TrustManager x) {
+                    return x;
+                }
+            }
+            throw new IOException("no X.509 trust manager in this JVM");
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot build a trust manager: " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether a listener can be served (a certificate and key were given). */
+    public boolean canServe() {
+        return chain != null && key != null;
+    }
+
+    /**
+     * A connection, not started yet.
+     *
+     * @param dialled the peer an outgoing connection goes to (its certificate must name it); null
+     *                for an accepted connection
+     */
+    public BcTlsConnection newConnection(InetSocketAddress dialled) {
+        if (dialled == null) {
+            if (!canServe()) {
+                throw new IllegalStateException("no tls.cert and tls.key: cannot accept TLS connections");
+            }
+            return new BcTlsConnection(new TlsServerProtocol(), new ServerPeer(this), null);
+        }
+        return new BcTlsConnection(new TlsClientProtocol(), null, new ClientPeer(this, dialled));
+    }
+
+    /** Sessions the listener granted and may resume; 0 with reuse off. */
+    public long grantedSessions() {
+        return granted == null ? 0 : granted.estimatedSize();
+    }
+
+    TlsSession grantedSession(byte[] id) {
+        return granted == null || id == null || id.length == 0 ? null : granted.getIfPresent(Hex.toHexString(id));
+    }
+
+    void keepGranted(TlsSession session) {
+        if (granted != null && session != null && session.isResumable() && session.getSessionID().length > 0) {
+            granted.put(Hex.toHexString(session.getSessionID()), session);
+        }
+    }
+
+    boolean grantsSessions() {
+        return granted != null;
+    }
+
+    TlsSession obtainedSession(InetSocketAddress peer) {
+        return obtained == null ? null : obtained.getIfPresent(peer);
+    }
+
+    void keepObtained(InetSocketAddress peer, TlsSession session) {
+        if (obtained != null && session != null && session.isResumable()) {
+            obtained.put(peer, session);
+        }
+    }
+}

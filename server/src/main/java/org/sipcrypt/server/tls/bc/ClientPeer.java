@@ -1,0 +1,117 @@
+package org.sipcrypt.server.tls.bc;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.CertificateRequest;
+import org.bouncycastle.tls.DefaultTlsClient;
+import org.bouncycastle.tls.KeyExchangeAlgorithm;
+import org.bouncycastle.tls.ProtocolVersion;
+import org.bouncycastle.tls.TlsAuthentication;
+import org.bouncycastle.tls.TlsCredentials;
+import org.bouncycastle.tls.TlsFatalAlert;
+import org.bouncycastle.tls.TlsServerCertificate;
+import org.bouncycastle.tls.TlsSession;
+import org.bouncycastle.tls.TlsUtils;
+import org.sipcrypt.server.tls.PeerNames;
+
+/**
+ * The proxy's side of one outgoing bc TLS connection: offers the configured suites and, with reuse
+ * on, the session last obtained from the same peer; checks the server's chain against the trust
+ * anchors and its names against the address dialled (RFC 5922); presents the configured
+ * certificate when the server asks for one.
+ * Threading: confined to the connection's event loop.
+ */
+final class ClientPeer extends DefaultTlsClient {
+
+    final Outcome outcome = new Outcome();
+    private final BcTlsSetup setup;
+    private final InetSocketAddress dialled;
+
+    ClientPeer(BcTlsSetup setup, InetSocketAddress dialled) {
+        super(setup.crypto);
+        this.setup = setup;
+        this.dialled = dialled;
+    }
+
+    @Override
+    protected ProtocolVersion[] getSupportedVersions() {
+        return setup.versions;
+    }
+
+    @Override
+    protected int[] getSupportedCipherSuites() {
+        return TlsUtils.getSupportedCipherSuites(getCrypto(), setup.suites);
+    }
+
+    @Override
+    public TlsSession getSessionToResume() {
+        return setup.obtainedSession(dialled);
+    }
+
+    @Override
+    public TlsAuthentication getAuthentication() {
+        return new TlsAuthentication() {
+            @Override
+            public void notifyServerCertificate(TlsServerCertificate serverCertificate) throws IOException {
+                X509Certificate[] chain = Credentials.x509(serverCertificate.getCertificate());
+                if (chain.length == 0) {
+                    throw new TlsFatalAlert(AlertDescription.bad_certificate, "server sent no certificate");
+                }
+                try {
+                    setup.trust.checkServerTrusted(chain, authType());
+                } catch (CertificateException e) {
+                    throw new TlsFatalAlert(AlertDescription.bad_certificate, "server certificate not trusted: "
+                            + e.getMessage(), e);
+                }
+                String host = dialled.getHostString();
+                if (!PeerNames.matches(chain[0], host)) {
+                    throw new TlsFatalAlert(AlertDescription.bad_certificate, "server certificate does not name " + host);
+                }
+                outcome.peerChain = chain;
+            }
+
+            @Override
+            public TlsCredentials getClientCredentials(CertificateRequest request) throws IOException {
+                if (setup.chain == null || setup.key == null) {
+                    return null;
+                }
+                return Credentials.signer(context, setup, request.getSupportedSignatureAlgorithms(),
+                        request.getCertificateRequestContext());
+            }
+        };
+    }
+
+    /** The JDK trust manager's name for the key exchange, as SunJSSE passes it. */
+    private String authType() {
+        if (TlsUtils.isTLSv13(context)) {
+            return "UNKNOWN";
+        }
+        return switch (context.getSecurityParametersHandshake().getKeyExchangeAlgorithm()) {
+            case KeyExchangeAlgorithm.RSA -> "RSA";
+            case KeyExchangeAlgorithm.ECDHE_RSA -> "ECDHE_RSA";
+            default -> "UNKNOWN";
+        };
+    }
+
+    @Override
+    public void notifyHandshakeComplete() throws IOException {
+        super.notifyHandshakeComplete();
+        outcome.complete = true;
+        outcome.resumed = context.getSecurityParametersConnection().isResumedSession();
+        outcome.suite = context.getSecurityParametersConnection().getCipherSuite();
+        setup.keepObtained(dialled, context.getSession());
+    }
+
+    @Override
+    public void notifyAlertRaised(short level, short description, String message, Throwable cause) {
+        outcome.alert(description, true, message != null ? message : cause == null ? null : cause.getMessage());
+    }
+
+    @Override
+    public void notifyAlertReceived(short level, short description) {
+        outcome.alert(description, false, null);
+    }
+}

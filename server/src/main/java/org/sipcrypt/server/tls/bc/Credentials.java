@@ -1,0 +1,109 @@
+package org.sipcrypt.server.tls.bc;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.Vector;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.Certificate;
+import org.bouncycastle.tls.CertificateEntry;
+import org.bouncycastle.tls.HashAlgorithm;
+import org.bouncycastle.tls.SignatureAlgorithm;
+import org.bouncycastle.tls.SignatureAndHashAlgorithm;
+import org.bouncycastle.tls.TlsContext;
+import org.bouncycastle.tls.TlsCredentialedSigner;
+import org.bouncycastle.tls.TlsFatalAlert;
+import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.crypto.TlsCertificate;
+import org.bouncycastle.tls.crypto.TlsCryptoParameters;
+import org.bouncycastle.tls.crypto.impl.jcajce.JcaDefaultTlsCredentialedSigner;
+import org.bouncycastle.tls.crypto.impl.jcajce.JceDefaultTlsCredentialedDecryptor;
+import org.bouncycastle.tls.TlsCredentialedDecryptor;
+
+/**
+ * Conversions between the JDK's X.509 certificates and Bouncy Castle's TLS certificate messages,
+ * the choice of signature scheme for an RSA key, and the RSA credentials built from them.
+ * Threading: stateless.
+ */
+final class Credentials {
+
+    /** RSA schemes in preference order; the PKCS#1 v1.5 ones are not allowed in TLS 1.3 handshakes. */
+    private static final SignatureAndHashAlgorithm[] RSA_SCHEMES = {
+        SignatureAndHashAlgorithm.rsa_pss_rsae_sha256,
+        SignatureAndHashAlgorithm.rsa_pss_rsae_sha384,
+        SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha256, SignatureAlgorithm.rsa),
+        SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha384, SignatureAlgorithm.rsa),
+        SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha1, SignatureAlgorithm.rsa),
+    };
+
+    private Credentials() {
+    }
+
+    /** The certificate message for a chain; TLS 1.3 carries the request context (empty for a server). */
+    static Certificate certificate(TlsContext context, X509Certificate[] chain, byte[] requestContext)
+            throws IOException {
+        TlsCertificate[] certs = new TlsCertificate[chain.length];
+        try {
+            for (int i = 0; i < chain.length; i++) {
+                certs[i] = context.getCrypto().createCertificate(chain[i].getEncoded());
+            }
+        } catch (java.security.cert.CertificateEncodingException e) {
+            throw new TlsFatalAlert(AlertDescription.internal_error, e);
+        }
+        if (!TlsUtils.isTLSv13(context)) {
+            return new Certificate(certs);
+        }
+        CertificateEntry[] entries = new CertificateEntry[certs.length];
+        for (int i = 0; i < certs.length; i++) {
+            entries[i] = new CertificateEntry(certs[i], null);
+        }
+        return new Certificate(requestContext == null ? TlsUtils.EMPTY_BYTES : requestContext, entries);
+    }
+
+    /** The peer's chain as JDK certificates, end entity first. */
+    static X509Certificate[] x509(Certificate certificate) throws IOException {
+        X509Certificate[] out = new X509Certificate[certificate.getLength()];
+        try {
+            CertificateFactory cf = CertificateFactory.getInstance("X.509");
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (X509Certificate) cf.generateCertificate(
+                        new ByteArrayInputStream(certificate.getCertificateAt(i).getEncoded()));
+            }
+        } catch (CertificateException e) {
+            throw new TlsFatalAlert(AlertDescription.bad_certificate, "unreadable peer certificate", e);
+        }
+        return out;
+    }
+
+    /** The signer credentials for an RSA key, with a scheme the peer offered. */
+    static TlsCredentialedSigner signer(TlsContext context, BcTlsSetup setup, Vector<?> peerSchemes,
+                                        byte[] requestContext) throws IOException {
+        boolean tls13 = TlsUtils.isTLSv13(context);
+        SignatureAndHashAlgorithm scheme = null;
+        if (peerSchemes == null) {
+            if (tls13) {
+                throw new TlsFatalAlert(AlertDescription.handshake_failure, "peer offered no signature scheme");
+            }
+            scheme = TlsUtils.getDefaultSignatureAlgorithm(SignatureAlgorithm.rsa);
+        } else {
+            for (SignatureAndHashAlgorithm s : RSA_SCHEMES) {
+                boolean pkcs1 = s.getSignature() == SignatureAlgorithm.rsa;
+                if (scheme == null && peerSchemes.contains(s) && !(tls13 && pkcs1)) {
+                    scheme = s;
+                }
+            }
+            if (scheme == null) {
+                throw new TlsFatalAlert(AlertDescription.handshake_failure, "no RSA signature scheme in common with the peer");
+            }
+        }
+        return new JcaDefaultTlsCredentialedSigner(new TlsCryptoParameters(context), setup.crypto, setup.key,
+                certificate(context, setup.chain, requestContext), scheme);
+    }
+
+    /** The decryptor credentials of RSA key exchange. */
+    static TlsCredentialedDecryptor decryptor(TlsContext context, BcTlsSetup setup) throws IOException {
+        return new JceDefaultTlsCredentialedDecryptor(setup.crypto, certificate(context, setup.chain, null), setup.key);
+    }
+}

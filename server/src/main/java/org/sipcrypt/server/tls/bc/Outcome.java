@@ -1,0 +1,24 @@
+package org.sipcrypt.server.tls.bc;
+
+import java.security.cert.X509Certificate;
+
+/**
+ * What a bc TLS peer learnt during its handshake: whether it completed, whether it resumed a
+ * session, the peer's certificate chain, and the last alert sent or received with its reason.
+ * Threading: confined to the connection's event loop.
+ */
+final class Outcome {
+    boolean complete;
+    boolean resumed;
+    int suite = -1;
+    X509Certificate[] peerChain;
+    short alert = -1;
+    boolean alertSent;
+    String alertMessage;
+
+    void alert(short description, boolean sent, String message) {
+        alert = description;
+        alertSent = sent;
+        alertMessage = message;
+    }
+}

@@ -1,0 +1,138 @@
+package org.sipcrypt.server.tls.bc;
+
+import java.io.IOException;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.util.Vector;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.Certificate;
+import org.bouncycastle.tls.CertificateRequest;
+import org.bouncycastle.tls.ClientCertificateType;
+import org.bouncycastle.tls.DefaultTlsServer;
+import org.bouncycastle.tls.ProtocolVersion;
+import org.bouncycastle.tls.TlsCredentialedDecryptor;
+import org.bouncycastle.tls.TlsCredentialedSigner;
+import org.bouncycastle.tls.TlsCredentials;
+import org.bouncycastle.tls.TlsFatalAlert;
+import org.bouncycastle.tls.TlsSession;
+import org.bouncycastle.tls.TlsUtils;
+
+/**
+ * The listener's side of one bc TLS connection: the configured suites in the server's order of
+ * preference, RSA credentials (key exchange or signature; PSS in TLS 1.3), session IDs granted and
+ * resumed from the shared cache when reuse is on, client certificates asked for and checked against
+ * the trust anchors when configured. Renegotiation is refused (Bouncy Castle's default policy).
+ * Threading: confined to the connection's event loop.
+ */
+final class ServerPeer extends DefaultTlsServer {
+
+    final Outcome outcome = new Outcome();
+    private final BcTlsSetup setup;
+
+    ServerPeer(BcTlsSetup setup) {
+        super(setup.crypto);
+        this.setup = setup;
+    }
+
+    @Override
+    protected ProtocolVersion[] getSupportedVersions() {
+        return setup.versions;
+    }
+
+    @Override
+    protected int[] getSupportedCipherSuites() {
+        return TlsUtils.getSupportedCipherSuites(getCrypto(), setup.suites);
+    }
+
+    @Override
+    protected boolean preferLocalCipherSuites() {
+        return true;
+    }
+
+    @Override
+    public TlsCredentials getCredentials() throws IOException {
+        return TlsUtils.isTLSv13(context) ? getRSASignerCredentials() : super.getCredentials();
+    }
+
+    @Override
+    protected TlsCredentialedDecryptor getRSAEncryptionCredentials() throws IOException {
+        return Credentials.decryptor(context, setup);
+    }
+
+    @Override
+    protected TlsCredentialedSigner getRSASignerCredentials() throws IOException {
+        return Credentials.signer(context, setup, context.getSecurityParametersHandshake().getClientSigAlgs(), null);
+    }
+
+    @Override
+    public byte[] getNewSessionID() {
+        if (!setup.grantsSessions()) {
+            return null;
+        }
+        byte[] id = new byte[32];
+        context.getCrypto().getSecureRandom().nextBytes(id);
+        return id;
+    }
+
+    @Override
+    public TlsSession getSessionToResume(byte[] sessionID) {
+        return setup.grantedSession(sessionID);
+    }
+
+    @Override
+    public CertificateRequest getCertificateRequest() throws IOException {
+        if (setup.clientCertificates == BcTlsSetup.ClientCertificates.NONE) {
+            return null;
+        }
+        Vector<X500Name> authorities = new Vector<>();
+        for (X509Certificate ca : setup.trust.getAcceptedIssuers()) {
+            authorities.add(X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()));
+        }
+        Vector<?> schemes = TlsUtils.getDefaultSupportedSignatureAlgorithms(context);
+        if (TlsUtils.isTLSv13(context)) {
+            return new CertificateRequest(TlsUtils.EMPTY_BYTES, schemes, null, authorities);
+        }
+        return new CertificateRequest(new short[] {ClientCertificateType.rsa_sign, ClientCertificateType.ecdsa_sign},
+                schemes, authorities);
+    }
+
+    @Override
+    public void notifyClientCertificate(Certificate certificate) throws IOException {
+        if (certificate == null || certificate.isEmpty()) {
+            if (setup.clientCertificates == BcTlsSetup.ClientCertificates.NEED) {
+                throw new TlsFatalAlert(TlsUtils.isTLSv13(context) ? AlertDescription.certificate_required
+                        : AlertDescription.handshake_failure, "no client certificate, and one is required");
+            }
+            return;
+        }
+        X509Certificate[] chain = Credentials.x509(certificate);
+        try {
+            setup.trust.checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
+        } catch (CertificateException e) {
+            throw new TlsFatalAlert(AlertDescription.bad_certificate, "client certificate not trusted: " + e.getMessage(), e);
+        }
+        outcome.peerChain = chain;
+    }
+
+    @Override
+    public void notifyHandshakeComplete() throws IOException {
+        super.notifyHandshakeComplete();
+        outcome.complete = true;
+        outcome.resumed = context.getSecurityParametersConnection().isResumedSession();
+        outcome.suite = context.getSecurityParametersConnection().getCipherSuite();
+        if (!outcome.resumed) {
+            setup.keepGranted(context.getSession());
+        }
+    }
+
+    @Override
+    public void notifyAlertRaised(short level, short description, String message, Throwable cause) {
+        outcome.alert(description, true, message != null ? message : cause == null ? null : cause.getMessage());
+    }
+
+    @Override
+    public void notifyAlertReceived(short level, short description) {
+        outcome.alert(description, false, null);
+    }
+}

@@ -1,0 +1,156 @@
+package org.sipcrypt.server.transport.netty;
+
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.security.Security;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TLS stage on the {@code jsse} engine (the JDK's SunJSSE in Netty's {@code SslHandler}): a server context (the tls
+ * listener's certificate, the configured suites, client-certificate policy) and a client context
+ * for outgoing TLS (the same certificate when there is one, presented when a peer asks; peers
+ * checked against the trust file, their certificate matched to the address dialled). TLS 1.3 is
+ * offered when a TLS 1.3 suite is configured, TLS 1.2 always.
+ * Threading: immutable; {@link #newHandler} is called on event loops.
+ */
+final class JsseTlsContexts extends TlsContexts {
+
+    private static final Logger log = LoggerFactory.getLogger(TlsContexts.class);
+    private static final String DISABLED = "jdk.tls.disabledAlgorithms";
+
+    private final SslContext server;
+    private final SslContext client;
+    private final Duration handshakeTimeout;
+    private final boolean sessionReuse;
+
+    private JsseTlsContexts(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse) {
+        this.server = server;
+        this.client = client;
+        this.handshakeTimeout = handshakeTimeout;
+        this.sessionReuse = sessionReuse;
+    }
+
+    /**
+     * Builds the contexts.
+     *
+     * @param cert          PEM certificate chain, or null for a client that presents none (no listener then)
+     * @param key           its PEM private key
+     * @param trust         PEM CA certificates, or null for the JDK's trust store
+     * @param suites        suites in preference order, each with a JSSE name
+     * @param clientAuth    NONE, OPTIONAL or REQUIRE on the listener
+     * @param allowInsecure whether RC4 and 3DES were allowed: then they are taken out of the JDK's
+     *                      {@code jdk.tls.disabledAlgorithms} for this JVM (lab only)
+     * @param sessionReuse  whether sessions are kept for resumption ({@code cacheSize} of them, for
+     *                      {@code lifetime}); off, each session is invalidated once its handshake is
+     *                      done (session tickets are the JDK's own switch, see {@link #disableSessionTickets})
+     */
+    static JsseTlsContexts create(Path cert, Path key, Path trust, List<CipherSuiteId> suites, ClientAuth clientAuth,
+                                  boolean allowInsecure, Duration handshakeTimeout, boolean sessionReuse,
+                                  int cacheSize, Duration lifetime) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (CipherSuiteId s : suites) {
+            names.add(Objects.requireNonNull(s.jsseName(), () -> s + " does not run on the jsse engine"));
+        }
+        if (allowInsecure) {
+            reenableInsecureAlgorithms();
+        }
+        String[] protocols = names.stream().anyMatch(n -> n.startsWith("TLS_AES_") || n.startsWith("TLS_CHACHA20"))
+                ? new String[] {"TLSv1.3", "TLSv1.2"} : new String[] {"TLSv1.2"};
+        X509Certificate[] trusted = trust == null ? null : PemFiles.readCertificates(trust).toArray(new X509Certificate[0]);
+        PrivateKey privateKey = key == null ? null : PemFiles.readPrivateKey(key);
+        X509Certificate[] chain = cert == null ? null : PemFiles.readCertificates(cert).toArray(new X509Certificate[0]);
+        SslContext server = null;
+        if (chain != null) {
+            SslContextBuilder b = SslContextBuilder.forServer(privateKey, chain).sslProvider(SslProvider.JDK)
+                    .protocols(protocols).ciphers(names).clientAuth(clientAuth)
+                    .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
+            if (trusted != null) {
+                b.trustManager(trusted);
+            }
+            server = b.build();
+        }
+        SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols(protocols).ciphers(names)
+                .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
+        if (chain != null) {
+            cb.keyManager(privateKey, chain);
+        }
+        if (trusted != null) {
+            cb.trustManager(trusted);
+        }
+        return new JsseTlsContexts(server, cb.build(), handshakeTimeout, sessionReuse);
+    }
+
+    /**
+     * Turns SunJSSE's stateless TLS 1.2 session tickets off for this JVM, so that a session the
+     * server invalidated cannot come back in a ticket. The JDK reads the switch once, when its TLS
+     * classes first load, so this works only before any TLS use in the process.
+     */
+    static void disableSessionTickets() {
+        System.setProperty("jdk.tls.server.enableSessionTicketExtension", "false");
+    }
+
+    /** RC4 and 3DES are disabled in the JDK's default security policy; the lab switch lifts that. */
+    private static void reenableInsecureAlgorithms() {
+        String before = Security.getProperty(DISABLED);
+        if (before == null) {
+            return;
+        }
+        List<String> kept = new ArrayList<>();
+        for (String entry : before.split(",")) {
+            String e = entry.trim();
+            if (!e.equals("RC4") && !e.equals("3DES_EDE_CBC") && !e.isEmpty()) {
+                kept.add(e);
+            }
+        }
+        Security.setProperty(DISABLED, String.join(", ", kept));
+        log.warn("insecure TLS algorithms RC4 and 3DES re-enabled in this JVM (tls.allowInsecure, lab only)");
+    }
+
+    @Override
+    public boolean canServe() {
+        return server != null;
+    }
+
+    @Override
+    SslHandler newHandler(Channel ch, InetSocketAddress dialled) {
+        SslHandler h;
+        if (dialled == null) {
+            if (server == null) {
+                throw new IllegalStateException("no tls.cert: cannot accept TLS connections");
+            }
+            h = server.newHandler(ch.alloc());
+        } else {
+            h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
+            SSLEngine e = h.engine();
+            SSLParameters p = e.getSSLParameters();
+            // the name check of RFC 5922 §7.2 with the address dialled (an IP literal matches iPAddress entries)
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+            e.setSSLParameters(p);
+        }
+        h.setHandshakeTimeout(handshakeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!sessionReuse) {
+            SslHandler handler = h;
+            h.handshakeFuture().addListener(f -> handler.engine().getSession().invalidate());
+        }
+        return h;
+    }
+}
