@@ -139,6 +139,11 @@ public final class SipcryptServer implements AutoCloseable {
                 for (ListenerConfig l : config.listeners()) {
                     addresses.put(l.transport(), transport.bind(l.transport(),
                             new InetSocketAddress(InetAddress.getByName(l.host()), l.port())));
+                    List<String> insecure = transport.settings().tls().insecureProviders();
+                    if (l.transport() == Transport.TLS && !insecure.isEmpty()) {
+                        log.warn("tls listener {} offers insecure suites {} (tls.allowInsecure, lab only)",
+                                addresses.get(Transport.TLS), insecure);
+                    }
                 }
             } else {
                 if (config.tcpConnection() == ConnectionPattern.PER_CALL

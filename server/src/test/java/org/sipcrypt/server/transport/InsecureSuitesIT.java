@@ -23,7 +23,7 @@ import picocli.CommandLine;
 
 /**
  * RC4 and 3DES with the lab switch, against the JDK's SunJSSE as the independent peer (openssl 3
- * has neither suite). The JDK reads {@code jdk.tls.disabledAlgorithms} once per JVM, so the server
+ * has neither suite): both on the jsse engine, 3DES also on the bc engine. The JDK reads {@code jdk.tls.disabledAlgorithms} once per JVM, so the server
  * jar and the client ({@link JdkTlsProbe}) each run in a JVM of their own.
  */
 @Timeout(120)
@@ -98,6 +98,18 @@ class InsecureSuitesIT {
             assertTrue(Files.readString(log).contains("insecure TLS suites enabled: [3des, rc4]"), "warned at start");
         } finally {
             stop(lab);
+        }
+
+        int bcPort = freePort();
+        Path bcLog = dir.resolve("bc.log");
+        Process bc = server(bcLog, bcPort, "--tls-allow-insecure", "--tls-ciphers", "3des", "--tls-engine", "bc",
+                "--tls-crypto", "bc");
+        try {
+            Await.until(() -> contains(bcLog, "ready on"), Duration.ofSeconds(60), () -> "server started: " + bcLog);
+            assertEquals("0 negotiated SSL_RSA_WITH_3DES_EDE_CBC_SHA", probe(bcPort, ca, "SSL_RSA_WITH_3DES_EDE_CBC_SHA"));
+            assertTrue(Files.readString(bcLog).contains("offers insecure suites [3des]"), "warned for the listener");
+        } finally {
+            stop(bc);
         }
 
         int port2 = freePort();

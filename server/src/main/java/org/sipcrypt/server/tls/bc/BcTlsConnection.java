@@ -101,6 +101,11 @@ public final class BcTlsConnection {
         return outcome.resumed;
     }
 
+    /** Whether the peer tried to renegotiate (refused with a no_renegotiation warning). */
+    public boolean renegotiationRefused() {
+        return outcome.renegotiationRefused;
+    }
+
     /** Whether the connection is closed (by close_notify either way, or by a failure). */
     public boolean isClosed() {
         return protocol.isClosed();

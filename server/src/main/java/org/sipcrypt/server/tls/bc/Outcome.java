@@ -15,8 +15,12 @@ final class Outcome {
     short alert = -1;
     boolean alertSent;
     String alertMessage;
+    boolean renegotiationRefused;
 
     void alert(short description, boolean sent, String message) {
+        if (sent && description == org.bouncycastle.tls.AlertDescription.no_renegotiation) {
+            renegotiationRefused = true;
+        }
         alert = description;
         alertSent = sent;
         alertMessage = message;

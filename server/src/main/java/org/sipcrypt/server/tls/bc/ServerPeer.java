@@ -128,7 +128,8 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     public void notifyAlertRaised(short level, short description, String message, Throwable cause) {
-        outcome.alert(description, true, message != null ? message : cause == null ? null : cause.getMessage());
+        outcome.alert(description, true, cause == null || cause.getMessage() == null ? message
+                : message == null ? cause.getMessage() : message + ": " + cause.getMessage());
     }
 
     @Override

@@ -24,7 +24,8 @@ import org.sipcrypt.server.tls.bc.BcTlsConnection;
  * non-blocking TLS protocol, decrypted bytes go on up the pipeline, writes are encrypted (held
  * until the handshake completes). Fires the same {@link SslHandshakeCompletionEvent}s as Netty's
  * {@code SslHandler}, so counting and closing work alike on both engines. A failed handshake sends
- * its alert and closes this connection only; a handshake not done within the timeout is closed.
+ * its alert and closes this connection only; a handshake not done within the timeout is closed, and
+ * so is a connection whose peer tries to renegotiate.
  * With a handshake executor, handshake records are processed there (reads paused meanwhile) and
  * only records after the handshake on the event loop.
  * Threading: one instance per channel; event loop only, except the handshake work handed to the
@@ -148,6 +149,10 @@ final class BcTlsHandler extends ChannelDuplexHandler {
             return;
         }
         if (failed) {
+            return;
+        }
+        if (tls.renegotiationRefused()) {
+            fail(ctx, new SSLException("the peer tried to renegotiate"));
             return;
         }
         sendOutput(ctx);

@@ -59,7 +59,7 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         log.info("transport: netty {} with {} event-loop threads", epoll ? "epoll" : "nio", threads);
     }
 
-    TransportSettings settings() {
+    public TransportSettings settings() {
         return settings;
     }
 

@@ -3,6 +3,7 @@ package org.sipcrypt.server.transport.netty;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The last stage of a TCP connection's pipeline: registers the connection, enforces the
+ * The last stage of a TCP connection's pipeline: registers the connection (an outgoing TLS one
+ * becomes usable once its handshake succeeded, and fails its senders when it did not), enforces the
  * connection cap, hands framed messages to the SIP lanes, answers CRLF keep-alive pings with a
  * pong (RFC 5626 §3.5.1), and closes the connection on framing errors, idleness or I/O errors,
  * counting each close under its reason. Nothing thrown here reaches the event loop.
@@ -33,6 +35,7 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
     private PeerKey key;
     private boolean counted;
     private volatile String closeReason;
+    private boolean awaitingHandshake;
 
     SipConnectionHandler(NettyTcpMessageProcessor processor, PeerKey outboundKey,
                          CompletableFuture<NettyTcpMessageChannel> future) {
@@ -64,7 +67,11 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
         sipChannel = new NettyTcpMessageChannel(processor, ctx.channel(), this);
         key = outboundKey != null ? outboundKey
                 : PeerKey.shared(processor.kind(), (InetSocketAddress) ctx.channel().remoteAddress());
-        future.complete(sipChannel);
+        // an outgoing TLS connection is ready for SIP once its handshake has succeeded
+        awaitingHandshake = outboundKey != null && processor.kind() == Transport.TLS;
+        if (!awaitingHandshake) {
+            future.complete(sipChannel);
+        }
         processor.opened(key, future);
         log.debug("{} open", sipChannel);
         ctx.fireChannelActive();
@@ -93,7 +100,16 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent) {
+        if (evt instanceof SslHandshakeCompletionEvent e && awaitingHandshake) {
+            awaitingHandshake = false;
+            if (e.isSuccess()) {
+                future.complete(sipChannel);
+            } else {
+                future.completeExceptionally(new java.io.IOException("TLS handshake with " + outboundKey.remote()
+                        + " failed: " + e.cause().getMessage(), e.cause()));
+            }
+            ctx.fireUserEventTriggered(evt);
+        } else if (evt instanceof IdleStateEvent) {
             closeReason("idle");
             log.debug("{} idle, closing", sipChannel);
             ctx.close();

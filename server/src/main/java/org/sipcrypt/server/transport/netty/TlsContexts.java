@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
@@ -14,7 +15,7 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
  * The TLS stage of the stream transport, on the TLS engine the configuration chose: a handler for
  * each new connection, accepted (the listener's certificate) or dialled (the peer's certificate
  * checked against the trust anchors and the address dialled).
- * Threading: immutable; {@link #newHandler} is called on event loops.
+ * Threading: immutable once created; {@link #newHandler} is called on event loops.
  */
 public abstract sealed class TlsContexts implements AutoCloseable permits JsseTlsContexts, BcTlsContexts {
 
@@ -33,7 +34,7 @@ public abstract sealed class TlsContexts implements AutoCloseable permits JsseTl
                                      BcTlsSetup.ClientCertificates clientCertificates, boolean allowInsecure,
                                      Duration handshakeTimeout, boolean sessionReuse, int cacheSize, Duration lifetime,
                                      int handshakeThreads) throws IOException {
-        return switch (choices.engine()) {
+        TlsContexts made = switch (choices.engine()) {
             case JSSE -> JsseTlsContexts.create(cert, key, trust, choices.suites(), switch (clientCertificates) {
                 case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
                 case WANT -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
@@ -43,6 +44,8 @@ public abstract sealed class TlsContexts implements AutoCloseable permits JsseTl
                     sessionReuse, cacheSize, lifetime),
                     handshakeTimeout, handshakeThreads);
         };
+        made.insecure = choices.insecure();
+        return made;
     }
 
     /**
@@ -51,6 +54,13 @@ public abstract sealed class TlsContexts implements AutoCloseable permits JsseTl
      */
     public static void disableJdkSessionTickets() {
         JsseTlsContexts.disableSessionTickets();
+    }
+
+    private List<String> insecure = List.of();
+
+    /** The insecure providers among the suites offered (lab only), for the listener's warning. */
+    public List<String> insecureProviders() {
+        return insecure;
     }
 
     /** Whether a listener can be served (a certificate and key were configured). */

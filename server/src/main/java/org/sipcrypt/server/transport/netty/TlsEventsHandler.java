@@ -79,7 +79,8 @@ final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
         if (m.contains("cipher")) {
             return "no_shared_cipher";
         }
-        if (m.contains("certificate") || m.contains("path")) {
+        if (m.contains("certificate") || m.contains("path") || m.contains("subject alternative name")
+                || m.contains("name matching")) {
             return "bad_certificate";
         }
         return "handshake";

@@ -2,6 +2,7 @@ package org.sipcrypt.server.sip.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestPki;
@@ -25,8 +28,9 @@ import picocli.CommandLine;
 
 /**
  * A whole call (INVITE, 200, ACK, BYE, 200) through the Record-Routing proxy with the caller on
- * TLS, and the callee on UDP or on TLS (the proxy connecting out with TLS and checking the callee's
- * certificate). Both ends are the JDK's own TLS sockets.
+ * TLS, and the callee on UDP or on TLS (the proxy connecting out with TLS on either engine,
+ * presenting its certificate and checking the callee's chain and name). Both ends are the JDK's own
+ * TLS sockets.
  */
 @Timeout(60)
 class ProxyCallOverTlsIT {
@@ -45,9 +49,29 @@ class ProxyCallOverTlsIT {
     }
 
     private TestServer start() throws Exception {
+        return start("jsse");
+    }
+
+    private TestServer start(String engine) throws Exception {
         return TestServer.start(dir.resolve("data"), "listen", "udp:127.0.0.1:0", "listen", "tls:127.0.0.1:0",
                 "tls.cert", certs.resolve("server.pem").toString(), "tls.key", certs.resolve("server-key.pem").toString(),
-                "tls.trust", certs.resolve("ca.pem").toString());
+                "tls.trust", certs.resolve("ca.pem").toString(), "tls.engine", engine);
+    }
+
+    /** A TLS callee on {@code address} with the lab server certificate (names 127.0.0.1 and localhost). */
+    private SSLServerSocket callee(String address) throws Exception {
+        SSLContext calleeCtx = TestPki.sslContext(certs, "server.pem", "server-key.pem");
+        return (SSLServerSocket) calleeCtx.getServerSocketFactory().createServerSocket(0, 5, InetAddress.getByName(address));
+    }
+
+    private static CompletableFuture<SipSocket> accept(SSLServerSocket listener) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return SipSocket.accepted(listener.accept());
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private static List<String> headerValues(String message, String name) {
@@ -111,40 +135,49 @@ class ProxyCallOverTlsIT {
         }
     }
 
-    @Test
-    void callerAndCalleeOnTlsWithTheProxyConnectingOut() throws Exception {
-        SSLContext calleeCtx = TestPki.sslContext(certs, "server.pem", "server-key.pem");
-        try (TestServer server = start();
-             SSLServerSocket listener = (SSLServerSocket) calleeCtx.getServerSocketFactory()
-                     .createServerSocket(0, 5, InetAddress.getByName("127.0.0.1"));
+    @ParameterizedTest(name = "{0} engine")
+    @ValueSource(strings = {"jsse", "bc"})
+    void callerAndCalleeOnTlsWithTheProxyConnectingOut(String engine) throws Exception {
+        try (TestServer server = start(engine);
+             SSLServerSocket listener = callee("127.0.0.1");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
-            listener.setWantClientAuth(true);
-            CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return SipSocket.accepted(listener.accept());
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            listener.setNeedClientAuth(true);
+            CompletableFuture<SipSocket> uas = accept(listener);
             call(uac, uas, "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls");
             uas.get().close();
         }
     }
 
+    @ParameterizedTest(name = "{0} engine")
+    @ValueSource(strings = {"jsse", "bc"})
+    void aCalleeWhoseCertificateDoesNotNameTheAddressDialledIsRefused(String engine) throws Exception {
+        // the lab certificate names 127.0.0.1 and localhost, not 127.0.0.2 (RFC 5922 section 7.2)
+        try (TestServer server = start(engine);
+             SSLServerSocket listener = callee("127.0.0.2");
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+            CompletableFuture<SipSocket> uas = accept(listener);
+            String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
+            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", "misnamed-" + engine, 1, ""));
+            // the JDK's server socket handshakes when its side reads
+            try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
+                assertNull(callee.awaitMessage("OPTIONS ", Duration.ofSeconds(5)), "nothing reaches the callee");
+            } catch (java.io.IOException handshakeFailed) {
+                // the proxy's alert ends the callee's handshake: the same outcome
+            }
+            String answer = uac.awaitMessage("SIP/2.0 ", Duration.ofSeconds(40));
+            assertNotNull(answer, "the caller gets an answer");
+            assertTrue(!answer.startsWith("SIP/2.0 200"), answer);
+            assertTrue(server.server().transportCounters().value("tls.handshakes.failed", "reason", "bad_certificate") >= 1,
+                    server.server().statsLine());
+        }
+    }
+
     @Test
     void sipsTargetsGoOutOverTls() throws Exception {
-        SSLContext calleeCtx = TestPki.sslContext(certs, "server.pem", "server-key.pem");
         try (TestServer server = start();
-             SSLServerSocket listener = (SSLServerSocket) calleeCtx.getServerSocketFactory()
-                     .createServerSocket(0, 5, InetAddress.getByName("127.0.0.1"));
+             SSLServerSocket listener = callee("127.0.0.1");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
-            CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return SipSocket.accepted(listener.accept());
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<SipSocket> uas = accept(listener);
             String callId = "sips-" + System.nanoTime();
             String target = "sips:bob@127.0.0.1:" + listener.getLocalPort();
             uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.1", callId, 1, ""));

@@ -1,0 +1,284 @@
+package org.sipcrypt.server.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.OpenSslClient;
+import org.sipcrypt.server.testing.TestPki;
+import org.sipcrypt.server.testing.TestServer;
+import picocli.CommandLine;
+
+/**
+ * What the tls listener does on either TLS engine, against peers nobody here wrote: Debian's
+ * {@code openssl s_client} and the JDK's own {@code SSLSocket}; session resumption with reuse on
+ * and off; client certificates; and bad input (bytes that are not TLS, a truncated record, only
+ * unknown suites offered, renegotiation, a handshake never finished). Each engine's test class
+ * names its engine.
+ */
+@Timeout(90)
+abstract class TlsListenerContract {
+
+    @TempDir
+    Path dir;
+
+    Path certs;
+
+    /** {@code bc} or {@code jsse}. */
+    abstract String engine();
+
+    @BeforeEach
+    void makeCertificates() {
+        certs = dir.resolve("certs");
+        assertEquals(0, new CommandLine(new CertsCommand()).execute("--out", certs.toString()));
+    }
+
+    TestServer start(String... extra) throws Exception {
+        List<String> s = new ArrayList<>(List.of("listen", "udp:127.0.0.1:0", "listen", "tls:127.0.0.1:0",
+                "tls.cert", certs.resolve("server.pem").toString(), "tls.key", certs.resolve("server-key.pem").toString(),
+                "tls.engine", engine()));
+        s.addAll(List.of(extra));
+        return TestServer.start(dir.resolve("data"), s.toArray(new String[0]));
+    }
+
+    static String options(int port, String callId) {
+        return "OPTIONS sip:127.0.0.1:" + port + ";transport=tls SIP/2.0\r\n"
+                + "Via: SIP/2.0/TLS 127.0.0.1:5999;branch=z9hG4bK-" + callId + "\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <sip:tester@127.0.0.1>;tag=t1\r\n"
+                + "To: <sip:127.0.0.1:" + port + ">\r\n"
+                + "Call-ID: " + callId + "\r\n"
+                + "CSeq: 1 OPTIONS\r\n"
+                + "Content-Length: 0\r\n\r\n";
+    }
+
+    /** Runs {@code openssl s_client} in the certificates directory; see {@link OpenSslClient}. */
+    String openssl(String input, String until, String... args) throws Exception {
+        return OpenSslClient.run(certs, input, until, args);
+    }
+
+    @Test
+    void opensslForcedToAes128ShaGetsOptionsAnswered() throws Exception {
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            String out = openssl(options(port, "tls-openssl-1"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-cipher", "AES128-SHA", "-CAfile", "ca.pem", "-verify_return_error", "-brief");
+            assertTrue(out.contains("SIP/2.0 200 OK"), out);
+            assertTrue(out.contains("AES128-SHA"), "negotiated suite: " + out);
+            assertTrue(out.contains("Via: SIP/2.0/TLS"), out);
+        }
+    }
+
+    @Test
+    void jdkClientWithTls13GetsOptionsAnswered() throws Exception {
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            String got = jdkOptions(TestPki.sslContext(certs, null, null), port, "tls-jdk-1");
+            assertTrue(got.startsWith("TLSv1.3 TLS_AES_") && got.contains("\nSIP/2.0 200 OK"), got);
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "full") >= 1,
+                    Duration.ofSeconds(5), () -> "handshake counted");
+        }
+    }
+
+    @Test
+    void bytesThatAreNotTlsCloseOnlyThatConnection() throws Exception {
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            try (Socket raw = new Socket()) {
+                raw.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+                raw.setSoTimeout(10_000);
+                raw.getOutputStream().write(options(port, "plain-on-tls").getBytes(StandardCharsets.US_ASCII));
+                raw.getOutputStream().flush();
+                InputStream in = raw.getInputStream();
+                int b;
+                do {
+                    b = in.read(); // an alert may come first; then the server closes
+                } while (b >= 0);
+            } catch (java.net.SocketException reset) {
+                // closed hard: the same outcome
+            }
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "not_tls") >= 1,
+                    Duration.ofSeconds(5), () -> "counted as not_tls");
+            String out = openssl(options(port, "after-garbage"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-CAfile", "ca.pem", "-brief");
+            assertTrue(out.contains("SIP/2.0 200 OK"), "the listener still serves: " + out);
+        }
+    }
+
+    @Test
+    void aPeerThatNeverHandshakesIsClosedAfterTheHandshakeTimeout() throws Exception {
+        try (TestServer server = start("tls.handshakeTimeout", "1s")) {
+            int port = server.address(Transport.TLS).getPort();
+            try (Socket raw = new Socket()) {
+                raw.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+                raw.setSoTimeout(15_000);
+                assertEquals(-1, raw.getInputStream().read(), "closed by the server");
+            }
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "timeout") >= 1,
+                    Duration.ofSeconds(5), () -> "counted as timeout");
+        }
+    }
+
+    @Test
+    void clientCertificatesAreRequiredWhenConfigured() throws Exception {
+        try (TestServer server = start("tls.clientAuth", "need", "tls.trust", certs.resolve("ca.pem").toString())) {
+            int port = server.address(Transport.TLS).getPort();
+            String without = openssl(options(port, "no-cert"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem", "-brief");
+            assertTrue(!without.contains("SIP/2.0 200"), "refused without a certificate: " + without);
+            String with = openssl(options(port, "with-cert"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem", "-cert", "client.pem", "-key", "client-key.pem", "-brief");
+            assertTrue(with.contains("SIP/2.0 200 OK"), with);
+        }
+    }
+
+    /** Sends OPTIONS over the JDK's TLS and returns the response head. */
+    static String jdkOptions(SSLContext ctx, int port, String callId, String... protocols) throws Exception {
+        try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port)) {
+            if (protocols.length > 0) {
+                s.setEnabledProtocols(protocols);
+            }
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(options(port, callId).getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            byte[] buf = new byte[4096];
+            StringBuilder got = new StringBuilder();
+            while (!got.toString().contains("\r\n\r\n")) {
+                int n = s.getInputStream().read(buf);
+                if (n < 0) {
+                    break;
+                }
+                got.append(new String(buf, 0, n, StandardCharsets.US_ASCII));
+            }
+            return s.getSession().getProtocol() + " " + s.getSession().getCipherSuite() + "\n" + got;
+        }
+    }
+
+    @Test
+    void clientCertificatesFromAnotherAuthorityAreRefused() throws Exception {
+        Path other = dir.resolve("other");
+        assertEquals(0, new CommandLine(new CertsCommand()).execute("--out", other.toString()));
+        Files.copy(other.resolve("client.pem"), certs.resolve("other-client.pem"));
+        Files.copy(other.resolve("client-key.pem"), certs.resolve("other-client-key.pem"));
+        try (TestServer server = start("tls.clientAuth", "want", "tls.trust", certs.resolve("ca.pem").toString())) {
+            int port = server.address(Transport.TLS).getPort();
+            String foreign = openssl(options(port, "foreign-cert"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem", "-cert", "other-client.pem", "-key", "other-client-key.pem");
+            assertTrue(!foreign.contains("SIP/2.0 200"), "refused with a certificate of another CA: " + foreign);
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason",
+                    "bad_certificate") >= 1, Duration.ofSeconds(5), () -> server.server().statsLine());
+            String none = openssl(options(port, "no-cert-want"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem", "-brief");
+            assertTrue(none.contains("SIP/2.0 200 OK"), "want: served without a certificate: " + none);
+        }
+    }
+
+    @Test
+    void sessionsAreResumedWithReuseOnAndNotWithReuseOff() throws Exception {
+        // session IDs only (no tickets), so the server's own cache decides
+        String[] reconnect = {"-tls1_2", "-no_ticket", "-reconnect", "-CAfile", "ca.pem"};
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            String out = openssl("", null, concat(new String[] {"-connect", "127.0.0.1:" + port}, reconnect));
+            assertEquals(5, count(out, "\nReused, "), out);
+            assertEquals(1, count(out, "\nNew, "), out);
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "resumed") == 5,
+                    Duration.ofSeconds(5), () -> server.server().statsLine());
+        }
+        try (TestServer server = start("tls.sessionReuse", "off")) {
+            int port = server.address(Transport.TLS).getPort();
+            String out = openssl("", null, concat(new String[] {"-connect", "127.0.0.1:" + port}, reconnect));
+            assertEquals(0, count(out, "\nReused, "), out);
+            assertEquals(6, count(out, "\nNew, "), out);
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "full") == 6,
+                    Duration.ofSeconds(5), () -> server.server().statsLine());
+            assertEquals(0, server.server().transportCounters().value("tls.handshakes", "kind", "resumed"));
+        }
+    }
+
+    @Test
+    void aClientOfferingOnlyUnknownSuitesIsRefused() throws Exception {
+        try (TestServer server = start("tls.ciphers", "TLS_RSA_WITH_AES_256_CBC_SHA")) {
+            int port = server.address(Transport.TLS).getPort();
+            String out = openssl(options(port, "unknown-suites"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-cipher", "AES128-SHA", "-CAfile", "ca.pem");
+            assertTrue(!out.contains("SIP/2.0 200") && out.contains("alert"), "refused with an alert: " + out);
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason",
+                    "no_shared_cipher") >= 1, Duration.ofSeconds(5), () -> server.server().statsLine());
+            String ok = openssl(options(port, "known-suite"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-cipher", "AES256-SHA", "-CAfile", "ca.pem", "-brief");
+            assertTrue(ok.contains("SIP/2.0 200 OK"), ok);
+        }
+    }
+
+    @Test
+    void aTruncatedRecordClosesOnlyThatConnection() throws Exception {
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            try (Socket raw = new Socket()) {
+                raw.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+                // a handshake record header announcing 512 bytes, then 4 of them, then the end
+                raw.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xFC});
+                raw.getOutputStream().flush();
+                raw.shutdownOutput();
+                raw.setSoTimeout(10_000);
+                while (raw.getInputStream().read() >= 0) {
+                    // until the server closes
+                }
+            } catch (java.net.SocketException reset) {
+                // closed hard: the same outcome
+            }
+            Await.until(() -> server.server().transportCounters().value("transport.connections.closed", "reason",
+                    "peer_closed") + server.server().transportCounters().value("transport.connections.closed", "reason",
+                    "tls") >= 1, Duration.ofSeconds(5), () -> server.server().statsLine());
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "closed")
+                    + server.server().transportCounters().value("tls.handshakes.failed", "reason", "handshake") >= 1,
+                    Duration.ofSeconds(5), () -> server.server().statsLine());
+            String out = openssl(options(port, "after-truncated"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-CAfile", "ca.pem", "-brief");
+            assertTrue(out.contains("SIP/2.0 200 OK"), "the listener still serves: " + out);
+        }
+    }
+
+    @Test
+    void aRenegotiationAttemptClosesThatConnection() throws Exception {
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            // s_client renegotiates when a line starts with R (not with -quiet or -brief)
+            String out = openssl("R\n", "renegotiation", "-connect", "127.0.0.1:" + port, "-tls1_2", "-CAfile", "ca.pem");
+            assertTrue(out.contains("RENEGOTIATING"), out);
+            Await.until(() -> server.server().transportCounters().value("transport.connections.closed", "reason", "tls") >= 1,
+                    Duration.ofSeconds(10), () -> server.server().statsLine() + "\n" + out);
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+}
