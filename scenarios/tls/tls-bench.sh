@@ -160,9 +160,10 @@ for c in $CIPHERS; do
 done
 # env overrides of the table entries
 for c in "${!SUITE[@]}"; do
-    v=SUITE_$c; [[ -n ${!v+x} ]] && SUITE[$c]=${!v}
-    v=SERVER_EXTRA_$c; [[ -n ${!v+x} ]] && SERVER_EXTRA[$c]=${!v}
-    v=CLIENT_EXTRA_$c; [[ -n ${!v+x} ]] && CLIENT_EXTRA[$c]=${!v}
+    c_=${c//-/_}  # variable names take no dashes: SUITE_aes_bc_jca overrides aes-bc-jca
+    v=SUITE_$c_; [[ -n ${!v+x} ]] && SUITE[$c]=${!v}
+    v=SERVER_EXTRA_$c_; [[ -n ${!v+x} ]] && SERVER_EXTRA[$c]=${!v}
+    v=CLIENT_EXTRA_$c_; [[ -n ${!v+x} ]] && CLIENT_EXTRA[$c]=${!v}
 done
 command -v "$JAVA" >/dev/null || die "java not found"
 [[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -o -pl server package -DskipTests)"

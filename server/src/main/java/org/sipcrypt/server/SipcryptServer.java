@@ -277,9 +277,14 @@ public final class SipcryptServer implements AutoCloseable {
     private static TlsContexts tlsContexts(ServerConfig config) throws IOException {
         TlsConfig t = config.tls();
         CipherSuiteRegistry registry = CipherSuiteRegistry.load();
-        TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto());
+        TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
+                t.versions());
         if (!choices.insecure().isEmpty()) {
             log.warn("insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", choices.insecure());
+        }
+        if (!t.verifyPeers()) {
+            log.warn("peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
+                    + " any client certificate is accepted");
         }
         if (!t.sessionReuse() && choices.engine() == TlsEngine.JSSE) {
             TlsContexts.disableJdkSessionTickets();
@@ -288,8 +293,9 @@ public final class SipcryptServer implements AutoCloseable {
         BcTlsSetup.ClientCertificates clientCertificates = BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name());
         TlsContexts contexts = TlsContexts.create(t.cert(), t.key(), t.trust(), choices, registry, clientCertificates,
                 t.allowInsecure(), t.handshakeTimeout(), t.sessionReuse(), t.sessionCacheSize(), t.sessionLifetime(),
-                handshakeThreads);
-        log.info("TLS: engine {}, suites {}, crypto {}, session reuse {}, handshakes on {}", choices.engine().configName(),
+                handshakeThreads, t.verifyPeers());
+        log.info("TLS: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
+                choices.engine().configName(), choices.versions(),
                 choices.suites().stream().map(CipherSuiteId::name).toList(), choices.crypto(),
                 t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops" : handshakeThreads + " threads");
         return contexts;

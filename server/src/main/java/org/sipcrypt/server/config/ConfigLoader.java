@@ -237,7 +237,13 @@ public final class ConfigLoader {
         TLS_HANDSHAKE_THREADS("tls.handshakeThreads", Kind.SINGLE, "N",
                 "bc engine: threads that process TLS handshake records (the RSA work); 0 keeps them on the event loops.",
                 c -> List.of(String.valueOf(c.tls().handshakeThreads())),
-                (d, k, v) -> d.tlsHandshakeThreads = integer(k, one(k, v), 0, 256));
+                (d, k, v) -> d.tlsHandshakeThreads = integer(k, one(k, v), 0, 256)),
+        TLS_VERIFY_PEERS("tls.verifyPeers", Kind.SINGLE, "on|off",
+                "Lab only when off: accept any certificate from peers (servers dialled, clients), logged as a warning.",
+                c -> List.of(c.tls().verifyPeers() ? "on" : "off"), (d, k, v) -> d.tlsVerifyPeers = bool(k, one(k, v))),
+        TLS_VERSIONS("tls.versions", Kind.REPEATABLE, "1.2|1.3",
+                "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*).",
+                c -> c.tls().versions(), (d, k, v) -> d.tlsVersions = List.copyOf(v));
 
         private final String key;
         private final Kind kind;
@@ -454,6 +460,8 @@ public final class ConfigLoader {
         int tlsSessionCacheSize;
         Duration tlsSessionLifetime;
         int tlsHandshakeThreads;
+        boolean tlsVerifyPeers;
+        List<String> tlsVersions;
 
         Draft(ServerConfig c) {
             listeners = c.listeners();
@@ -514,6 +522,8 @@ public final class ConfigLoader {
             tlsSessionCacheSize = t.sessionCacheSize();
             tlsSessionLifetime = t.sessionLifetime();
             tlsHandshakeThreads = t.handshakeThreads();
+            tlsVerifyPeers = t.verifyPeers();
+            tlsVersions = t.versions();
         }
 
         ServerConfig build() throws ConfigException {
@@ -547,7 +557,7 @@ public final class ConfigLoader {
         private TlsConfig tls() {
             return new TlsConfig(tlsCert, tlsKey, tlsTrust, tlsCiphers, tlsClientAuth, tlsAllowInsecure,
                     tlsHandshakeTimeout, tlsEngine, tlsCrypto, tlsSessionReuse, tlsSessionCacheSize, tlsSessionLifetime,
-                    tlsHandshakeThreads);
+                    tlsHandshakeThreads, tlsVerifyPeers, tlsVersions);
         }
 
         /**
@@ -578,7 +588,7 @@ public final class ConfigLoader {
             }
             try {
                 org.sipcrypt.server.tls.TlsChoices.resolve(org.sipcrypt.server.tls.spi.CipherSuiteRegistry.load(),
-                        tlsCiphers, tlsAllowInsecure, tlsEngine, tlsCrypto);
+                        tlsCiphers, tlsAllowInsecure, tlsEngine, tlsCrypto, tlsVersions);
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
             }

@@ -28,11 +28,14 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param sessionLifetime  how long a session may be resumed after it was made
  * @param handshakeThreads bc engine: threads that process handshake records; 0 runs them on the
  *                         event loops
+ * @param verifyPeers      whether peers' certificates are checked (chain and name); off is for the
+ *                         lab only
+ * @param versions         TLS versions offered ({@code 1.2}, {@code 1.3}), each when a suite of it is configured
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
-                        int handshakeThreads) {
+                        int handshakeThreads, boolean verifyPeers, List<String> versions) {
 
     /** Client certificates: not asked for, asked for, or required. */
     public enum ClientAuth {
@@ -58,6 +61,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         Objects.requireNonNull(clientAuth, "clientAuth");
         Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
         crypto = List.copyOf(Objects.requireNonNull(crypto, "crypto"));
+        versions = List.copyOf(Objects.requireNonNull(versions, "versions"));
         Objects.requireNonNull(sessionLifetime, "sessionLifetime");
         if (sessionCacheSize < 1) {
             throw new IllegalArgumentException("sessionCacheSize below 1: " + sessionCacheSize);
@@ -74,7 +78,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
      */
     public static TlsConfig defaults() {
         return new TlsConfig(null, null, null, List.of("aes"), ClientAuth.NONE, false, Duration.ofSeconds(10),
-                null, List.of("jca"), true, 10_000, Duration.ofHours(1), 0);
+                null, List.of("jca"), true, 10_000, Duration.ofHours(1), 0, true, List.of("1.2", "1.3"));
     }
 
     /** The engine as configured: {@code auto}, {@code bc} or {@code jsse}. */

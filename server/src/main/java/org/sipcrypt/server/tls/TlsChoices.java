@@ -23,14 +23,16 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param crypto   per provider name (of those offering a suite), the crypto engine of its bulk cipher on
  *                 the bc engine
  * @param insecure names of the insecure providers among them (the lab warning)
+ * @param versions the TLS versions offered, newest first: {@code TLSv1.3}, {@code TLSv1.2}
  */
 public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<String, CipherEngine> crypto,
-                         List<String> insecure) {
+                         List<String> insecure, List<String> versions) {
 
     public TlsChoices {
         suites = List.copyOf(suites);
         crypto = Map.copyOf(crypto);
         insecure = List.copyOf(insecure);
+        versions = List.copyOf(versions);
     }
 
     /**
@@ -43,10 +45,12 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
      * @param crypto        {@code tls.crypto}: {@code bc} or {@code jca} for every provider that has
      *                      that crypto engine, {@code PROVIDER:ENGINE} for one; a provider named by
      *                      neither runs on the first engine it lists of jca, bc
+     * @param versions      {@code tls.versions}: {@code 1.2} and/or {@code 1.3}; a version is offered
+     *                      when it is listed and a configured suite belongs to it
      * @throws IllegalArgumentException starting with the key of the setting at fault
      */
     public static TlsChoices resolve(CipherSuiteRegistry registry, List<String> ciphers, boolean allowInsecure,
-                                     TlsEngine engine, List<String> crypto) {
+                                     TlsEngine engine, List<String> crypto, List<String> versions) {
         List<CipherSuiteId> suites;
         try {
             suites = registry.resolve(ciphers, allowInsecure);
@@ -67,7 +71,30 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
                         + chosen.configName());
             }
         }
-        return new TlsChoices(suites, chosen, cryptoPerProvider(providers, crypto), registry.insecureProviders(suites));
+        return new TlsChoices(suites, chosen, cryptoPerProvider(providers, crypto), registry.insecureProviders(suites),
+                versions(suites, versions));
+    }
+
+    private static List<String> versions(List<CipherSuiteId> suites, List<String> wanted) {
+        List<String> out = new ArrayList<>();
+        for (String v : List.of("1.3", "1.2")) {
+            boolean listed = wanted.stream().anyMatch(w -> w.trim().equals(v) || w.trim().equalsIgnoreCase("TLSv" + v));
+            boolean hasSuite = suites.stream().anyMatch(s -> isTls13(s.name()) == v.equals("1.3"));
+            if (listed && hasSuite) {
+                out.add("TLSv" + v);
+            }
+        }
+        for (String w : wanted) {
+            String t = w.trim();
+            if (!t.equals("1.2") && !t.equals("1.3") && !t.equalsIgnoreCase("TLSv1.2") && !t.equalsIgnoreCase("TLSv1.3")) {
+                throw new IllegalArgumentException("tls.versions: \"" + t + "\" is not a TLS version offered (expected 1.2 or 1.3)");
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("tls.versions: none of " + wanted + " has a suite in tls.ciphers"
+                    + " (TLS 1.3 suites are TLS_AES_*; the others are TLS 1.2)");
+        }
+        return out;
     }
 
     /** The crypto engine of a suite's bulk cipher on the bc engine. */
@@ -75,9 +102,14 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
         return crypto.get(provider.name());
     }
 
-    /** Whether a suite of TLS 1.3 is among the suites. */
+    /** Whether TLS 1.3 is offered. */
     public boolean offersTls13() {
-        return suites.stream().anyMatch(s -> isTls13(s.name()));
+        return versions.contains("TLSv1.3");
+    }
+
+    /** Whether TLS 1.2 is offered. */
+    public boolean offersTls12() {
+        return versions.contains("TLSv1.2");
     }
 
     /** TLS 1.3 suites are named without a key exchange: {@code TLS_AES_128_GCM_SHA256}. */

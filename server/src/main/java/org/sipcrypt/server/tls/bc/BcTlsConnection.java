@@ -116,7 +116,7 @@ public final class BcTlsConnection {
         return outcome.suite;
     }
 
-    /** The peer's verified chain (a server's, or a client certificate), or null. */
+    /** The peer's chain (a server's, or a client certificate; verified unless peer checks are off), or null. */
     public X509Certificate[] peerCertificates() {
         return outcome.peerChain == null ? null : outcome.peerChain.clone();
     }

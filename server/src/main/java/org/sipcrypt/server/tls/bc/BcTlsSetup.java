@@ -49,12 +49,13 @@ public final class BcTlsSetup {
     final PrivateKey key;
     final X509TrustManager trust;
     final ClientCertificates clientCertificates;
+    final boolean verifyPeers;
     private final Cache<String, TlsSession> granted;
     private final Cache<InetSocketAddress, TlsSession> obtained;
 
     private BcTlsSetup(BulkCipherCrypto crypto, int[] suites, ProtocolVersion[] versions, X509Certificate[] chain,
                        PrivateKey key, X509TrustManager trust, ClientCertificates clientCertificates,
-                       boolean sessionReuse, int cacheSize, Duration lifetime) {
+                       boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers) {
         this.crypto = crypto;
         this.suites = suites;
         this.versions = versions;
@@ -62,6 +63,7 @@ public final class BcTlsSetup {
         this.key = key;
         this.trust = trust;
         this.clientCertificates = clientCertificates;
+        this.verifyPeers = verifyPeers;
         this.granted = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
         this.obtained = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
     }
@@ -75,10 +77,11 @@ public final class BcTlsSetup {
      * @param choices      suites and per-provider crypto engines
      * @param registry     the providers of those suites
      * @param sessionReuse whether sessions are granted, kept and offered
+     * @param verifyPeers  false accepts any peer certificate (lab only)
      */
     public static BcTlsSetup create(Path cert, Path key, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
                                     ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize,
-                                    Duration lifetime) throws IOException {
+                                    Duration lifetime, boolean verifyPeers) throws IOException {
         if (Security.getProvider(BouncyCastleProvider.PROVIDER_NAME) == null) {
             // last in the list: it serves only what the JDK's providers lack, here the
             // SHA256withRSASSA-PSS signatures TLS 1.3 and ECDHE handshakes use on this engine
@@ -91,8 +94,9 @@ public final class BcTlsSetup {
             codes[i] = s.code();
             bySuite.put(s.code(), choices.cryptoOf(registry.providerOf(s).orElseThrow()));
         }
-        ProtocolVersion[] versions = choices.offersTls13()
-                ? ProtocolVersion.TLSv13.downTo(ProtocolVersion.TLSv12) : new ProtocolVersion[] {ProtocolVersion.TLSv12};
+        ProtocolVersion[] versions = !choices.offersTls13() ? new ProtocolVersion[] {ProtocolVersion.TLSv12}
+                : choices.offersTls12() ? ProtocolVersion.TLSv13.downTo(ProtocolVersion.TLSv12)
+                : new ProtocolVersion[] {ProtocolVersion.TLSv13};
         X509Certificate[] chain = cert == null ? null : PemFiles.readCertificates(cert).toArray(new X509Certificate[0]);
         PrivateKey privateKey = key == null ? null : PemFiles.readPrivateKey(key);
         if (privateKey != null && !privateKey.getAlgorithm().equals("RSA")) {
@@ -100,7 +104,7 @@ public final class BcTlsSetup {
         }
         return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, versions, chain, privateKey,
                 trustManager(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
-                sessionReuse, cacheSize, lifetime);
+                sessionReuse, cacheSize, lifetime, verifyPeers);
     }
 
     private static X509TrustManager trustManager(List<X509Certificate> anchors) throws IOException {

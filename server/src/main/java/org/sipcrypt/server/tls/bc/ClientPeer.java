@@ -60,6 +60,10 @@ final class ClientPeer extends DefaultTlsClient {
                 if (chain.length == 0) {
                     throw new TlsFatalAlert(AlertDescription.bad_certificate, "server sent no certificate");
                 }
+                outcome.peerChain = chain;
+                if (!setup.verifyPeers) {
+                    return;
+                }
                 try {
                     setup.trust.checkServerTrusted(chain, authType());
                 } catch (CertificateException e) {
@@ -70,7 +74,6 @@ final class ClientPeer extends DefaultTlsClient {
                 if (!PeerNames.matches(chain[0], host)) {
                     throw new TlsFatalAlert(AlertDescription.bad_certificate, "server certificate does not name " + host);
                 }
-                outcome.peerChain = chain;
             }
 
             @Override

@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -42,12 +43,15 @@ final class JsseTlsContexts extends TlsContexts {
     private final SslContext client;
     private final Duration handshakeTimeout;
     private final boolean sessionReuse;
+    private final boolean verifyPeers;
 
-    private JsseTlsContexts(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse) {
+    private JsseTlsContexts(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse,
+                            boolean verifyPeers) {
         this.server = server;
         this.client = client;
         this.handshakeTimeout = handshakeTimeout;
         this.sessionReuse = sessionReuse;
+        this.verifyPeers = verifyPeers;
     }
 
     /**
@@ -57,6 +61,7 @@ final class JsseTlsContexts extends TlsContexts {
      * @param key           its PEM private key
      * @param trust         PEM CA certificates, or null for the JDK's trust store
      * @param suites        suites in preference order, each with a JSSE name
+     * @param versions      the TLS versions offered ({@code TLSv1.3}, {@code TLSv1.2})
      * @param clientAuth    NONE, OPTIONAL or REQUIRE on the listener
      * @param allowInsecure whether RC4 and 3DES were allowed: then they are taken out of the JDK's
      *                      {@code jdk.tls.disabledAlgorithms} for this JVM (lab only)
@@ -64,9 +69,10 @@ final class JsseTlsContexts extends TlsContexts {
      *                      {@code lifetime}); off, each session is invalidated once its handshake is
      *                      done (session tickets are the JDK's own switch, see {@link #disableSessionTickets})
      */
-    static JsseTlsContexts create(Path cert, Path key, Path trust, List<CipherSuiteId> suites, ClientAuth clientAuth,
+    static JsseTlsContexts create(Path cert, Path key, Path trust, List<CipherSuiteId> suites, List<String> versions,
+                                  ClientAuth clientAuth,
                                   boolean allowInsecure, Duration handshakeTimeout, boolean sessionReuse,
-                                  int cacheSize, Duration lifetime) throws IOException {
+                                  int cacheSize, Duration lifetime, boolean verifyPeers) throws IOException {
         List<String> names = new ArrayList<>();
         for (CipherSuiteId s : suites) {
             names.add(Objects.requireNonNull(s.jsseName(), () -> s + " does not run on the jsse engine"));
@@ -79,8 +85,7 @@ final class JsseTlsContexts extends TlsContexts {
         if (System.getProperty(REJECT_RENEGOTIATION) == null) {
             System.setProperty(REJECT_RENEGOTIATION, "true");
         }
-        String[] protocols = names.stream().anyMatch(n -> n.startsWith("TLS_AES_") || n.startsWith("TLS_CHACHA20"))
-                ? new String[] {"TLSv1.3", "TLSv1.2"} : new String[] {"TLSv1.2"};
+        String[] protocols = versions.toArray(new String[0]);
         X509Certificate[] trusted = trust == null ? null : PemFiles.readCertificates(trust).toArray(new X509Certificate[0]);
         PrivateKey privateKey = key == null ? null : PemFiles.readPrivateKey(key);
         X509Certificate[] chain = cert == null ? null : PemFiles.readCertificates(cert).toArray(new X509Certificate[0]);
@@ -89,7 +94,9 @@ final class JsseTlsContexts extends TlsContexts {
             SslContextBuilder b = SslContextBuilder.forServer(privateKey, chain).sslProvider(SslProvider.JDK)
                     .protocols(protocols).ciphers(names).clientAuth(clientAuth)
                     .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
-            if (trusted != null) {
+            if (!verifyPeers) {
+                b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+            } else if (trusted != null) {
                 b.trustManager(trusted);
             }
             server = b.build();
@@ -99,10 +106,12 @@ final class JsseTlsContexts extends TlsContexts {
         if (chain != null) {
             cb.keyManager(privateKey, chain);
         }
-        if (trusted != null) {
+        if (!verifyPeers) {
+            cb.trustManager(InsecureTrustManagerFactory.INSTANCE);
+        } else if (trusted != null) {
             cb.trustManager(trusted);
         }
-        return new JsseTlsContexts(server, cb.build(), handshakeTimeout, sessionReuse);
+        return new JsseTlsContexts(server, cb.build(), handshakeTimeout, sessionReuse, verifyPeers);
     }
 
     /**
@@ -146,11 +155,13 @@ final class JsseTlsContexts extends TlsContexts {
             h = server.newHandler(ch.alloc());
         } else {
             h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
-            SSLEngine e = h.engine();
-            SSLParameters p = e.getSSLParameters();
-            // the name check of RFC 5922 §7.2 with the address dialled (an IP literal matches iPAddress entries)
-            p.setEndpointIdentificationAlgorithm("HTTPS");
-            e.setSSLParameters(p);
+            if (verifyPeers) {
+                SSLEngine e = h.engine();
+                SSLParameters p = e.getSSLParameters();
+                // the name check of RFC 5922 §7.2 with the address dialled (an IP literal matches iPAddress entries)
+                p.setEndpointIdentificationAlgorithm("HTTPS");
+                e.setSSLParameters(p);
+            }
         }
         h.setHandshakeTimeout(handshakeTimeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!sessionReuse) {

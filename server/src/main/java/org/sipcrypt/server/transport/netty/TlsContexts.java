@@ -29,19 +29,21 @@ public abstract sealed class TlsContexts implements AutoCloseable permits JsseTl
      * @param clientCertificates whether the listener asks for client certificates
      * @param handshakeThreads  bc engine: threads {@code sipcrypt-tls-N} that process handshake
      *                          records; 0 for the event loops
+     * @param verifyPeers       false accepts any peer certificate (lab only)
      */
     public static TlsContexts create(Path cert, Path key, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
                                      BcTlsSetup.ClientCertificates clientCertificates, boolean allowInsecure,
                                      Duration handshakeTimeout, boolean sessionReuse, int cacheSize, Duration lifetime,
-                                     int handshakeThreads) throws IOException {
+                                     int handshakeThreads, boolean verifyPeers) throws IOException {
         TlsContexts made = switch (choices.engine()) {
-            case JSSE -> JsseTlsContexts.create(cert, key, trust, choices.suites(), switch (clientCertificates) {
+            case JSSE -> JsseTlsContexts.create(cert, key, trust, choices.suites(), choices.versions(),
+                    switch (clientCertificates) {
                 case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
                 case WANT -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
                 case NEED -> io.netty.handler.ssl.ClientAuth.REQUIRE;
-            }, allowInsecure, handshakeTimeout, sessionReuse, cacheSize, lifetime);
+            }, allowInsecure, handshakeTimeout, sessionReuse, cacheSize, lifetime, verifyPeers);
             case BC -> new BcTlsContexts(BcTlsSetup.create(cert, key, trust, choices, registry, clientCertificates,
-                    sessionReuse, cacheSize, lifetime),
+                    sessionReuse, cacheSize, lifetime, verifyPeers),
                     handshakeTimeout, handshakeThreads);
         };
         made.insecure = choices.insecure();

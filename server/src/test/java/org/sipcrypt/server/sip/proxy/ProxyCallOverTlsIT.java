@@ -52,10 +52,12 @@ class ProxyCallOverTlsIT {
         return start("jsse");
     }
 
-    private TestServer start(String engine) throws Exception {
-        return TestServer.start(dir.resolve("data"), "listen", "udp:127.0.0.1:0", "listen", "tls:127.0.0.1:0",
+    private TestServer start(String engine, String... extra) throws Exception {
+        List<String> s = new java.util.ArrayList<>(List.of("listen", "udp:127.0.0.1:0", "listen", "tls:127.0.0.1:0",
                 "tls.cert", certs.resolve("server.pem").toString(), "tls.key", certs.resolve("server-key.pem").toString(),
-                "tls.trust", certs.resolve("ca.pem").toString(), "tls.engine", engine);
+                "tls.trust", certs.resolve("ca.pem").toString(), "tls.engine", engine));
+        s.addAll(List.of(extra));
+        return TestServer.start(dir.resolve("data"), s.toArray(new String[0]));
     }
 
     /** A TLS callee on {@code address} with the lab server certificate (names 127.0.0.1 and localhost). */
@@ -150,6 +152,29 @@ class ProxyCallOverTlsIT {
 
     @ParameterizedTest(name = "{0} engine")
     @ValueSource(strings = {"jsse", "bc"})
+    void perCallConnectionsToTheCalleeResumeTheFirstSession(String engine) throws Exception {
+        // TLS 1.2 with session IDs: the inbound pattern of the TLS cost study (the proxy a TLS client per call)
+        try (TestServer server = start(engine, "tcp.connection", "per-call", "tls.ciphers", "TLS_RSA_WITH_AES_128_CBC_SHA");
+             SSLServerSocket listener = callee("127.0.0.1");
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+            String target = "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls";
+            for (int i = 0; i < 2; i++) {
+                CompletableFuture<SipSocket> uas = accept(listener);
+                call(uac, uas, target);
+                uas.get().close();
+            }
+            var counters = server.server().transportCounters();
+            org.sipcrypt.server.testing.Await.until(() -> counters.value("transport.connections.closed", "reason",
+                    "call_ended") == 2, WAIT, () -> server.server().statsLine());
+            assertEquals(2, counters.value("transport.connections.opened", "direction", "outbound"), server.server().statsLine());
+            // the caller's one connection is full; of the proxy's two outgoing ones, the second resumes the first
+            assertEquals(2, counters.value("tls.handshakes", "kind", "full"), server.server().statsLine());
+            assertEquals(1, counters.value("tls.handshakes", "kind", "resumed"), server.server().statsLine());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} engine")
+    @ValueSource(strings = {"jsse", "bc"})
     void aCalleeWhoseCertificateDoesNotNameTheAddressDialledIsRefused(String engine) throws Exception {
         // the lab certificate names 127.0.0.1 and localhost, not 127.0.0.2 (RFC 5922 section 7.2)
         try (TestServer server = start(engine);
@@ -169,6 +194,16 @@ class ProxyCallOverTlsIT {
             assertTrue(!answer.startsWith("SIP/2.0 200"), answer);
             assertTrue(server.server().transportCounters().value("tls.handshakes.failed", "reason", "bad_certificate") >= 1,
                     server.server().statsLine());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} engine")
+    @ValueSource(strings = {"jsse", "bc"})
+    void withPeerChecksOffTheLabReachesAMisnamedCallee(String engine) throws Exception {
+        try (TestServer server = start(engine, "tls.verifyPeers", "off");
+             SSLServerSocket listener = callee("127.0.0.2");
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+            call(uac, accept(listener), "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls");
         }
     }
 

@@ -1,0 +1,64 @@
+package org.sipcrypt.server.tls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.sipcrypt.server.tls.spi.CipherEngine;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+import org.sipcrypt.server.tls.spi.TlsEngine;
+
+class TlsChoicesTest {
+
+    private final CipherSuiteRegistry registry = CipherSuiteRegistry.load();
+
+    private TlsChoices resolve(List<String> ciphers, TlsEngine engine, List<String> crypto, String... versions) {
+        return TlsChoices.resolve(registry, ciphers, true, engine, crypto,
+                versions.length == 0 ? List.of("1.2", "1.3") : List.of(versions));
+    }
+
+    @Test
+    void autoPicksJsseWhenItRunsEverySuiteElseBc() {
+        assertEquals(TlsEngine.JSSE, resolve(List.of("aes", "3des", "rc4"), null, List.of("jca")).engine());
+        assertEquals(TlsEngine.BC, resolve(List.of("camellia", "aes"), null, List.of("jca")).engine());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> resolve(List.of("seed", "rc4"), null, List.of("jca")));
+        assertTrue(e.getMessage().startsWith("tls.ciphers: no one TLS engine runs seed and rc4"), e.getMessage());
+        IllegalArgumentException forced = assertThrows(IllegalArgumentException.class,
+                () -> resolve(List.of("rc4"), TlsEngine.BC, List.of("jca")));
+        assertTrue(forced.getMessage().startsWith("tls.engine: rc4 runs on the jsse TLS engine, not on bc"), forced.getMessage());
+    }
+
+    @Test
+    void cryptoIsChosenPerProviderAmongTheEnginesItHas() {
+        TlsChoices c = resolve(List.of("aes", "camellia", "3des"), TlsEngine.BC, List.of("jca", "3des:bc"));
+        assertEquals(Map.of("aes", CipherEngine.JCA, "camellia", CipherEngine.BC, "3des", CipherEngine.BC), c.crypto());
+        TlsChoices lightweight = resolve(List.of("aes"), TlsEngine.BC, List.of("bc"));
+        assertEquals(CipherEngine.BC, lightweight.crypto().get("aes"));
+        assertThrows(IllegalArgumentException.class, () -> resolve(List.of("seed"), TlsEngine.BC, List.of("seed:jca")));
+        assertThrows(IllegalArgumentException.class, () -> resolve(List.of("aes"), TlsEngine.BC, List.of("camellia:bc")));
+        assertThrows(IllegalArgumentException.class, () -> resolve(List.of("aes"), TlsEngine.BC, List.of("openssl")));
+    }
+
+    @Test
+    void versionsAreOfferedWhenListedAndASuiteOfThemIsConfigured() {
+        assertEquals(List.of("TLSv1.3", "TLSv1.2"), resolve(List.of("aes"), null, List.of("jca")).versions());
+        assertEquals(List.of("TLSv1.2"), resolve(List.of("TLS_RSA_WITH_AES_128_CBC_SHA"), null, List.of("jca")).versions());
+        assertEquals(List.of("TLSv1.3"), resolve(List.of("aes"), null, List.of("jca"), "1.3").versions());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> resolve(List.of("camellia"), null, List.of("jca"), "1.3"));
+        assertTrue(none.getMessage().startsWith("tls.versions: none of [1.3]"), none.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> resolve(List.of("aes"), null, List.of("jca"), "1.1"));
+    }
+
+    @Test
+    void insecureProvidersAreNamedForTheWarning() {
+        assertEquals(List.of("3des", "rc4"), resolve(List.of("aes", "3des", "rc4"), null, List.of("jca")).insecure());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TlsChoices.resolve(registry,
+                List.of("3des"), false, null, List.of("jca"), List.of("1.2")));
+        assertTrue(e.getMessage().startsWith("tls.ciphers: \"3des\" is insecure"), e.getMessage());
+    }
+}
