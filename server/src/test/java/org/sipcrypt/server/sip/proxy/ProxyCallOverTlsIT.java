@@ -158,14 +158,22 @@ class ProxyCallOverTlsIT {
              SSLServerSocket listener = callee("127.0.0.1");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
             String target = "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls";
-            for (int i = 0; i < 2; i++) {
-                CompletableFuture<SipSocket> uas = accept(listener);
-                call(uac, uas, target);
-                uas.get().close();
-            }
+            List<SipSocket> callees = new java.util.ArrayList<>();
             var counters = server.server().transportCounters();
-            org.sipcrypt.server.testing.Await.until(() -> counters.value("transport.connections.closed", "reason",
-                    "call_ended") == 2, WAIT, () -> server.server().statsLine());
+            try {
+                for (int i = 0; i < 2; i++) {
+                    CompletableFuture<SipSocket> uas = accept(listener);
+                    call(uac, uas, target);
+                    callees.add(uas.get());
+                }
+                // the proxy closes each call's connection itself once the call has ended
+                org.sipcrypt.server.testing.Await.until(() -> counters.value("transport.connections.closed", "reason",
+                        "call_ended") == 2, WAIT, () -> server.server().statsLine());
+            } finally {
+                for (SipSocket c : callees) {
+                    c.close();
+                }
+            }
             assertEquals(2, counters.value("transport.connections.opened", "direction", "outbound"), server.server().statsLine());
             // the caller's one connection is full; of the proxy's two outgoing ones, the second resumes the first
             assertEquals(2, counters.value("tls.handshakes", "kind", "full"), server.server().statsLine());
@@ -203,7 +211,17 @@ class ProxyCallOverTlsIT {
         try (TestServer server = start(engine, "tls.verifyPeers", "off");
              SSLServerSocket listener = callee("127.0.0.2");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
-            call(uac, accept(listener), "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls");
+            CompletableFuture<SipSocket> uas = accept(listener);
+            String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
+            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", "unchecked-" + engine, 1, ""));
+            try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
+                String options = callee.awaitMessage("OPTIONS ", WAIT);
+                assertNotNull(options, "the callee is reached");
+                callee.send(SipSocket.response(options, "200 OK"));
+            }
+            String ok = uac.awaitMessage("SIP/2.0 ", WAIT);
+            assertNotNull(ok);
+            assertTrue(ok.startsWith("SIP/2.0 200"), ok);
         }
     }
 
