@@ -46,8 +46,12 @@ public final class BcTlsSetup {
     final int[] suites;
     final ProtocolVersion[] versions;
     final X509Certificate[] chain;
+    /** {@link #chain} parsed once for the certificate messages. */
+    final org.bouncycastle.tls.crypto.TlsCertificate[] tlsChain;
     final PrivateKey key;
     final X509TrustManager trust;
+    /** The subjects of the trust anchors, named in certificate requests. */
+    final java.util.List<org.bouncycastle.asn1.x500.X500Name> authorities;
     final ClientCertificates clientCertificates;
     final boolean verifyPeers;
     private final Cache<String, TlsSession> granted;
@@ -55,13 +59,20 @@ public final class BcTlsSetup {
 
     private BcTlsSetup(BulkCipherCrypto crypto, int[] suites, ProtocolVersion[] versions, X509Certificate[] chain,
                        PrivateKey key, X509TrustManager trust, ClientCertificates clientCertificates,
-                       boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers) {
+                       boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers)
+            throws IOException {
         this.crypto = crypto;
         this.suites = suites;
         this.versions = versions;
         this.chain = chain;
+        this.tlsChain = chain == null ? null : Credentials.tlsCertificates(crypto, chain);
         this.key = key;
         this.trust = trust;
+        java.util.List<org.bouncycastle.asn1.x500.X500Name> names = new java.util.ArrayList<>();
+        for (X509Certificate ca : trust.getAcceptedIssuers()) {
+            names.add(org.bouncycastle.asn1.x500.X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()));
+        }
+        this.authorities = java.util.List.copyOf(names);
         this.clientCertificates = clientCertificates;
         this.verifyPeers = verifyPeers;
         this.granted = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;

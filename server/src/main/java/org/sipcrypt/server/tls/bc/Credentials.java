@@ -41,17 +41,22 @@ final class Credentials {
     private Credentials() {
     }
 
-    /** The certificate message for a chain; TLS 1.3 carries the request context (empty for a server). */
-    static Certificate certificate(TlsContext context, X509Certificate[] chain, byte[] requestContext)
+    /** A chain in Bouncy Castle's form, end entity first. */
+    static TlsCertificate[] tlsCertificates(org.bouncycastle.tls.crypto.TlsCrypto crypto, X509Certificate[] chain)
             throws IOException {
         TlsCertificate[] certs = new TlsCertificate[chain.length];
         try {
             for (int i = 0; i < chain.length; i++) {
-                certs[i] = context.getCrypto().createCertificate(chain[i].getEncoded());
+                certs[i] = crypto.createCertificate(chain[i].getEncoded());
             }
         } catch (java.security.cert.CertificateEncodingException e) {
-            throw new TlsFatalAlert(AlertDescription.internal_error, e);
+            throw new IOException("cannot encode a certificate: " + e.getMessage(), e);
         }
+        return certs;
+    }
+
+    /** The certificate message for our chain; TLS 1.3 carries the request context (empty for a server). */
+    static Certificate certificate(TlsContext context, TlsCertificate[] certs, byte[] requestContext) {
         if (!TlsUtils.isTLSv13(context)) {
             return new Certificate(certs);
         }
@@ -99,11 +104,11 @@ final class Credentials {
             }
         }
         return new JcaDefaultTlsCredentialedSigner(new TlsCryptoParameters(context), setup.crypto, setup.key,
-                certificate(context, setup.chain, requestContext), scheme);
+                certificate(context, setup.tlsChain, requestContext), scheme);
     }
 
     /** The decryptor credentials of RSA key exchange. */
     static TlsCredentialedDecryptor decryptor(TlsContext context, BcTlsSetup setup) throws IOException {
-        return new JceDefaultTlsCredentialedDecryptor(setup.crypto, certificate(context, setup.chain, null), setup.key);
+        return new JceDefaultTlsCredentialedDecryptor(setup.crypto, certificate(context, setup.tlsChain, null), setup.key);
     }
 }

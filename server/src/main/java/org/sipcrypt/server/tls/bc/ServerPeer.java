@@ -85,10 +85,7 @@ final class ServerPeer extends DefaultTlsServer {
         if (setup.clientCertificates == BcTlsSetup.ClientCertificates.NONE) {
             return null;
         }
-        Vector<X500Name> authorities = new Vector<>();
-        for (X509Certificate ca : setup.trust.getAcceptedIssuers()) {
-            authorities.add(X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()));
-        }
+        Vector<X500Name> authorities = new Vector<>(setup.authorities);
         Vector<?> schemes = TlsUtils.getDefaultSupportedSignatureAlgorithms(context);
         if (TlsUtils.isTLSv13(context)) {
             return new CertificateRequest(TlsUtils.EMPTY_BYTES, schemes, null, authorities);
