@@ -35,6 +35,7 @@ import org.sipcrypt.server.auth.NonceService;
 import org.sipcrypt.server.auth.ReplayGuard;
 import org.sipcrypt.server.config.AuthConfig;
 import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -267,24 +268,34 @@ public final class SipcryptServer implements AutoCloseable {
         }
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(),
-                new ConnectionPolicy(config.tcpConnection(), byTarget), tlsContexts(config));
+                new ConnectionPolicy(config.tcpConnection(), byTarget), tlsContexts(config.tls(), "TLS"),
+                peerTlsContexts(config.tls()));
+    }
+
+    /** The TLS stage of each {@code tls.peer}: the {@code tls.*} settings with that peer's overrides. */
+    private static Map<InetSocketAddress, TlsContexts> peerTlsContexts(TlsConfig tls) throws IOException {
+        Map<InetSocketAddress, TlsContexts> out = new HashMap<>();
+        for (TlsPeerConfig p : tls.peers()) {
+            InetSocketAddress peer = new InetSocketAddress(InetAddress.getByName(p.peer().host()), p.peer().port());
+            out.put(peer, tlsContexts(p.applyTo(tls), "TLS to " + p.peer()));
+        }
+        return out;
     }
 
     /**
      * The TLS stage on the configured engine: for the tls listener when there is one, and for
      * outgoing TLS.
      */
-    private static TlsContexts tlsContexts(ServerConfig config) throws IOException {
-        TlsConfig t = config.tls();
+    private static TlsContexts tlsContexts(TlsConfig t, String what) throws IOException {
         CipherSuiteRegistry registry = CipherSuiteRegistry.load();
         TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
                 t.versions());
         if (!choices.insecure().isEmpty()) {
-            log.warn("insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", choices.insecure());
+            log.warn("{}: insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", what, choices.insecure());
         }
         if (!t.verifyPeers()) {
-            log.warn("peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
-                    + " any client certificate is accepted");
+            log.warn("{}: peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
+                    + " any client certificate is accepted", what);
         }
         if (!t.sessionReuse() && choices.engine() == TlsEngine.JSSE) {
             TlsContexts.disableJdkSessionTickets();
@@ -294,8 +305,8 @@ public final class SipcryptServer implements AutoCloseable {
         TlsContexts contexts = TlsContexts.create(t.cert(), t.key(), t.trust(), choices, registry, clientCertificates,
                 t.allowInsecure(), t.handshakeTimeout(), t.sessionReuse(), t.sessionCacheSize(), t.sessionLifetime(),
                 handshakeThreads, t.verifyPeers());
-        log.info("TLS: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
-                choices.engine().configName(), choices.versions(),
+        log.info("{}: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
+                what, choices.engine().configName(), choices.versions(),
                 choices.suites().stream().map(CipherSuiteId::name).toList(), choices.crypto(),
                 t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops" : handshakeThreads + " threads");
         return contexts;

@@ -243,7 +243,11 @@ public final class ConfigLoader {
                 c -> List.of(c.tls().verifyPeers() ? "on" : "off"), (d, k, v) -> d.tlsVerifyPeers = bool(k, one(k, v))),
         TLS_VERSIONS("tls.versions", Kind.REPEATABLE, "1.2|1.3",
                 "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*).",
-                c -> c.tls().versions(), (d, k, v) -> d.tlsVersions = List.copyOf(v));
+                c -> c.tls().versions(), (d, k, v) -> d.tlsVersions = List.copyOf(v)),
+        TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",
+                "TLS for connections to one peer, overriding tls.*: engine, ciphers, crypto, versions (lists joined"
+                        + " with +), cert, key, trust, reuse, verify; e.g. 10.0.0.2:5061;engine=bc;ciphers=seed.",
+                c -> strings(c.tls().peers()), (d, k, v) -> d.tlsPeers = items(k, v, TlsPeerConfig::parse));
 
         private final String key;
         private final Kind kind;
@@ -462,6 +466,7 @@ public final class ConfigLoader {
         int tlsHandshakeThreads;
         boolean tlsVerifyPeers;
         List<String> tlsVersions;
+        List<TlsPeerConfig> tlsPeers;
 
         Draft(ServerConfig c) {
             listeners = c.listeners();
@@ -524,6 +529,7 @@ public final class ConfigLoader {
             tlsHandshakeThreads = t.handshakeThreads();
             tlsVerifyPeers = t.verifyPeers();
             tlsVersions = t.versions();
+            tlsPeers = t.peers();
         }
 
         ServerConfig build() throws ConfigException {
@@ -557,7 +563,7 @@ public final class ConfigLoader {
         private TlsConfig tls() {
             return new TlsConfig(tlsCert, tlsKey, tlsTrust, tlsCiphers, tlsClientAuth, tlsAllowInsecure,
                     tlsHandshakeTimeout, tlsEngine, tlsCrypto, tlsSessionReuse, tlsSessionCacheSize, tlsSessionLifetime,
-                    tlsHandshakeThreads, tlsVerifyPeers, tlsVersions);
+                    tlsHandshakeThreads, tlsVerifyPeers, tlsVersions, tlsPeers);
         }
 
         /**
@@ -586,11 +592,25 @@ public final class ConfigLoader {
                 throw new ConfigException(Setting.TLS_TRUST.key + ": needed to check client certificates ("
                         + Setting.TLS_CLIENT_AUTH.key + "=" + tlsClientAuth.configName() + ")");
             }
+            TlsConfig all = tls();
+            checkChoices("", all);
+            for (int i = 0; i < tlsPeers.size(); i++) {
+                TlsConfig peer = tlsPeers.get(i).applyTo(all);
+                checkChoices(Setting.TLS_PEER.key + "[" + i + "] ", peer);
+                for (Path p : new Path[] {peer.cert(), peer.key(), peer.trust()}) {
+                    if (p != null && !java.nio.file.Files.isReadable(p)) {
+                        throw new ConfigException(Setting.TLS_PEER.key + "[" + i + "]: cannot read \"" + p + "\"");
+                    }
+                }
+            }
+        }
+
+        private static void checkChoices(String where, TlsConfig t) throws ConfigException {
             try {
                 org.sipcrypt.server.tls.TlsChoices.resolve(org.sipcrypt.server.tls.spi.CipherSuiteRegistry.load(),
-                        tlsCiphers, tlsAllowInsecure, tlsEngine, tlsCrypto, tlsVersions);
+                        t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(), t.versions());
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(e.getMessage(), e);
+                throw new ConfigException(where + e.getMessage(), e);
             }
         }
 

@@ -31,11 +31,12 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param verifyPeers      whether peers' certificates are checked (chain and name); off is for the
  *                         lab only
  * @param versions         TLS versions offered ({@code 1.2}, {@code 1.3}), each when a suite of it is configured
+ * @param peers            per-peer overrides for connections the proxy opens ({@code tls.peer})
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
-                        int handshakeThreads, boolean verifyPeers, List<String> versions) {
+                        int handshakeThreads, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers) {
 
     /** Client certificates: not asked for, asked for, or required. */
     public enum ClientAuth {
@@ -62,6 +63,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
         crypto = List.copyOf(Objects.requireNonNull(crypto, "crypto"));
         versions = List.copyOf(Objects.requireNonNull(versions, "versions"));
+        peers = List.copyOf(Objects.requireNonNull(peers, "peers"));
         Objects.requireNonNull(sessionLifetime, "sessionLifetime");
         if (sessionCacheSize < 1) {
             throw new IllegalArgumentException("sessionCacheSize below 1: " + sessionCacheSize);
@@ -78,7 +80,8 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
      */
     public static TlsConfig defaults() {
         return new TlsConfig(null, null, null, List.of("aes"), ClientAuth.NONE, false, Duration.ofSeconds(10),
-                null, List.of("jca"), true, 10_000, Duration.ofHours(1), 0, true, List.of("1.2", "1.3"));
+                null, List.of("jca"), true, 10_000, Duration.ofHours(1), 0, true, List.of("1.2", "1.3"),
+                List.of());
     }
 
     /** The engine as configured: {@code auto}, {@code bc} or {@code jsse}. */

@@ -54,6 +54,11 @@ public final class SipSocket implements AutoCloseable {
         return new SipSocket(null, s, (InetSocketAddress) s.getRemoteSocketAddress());
     }
 
+    /** The negotiated suite of a TLS socket, or null for UDP and TCP. */
+    public String tlsCipherSuite() {
+        return tcp instanceof javax.net.ssl.SSLSocket ssl ? ssl.getSession().getCipherSuite() : null;
+    }
+
     /** Local port of this socket (for Via and Contact). */
     public int localPort() {
         return udp != null ? udp.getLocalPort() : tcp.getLocalPort();

@@ -88,7 +88,8 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         TransportSettings s = transport().settings();
         if (kind() == Transport.TLS) {
             // before anything else: framing and SIP see only decrypted bytes
-            ch.pipeline().addLast("tls", s.tls().newHandler(ch, outboundKey == null ? null : outboundKey.remote()));
+            ch.pipeline().addLast("tls", outboundKey == null ? s.tls().newHandler(ch, null)
+                    : s.tlsFor(outboundKey.remote()).newHandler(ch, outboundKey.remote()));
             ch.pipeline().addLast("tls-events", new TlsEventsHandler(transport().counters()));
         }
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));

@@ -141,5 +141,6 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         if (settings.tls() != null) {
             settings.tls().close();
         }
+        settings.peerTls().values().forEach(TlsContexts::close);
     }
 }

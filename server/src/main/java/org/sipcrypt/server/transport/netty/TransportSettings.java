@@ -1,6 +1,8 @@
 package org.sipcrypt.server.transport.netty;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 
@@ -15,14 +17,17 @@ import org.sipcrypt.server.transport.ConnectionPolicy;
  * @param connectTimeout   bound on an outgoing TCP connect
  * @param policy           connection pattern per outgoing target
  * @param tls              TLS contexts of the tls listener and outgoing TLS; null without TLS
+ * @param peerTls          TLS contexts for outgoing connections to particular peers, overriding {@code tls}
  */
 public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
-                                Duration connectTimeout, ConnectionPolicy policy, TlsContexts tls) {
+                                Duration connectTimeout, ConnectionPolicy policy, TlsContexts tls,
+                                Map<InetSocketAddress, TlsContexts> peerTls) {
 
     public TransportSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(policy, "policy");
+        peerTls = Map.copyOf(Objects.requireNonNull(peerTls, "peerTls"));
         if (ioThreads < 0) {
             throw new IllegalArgumentException("ioThreads is negative: " + ioThreads);
         }
@@ -32,5 +37,10 @@ public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idl
         if (maxConnections < 1) {
             throw new IllegalArgumentException("maxConnections below 1: " + maxConnections);
         }
+    }
+
+    /** The TLS stage for a connection to {@code peer}: its own when configured, else the shared one. */
+    public TlsContexts tlsFor(InetSocketAddress peer) {
+        return peerTls.getOrDefault(peer, tls);
     }
 }

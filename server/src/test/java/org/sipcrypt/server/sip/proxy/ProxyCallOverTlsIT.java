@@ -226,6 +226,30 @@ class ProxyCallOverTlsIT {
     }
 
     @Test
+    void aPeerWithSettingsOfItsOwnGetsItsEngineAndSuite() throws Exception {
+        // the listener on jsse with the aes list (AES-128 first); the callee gets bc and AES-256 only
+        try (SSLServerSocket listener = callee("127.0.0.1");
+             TestServer server = start("jsse", "tls.peer", "127.0.0.1:" + listener.getLocalPort()
+                     + ";engine=bc;ciphers=TLS_RSA_WITH_AES_256_CBC_SHA;reuse=off");
+             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+            CompletableFuture<javax.net.ssl.SSLSocket> accepted = new CompletableFuture<>();
+            CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
+                try {
+                    javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) listener.accept();
+                    accepted.complete(s);
+                    return SipSocket.accepted(s);
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            call(uac, uas, "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls");
+            assertEquals("TLS_RSA_WITH_AES_256_CBC_SHA", accepted.get().getSession().getCipherSuite());
+            assertEquals("TLS_AES_128_GCM_SHA256", uac.tlsCipherSuite(), "the caller's side keeps the listener's settings");
+            uas.get().close();
+        }
+    }
+
+    @Test
     void sipsTargetsGoOutOverTls() throws Exception {
         try (TestServer server = start();
              SSLServerSocket listener = callee("127.0.0.1");
