@@ -1,0 +1,463 @@
+package org.sipcrypt.jmh;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+
+/**
+ * The Markdown summary of a run: one table per benchmark group (record layer with MB/s, handshakes
+ * with the server's and the client's share, digest, nonces, SIP parsing), then the
+ * {@code openssl speed} figures of the same primitives and the Java/OpenSSL ratios. Built from
+ * JMH's {@link RunResult}s, so it reads no JSON; groups that did not run are left out, and
+ * benchmarks that were planned but gave no result are listed at the top.
+ * Threading: confined to the calling thread.
+ */
+final class MarkdownSummary {
+
+    private static final double MB = 1e6;
+    private static final List<String> PROVIDER_ORDER = List.of("aes", "3des", "camellia", "seed", "rc4");
+    private static final List<String> ENGINE_ORDER = List.of("jsse", "bc/jca", "bc/bc");
+
+    private final Map<String, RunResult> byKey = new HashMap<>();
+    private final List<RunResult> results;
+    private final List<String> missing;
+    private final OpensslSpeed.Figures openssl;
+    private final String opensslAbsence;
+    private final StringBuilder out = new StringBuilder();
+
+    /**
+     * @param missing        planned benchmarks that gave no result ({@code Class.method {params}})
+     * @param openssl        the native figures, or null
+     * @param opensslAbsence why there are none (shown when {@code openssl} is null)
+     */
+    MarkdownSummary(Collection<RunResult> results, List<String> missing, OpensslSpeed.Figures openssl,
+                    String opensslAbsence) {
+        this.results = List.copyOf(results);
+        this.missing = List.copyOf(missing);
+        this.openssl = openssl;
+        this.opensslAbsence = opensslAbsence;
+        for (RunResult r : results) {
+            byKey.put(key(r.getParams()), r);
+        }
+    }
+
+    /** Writes the summary to {@code file} and returns it. */
+    String write(Path file) throws IOException {
+        String text = render();
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        Files.writeString(file, text);
+        return text;
+    }
+
+    String render() {
+        out.setLength(0);
+        out.append("# sipcrypt micro-benchmarks\n\n");
+        header();
+        if (!missing.isEmpty()) {
+            out.append("**").append(missing.size()).append(" benchmark(s) gave no result** (their error is in the run's log):\n\n");
+            for (String m : missing) {
+                out.append("- `").append(m).append("`\n");
+            }
+            out.append('\n');
+        }
+        recordLayer();
+        handshakes();
+        digest();
+        nonces();
+        sip();
+        opensslSection();
+        return out.toString();
+    }
+
+    private void header() {
+        if (results.isEmpty()) {
+            out.append("No benchmark gave a result.\n\n");
+            return;
+        }
+        BenchmarkParams p = results.get(0).getParams();
+        out.append(String.format(Locale.ROOT, "JMH %s on %s %s (%s), %d CPUs%s. Per benchmark: %d fork(s), warm-up %d × %s, "
+                        + "measurement %d × %s. A score is the mean over the measurement iterations; ± is JMH's 99.9 %% "
+                        + "confidence half-width as a share of the score (none with fewer than two iterations). "
+                        + "1 MB = 10^6 bytes.\n\n",
+                p.getJmhVersion(), p.getVmName(), p.getJdkVersion(), System.getProperty("os.arch"),
+                Runtime.getRuntime().availableProcessors(), cpuModel(), p.getForks(), p.getWarmup().getCount(),
+                p.getWarmup().getTime(), p.getMeasurement().getCount(), p.getMeasurement().getTime()));
+    }
+
+    private void recordLayer() {
+        List<RunResult> protects = of("RecordLayerBenchmark", "protect");
+        List<RunResult> unprotects = of("RecordLayerBenchmark", "unprotect");
+        if (protects.isEmpty() && unprotects.isEmpty()) {
+            return;
+        }
+        out.append("## TLS record layer: one record, TLS 1.2\n\n")
+                .append("The client side protects one record, the server side unprotects it, through the server's own "
+                        + "record layers: `jsse` = SunJSSE `SSLEngine` wrap/unwrap; `bc/jca`, `bc/bc` = the bc engine's "
+                        + "`BcTlsConnection` with the bulk cipher and MAC on SunJCE or on Bouncy Castle's lightweight "
+                        + "engines. Suites: AES-128-CBC, 3DES-EDE-CBC, Camellia-128-CBC and SEED-CBC, each with HMAC-SHA1, "
+                        + "and RC4-128-SHA. Two bc peers negotiate encrypt-then-MAC (RFC 7366; OpenSSL peers do too, "
+                        + "SunJSSE has none), so a bc record is 4 bytes longer at 400 B (457 against 453). MB/s counts "
+                        + "payload bytes only.\n\n");
+        Table t = new Table("row", "size (B)", "protect ns/op", "protect ops/s", "protect MB/s", "unprotect ns/op",
+                "unprotect ops/s", "unprotect MB/s");
+        for (String[] rs : rowsAndSizes()) {
+            RunResult p = find("RecordLayerBenchmark", "protect", "row", rs[0], "size", rs[1]);
+            RunResult u = find("RecordLayerBenchmark", "unprotect", "row", rs[0], "size", rs[1]);
+            int size = Integer.parseInt(rs[1]);
+            t.row("`" + rs[0] + "`", rs[1], nsCell(p), opsCell(p), mbCell(p, size), nsCell(u), opsCell(u), mbCell(u, size));
+        }
+        t.appendTo(out);
+    }
+
+    private void handshakes() {
+        List<RunResult> hs = of("HandshakeBenchmark", "handshake");
+        if (hs.isEmpty()) {
+            return;
+        }
+        out.append("## TLS handshakes: bc engine, RSA-2048 certificates, in memory\n\n")
+                .append("`full`: TLS_RSA_WITH_AES_128_CBC_SHA, RSA key exchange. `resumed`: the same suite, abbreviated "
+                        + "handshake by session ID. `mutual`: full, plus a required client certificate. `ecdhe`: "
+                        + "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256. Each side's share is the time inside its own calls; "
+                        + "\"handshakes/s\" per side is what one core doing only that side would manage.\n\n");
+        Table t = new Table("kind", "µs/handshake (both)", "handshakes/s (both)", "server µs", "client µs",
+                "server handshakes/s", "client handshakes/s", "client/server");
+        for (String kind : List.of("full", "resumed", "mutual", "ecdhe")) {
+            RunResult r = find("HandshakeBenchmark", "handshake", "kind", kind);
+            if (r == null) {
+                continue;
+            }
+            double both = nanosPerOp(r.getPrimaryResult());
+            double server = side(r, "serverNanos");
+            double client = side(r, "clientNanos");
+            t.row("`" + kind + "`", num(both / 1e3) + err(r.getPrimaryResult()), rate(1e9 / both), num(server / 1e3),
+                    num(client / 1e3), rate(1e9 / server), rate(1e9 / client),
+                    ratio(client / server));
+        }
+        t.appendTo(out);
+    }
+
+    /** Nanoseconds per handshake spent on one side, from the auxiliary counters; NaN without them. */
+    static double side(RunResult r, String counter) {
+        Result<?> nanos = r.getSecondaryResults().get(counter);
+        Result<?> count = r.getSecondaryResults().get("handshakes");
+        if (nanos == null || count == null || count.getScore() <= 0) {
+            return Double.NaN;
+        }
+        return nanos.getScore() / count.getScore();
+    }
+
+    private void digest() {
+        if (of("DigestBenchmark", null).isEmpty()) {
+            return;
+        }
+        out.append("## Digest authentication (DigestAlgorithm)\n\n")
+                .append("`ha1`: H(user:realm:password). `response`: the client's qop=auth response (HA2, then the "
+                        + "response hash). `verify`: the server's check once HA1 is known (expected response and "
+                        + "constant-time comparison).\n\n");
+        Table t = new Table("operation", "MD5 ns/op", "MD5 ops/s", "SHA-256 ns/op", "SHA-256 ops/s");
+        for (String op : List.of("ha1", "response", "verify")) {
+            RunResult md5 = find("DigestBenchmark", op, "algorithm", "MD5");
+            RunResult sha = find("DigestBenchmark", op, "algorithm", "SHA_256");
+            if (md5 != null || sha != null) {
+                t.row("`" + op + "`", nsCell(md5), opsCell(md5), nsCell(sha), opsCell(sha));
+            }
+        }
+        t.appendTo(out);
+    }
+
+    private void nonces() {
+        if (of("NonceBenchmark", null).isEmpty()) {
+            return;
+        }
+        out.append("## Digest nonces (NonceService: HMAC-SHA256, stateless)\n\n");
+        Table t = new Table("operation", "ns/op", "ops/s");
+        for (String op : List.of("create", "check")) {
+            RunResult r = find("NonceBenchmark", op);
+            if (r != null) {
+                t.row("`" + op + "`", nsCell(r), opsCell(r));
+            }
+        }
+        t.appendTo(out);
+    }
+
+    private void sip() {
+        if (of("SipParseBenchmark", null).isEmpty()) {
+            return;
+        }
+        out.append("## SIP parsing and serialising (JAIN-SIP StringMsgParser, encodeAsBytes)\n\n");
+        Table t = new Table("message", "bytes", "parse ns/op", "parse ops/s", "parse MB/s", "serialize ns/op",
+                "serialize ops/s");
+        for (String m : SipMessages.NAMES) {
+            RunResult p = find("SipParseBenchmark", "parse", "message", m);
+            RunResult s = find("SipParseBenchmark", "serialize", "message", m);
+            if (p == null && s == null) {
+                continue;
+            }
+            int bytes = SipMessages.bytes(m).length;
+            t.row("`" + m + "`", Integer.toString(bytes), nsCell(p), opsCell(p), mbCell(p, bytes), nsCell(s), opsCell(s));
+        }
+        t.appendTo(out);
+    }
+
+    private void opensslSection() {
+        out.append("## OpenSSL on the same machine\n\n");
+        if (openssl == null) {
+            out.append(opensslAbsence).append("\n");
+            return;
+        }
+        out.append("`").append(openssl.version()).append("`, `openssl speed -elapsed -seconds 1 -bytes SIZE -evp CIPHER` "
+                + "(`-hmac sha1`; SEED and RC4 with `-provider legacy -provider default`), run after the Java benchmarks. "
+                + "Bare primitives: encryption only, no record header, MAC or padding.\n\n");
+        TreeSet<Integer> sizes = new TreeSet<>();
+        openssl.bytesPerSecond().values().forEach(m -> sizes.addAll(m.keySet()));
+        List<String> head = new ArrayList<>(List.of("primitive"));
+        sizes.forEach(s -> head.add(s + " B MB/s"));
+        Table t = new Table(head.toArray(new String[0]));
+        for (Map.Entry<String, Map<Integer, Double>> e : openssl.bytesPerSecond().entrySet()) {
+            List<String> cells = new ArrayList<>(List.of("`" + e.getKey() + "`"));
+            sizes.forEach(s -> cells.add(e.getValue().containsKey(s) ? num(e.getValue().get(s) / MB) : "—"));
+            t.row(cells.toArray(new String[0]));
+        }
+        t.appendTo(out);
+        if (!Double.isNaN(openssl.rsaSignPerSecond())) {
+            out.append(String.format(Locale.ROOT, "RSA-2048 (`openssl speed -elapsed -seconds 1 rsa2048`): %s sign/s, "
+                    + "%s verify/s.\n\n", rate(openssl.rsaSignPerSecond()), rate(openssl.rsaVerifyPerSecond())));
+        }
+        for (String note : openssl.notes()) {
+            out.append("- ").append(note).append('\n');
+        }
+        if (!openssl.notes().isEmpty()) {
+            out.append('\n');
+        }
+        javaVersusOpenssl();
+        handshakesVersusRsa();
+    }
+
+    private void javaVersusOpenssl() {
+        Map<Integer, Double> hmac = openssl.bytesPerSecond().get(OpensslSpeed.HMAC);
+        Table t = new Table("Java row", "size (B)", "Java protect MB/s", "OpenSSL cipher", "OpenSSL MB/s", "Java/OpenSSL",
+                "OpenSSL cipher+HMAC-SHA1 MB/s (est.)", "Java/(cipher+HMAC)");
+        boolean any = false;
+        for (String[] rs : rowsAndSizes()) {
+            RunResult p = find("RecordLayerBenchmark", "protect", "row", rs[0], "size", rs[1]);
+            String primitive = OpensslSpeed.BY_PROVIDER.get(CipherRow.parse(rs[0]).provider());
+            int size = Integer.parseInt(rs[1]);
+            Map<Integer, Double> nativeRates = primitive == null ? null : openssl.bytesPerSecond().get(primitive);
+            if (p == null || nativeRates == null || !nativeRates.containsKey(size)) {
+                continue;
+            }
+            double java = size / nanosPerOp(p.getPrimaryResult()) * 1e9;
+            double cipher = nativeRates.get(size);
+            double both = hmac != null && hmac.containsKey(size) ? 1 / (1 / cipher + 1 / hmac.get(size)) : Double.NaN;
+            t.row("`" + rs[0] + "`", rs[1], num(java / MB), "`" + primitive + "`", num(cipher / MB), ratio(java / cipher),
+                    num(both / MB), ratio(java / both));
+            any = true;
+        }
+        if (!any) {
+            return;
+        }
+        out.append("### Java record protection against OpenSSL's bare cipher\n\n")
+                .append("Not the same operation: a TLS record adds HMAC-SHA1 (over the payload and a 13-byte "
+                        + "pseudo-header, or over the ciphertext with encrypt-then-MAC), CBC padding, a fresh explicit IV "
+                        + "and the 5-byte header, and the Java figure includes the engine's buffering and copies. The estimate combines OpenSSL's cipher and HMAC-SHA1 rates at the same "
+                        + "size (time of one plus time of the other), which is closer to a record's work; it still leaves "
+                        + "out padding, IV and header. A ratio below 1 means Java is slower.\n\n");
+        t.appendTo(out);
+    }
+
+    private void handshakesVersusRsa() {
+        RunResult full = find("HandshakeBenchmark", "handshake", "kind", "full");
+        if (full == null || Double.isNaN(openssl.rsaSignPerSecond())) {
+            return;
+        }
+        double server = 1e9 / side(full, "serverNanos");
+        double client = 1e9 / side(full, "clientNanos");
+        out.append("### Full RSA handshakes against OpenSSL's RSA-2048\n\n")
+                .append("With RSA key exchange the server's big step is one RSA-2048 private-key decryption (the cost of "
+                        + "a signature); the client's are a public-key encryption and the check of the server's chain "
+                        + "(a verification, plus X.509 parsing and PKIX validation). The ratio sets a whole Java "
+                        + "handshake side against OpenSSL doing only that one RSA step.\n\n");
+        Table t = new Table("side", "Java full handshakes/s", "OpenSSL RSA-2048 op", "OpenSSL ops/s", "Java/OpenSSL");
+        t.row("server", rate(server), "sign", rate(openssl.rsaSignPerSecond()), ratio(server / openssl.rsaSignPerSecond()));
+        t.row("client", rate(client), "verify", rate(openssl.rsaVerifyPerSecond()),
+                ratio(client / openssl.rsaVerifyPerSecond()));
+        t.appendTo(out);
+    }
+
+    /** The record-layer rows and sizes that have a result, providers and engines in a fixed order. */
+    private List<String[]> rowsAndSizes() {
+        TreeMap<String, TreeSet<Integer>> rows = new TreeMap<>(Comparator.comparingInt(MarkdownSummary::rowRank)
+                .thenComparing(Comparator.naturalOrder()));
+        for (RunResult r : of("RecordLayerBenchmark", null)) {
+            rows.computeIfAbsent(r.getParams().getParam("row"), k -> new TreeSet<>())
+                    .add(Integer.parseInt(r.getParams().getParam("size")));
+        }
+        List<String[]> out = new ArrayList<>();
+        rows.forEach((row, sizes) -> sizes.forEach(s -> out.add(new String[] {row, Integer.toString(s)})));
+        return out;
+    }
+
+    private static int rowRank(String row) {
+        CipherRow r = CipherRow.parse(row);
+        int p = PROVIDER_ORDER.indexOf(r.provider());
+        int e = ENGINE_ORDER.indexOf(row.substring(row.indexOf('/') + 1));
+        return (p < 0 ? PROVIDER_ORDER.size() : p) * 10 + (e < 0 ? ENGINE_ORDER.size() : e);
+    }
+
+    private List<RunResult> of(String benchmarkClass, String method) {
+        List<RunResult> found = new ArrayList<>();
+        for (RunResult r : results) {
+            String[] cm = classAndMethod(r.getParams().getBenchmark());
+            if (cm[0].equals(benchmarkClass) && (method == null || cm[1].equals(method))) {
+                found.add(r);
+            }
+        }
+        return found;
+    }
+
+    private RunResult find(String benchmarkClass, String method, String... params) {
+        StringBuilder k = new StringBuilder(benchmarkClass).append('.').append(method);
+        TreeMap<String, String> sorted = new TreeMap<>();
+        for (int i = 0; i < params.length; i += 2) {
+            sorted.put(params[i], params[i + 1]);
+        }
+        sorted.forEach((name, value) -> k.append(' ').append(name).append('=').append(value));
+        return byKey.get(k.toString());
+    }
+
+    /** {@code RecordLayerBenchmark.protect row=aes/jsse size=400}: simple class, method, parameters by name. */
+    static String key(BenchmarkParams p) {
+        StringBuilder k = new StringBuilder(simpleName(p.getBenchmark()));
+        new TreeSet<String>(p.getParamsKeys()).forEach(name -> k.append(' ').append(name).append('=').append(p.getParam(name)));
+        return k.toString();
+    }
+
+    /** {@code RecordLayerBenchmark.protect} for {@code org.sipcrypt.jmh.RecordLayerBenchmark.protect}. */
+    static String simpleName(String benchmark) {
+        String[] cm = classAndMethod(benchmark);
+        return cm[0] + "." + cm[1];
+    }
+
+    private static String[] classAndMethod(String benchmark) {
+        int dot = benchmark.lastIndexOf('.');
+        String cls = benchmark.substring(0, dot);
+        return new String[] {cls.substring(cls.lastIndexOf('.') + 1), benchmark.substring(dot + 1)};
+    }
+
+    /** A score as nanoseconds per operation, whatever mode and unit it was measured in. */
+    static double nanosPerOp(Result<?> r) {
+        String unit = r.getScoreUnit();
+        if (unit.endsWith("/op")) {
+            return r.getScore() * nanos(unit.substring(0, unit.length() - 3));
+        }
+        if (unit.startsWith("ops/")) {
+            return nanos(unit.substring(4)) / r.getScore();
+        }
+        throw new IllegalArgumentException("cannot read a time per operation from the unit \"" + unit + "\"");
+    }
+
+    private static double nanos(String timeUnit) {
+        return switch (timeUnit) {
+            case "ns" -> 1;
+            case "us" -> 1e3;
+            case "ms" -> 1e6;
+            case "s" -> 1e9;
+            case "min" -> 60e9;
+            case "hr" -> 3600e9;
+            default -> throw new IllegalArgumentException("unknown JMH time unit \"" + timeUnit + "\"");
+        };
+    }
+
+    private static String nsCell(RunResult r) {
+        return r == null ? "—" : num(nanosPerOp(r.getPrimaryResult())) + err(r.getPrimaryResult());
+    }
+
+    private static String opsCell(RunResult r) {
+        return r == null ? "—" : rate(1e9 / nanosPerOp(r.getPrimaryResult()));
+    }
+
+    private static String mbCell(RunResult r, int bytes) {
+        return r == null ? "—" : num(bytes / nanosPerOp(r.getPrimaryResult()) * 1e9 / MB);
+    }
+
+    private static String err(Result<?> r) {
+        double rel = r.getScoreError() / r.getScore();
+        return Double.isNaN(rel) || Double.isInfinite(rel) ? "" : String.format(Locale.ROOT, " ±%.0f%%", rel * 100);
+    }
+
+    /** Three significant figures or so, thousands separated. */
+    static String num(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return "n/a";
+        }
+        double a = Math.abs(v);
+        String f = a >= 100 ? "%,.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f";
+        return String.format(Locale.ROOT, f, v);
+    }
+
+    private static String rate(double perSecond) {
+        return num(perSecond);
+    }
+
+    /** Two decimals, three below 0.1, so that small ratios do not show as zero. */
+    private static String ratio(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return "n/a";
+        }
+        return String.format(Locale.ROOT, Math.abs(v) >= 0.1 ? "%.2f" : "%.3f", v);
+    }
+
+    private static String cpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return ", " + line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+        return "";
+    }
+
+    /**
+     * A Markdown table.
+     * Threading: confined to the calling thread.
+     */
+    private static final class Table {
+        private final String[] head;
+        private final List<String[]> rows = new ArrayList<>();
+
+        Table(String... head) {
+            this.head = head;
+        }
+
+        void row(String... cells) {
+            rows.add(cells);
+        }
+
+        void appendTo(StringBuilder out) {
+            out.append("| ").append(String.join(" | ", head)).append(" |\n|");
+            for (int i = 0; i < head.length; i++) {
+                out.append(i == 0 ? " --- |" : " ---: |");
+            }
+            out.append('\n');
+            for (String[] r : rows) {
+                out.append("| ").append(String.join(" | ", r)).append(" |\n");
+            }
+            out.append('\n');
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package org.sipcrypt.jmh;
+
+import gov.nist.javax.sip.message.SIPMessage;
+import gov.nist.javax.sip.parser.MessageParserFactory;
+import gov.nist.javax.sip.parser.StringMsgParserFactory;
+import java.text.ParseException;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * JAIN-SIP's message parser and encoder on typical messages ({@link SipMessages}: REGISTER,
+ * INVITE with SDP, 200 OK with SDP). {@code parse} is what the server's message channel does with
+ * each framed message: the stack's parser factory (JAIN-SIP's default, {@link StringMsgParserFactory},
+ * which the server keeps) and {@code parseSIPMessage(bytes, readBody=true, strict=false, ...)}.
+ * {@code serialize} is how the server puts a message on the wire: {@code encodeAsBytes(transport)},
+ * which encodes every header afresh each time.
+ * Threading: one instance per benchmark thread (JMH thread scope).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 3, time = 1)
+public class SipParseBenchmark {
+
+    @Param({"register", "invite", "ok200"})
+    public String message;
+
+    private final MessageParserFactory parsers = new StringMsgParserFactory();
+    private byte[] bytes;
+    private SIPMessage parsed;
+    private String transport;
+
+    /** Parses the message once and checks that what is encoded parses back to the same message. */
+    @Setup(Level.Trial)
+    public void read() throws ParseException {
+        bytes = SipMessages.bytes(message);
+        parsed = parse();
+        transport = parsed.getTopmostVia().getTransport();
+        SIPMessage again = parsers.createMessageParser(null).parseSIPMessage(serialize(), true, false, null);
+        if (!again.equals(parsed) || parsed.getContentLength().getContentLength() != (parsed.getRawContent() == null ? 0 : parsed.getRawContent().length)) {
+            throw new IllegalStateException(message + ": encoding and parsing again changed the message");
+        }
+    }
+
+    @Benchmark
+    public SIPMessage parse() throws ParseException {
+        return parsers.createMessageParser(null).parseSIPMessage(bytes, true, false, null);
+    }
+
+    @Benchmark
+    public byte[] serialize() {
+        return parsed.encodeAsBytes(transport);
+    }
+}
