@@ -34,7 +34,8 @@
 # Options (each also an environment variable of the upper-case name, e.g. RATE=200):
 #   --part calls|handshakes|all  what to measure (default calls)
 #   --ciphers "aes 3des camellia seed rc4"  ciphers of the calls part (keys of the tables below; also
-#                             aes-bc-jca, aes-bc-bc, 3des-bc for the same suites on the bc engine)
+#                             aes-bc-jca, aes-bc-bc, 3des-bc for the same suites on the bc engine,
+#                             and tcp for the plaintext baseline with the same driver)
 #   --rate N                  calls/s, warm-up and measured (default 300)
 #   --seconds N               measured seconds per cipher (env MEASURE_SECONDS; default 20)
 #   --warmup-seconds N        unmeasured calls first, per cipher (default 60)
@@ -65,7 +66,8 @@ sipp_dir=$root/scenarios/sipp
 # arguments. Camellia and SEED run only on Bouncy Castle's TLS engine with its lightweight crypto;
 # RC4 only on SunJSSE (Bouncy Castle 1.82 no longer has it); RC4 and 3DES are refused without the
 # lab switch. The -bc rows put the same suite on the server's bc engine (aes, 3des run on jsse by
-# default), with SunJCE (jca) or Bouncy Castle's lightweight (bc) crypto for the bulk cipher.
+# default), with SunJCE (jca) or Bouncy Castle's lightweight (bc) crypto for the bulk cipher. The
+# tcp row is the plaintext baseline: the same driver and call flow on a TCP listener, no TLS.
 declare -A SUITE=(
     [aes]=TLS_RSA_WITH_AES_128_CBC_SHA
     [3des]=TLS_RSA_WITH_3DES_EDE_CBC_SHA
@@ -75,6 +77,7 @@ declare -A SUITE=(
     [aes-bc-jca]=TLS_RSA_WITH_AES_128_CBC_SHA
     [aes-bc-bc]=TLS_RSA_WITH_AES_128_CBC_SHA
     [3des-bc]=TLS_RSA_WITH_3DES_EDE_CBC_SHA
+    [tcp]=""
 )
 declare -A SERVER_EXTRA=(
     [aes]=""
@@ -85,6 +88,7 @@ declare -A SERVER_EXTRA=(
     [aes-bc-jca]="--tls-engine bc --tls-crypto jca"
     [aes-bc-bc]="--tls-engine bc --tls-crypto bc"
     [3des-bc]="--tls-allow-insecure --tls-engine bc --tls-crypto bc"
+    [tcp]=""
 )
 declare -A CLIENT_EXTRA=(
     [aes]=""
@@ -95,6 +99,7 @@ declare -A CLIENT_EXTRA=(
     [aes-bc-jca]=""
     [aes-bc-bc]=""
     [3des-bc]=""
+    [tcp]="--client tcp"
 )
 
 JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
@@ -301,11 +306,14 @@ start_server() {    # tag suite bound-seconds extra-args...
     mkdir -p "$data"
     port_listening udp "$UDP_PORT" && die "udp port $UDP_PORT is already in use (--server-port)"
     port_listening tcp "$TLS_PORT" && die "tcp port $TLS_PORT is already in use (--server-port)"
+    # no suite: the plaintext baseline, a TCP listener on the same port
+    local stream=(--listen "tls:127.0.0.1:$TLS_PORT" --tls-cert "$certs/server.pem" --tls-key "$certs/server-key.pem"
+        --tls-trust "$certs/ca.pem" --tls-ciphers "$suite")
+    [[ -z $suite ]] && stream=(--listen "tcp:127.0.0.1:$TLS_PORT")
     # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
     timeout -k 10 "$bound" "$JAVA" $JAVA_OPTS -jar "$jar" \
-        --listen "udp:127.0.0.1:$UDP_PORT" --listen "tls:127.0.0.1:$TLS_PORT" --data-dir "$data" \
-        --tls-cert "$certs/server.pem" --tls-key "$certs/server-key.pem" --tls-trust "$certs/ca.pem" \
-        --tls-ciphers "$suite" --shutdown-grace 2s "$@" $SERVER_ARGS \
+        --listen "udp:127.0.0.1:$UDP_PORT" "${stream[@]}" --data-dir "$data" \
+        --shutdown-grace 2s "$@" $SERVER_ARGS \
         >"$server_log" 2>&1 &
     server_wrapper=$!
     started+=("$server_wrapper")
@@ -418,7 +426,9 @@ if [[ $PART == calls || $PART == all ]]; then
         start_uas "calls-$c" "$((bound + 30))"
         register_uas "calls-$c"
         log "$c: ${WARMUP_SECONDS}s warm-up, then $calls calls at $RATE/s"
-        run_client "calls-$c" "$bound" --suite "$suite" --calls "$calls" --rate "$RATE" \
+        suite_arg=()
+        [[ -n $suite ]] && suite_arg=(--suite "$suite")
+        run_client "calls-$c" "$bound" "${suite_arg[@]}" --calls "$calls" --rate "$RATE" \
             --warmup-seconds "$WARMUP_SECONDS" --call-timeout "$CALL_TIMEOUT" "${cx[@]}"
         stop_pid "$uas_wrapper"
         stop_pid "$server_wrapper"

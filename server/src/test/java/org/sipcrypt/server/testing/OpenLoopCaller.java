@@ -68,6 +68,7 @@ final class OpenLoopCaller {
     private CountDownLatch measuredLeft;
     private TlsConnector.Link link;
     private String local;
+    private final String transport;
     private volatile String lost;
     private volatile boolean closing;
 
@@ -75,6 +76,7 @@ final class OpenLoopCaller {
         this.connector = connector;
         this.options = options;
         this.timeoutNanos = (long) (options.callTimeoutSeconds() * 1e9);
+        this.transport = TlsConnector.sipTransport(options.client());
     }
 
     /** Runs the warm-up and the measured calls, prints the result; returns the exit code. */
@@ -194,13 +196,13 @@ final class OpenLoopCaller {
                 + "m=audio " + (20000 + 2 * (i % 10000)) + " RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n";
         String host = local.substring(0, local.lastIndexOf(':'));
         String invite = "INVITE " + options.uri() + " SIP/2.0\r\n"
-                + "Via: SIP/2.0/TLS " + local + ";branch=" + branch() + ";rport\r\n"
+                + "Via: SIP/2.0/" + transport + " " + local + ";branch=" + branch() + ";rport\r\n"
                 + "Max-Forwards: 70\r\n"
                 + "From: <sip:tlsload@" + host + ">;tag=f" + run + "-" + i + "\r\n"
                 + "To: <" + options.uri() + ">\r\n"
                 + "Call-ID: " + callId + "\r\n"
                 + "CSeq: 1 INVITE\r\n"
-                + "Contact: <sip:tlsload@" + local + ";transport=tls>\r\n"
+                + "Contact: <sip:tlsload@" + local + ";transport=" + transport.toLowerCase(java.util.Locale.ROOT) + ">\r\n"
                 + "Content-Type: application/sdp\r\n"
                 + "Content-Length: " + sdp.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + sdp;
         long now = System.nanoTime();
@@ -358,7 +360,7 @@ final class OpenLoopCaller {
         List<String> recordRoute = ok200.values("record-route", true);
         StringBuilder m = new StringBuilder();
         m.append(method).append(' ').append(target).append(" SIP/2.0\r\n")
-                .append("Via: SIP/2.0/TLS ").append(local).append(";branch=").append(branch()).append(";rport\r\n")
+                .append("Via: SIP/2.0/").append(transport).append(' ').append(local).append(";branch=").append(branch()).append(";rport\r\n")
                 .append("Max-Forwards: 70\r\n");
         for (int i = recordRoute.size() - 1; i >= 0; i--) {
             m.append("Route: ").append(recordRoute.get(i)).append("\r\n");

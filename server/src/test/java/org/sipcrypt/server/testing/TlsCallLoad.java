@@ -34,8 +34,9 @@ public final class TlsCallLoad {
             options:
               --suite NAME[,NAME...]   IANA (or JSSE) suite names offered, in order
                                        (default TLS_RSA_WITH_AES_128_CBC_SHA)
-              --client bc|jsse         Bouncy Castle's TlsClientProtocol (default) or the JDK's SSLSocket;
-                                       jsse takes RC4 and 3DES out of jdk.tls.disabledAlgorithms first
+              --client bc|jsse|tcp     Bouncy Castle's TlsClientProtocol (default) or the JDK's SSLSocket;
+                                       jsse takes RC4 and 3DES out of jdk.tls.disabledAlgorithms first;
+                                       tcp: no TLS at all, the plaintext baseline (Via TCP)
               --crypto bc|jca          crypto of the bc client (default jca)
               --trust FILE             PEM CA the server's certificate must chain to
               --cert FILE --key FILE   client certificate and key, presented when the server asks
@@ -111,7 +112,7 @@ public final class TlsCallLoad {
                 switch (opt) {
                     case "--target" -> target = hostPort(v);
                     case "--suite" -> suites = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-                    case "--client" -> client = TlsConnector.ClientKind.valueOf(oneOf(opt, v, "bc", "jsse"));
+                    case "--client" -> client = TlsConnector.ClientKind.valueOf(oneOf(opt, v, "bc", "jsse", "tcp"));
                     case "--crypto" -> crypto = TlsConnector.CryptoKind.valueOf(oneOf(opt, v, "bc", "jca"));
                     case "--trust" -> trust = file(opt, v);
                     case "--cert" -> cert = file(opt, v);
@@ -255,6 +256,7 @@ public final class TlsCallLoad {
     /** The options that shape a run, as {@code key=value} pairs of the RESULT line. */
     static String describe(Options o, String negotiated) {
         return "suite=" + negotiated + " client=" + o.client().name().toLowerCase(Locale.ROOT)
-                + " crypto=" + (o.client() == TlsConnector.ClientKind.JSSE ? "jsse" : o.crypto().name().toLowerCase(Locale.ROOT));
+                + " crypto=" + (o.client() == TlsConnector.ClientKind.BC ? o.crypto().name().toLowerCase(Locale.ROOT)
+                : o.client().name().toLowerCase(Locale.ROOT));
     }
 }

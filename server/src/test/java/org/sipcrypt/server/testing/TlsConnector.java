@@ -80,8 +80,13 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
  */
 final class TlsConnector {
 
-    /** Which TLS implementation the client runs on. */
-    enum ClientKind { BC, JSSE }
+    /** Which TLS implementation the client runs on; TCP is the plaintext baseline (no TLS). */
+    enum ClientKind { BC, JSSE, TCP }
+
+    /** SIP's name for the transport of a connection of this kind: {@code TLS} or {@code TCP}. */
+    static String sipTransport(ClientKind kind) {
+        return kind == ClientKind.TCP ? "TCP" : "TLS";
+    }
 
     /** Which crypto the Bouncy Castle client uses: its lightweight API or the JCA providers. */
     enum CryptoKind { BC, JCA }
@@ -128,7 +133,10 @@ final class TlsConnector {
         }
         this.clientKey = keyPem == null ? null : PemFiles.readPrivateKey(keyPem);
         this.clientChain = certPem == null ? List.of() : PemFiles.readCertificates(certPem);
-        if (kind == ClientKind.JSSE) {
+        if (kind == ClientKind.TCP) {
+            this.jsse = null;
+            this.crypto = null;
+        } else if (kind == ClientKind.JSSE) {
             allowLegacyJdkCiphers();
             KeyManagerFactory kmf = null;
             if (clientKey != null) {
@@ -198,6 +206,17 @@ final class TlsConnector {
     Link open() throws IOException {
         long start = System.nanoTime();
         long startMillis = System.currentTimeMillis();
+        if (kind == ClientKind.TCP) {
+            Socket s = new Socket();
+            try {
+                s.connect(target, CONNECT_TIMEOUT_MS);
+                s.setTcpNoDelay(true);
+                return new Link(s, s.getInputStream(), s.getOutputStream(), null, "none", false, System.nanoTime() - start);
+            } catch (IOException | RuntimeException e) {
+                s.close();
+                throw e;
+            }
+        }
         if (kind == ClientKind.JSSE) {
             SSLSocket s = (SSLSocket) jsse.getSocketFactory().createSocket();
             try {
