@@ -6,7 +6,6 @@ import java.util.Arrays;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
-import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 
@@ -19,8 +18,6 @@ import javax.net.ssl.SSLParameters;
  * Threading: confined to one thread.
  */
 final class JsseRecordChannel implements RecordChannel {
-
-    private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
 
     private final SSLEngine client;
     private final SSLEngine server;
@@ -50,73 +47,7 @@ final class JsseRecordChannel implements RecordChannel {
     }
 
     private void handshake() throws SSLException {
-        client.beginHandshake();
-        server.beginHandshake();
-        // SunJSSE wraps a handshake record only into room for a whole record of the largest size;
-        // a flight of several records needs a multiple of that
-        ByteBuffer toServer = ByteBuffer.allocate(4 * client.getSession().getPacketBufferSize());
-        ByteBuffer toClient = ByteBuffer.allocate(4 * server.getSession().getPacketBufferSize());
-        ByteBuffer scratch = ByteBuffer.allocate(client.getSession().getApplicationBufferSize());
-        for (int round = 0; round < 100; round++) {
-            boolean moved = step(client, toClient, toServer, scratch) | step(server, toServer, toClient, scratch);
-            if (done(client) && done(server) && toServer.position() == 0 && toClient.position() == 0) {
-                return;
-            }
-            if (!moved) {
-                break;
-            }
-        }
-        throw new SSLException("jsse handshake stalled: client " + client.getHandshakeStatus() + ", server "
-                + server.getHandshakeStatus());
-    }
-
-    private static boolean done(SSLEngine e) {
-        HandshakeStatus s = e.getHandshakeStatus();
-        return s == HandshakeStatus.NOT_HANDSHAKING || s == HandshakeStatus.FINISHED;
-    }
-
-    /** Lets one engine do what it can: run tasks, wrap into {@code out}, unwrap from {@code in}; true if anything moved. */
-    private static boolean step(SSLEngine e, ByteBuffer in, ByteBuffer out, ByteBuffer scratch) throws SSLException {
-        boolean moved = false;
-        while (true) {
-            switch (e.getHandshakeStatus()) {
-                case NEED_TASK -> {
-                    for (Runnable task = e.getDelegatedTask(); task != null; task = e.getDelegatedTask()) {
-                        task.run();
-                    }
-                    moved = true;
-                }
-                case NEED_WRAP -> {
-                    SSLEngineResult r = e.wrap(NOTHING, out);
-                    if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
-                        return moved;
-                    }
-                    if (r.getStatus() != SSLEngineResult.Status.OK) {
-                        throw new SSLException("jsse handshake wrap: " + r);
-                    }
-                    if (r.bytesProduced() == 0 && r.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
-                        return moved;
-                    }
-                    moved = true;
-                }
-                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
-                    in.flip();
-                    scratch.clear();
-                    SSLEngineResult r = e.unwrap(in, scratch);
-                    in.compact();
-                    if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW) {
-                        return moved;
-                    }
-                    if (r.getStatus() != SSLEngineResult.Status.OK) {
-                        throw new SSLException("jsse handshake unwrap: " + r);
-                    }
-                    moved = true;
-                }
-                default -> {
-                    return moved;
-                }
-            }
-        }
+        JsseEngines.handshake(client, server, null);
     }
 
     @Override

@@ -122,11 +122,16 @@ final class MarkdownSummary {
     }
 
     private void handshakes() {
-        List<RunResult> hs = of("HandshakeBenchmark", "handshake");
+        handshakes("HandshakeBenchmark", "bc engine (Bouncy Castle's TLS API)");
+        handshakes("JsseHandshakeBenchmark", "jsse engine (SunJSSE SSLEngine)");
+    }
+
+    private void handshakes(String benchmark, String engine) {
+        List<RunResult> hs = of(benchmark, "handshake");
         if (hs.isEmpty()) {
             return;
         }
-        out.append("## TLS handshakes: bc engine, RSA-2048 certificates, in memory\n\n")
+        out.append("## TLS handshakes: " + engine + ", RSA-2048 certificates, in memory\n\n")
                 .append("`full`: TLS_RSA_WITH_AES_128_CBC_SHA, RSA key exchange. `resumed`: the same suite, abbreviated "
                         + "handshake by session ID. `mutual`: full, plus a required client certificate. `ecdhe`: "
                         + "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256. Each side's share is the time inside its own calls; "
@@ -134,7 +139,7 @@ final class MarkdownSummary {
         Table t = new Table("kind", "µs/handshake (both)", "handshakes/s (both)", "server µs", "client µs",
                 "server handshakes/s", "client handshakes/s", "client/server");
         for (String kind : List.of("full", "resumed", "mutual", "ecdhe")) {
-            RunResult r = find("HandshakeBenchmark", "handshake", "kind", kind);
+            RunResult r = find(benchmark, "handshake", "kind", kind);
             if (r == null) {
                 continue;
             }
