@@ -22,6 +22,7 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
@@ -159,8 +160,8 @@ public abstract class LabFixture {
             throw new IllegalStateException(suite + ": the server chose " + choices.crypto() + ", not " + crypto);
         }
         Path dir = certificates();
-        return BcTlsSetup.create(role.cert == null ? null : dir.resolve(role.cert),
-                role.key == null ? null : dir.resolve(role.key), dir.resolve("ca.pem"), choices, REGISTRY,
+        return BcTlsSetup.create(role.cert == null ? null
+                : KeyMaterial.read(dir.resolve(role.cert), dir.resolve(role.key), null), dir.resolve("ca.pem"), choices, REGISTRY,
                 clientCerts, sessionReuse, 1000, Duration.ofHours(1), true);
     }
 

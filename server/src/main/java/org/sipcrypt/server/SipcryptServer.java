@@ -36,6 +36,7 @@ import org.sipcrypt.server.auth.ReplayGuard;
 import org.sipcrypt.server.config.AuthConfig;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
+import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -302,7 +303,8 @@ public final class SipcryptServer implements AutoCloseable {
         }
         int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
         BcTlsSetup.ClientCertificates clientCertificates = BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name());
-        TlsContexts contexts = TlsContexts.create(t.cert(), t.key(), t.trust(), choices, registry, clientCertificates,
+        KeyMaterial identity = KeyMaterial.read(t.cert(), t.key(), t.keyPassword());
+        TlsContexts contexts = TlsContexts.create(identity, t.trust(), choices, registry, clientCertificates,
                 t.allowInsecure(), t.handshakeTimeout(), t.sessionReuse(), t.sessionCacheSize(), t.sessionLifetime(),
                 handshakeThreads, t.verifyPeers());
         log.info("{}: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",

@@ -192,10 +192,11 @@ public final class ConfigLoader {
                 "Most nonces whose counts are remembered to reject replays.",
                 c -> List.of(String.valueOf(c.auth().replayNonces())),
                 (d, k, v) -> d.authReplayNonces = integer(k, one(k, v), 1, 100_000_000)),
-        TLS_CERT("tls.cert", Kind.SINGLE, "FILE", "PEM certificate (chain) of the tls listener and of outgoing TLS.",
+        TLS_CERT("tls.cert", Kind.SINGLE, "FILE",
+                "PEM certificate (chain), or a PKCS#12 file (.p12, .pfx) with its key, of the tls listener and outgoing TLS.",
                 c -> c.tls().cert() == null ? List.of() : List.of(c.tls().cert().toString()),
                 (d, k, v) -> d.tlsCert = path(k, one(k, v))),
-        TLS_KEY("tls.key", Kind.SINGLE, "FILE", "PEM private key of tls.cert.",
+        TLS_KEY("tls.key", Kind.SINGLE, "FILE", "PEM private key of a PEM tls.cert (none with a .p12 file).",
                 c -> c.tls().key() == null ? List.of() : List.of(c.tls().key().toString()),
                 (d, k, v) -> d.tlsKey = path(k, one(k, v))),
         TLS_TRUST("tls.trust", Kind.SINGLE, "FILE",
@@ -244,6 +245,8 @@ public final class ConfigLoader {
         TLS_VERSIONS("tls.versions", Kind.REPEATABLE, "1.2|1.3",
                 "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*).",
                 c -> c.tls().versions(), (d, k, v) -> d.tlsVersions = List.copyOf(v)),
+        TLS_KEY_PASSWORD("tls.keyPassword", Kind.SECRET, "PASSWORD", "Password of a PKCS#12 tls.cert (never logged).",
+                c -> List.of(c.tls().keyPassword()), (d, k, v) -> d.tlsKeyPassword = one(k, v)),
         TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",
                 "TLS for connections to one peer, overriding tls.*: engine, ciphers, crypto, versions (lists joined"
                         + " with +), cert, key, trust, reuse, verify; e.g. 10.0.0.2:5061;engine=bc;ciphers=seed.",
@@ -467,6 +470,7 @@ public final class ConfigLoader {
         boolean tlsVerifyPeers;
         List<String> tlsVersions;
         List<TlsPeerConfig> tlsPeers;
+        String tlsKeyPassword;
 
         Draft(ServerConfig c) {
             listeners = c.listeners();
@@ -530,6 +534,7 @@ public final class ConfigLoader {
             tlsVerifyPeers = t.verifyPeers();
             tlsVersions = t.versions();
             tlsPeers = t.peers();
+            tlsKeyPassword = t.keyPassword();
         }
 
         ServerConfig build() throws ConfigException {
@@ -563,7 +568,7 @@ public final class ConfigLoader {
         private TlsConfig tls() {
             return new TlsConfig(tlsCert, tlsKey, tlsTrust, tlsCiphers, tlsClientAuth, tlsAllowInsecure,
                     tlsHandshakeTimeout, tlsEngine, tlsCrypto, tlsSessionReuse, tlsSessionCacheSize, tlsSessionLifetime,
-                    tlsHandshakeThreads, tlsVerifyPeers, tlsVersions, tlsPeers);
+                    tlsHandshakeThreads, tlsVerifyPeers, tlsVersions, tlsPeers, tlsKeyPassword);
         }
 
         /**
@@ -573,7 +578,7 @@ public final class ConfigLoader {
         private void checkTls() throws ConfigException {
             boolean listener = listeners.stream().anyMatch(l -> l.transport() == Transport.TLS);
             if (listener) {
-                if (tlsCert == null || tlsKey == null) {
+                if (tlsCert == null || tlsKey == null && !org.sipcrypt.server.tls.KeyMaterial.isPkcs12(tlsCert)) {
                     throw new ConfigException((tlsCert == null ? Setting.TLS_CERT.key : Setting.TLS_KEY.key)
                             + ": needed by the tls listener (java -jar sipcrypt-server.jar certs --out DIR makes lab files)");
                 }
@@ -587,6 +592,10 @@ public final class ConfigLoader {
                     String key = p == tlsCert ? Setting.TLS_CERT.key : p == tlsKey ? Setting.TLS_KEY.key : Setting.TLS_TRUST.key;
                     throw new ConfigException(key + ": cannot read \"" + p + "\" (expected a PEM file)");
                 }
+            }
+            if (tlsCert != null && tlsKey != null && org.sipcrypt.server.tls.KeyMaterial.isPkcs12(tlsCert)) {
+                throw new ConfigException(Setting.TLS_KEY.key + ": not used with a PKCS#12 " + Setting.TLS_CERT.key
+                        + " (the key is in \"" + tlsCert + "\"; its password is " + Setting.TLS_KEY_PASSWORD.key + ")");
             }
             if (tlsClientAuth != TlsConfig.ClientAuth.NONE && tlsTrust == null) {
                 throw new ConfigException(Setting.TLS_TRUST.key + ": needed to check client certificates ("

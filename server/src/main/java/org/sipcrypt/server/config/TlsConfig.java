@@ -11,8 +11,9 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * TLS settings of the {@code tls} listener and of outgoing TLS connections (keys {@code tls.*}).
  * Threading: immutable.
  *
- * @param cert             PEM certificate (chain) the server presents; needed with a tls listener
- * @param key              PEM private key of that certificate
+ * @param cert             PEM certificate (chain) the server presents, or a PKCS#12 file ({@code .p12},
+ *                         {@code .pfx}) holding chain and key; needed with a tls listener
+ * @param key              PEM private key of a PEM certificate; null with a PKCS#12 file
  * @param trust            PEM CA certificates that peers' certificates must chain to; null means the
  *                         JDK's default trust store (for outgoing connections) and no client certificates
  * @param ciphers          provider names and suite names, most preferred first
@@ -32,11 +33,13 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  *                         lab only
  * @param versions         TLS versions offered ({@code 1.2}, {@code 1.3}), each when a suite of it is configured
  * @param peers            per-peer overrides for connections the proxy opens ({@code tls.peer})
+ * @param keyPassword      password of a PKCS#12 {@code cert} file (empty for none)
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
-                        int handshakeThreads, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers) {
+                        int handshakeThreads, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
+                        String keyPassword) {
 
     /** Client certificates: not asked for, asked for, or required. */
     public enum ClientAuth {
@@ -64,6 +67,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         crypto = List.copyOf(Objects.requireNonNull(crypto, "crypto"));
         versions = List.copyOf(Objects.requireNonNull(versions, "versions"));
         peers = List.copyOf(Objects.requireNonNull(peers, "peers"));
+        Objects.requireNonNull(keyPassword, "keyPassword");
         Objects.requireNonNull(sessionLifetime, "sessionLifetime");
         if (sessionCacheSize < 1) {
             throw new IllegalArgumentException("sessionCacheSize below 1: " + sessionCacheSize);
@@ -81,7 +85,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
     public static TlsConfig defaults() {
         return new TlsConfig(null, null, null, List.of("aes"), ClientAuth.NONE, false, Duration.ofSeconds(10),
                 null, List.of("jca"), true, 10_000, Duration.ofHours(1), 0, true, List.of("1.2", "1.3"),
-                List.of());
+                List.of(), "");
     }
 
     /** The engine as configured: {@code auto}, {@code bc} or {@code jsse}. */

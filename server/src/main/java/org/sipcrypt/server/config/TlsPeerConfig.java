@@ -99,7 +99,7 @@ public record TlsPeerConfig(HostPort peer, TlsEngine engine, List<String> cipher
                 crypto != null ? crypto : base.crypto(), sessionReuse != null ? sessionReuse : base.sessionReuse(),
                 base.sessionCacheSize(), base.sessionLifetime(), base.handshakeThreads(),
                 verifyPeers != null ? verifyPeers : base.verifyPeers(), versions != null ? versions : base.versions(),
-                List.of());
+                List.of(), base.keyPassword());
     }
 
     @Override

@@ -268,6 +268,26 @@ abstract class TlsListenerContract {
         }
     }
 
+    @Test
+    void aPkcs12FileServesLikeThePemFiles() throws Exception {
+        // made by openssl, not by sipcrypt
+        Process p = new ProcessBuilder("openssl", "pkcs12", "-export", "-in", "server.pem", "-inkey", "server-key.pem",
+                "-out", "server.p12", "-passout", "pass:lab-secret").directory(certs.toFile()).redirectErrorStream(true).start();
+        assertEquals(0, p.waitFor(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        try (TestServer server = TestServer.start(dir.resolve("data"), "listen", "udp:127.0.0.1:0", "listen",
+                "tls:127.0.0.1:0", "tls.cert", certs.resolve("server.p12").toString(), "tls.keyPassword", "lab-secret",
+                "tls.engine", engine())) {
+            int port = server.address(Transport.TLS).getPort();
+            String out = openssl(options(port, "p12"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port, "-tls1_2",
+                    "-CAfile", "ca.pem", "-verify_return_error", "-brief");
+            assertTrue(out.contains("SIP/2.0 200 OK"), out);
+        }
+        Exception wrong = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> TestServer.start(
+                dir.resolve("data2"), "listen", "tls:127.0.0.1:0", "tls.cert", certs.resolve("server.p12").toString(),
+                "tls.keyPassword", "not-it", "tls.engine", engine()));
+        assertTrue(String.valueOf(wrong.getMessage()).contains("PKCS#12"), String.valueOf(wrong));
+    }
+
     private static String[] concat(String[] a, String[] b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);

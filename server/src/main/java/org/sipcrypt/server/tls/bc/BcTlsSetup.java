@@ -24,6 +24,7 @@ import org.bouncycastle.tls.TlsClientProtocol;
 import org.bouncycastle.tls.TlsServerProtocol;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.util.encoders.Hex;
+import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherEngine;
@@ -82,15 +83,14 @@ public final class BcTlsSetup {
     /**
      * Reads the files and builds the setup.
      *
-     * @param cert         PEM chain presented by the listener and to peers that ask; null for none
-     * @param key          its PEM key (RSA)
+     * @param identity     chain and key presented by the listener and to peers that ask; null for none
      * @param trust        PEM CA certificates peers must chain to; null for the JDK's trust store
      * @param choices      suites and per-provider crypto engines
      * @param registry     the providers of those suites
      * @param sessionReuse whether sessions are granted, kept and offered
      * @param verifyPeers  false accepts any peer certificate (lab only)
      */
-    public static BcTlsSetup create(Path cert, Path key, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
+    public static BcTlsSetup create(KeyMaterial identity, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
                                     ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize,
                                     Duration lifetime, boolean verifyPeers) throws IOException {
         if (Security.getProvider(BouncyCastleProvider.PROVIDER_NAME) == null) {
@@ -108,10 +108,10 @@ public final class BcTlsSetup {
         ProtocolVersion[] versions = !choices.offersTls13() ? new ProtocolVersion[] {ProtocolVersion.TLSv12}
                 : choices.offersTls12() ? ProtocolVersion.TLSv13.downTo(ProtocolVersion.TLSv12)
                 : new ProtocolVersion[] {ProtocolVersion.TLSv13};
-        X509Certificate[] chain = cert == null ? null : PemFiles.readCertificates(cert).toArray(new X509Certificate[0]);
-        PrivateKey privateKey = key == null ? null : PemFiles.readPrivateKey(key);
+        X509Certificate[] chain = identity == null ? null : identity.chainArray();
+        PrivateKey privateKey = identity == null ? null : identity.key();
         if (privateKey != null && !privateKey.getAlgorithm().equals("RSA")) {
-            throw new IOException(key + ": the bc TLS engine presents RSA keys only, not " + privateKey.getAlgorithm());
+            throw new IOException("tls.key: the bc TLS engine presents RSA keys only, not " + privateKey.getAlgorithm());
         }
         return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, versions, chain, privateKey,
                 trustManager(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,

@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
+import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.slf4j.Logger;
@@ -57,8 +58,7 @@ final class JsseTlsContexts extends TlsContexts {
     /**
      * Builds the contexts.
      *
-     * @param cert          PEM certificate chain, or null for a client that presents none (no listener then)
-     * @param key           its PEM private key
+     * @param identity      chain and key, or null for a client that presents none (no listener then)
      * @param trust         PEM CA certificates, or null for the JDK's trust store
      * @param suites        suites in preference order, each with a JSSE name
      * @param versions      the TLS versions offered ({@code TLSv1.3}, {@code TLSv1.2})
@@ -69,7 +69,7 @@ final class JsseTlsContexts extends TlsContexts {
      *                      {@code lifetime}); off, each session is invalidated once its handshake is
      *                      done (session tickets are the JDK's own switch, see {@link #disableSessionTickets})
      */
-    static JsseTlsContexts create(Path cert, Path key, Path trust, List<CipherSuiteId> suites, List<String> versions,
+    static JsseTlsContexts create(KeyMaterial identity, Path trust, List<CipherSuiteId> suites, List<String> versions,
                                   ClientAuth clientAuth,
                                   boolean allowInsecure, Duration handshakeTimeout, boolean sessionReuse,
                                   int cacheSize, Duration lifetime, boolean verifyPeers) throws IOException {
@@ -87,8 +87,8 @@ final class JsseTlsContexts extends TlsContexts {
         }
         String[] protocols = versions.toArray(new String[0]);
         X509Certificate[] trusted = trust == null ? null : PemFiles.readCertificates(trust).toArray(new X509Certificate[0]);
-        PrivateKey privateKey = key == null ? null : PemFiles.readPrivateKey(key);
-        X509Certificate[] chain = cert == null ? null : PemFiles.readCertificates(cert).toArray(new X509Certificate[0]);
+        PrivateKey privateKey = identity == null ? null : identity.key();
+        X509Certificate[] chain = identity == null ? null : identity.chainArray();
         SslContext server = null;
         if (chain != null) {
             SslContextBuilder b = SslContextBuilder.forServer(privateKey, chain).sslProvider(SslProvider.JDK)

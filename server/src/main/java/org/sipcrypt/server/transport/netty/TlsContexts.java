@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
@@ -22,8 +23,7 @@ public abstract sealed class TlsContexts implements AutoCloseable permits JsseTl
     /**
      * Builds the TLS stage.
      *
-     * @param cert              PEM chain of the listener, also presented to peers that ask; null for none
-     * @param key               its PEM key
+     * @param identity          chain and key of the listener, also presented to peers that ask; null for none
      * @param trust             PEM CA certificates peers must chain to; null for the JDK's trust store
      * @param choices           suites, engine and per-provider crypto
      * @param clientCertificates whether the listener asks for client certificates
@@ -31,18 +31,18 @@ public abstract sealed class TlsContexts implements AutoCloseable permits JsseTl
      *                          records; 0 for the event loops
      * @param verifyPeers       false accepts any peer certificate (lab only)
      */
-    public static TlsContexts create(Path cert, Path key, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
+    public static TlsContexts create(KeyMaterial identity, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
                                      BcTlsSetup.ClientCertificates clientCertificates, boolean allowInsecure,
                                      Duration handshakeTimeout, boolean sessionReuse, int cacheSize, Duration lifetime,
                                      int handshakeThreads, boolean verifyPeers) throws IOException {
         TlsContexts made = switch (choices.engine()) {
-            case JSSE -> JsseTlsContexts.create(cert, key, trust, choices.suites(), choices.versions(),
+            case JSSE -> JsseTlsContexts.create(identity, trust, choices.suites(), choices.versions(),
                     switch (clientCertificates) {
                 case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
                 case WANT -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
                 case NEED -> io.netty.handler.ssl.ClientAuth.REQUIRE;
             }, allowInsecure, handshakeTimeout, sessionReuse, cacheSize, lifetime, verifyPeers);
-            case BC -> new BcTlsContexts(BcTlsSetup.create(cert, key, trust, choices, registry, clientCertificates,
+            case BC -> new BcTlsContexts(BcTlsSetup.create(identity, trust, choices, registry, clientCertificates,
                     sessionReuse, cacheSize, lifetime, verifyPeers),
                     handshakeTimeout, handshakeThreads);
         };

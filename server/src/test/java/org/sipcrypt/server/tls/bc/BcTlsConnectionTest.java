@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.tls.spi.TlsEngine;
@@ -47,7 +48,7 @@ class BcTlsConnectionTest {
                              String key) throws IOException {
         TlsChoices choices = TlsChoices.resolve(registry, List.of(ciphers), true, TlsEngine.BC, List.of(crypto),
                 List.of("1.2", "1.3"));
-        return BcTlsSetup.create(cert == null ? null : dir.resolve(cert), key == null ? null : dir.resolve(key),
+        return BcTlsSetup.create(cert == null ? null : KeyMaterial.read(dir.resolve(cert), dir.resolve(key), null),
                 dir.resolve("ca.pem"), choices, registry, clientCerts, true, 100, Duration.ofMinutes(5), true);
     }
 
