@@ -5,8 +5,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.Security;
@@ -15,8 +13,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.tls.ProtocolVersion;
@@ -25,6 +21,7 @@ import org.bouncycastle.tls.TlsServerProtocol;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.util.encoders.Hex;
 import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherEngine;
@@ -114,31 +111,8 @@ public final class BcTlsSetup {
             throw new IOException("tls.key: the bc TLS engine presents RSA keys only, not " + privateKey.getAlgorithm());
         }
         return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, versions, chain, privateKey,
-                trustManager(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
+                PeerTrust.pkix(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
                 sessionReuse, cacheSize, lifetime, verifyPeers);
-    }
-
-    private static X509TrustManager trustManager(List<X509Certificate> anchors) throws IOException {
-        try {
-            KeyStore ks = null;
-            if (anchors != null) {
-                ks = KeyStore.getInstance(KeyStore.getDefaultType());
-                ks.load(null, null);
-                for (int i = 0; i < anchors.size(); i++) {
-                    ks.setCertificateEntry("ca-" + i, anchors.get(i));
-                }
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
-            tmf.init(ks);
-            for (TrustManager tm : tmf.getTrustManagers()) {
-                if (tm instanceof X509TrustManager x) {
-                    return x;
-                }
-            }
-            throw new IOException("no X.509 trust manager in this JVM");
-        } catch (GeneralSecurityException e) {
-            throw new IOException("cannot build a trust manager: " + e.getMessage(), e);
-        }
     }
 
     /** Whether a listener can be served (a certificate and key were given). */

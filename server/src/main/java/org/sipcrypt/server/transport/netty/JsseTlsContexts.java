@@ -7,6 +7,11 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.handler.ssl.util.SimpleTrustManagerFactory;
+import java.security.KeyStore;
+import javax.net.ssl.ManagerFactoryParameters;
+import javax.net.ssl.TrustManager;
+import org.sipcrypt.server.tls.PeerTrust;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -18,8 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -108,8 +111,23 @@ final class JsseTlsContexts extends TlsContexts {
         }
         if (!verifyPeers) {
             cb.trustManager(InsecureTrustManagerFactory.INSTANCE);
-        } else if (trusted != null) {
-            cb.trustManager(trusted);
+        } else {
+            // the chain against the anchors, the names against the host dialled by RFC 5922's rules
+            PeerTrust peerTrust = PeerTrust.of(trusted == null ? null : List.of(trusted));
+            cb.trustManager(new SimpleTrustManagerFactory() {
+                @Override
+                protected void engineInit(KeyStore keyStore) {
+                }
+
+                @Override
+                protected void engineInit(ManagerFactoryParameters params) {
+                }
+
+                @Override
+                protected TrustManager[] engineGetTrustManagers() {
+                    return new TrustManager[] {peerTrust};
+                }
+            });
         }
         return new JsseTlsContexts(server, cb.build(), handshakeTimeout, sessionReuse, verifyPeers);
     }
@@ -154,14 +172,8 @@ final class JsseTlsContexts extends TlsContexts {
             }
             h = server.newHandler(ch.alloc());
         } else {
+            // the peer host is what PeerTrust checks the server's names against
             h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
-            if (verifyPeers) {
-                SSLEngine e = h.engine();
-                SSLParameters p = e.getSSLParameters();
-                // the name check of RFC 5922 §7.2 with the address dialled (an IP literal matches iPAddress entries)
-                p.setEndpointIdentificationAlgorithm("HTTPS");
-                e.setSSLParameters(p);
-            }
         }
         h.setHandshakeTimeout(handshakeTimeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!sessionReuse) {
