@@ -162,74 +162,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Ends a process this script started (a `timeout` wrapper, which passes the signal on to its
-# command and kills it after its -k grace): TERM, up to 5 s grace, then KILL. Its command is
-# signalled too, by PID, and killed only while it is still the same process (same start time).
-stop_pid() {
-    local pid=$1 child started_at
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; forget_pid "$pid"; return 0; }
-    child=$(child_of "$pid")
-    [[ -n $child ]] && started_at=$(start_time "$child")
-    kill -TERM "$pid" 2>/dev/null
-    [[ -n $child ]] && kill -TERM "$child" 2>/dev/null
-    for _ in $(seq 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null
-    if [[ -n $child && -n $started_at && $(start_time "$child") == "$started_at" ]]; then
-        kill -KILL "$child" 2>/dev/null
-    fi
-    wait "$pid" 2>/dev/null
-    forget_pid "$pid"
-    return 0
-}
-
-start_time() {      # field 22 of /proc/PID/stat: when the process started, in clock ticks since boot
-    awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[20] }' "/proc/$1/stat" 2>/dev/null
-}
-
-forget_pid() {      # drops a reaped PID from the list, so that cleanup never signals a reused PID
-    local keep=() p
-    for p in "${started[@]}"; do [[ $p == "$1" ]] || keep+=("$p"); done
-    started=("${keep[@]}")
-}
-
-child_of() { ps -o pid= --ppid "$1" 2>/dev/null | head -1 | tr -d ' '; }
-
-# Waits until the `timeout` wrapper $1 has started its command, prints the command's PID.
-command_pid() {
-    local child
-    for _ in $(seq 50); do
-        child=$(child_of "$1")
-        [[ -n $child ]] && { echo "$child"; return 0; }
-        sleep 0.1
-    done
-    return 1
-}
-
-cpu_ticks() {   # utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/PID/stat)
-    [[ -r /proc/$1/stat ]] || { echo 0; return; }
-    awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "/proc/$1/stat" 2>/dev/null \
-        || echo 0
-}
-
-now_ns() { date +%s%N; }
-
-port_listening() {  # proto(udp|tcp) port
-    local flag=-uln
-    [[ $1 == tcp ]] && flag=-tln
-    [[ -n $(ss -H "$flag" "sport = :$2" 2>/dev/null) ]]
-}
-
-wait_listening() {  # proto port wrapper-pid what
-    for _ in $(seq 300); do
-        port_listening "$1" "$2" && return 0
-        kill -0 "$3" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
 
 # From a SIPp -trace_stat file, prints "created successful failed" of its last line, then how many
 # calls were created and after how many seconds, at the first line where TARGET calls were created
