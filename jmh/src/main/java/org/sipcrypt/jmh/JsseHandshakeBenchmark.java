@@ -1,7 +1,6 @@
 package org.sipcrypt.jmh;
 
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -46,10 +45,7 @@ public class JsseHandshakeBenchmark extends LabFixture {
 
     @Setup(Level.Trial)
     public void configure() throws IOException {
-        if (!List.of("full", "resumed", "mutual", "ecdhe").contains(kind)) {
-            throw new IllegalArgumentException("handshake kind \"" + kind + "\" (expected full, resumed, mutual or ecdhe)");
-        }
-        suite = kind.equals("ecdhe") ? "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256" : "TLS_RSA_WITH_AES_128_CBC_SHA";
+        suite = HandshakeBenchmark.handshakeSuite(kind);
         resume = kind.equals("resumed");
         mutual = kind.equals("mutual");
         serverContext = jsseContext(Role.SERVER);

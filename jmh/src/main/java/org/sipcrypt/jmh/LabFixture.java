@@ -11,10 +11,8 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
-import java.security.Security;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -22,6 +20,7 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
@@ -56,12 +55,11 @@ public abstract class LabFixture {
 
     static final CipherSuiteRegistry REGISTRY = CipherSuiteRegistry.load();
 
-    private static final String DISABLED = "jdk.tls.disabledAlgorithms";
     private static final char[] NO_PASSWORD = new char[0];
     private static Path certificates;
 
     static {
-        reenableInsecureAlgorithms();
+        JdkInsecureSuites.allow();
     }
 
     /**
@@ -200,19 +198,4 @@ public abstract class LabFixture {
         }
     }
 
-    /** As the server's {@code tls.allowInsecure} does: RC4 and 3DES usable by SunJSSE in this JVM. */
-    private static void reenableInsecureAlgorithms() {
-        String before = Security.getProperty(DISABLED);
-        if (before == null) {
-            return;
-        }
-        List<String> kept = new ArrayList<>();
-        for (String entry : before.split(",")) {
-            String e = entry.trim();
-            if (!e.isEmpty() && !e.equals("RC4") && !e.equals("3DES_EDE_CBC")) {
-                kept.add(e);
-            }
-        }
-        Security.setProperty(DISABLED, String.join(", ", kept));
-    }
 }

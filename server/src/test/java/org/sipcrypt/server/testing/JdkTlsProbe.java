@@ -4,11 +4,11 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
-import java.security.Security;
 import java.security.cert.CertificateFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
 
 /**
  * A TLS client on the JDK's SunJSSE, run in a JVM of its own by tests: it first takes RC4 and 3DES
@@ -23,15 +23,7 @@ public final class JdkTlsProbe {
     }
 
     public static void main(String... args) throws Exception {
-        String disabled = Security.getProperty("jdk.tls.disabledAlgorithms");
-        StringBuilder kept = new StringBuilder();
-        for (String e : disabled.split(",")) {
-            String t = e.trim();
-            if (!t.isEmpty() && !t.equals("RC4") && !t.equals("3DES_EDE_CBC")) {
-                kept.append(kept.length() == 0 ? "" : ", ").append(t);
-            }
-        }
-        Security.setProperty("jdk.tls.disabledAlgorithms", kept.toString());
+        JdkInsecureSuites.allow();
         KeyStore ts = KeyStore.getInstance("PKCS12");
         ts.load(null, null);
         try (InputStream in = Files.newInputStream(Path.of(args[1]))) {

@@ -16,7 +16,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
-import java.security.Security;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
@@ -62,6 +61,7 @@ import org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaDefaultTlsCredentialedSigner;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCrypto;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
@@ -92,9 +92,6 @@ final class TlsConnector {
     enum CryptoKind { BC, JCA }
 
     private static final int CONNECT_TIMEOUT_MS = 5_000;
-
-    /** Whether this JVM's SunJSSE was already told to allow RC4 and 3DES; guarded by the class. */
-    private static boolean legacyAllowed;
 
     private final ClientKind kind;
     private final List<CipherSuiteId> suites;
@@ -137,7 +134,7 @@ final class TlsConnector {
             this.jsse = null;
             this.crypto = null;
         } else if (kind == ClientKind.JSSE) {
-            allowLegacyJdkCiphers();
+            JdkInsecureSuites.allow();
             KeyManagerFactory kmf = null;
             if (clientKey != null) {
                 KeyStore ks = KeyStore.getInstance("PKCS12");
@@ -453,23 +450,4 @@ final class TlsConnector {
         throw new IllegalStateException("the PKIX TrustManagerFactory made no X509TrustManager");
     }
 
-    /**
-     * Takes RC4 and 3DES out of {@code jdk.tls.disabledAlgorithms}, which SunJSSE reads once per
-     * JVM: this must run before the JVM's first TLS use.
-     */
-    private static synchronized void allowLegacyJdkCiphers() {
-        if (legacyAllowed) {
-            return;
-        }
-        String disabled = Security.getProperty("jdk.tls.disabledAlgorithms");
-        List<String> kept = new ArrayList<>();
-        for (String e : disabled == null ? new String[0] : disabled.split(",")) {
-            String t = e.trim();
-            if (!t.isEmpty() && !t.equals("RC4") && !t.equals("3DES_EDE_CBC")) {
-                kept.add(t);
-            }
-        }
-        Security.setProperty("jdk.tls.disabledAlgorithms", String.join(", ", kept));
-        legacyAllowed = true;
-    }
 }

@@ -110,12 +110,11 @@ final class ClientPeer extends DefaultTlsClient {
 
     @Override
     public void notifyAlertRaised(short level, short description, String message, Throwable cause) {
-        outcome.alert(description, true, cause == null || cause.getMessage() == null ? message
-                : message == null ? cause.getMessage() : message + ": " + cause.getMessage());
+        outcome.raised(description, message, cause);
     }
 
     @Override
     public void notifyAlertReceived(short level, short description) {
-        outcome.alert(description, false, null);
+        outcome.received(description);
     }
 }

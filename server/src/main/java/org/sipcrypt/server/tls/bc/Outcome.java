@@ -17,7 +17,18 @@ final class Outcome {
     String alertMessage;
     boolean renegotiationRefused;
 
-    void alert(short description, boolean sent, String message) {
+    /** An alert this side sent, with BC's message and the cause's, when there is one. */
+    void raised(short description, String message, Throwable cause) {
+        alert(description, true, cause == null || cause.getMessage() == null ? message
+                : message == null ? cause.getMessage() : message + ": " + cause.getMessage());
+    }
+
+    /** An alert the peer sent. */
+    void received(short description) {
+        alert(description, false, null);
+    }
+
+    private void alert(short description, boolean sent, String message) {
         if (sent && description == org.bouncycastle.tls.AlertDescription.no_renegotiation) {
             renegotiationRefused = true;
         }

@@ -16,13 +16,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.PrivateKey;
-import java.security.Security;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -40,7 +40,6 @@ import org.slf4j.LoggerFactory;
 final class JsseTlsContexts extends TlsContexts {
 
     private static final Logger log = LoggerFactory.getLogger(TlsContexts.class);
-    private static final String DISABLED = "jdk.tls.disabledAlgorithms";
     private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
 
     private final SslContext server;
@@ -81,7 +80,8 @@ final class JsseTlsContexts extends TlsContexts {
             names.add(Objects.requireNonNull(s.jsseName(), () -> s + " does not run on the jsse engine"));
         }
         if (allowInsecure) {
-            reenableInsecureAlgorithms();
+            JdkInsecureSuites.allow();
+            log.warn("insecure TLS algorithms RC4 and 3DES re-enabled in this JVM (tls.allowInsecure, lab only)");
         }
         // SunJSSE lets TLS 1.2 clients renegotiate unless told otherwise before its first server
         // handshake; renegotiation buys a SIP peer nothing and costs the server a handshake each time
@@ -141,22 +141,6 @@ final class JsseTlsContexts extends TlsContexts {
         System.setProperty("jdk.tls.server.enableSessionTicketExtension", "false");
     }
 
-    /** RC4 and 3DES are disabled in the JDK's default security policy; the lab switch lifts that. */
-    private static void reenableInsecureAlgorithms() {
-        String before = Security.getProperty(DISABLED);
-        if (before == null) {
-            return;
-        }
-        List<String> kept = new ArrayList<>();
-        for (String entry : before.split(",")) {
-            String e = entry.trim();
-            if (!e.equals("RC4") && !e.equals("3DES_EDE_CBC") && !e.isEmpty()) {
-                kept.add(e);
-            }
-        }
-        Security.setProperty(DISABLED, String.join(", ", kept));
-        log.warn("insecure TLS algorithms RC4 and 3DES re-enabled in this JVM (tls.allowInsecure, lab only)");
-    }
 
     @Override
     public boolean canServe() {

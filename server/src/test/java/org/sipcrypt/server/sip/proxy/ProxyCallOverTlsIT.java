@@ -67,9 +67,17 @@ class ProxyCallOverTlsIT {
     }
 
     private static CompletableFuture<SipSocket> accept(SSLServerSocket listener) {
+        return accept(listener, new CompletableFuture<>());
+    }
+
+    /** Accepts one connection; {@code raw} gets the TLS socket itself (its session, once it has one). */
+    private static CompletableFuture<SipSocket> accept(SSLServerSocket listener,
+                                                       CompletableFuture<javax.net.ssl.SSLSocket> raw) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return SipSocket.accepted(listener.accept());
+                javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) listener.accept();
+                raw.complete(s);
+                return SipSocket.accepted(s);
             } catch (java.io.IOException e) {
                 throw new IllegalStateException(e);
             }
@@ -233,15 +241,7 @@ class ProxyCallOverTlsIT {
                      + ";engine=bc;ciphers=TLS_RSA_WITH_AES_256_CBC_SHA;reuse=off");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
             CompletableFuture<javax.net.ssl.SSLSocket> accepted = new CompletableFuture<>();
-            CompletableFuture<SipSocket> uas = CompletableFuture.supplyAsync(() -> {
-                try {
-                    javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) listener.accept();
-                    accepted.complete(s);
-                    return SipSocket.accepted(s);
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<SipSocket> uas = accept(listener, accepted);
             call(uac, uas, "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls");
             assertEquals("TLS_RSA_WITH_AES_256_CBC_SHA", accepted.get().getSession().getCipherSuite());
             assertEquals("TLS_AES_128_GCM_SHA256", uac.tlsCipherSuite(), "the caller's side keeps the listener's settings");
