@@ -1,0 +1,40 @@
+package org.sipcrypt.lab;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The lab's command line: {@code uac} and {@code uas}, each side of a call alone. Exit codes: 0 ok,
+ * 1 a failed run, 2 bad arguments.
+ * Threading: the main thread only.
+ */
+@Command(name = "sipcrypt-lab", mixinStandardHelpOptions = true, version = "sipcrypt-lab 0.1.0",
+        description = "The sipcrypt crypto lab: a SIP load generator measuring call response time and throughput"
+                + " per transport and cipher suite.",
+        subcommands = {UacCommand.class, UasCommand.class})
+public final class LabMain implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Runs the command line and exits with its code. */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with the lab's exit codes (2 for bad arguments). */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new LabMain());
+        cl.setParameterExceptionHandler((e, a) -> {
+            e.getCommandLine().getErr().println(e.getMessage());
+            e.getCommandLine().usage(e.getCommandLine().getErr());
+            return 2;
+        });
+        return cl;
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: uac or uas");
+    }
+}

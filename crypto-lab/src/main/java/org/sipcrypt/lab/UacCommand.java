@@ -1,0 +1,211 @@
+package org.sipcrypt.lab;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.sipcrypt.lab.loadgen.TlsOptions;
+import org.sipcrypt.lab.loadgen.Uac;
+import org.sipcrypt.lab.loadgen.UacOptions;
+import org.sipcrypt.lab.metrics.Interval;
+import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code uac}: calls a target at a set rate for a set time, printing a line per interval and a
+ * summary; exit 0 when the run passed, 1 when it failed (stopped by the failure threshold, or ended
+ * above it), 2 for bad arguments.
+ * Threading: the main thread only.
+ */
+@Command(name = "uac", mixinStandardHelpOptions = true,
+        description = "Call a SIP target (a proxy or a UAS) at a set rate, open loop, and measure the calls.")
+final class UacCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "Where every call goes.")
+    String target;
+
+    @Option(names = "--transport", defaultValue = "udp", description = "udp, tcp or tls (default: ${DEFAULT-VALUE}).")
+    String transport;
+
+    @Option(names = "--connection", defaultValue = "persistent",
+            description = "TCP/TLS: persistent (one connection) or per-call (default: ${DEFAULT-VALUE}).")
+    String connection;
+
+    @Option(names = "--cipher", defaultValue = "aes", split = ",",
+            description = "TLS: provider or suite names (aes, 3des, camellia, seed, rc4, TLS_...) (default: ${DEFAULT-VALUE}).")
+    List<String> ciphers;
+
+    @Option(names = "--tls-engine", description = "TLS: bc or jsse (default: the first that runs every suite, jsse first).")
+    String tlsEngine;
+
+    @Option(names = "--crypto", split = ",", description = "TLS on bc: bc or jca, or PROVIDER:ENGINE (default: jca where a provider has it).")
+    List<String> crypto = new ArrayList<>();
+
+    @Option(names = "--tls-versions", defaultValue = "1.2", split = ",",
+            description = "TLS versions offered: 1.2 and/or 1.3 (default: ${DEFAULT-VALUE}; the bc engine resumes TLS 1.2 sessions only).")
+    List<String> versions;
+
+    @Option(names = "--trust", description = "TLS: PEM CA certificates the target must chain to (default: the JDK's trust store).")
+    Path trust;
+
+    @Option(names = "--cert", description = "TLS: PEM client certificate chain presented when asked.")
+    Path cert;
+
+    @Option(names = "--key", description = "TLS: PEM private key of --cert.")
+    Path key;
+
+    @Option(names = "--session-reuse", defaultValue = "on", description = "TLS: on or off (default: ${DEFAULT-VALUE}).")
+    String sessionReuse;
+
+    @Option(names = "--allow-insecure", description = "Lab only: allow RC4 and 3DES (and re-enable them in this JVM's SunJSSE).")
+    boolean allowInsecure;
+
+    @Option(names = "--rate", defaultValue = "10", description = "Calls per second, open loop (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--duration", defaultValue = "10", description = "Seconds of measured calls (default: ${DEFAULT-VALUE}).")
+    double duration;
+
+    @Option(names = "--warmup", defaultValue = "0", description = "Seconds of calls before, not in the summary (default: ${DEFAULT-VALUE}).")
+    double warmup;
+
+    @Option(names = "--hold", defaultValue = "0", description = "Seconds between ACK and BYE (default: ${DEFAULT-VALUE}).")
+    double hold;
+
+    @Option(names = "--call-timeout", defaultValue = "5",
+            description = "Seconds a 200 to the INVITE (and to the BYE) may take before the call fails (default: ${DEFAULT-VALUE}).")
+    double callTimeout;
+
+    @Option(names = "--max-failed-pct", defaultValue = "1",
+            description = "Stop (and fail) when more than this %% of measured calls failed (default: ${DEFAULT-VALUE}).")
+    double maxFailedPct;
+
+    @Option(names = "--uri", description = "Request-URI (default: sip:lab-uas@TARGET;transport=T).")
+    String uri;
+
+    @Option(names = "--interval", defaultValue = "1", description = "Seconds per sample line (default: ${DEFAULT-VALUE}).")
+    double interval;
+
+    @Option(names = "--json", description = "Write the per-interval samples and the summary to this file.")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+        UacOptions options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        List<Interval> samples = new ArrayList<>();
+        RunSummary summary;
+        try {
+            summary = new Uac(options).run(i -> {
+                samples.add(i);
+                out.println(i.line());
+                out.flush();
+            });
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("uac: " + e.getMessage());
+            return 1;
+        }
+        out.println(summary.text());
+        out.flush();
+        if (json != null) {
+            writeJson(samples, summary);
+        }
+        return summary.passed() ? 0 : 1;
+    }
+
+    private void writeJson(List<Interval> samples, RunSummary summary) throws IOException {
+        StringBuilder b = new StringBuilder("{\"intervals\":[");
+        for (int i = 0; i < samples.size(); i++) {
+            b.append(i == 0 ? "\n" : ",\n").append(samples.get(i).json());
+        }
+        b.append("\n],\n\"summary\":").append(summary.json()).append("}\n");
+        if (json.getParent() != null) {
+            Files.createDirectories(json.getParent());
+        }
+        Files.writeString(json, b.toString(), StandardCharsets.UTF_8);
+    }
+
+    private UacOptions options() throws IOException {
+        Transport t = Transport.parse(transport);
+        ConnectionPattern pattern;
+        try {
+            pattern = ConnectionPattern.parse(connection);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--connection: " + e.getMessage(), e);
+        }
+        InetSocketAddress to = hostPort("--target", target);
+        TlsOptions tls = null;
+        if (t == Transport.TLS) {
+            tls = new TlsOptions(ciphers, tlsEngine, crypto, versions, trust, cert, key, onOff("--session-reuse", sessionReuse),
+                    BcTlsSetup.ClientCertificates.NONE, allowInsecure);
+        }
+        String requestUri = uri != null ? uri : "sip:lab-uas@" + to.getAddress().getHostAddress() + ":" + to.getPort()
+                + ";transport=" + t.configName();
+        return new UacOptions(to, t, pattern, tls, rate, seconds("--duration", duration), seconds("--warmup", warmup),
+                seconds("--call-timeout", callTimeout), seconds("--hold", hold), maxFailedPct, requestUri, localFor(to),
+                seconds("--interval", interval));
+    }
+
+    static Duration seconds(String option, double s) {
+        if (s < 0 || Double.isNaN(s) || s > 86_400) {
+            throw new IllegalArgumentException(option + ": " + s + " (expected 0 to 86400 seconds)");
+        }
+        return Duration.ofMillis(Math.round(s * 1000));
+    }
+
+    static boolean onOff(String option, String v) {
+        return switch (v) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException(option + ": \"" + v + "\" (expected on or off)");
+        };
+    }
+
+    static InetSocketAddress hostPort(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException(option + ": \"" + value + "\" (expected HOST:PORT)");
+        }
+        try {
+            int port = Integer.parseInt(value.substring(colon + 1));
+            InetSocketAddress a = new InetSocketAddress(value.substring(0, colon).replace("[", "").replace("]", ""), port);
+            if (a.isUnresolved()) {
+                throw new IllegalArgumentException(option + ": cannot resolve \"" + a.getHostString() + "\"");
+            }
+            return a;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + ": \"" + value + "\" has no port number", e);
+        }
+    }
+
+    /** The local address the target is reached from (nothing is sent to find it). */
+    private static InetAddress localFor(InetSocketAddress target) throws IOException {
+        try (DatagramSocket probe = new DatagramSocket()) {
+            probe.connect(target);
+            return probe.getLocalAddress();
+        }
+    }
+}

@@ -1,0 +1,526 @@
+package org.sipcrypt.lab.loadgen;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+import org.sipcrypt.lab.metrics.CallTimer;
+import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.metrics.Interval;
+import org.sipcrypt.lab.metrics.ProcessCpu;
+import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The UAC role: calls start on an open-loop schedule (call n is due at n / rate seconds, whatever
+ * became of earlier calls, so a slow target cannot slow the arrivals down and hide its latency),
+ * each runs INVITE/100/180/200/ACK/(hold)/BYE/200 with a fresh Call-ID, tags and branches, and the
+ * call response time runs from the moment the call was due (so it includes a per-call connection's
+ * TCP connect and TLS handshake, and any lag of the generator) to the 200. On UDP the INVITE is
+ * retransmitted by Timer A and given up by Timer B, the BYE by Timers E and F (RFC 3261 §17.1.1.2,
+ * §17.1.2.2); on TCP and TLS nothing is retransmitted (§17.1.1.2: Timer A only on unreliable
+ * transports). In-dialog requests follow the route set (§12.2.1.1) on UDP; on TCP and TLS they use
+ * the call's connection, which goes to the same next hop in every topology the lab builds.
+ * Threads: {@code lab-uac-arrivals} keeps the schedule, {@code lab-uac-N} (16, queue of 10000,
+ * a call refused by a full queue fails as {@code generator_overload}) start calls, which may block
+ * on a per-call connect and handshake, {@code lab-uac-timer} runs retransmissions, holds and
+ * timeouts, reader threads handle responses, and the caller of {@link #run} samples every interval.
+ * Threading: one {@link #run} per instance.
+ */
+public final class Uac {
+
+    private static final Logger log = LoggerFactory.getLogger(Uac.class);
+    private static final long T1_MILLIS = 500;
+    private static final long T2_MILLIS = 4000;
+    private static final int WORKERS = 16;
+    private static final int WORK_QUEUE = 10_000;
+    private static final double SATURATED_LAG_MS = 100;
+
+    private final UacOptions o;
+    private final LegCounters counters = new LegCounters();
+    private final CallTimer crt = new CallTimer();
+    private final Map<String, UacCall> calls = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> causes = new ConcurrentHashMap<>();
+    private final String runTag = Long.toString(System.nanoTime() & 0xFFFFFFFFFFL, 36);
+    private final LongAdder offered = new LongAdder();
+    private final LongAdder started = new LongAdder();
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder mOffered = new LongAdder();
+    private final LongAdder mStarted = new LongAdder();
+    private final LongAdder mCompleted = new LongAdder();
+    private final LongAdder mFailed = new LongAdder();
+    private final AtomicLong maxLagNanos = new AtomicLong();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private LegConnector connector;
+    private UdpEndpoint udp;
+    private volatile StreamConnection persistent;
+    private ScheduledThreadPoolExecutor timer;
+    private ThreadPoolExecutor workers;
+    private long startNanos;
+    private long warmupEndNanos;
+    private volatile boolean stopArrivals;
+
+    /** A UAC for one run. */
+    public Uac(UacOptions options) {
+        this.o = options;
+    }
+
+    /** The counters of the run (bytes, handshakes, retransmissions). */
+    public LegCounters counters() {
+        return counters;
+    }
+
+    /**
+     * Runs: warm-up plus duration of arrivals, then waits for calls in flight (at most the call
+     * timeout plus the hold); stops early when failures pass the threshold.
+     *
+     * @param onInterval receives each sample, on the calling thread
+     * @throws IOException the transport cannot be set up (TLS files, the persistent connection)
+     */
+    public RunSummary run(Consumer<Interval> onInterval) throws IOException, InterruptedException {
+        connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout());
+        timer = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "lab-uac-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        AtomicInteger n = new AtomicInteger();
+        workers = new ThreadPoolExecutor(WORKERS, WORKERS, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(WORK_QUEUE), r -> daemon(r, "lab-uac-" + n.getAndIncrement()),
+                new ThreadPoolExecutor.AbortPolicy());
+        Thread arrivals = null;
+        String stoppedEarly = null;
+        long cpuStart = -1;
+        long cpuMeasuredStart = -1;
+        long measuredBytesSent = 0;
+        long measuredBytesReceived = 0;
+        long measuredHandshakes = 0;
+        long measuredResumed = 0;
+        long measuredRetransmissions = 0;
+        try {
+            if (o.transport() == Transport.UDP) {
+                udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, "lab-uac-udp");
+            } else if (o.connection() == ConnectionPattern.PERSISTENT) {
+                persistent = connector.connect(o.target(), listener());
+            }
+            startNanos = System.nanoTime();
+            warmupEndNanos = startNanos + o.warmup().toNanos();
+            long arrivalsEnd = warmupEndNanos + o.duration().toNanos();
+            long hardEnd = arrivalsEnd + o.callTimeout().multipliedBy(2).plus(o.hold()).toNanos();
+            arrivals = daemon(() -> arrive(arrivalsEnd), "lab-uac-arrivals");
+            arrivals.start();
+            long intervalNanos = o.interval().toNanos();
+            long next = startNanos + intervalNanos;
+            cpuStart = ProcessCpu.micros();
+            long cpuLast = cpuStart;
+            long lastNanos = startNanos;
+            long[] last = new long[9];
+            boolean measuring = o.warmup().isZero();
+            if (measuring) {
+                cpuMeasuredStart = cpuStart;
+            }
+            while (true) {
+                long now = System.nanoTime();
+                if (next > now) {
+                    TimeUnit.NANOSECONDS.sleep(next - now);
+                }
+                now = System.nanoTime();
+                next += intervalNanos;
+                if (!measuring && now >= warmupEndNanos) {
+                    measuring = true;
+                    cpuMeasuredStart = ProcessCpu.micros();
+                    measuredBytesSent = counters.bytesSent();
+                    measuredBytesReceived = counters.bytesReceived();
+                    measuredHandshakes = counters.handshakes();
+                    measuredResumed = counters.resumed();
+                    measuredRetransmissions = counters.retransmissions();
+                }
+                long cpu = ProcessCpu.micros();
+                double cpuPct = cpu < 0 || cpuLast < 0 ? -1 : (cpu - cpuLast) / 10.0 / ((now - lastNanos) / 1e6);
+                // an interval that began within the warm-up is a warm-up sample
+                boolean warmupSample = lastNanos < warmupEndNanos;
+                cpuLast = cpu;
+                lastNanos = now;
+                long[] cur = {offered.sum(), started.sum(), completed.sum(), failed.sum(), counters.bytesSent(),
+                    counters.bytesReceived(), counters.handshakes(), counters.resumed(), counters.retransmissions()};
+                Histogram h = crt.takeInterval();
+                onInterval.accept(new Interval((now - startNanos) / 1e9, warmupSample, cur[0] - last[0],
+                        cur[1] - last[1], cur[2] - last[2], cur[3] - last[3], cur[4] - last[4], cur[5] - last[5],
+                        h.getTotalCount(), ms(h, 50), ms(h, 90), ms(h, 99), h.getMaxValue() / 1000.0,
+                        CrtBuckets.of(h), cur[6] - last[6], cur[7] - last[7], cur[8] - last[8], cpuPct));
+                last = cur;
+                long mf = mFailed.sum();
+                if (mf >= UacOptions.MIN_FAILED_TO_STOP && mf * 100.0 > o.maxFailedPct() * Math.max(1, mStarted.sum())) {
+                    stoppedEarly = String.format(Locale.ROOT, "%d of %d measured calls failed (above %.2f %%)", mf,
+                            mStarted.sum(), o.maxFailedPct());
+                    break;
+                }
+                if (now >= arrivalsEnd && (inFlight.get() == 0 || now >= hardEnd)) {
+                    break;
+                }
+            }
+        } finally {
+            stopArrivals = true;
+            if (arrivals != null) {
+                arrivals.join(1000);
+            }
+            for (Runnable never : workers.shutdownNow()) {
+                // calls still queued when the run ended: due, never started
+                fail(((CallStart) never).call, "generator_overload");
+            }
+            timer.shutdownNow();
+            for (UacCall c : calls.values()) {
+                fail(c, "timeout");
+            }
+            if (persistent != null) {
+                persistent.close();
+            }
+            if (udp != null) {
+                udp.close();
+            }
+        }
+        double seconds = Math.max(0, (System.nanoTime() - Math.max(warmupEndNanos, startNanos)) / 1e9);
+        seconds = Math.min(seconds, o.duration().toNanos() / 1e9);
+        long cpuEnd = ProcessCpu.micros();
+        double wall = (System.nanoTime() - warmupEndNanos) / 1e9;
+        double cpuPct = cpuMeasuredStart < 0 || cpuEnd < 0 || wall <= 0 ? -1 : (cpuEnd - cpuMeasuredStart) / 1e4 / wall;
+        int cores = Runtime.getRuntime().availableProcessors();
+        double lagMs = maxLagNanos.get() / 1e6;
+        Histogram total = crt.total();
+        Map<String, Long> why = new HashMap<>();
+        causes.forEach((k, v) -> why.put(k, v.sum()));
+        return new RunSummary(description(), o.rate(), seconds, mOffered.sum(), mStarted.sum(), mCompleted.sum(),
+                mFailed.sum(), why, total.getTotalCount(), ms(total, 50), ms(total, 90), ms(total, 99),
+                total.getMaxValue() / 1000.0, CrtBuckets.of(total), counters.bytesSent() - measuredBytesSent,
+                counters.bytesReceived() - measuredBytesReceived, counters.handshakes() - measuredHandshakes,
+                counters.resumed() - measuredResumed, counters.retransmissions() - measuredRetransmissions, cpuPct,
+                cores, cpuPct > 90.0 * cores || lagMs > SATURATED_LAG_MS, lagMs, stoppedEarly, o.maxFailedPct());
+    }
+
+    private String description() {
+        String s = o.transport().configName() + " to " + o.target().getAddress().getHostAddress() + ":"
+                + o.target().getPort();
+        if (o.transport() != Transport.UDP) {
+            s += " " + o.connection().configName();
+        }
+        if (o.transport() == Transport.TLS) {
+            s += " " + connector.tlsEngine() + " " + String.join(",", o.tls().ciphers())
+                    + " reuse " + (o.tls().sessionReuse() ? "on" : "off");
+        }
+        return s + String.format(Locale.ROOT, ", %.1f cps", o.rate());
+    }
+
+    private static double ms(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** The open-loop schedule: call n is due at start + n / rate. */
+    private void arrive(long arrivalsEnd) {
+        double gapNanos = 1e9 / o.rate();
+        for (long i = 0; !stopArrivals; i++) {
+            long due = startNanos + (long) (i * gapNanos);
+            if (due >= arrivalsEnd) {
+                return;
+            }
+            long wait = due - System.nanoTime();
+            while (wait > 0 && !stopArrivals) {
+                LockSupport.parkNanos(wait);
+                wait = due - System.nanoTime();
+            }
+            long lag = -wait;
+            maxLagNanos.accumulateAndGet(lag, Math::max);
+            boolean measured = due >= warmupEndNanos;
+            UacCall call = new UacCall(i, due, measured, runTag);
+            offered.increment();
+            if (measured) {
+                mOffered.increment();
+            }
+            inFlight.incrementAndGet();
+            try {
+                workers.execute(new CallStart(call));
+            } catch (RejectedExecutionException e) {
+                fail(call, stopArrivals ? "timeout" : "generator_overload");
+            }
+        }
+    }
+
+    /** A call waiting for a worker (named so calls still queued at the end can be failed). */
+    private final class CallStart implements Runnable {
+        final UacCall call;
+
+        CallStart(UacCall call) {
+            this.call = call;
+        }
+
+        @Override
+        public void run() {
+            start(call);
+        }
+    }
+
+    private StreamConnection.Listener listener() {
+        return new StreamConnection.Listener() {
+            @Override
+            public void message(StreamConnection from, SipMessage m) {
+                onMessage(m);
+            }
+
+            @Override
+            public void closed(StreamConnection c, String reason) {
+                for (UacCall call : calls.values()) {
+                    if (call.channel == c) {
+                        fail(call, "transport");
+                    }
+                }
+            }
+        };
+    }
+
+    private String via(UacCall call) {
+        InetSocketAddress local = call.channel != null ? call.channel.localAddress() : udp.localAddress();
+        String t = call.channel != null ? call.channel.viaTransport() : "UDP";
+        return "SIP/2.0/" + t + " " + local.getAddress().getHostAddress() + ":" + local.getPort();
+    }
+
+    private String contact(UacCall call) {
+        InetSocketAddress local = call.channel != null ? call.channel.localAddress() : udp.localAddress();
+        String t = call.channel != null ? call.channel.viaTransport().toLowerCase(Locale.ROOT) : "udp";
+        return "<sip:lab-uac@" + local.getAddress().getHostAddress() + ":" + local.getPort() + ";transport=" + t + ">";
+    }
+
+    /** On a worker: connects if the call needs its own connection, sends the INVITE. */
+    private void start(UacCall call) {
+        try {
+            if (o.transport() != Transport.UDP) {
+                call.channel = o.connection() == ConnectionPattern.PER_CALL ? connector.connect(o.target(), listener())
+                        : persistentConnection();
+            }
+        } catch (IOException e) {
+            log.debug("call {} could not connect: {}", call.callId, e.toString());
+            fail(call, "connect");
+            return;
+        }
+        synchronized (call) {
+            calls.put(call.callId, call);
+            byte[] invite = call.buildInvite(o.requestUri(), via(call), contact(call));
+            started.increment();
+            if (call.measured) {
+                mStarted.increment();
+            }
+            if (!send(call, invite, o.target())) {
+                return;
+            }
+            call.timeout = timer.schedule(() -> fail(call, "timeout"), o.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            if (udp != null) {
+                call.retransmitMillis = T1_MILLIS;
+                call.timer = timer.schedule(() -> retransmit(call), T1_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    private synchronized StreamConnection persistentConnection() throws IOException {
+        if (persistent == null || persistent.isClosed()) {
+            persistent = connector.connect(o.target(), listener());
+        }
+        return persistent;
+    }
+
+    private boolean send(UacCall call, byte[] message, InetSocketAddress to) {
+        try {
+            if (call.channel != null) {
+                call.channel.send(message);
+            } else {
+                udp.send(message, to);
+            }
+            return true;
+        } catch (IOException e) {
+            log.debug("call {} send failed: {}", call.callId, e.toString());
+            fail(call, "transport");
+            return false;
+        }
+    }
+
+    /** Timer A (INVITE, doubling) and Timer E (BYE, doubling up to T2), until Timer B or F (64 × T1). */
+    private void retransmit(UacCall call) {
+        synchronized (call) {
+            byte[] again;
+            InetSocketAddress to;
+            if (call.state == UacCall.State.INVITING) {
+                again = call.invite;
+                to = o.target();
+            } else if (call.state == UacCall.State.BYEING) {
+                again = call.bye;
+                to = call.nextHop;
+            } else {
+                return;
+            }
+            if (call.retransmitMillis >= 32 * T1_MILLIS) {
+                fail(call, "timeout");
+                return;
+            }
+            counters.retransmissions.increment();
+            send(call, again, to);
+            call.retransmitMillis = call.state == UacCall.State.BYEING ? Math.min(call.retransmitMillis * 2, T2_MILLIS)
+                    : call.retransmitMillis * 2;
+            call.timer = timer.schedule(() -> retransmit(call), call.retransmitMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void onUdp(SipMessage m, InetSocketAddress from) {
+        onMessage(m);
+    }
+
+    private void onMessage(SipMessage m) {
+        UacCall call = calls.get(m.callId());
+        if (call == null) {
+            return;
+        }
+        synchronized (call) {
+            if (call.state == UacCall.State.DONE) {
+                return;
+            }
+            if (!m.isResponse()) {
+                fail(call, "unexpected");
+                return;
+            }
+            int status = m.status();
+            String method = m.cseqMethod();
+            if (method.equals("INVITE")) {
+                onInviteResponse(call, m, status);
+            } else if (method.equals("BYE")) {
+                if (status >= 200 && status < 300 && call.state == UacCall.State.BYEING) {
+                    complete(call);
+                } else if (status >= 300) {
+                    fail(call, "status_" + status);
+                }
+            } else {
+                fail(call, "unexpected");
+            }
+        }
+    }
+
+    private void onInviteResponse(UacCall call, SipMessage m, int status) {
+        if (status < 200) {
+            if (call.state == UacCall.State.INVITING) {
+                call.state = UacCall.State.PROCEEDING;
+            }
+            return;
+        }
+        if (status >= 300) {
+            if (udp != null) {
+                send(call, call.buildErrorAck(o.requestUri(), via(call), m), o.target());
+            }
+            fail(call, "status_" + status);
+            return;
+        }
+        if (call.state == UacCall.State.INVITING || call.state == UacCall.State.PROCEEDING) {
+            crt.record((System.nanoTime() - call.dueNanos) / 1000, call.measured);
+            call.confirm(m);
+            if (call.remoteTarget == null) {
+                fail(call, "unexpected");
+                return;
+            }
+            call.nextHop = call.dialogNextHop();
+            call.state = UacCall.State.CONFIRMED;
+            cancelTimer(call);
+            send(call, call.buildAck(via(call)), call.nextHop);
+            if (o.hold().isZero()) {
+                sendBye(call);
+            } else {
+                call.timer = timer.schedule(() -> {
+                    synchronized (call) {
+                        if (call.state == UacCall.State.CONFIRMED) {
+                            sendBye(call);
+                        }
+                    }
+                }, o.hold().toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } else if (call.ack != null && udp != null) {
+            // a retransmitted 2xx: the ACK was lost (RFC 3261 §13.2.2.4)
+            counters.retransmissions.increment();
+            send(call, call.ack, call.nextHop);
+        }
+    }
+
+    private void sendBye(UacCall call) {
+        call.state = UacCall.State.BYEING;
+        if (call.timeout != null) {
+            call.timeout.cancel(false);
+        }
+        call.timeout = timer.schedule(() -> fail(call, "timeout"), o.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        if (send(call, call.buildBye(via(call)), call.nextHop) && udp != null) {
+            call.retransmitMillis = T1_MILLIS;
+            call.timer = timer.schedule(() -> retransmit(call), T1_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static void cancelTimer(UacCall call) {
+        if (call.timer != null) {
+            call.timer.cancel(false);
+            call.timer = null;
+        }
+    }
+
+    private void complete(UacCall call) {
+        if (end(call)) {
+            completed.increment();
+            if (call.measured) {
+                mCompleted.increment();
+            }
+        }
+    }
+
+    private void fail(UacCall call, String cause) {
+        synchronized (call) {
+            if (end(call)) {
+                failed.increment();
+                if (call.measured) {
+                    mFailed.increment();
+                    causes.computeIfAbsent(cause, k -> new LongAdder()).increment();
+                }
+                log.debug("call {} failed: {}", call.callId, cause);
+            }
+        }
+    }
+
+    /** Ends a call once; closes its per-call connection. */
+    private boolean end(UacCall call) {
+        synchronized (call) {
+            if (call.state == UacCall.State.DONE) {
+                return false;
+            }
+            call.state = UacCall.State.DONE;
+            cancelTimer(call);
+            if (call.timeout != null) {
+                call.timeout.cancel(false);
+            }
+            calls.remove(call.callId);
+            inFlight.decrementAndGet();
+            if (call.channel != null && call.channel != persistent) {
+                call.channel.close();
+            }
+            return true;
+        }
+    }
+}

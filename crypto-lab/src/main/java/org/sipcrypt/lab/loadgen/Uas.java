@@ -1,0 +1,284 @@
+package org.sipcrypt.lab.loadgen;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The UAS role: answers INVITE with 100, 180 and 200 (with an SDP answer), takes ACK silently,
+ * answers BYE, OPTIONS and CANCEL with 200 and anything else with 501. Responses go back the way
+ * the request came: on TCP and TLS over its connection, on UDP to the datagram's source address
+ * (RFC 3581 behaviour, which is where a proxy or the UAC listens). On UDP it keeps a small
+ * transaction memory (Call-ID, CSeq and top Via branch, for 64 × T1) and answers a retransmitted
+ * request with the last response again, and it retransmits the 200 to an INVITE by Timer G until the
+ * ACK comes or Timer H gives up (RFC 3261 §13.3.1.4).
+ * Threads: one receiver per UDP listener, one acceptor per TCP/TLS listener, a reader per
+ * connection, and {@code lab-uas-timer} for Timer G/H and forgetting transactions.
+ * Threading: thread-safe; {@link #listen} before traffic, {@link #close} once.
+ */
+public final class Uas implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(Uas.class);
+    private static final long T1_MILLIS = 500;
+    private static final long T2_MILLIS = 4000;
+    private static final String SDP = "v=0\r\no=lab-uas 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+            + "m=audio 49180 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n";
+
+    private final LegCounters counters = new LegCounters();
+    private final ScheduledThreadPoolExecutor timer;
+    private final List<Closeable> open = new ArrayList<>();
+    private final Set<StreamConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Last response per UDP transaction, for retransmitted requests. */
+    private final Map<String, byte[]> answered = new ConcurrentHashMap<>();
+    /** INVITEs whose 200 is retransmitted until their ACK, by Call-ID. */
+    private final Map<String, Boolean> awaitingAck = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
+    private final AtomicLong tagCounter = new AtomicLong();
+    private final LongAdder timerH = new LongAdder();
+
+    /** A UAS with no listener yet. */
+    public Uas() {
+        timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "lab-uas-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+    }
+
+    /**
+     * Opens a listener.
+     *
+     * @param tls the listener's TLS settings (certificate and key required), for TLS only
+     * @return the bound address (port 0 picks a free port)
+     */
+    public synchronized InetSocketAddress listen(Transport transport, InetSocketAddress address, TlsOptions tls)
+            throws IOException {
+        if (transport == Transport.UDP) {
+            UdpEndpoint[] self = new UdpEndpoint[1];
+            UdpEndpoint udp = new UdpEndpoint(address, counters, (m, from) -> onUdp(self[0], m, from),
+                    "lab-uas-udp-" + address.getPort());
+            self[0] = udp;
+            open.add(udp);
+            log.info("uas listening on udp:{}", hostPort(udp.localAddress()));
+            return udp.localAddress();
+        }
+        if (transport == Transport.TLS && (tls == null || tls.cert() == null)) {
+            throw new IllegalArgumentException("--cert and --key: a tls listener needs a certificate and key");
+        }
+        LegConnector connector = new LegConnector(transport, tls, counters, java.time.Duration.ofSeconds(10));
+        ServerSocket server = connector.listen(address);
+        open.add(server);
+        InetSocketAddress bound = (InetSocketAddress) server.getLocalSocketAddress();
+        Thread acceptor = new Thread(() -> accept(server, connector, transport), "lab-uas-accept-" + bound.getPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+        log.info("uas listening on {}:{}{}", transport.configName(), hostPort(bound),
+                connector.tlsEngine() == null ? "" : " (" + connector.tlsEngine() + ")");
+        return bound;
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+        return a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+
+    private void accept(ServerSocket server, LegConnector connector, Transport transport) {
+        StreamConnection.Listener listener = new StreamConnection.Listener() {
+            @Override
+            public void message(StreamConnection from, SipMessage m) {
+                if (!m.isResponse()) {
+                    onRequest(m, response -> from.send(response), transport.configName(), from.localAddress(), null);
+                }
+            }
+
+            @Override
+            public void closed(StreamConnection c, String reason) {
+                connections.remove(c);
+            }
+        };
+        while (!server.isClosed()) {
+            try {
+                Socket s = server.accept();
+                connections.add(connector.accept(s, listener));
+            } catch (IOException e) {
+                if (!server.isClosed()) {
+                    log.warn("uas accept on {} failed: {}", server.getLocalSocketAddress(), e.toString());
+                }
+            }
+        }
+    }
+
+    /** The counters of this UAS (bytes, handshakes, Timer G retransmissions). */
+    public LegCounters counters() {
+        return counters;
+    }
+
+    /** Requests received per method (retransmissions included). */
+    public long requests(String method) {
+        LongAdder a = requests.get(method);
+        return a == null ? 0 : a.sum();
+    }
+
+    /** 200s to INVITE given up by Timer H (no ACK came). */
+    public long timerHExpired() {
+        return timerH.sum();
+    }
+
+    /** Connections open now. */
+    public int openConnections() {
+        return connections.size();
+    }
+
+    private interface Reply {
+        void send(byte[] response) throws IOException;
+    }
+
+    private void onUdp(UdpEndpoint udp, SipMessage m, InetSocketAddress from) {
+        if (!m.isResponse()) {
+            onRequest(m, response -> udp.send(response, from), "udp", udp.localAddress(), key(m));
+        }
+    }
+
+    private static String key(SipMessage m) {
+        List<String> via = m.headers("Via");
+        return m.callId() + "|" + m.header("CSeq") + "|" + (via.isEmpty() ? "" : SipMessage.param(via.get(0), "branch"));
+    }
+
+    /** {@code txKey} non-null on UDP, where retransmissions happen. */
+    private void onRequest(SipMessage m, Reply reply, String transport, InetSocketAddress local, String txKey) {
+        String method = m.method();
+        requests.computeIfAbsent(method, k -> new LongAdder()).increment();
+        try {
+            if (method.equals("ACK")) {
+                awaitingAck.remove(m.callId());
+                return;
+            }
+            if (txKey != null) {
+                byte[] last = answered.get(txKey);
+                if (last != null) {
+                    reply.send(last);
+                    return;
+                }
+            }
+            switch (method) {
+                case "INVITE" -> {
+                    String tag = "uas" + tagCounter.incrementAndGet();
+                    reply.send(response(m, 100, "Trying", null, null, local, transport));
+                    reply.send(response(m, 180, "Ringing", tag, null, local, transport));
+                    byte[] ok = response(m, 200, "OK", tag, SDP, local, transport);
+                    remember(txKey, ok);
+                    reply.send(ok);
+                    if (txKey != null) {
+                        awaitingAck.put(m.callId(), Boolean.TRUE);
+                        timer.schedule(() -> retransmitOk(m.callId(), ok, reply, T1_MILLIS, T1_MILLIS), T1_MILLIS,
+                                TimeUnit.MILLISECONDS);
+                    }
+                }
+                case "BYE", "OPTIONS", "CANCEL" -> {
+                    byte[] ok = response(m, 200, "OK", null, null, local, transport);
+                    remember(txKey, ok);
+                    reply.send(ok);
+                }
+                default -> {
+                    byte[] no = response(m, 501, "Not Implemented", null, null, local, transport);
+                    remember(txKey, no);
+                    reply.send(no);
+                }
+            }
+        } catch (IOException e) {
+            log.debug("uas reply to {} failed: {}", m, e.toString());
+        }
+    }
+
+    private void remember(String txKey, byte[] response) {
+        if (txKey != null) {
+            answered.put(txKey, response);
+            timer.schedule(() -> answered.remove(txKey), 64 * T1_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Timer G: doubling up to T2 until the ACK; Timer H: 64 × T1 after the first 200. */
+    private void retransmitOk(String callId, byte[] ok, Reply reply, long interval, long elapsed) {
+        if (awaitingAck.get(callId) == null) {
+            return;
+        }
+        if (elapsed >= 64 * T1_MILLIS) {
+            awaitingAck.remove(callId);
+            timerH.increment();
+            return;
+        }
+        try {
+            counters.retransmissions.increment();
+            reply.send(ok);
+        } catch (IOException e) {
+            log.debug("uas 200 retransmission for {} failed: {}", callId, e.toString());
+        }
+        long next = Math.min(interval * 2, T2_MILLIS);
+        timer.schedule(() -> retransmitOk(callId, ok, reply, next, elapsed + next), next, TimeUnit.MILLISECONDS);
+    }
+
+    private static byte[] response(SipMessage req, int status, String reason, String toTag, String sdp,
+                                   InetSocketAddress local, String transport) {
+        StringBuilder b = new StringBuilder();
+        b.append("SIP/2.0 ").append(status).append(' ').append(reason).append("\r\n");
+        for (String via : req.headers("Via")) {
+            b.append("Via: ").append(via).append("\r\n");
+        }
+        b.append("From: ").append(req.header("From")).append("\r\n");
+        String to = req.header("To");
+        if (toTag != null && SipMessage.param(to, "tag") == null) {
+            to = to + ";tag=" + toTag;
+        }
+        b.append("To: ").append(to).append("\r\n");
+        b.append("Call-ID: ").append(req.callId()).append("\r\n");
+        b.append("CSeq: ").append(req.header("CSeq")).append("\r\n");
+        if (req.method().equals("INVITE") && status > 100 && status < 300) {
+            // the dialog's route set comes from Record-Route, copied into every response that makes one
+            // (RFC 3261 §12.1.1)
+            for (String rr : req.headers("Record-Route")) {
+                b.append("Record-Route: ").append(rr).append("\r\n");
+            }
+            b.append("Contact: <sip:lab-uas@").append(local.getAddress().getHostAddress()).append(':')
+                    .append(local.getPort()).append(";transport=").append(transport.toLowerCase(Locale.ROOT))
+                    .append(">\r\n");
+        }
+        if (sdp != null) {
+            b.append("Content-Type: application/sdp\r\n");
+            b.append("Content-Length: ").append(sdp.getBytes(StandardCharsets.UTF_8).length).append("\r\n\r\n").append(sdp);
+        } else {
+            b.append("Content-Length: 0\r\n\r\n");
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public synchronized void close() {
+        timer.shutdownNow();
+        for (Closeable c : open) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                log.debug("uas close of {} failed: {}", c, e.toString());
+            }
+        }
+        for (StreamConnection c : connections) {
+            c.close();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package org.sipcrypt.lab.loadgen;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The generator's one UDP socket of a side: a receiver thread parses each datagram and hands it on
+ * with its source address; any thread may {@link #send}. Unparsable datagrams are counted and dropped.
+ * Threading: thread-safe; {@link #send} does not block beyond the kernel's send buffer.
+ */
+public final class UdpEndpoint implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(UdpEndpoint.class);
+
+    private final DatagramSocket socket;
+    private final LegCounters counters;
+    private volatile long dropped;
+
+    /** Binds the socket (port 0 for any free port) and starts the receiver thread. */
+    public UdpEndpoint(InetSocketAddress bind, LegCounters counters, BiConsumer<SipMessage, InetSocketAddress> receiver,
+                       String threadName) throws SocketException {
+        this.socket = new DatagramSocket(bind);
+        this.counters = counters;
+        socket.setReceiveBufferSize(4 << 20);
+        socket.setSendBufferSize(4 << 20);
+        Thread t = new Thread(() -> receive(receiver), threadName);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void receive(BiConsumer<SipMessage, InetSocketAddress> receiver) {
+        byte[] buf = new byte[65535];
+        DatagramPacket p = new DatagramPacket(buf, buf.length);
+        while (!socket.isClosed()) {
+            try {
+                p.setLength(buf.length);
+                socket.receive(p);
+                counters.bytesReceived.add(p.getLength());
+                SipMessage m;
+                try {
+                    m = SipMessage.parse(p.getData(), p.getOffset(), p.getLength());
+                } catch (IllegalArgumentException e) {
+                    if (dropped++ == 0) {
+                        log.warn("unparsable datagram from {} dropped: {}", p.getSocketAddress(), e.getMessage());
+                    }
+                    continue;
+                }
+                receiver.accept(m, (InetSocketAddress) p.getSocketAddress());
+            } catch (IOException e) {
+                if (!socket.isClosed()) {
+                    log.warn("udp {} receive failed: {}", socket.getLocalSocketAddress(), e.toString());
+                }
+            }
+        }
+    }
+
+    /** Sends one datagram. */
+    public void send(byte[] message, InetSocketAddress to) throws IOException {
+        socket.send(new DatagramPacket(message, message.length, to));
+        counters.bytesSent.add(message.length);
+    }
+
+    /** The bound address. */
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) socket.getLocalSocketAddress();
+    }
+
+    /** Datagrams that did not parse as SIP. */
+    public long dropped() {
+        return dropped;
+    }
+
+    @Override
+    public void close() {
+        socket.close();
+    }
+}

@@ -1,0 +1,37 @@
+package org.sipcrypt.lab.metrics;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * The call-response-time buckets the literature reports: 0–30, 31–60, 61–90, 91–120, 121–150 and
+ * above 150 ms. A time belongs to the bucket whose upper bound it does not exceed, so 30.4 ms is in
+ * 31–60 (bounds are whole milliseconds, the histogram holds microseconds).
+ * Threading: immutable.
+ */
+public final class CrtBuckets {
+
+    /** Upper bounds in ms of every bucket but the last. */
+    public static final long[] UPPER_MS = {30, 60, 90, 120, 150};
+    /** The bucket names, as in reports. */
+    public static final String[] NAMES = {"0-30", "31-60", "61-90", "91-120", "121-150", ">150"};
+
+    private CrtBuckets() {
+    }
+
+    /** Counts per bucket of a histogram of microseconds. */
+    public static long[] of(Histogram micros) {
+        long[] out = new long[NAMES.length];
+        long low = 0;
+        long total = micros.getTotalCount();
+        long below = 0;
+        for (int i = 0; i < UPPER_MS.length; i++) {
+            long high = UPPER_MS[i] * 1000;
+            long n = total == 0 ? 0 : micros.getCountBetweenValues(low, high);
+            out[i] = n;
+            below += n;
+            low = high + 1;
+        }
+        out[NAMES.length - 1] = total - below;
+        return out;
+    }
+}

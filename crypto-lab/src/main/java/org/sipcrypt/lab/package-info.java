@@ -1,0 +1,29 @@
+/**
+ * The crypto lab's command line: {@code uac} and {@code uas}, the generator's two roles run alone.
+ * Commands parse and check arguments and hand over to {@link org.sipcrypt.lab.loadgen}; they hold no
+ * protocol logic.
+ *
+ * <p>Threads of a generator process (all daemon threads, named):
+ * <table>
+ * <caption>generator threads</caption>
+ * <tr><th>name</th><th>how many</th><th>queue</th><th>runs</th><th>never runs</th></tr>
+ * <tr><td>{@code lab-uac-arrivals}</td><td>1</td><td>none</td><td>the open-loop schedule: parks until
+ *     each call is due, hands it to a worker</td><td>anything that blocks</td></tr>
+ * <tr><td>{@code lab-uac-N}</td><td>16</td><td>10000; a full queue fails the call as
+ *     {@code generator_overload}</td><td>starting calls: a per-call connect and TLS handshake, the INVITE</td>
+ *     <td>response handling</td></tr>
+ * <tr><td>{@code lab-uac-timer}</td><td>1</td><td>unbounded (at most a few timers per call in
+ *     flight)</td><td>Timers A, B, E, F, hold and call timeouts</td><td>connects</td></tr>
+ * <tr><td>{@code lab-uac-udp}, {@code lab-uas-udp-PORT}</td><td>1 per UDP socket</td><td>the kernel's
+ *     receive buffer (4 MiB asked)</td><td>parsing datagrams and the call or UAS logic they trigger</td>
+ *     <td>anything that blocks</td></tr>
+ * <tr><td>{@code lab-reader-N}</td><td>1 per TCP/TLS connection</td><td>none</td><td>reading, TLS
+ *     records, framing, the call or UAS logic of each message; a JSSE server handshake</td><td>waiting for
+ *     other connections</td></tr>
+ * <tr><td>{@code lab-uas-accept-PORT}</td><td>1 per TCP/TLS listener</td><td>the listen backlog (1024)</td>
+ *     <td>accepting</td><td>handshakes</td></tr>
+ * <tr><td>{@code lab-uas-timer}</td><td>1</td><td>unbounded (two timers per UDP transaction)</td><td>Timers
+ *     G and H, forgetting transactions</td><td>anything that blocks long</td></tr>
+ * </table>
+ */
+package org.sipcrypt.lab;

@@ -1,0 +1,148 @@
+package org.sipcrypt.lab.loadgen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.Interval;
+import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
+import picocli.CommandLine;
+
+/**
+ * The UAC against the UAS on loopback, no server between them: every transport and connection
+ * pattern, TLS on both generator engines, session reuse on and off, and a silent target.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LoopbackCallsTest {
+
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final double RATE = 20;
+    private static final Duration DURATION = Duration.ofSeconds(2);
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void certificates() {
+        assertEquals(0, new CommandLine(new CertsCommand()).execute("--out", dir.toString()));
+    }
+
+    private TlsOptions uasTls(String ciphers, boolean reuse) {
+        return new TlsOptions(List.of(ciphers), "bc", List.of(), List.of("1.2"), dir.resolve("ca.pem"),
+                dir.resolve("server.pem"), dir.resolve("server-key.pem"), reuse, BcTlsSetup.ClientCertificates.NONE, true);
+    }
+
+    private TlsOptions uacTls(String ciphers, String engine, boolean reuse) {
+        return TlsOptions.of(List.of(ciphers), dir.resolve("ca.pem")).withEngine(engine).withSessionReuse(reuse);
+    }
+
+    private static RunSummary call(Transport t, ConnectionPattern pattern, TlsOptions tls, InetSocketAddress uas,
+                                   List<Interval> samples, Duration timeout) throws Exception {
+        String uri = "sip:lab-uas@127.0.0.1:" + uas.getPort() + ";transport=" + t.configName();
+        UacOptions o = new UacOptions(uas, t, pattern, tls, RATE, DURATION, Duration.ZERO, timeout, Duration.ZERO, 1.0,
+                uri, LOOPBACK, Duration.ofMillis(500));
+        return new Uac(o).run(samples::add);
+    }
+
+    private RunSummary callUas(Transport t, ConnectionPattern pattern, TlsOptions uasTls, TlsOptions uacTls)
+            throws Exception {
+        try (Uas uas = new Uas()) {
+            InetSocketAddress at = uas.listen(t, new InetSocketAddress(LOOPBACK, 0), uasTls);
+            List<Interval> samples = new ArrayList<>();
+            RunSummary s = call(t, pattern, uacTls, at, samples, Duration.ofSeconds(5));
+            assertAllCallsCompleted(s, samples);
+            assertEquals(s.completed(), uas.requests("BYE"), "the UAS answered each BYE once");
+            return s;
+        }
+    }
+
+    private static void assertAllCallsCompleted(RunSummary s, List<Interval> samples) {
+        long expected = Math.round(RATE * DURATION.toSeconds());
+        assertEquals(expected, s.offered(), s.text());
+        assertEquals(0, s.failed(), s.text());
+        assertEquals(expected, s.completed(), s.text());
+        assertEquals(expected, s.crtCount(), "one response time per call");
+        long inBuckets = 0;
+        for (long b : s.buckets()) {
+            inBuckets += b;
+        }
+        assertEquals(s.crtCount(), inBuckets, "every response time in one bucket");
+        assertTrue(s.crtP50Ms() > 0 && s.crtP50Ms() <= s.crtP99Ms() && s.crtP99Ms() <= s.crtMaxMs(), s.text());
+        assertTrue(s.bytesSent() > 0 && s.bytesReceived() > 0, s.text());
+        assertTrue(s.passed(), s.text());
+        assertFalse(samples.isEmpty());
+        assertEquals(s.completed(), samples.stream().mapToLong(Interval::completed).sum(), "the samples add up");
+    }
+
+    @Test
+    void callsOverUdpComplete() throws Exception {
+        RunSummary s = callUas(Transport.UDP, ConnectionPattern.PERSISTENT, null, null);
+        assertEquals(0, s.handshakes());
+    }
+
+    @Test
+    void callsOverOnePersistentTcpConnectionComplete() throws Exception {
+        callUas(Transport.TCP, ConnectionPattern.PERSISTENT, null, null);
+    }
+
+    @Test
+    void callsOverTcpConnectionsPerCallComplete() throws Exception {
+        callUas(Transport.TCP, ConnectionPattern.PER_CALL, null, null);
+    }
+
+    @Test
+    void callsOverOnePersistentTlsConnectionWithAesComplete() throws Exception {
+        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PERSISTENT, uasTls("aes", true),
+                uacTls("aes", "jsse", true));
+        assertEquals(1, s.handshakes(), "one connection, one handshake");
+    }
+
+    @Test
+    void perCallTlsConnectionsResumeTheSessionWhenReuseIsOn() throws Exception {
+        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PER_CALL, uasTls("aes", true), uacTls("aes", "bc", true));
+        assertEquals(s.completed(), s.handshakes(), "a handshake per call");
+        assertTrue(s.resumed() > 0, s.text());
+    }
+
+    @Test
+    void perCallTlsConnectionsMakeFullHandshakesWhenReuseIsOff() throws Exception {
+        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PER_CALL, uasTls("aes", true), uacTls("aes", "bc", false));
+        assertEquals(s.completed(), s.handshakes(), "a handshake per call");
+        assertEquals(0, s.resumed(), s.text());
+    }
+
+    @Test
+    void callsOverTlsWithSeedOnTheBcEngineComplete() throws Exception {
+        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PERSISTENT, uasTls("seed", true),
+                uacTls("seed", "bc", true));
+        assertTrue(s.description().contains("bc seed"), s.description());
+    }
+
+    @Test
+    void callsToASilentPortFailAsTimeoutsAndStopTheRun() throws Exception {
+        try (java.net.DatagramSocket silent = new java.net.DatagramSocket(new InetSocketAddress(LOOPBACK, 0))) {
+            List<Interval> samples = new ArrayList<>();
+            RunSummary s = call(Transport.UDP, ConnectionPattern.PERSISTENT, null,
+                    (InetSocketAddress) silent.getLocalSocketAddress(), samples, Duration.ofMillis(600));
+            assertFalse(s.passed(), s.text());
+            assertEquals(0, s.completed());
+            assertEquals(s.failed(), s.causes().get("timeout"), s.text());
+            assertTrue(s.retransmissions() > 0, "Timer A retransmitted the INVITEs: " + s.text());
+        }
+    }
+}
