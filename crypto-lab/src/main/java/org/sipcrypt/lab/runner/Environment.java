@@ -1,0 +1,50 @@
+package org.sipcrypt.lab.runner;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a study ran on: the JVM, the CPU, the cores and the operating system, so results from
+ * different machines are not compared unknowingly.
+ * Threading: immutable.
+ *
+ * @param jvm       vendor and version of the JVM running the lab
+ * @param cpuModel  the CPU's model name, or {@code unknown}
+ * @param cores     processors available
+ * @param os        operating system name, version and architecture
+ * @param host      the machine's host name
+ * @param labVersion the lab's version
+ */
+public record Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion) {
+
+    /** The machine this JVM runs on. */
+    public static Environment current() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "unknown";
+        }
+        String version = Environment.class.getPackage().getImplementationVersion();
+        return new Environment(System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
+                + System.getProperty("java.runtime.version"), readCpuModel(), Runtime.getRuntime().availableProcessors(),
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+                host, version != null ? version : "0.1.0-SNAPSHOT");
+    }
+
+    private static String readCpuModel() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/cpuinfo"));
+            for (String l : lines) {
+                if (l.startsWith("model name")) {
+                    return l.substring(l.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+        return "unknown";
+    }
+}
