@@ -1,0 +1,81 @@
+package org.sipcrypt.lab.runner;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.sipcrypt.lab.metrics.Interval;
+import org.sipcrypt.lab.metrics.RunSummary;
+
+/**
+ * Studies made of given numbers, for tests of storage, reports and the cost model (the numbers are
+ * inputs of those tests, not measurements).
+ * Threading: immutable.
+ */
+public final class Studies {
+
+    private Studies() {
+    }
+
+    /** A generator summary of a point: {@code completed} calls in {@code seconds}, CRT p50 as given. */
+    public static RunSummary summary(double rate, double seconds, long completed, long failed, double p50Ms) {
+        long started = completed + failed;
+        return new RunSummary("test point", rate, seconds, started, started, completed, failed,
+                failed > 0 ? Map.of("timeout", failed) : Map.of(), completed, p50Ms, p50Ms * 1.5, p50Ms * 3,
+                p50Ms * 5, new long[] {completed, 0, 0, 0, 0, 0}, completed * 900, completed * 700, 0, 0, 0, 40, 2,
+                false, 1.5, null, 1.0);
+    }
+
+    /** A fixed-rate point whose server spent {@code cpuMicrosPerCall} per call. */
+    public static PointRun point(String scenario, String cipher, int repetition, double rate, double cpuMicrosPerCall) {
+        double seconds = 10;
+        long completed = Math.round(rate * seconds);
+        RunSummary s = summary(rate, seconds, completed, 0, 2 + cpuMicrosPerCall / 1000);
+        List<Sample> samples = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            samples.add(new Sample(new Interval(i, i == 1, (long) rate, (long) rate, (long) rate, 0, 90_000, 70_000,
+                    (long) rate, 2, 3, 6, 10, new long[] {(long) rate, 0, 0, 0, 0, 0}, 0, 0, 0, 40),
+                    rate * cpuMicrosPerCall / 1e4));
+        }
+        return new PointRun(scenario, cipher, "fixed", repetition, rate, s, 0, 0, completed * 1600,
+                new ServerSample(4242, rate * cpuMicrosPerCall / 1e4, cpuMicrosPerCall, 64L << 20), samples, null);
+    }
+
+    /** A ramp whose steps pass up to {@code peak} and fail above it. */
+    public static PeakSearch ramp(String scenario, String cipher, int repetition, double start, double step, double peak,
+                                  double cpuMicrosPerCall) {
+        List<PointRun> steps = new ArrayList<>();
+        for (double r = start; r <= peak + step; r += step) {
+            PointRun p = point(scenario, cipher, repetition, r, cpuMicrosPerCall);
+            if (r > peak) {
+                long c = Math.round(r * 10 * 0.9);
+                p = new PointRun(scenario, cipher, "step", repetition, r, summary(r, 10, c, Math.round(r * 10) - c, 200),
+                        0, 0, 0, p.server(), p.samples(), null);
+            } else {
+                p = new PointRun(scenario, cipher, "step", repetition, r, p.uac(), 0, 0, p.uasBytes(), p.server(),
+                        p.samples(), null);
+            }
+            steps.add(p);
+        }
+        return new PeakSearch(scenario, cipher, repetition, peak, peak, "failures", steps);
+    }
+
+    /**
+     * A study of one scenario: every cipher at {@code rate} with the given CPU per call (one value per
+     * cipher, in order), three repetitions each differing by ±2 %, and one ramp per cipher.
+     */
+    public static Study study(String scenario, List<String> ciphers, double rate, double... cpuMicrosPerCall) {
+        List<PointRun> fixed = new ArrayList<>();
+        List<PeakSearch> peaks = new ArrayList<>();
+        for (int c = 0; c < ciphers.size(); c++) {
+            for (int rep = 1; rep <= 3; rep++) {
+                double cpu = cpuMicrosPerCall[c] * (1 + (rep - 2) * 0.02);
+                fixed.add(point(scenario, ciphers.get(c), rep, rate, cpu));
+            }
+            peaks.add(ramp(scenario, ciphers.get(c), 1, 100, 100, Math.floor(1e6 / cpuMicrosPerCall[c] / 100) * 100,
+                    cpuMicrosPerCall[c]));
+        }
+        return new Study(0, scenario, "name: " + scenario + "\n", ciphers, Instant.parse("2026-11-22T10:00:00Z"),
+                new Environment("test JVM", "test CPU", 2, "Linux", "lab-host", "0.1.0"), fixed, peaks);
+    }
+}
