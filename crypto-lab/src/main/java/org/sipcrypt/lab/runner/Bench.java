@@ -1,0 +1,199 @@
+package org.sipcrypt.lab.runner;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.sipcrypt.lab.loadgen.TlsOptions;
+import org.sipcrypt.lab.loadgen.Uas;
+import org.sipcrypt.lab.scenario.Leg;
+import org.sipcrypt.lab.scenario.Scenario;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * What one point (or one ramp) of a scenario runs against: the lab UAS on the right leg, and the
+ * sipcrypt server under test in its own process, set up for one compared cipher: its listener for
+ * the left leg, a route for {@code lab.test} to the UAS over the right leg's transport and
+ * connection pattern, TLS with that cipher only (TLS 1.2, the version of the suites compared),
+ * client certificates and session reuse as the legs say. A bench on an external target starts no
+ * server: that server must already route {@code lab.test} to the UAS address given.
+ * Threading: one owner thread.
+ */
+final class Bench implements Closeable {
+
+    /** The domain the proxy routes to the UAS (calls) or serves itself (registrar workloads). */
+    static final String DOMAIN = "lab.test";
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    final Scenario scenario;
+    final String cipher;
+    final Transport leftTransport;
+    final Transport rightTransport;
+    final Uas uas;
+    final InetSocketAddress uasAddress;
+    final ServerProcess server;
+    final InetSocketAddress target;
+    final long serverPid;
+
+    private Bench(Scenario scenario, String cipher, Uas uas, InetSocketAddress uasAddress, ServerProcess server,
+                  InetSocketAddress target, long serverPid) {
+        this.scenario = scenario;
+        this.cipher = cipher;
+        this.leftTransport = scenario.left().transportFor(cipher);
+        this.rightTransport = scenario.right().transportFor(cipher);
+        this.uas = uas;
+        this.uasAddress = uasAddress;
+        this.server = server;
+        this.target = target;
+        this.serverPid = serverPid;
+    }
+
+    /** Whether a cipher name is one of the insecure suites the lab alone may run. */
+    static boolean insecure(String cipher) {
+        return cipher.equals("3des") || cipher.equals("rc4");
+    }
+
+    /**
+     * Starts the UAS and the server for a cipher.
+     *
+     * @param dir   work directory of this bench (server logs, database)
+     * @param certs the lab's certificates ({@code certs} command output)
+     * @param users the subscriber file for authentication, or null
+     * @param external where an external server listens, or null to start ours
+     */
+    static Bench start(Scenario s, String cipher, Path dir, Path certs, Path users, ExternalTarget external)
+            throws IOException, InterruptedException {
+        Transport right = s.right().transportFor(cipher);
+        Uas uas = null;
+        InetSocketAddress uasAt = null;
+        try {
+            if (s.reachesUas()) {
+                uas = new Uas();
+                int port = external != null ? external.uasPort() : 0;
+                uasAt = uas.listen(right, new InetSocketAddress(LOOPBACK, port),
+                        right == Transport.TLS ? uasTls(s.right(), cipher, certs) : null);
+            }
+            if (external != null) {
+                return new Bench(s, cipher, uas, uasAt, null, external.address(), external.pid());
+            }
+            ServerProcess server = ServerProcess.start(dir, s.serverJvm(), serverArgs(s, cipher, dir, certs, uasAt),
+                    Duration.ofSeconds(60));
+            Transport left = s.left().transportFor(cipher);
+            return new Bench(s, cipher, uas, uasAt, server, server.address(left), server.pid());
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            if (uas != null) {
+                uas.close();
+            }
+            throw e;
+        }
+    }
+
+    private static TlsOptions uasTls(Leg right, String cipher, Path certs) {
+        return new TlsOptions(List.of(cipher), null, List.of(), List.of("1.2"), certs.resolve("ca.pem"),
+                certs.resolve("server.pem"), certs.resolve("server-key.pem"), true,
+                right.clientCertificates() ? BcTlsSetup.ClientCertificates.NEED : BcTlsSetup.ClientCertificates.NONE,
+                insecure(cipher));
+    }
+
+    /** The server's command line for this scenario and cipher. */
+    static List<String> serverArgs(Scenario s, String cipher, Path dir, Path certs, InetSocketAddress uasAt) {
+        Transport left = s.left().transportFor(cipher);
+        Transport right = s.right().transportFor(cipher);
+        Map<String, String> o = new TreeMap<>();
+        List<String> args = new ArrayList<>();
+        args.add("--listen");
+        args.add("udp:127.0.0.1:0");
+        if (left != Transport.UDP) {
+            args.add("--listen");
+            args.add(left.configName() + ":127.0.0.1:0");
+        }
+        o.put("data-dir", dir.resolve("data").toString());
+        o.put("stats-interval", "0");
+        o.put("shutdown-grace", "2s");
+        o.put("realm", DOMAIN);
+        if (s.auth()) {
+            o.put("auth", null);
+        }
+        if (s.reachesUas()) {
+            o.put("route", DOMAIN + "=127.0.0.1:" + uasAt.getPort() + ";transport=" + right.configName()
+                    + ";connection=" + s.right().connection().configName());
+        } else {
+            o.put("domain", DOMAIN);
+        }
+        if (left == Transport.TLS || right == Transport.TLS) {
+            o.put("tls-cert", certs.resolve("server.pem").toString());
+            o.put("tls-key", certs.resolve("server-key.pem").toString());
+            o.put("tls-trust", certs.resolve("ca.pem").toString());
+            o.put("tls-ciphers", cipher);
+            o.put("tls-versions", "1.2");
+            if (insecure(cipher)) {
+                o.put("tls-allow-insecure", null);
+            }
+            if (left == Transport.TLS && s.left().clientCertificates()) {
+                o.put("tls-client-auth", "need");
+            }
+            if (right == Transport.TLS && s.reachesUas()) {
+                String peer = "127.0.0.1:" + uasAt.getPort() + ";ciphers=" + cipher + ";versions=1.2;reuse="
+                        + (s.right().sessionReuse() ? "on" : "off");
+                if (s.right().clientCertificates()) {
+                    peer += ";cert=" + certs.resolve("client.pem") + ";key=" + certs.resolve("client-key.pem");
+                }
+                o.put("tls-peer", peer);
+            }
+        }
+        // the scenario's own settings come last and win
+        s.server().forEach((k, v) -> o.put(option(k), v));
+        o.forEach((k, v) -> {
+            args.add("--" + k);
+            if (v != null) {
+                args.add(v);
+            }
+        });
+        return args;
+    }
+
+    /** A setting key as its command-line option: {@code tcp.idleTimeout} is {@code tcp-idle-timeout}. */
+    static String option(String key) {
+        return key.replaceAll("([a-z0-9])([A-Z])", "$1-$2").replace('.', '-').toLowerCase(Locale.ROOT);
+    }
+
+    /** The server's CPU time so far in microseconds, -1 unknown. */
+    long serverCpuMicros() {
+        if (server != null) {
+            return server.cpuMicros();
+        }
+        return serverPid > 0 ? org.sipcrypt.lab.metrics.ProcessCpu.micros(serverPid) : -1;
+    }
+
+    /** The server's heap after its last collection, -1 unknown. */
+    long heapAfterGcBytes() {
+        return server != null ? server.heapAfterGcBytes() : -1;
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
+        if (uas != null) {
+            uas.close();
+        }
+    }
+
+    /**
+     * A server the lab did not start: where it listens (for the left leg's transport), its PID on
+     * this machine when known (-1 else), and the fixed port the lab's UAS listens on, to which that
+     * server must route {@code lab.test}.
+     * Threading: immutable.
+     */
+    record ExternalTarget(InetSocketAddress address, long pid, int uasPort) {
+    }
+}

@@ -1,0 +1,207 @@
+package org.sipcrypt.lab.runner;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.sipcrypt.lab.loadgen.TlsOptions;
+import org.sipcrypt.lab.loadgen.UacOptions;
+import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.scenario.LoadProfile;
+import org.sipcrypt.lab.scenario.Scenario;
+import org.sipcrypt.lab.scenario.ScenarioFiles;
+import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+
+/**
+ * Runs a scenario over a list of ciphers and baselines: for every cipher and repetition a fresh
+ * server process and UAS ({@link Bench}), a warm-up and a measured fixed-rate run, and/or a ramp
+ * ({@link PeakFinder}) on one server; the server's CPU is read from its process every interval.
+ * A fresh server per repetition keeps repetitions independent, as the confidence intervals assume.
+ * Threading: one caller thread; the generator's threads report back to it.
+ */
+public final class ScenarioRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(ScenarioRunner.class);
+
+    /**
+     * How the runner runs.
+     * Threading: immutable.
+     *
+     * @param workDir  server logs and databases, certificates, generator files
+     * @param external a server the lab did not start, or null
+     * @param progress receives one line per point and per interval
+     * @param interval the sample interval
+     */
+    public record Options(Path workDir, Bench.ExternalTarget external, Consumer<String> progress, Duration interval) {
+        public Options {
+            Objects.requireNonNull(workDir, "workDir");
+            Objects.requireNonNull(progress, "progress");
+        }
+    }
+
+    private final Scenario scenario;
+    private final Options options;
+    private final Generators generators;
+    private Path certs;
+    private int benchCount;
+
+    /** A runner for one scenario. */
+    public ScenarioRunner(Scenario scenario, Options options) {
+        this.scenario = scenario;
+        this.options = options;
+        this.generators = new Generators(options.workDir().resolve("generators"), options.interval());
+    }
+
+    /**
+     * Compares ciphers: fixed-rate points and/or ramps, each repeated as the scenario says.
+     *
+     * @param ciphers cipher providers and {@code udp} / {@code tcp}
+     */
+    public Study compare(List<String> ciphers, boolean fixed, boolean peak) throws Exception {
+        if (!fixed && !peak) {
+            throw new IllegalArgumentException("nothing to run: neither a fixed rate nor a peak search");
+        }
+        if (ciphers.stream().anyMatch(Bench::insecure)) {
+            log.warn("insecure suites compared: {} (lab only; RC4 and 3DES are re-enabled in this JVM's SunJSSE)",
+                    ciphers.stream().filter(Bench::insecure).toList());
+            JdkInsecureSuites.allow();
+        }
+        Instant started = Instant.now();
+        List<PointRun> points = new ArrayList<>();
+        List<PeakSearch> ramps = new ArrayList<>();
+        for (String cipher : ciphers) {
+            for (int rep = 1; rep <= scenario.repeat(); rep++) {
+                if (fixed) {
+                    points.add(fixedPoint(cipher, rep));
+                }
+                if (peak) {
+                    ramps.add(ramp(cipher, rep));
+                }
+            }
+        }
+        return new Study(0, scenario.name(), ScenarioFiles.toYaml(scenario), ciphers, started, Environment.current(),
+                points, ramps);
+    }
+
+    private Path certs() throws IOException {
+        if (certs == null) {
+            certs = options.workDir().resolve("certs");
+            if (!Files.exists(certs.resolve("ca.pem"))) {
+                CommandLine cl = new CommandLine(new CertsCommand());
+                java.io.StringWriter said = new java.io.StringWriter();
+                cl.setOut(new java.io.PrintWriter(said));
+                cl.setErr(new java.io.PrintWriter(said));
+                int rc = cl.execute("--out", certs.toString(), "--force");
+                if (rc != 0) {
+                    throw new IOException("cannot write the lab's certificates to " + certs + ": " + said.toString().strip());
+                }
+            }
+        }
+        return certs;
+    }
+
+    private Bench bench(String cipher) throws Exception {
+        Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%03d", scenario.name(), cipher,
+                ++benchCount));
+        Path users = scenario.auth() || !scenario.reachesUas() ? Users.provision(scenario, dir) : null;
+        Bench b = Bench.start(scenario, cipher, dir, certs(), users, options.external());
+        try {
+            generators.prepare(b, users);
+            return b;
+        } catch (Exception e) {
+            b.close();
+            throw e;
+        }
+    }
+
+    private PointRun fixedPoint(String cipher, int rep) throws Exception {
+        LoadProfile l = scenario.load();
+        options.progress().accept(String.format(Locale.ROOT, "%s %s #%d: %.0f/s for %ds after %ds warm-up",
+                scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(), l.warmup().toSeconds()));
+        try (Bench b = bench(cipher)) {
+            PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), l.warmup());
+            options.progress().accept(line(p));
+            return p;
+        }
+    }
+
+    private PeakSearch ramp(String cipher, int rep) throws Exception {
+        LoadProfile l = scenario.load();
+        LoadProfile.Ramp r = l.ramp();
+        options.progress().accept(String.format(Locale.ROOT, "%s %s #%d: ramp from %.0f/s by %.0f/s, %ds steps",
+                scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
+        try (Bench b = bench(cipher)) {
+            if (!l.warmup().isZero()) {
+                // the server's JIT settles at the first step's rate before any step is measured
+                measure(b, cipher, rep, "warmup", r.start(), l.warmup(), Duration.ZERO);
+            }
+            PeakSearch s = PeakFinder.search(scenario.name(), cipher, rep, r, (rate, length) -> {
+                PointRun p = measure(b, cipher, rep, "step", rate, length, Duration.ZERO);
+                options.progress().accept(line(p));
+                pause();
+                return p;
+            });
+            options.progress().accept(String.format(Locale.ROOT, "%s %s #%d: peak %.0f/s, sustainable %.0f/s (%s)",
+                    scenario.name(), cipher, rep, s.peakRate(), s.sustainableRate(), s.stoppedBy()));
+            return s;
+        }
+    }
+
+    /** Lets the server drain a failed step's leftovers before the next. */
+    private static void pause() throws InterruptedException {
+        Thread.sleep(2000);
+    }
+
+    private static String line(PointRun p) {
+        RunSummary u = p.uac();
+        return String.format(Locale.ROOT, "  %s %s %.0f/s: completed %.1f/s, failed %.2f %%, CRT p50 %.1f p99 %.1f ms,"
+                        + " server CPU %.0f %% (%.0f us/call), generator CPU %.0f %%%s", p.cipher(), p.mode(), p.rate(),
+                p.completedPerSecond(), u.failedPct(), u.crtP50Ms(), u.crtP99Ms(), p.server().cpuPercent(),
+                p.server().cpuMicrosPerCall(), u.cpuPercent(), p.invalid() != null ? " INVALID: " + p.invalid() : "");
+    }
+
+    /** One run at a rate against a bench, with the server's CPU read every interval. */
+    private PointRun measure(Bench b, String cipher, int rep, String mode, double rate, Duration duration,
+                             Duration warmup) throws Exception {
+        LoadProfile l = scenario.load();
+        UacOptions o = uacOptions(b, rate, duration, warmup, l);
+        Generators.Outcome g = generators.run(b, o, scenario.generators());
+        RunSummary u = g.summary();
+        double cpuPct = g.serverCpuMicros() < 0 || g.measuredSeconds() <= 0 ? -1
+                : g.serverCpuMicros() / 1e4 / g.measuredSeconds();
+        double perCall = g.serverCpuMicros() < 0 || u.completed() == 0 ? -1 : (double) g.serverCpuMicros() / u.completed();
+        ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes());
+        String invalid = u.saturated() ? String.format(Locale.ROOT,
+                "generator saturated (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)", u.cpuPercent(), u.cores(),
+                u.maxArrivalLagMs()) : null;
+        return new PointRun(scenario.name(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
+                g.uasBytes(), server, g.samples(), invalid);
+    }
+
+    private UacOptions uacOptions(Bench b, double rate, Duration duration, Duration warmup, LoadProfile l)
+            throws IOException {
+        TlsOptions tls = null;
+        if (b.leftTransport == Transport.TLS) {
+            boolean mutual = scenario.left().clientCertificates();
+            tls = new TlsOptions(List.of(b.cipher), null, List.of(), List.of("1.2"), certs().resolve("ca.pem"),
+                    mutual ? certs().resolve("client.pem") : null, mutual ? certs().resolve("client-key.pem") : null,
+                    scenario.left().sessionReuse(), BcTlsSetup.ClientCertificates.NONE, Bench.insecure(b.cipher));
+        }
+        return new UacOptions(b.target, b.leftTransport, scenario.left().connection(), tls, rate, duration, warmup,
+                l.callTimeout(), l.hold(), l.maxFailedPct(), "sip:lab-uas@" + Bench.DOMAIN,
+                InetAddress.getLoopbackAddress(), options.interval());
+    }
+}

@@ -1,0 +1,188 @@
+package org.sipcrypt.lab.runner;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.sipcrypt.lab.metrics.ProcessCpu;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sipcrypt server under test in a JVM of its own, so its CPU is measured on its own process
+ * ({@code /proc/PID/stat}) apart from the generator's. It runs {@code org.sipcrypt.server.ServerMain}
+ * from the lab's own class path (the lab jar holds the server), logs to {@code server.log} and
+ * writes a GC log ({@code gc.log}, from which the heap after the last collection is read) in its work
+ * directory. Started when its "ready on" line names every listener; stopped by SIGTERM to its PID,
+ * then killed if it has not exited in 20 s.
+ * Threading: one owner thread; {@link #cpuMicros} and {@link #heapAfterGcBytes} from any thread.
+ */
+public final class ServerProcess implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(ServerProcess.class);
+    private static final Pattern READY = Pattern.compile("ready on (.+)$", Pattern.MULTILINE);
+    private static final Pattern LISTENER = Pattern.compile("(udp|tcp|tls):(\\S+):(\\d+)");
+    /** e.g. {@code [3.127s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) 52M->6M(256M) 2.416ms}. */
+    private static final Pattern GC = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
+
+    private final Process process;
+    private final Path workDir;
+    private final Map<Transport, InetSocketAddress> listeners;
+
+    private ServerProcess(Process process, Path workDir, Map<Transport, InetSocketAddress> listeners) {
+        this.process = process;
+        this.workDir = workDir;
+        this.listeners = listeners;
+    }
+
+    /**
+     * Starts a server and waits until it is ready.
+     *
+     * @param workDir    its log files go here (and its data directory, when the arguments say so)
+     * @param jvmOptions JVM options, e.g. {@code -Xmx1g}
+     * @param args       the server's command line ({@code --listen ... --data-dir ...})
+     * @param timeout    how long it may take to start
+     * @throws IOException it exited or did not become ready in time (the message quotes its log)
+     */
+    public static ServerProcess start(Path workDir, List<String> jvmOptions, List<String> args, Duration timeout)
+            throws IOException, InterruptedException {
+        Files.createDirectories(workDir);
+        Path logFile = workDir.resolve("server.log");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaCommand());
+        cmd.addAll(jvmOptions);
+        cmd.add("-Xlog:gc:file=" + workDir.resolve("gc.log"));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("org.sipcrypt.server.ServerMain");
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.to(logFile.toFile()));
+        pb.environment().put("SIPCRYPT_LOG_LEVEL", "INFO");
+        Process p = pb.start();
+        log.debug("server pid {}: {}", p.pid(), String.join(" ", args));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (System.nanoTime() < deadline) {
+                String text = Files.exists(logFile) ? Files.readString(logFile, StandardCharsets.UTF_8) : "";
+                Matcher m = READY.matcher(text);
+                if (m.find()) {
+                    Map<Transport, InetSocketAddress> bound = new EnumMap<>(Transport.class);
+                    Matcher l = LISTENER.matcher(m.group(1));
+                    while (l.find()) {
+                        bound.put(Transport.parse(l.group(1)), new InetSocketAddress(l.group(2),
+                                Integer.parseInt(l.group(3))));
+                    }
+                    return new ServerProcess(p, workDir, bound);
+                }
+                if (!p.isAlive()) {
+                    throw new IOException("the server exited with " + p.exitValue() + " at start: " + tail(text));
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+            throw new IOException("the server was not ready in " + timeout.toSeconds() + " s: "
+                    + tail(Files.readString(logFile, StandardCharsets.UTF_8)));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            stop(p);
+            throw e;
+        }
+    }
+
+    private static String javaCommand() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static String tail(String text) {
+        String t = text.strip();
+        return t.length() <= 1500 ? t : "..." + t.substring(t.length() - 1500);
+    }
+
+    /** The process ID. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The address of the server's listener of a transport. */
+    public InetSocketAddress address(Transport transport) {
+        InetSocketAddress a = listeners.get(transport);
+        if (a == null) {
+            throw new IllegalStateException("the server has no " + transport.configName() + " listener");
+        }
+        return a;
+    }
+
+    /** Whether the process still runs. */
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    /** CPU time the server used so far in microseconds, -1 when unknown. */
+    public long cpuMicros() {
+        return ProcessCpu.micros(process.pid());
+    }
+
+    /** The heap in use after the most recent garbage collection, -1 before the first one. */
+    public long heapAfterGcBytes() {
+        return heapAfterGc(workDir.resolve("gc.log"));
+    }
+
+    static long heapAfterGc(Path gcLog) {
+        try {
+            List<String> lines = Files.readAllLines(gcLog, StandardCharsets.UTF_8);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                Matcher m = GC.matcher(lines.get(i));
+                if (m.find()) {
+                    return Long.parseLong(m.group(3)) * unit(m.group(4));
+                }
+            }
+        } catch (IOException e) {
+            log.debug("no GC log at {}: {}", gcLog, e.toString());
+        }
+        return -1;
+    }
+
+    private static long unit(String u) {
+        return switch (u) {
+            case "K" -> 1L << 10;
+            case "M" -> 1L << 20;
+            default -> 1L << 30;
+        };
+    }
+
+    /** The server's log so far. */
+    public String logText() throws IOException {
+        return Files.readString(workDir.resolve("server.log"), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        stop(process);
+    }
+
+    private static void stop(Process p) {
+        if (!p.isAlive()) {
+            return;
+        }
+        p.destroy();
+        try {
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                log.warn("server pid {} did not stop in 20 s; killed", p.pid());
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

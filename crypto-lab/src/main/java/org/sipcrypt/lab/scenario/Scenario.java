@@ -1,0 +1,91 @@
+package org.sipcrypt.lab.scenario;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A lab scenario: the topology UAC generators → proxy under test → UAS, each leg's settings, the
+ * workload, authentication, the load, repetitions, and extra settings of the server under test.
+ * Threading: immutable.
+ *
+ * @param name        preset or file name, as in reports
+ * @param description what the scenario isolates, for reports
+ * @param workload    {@code call}, {@code register}, {@code refresh}, {@code unregister},
+ *                    {@code invite-not-found} or {@code redirect}
+ * @param auth        digest authentication on the server (users provisioned by the lab)
+ * @param users       subscribers provisioned and used round robin
+ * @param left        the leg from the generators to the proxy
+ * @param right       the leg from the proxy to the UAS
+ * @param load        rate, times and ramp
+ * @param repeat      repetitions of each point
+ * @param generators  UAC generator processes (1 runs in the lab's own process; more each get a JVM)
+ * @param ciphers     what {@code run} compares when not told otherwise
+ * @param server      extra server settings, key to value (e.g. {@code sip.workers: 4})
+ * @param serverJvm   JVM options of the server process
+ */
+public record Scenario(String name, String description, String workload, boolean auth, int users, Leg left, Leg right,
+                       LoadProfile load, int repeat, int generators, List<String> ciphers, Map<String, String> server,
+                       List<String> serverJvm) {
+
+    /** The workloads the generator runs. */
+    public static final Set<String> WORKLOADS = Set.of("call", "register", "refresh", "unregister", "invite-not-found",
+            "redirect");
+
+    public Scenario {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(left, "left");
+        Objects.requireNonNull(right, "right");
+        Objects.requireNonNull(load, "load");
+        description = description == null ? "" : description;
+        if (!WORKLOADS.contains(workload)) {
+            throw new IllegalArgumentException("workload: \"" + workload + "\" (expected one of "
+                    + String.join(", ", WORKLOADS.stream().sorted().toList()) + ")");
+        }
+        if (repeat < 1 || repeat > 100) {
+            throw new IllegalArgumentException("repeat: " + repeat + " (expected 1 to 100)");
+        }
+        if (generators < 1 || generators > 32) {
+            throw new IllegalArgumentException("generators: " + generators + " (expected 1 to 32)");
+        }
+        if (users < 1 || users > 1_000_000) {
+            throw new IllegalArgumentException("users: " + users + " (expected 1 to 1000000)");
+        }
+        ciphers = List.copyOf(ciphers);
+        if (ciphers.isEmpty()) {
+            throw new IllegalArgumentException("ciphers: expected at least one");
+        }
+        server = Map.copyOf(new LinkedHashMap<>(server));
+        serverJvm = List.copyOf(serverJvm);
+    }
+
+    /** Whether any leg carries the compared cipher (else every cipher runs the same plaintext). */
+    public boolean secured() {
+        return left.secured() || right.secured();
+    }
+
+    /** Whether the workload goes through the proxy to the UAS (calls), not only to the registrar. */
+    public boolean reachesUas() {
+        return workload.equals("call");
+    }
+
+    /** A copy with another load. */
+    public Scenario withLoad(LoadProfile l) {
+        return new Scenario(name, description, workload, auth, users, left, right, l, repeat, generators, ciphers, server,
+                serverJvm);
+    }
+
+    /** A copy with another number of repetitions. */
+    public Scenario withRepeat(int r) {
+        return new Scenario(name, description, workload, auth, users, left, right, load, r, generators, ciphers, server,
+                serverJvm);
+    }
+
+    /** A copy with another number of generator processes. */
+    public Scenario withGenerators(int g) {
+        return new Scenario(name, description, workload, auth, users, left, right, load, repeat, g, ciphers, server,
+                serverJvm);
+    }
+}
