@@ -4,14 +4,16 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The lab's command line: {@code uac} and {@code uas}, each side of a call alone. Exit codes: 0 ok,
+ * The lab's command line: {@code compare} and {@code run} (scenarios over ciphers, stored and reported),
+ * {@code report} and {@code list} (stored studies), {@code uac} and {@code uas} (each side of a call alone). Exit codes: 0 ok,
  * 1 a failed run, 2 bad arguments.
  * Threading: the main thread only.
  */
 @Command(name = "sipcrypt-lab", mixinStandardHelpOptions = true, version = "sipcrypt-lab 0.1.0",
-        description = "The sipcrypt crypto lab: a SIP load generator measuring call response time and throughput"
+        description = "The sipcrypt crypto lab: compares cipher suites for SIP over TLS by server CPU, throughput and call response time"
                 + " per transport and cipher suite.",
-        subcommands = {UacCommand.class, UasCommand.class})
+        subcommands = {CompareCommand.class, RunCommand.class, ReportCommand.class, ListCommand.class, UacCommand.class,
+            UasCommand.class})
 public final class LabMain implements Runnable {
 
     @CommandLine.Spec
@@ -35,6 +37,6 @@ public final class LabMain implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: uac or uas");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: compare, run, report, list, uac or uas");
     }
 }

@@ -1,7 +1,8 @@
 /**
- * The crypto lab's command line: {@code uac} and {@code uas}, the generator's two roles run alone.
- * Commands parse and check arguments and hand over to {@link org.sipcrypt.lab.loadgen}; they hold no
- * protocol logic.
+ * The crypto lab's command line: {@code compare} and {@code run} (scenarios over ciphers, stored and
+ * reported), {@code report} and {@code list} (stored studies), and {@code uac} and {@code uas}, the
+ * generator's two roles run alone. Commands parse and check arguments and hand over to the runner,
+ * store, report and load-generator packages; they hold no protocol logic.
  *
  * <p>Threads of a generator process (all daemon threads, named):
  * <table>

@@ -187,13 +187,4 @@ final class Bench implements Closeable {
             uas.close();
         }
     }
-
-    /**
-     * A server the lab did not start: where it listens (for the left leg's transport), its PID on
-     * this machine when known (-1 else), and the fixed port the lab's UAS listens on, to which that
-     * server must route {@code lab.test}.
-     * Threading: immutable.
-     */
-    record ExternalTarget(InetSocketAddress address, long pid, int uasPort) {
-    }
 }

@@ -45,7 +45,7 @@ public final class ScenarioRunner {
      * @param progress receives one line per point and per interval
      * @param interval the sample interval
      */
-    public record Options(Path workDir, Bench.ExternalTarget external, Consumer<String> progress, Duration interval) {
+    public record Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval) {
         public Options {
             Objects.requireNonNull(workDir, "workDir");
             Objects.requireNonNull(progress, "progress");

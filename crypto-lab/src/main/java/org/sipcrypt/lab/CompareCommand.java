@@ -1,0 +1,196 @@
+package org.sipcrypt.lab;
+
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.sipcrypt.lab.runner.ExternalTarget;
+import org.sipcrypt.lab.runner.ScenarioRunner;
+import org.sipcrypt.lab.runner.Study;
+import org.sipcrypt.lab.scenario.LoadProfile;
+import org.sipcrypt.lab.scenario.Scenario;
+import org.sipcrypt.lab.scenario.ScenarioFiles;
+import org.sipcrypt.lab.store.ResultStore;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code compare}: runs scenarios over cipher providers and the UDP/TCP baselines, at a fixed rate
+ * and/or by ramps, stores every study in the lab database and writes the report files. Exit codes:
+ * 0 every point passed, 1 some point failed or was invalid (the report says which), 2 bad arguments.
+ * Threading: the main thread only.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = "Compare cipher suites (and the udp/tcp baselines) on one or more scenarios: server CPU,"
+                + " throughput and call response time, with reports in --out.")
+final class CompareCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--scenario", split = ",", defaultValue = "chain", paramLabel = "NAME|FILE",
+            description = "Presets (chain, outbound, inbound, local, multi-to-one, tls-left, tls-right, ...) or YAML"
+                    + " files, comma-separated; with chain, outbound and inbound the report fits the cost model"
+                    + " (default: ${DEFAULT-VALUE}).")
+    List<String> scenarios;
+
+    @Option(names = "--ciphers", split = ",", paramLabel = "LIST",
+            description = "Cipher providers (aes, 3des, camellia, seed, rc4) and baselines (udp, tcp)"
+                    + " (default: the scenario's list, all of them).")
+    List<String> ciphers;
+
+    @CommandLine.Mixin
+    RunOptions run = new RunOptions();
+
+    @Override
+    public Integer call() throws Exception {
+        List<Scenario> list = new ArrayList<>();
+        try {
+            for (String s : scenarios) {
+                list.add(run.apply(ScenarioFiles.load(s)));
+            }
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        return run.execute(spec, list, ciphers);
+    }
+
+    /**
+     * The options {@code compare} and {@code run} share: load overrides, where results go, and an
+     * external server.
+     * Threading: the main thread only.
+     */
+    static final class RunOptions {
+
+        @Option(names = "--rate", paramLabel = "CPS", description = "Fixed-rate points at this rate (default: the scenario's).")
+        Double rate;
+
+        @Option(names = "--find-peak", description = "Ramp to find peak and sustainable throughput (without --rate: ramps only).")
+        boolean findPeak;
+
+        @Option(names = "--duration", paramLabel = "SECONDS", description = "Measured seconds per fixed-rate point.")
+        Double duration;
+
+        @Option(names = "--warmup", paramLabel = "SECONDS", description = "Warm-up seconds before each point or ramp.")
+        Double warmup;
+
+        @Option(names = "--repeat", paramLabel = "N", description = "Repetitions of every point (default: the scenario's, 3).")
+        Integer repeat;
+
+        @Option(names = "--generators", paramLabel = "N", description = "UAC generator processes (default: the scenario's).")
+        Integer generators;
+
+        @Option(names = "--ramp", paramLabel = "START:STEP:SECONDS[:MAX]",
+                description = "Ramp from START cps by STEP, SECONDS per step, up to MAX.")
+        String ramp;
+
+        @Option(names = "--out", paramLabel = "DIR",
+                description = "Report directory (default: lab-results/SCENARIO-YYYYMMDD-HHMMSS).")
+        Path out;
+
+        @Option(names = "--db", paramLabel = "JDBC-URL", defaultValue = ResultStore.DEFAULT_URL,
+                description = "The lab database (default: ${DEFAULT-VALUE}).")
+        String db;
+
+        @Option(names = "--db-user", defaultValue = "sa", description = "Lab database user (default: ${DEFAULT-VALUE}).")
+        String dbUser;
+
+        @Option(names = "--db-password", defaultValue = "", description = "Lab database password.")
+        String dbPassword;
+
+        @Option(names = "--work-dir", paramLabel = "DIR",
+                description = "Server logs, databases and certificates of the runs (default: OUT/work).")
+        Path workDir;
+
+        @Option(names = "--target", paramLabel = "HOST:PORT",
+                description = "Load a server the lab did not start (it must route lab.test to the UAS at --uas-port).")
+        String target;
+
+        @Option(names = "--server-pid", paramLabel = "PID", defaultValue = "-1",
+                description = "With --target: the server's PID on this machine, for its CPU.")
+        long serverPid;
+
+        @Option(names = "--uas-port", paramLabel = "PORT", defaultValue = "5090",
+                description = "With --target: the port the lab's UAS listens on (default: ${DEFAULT-VALUE}).")
+        int uasPort;
+
+        @Option(names = "--quiet", description = "Print the report only, not a line per point.")
+        boolean quiet;
+
+        Scenario apply(Scenario s) {
+            LoadProfile l = s.load();
+            if (rate != null) {
+                l = l.withRate(rate);
+            }
+            l = l.withTimes(duration != null ? UacCommand.seconds("--duration", duration) : l.duration(),
+                    warmup != null ? UacCommand.seconds("--warmup", warmup) : l.warmup());
+            if (ramp != null) {
+                String[] p = ramp.split(":");
+                if (p.length < 3 || p.length > 4) {
+                    throw new IllegalArgumentException("--ramp: \"" + ramp + "\" (expected START:STEP:SECONDS[:MAX])");
+                }
+                try {
+                    LoadProfile.Ramp r = l.ramp();
+                    l = l.withRamp(new LoadProfile.Ramp(Double.parseDouble(p[0]), Double.parseDouble(p[1]),
+                            UacCommand.seconds("--ramp", Double.parseDouble(p[2])),
+                            p.length == 4 ? Double.parseDouble(p[3]) : r.max(), r.refine(), r.budget()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--ramp: \"" + ramp + "\" (expected numbers)", e);
+                }
+            }
+            s = s.withLoad(l);
+            if (repeat != null) {
+                s = s.withRepeat(repeat);
+            }
+            if (generators != null) {
+                s = s.withGenerators(generators);
+            }
+            return s;
+        }
+
+        Integer execute(CommandLine.Model.CommandSpec spec, List<Scenario> list, List<String> ciphersAsked)
+                throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            Path dir = this.out;
+            if (dir == null) {
+                dir = Path.of("lab-results", String.join("+", list.stream().map(Scenario::name).toList()) + "-"
+                        + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+            }
+            ScenarioRunner.Options ro;
+            try {
+                ro = new ScenarioRunner.Options(workDir != null ? workDir : dir.resolve("work"), external(),
+                        quiet ? line -> { } : line -> {
+                            out.println(line);
+                            out.flush();
+                        }, Duration.ofSeconds(1));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            }
+            boolean fixed = rate != null || !findPeak;
+            List<Study> studies = new ArrayList<>();
+            try (ResultStore store = ResultStore.open(db, dbUser, dbPassword)) {
+                for (Scenario s : list) {
+                    List<String> c = ciphersAsked != null ? ciphersAsked : s.ciphers();
+                    Study study = new ScenarioRunner(s, ro).compare(c, fixed, findPeak);
+                    studies.add(study.withId(store.save(study)));
+                }
+            }
+            return LabReports.write(studies, dir, out) ? 0 : 1;
+        }
+
+        private ExternalTarget external() {
+            if (target == null) {
+                return null;
+            }
+            InetSocketAddress a = UacCommand.hostPort("--target", target);
+            return new ExternalTarget(a, serverPid, uasPort);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package org.sipcrypt.lab;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.sipcrypt.lab.store.ResultStore;
+import org.sipcrypt.lab.store.StudyHeader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code list}: the studies in the lab database, newest first, as a table (ID, start, scenario,
+ * ciphers, measured points, ramps, cores, CPU). Exit codes: 0 listed (also when there are none),
+ * 1 when the database cannot be opened.
+ * Threading: the main thread only.
+ */
+@Command(name = "list", mixinStandardHelpOptions = true,
+        description = "List the studies in the lab database, newest first.")
+public final class ListCommand implements Callable<Integer> {
+
+    private static final List<String> HEADER = List.of("id", "started", "scenario", "ciphers", "points", "ramps",
+            "cores", "cpu");
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--db", paramLabel = "JDBC_URL", defaultValue = ResultStore.DEFAULT_URL,
+            description = "The lab database (default: ${DEFAULT-VALUE}).")
+    String dbUrl;
+
+    @Option(names = "--db-user", paramLabel = "USER", defaultValue = ResultStore.DEFAULT_USER,
+            description = "Database user (default: ${DEFAULT-VALUE}).")
+    String dbUser;
+
+    @Option(names = "--db-password", paramLabel = "PASSWORD", defaultValue = "",
+            description = "Database password (default: none).")
+    String dbPassword;
+
+    /** A command with its options at their defaults, as picocli makes it. */
+    public ListCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        List<StudyHeader> studies;
+        String url;
+        try (ResultStore store = ResultStore.open(dbUrl, dbUser, dbPassword)) {
+            url = store.url();
+            studies = store.list();
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("list: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (studies.isEmpty()) {
+            out.println("no studies in " + url);
+        } else {
+            List<List<String>> rows = new ArrayList<>();
+            rows.add(HEADER);
+            for (StudyHeader h : studies) {
+                rows.add(List.of(Long.toString(h.id()), h.started().truncatedTo(ChronoUnit.SECONDS).toString(),
+                        h.scenario(), String.join(",", h.ciphers()), Integer.toString(h.points()),
+                        Integer.toString(h.ramps()), h.cores() < 0 ? "?" : Integer.toString(h.cores()), h.cpuModel()));
+            }
+            printAligned(out, rows);
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Columns padded to their widest cell, two spaces apart; numbers right-aligned, the last column not padded. */
+    private static void printAligned(PrintWriter out, List<List<String>> rows) {
+        int columns = HEADER.size();
+        int[] width = new int[columns];
+        for (List<String> row : rows) {
+            for (int i = 0; i < columns; i++) {
+                width[i] = Math.max(width[i], row.get(i).length());
+            }
+        }
+        for (List<String> row : rows) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < columns; i++) {
+                String cell = row.get(i);
+                boolean last = i == columns - 1;
+                boolean numeric = i == 0 || i == 4 || i == 5 || i == 6;
+                if (i > 0) {
+                    b.append("  ");
+                }
+                String pad = " ".repeat(width[i] - cell.length());
+                if (numeric) {
+                    b.append(pad).append(cell);
+                } else {
+                    b.append(cell).append(last ? "" : pad);
+                }
+            }
+            out.println(b);
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package org.sipcrypt.lab.report;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.report.Stats.Estimate;
+import org.sipcrypt.lab.runner.PeakSearch;
+import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.Study;
+
+/**
+ * The repetitions of one scenario and cipher at a fixed rate, reduced to mean and 95 % confidence
+ * interval per metric. Repetitions marked invalid (a saturated generator) are left out of every mean
+ * and kept in {@link #invalidRuns()} so a report can say why; a metric a repetition did not measure
+ * (-1: server CPU or heap of a target the lab did not start, resumption without handshakes, CRT
+ * without calls) is left out of that metric's mean only. Ramps reduce to {@link Peak}.
+ * Threading: immutable.
+ *
+ * @param scenario            scenario name
+ * @param cipher              the cipher, or {@code udp} / {@code tcp}
+ * @param offeredCps          calls per second offered (mean over the repetitions counted)
+ * @param validRepetitions    repetitions counted
+ * @param allRepetitions      repetitions run
+ * @param completedCps        completed calls per second
+ * @param failedPct           failed calls in % of those started
+ * @param crtP50Ms            median call response time
+ * @param crtP90Ms            90th percentile call response time
+ * @param crtP99Ms            99th percentile call response time
+ * @param kbps                signalling on the UAC leg, both directions
+ * @param serverCpuPct        the server's CPU in % of one core
+ * @param cpuMicrosPerCall    the server's CPU time per completed call
+ * @param heapAfterGcMiB      the server's heap after the last collection, in MiB
+ * @param generatorCpuPct     the UAC generator's CPU in % of one core
+ * @param handshakesPerSecond TLS handshakes per second on both legs
+ * @param resumptionPct       resumed handshakes in % of all
+ * @param crtBucketCounts     call response times per {@link CrtBuckets} bucket, summed over the
+ *                            repetitions counted
+ * @param invalidRuns         repetitions left out, with their reason in {@link PointRun#invalid()}
+ */
+public record Aggregate(String scenario, String cipher, double offeredCps, int validRepetitions, int allRepetitions,
+                        Estimate completedCps, Estimate failedPct, Estimate crtP50Ms, Estimate crtP90Ms,
+                        Estimate crtP99Ms, Estimate kbps, Estimate serverCpuPct, Estimate cpuMicrosPerCall,
+                        Estimate heapAfterGcMiB, Estimate generatorCpuPct, Estimate handshakesPerSecond,
+                        Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns) {
+
+    /** The mode of fixed-rate points in {@link PointRun#mode()}. */
+    public static final String FIXED = "fixed";
+    /** {@link PeakSearch#stoppedBy()} of a ramp cut short by its own generator: not a peak of the server. */
+    public static final String SATURATED_GENERATOR = "saturated generator";
+    /** {@link PeakSearch#stoppedBy()} of a ramp that found the server's limit. */
+    public static final String STOPPED_BY_FAILURES = "failures";
+
+    private static final double BYTES_PER_MIB = 1024.0 * 1024.0;
+
+    public Aggregate {
+        Objects.requireNonNull(scenario, "scenario");
+        Objects.requireNonNull(cipher, "cipher");
+        crtBucketCounts = crtBucketCounts.clone();
+        invalidRuns = List.copyOf(invalidRuns);
+    }
+
+    @Override
+    public long[] crtBucketCounts() {
+        return crtBucketCounts.clone();
+    }
+
+    /** Call response times per bucket in % of all recorded; NaN everywhere when none were recorded. */
+    public double[] crtBucketPercents() {
+        long total = 0;
+        for (long c : crtBucketCounts) {
+            total += c;
+        }
+        double[] out = new double[crtBucketCounts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = total == 0 ? Double.NaN : crtBucketCounts[i] * 100.0 / total;
+        }
+        return out;
+    }
+
+    /** This cipher's CPU per call divided by the baseline's (1.7: 70 % more); NaN when either is unknown. */
+    public double cpuRatio(Aggregate baseline) {
+        return ratio(cpuMicrosPerCall, baseline.cpuMicrosPerCall);
+    }
+
+    /** The repetitions of one scenario and cipher (fixed-rate points, all of the same scenario and cipher). */
+    public static Aggregate of(List<PointRun> repetitions) {
+        if (repetitions.isEmpty()) {
+            throw new IllegalArgumentException("repetitions must not be empty");
+        }
+        PointRun first = repetitions.get(0);
+        List<PointRun> valid = new ArrayList<>();
+        List<PointRun> invalid = new ArrayList<>();
+        for (PointRun p : repetitions) {
+            if (!p.scenario().equals(first.scenario()) || !p.cipher().equals(first.cipher())) {
+                throw new IllegalArgumentException("repetitions mix " + first.scenario() + "/" + first.cipher()
+                        + " with " + p.scenario() + "/" + p.cipher());
+            }
+            (p.invalid() == null ? valid : invalid).add(p);
+        }
+        long[] buckets = new long[CrtBuckets.NAMES.length];
+        for (PointRun p : valid) {
+            long[] b = p.uac().buckets();
+            for (int i = 0; i < Math.min(b.length, buckets.length); i++) {
+                buckets[i] += b[i];
+            }
+        }
+        double offered = Stats.mean((valid.isEmpty() ? repetitions : valid).stream().mapToDouble(PointRun::rate).toArray());
+        return new Aggregate(first.scenario(), first.cipher(), offered, valid.size(), repetitions.size(),
+                all(valid, PointRun::completedPerSecond), all(valid, p -> p.uac().failedPct()),
+                crt(valid, RunSummary::crtP50Ms), crt(valid, RunSummary::crtP90Ms), crt(valid, RunSummary::crtP99Ms),
+                all(valid, PointRun::kbps), known(valid, p -> p.server().cpuPercent()),
+                known(valid, p -> p.server().cpuMicrosPerCall()),
+                known(valid, p -> p.server().heapAfterGcBytes() < 0 ? -1 : p.server().heapAfterGcBytes() / BYTES_PER_MIB),
+                known(valid, p -> p.uac().cpuPercent()), all(valid, PointRun::handshakesPerSecond),
+                known(valid, PointRun::resumptionPct), buckets, invalid);
+    }
+
+    /** One aggregate per scenario and cipher of a study's fixed-rate points, in the study's cipher order. */
+    public static List<Aggregate> fixed(Study study) {
+        Map<String, List<PointRun>> groups = new LinkedHashMap<>();
+        for (PointRun p : study.fixed()) {
+            if (FIXED.equals(p.mode())) {
+                groups.computeIfAbsent(p.scenario() + '\n' + p.cipher(), k -> new ArrayList<>()).add(p);
+            }
+        }
+        List<Aggregate> out = new ArrayList<>();
+        for (List<PointRun> g : groups.values()) {
+            out.add(of(g));
+        }
+        out.sort(Comparator.comparingInt(a -> order(study, a.cipher())));
+        return out;
+    }
+
+    /** One peak per scenario and cipher of a study's ramps, in the study's cipher order. */
+    public static List<Peak> peaks(Study study) {
+        Map<String, List<PeakSearch>> groups = new LinkedHashMap<>();
+        for (PeakSearch r : study.peaks()) {
+            groups.computeIfAbsent(r.scenario() + '\n' + r.cipher(), k -> new ArrayList<>()).add(r);
+        }
+        List<Peak> out = new ArrayList<>();
+        for (List<PeakSearch> g : groups.values()) {
+            out.add(Peak.of(g));
+        }
+        out.sort(Comparator.comparingInt(p -> order(study, p.cipher())));
+        return out;
+    }
+
+    /** The aggregate of a cipher (or a baseline such as {@code udp}) among those of one study. */
+    public static Optional<Aggregate> find(Collection<Aggregate> aggregates, String cipher) {
+        return aggregates.stream().filter(a -> a.cipher().equals(cipher)).findFirst();
+    }
+
+    /**
+     * The ramps of one scenario and cipher reduced to mean and 95 % confidence interval of the peak
+     * (highest rate with under 1 % failed calls) and the sustainable rate. Ramps stopped by a saturated
+     * generator measured the generator, not the server: they are left out and listed. When a counted
+     * ramp ended for another reason than failures (its last step or its time budget) the server's
+     * limit lies above its peak, so the peak is a lower bound.
+     * Threading: immutable.
+     *
+     * @param scenario       scenario name
+     * @param cipher         the cipher, or {@code udp} / {@code tcp}
+     * @param validRamps     ramps counted
+     * @param allRamps       ramps run
+     * @param peakCps        peak throughput in calls per second
+     * @param sustainableCps sustainable throughput in calls per second
+     * @param lowerBound     whether a counted ramp ended before finding the limit
+     * @param excludedRamps  ramps left out
+     */
+    public record Peak(String scenario, String cipher, int validRamps, int allRamps, Estimate peakCps,
+                       Estimate sustainableCps, boolean lowerBound, List<PeakSearch> excludedRamps) {
+
+        public Peak {
+            Objects.requireNonNull(scenario, "scenario");
+            Objects.requireNonNull(cipher, "cipher");
+            excludedRamps = List.copyOf(excludedRamps);
+        }
+
+        /** This cipher's peak divided by the baseline's (0.6: 60 % of it); NaN when either is unknown. */
+        public double peakRatio(Peak baseline) {
+            return ratio(peakCps, baseline.peakCps);
+        }
+
+        /** The peak of a cipher (or a baseline such as {@code udp}) among those of one study. */
+        public static Optional<Peak> find(Collection<Peak> peaks, String cipher) {
+            return peaks.stream().filter(p -> p.cipher().equals(cipher)).findFirst();
+        }
+
+        /** The ramps of one scenario and cipher. */
+        public static Peak of(List<PeakSearch> ramps) {
+            if (ramps.isEmpty()) {
+                throw new IllegalArgumentException("ramps must not be empty");
+            }
+            PeakSearch first = ramps.get(0);
+            List<Double> peak = new ArrayList<>();
+            List<Double> sustainable = new ArrayList<>();
+            List<PeakSearch> excluded = new ArrayList<>();
+            boolean lowerBound = false;
+            for (PeakSearch r : ramps) {
+                if (!r.scenario().equals(first.scenario()) || !r.cipher().equals(first.cipher())) {
+                    throw new IllegalArgumentException("ramps mix " + first.scenario() + "/" + first.cipher()
+                            + " with " + r.scenario() + "/" + r.cipher());
+                }
+                if (SATURATED_GENERATOR.equals(r.stoppedBy())) {
+                    excluded.add(r);
+                    continue;
+                }
+                peak.add(r.peakRate());
+                sustainable.add(r.sustainableRate());
+                lowerBound |= !STOPPED_BY_FAILURES.equals(r.stoppedBy());
+            }
+            return new Peak(first.scenario(), first.cipher(), peak.size(), ramps.size(), Stats.estimate(peak),
+                    Stats.estimate(sustainable), lowerBound, excluded);
+        }
+    }
+
+    private static double ratio(Estimate a, Estimate b) {
+        return a.known() && b.known() && b.mean() != 0 ? a.mean() / b.mean() : Double.NaN;
+    }
+
+    private static int order(Study study, String cipher) {
+        int i = study.ciphers().indexOf(cipher);
+        return i < 0 ? Integer.MAX_VALUE : i;
+    }
+
+    private static Estimate all(List<PointRun> runs, ToDoubleFunction<PointRun> metric) {
+        return Stats.estimate(runs.stream().mapToDouble(metric).toArray());
+    }
+
+    /** Only the runs that measured the metric (-1 or any negative: unknown). */
+    private static Estimate known(List<PointRun> runs, ToDoubleFunction<PointRun> metric) {
+        return Stats.estimate(runs.stream().mapToDouble(metric).filter(v -> v >= 0).toArray());
+    }
+
+    /** Only the runs that recorded call response times. */
+    private static Estimate crt(List<PointRun> runs, ToDoubleFunction<RunSummary> percentile) {
+        return Stats.estimate(runs.stream().filter(p -> p.uac().crtCount() > 0)
+                .mapToDouble(p -> percentile.applyAsDouble(p.uac())).toArray());
+    }
+}

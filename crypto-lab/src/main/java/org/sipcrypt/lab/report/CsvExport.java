@@ -1,0 +1,168 @@
+package org.sipcrypt.lab.report;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.StringJoiner;
+import java.util.TreeMap;
+import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.runner.PeakSearch;
+import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.Study;
+
+/**
+ * {@code results.csv}, a row per measured point (fixed points, then every ramp's steps, study by
+ * study), and {@code peaks.csv}, a row per ramp, for spreadsheets and statistics tools. RFC 4180:
+ * a header row, CRLF line ends, a field holding a comma, quote or line break quoted with its quotes
+ * doubled. Numbers are written with {@code .} whatever the locale, in full (the shortest text that
+ * reads back as the same double, never with an exponent); unknown values are -1 as in the records.
+ * Threading: stateless; runs on the caller's thread.
+ */
+public final class CsvExport {
+
+    /** The points file's name in a results directory. */
+    public static final String POINTS_FILE_NAME = "results.csv";
+
+    /** The ramps file's name in a results directory. */
+    public static final String PEAKS_FILE_NAME = "peaks.csv";
+
+    /**
+     * The columns of {@value #POINTS_FILE_NAME}. {@code crt_*} counts are calls per
+     * {@link CrtBuckets} bucket, {@code heap_after_gc_mb} is in MiB, {@code valid} is false for a
+     * point that says nothing about the server (a saturated generator), {@code failure_causes} is
+     * {@code cause=count;cause=count} sorted by cause.
+     */
+    public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
+            "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
+            "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150", "kbps", "server_cpu_pct",
+            "server_cpu_us_per_call", "heap_after_gc_mb", "generator_cpu_pct", "handshakes_per_s", "resumption_pct",
+            "valid", "failure_causes");
+
+    /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
+    public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
+            "peak_rate", "sustainable_rate", "stopped_by", "steps");
+
+    private static final String CRLF = "\r\n";
+    private static final double BYTES_PER_MIB = 1024.0 * 1024.0;
+
+    private CsvExport() {
+    }
+
+    /**
+     * Writes {@value #POINTS_FILE_NAME} and {@value #PEAKS_FILE_NAME} into {@code dir} (created when
+     * missing), replacing older ones.
+     *
+     * @return the files written
+     */
+    public static List<Path> write(List<Study> studies, Path dir) throws IOException {
+        Objects.requireNonNull(studies, "studies");
+        Path points = dir.resolve(POINTS_FILE_NAME);
+        Path peaks = dir.resolve(PEAKS_FILE_NAME);
+        ReportFiles.write(points, out -> writePoints(studies, out));
+        ReportFiles.write(peaks, out -> writePeaks(studies, out));
+        return List.of(points, peaks);
+    }
+
+    /** The rows of {@value #POINTS_FILE_NAME}, header first. */
+    public static void writePoints(List<Study> studies, Writer out) throws IOException {
+        row(out, POINT_COLUMNS);
+        for (Study s : studies) {
+            for (PointRun p : s.fixed()) {
+                row(out, pointFields(s.id(), p));
+            }
+            for (PeakSearch r : s.peaks()) {
+                for (PointRun p : r.steps()) {
+                    row(out, pointFields(s.id(), p));
+                }
+            }
+        }
+    }
+
+    /** The rows of {@value #PEAKS_FILE_NAME}, header first. */
+    public static void writePeaks(List<Study> studies, Writer out) throws IOException {
+        row(out, PEAK_COLUMNS);
+        for (Study s : studies) {
+            for (PeakSearch r : s.peaks()) {
+                row(out, List.of(Long.toString(s.id()), r.scenario(), r.cipher(), Integer.toString(r.repetition()),
+                        number(r.peakRate()), number(r.sustainableRate()), r.stoppedBy() == null ? "" : r.stoppedBy(),
+                        Integer.toString(r.steps().size())));
+            }
+        }
+    }
+
+    private static List<String> pointFields(long studyId, PointRun p) {
+        RunSummary uac = p.uac();
+        List<String> f = new ArrayList<>(POINT_COLUMNS.size());
+        f.add(Long.toString(studyId));
+        f.add(p.scenario());
+        f.add(p.cipher());
+        f.add(p.mode());
+        f.add(Integer.toString(p.repetition()));
+        f.add(number(p.rate()));
+        f.add(number(p.completedPerSecond()));
+        f.add(number(uac.failedPct()));
+        f.add(number(uac.crtP50Ms()));
+        f.add(number(uac.crtP90Ms()));
+        f.add(number(uac.crtP99Ms()));
+        f.add(number(uac.crtMaxMs()));
+        long[] buckets = uac.buckets();
+        for (int i = 0; i < CrtBuckets.NAMES.length; i++) {
+            f.add(i < buckets.length ? Long.toString(buckets[i]) : "");
+        }
+        f.add(number(p.kbps()));
+        f.add(number(p.server().cpuPercent()));
+        f.add(number(p.server().cpuMicrosPerCall()));
+        long heap = p.server().heapAfterGcBytes();
+        f.add(heap < 0 ? "-1" : number(heap / BYTES_PER_MIB));
+        f.add(number(uac.cpuPercent()));
+        f.add(number(p.handshakesPerSecond()));
+        f.add(number(p.resumptionPct()));
+        f.add(Boolean.toString(p.invalid() == null));
+        f.add(causes(uac.causes()));
+        return f;
+    }
+
+    private static String causes(Map<String, Long> causes) {
+        StringJoiner j = new StringJoiner(";");
+        for (Map.Entry<String, Long> e : new TreeMap<>(causes).entrySet()) {
+            j.add(e.getKey() + "=" + e.getValue());
+        }
+        return j.toString();
+    }
+
+    /** A double in full with a {@code .}, no exponent, whole numbers without decimals. */
+    static String number(double d) {
+        if (!Double.isFinite(d)) {
+            return Double.toString(d);
+        }
+        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+            return Long.toString((long) d);
+        }
+        return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+    }
+
+    private static void row(Writer out, List<String> fields) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < fields.size(); i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append(field(fields.get(i)));
+        }
+        out.write(b.append(CRLF).toString());
+    }
+
+    /** RFC 4180 §2 rules 6 and 7: quoted when it holds a comma, quote or line break; quotes doubled. */
+    static String field(String value) {
+        if (value.indexOf(',') < 0 && value.indexOf('"') < 0 && value.indexOf('\r') < 0 && value.indexOf('\n') < 0) {
+            return value;
+        }
+        return '"' + value.replace("\"", "\"\"") + '"';
+    }
+}

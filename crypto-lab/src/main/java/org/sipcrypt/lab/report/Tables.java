@@ -1,0 +1,243 @@
+package org.sipcrypt.lab.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.model.ComponentCost;
+import org.sipcrypt.lab.model.CostModel;
+import org.sipcrypt.lab.model.Prediction;
+import org.sipcrypt.lab.report.Aggregate.Peak;
+import org.sipcrypt.lab.report.Stats.Estimate;
+import org.sipcrypt.lab.runner.Environment;
+import org.sipcrypt.lab.runner.PeakSearch;
+import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.Study;
+
+/**
+ * The report's tables and sentences as plain text cells, shared by the Markdown and the HTML report
+ * so both say the same with the same precision (Locale.ROOT; "n/a" where nothing was measured).
+ * Threading: immutable (static functions only).
+ */
+final class Tables {
+
+    static final String UDP = "udp";
+    static final String TCP = "tcp";
+
+    private Tables() {
+    }
+
+    /**
+     * A table: a header and rows of as many cells, and per column {@code l} (text, aligned left) or
+     * {@code r} (numbers, aligned right).
+     * Threading: immutable.
+     */
+    record Table(String align, List<String> header, List<List<String>> rows) {
+
+        Table {
+            if (align.length() != header.size() || !align.matches("[lr]*")) {
+                throw new IllegalArgumentException("align \"" + align + "\" does not fit " + header);
+            }
+            header = List.copyOf(header);
+            rows = rows.stream().map(List::copyOf).toList();
+            for (List<String> r : rows) {
+                if (r.size() != header.size()) {
+                    throw new IllegalArgumentException("row " + r + " has " + r.size() + " cells, header " + header.size());
+                }
+            }
+        }
+
+        /** Whether column {@code i} holds numbers. */
+        boolean numeric(int i) {
+            return align.charAt(i) == 'r';
+        }
+    }
+
+    static Table environment(List<Study> studies) {
+        List<List<String>> rows = new ArrayList<>();
+        for (Study s : studies) {
+            Environment e = s.environment();
+            rows.add(e == null ? List.of(s.scenario(), s.started().toString(), "unknown", "unknown", "n/a", "unknown",
+                    "unknown", "unknown") : List.of(s.scenario(), s.started().toString(), known(e.jvm()),
+                    known(e.cpuModel()), Integer.toString(e.cores()), known(e.os()), known(e.host()),
+                    known(e.labVersion())));
+        }
+        return new Table("llllrlll", List.of("study", "started", "JVM", "CPU", "cores", "OS", "host", "lab"), rows);
+    }
+
+    /** Whether the studies ran on more than one kind of machine or JVM (host names aside). */
+    static boolean mixedEnvironments(List<Study> studies) {
+        return studies.stream().map(s -> s.environment() == null ? "" : s.environment().jvm() + '\n'
+                + s.environment().cpuModel() + '\n' + s.environment().cores()).distinct().count() > 1;
+    }
+
+    /** A study's heading: its scenario, with its start when another study has the same scenario. */
+    static String heading(Study study, List<Study> all) {
+        long same = all.stream().filter(s -> s.scenario().equals(study.scenario())).count();
+        return same > 1 ? study.scenario() + " (" + study.started() + ")" : study.scenario();
+    }
+
+    static Table fixed(List<Aggregate> aggregates) {
+        Optional<Aggregate> udp = Aggregate.find(aggregates, UDP);
+        Optional<Aggregate> tcp = Aggregate.find(aggregates, TCP);
+        List<List<String>> rows = new ArrayList<>();
+        for (Aggregate a : aggregates) {
+            rows.add(List.of(a.cipher(), num(a.offeredCps()), est(a.completedCps()), num(a.failedPct().mean()),
+                    num(a.crtP50Ms().mean()) + " / " + num(a.crtP90Ms().mean()) + " / " + num(a.crtP99Ms().mean()),
+                    num(a.kbps().mean()), num(a.serverCpuPct().mean()), est(a.cpuMicrosPerCall()),
+                    times(udp.map(a::cpuRatio).orElse(Double.NaN)), times(tcp.map(a::cpuRatio).orElse(Double.NaN)),
+                    num(a.handshakesPerSecond().mean()), num(a.resumptionPct().mean()), num(a.heapAfterGcMiB().mean()),
+                    num(a.generatorCpuPct().mean()), a.validRepetitions() + "/" + a.allRepetitions()));
+        }
+        return new Table("l" + "r".repeat(14), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
+                "kbps", "server CPU %", "CPU µs/call ± CI", "CPU vs udp", "CPU vs tcp", "TLS hs/s", "resumed %",
+                "heap MiB", "generator CPU %", "reps valid/all"), rows);
+    }
+
+    static Table crtBuckets(List<Aggregate> aggregates) {
+        List<String> header = new ArrayList<>(List.of("cipher"));
+        for (String b : CrtBuckets.NAMES) {
+            header.add(b + " ms %");
+        }
+        header.add("calls");
+        List<List<String>> rows = new ArrayList<>();
+        for (Aggregate a : aggregates) {
+            List<String> row = new ArrayList<>(List.of(a.cipher()));
+            for (double p : a.crtBucketPercents()) {
+                row.add(Double.isNaN(p) ? "n/a" : String.format(Locale.ROOT, "%.1f", p));
+            }
+            long calls = 0;
+            for (long c : a.crtBucketCounts()) {
+                calls += c;
+            }
+            row.add(Long.toString(calls));
+            rows.add(row);
+        }
+        return new Table("l" + "r".repeat(header.size() - 1), header, rows);
+    }
+
+    static Table peaks(List<Peak> peaks) {
+        Optional<Peak> udp = Peak.find(peaks, UDP);
+        Optional<Peak> tcp = Peak.find(peaks, TCP);
+        List<List<String>> rows = new ArrayList<>();
+        for (Peak p : peaks) {
+            rows.add(List.of(p.cipher(), (p.lowerBound() ? "≥ " : "") + est(p.peakCps()), est(p.sustainableCps()),
+                    pct(udp.map(p::peakRatio).orElse(Double.NaN)), pct(tcp.map(p::peakRatio).orElse(Double.NaN)),
+                    p.validRamps() + "/" + p.allRamps()));
+        }
+        return new Table("lrrrrr", List.of("cipher", "peak cps ± CI", "sustainable cps ± CI", "peak vs udp", "peak vs tcp",
+                "ramps valid/all"), rows);
+    }
+
+    /** One sentence per repetition or ramp left out of the means, and per peak that is a lower bound. */
+    static List<String> exclusions(List<Aggregate> aggregates, List<Peak> peaks) {
+        List<String> out = new ArrayList<>();
+        for (Aggregate a : aggregates) {
+            for (PointRun p : a.invalidRuns()) {
+                out.add(String.format(Locale.ROOT, "%s repetition %d at %s cps: invalid (%s); left out of the means",
+                        p.cipher(), p.repetition(), num(p.rate()), p.invalid()));
+            }
+        }
+        for (Peak p : peaks) {
+            for (PeakSearch r : p.excludedRamps()) {
+                out.add(String.format(Locale.ROOT, "%s ramp %d: stopped by a %s at %s cps; left out of the peak",
+                        r.cipher(), r.repetition(), r.stoppedBy(), num(r.peakRate())));
+            }
+            if (p.lowerBound()) {
+                out.add(p.cipher() + ": a ramp ended before calls failed (its last step or time budget), so the"
+                        + " server's peak is at least the rate shown");
+            }
+        }
+        return out;
+    }
+
+    /** What the literature measured for a preset, to compare with, or null. */
+    static String reference(String scenario) {
+        return CostModel.CHAIN.equals(scenario) ? "The literature's proxy chain without authentication: TCP ≈ 47 % of"
+                + " UDP, TLS-AES ≈ 60 % of TCP, TLS-3DES ≈ 47 % of TCP (peak throughput)." : null;
+    }
+
+    static Table components(CostModel.Result model) {
+        List<List<String>> rows = new ArrayList<>();
+        for (ComponentCost c : model.components()) {
+            rows.add(List.of(c.kind().label(), c.cipher() == null ? "any" : c.cipher(), num(c.cpuMicrosPerCall()),
+                    c.derivation()));
+        }
+        return new Table("llrl", List.of("component", "cipher", "CPU µs/call", "from"), rows);
+    }
+
+    static Table predictions(CostModel.Result model) {
+        List<List<String>> rows = new ArrayList<>();
+        for (Prediction p : model.predictions()) {
+            rows.add(List.of(p.scenario() + " " + p.cipher(), p.fitted() ? "fitted" : "held out",
+                    num(p.predictedCpuMicrosPerCall()), num(p.measuredCpuMicrosPerCall()), signed(p.cpuErrorPct()),
+                    num(p.predictedPeakCps()), num(p.measuredPeakCps()), signed(p.peakErrorPct())));
+        }
+        return new Table("llrrrrrr", List.of("scenario and cipher", "used", "CPU µs/call predicted", "measured", "error %",
+                "peak cps predicted", "measured", "error %"), rows);
+    }
+
+    /** The calibration and the held-out error, as sentences. */
+    static List<String> modelSummary(CostModel.Result model) {
+        List<String> out = new ArrayList<>();
+        out.add(Double.isNaN(model.peakCpuMicrosPerSecond()) ? "Not calibrated: no peak is predicted."
+                : "Calibration K = " + num(model.peakCpuMicrosPerSecond()) + " server CPU µs per second at peak"
+                + " (median of measured peak × CPU per call over chain, outbound and inbound); predicted peak ="
+                + " K / predicted CPU per call.");
+        out.add("Fitted from: " + (model.fittedScenarios().isEmpty() ? "nothing" : String.join(", ",
+                model.fittedScenarios())) + ".");
+        out.add("Mean absolute error over held-out predictions: peak " + pctText(model.heldOutPeakErrorPct())
+                + ", CPU per call " + pctText(model.heldOutCpuErrorPct())
+                + " (the aim is 10 %; the literature's model reached 15 %).");
+        return out;
+    }
+
+    /** A number with precision by magnitude: 1234, 12.3, 1.23; "n/a" when unknown. */
+    static String num(double v) {
+        if (!Double.isFinite(v)) {
+            return "n/a";
+        }
+        return String.format(Locale.ROOT, "%." + decimals(v) + "f", v);
+    }
+
+    /** Mean ± half-width at the mean's precision; the mean alone without an interval. */
+    static String est(Estimate e) {
+        if (!e.known()) {
+            return "n/a";
+        }
+        if (!e.hasInterval()) {
+            return num(e.mean());
+        }
+        int d = decimals(e.mean());
+        return String.format(Locale.ROOT, "%." + d + "f ± %." + d + "f", e.mean(), e.halfWidth95());
+    }
+
+    /** A ratio as a multiple: ×1.70. */
+    static String times(double ratio) {
+        return Double.isFinite(ratio) ? String.format(Locale.ROOT, "×%.2f", ratio) : "n/a";
+    }
+
+    /** A ratio in percent: 47 %. */
+    static String pct(double ratio) {
+        return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.0f %%", ratio * 100) : "n/a";
+    }
+
+    private static String pctText(double percent) {
+        return Double.isFinite(percent) ? String.format(Locale.ROOT, "%.1f %%", percent) : "n/a (nothing held out was"
+                + " measured)";
+    }
+
+    private static String signed(double percent) {
+        return Double.isFinite(percent) ? String.format(Locale.ROOT, "%+.1f", percent) : "n/a";
+    }
+
+    private static String known(String text) {
+        return text == null ? "unknown" : text;
+    }
+
+    private static int decimals(double v) {
+        double a = Math.abs(v);
+        return a >= 100 ? 0 : a >= 10 ? 1 : 2;
+    }
+}

@@ -1,0 +1,146 @@
+package org.sipcrypt.lab.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.runner.PeakSearch;
+import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.Studies;
+import org.sipcrypt.lab.runner.Study;
+
+/** results.csv and peaks.csv read back by an RFC 4180 reader. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class CsvExportTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String SCENARIO = "chain, \"tls\"";
+
+    private static List<Study> studies() {
+        return List.of(Studies.study(SCENARIO, List.of("aes", "udp"), 200, 500, 250).withId(7),
+                Studies.study("inbound", List.of("seed"), 50, 900).withId(8));
+    }
+
+    private static int points(List<Study> studies) {
+        int n = 0;
+        for (Study s : studies) {
+            n += s.fixed().size() + s.peaks().stream().mapToInt(r -> r.steps().size()).sum();
+        }
+        return n;
+    }
+
+    private static List<List<String>> write(List<Study> studies, Path out, String file) throws IOException {
+        Locale before = Locale.getDefault();
+        // a locale whose decimal separator is a comma: the files must not follow it
+        Locale.setDefault(Locale.GERMANY);
+        try {
+            List<Path> written = CsvExport.write(studies, out);
+            assertEquals(List.of(out.resolve(CsvExport.POINTS_FILE_NAME), out.resolve(CsvExport.PEAKS_FILE_NAME)),
+                    written);
+        } finally {
+            Locale.setDefault(before);
+        }
+        return Rfc4180.parse(Files.readString(out.resolve(file)));
+    }
+
+    private static String cell(List<String> header, List<String> row, String column) {
+        return row.get(header.indexOf(column));
+    }
+
+    @Test
+    void resultsHaveAHeaderAndOneRowPerFixedPointAndRampStep() throws IOException {
+        List<Study> studies = studies();
+        List<List<String>> rows = write(studies, dir.resolve("out"), CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        assertEquals(CsvExport.POINT_COLUMNS, header);
+        assertEquals(List.of("crt_0_30", "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150"),
+                header.subList(header.indexOf("crt_0_30"), header.indexOf("crt_over_150") + 1));
+        assertEquals(points(studies) + 1, rows.size());
+        for (List<String> row : rows) {
+            assertEquals(header.size(), row.size(), row.toString());
+        }
+        List<String> expected = new ArrayList<>();
+        for (Study s : studies) {
+            for (PointRun p : s.fixed()) {
+                expected.add(s.id() + "/" + p.cipher() + "/" + p.mode() + "/" + p.repetition());
+            }
+            for (PeakSearch r : s.peaks()) {
+                for (PointRun p : r.steps()) {
+                    expected.add(s.id() + "/" + p.cipher() + "/" + p.mode() + "/" + p.repetition());
+                }
+            }
+        }
+        assertEquals(expected, rows.subList(1, rows.size()).stream().map(r -> cell(header, r, "study_id") + "/"
+                + cell(header, r, "cipher") + "/" + cell(header, r, "mode") + "/" + cell(header, r, "repetition"))
+                .toList());
+    }
+
+    @Test
+    void numbersUseADotAndTheValuesOfTheRecords() throws IOException {
+        List<List<String>> rows = write(studies(), dir, CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        // the first fixed point: aes, repetition 1, server CPU 500 µs per call less 2 %
+        List<String> first = rows.get(1);
+        assertEquals(List.of("7", SCENARIO, "aes", "fixed", "1", "200", "200", "0", "2.49", "490", "64", "true", ""),
+                List.of(cell(header, first, "study_id"), cell(header, first, "scenario"), cell(header, first, "cipher"),
+                        cell(header, first, "mode"), cell(header, first, "repetition"), cell(header, first, "rate"),
+                        cell(header, first, "completed_cps"), cell(header, first, "failed_pct"),
+                        cell(header, first, "crt_p50_ms"), cell(header, first, "server_cpu_us_per_call"),
+                        cell(header, first, "heap_after_gc_mb"), cell(header, first, "valid"),
+                        cell(header, first, "failure_causes")));
+        assertEquals(List.of("2000", "0", "0", "0", "0", "0"), first.subList(header.indexOf("crt_0_30"),
+                header.indexOf("crt_over_150") + 1));
+        // 2000 calls in 10 s with 900 + 700 bytes each: 2560 kbit/s
+        assertEquals("2560", cell(header, first, "kbps"));
+        assertEquals("-1", cell(header, first, "resumption_pct"));
+        // the aes ramp passes up to 2000 calls/s; its step at 2100 fails 10 % of its calls by timeout
+        List<String> failing = rows.stream().filter(r -> r.get(0).equals("7") && cell(header, r, "mode").equals("step")
+                && cell(header, r, "cipher").equals("aes") && cell(header, r, "rate").equals("2100")).findFirst()
+                .orElseThrow();
+        assertEquals("timeout=2100", cell(header, failing, "failure_causes"));
+        assertEquals("10", cell(header, failing, "failed_pct"));
+        assertEquals("1890", cell(header, failing, "completed_cps"));
+    }
+
+    @Test
+    void aValueHoldingACommaOrQuoteIsQuoted() throws IOException {
+        write(studies(), dir, CsvExport.POINTS_FILE_NAME);
+        String text = Files.readString(dir.resolve(CsvExport.POINTS_FILE_NAME));
+        assertTrue(text.contains("\r\n7,\"chain, \"\"tls\"\"\",aes,fixed,1,200,"), text.substring(0, 600));
+        assertTrue(text.contains("\r\n8,inbound,seed,fixed,1,50,"), text);
+        assertEquals("\"a,b\"", CsvExport.field("a,b"));
+        assertEquals("\"two\r\nlines\"", CsvExport.field("two\r\nlines"));
+        assertEquals("plain", CsvExport.field("plain"));
+    }
+
+    @Test
+    void peaksHaveOneRowPerRamp() throws IOException {
+        List<Study> studies = studies();
+        List<List<String>> rows = write(studies, dir, CsvExport.PEAKS_FILE_NAME);
+        assertEquals(CsvExport.PEAK_COLUMNS, rows.get(0));
+        assertEquals(List.of(
+                List.of("7", SCENARIO, "aes", "1", "2000", "2000", "failures", "21"),
+                List.of("7", SCENARIO, "udp", "1", "4000", "4000", "failures", "41"),
+                List.of("8", "inbound", "seed", "1", "1100", "1100", "failures", "12")), rows.subList(1, rows.size()));
+    }
+
+    @Test
+    void numbersAreWrittenInFullWithoutExponent() {
+        assertEquals("0.00001", CsvExport.number(1e-5));
+        assertEquals("123456789012345680000", CsvExport.number(1.2345678901234568e20));
+        assertEquals("-1", CsvExport.number(-1));
+        assertEquals("33.333333333333336", CsvExport.number(100.0 / 3));
+        assertEquals("NaN", CsvExport.number(Double.NaN));
+    }
+}

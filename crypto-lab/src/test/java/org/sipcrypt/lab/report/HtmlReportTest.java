@@ -1,0 +1,108 @@
+package org.sipcrypt.lab.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.model.CostModel;
+import org.sipcrypt.lab.runner.Studies;
+import org.sipcrypt.lab.runner.Study;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+import org.xml.sax.InputSource;
+
+/** The HTML report: well-formed, self-contained, one SVG per chart, every text escaped. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HtmlReportTest {
+
+    @TempDir
+    Path dir;
+
+    private static Document parse(String html) throws Exception {
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+        f.setExpandEntityReferences(false);
+        DocumentBuilder b = f.newDocumentBuilder();
+        return b.parse(new InputSource(new StringReader(html)));
+    }
+
+    @Test
+    void thePageIsWellFormedXmlWithOneSvgPerChart() throws Exception {
+        List<Study> studies = MarkdownReportTest.studies();
+        String html = HtmlReport.render(studies, CostModel.fit(studies));
+        Path file = dir.resolve("report.html");
+        Files.writeString(file, html);
+        Document doc = parse(Files.readString(file));
+        assertEquals("html", doc.getDocumentElement().getTagName());
+        NodeList svgs = doc.getElementsByTagName("svg");
+        // per study: completed cps, CPU per call, CRT percentiles, CRT distribution, peaks; one of the model
+        assertEquals(studies.size() * 5 + 1, svgs.getLength());
+        for (int i = 0; i < svgs.getLength(); i++) {
+            Element svg = (Element) svgs.item(i);
+            String label = svg.getAttribute("aria-label");
+            assertFalse(label.isEmpty());
+            assertEquals("title", ((Element) svg.getElementsByTagName("title").item(0)).getTagName());
+            assertEquals(label, svg.getElementsByTagName("title").item(0).getTextContent());
+            assertTrue(svg.getElementsByTagName("rect").getLength() > 0, label);
+        }
+    }
+
+    @Test
+    void everyTableRowHasACellPerHeader() throws Exception {
+        List<Study> studies = MarkdownReportTest.studies();
+        Document doc = parse(HtmlReport.render(studies, CostModel.fit(studies)));
+        NodeList tables = doc.getElementsByTagName("table");
+        assertTrue(tables.getLength() >= 1 + 4 * 3 + 2);
+        for (int i = 0; i < tables.getLength(); i++) {
+            Element t = (Element) tables.item(i);
+            int columns = t.getElementsByTagName("th").getLength();
+            NodeList rows = ((Element) t.getElementsByTagName("tbody").item(0)).getElementsByTagName("tr");
+            assertTrue(rows.getLength() > 0);
+            for (int r = 0; r < rows.getLength(); r++) {
+                assertEquals(columns, ((Element) rows.item(r)).getElementsByTagName("td").getLength());
+            }
+        }
+    }
+
+    @Test
+    void nothingIsFetchedFromAnywhere() {
+        List<Study> studies = MarkdownReportTest.studies();
+        String html = HtmlReport.render(studies, CostModel.fit(studies));
+        assertTrue(html.startsWith("<!DOCTYPE html>\n"));
+        assertTrue(html.contains("<style>"));
+        for (String outside : List.of("http", "//", "src=", "href=", "<script", "url(", "@import", "<link")) {
+            assertFalse(html.contains(outside), outside);
+        }
+    }
+
+    @Test
+    void allTextIsEscaped() throws Exception {
+        String name = "x<y & 'q' \"z\"";
+        String html = HtmlReport.render(List.of(Studies.study(name, List.of("a>b"), 100, 300)), null);
+        parse(html);
+        assertFalse(html.contains(name));
+        assertTrue(html.contains("x&lt;y &amp; &#39;q&#39; &quot;z&quot;"), html);
+        assertTrue(html.contains("a&gt;b"));
+        assertFalse(html.contains("Cost model"));
+        assertEquals(5, html.split("<svg", -1).length - 1);
+    }
+
+    @Test
+    void aStudyWithoutRampsHasNoPeakChart() throws Exception {
+        Study s = Studies.study("chain", List.of("udp", "aes"), 100, 100, 170);
+        Study fixedOnly = new Study(0, s.scenario(), "", s.ciphers(), s.started(), s.environment(), s.fixed(), List.of());
+        Document doc = parse(HtmlReport.render(List.of(fixedOnly), null));
+        assertEquals(4, doc.getElementsByTagName("svg").getLength());
+    }
+}

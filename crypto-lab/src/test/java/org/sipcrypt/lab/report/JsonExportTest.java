@@ -1,0 +1,74 @@
+package org.sipcrypt.lab.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.runner.Studies;
+import org.sipcrypt.lab.runner.Study;
+import org.sipcrypt.lab.store.LabJson;
+
+/** results.json written and read back. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class JsonExportTest {
+
+    @TempDir
+    Path dir;
+
+    private static List<Study> studies() {
+        Study a = Studies.study("chain", List.of("aes", "camellia", "udp"), 200, 500, 800, 250).withId(1);
+        Study b = Studies.study("inbound", List.of("seed"), 50, 900).withId(2);
+        b = new Study(b.id(), b.scenario(), b.scenarioText(), b.ciphers(), Instant.parse("2026-11-23T07:08:09.123456789Z"),
+                b.environment(), b.fixed(), b.peaks());
+        return List.of(a, b);
+    }
+
+    @Test
+    void studiesReadBackEqual() throws IOException {
+        List<Study> studies = studies();
+        Path file = JsonExport.write(studies, dir.resolve("results"));
+        assertEquals(dir.resolve("results").resolve(JsonExport.FILE_NAME), file);
+        List<Study> read = JsonExport.read(file);
+        assertEquals(studies.size(), read.size());
+        for (int i = 0; i < studies.size(); i++) {
+            // records holding long[] (RunSummary, Interval) are equal by value when their JSON is
+            assertEquals(LabJson.write(studies.get(i)), LabJson.write(read.get(i)));
+            assertEquals(studies.get(i).started(), read.get(i).started());
+            assertEquals(studies.get(i).environment(), read.get(i).environment());
+            assertEquals(studies.get(i).fixed().get(0).samples().size(), read.get(i).fixed().get(0).samples().size());
+        }
+    }
+
+    @Test
+    void theFileIsAnObjectOfStudiesWithIsoInstants() throws IOException {
+        String text = Files.readString(JsonExport.write(studies(), dir));
+        assertTrue(text.startsWith("{") && text.contains("\"studies\" : [ {"), text.substring(0, 200));
+        assertTrue(text.contains("\"started\" : \"2026-11-22T10:00:00Z\""), text.substring(0, 400));
+        assertTrue(text.contains("\"started\" : \"2026-11-23T07:08:09.123456789Z\""));
+        assertTrue(text.contains("\"samples\" : [ {"));
+    }
+
+    @Test
+    void anEmptyListIsWrittenAndReadBack() throws IOException {
+        assertEquals(List.of(), JsonExport.read(JsonExport.write(List.of(), dir)));
+    }
+
+    @Test
+    void aFileThatIsNotResultsIsRefusedNamingIt() throws IOException {
+        Path other = Files.writeString(dir.resolve("other.json"), "{\"points\":[]}");
+        IOException e = assertThrows(IOException.class, () -> JsonExport.read(other));
+        assertTrue(e.getMessage().startsWith(other + ": not a results file"), e.getMessage());
+        Path broken = Files.writeString(dir.resolve("broken.json"), "{\"studies\":[{\"id\":1,");
+        IOException b = assertThrows(IOException.class, () -> JsonExport.read(broken));
+        assertTrue(b.getMessage().startsWith(broken + ": not a results file"), b.getMessage());
+    }
+}

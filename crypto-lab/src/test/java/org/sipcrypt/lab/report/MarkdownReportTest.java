@@ -1,0 +1,139 @@
+package org.sipcrypt.lab.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.sipcrypt.lab.model.CostModel;
+import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.Studies;
+import org.sipcrypt.lab.runner.Study;
+
+/** The Markdown report: its sections, a row per cipher, and tables GitHub can read. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MarkdownReportTest {
+
+    static final List<String> CHAIN_CIPHERS = List.of("udp", "tcp", "aes", "3des");
+
+    /** chain, outbound and inbound for the model, with repetition 2 of chain aes marked invalid. */
+    static List<Study> studies() {
+        Study chain = Studies.study("chain", CHAIN_CIPHERS, 500, 100, 150, 170, 230);
+        List<PointRun> fixed = new ArrayList<>();
+        for (PointRun p : chain.fixed()) {
+            fixed.add(p.cipher().equals("aes") && p.repetition() == 2 ? new PointRun(p.scenario(), p.cipher(), p.mode(),
+                    p.repetition(), p.rate(), p.uac(), 0, 0, p.uasBytes(), p.server(), p.samples(),
+                    "saturated generator") : p);
+        }
+        chain = new Study(0, "chain", chain.scenarioText(), chain.ciphers(), chain.started(), chain.environment(), fixed,
+                chain.peaks());
+        return List.of(chain, Studies.study("outbound", List.of("tcp", "aes"), 500, 200, 400),
+                Studies.study("inbound", List.of("tcp", "aes"), 500, 190, 300),
+                Studies.study("local", List.of("tcp", "aes"), 500, 240, 530));
+    }
+
+    /** Each table: its lines, in order. */
+    static List<List<String>> tables(String markdown) {
+        List<List<String>> out = new ArrayList<>();
+        List<String> current = null;
+        for (String line : markdown.split("\n", -1)) {
+            if (line.startsWith("|")) {
+                if (current == null) {
+                    current = new ArrayList<>();
+                    out.add(current);
+                }
+                current.add(line);
+            } else {
+                current = null;
+            }
+        }
+        return out;
+    }
+
+    /** Cells of a row: split at pipes not escaped. */
+    static List<String> cells(String row) {
+        assertTrue(row.startsWith("| ") && row.endsWith(" |"), row);
+        String[] parts = row.substring(1, row.length() - 1).split("(?<!\\\\)\\|", -1);
+        List<String> out = new ArrayList<>();
+        for (String p : parts) {
+            out.add(p.trim());
+        }
+        return out;
+    }
+
+    @Test
+    void everyTableHasTheSameNumberOfCellsOnEachRow() {
+        String md = MarkdownReport.render(studies(), CostModel.fit(studies()));
+        List<List<String>> tables = tables(md);
+        assertTrue(tables.size() >= 1 + 4 * 3 + 2, "environment, three per scenario, two of the model: " + tables.size());
+        for (List<String> t : tables) {
+            assertTrue(t.size() >= 3, "header, delimiter and a row: " + t);
+            int columns = cells(t.get(0)).size();
+            assertTrue(t.get(1).matches("\\|( ---:? \\|)+"), t.get(1));
+            for (String row : t) {
+                assertEquals(columns, cells(row).size(), row);
+            }
+        }
+    }
+
+    @Test
+    void theFixedRateTableHasARowPerCipherInOrder() {
+        String md = MarkdownReport.render(studies(), null);
+        List<String> fixed = tables(md.substring(md.indexOf("## Scenario chain"))).get(0);
+        List<String> header = cells(fixed.get(0));
+        assertEquals(15, header.size(), header.toString());
+        assertEquals("CPU µs/call ± CI", header.get(7));
+        List<String> ciphers = fixed.subList(2, fixed.size()).stream().map(r -> cells(r).get(0)).toList();
+        assertEquals(CHAIN_CIPHERS, ciphers);
+        List<String> aes = cells(fixed.get(4));
+        assertEquals("500", aes.get(1));
+        // two valid repetitions, 166.6 and 173.4 µs: s = 6.8 / √2, half-width 12.706 × s / √2 = 43.2
+        assertEquals("170 ± 43", aes.get(7));
+        assertEquals("×1.70", aes.get(8));
+        assertEquals("×1.13", aes.get(9));
+        assertEquals("2/3", aes.get(14));
+    }
+
+    @Test
+    void peakTableComparesWithTheBaselines() {
+        String md = MarkdownReport.render(studies(), null);
+        String chain = md.substring(md.indexOf("## Scenario chain"), md.indexOf("## Scenario outbound"));
+        List<String> peaks = tables(chain.substring(chain.indexOf("### Peak throughput"))).get(0);
+        List<String> aes = cells(peaks.get(4));
+        assertEquals("aes", aes.get(0));
+        assertEquals("5800", aes.get(1));
+        assertEquals("58 %", aes.get(3));
+        assertEquals("88 %", aes.get(4));
+        assertTrue(chain.contains("TLS-AES ≈ 60 % of TCP"), "the literature's figures for the chain");
+    }
+
+    @Test
+    void sectionsAndWhyAPointWasLeftOut() {
+        String md = MarkdownReport.render(studies(), CostModel.fit(studies()));
+        assertTrue(md.startsWith("# sipcrypt crypto lab report\n"));
+        assertTrue(md.contains("| chain | 2026-11-22T10:00:00Z | test JVM | test CPU | 2 |"), md);
+        assertTrue(md.contains("- aes repetition 2 at 500 cps: invalid (saturated generator); left out of the means"), md);
+        assertTrue(md.contains("### Call response time distribution"));
+        assertTrue(md.contains("| 0-30 ms % |"));
+        assertTrue(md.contains("## Cost model"));
+        assertTrue(md.contains("| server TLS handshake | aes | 180 |"), md);
+        assertTrue(md.contains("| local aes | held out | 530 | 530 | +0.0 |"), md);
+        assertTrue(md.contains("Mean absolute error over held-out predictions: peak "));
+        assertFalse(MarkdownReport.render(studies(), null).contains("## Cost model"));
+    }
+
+    @Test
+    void pipesInNamesDoNotBreakTheTable() {
+        String md = MarkdownReport.render(List.of(Studies.study("odd*name", List.of("a|b"), 100, 300)), null);
+        assertTrue(md.contains("## Scenario odd\\*name"), md);
+        for (List<String> t : tables(md)) {
+            int columns = cells(t.get(0)).size();
+            t.forEach(row -> assertEquals(columns, cells(row).size(), row));
+        }
+        assertTrue(md.contains("| a\\|b |"), md);
+    }
+}
