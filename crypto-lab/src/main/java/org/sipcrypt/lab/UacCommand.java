@@ -9,12 +9,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.sipcrypt.lab.loadgen.Credential;
+import org.sipcrypt.lab.loadgen.CredentialFiles;
 import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uac;
 import org.sipcrypt.lab.loadgen.UacOptions;
+import org.sipcrypt.lab.loadgen.Workload;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
@@ -25,20 +29,46 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code uac}: calls a target at a set rate for a set time, printing a line per interval and a
- * summary; exit 0 when the run passed, 1 when it failed (stopped by the failure threshold, or ended
- * above it), 2 for bad arguments.
+ * {@code uac}: runs a workload (calls, registrations, INVITEs answered 404 or 302) against a target at
+ * a set rate for a set time, as the users of a users file when given (answering digest challenges),
+ * printing a line per interval and a summary; {@code --json} writes both to a file whose summary
+ * {@link RunSummary#parseSummaryJson} reads back, and {@code --start-at} lets several generator
+ * processes begin together. Exit 0 when the run passed, 1 when it failed (stopped by the failure
+ * threshold, or ended above it), 2 for bad arguments.
  * Threading: the main thread only.
  */
 @Command(name = "uac", mixinStandardHelpOptions = true,
-        description = "Call a SIP target (a proxy or a UAS) at a set rate, open loop, and measure the calls.")
+        description = "Run calls, registrations or refused INVITEs against a SIP target (a proxy, registrar, redirect"
+                + " server or UAS) at a set rate, open loop, and measure them.")
 final class UacCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "Where every call goes.")
+    @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "Where every request goes.")
     String target;
+
+    @Option(names = "--workload", defaultValue = "call",
+            description = "call, register, refresh, unregister, invite-not-found or redirect (default: ${DEFAULT-VALUE}).")
+    String workload;
+
+    @Option(names = "--users", paramLabel = "FILE",
+            description = "Users file (the server's users generate --csv: SEQUENTIAL, then NAME;PASSWORD lines):"
+                    + " operation i acts as user i mod N and answers digest challenges (default: no authentication).")
+    Path users;
+
+    @Option(names = "--domain", description = "Domain of the users: REGISTER sip:DOMAIN for sip:USER@DOMAIN, INVITEs"
+            + " of redirect and invite-not-found to sip:USER@DOMAIN (default: the target's host).")
+    String domain;
+
+    @Option(names = "--register-contact", paramLabel = "HOST:PORT",
+            description = "Where the Contact of each REGISTER points, e.g. a lab uas (default: this generator).")
+    String registerContact;
+
+    @Option(names = "--start-at", paramLabel = "EPOCH_MILLIS",
+            description = "Begin the schedule at this wall-clock time (ms since 1970), so several generators begin"
+                    + " together (default: at once).")
+    Long startAt;
 
     @Option(names = "--transport", defaultValue = "udp", description = "udp, tcp or tls (default: ${DEFAULT-VALUE}).")
     String transport;
@@ -76,33 +106,36 @@ final class UacCommand implements Callable<Integer> {
     @Option(names = "--allow-insecure", description = "Lab only: allow RC4 and 3DES (and re-enable them in this JVM's SunJSSE).")
     boolean allowInsecure;
 
-    @Option(names = "--rate", defaultValue = "10", description = "Calls per second, open loop (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rate", defaultValue = "10",
+            description = "Operations (calls, registrations, ...) per second, open loop (default: ${DEFAULT-VALUE}).")
     double rate;
 
-    @Option(names = "--duration", defaultValue = "10", description = "Seconds of measured calls (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--duration", defaultValue = "10", description = "Seconds of measured operations (default: ${DEFAULT-VALUE}).")
     double duration;
 
-    @Option(names = "--warmup", defaultValue = "0", description = "Seconds of calls before, not in the summary (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "0", description = "Seconds of operations before, not in the summary (default: ${DEFAULT-VALUE}).")
     double warmup;
 
     @Option(names = "--hold", defaultValue = "0", description = "Seconds between ACK and BYE (default: ${DEFAULT-VALUE}).")
     double hold;
 
     @Option(names = "--call-timeout", defaultValue = "5",
-            description = "Seconds a 200 to the INVITE (and to the BYE) may take before the call fails (default: ${DEFAULT-VALUE}).")
+            description = "Seconds the answer to the INVITE or REGISTER (and to the BYE or second REGISTER) may take"
+                    + " before the operation fails (default: ${DEFAULT-VALUE}).")
     double callTimeout;
 
     @Option(names = "--max-failed-pct", defaultValue = "1",
-            description = "Stop (and fail) when more than this %% of measured calls failed (default: ${DEFAULT-VALUE}).")
+            description = "Stop (and fail) when more than this %% of measured operations failed (default: ${DEFAULT-VALUE}).")
     double maxFailedPct;
 
-    @Option(names = "--uri", description = "Request-URI (default: sip:lab-uas@TARGET;transport=T).")
+    @Option(names = "--uri", description = "Request-URI of the call workload's INVITEs (default: sip:lab-uas@TARGET;transport=T).")
     String uri;
 
     @Option(names = "--interval", defaultValue = "1", description = "Seconds per sample line (default: ${DEFAULT-VALUE}).")
     double interval;
 
-    @Option(names = "--json", description = "Write the per-interval samples and the summary to this file.")
+    @Option(names = "--json", description = "Write the per-interval samples and the summary (with its response-time"
+            + " histogram, so the summaries of several generators merge) to this file.")
     Path json;
 
     @Override
@@ -164,9 +197,38 @@ final class UacCommand implements Callable<Integer> {
         }
         String requestUri = uri != null ? uri : "sip:lab-uas@" + to.getAddress().getHostAddress() + ":" + to.getPort()
                 + ";transport=" + t.configName();
+        Workload w;
+        try {
+            w = Workload.parse(workload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--workload: " + e.getMessage(), e);
+        }
+        List<Credential> credentials = List.of();
+        if (users != null) {
+            try {
+                credentials = CredentialFiles.read(users);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--users: cannot read " + users + ": " + e.getMessage(), e);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--users: " + e.getMessage(), e);
+            }
+        }
+        InetSocketAddress contact = registerContact == null ? null : hostPort("--register-contact", registerContact);
         return new UacOptions(to, t, pattern, tls, rate, seconds("--duration", duration), seconds("--warmup", warmup),
                 seconds("--call-timeout", callTimeout), seconds("--hold", hold), maxFailedPct, requestUri, localFor(to),
-                seconds("--interval", interval));
+                seconds("--interval", interval), w, domain, credentials, contact, startTime(startAt));
+    }
+
+    /** The start time of {@code --start-at}: null for none; at most a day ahead. */
+    static Instant startTime(Long epochMillis) {
+        if (epochMillis == null) {
+            return null;
+        }
+        if (epochMillis < 0 || epochMillis > System.currentTimeMillis() + 86_400_000L) {
+            throw new IllegalArgumentException("--start-at: " + epochMillis
+                    + " (expected milliseconds since 1970 no more than a day from now)");
+        }
+        return Instant.ofEpochMilli(epochMillis);
     }
 
     static Duration seconds(String option, double s) {

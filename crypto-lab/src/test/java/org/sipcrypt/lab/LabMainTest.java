@@ -9,15 +9,17 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.loadgen.Uas;
+import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.server.transport.Transport;
 import picocli.CommandLine;
 
-/** The command line: exit codes and the JSON file of a run. */
+/** The command line: exit codes, the JSON file of a run and reading it back, workloads and users files. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class LabMainTest {
 
@@ -40,6 +42,25 @@ class LabMainTest {
                 "--cipher", "rc4"));
         assertEquals(2, run(new StringWriter(), "uas", "--listen", "tls:127.0.0.1:0"));
         assertEquals(2, run(new StringWriter()));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--workload", "options"));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--domain", "a b"));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--start-at", "-1"));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--start-at",
+                String.valueOf(System.currentTimeMillis() + 2 * 86_400_000L)));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--register-contact", "nowhere"));
+    }
+
+    @Test
+    void aMissingOrBadUsersFileExitsWithTwoNamingIt() throws Exception {
+        StringWriter out = new StringWriter();
+        Path missing = dir.resolve("missing.csv");
+        assertEquals(2, run(out, "uac", "--target", "127.0.0.1:5060", "--users", missing.toString()));
+        assertTrue(out.toString().contains("--users: cannot read " + missing), out.toString());
+        Path bad = dir.resolve("bad.csv");
+        Files.writeString(bad, "SEQUENTIAL\nuser1\n");
+        out = new StringWriter();
+        assertEquals(2, run(out, "uac", "--target", "127.0.0.1:5060", "--users", bad.toString()));
+        assertTrue(out.toString().contains("line 2"), out.toString());
     }
 
     @Test
@@ -55,6 +76,38 @@ class LabMainTest {
             String text = Files.readString(json);
             assertTrue(text.startsWith("{\"intervals\":[") && text.contains("\"summary\":{") && text.contains("\"passed\":true"),
                     text);
+        }
+    }
+
+    @Test
+    void theSummaryOfTheJsonFileReadsBackAndMerges() throws Exception {
+        try (Uas uas = new Uas()) {
+            InetSocketAddress at = uas.listen(Transport.UDP, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null);
+            StringWriter out = new StringWriter();
+            Path json = dir.resolve("run.json");
+            int code = run(out, "uac", "--target", "127.0.0.1:" + at.getPort(), "--rate", "10", "--duration", "1",
+                    "--start-at", String.valueOf(System.currentTimeMillis() + 200), "--json", json.toString());
+            assertEquals(0, code, out.toString());
+            RunSummary s = RunSummary.parseSummaryJson(Files.readString(json));
+            assertEquals(10, s.completed(), s.text());
+            assertEquals(10, s.histogram().getTotalCount(), "the response times came along");
+            RunSummary twice = RunSummary.merge("two generators", List.of(s, s));
+            assertEquals(20, twice.completed());
+            assertEquals(20, twice.crtCount());
+            assertEquals(s.crtMaxMs(), twice.crtMaxMs());
+        }
+    }
+
+    @Test
+    void anInviteNotFoundRunAnswered200FailsAsStatus200() throws Exception {
+        try (Uas uas = new Uas()) {
+            InetSocketAddress at = uas.listen(Transport.TCP, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null);
+            StringWriter out = new StringWriter();
+            int code = run(out, "uac", "--target", "127.0.0.1:" + at.getPort(), "--transport", "tcp",
+                    "--workload", "invite-not-found", "--rate", "10", "--duration", "1");
+            assertEquals(1, code, out.toString());
+            assertTrue(out.toString().contains("failures: {status_200="), out.toString());
+            assertTrue(uas.requests("ACK") > 0, "a 200 is ACKed all the same");
         }
     }
 

@@ -110,6 +110,20 @@ public final class SipMessage {
         return out;
     }
 
+    /**
+     * Every value of a header in order, each line whole: for headers whose values hold commas of
+     * their own, such as WWW-Authenticate and Proxy-Authenticate.
+     */
+    public List<String> headerLines(String name) {
+        List<String> out = new ArrayList<>();
+        for (String[] h : headers) {
+            if (h[0].equalsIgnoreCase(name)) {
+                out.add(h[1]);
+            }
+        }
+        return out;
+    }
+
     /** The Call-ID. */
     public String callId() {
         return header("Call-ID");
@@ -119,6 +133,20 @@ public final class SipMessage {
     public String cseqMethod() {
         String c = header("CSeq");
         return c == null ? "" : c.substring(c.indexOf(' ') + 1).trim().toUpperCase(Locale.ROOT);
+    }
+
+    /** The sequence number in CSeq, or -1 when there is none. */
+    public long cseqNumber() {
+        String c = header("CSeq");
+        if (c == null) {
+            return -1;
+        }
+        int space = c.indexOf(' ');
+        try {
+            return Long.parseLong((space < 0 ? c : c.substring(0, space)).trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** The body. */

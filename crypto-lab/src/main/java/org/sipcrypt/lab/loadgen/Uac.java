@@ -3,6 +3,7 @@ package org.sipcrypt.lab.loadgen;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -29,26 +30,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The UAC role: calls start on an open-loop schedule (call n is due at n / rate seconds, whatever
- * became of earlier calls, so a slow target cannot slow the arrivals down and hide its latency),
- * each runs INVITE/100/180/200/ACK/(hold)/BYE/200 with a fresh Call-ID, tags and branches, and the
- * call response time runs from the moment the call was due (so it includes a per-call connection's
- * TCP connect and TLS handshake, and any lag of the generator) to the 200. On UDP the INVITE is
- * retransmitted by Timer A and given up by Timer B, the BYE by Timers E and F (RFC 3261 §17.1.1.2,
- * §17.1.2.2); on TCP and TLS nothing is retransmitted (§17.1.1.2: Timer A only on unreliable
- * transports). In-dialog requests follow the route set (§12.2.1.1) on UDP; on TCP and TLS they use
- * the call's connection, which goes to the same next hop in every topology the lab builds.
+ * The UAC role: operations start on an open-loop schedule (operation n is due at n / rate seconds,
+ * whatever became of earlier ones, so a slow target cannot slow the arrivals down and hide its
+ * latency), each with a fresh Call-ID, tags and branches, and runs its {@link Workload}: a call
+ * (INVITE/100/180/200/ACK/(hold)/BYE/200), a registration, its refresh or removal, or an INVITE
+ * answered 404 or 302; digest challenges are answered when the run has users ({@link UacFlow} has the
+ * flows and the RFC 3261 timers). The response time runs from the moment the operation was due (so
+ * it includes a per-call connection's TCP connect and TLS handshake, a challenge round trip, and any
+ * lag of the generator) to its first final success response. In-dialog requests follow the route set
+ * (§12.2.1.1) on UDP; on TCP and TLS they use the call's connection, which goes to the same next hop
+ * in every topology the lab builds. With a start time the schedule waits for it, so several generator
+ * processes begin together.
  * Threads: {@code lab-uac-arrivals} keeps the schedule, {@code lab-uac-N} (16, queue of 10000,
- * a call refused by a full queue fails as {@code generator_overload}) start calls, which may block
- * on a per-call connect and handshake, {@code lab-uac-timer} runs retransmissions, holds and
+ * an operation refused by a full queue fails as {@code generator_overload}) start operations, which
+ * may block on a per-call connect and handshake, {@code lab-uac-timer} runs retransmissions, holds and
  * timeouts, reader threads handle responses, and the caller of {@link #run} samples every interval.
  * Threading: one {@link #run} per instance.
  */
 public final class Uac {
 
     private static final Logger log = LoggerFactory.getLogger(Uac.class);
-    private static final long T1_MILLIS = 500;
-    private static final long T2_MILLIS = 4000;
     private static final int WORKERS = 16;
     private static final int WORK_QUEUE = 10_000;
     private static final double SATURATED_LAG_MS = 100;
@@ -67,6 +68,7 @@ public final class Uac {
     private final LongAdder mStarted = new LongAdder();
     private final LongAdder mCompleted = new LongAdder();
     private final LongAdder mFailed = new LongAdder();
+    private final LongAdder mChallenges = new LongAdder();
     private final AtomicLong maxLagNanos = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
     private LegConnector connector;
@@ -74,6 +76,7 @@ public final class Uac {
     private volatile StreamConnection persistent;
     private ScheduledThreadPoolExecutor timer;
     private ThreadPoolExecutor workers;
+    private UacFlow flow;
     private long startNanos;
     private long warmupEndNanos;
     private volatile boolean stopArrivals;
@@ -89,8 +92,9 @@ public final class Uac {
     }
 
     /**
-     * Runs: warm-up plus duration of arrivals, then waits for calls in flight (at most the call
-     * timeout plus the hold); stops early when failures pass the threshold.
+     * Runs: waits for the start time if there is one, then warm-up plus duration of arrivals, then
+     * waits for operations in flight (at most twice the call timeout plus the hold); stops early when
+     * failures pass the threshold.
      *
      * @param onInterval receives each sample, on the calling thread
      * @throws IOException the transport cannot be set up (TLS files, the persistent connection)
@@ -99,6 +103,7 @@ public final class Uac {
         connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout());
         timer = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "lab-uac-timer"));
         timer.setRemoveOnCancelPolicy(true);
+        flow = new UacFlow(this, o, timer);
         AtomicInteger n = new AtomicInteger();
         workers = new ThreadPoolExecutor(WORKERS, WORKERS, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(WORK_QUEUE), r -> daemon(r, "lab-uac-" + n.getAndIncrement()),
@@ -118,6 +123,7 @@ public final class Uac {
             } else if (o.connection() == ConnectionPattern.PERSISTENT) {
                 persistent = connector.connect(o.target(), listener());
             }
+            awaitStart();
             startNanos = System.nanoTime();
             warmupEndNanos = startNanos + o.warmup().toNanos();
             long arrivalsEnd = warmupEndNanos + o.duration().toNanos();
@@ -159,10 +165,11 @@ public final class Uac {
                 long[] cur = {offered.sum(), started.sum(), completed.sum(), failed.sum(), counters.bytesSent(),
                     counters.bytesReceived(), counters.handshakes(), counters.resumed(), counters.retransmissions()};
                 Histogram h = crt.takeInterval();
+                double[] pct = RunSummary.percentilesMs(h);
                 onInterval.accept(new Interval((now - startNanos) / 1e9, warmupSample, cur[0] - last[0],
                         cur[1] - last[1], cur[2] - last[2], cur[3] - last[3], cur[4] - last[4], cur[5] - last[5],
-                        h.getTotalCount(), ms(h, 50), ms(h, 90), ms(h, 99), h.getMaxValue() / 1000.0,
-                        CrtBuckets.of(h), cur[6] - last[6], cur[7] - last[7], cur[8] - last[8], cpuPct));
+                        h.getTotalCount(), pct[0], pct[1], pct[2], pct[3], CrtBuckets.of(h), cur[6] - last[6],
+                        cur[7] - last[7], cur[8] - last[8], cpuPct));
                 last = cur;
                 long mf = mFailed.sum();
                 if (mf >= UacOptions.MIN_FAILED_TO_STOP && mf * 100.0 > o.maxFailedPct() * Math.max(1, mStarted.sum())) {
@@ -202,19 +209,33 @@ public final class Uac {
         int cores = Runtime.getRuntime().availableProcessors();
         double lagMs = maxLagNanos.get() / 1e6;
         Histogram total = crt.total();
+        double[] pct = RunSummary.percentilesMs(total);
         Map<String, Long> why = new HashMap<>();
         causes.forEach((k, v) -> why.put(k, v.sum()));
         return new RunSummary(description(), o.rate(), seconds, mOffered.sum(), mStarted.sum(), mCompleted.sum(),
-                mFailed.sum(), why, total.getTotalCount(), ms(total, 50), ms(total, 90), ms(total, 99),
-                total.getMaxValue() / 1000.0, CrtBuckets.of(total), counters.bytesSent() - measuredBytesSent,
-                counters.bytesReceived() - measuredBytesReceived, counters.handshakes() - measuredHandshakes,
-                counters.resumed() - measuredResumed, counters.retransmissions() - measuredRetransmissions, cpuPct,
-                cores, cpuPct > 90.0 * cores || lagMs > SATURATED_LAG_MS, lagMs, stoppedEarly, o.maxFailedPct());
+                mFailed.sum(), why, total.getTotalCount(), pct[0], pct[1], pct[2], pct[3], CrtBuckets.of(total),
+                counters.bytesSent() - measuredBytesSent, counters.bytesReceived() - measuredBytesReceived,
+                counters.handshakes() - measuredHandshakes, counters.resumed() - measuredResumed,
+                counters.retransmissions() - measuredRetransmissions, cpuPct, cores,
+                cpuPct > 90.0 * cores || lagMs > SATURATED_LAG_MS, lagMs, stoppedEarly, o.maxFailedPct(),
+                mChallenges.sum(), CallTimer.encode(total));
+    }
+
+    /** Sleeps until the start time, when there is one and it has not passed. */
+    private void awaitStart() throws InterruptedException {
+        if (o.startAt() == null) {
+            return;
+        }
+        long waitMillis = Duration.between(Instant.now(), o.startAt()).toMillis();
+        if (waitMillis > 0) {
+            log.debug("run waits {} ms for its start at {}", waitMillis, o.startAt());
+            Thread.sleep(waitMillis);
+        }
     }
 
     private String description() {
-        String s = o.transport().configName() + " to " + o.target().getAddress().getHostAddress() + ":"
-                + o.target().getPort();
+        String s = (o.workload() == Workload.CALL ? "" : o.workload().configName() + ": ") + o.transport().configName()
+                + " to " + o.target().getAddress().getHostAddress() + ":" + o.target().getPort();
         if (o.transport() != Transport.UDP) {
             s += " " + o.connection().configName();
         }
@@ -222,11 +243,10 @@ public final class Uac {
             s += " " + connector.tlsEngine() + " " + String.join(",", o.tls().ciphers())
                     + " reuse " + (o.tls().sessionReuse() ? "on" : "off");
         }
-        return s + String.format(Locale.ROOT, ", %.1f cps", o.rate());
-    }
-
-    private static double ms(Histogram h, double percentile) {
-        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile) / 1000.0;
+        if (!o.users().isEmpty()) {
+            s += ", digest auth as " + o.users().size() + " users of " + o.domain();
+        }
+        return s + String.format(Locale.ROOT, o.workload() == Workload.CALL ? ", %.1f cps" : ", %.1f/s", o.rate());
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -235,7 +255,7 @@ public final class Uac {
         return t;
     }
 
-    /** The open-loop schedule: call n is due at start + n / rate. */
+    /** The open-loop schedule: operation n is due at start + n / rate. */
     private void arrive(long arrivalsEnd) {
         double gapNanos = 1e9 / o.rate();
         for (long i = 0; !stopArrivals; i++) {
@@ -251,7 +271,7 @@ public final class Uac {
             long lag = -wait;
             maxLagNanos.accumulateAndGet(lag, Math::max);
             boolean measured = due >= warmupEndNanos;
-            UacCall call = new UacCall(i, due, measured, runTag);
+            UacCall call = flow.newCall(i, due, measured, runTag);
             offered.increment();
             if (measured) {
                 mOffered.increment();
@@ -265,7 +285,7 @@ public final class Uac {
         }
     }
 
-    /** A call waiting for a worker (named so calls still queued at the end can be failed). */
+    /** An operation waiting for a worker (named so those still queued at the end can be failed). */
     private final class CallStart implements Runnable {
         final UacCall call;
 
@@ -297,19 +317,24 @@ public final class Uac {
         };
     }
 
-    private String via(UacCall call) {
-        InetSocketAddress local = call.channel != null ? call.channel.localAddress() : udp.localAddress();
+    /** The Via of the operation's requests, without branch: its connection's local address, or the UDP socket's. */
+    String via(UacCall call) {
+        InetSocketAddress local = localAddress(call);
         String t = call.channel != null ? call.channel.viaTransport() : "UDP";
-        return "SIP/2.0/" + t + " " + local.getAddress().getHostAddress() + ":" + local.getPort();
+        return "SIP/2.0/" + t + " " + UacOptions.hostOf(local) + ":" + local.getPort();
     }
 
-    private String contact(UacCall call) {
-        InetSocketAddress local = call.channel != null ? call.channel.localAddress() : udp.localAddress();
-        String t = call.channel != null ? call.channel.viaTransport().toLowerCase(Locale.ROOT) : "udp";
-        return "<sip:lab-uac@" + local.getAddress().getHostAddress() + ":" + local.getPort() + ";transport=" + t + ">";
+    /** The local address the operation sends from. */
+    InetSocketAddress localAddress(UacCall call) {
+        return call.channel != null ? call.channel.localAddress() : udp.localAddress();
     }
 
-    /** On a worker: connects if the call needs its own connection, sends the INVITE. */
+    /** Whether the transport is UDP, where requests are retransmitted. */
+    boolean unreliable() {
+        return udp != null;
+    }
+
+    /** On a worker: connects if the operation needs its own connection, sends its first request. */
     private void start(UacCall call) {
         try {
             if (o.transport() != Transport.UDP) {
@@ -323,19 +348,11 @@ public final class Uac {
         }
         synchronized (call) {
             calls.put(call.callId, call);
-            byte[] invite = call.buildInvite(o.requestUri(), via(call), contact(call));
             started.increment();
             if (call.measured) {
                 mStarted.increment();
             }
-            if (!send(call, invite, o.target())) {
-                return;
-            }
-            call.timeout = timer.schedule(() -> fail(call, "timeout"), o.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            if (udp != null) {
-                call.retransmitMillis = T1_MILLIS;
-                call.timer = timer.schedule(() -> retransmit(call), T1_MILLIS, TimeUnit.MILLISECONDS);
-            }
+            flow.begin(call);
         }
     }
 
@@ -346,7 +363,8 @@ public final class Uac {
         return persistent;
     }
 
-    private boolean send(UacCall call, byte[] message, InetSocketAddress to) {
+    /** Sends one message of the operation; a failure to send fails it as {@code transport}. */
+    boolean send(UacCall call, byte[] message, InetSocketAddress to) {
         try {
             if (call.channel != null) {
                 call.channel.send(message);
@@ -361,29 +379,23 @@ public final class Uac {
         }
     }
 
-    /** Timer A (INVITE, doubling) and Timer E (BYE, doubling up to T2), until Timer B or F (64 × T1). */
-    private void retransmit(UacCall call) {
-        synchronized (call) {
-            byte[] again;
-            InetSocketAddress to;
-            if (call.state == UacCall.State.INVITING) {
-                again = call.invite;
-                to = o.target();
-            } else if (call.state == UacCall.State.BYEING) {
-                again = call.bye;
-                to = call.nextHop;
-            } else {
-                return;
-            }
-            if (call.retransmitMillis >= 32 * T1_MILLIS) {
-                fail(call, "timeout");
-                return;
-            }
-            counters.retransmissions.increment();
-            send(call, again, to);
-            call.retransmitMillis = call.state == UacCall.State.BYEING ? Math.min(call.retransmitMillis * 2, T2_MILLIS)
-                    : call.retransmitMillis * 2;
-            call.timer = timer.schedule(() -> retransmit(call), call.retransmitMillis, TimeUnit.MILLISECONDS);
+    /** Counts a retransmission sent. */
+    void retransmitted() {
+        counters.retransmissions.increment();
+    }
+
+    /** Counts a digest challenge answered. */
+    void challengeAnswered(UacCall call) {
+        if (call.measured) {
+            mChallenges.increment();
+        }
+    }
+
+    /** Records the operation's response time, from when it was due to now, once. */
+    void responseTime(UacCall call) {
+        if (!call.timed) {
+            call.timed = true;
+            crt.record((System.nanoTime() - call.dueNanos) / 1000, call.measured);
         }
     }
 
@@ -404,85 +416,12 @@ public final class Uac {
                 fail(call, "unexpected");
                 return;
             }
-            int status = m.status();
-            String method = m.cseqMethod();
-            if (method.equals("INVITE")) {
-                onInviteResponse(call, m, status);
-            } else if (method.equals("BYE")) {
-                if (status >= 200 && status < 300 && call.state == UacCall.State.BYEING) {
-                    complete(call);
-                } else if (status >= 300) {
-                    fail(call, "status_" + status);
-                }
-            } else {
-                fail(call, "unexpected");
-            }
+            flow.onResponse(call, m);
         }
     }
 
-    private void onInviteResponse(UacCall call, SipMessage m, int status) {
-        if (status < 200) {
-            if (call.state == UacCall.State.INVITING) {
-                call.state = UacCall.State.PROCEEDING;
-            }
-            return;
-        }
-        if (status >= 300) {
-            if (udp != null) {
-                send(call, call.buildErrorAck(o.requestUri(), via(call), m), o.target());
-            }
-            fail(call, "status_" + status);
-            return;
-        }
-        if (call.state == UacCall.State.INVITING || call.state == UacCall.State.PROCEEDING) {
-            crt.record((System.nanoTime() - call.dueNanos) / 1000, call.measured);
-            call.confirm(m);
-            if (call.remoteTarget == null) {
-                fail(call, "unexpected");
-                return;
-            }
-            call.nextHop = call.dialogNextHop();
-            call.state = UacCall.State.CONFIRMED;
-            cancelTimer(call);
-            send(call, call.buildAck(via(call)), call.nextHop);
-            if (o.hold().isZero()) {
-                sendBye(call);
-            } else {
-                call.timer = timer.schedule(() -> {
-                    synchronized (call) {
-                        if (call.state == UacCall.State.CONFIRMED) {
-                            sendBye(call);
-                        }
-                    }
-                }, o.hold().toMillis(), TimeUnit.MILLISECONDS);
-            }
-        } else if (call.ack != null && udp != null) {
-            // a retransmitted 2xx: the ACK was lost (RFC 3261 §13.2.2.4)
-            counters.retransmissions.increment();
-            send(call, call.ack, call.nextHop);
-        }
-    }
-
-    private void sendBye(UacCall call) {
-        call.state = UacCall.State.BYEING;
-        if (call.timeout != null) {
-            call.timeout.cancel(false);
-        }
-        call.timeout = timer.schedule(() -> fail(call, "timeout"), o.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        if (send(call, call.buildBye(via(call)), call.nextHop) && udp != null) {
-            call.retransmitMillis = T1_MILLIS;
-            call.timer = timer.schedule(() -> retransmit(call), T1_MILLIS, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private static void cancelTimer(UacCall call) {
-        if (call.timer != null) {
-            call.timer.cancel(false);
-            call.timer = null;
-        }
-    }
-
-    private void complete(UacCall call) {
+    /** Ends the operation as completed. */
+    void complete(UacCall call) {
         if (end(call)) {
             completed.increment();
             if (call.measured) {
@@ -491,7 +430,8 @@ public final class Uac {
         }
     }
 
-    private void fail(UacCall call, String cause) {
+    /** Ends the operation as failed by {@code cause} (once; later calls do nothing). */
+    void fail(UacCall call, String cause) {
         synchronized (call) {
             if (end(call)) {
                 failed.increment();
@@ -511,7 +451,7 @@ public final class Uac {
                 return false;
             }
             call.state = UacCall.State.DONE;
-            cancelTimer(call);
+            UacFlow.cancelTimer(call);
             if (call.timeout != null) {
                 call.timeout.cancel(false);
             }

@@ -3,34 +3,54 @@ package org.sipcrypt.lab.loadgen;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * What a UAC run does: where it calls, over which transport and connection pattern, with which TLS
- * settings, at which rate for how long, and when it gives up.
+ * What a UAC run does: which operations ({@link Workload}: calls, registrations, INVITEs answered
+ * 404 or 302), as which users with which passwords, where to, over which transport and connection
+ * pattern, with which TLS settings, at which rate for how long, and when it gives up. The first
+ * thirteen components are those of a call run; the constructor of those alone runs calls as
+ * {@code lab-uac} without authentication, starting at once.
  * Threading: immutable.
  *
- * @param target       the next hop every call goes to (a proxy, or a UAS directly)
+ * @param target       the next hop every operation goes to (a proxy, registrar, redirect server, or a UAS directly)
  * @param transport    UDP, TCP or TLS
  * @param connection   for TCP and TLS: one connection for all calls, or one per call
  * @param tls          TLS settings (TLS only), else null
- * @param rate         calls per second, open loop
- * @param duration     how long calls are started after the warm-up
- * @param warmup       calls due in this first part are made but not in the summary
- * @param callTimeout  a call not answered 200 to its INVITE within this, or to its BYE within this,
- *                     fails as {@code timeout}
+ * @param rate         operations per second, open loop
+ * @param duration     how long operations are started after the warm-up
+ * @param warmup       operations due in this first part are made but not in the summary
+ * @param callTimeout  an operation whose INVITE or first REGISTER (a digest challenge included) is not
+ *                     answered within this, or whose BYE or second REGISTER is not, fails as {@code timeout}
  * @param hold         time between the ACK and the BYE
- * @param maxFailedPct the run stops when more than this % of measured calls failed (at least
+ * @param maxFailedPct the run stops when more than this % of measured operations failed (at least
  *                     {@link #MIN_FAILED_TO_STOP} of them), and fails when it ends above it
- * @param requestUri   the Request-URI of each INVITE
+ * @param requestUri   the Request-URI of each INVITE of the {@code call} workload (and of
+ *                     {@code redirect} without users)
  * @param local        the local address to send from (Via and Contact)
  * @param interval     the sample interval
+ * @param workload     what each operation does; null means {@link Workload#CALL}
+ * @param domain       the domain of the users: REGISTER goes to {@code sip:DOMAIN} for
+ *                     {@code sip:USER@DOMAIN}, {@code redirect} and {@code invite-not-found} INVITE
+ *                     {@code sip:USER@DOMAIN}, and calls come from it when users are given; null means
+ *                     the target's host
+ * @param users        who operation i acts as: user i mod N, whose password answers digest challenges
+ *                     (RFC 3261 §22.2); empty for no authentication (calls then come from
+ *                     {@code lab-uac}, registrations from {@code lab-uac-0} to {@code lab-uac-99})
+ * @param registerContact where the Contact of each REGISTER points (the run's transport), e.g. a lab UAS
+ *                     callers are redirected to; null for the generator's own address
+ * @param startAt      the wall-clock time the schedule begins, so that several generator processes
+ *                     begin together; null (or a time passed) for at once after the transport is set up
  */
 public record UacOptions(InetSocketAddress target, Transport transport, ConnectionPattern connection, TlsOptions tls,
                          double rate, Duration duration, Duration warmup, Duration callTimeout, Duration hold,
-                         double maxFailedPct, String requestUri, InetAddress local, Duration interval) {
+                         double maxFailedPct, String requestUri, InetAddress local, Duration interval,
+                         Workload workload, String domain, List<Credential> users, InetSocketAddress registerContact,
+                         Instant startAt) {
 
     /** Failed calls needed before the failure threshold can stop a run. */
     public static final int MIN_FAILED_TO_STOP = 10;
@@ -41,6 +61,12 @@ public record UacOptions(InetSocketAddress target, Transport transport, Connecti
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(requestUri, "requestUri");
         Objects.requireNonNull(local, "local");
+        workload = workload == null ? Workload.CALL : workload;
+        domain = domain == null ? hostOf(target) : domain;
+        users = users == null ? List.of() : List.copyOf(users);
+        if (!domain.matches("[A-Za-z0-9.:\\[\\]-]+")) {
+            throw new IllegalArgumentException("--domain: \"" + domain + "\" (expected a host name or IP address)");
+        }
         if (transport == Transport.TLS && tls == null) {
             throw new IllegalArgumentException("tls: a TLS run needs TLS options");
         }
@@ -59,5 +85,51 @@ public record UacOptions(InetSocketAddress target, Transport transport, Connecti
         if (maxFailedPct < 0 || maxFailedPct > 100) {
             throw new IllegalArgumentException("--max-failed-pct: " + maxFailedPct + " (expected 0 to 100)");
         }
+    }
+
+    /**
+     * A call run as {@code lab-uac}, without authentication, starting at once.
+     */
+    public UacOptions(InetSocketAddress target, Transport transport, ConnectionPattern connection, TlsOptions tls,
+                      double rate, Duration duration, Duration warmup, Duration callTimeout, Duration hold,
+                      double maxFailedPct, String requestUri, InetAddress local, Duration interval) {
+        this(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold, maxFailedPct, requestUri,
+                local, interval, Workload.CALL, null, List.of(), null, null);
+    }
+
+    /** A copy running another workload. */
+    public UacOptions withWorkload(Workload w) {
+        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
+                maxFailedPct, requestUri, local, interval, w, domain, users, registerContact, startAt);
+    }
+
+    /** A copy acting as these users (empty: no authentication). */
+    public UacOptions withUsers(List<Credential> u) {
+        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
+                maxFailedPct, requestUri, local, interval, workload, domain, u, registerContact, startAt);
+    }
+
+    /** A copy with another users' domain. */
+    public UacOptions withDomain(String d) {
+        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
+                maxFailedPct, requestUri, local, interval, workload, d, users, registerContact, startAt);
+    }
+
+    /** A copy whose REGISTER Contacts point at {@code contact}. */
+    public UacOptions withRegisterContact(InetSocketAddress contact) {
+        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
+                maxFailedPct, requestUri, local, interval, workload, domain, users, contact, startAt);
+    }
+
+    /** A copy whose schedule begins at {@code at}. */
+    public UacOptions withStartAt(Instant at) {
+        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
+                maxFailedPct, requestUri, local, interval, workload, domain, users, registerContact, at);
+    }
+
+    /** The host of an address as it stands in a SIP URI (IPv6 in brackets, RFC 3261 §25.1). */
+    static String hostOf(InetSocketAddress a) {
+        String h = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+        return h.indexOf(':') >= 0 ? "[" + h + "]" : h;
     }
 }

@@ -1,6 +1,7 @@
 package org.sipcrypt.lab.metrics;
 
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * The call-response-time buckets the literature reports: 0–30, 31–60, 61–90, 91–120, 121–150 and
@@ -18,20 +19,21 @@ public final class CrtBuckets {
     private CrtBuckets() {
     }
 
-    /** Counts per bucket of a histogram of microseconds. */
+    /**
+     * Counts per bucket of a histogram of microseconds. Each of the histogram's value ranges (a few
+     * microseconds wide at these times) goes whole to the bucket of its lowest value, so every time
+     * is counted once.
+     */
     public static long[] of(Histogram micros) {
         long[] out = new long[NAMES.length];
-        long low = 0;
-        long total = micros.getTotalCount();
-        long below = 0;
-        for (int i = 0; i < UPPER_MS.length; i++) {
-            long high = UPPER_MS[i] * 1000;
-            long n = total == 0 ? 0 : micros.getCountBetweenValues(low, high);
-            out[i] = n;
-            below += n;
-            low = high + 1;
+        for (HistogramIterationValue v : micros.recordedValues()) {
+            long low = micros.lowestEquivalentValue(v.getValueIteratedTo());
+            int i = 0;
+            while (i < UPPER_MS.length && low > UPPER_MS[i] * 1000) {
+                i++;
+            }
+            out[i] += v.getCountAtValueIteratedTo();
         }
-        out[NAMES.length - 1] = total - below;
         return out;
     }
 }

@@ -6,13 +6,13 @@ package org.sipcrypt.lab.metrics;
  *
  * @param second          seconds since the run began at the interval's end
  * @param warmup          whether the interval ended within the warm-up
- * @param offered         calls due in the interval
- * @param started         calls whose INVITE was sent
- * @param completed       calls whose BYE was answered 200
- * @param failed          calls that failed
+ * @param offered         operations (calls, registrations, ...) due in the interval
+ * @param started         operations whose first request was sent
+ * @param completed       operations that ended as expected (a call: its BYE answered 200)
+ * @param failed          operations that failed
  * @param bytesSent       bytes sent on the wire (datagrams, or TCP payload including TLS records)
  * @param bytesReceived   bytes received on the wire
- * @param crtCount        call response times recorded
+ * @param crtCount        response times recorded
  * @param crtP50Ms        median CRT in ms (0 without calls)
  * @param crtP90Ms        90th percentile
  * @param crtP99Ms        99th percentile

@@ -1,5 +1,6 @@
 /**
- * What a generator run measures: call response times in HdrHistogram, the CRT buckets, per-interval
- * samples and the generator's own CPU from {@code /proc}. Knows nothing of SIP or sockets.
+ * What a generator run measures: response times in HdrHistogram, the CRT buckets, per-interval
+ * samples, the generator's own CPU from {@code /proc}, and run summaries that are written as JSON,
+ * read back and merged across generator processes. Knows nothing of SIP or sockets.
  */
 package org.sipcrypt.lab.metrics;

@@ -134,6 +134,36 @@ class LoopbackCallsTest {
     }
 
     @Test
+    void registrationsToASilentPortAreRetransmittedByTimerEAndFailAsTimeouts() throws Exception {
+        try (java.net.DatagramSocket silent = new java.net.DatagramSocket(new InetSocketAddress(LOOPBACK, 0))) {
+            InetSocketAddress at = (InetSocketAddress) silent.getLocalSocketAddress();
+            UacOptions o = new UacOptions(at, Transport.UDP, ConnectionPattern.PERSISTENT, null, RATE, DURATION,
+                    Duration.ZERO, Duration.ofMillis(1200), Duration.ZERO, 1.0, "sip:unused@127.0.0.1", LOOPBACK,
+                    Duration.ofMillis(500)).withWorkload(Workload.REGISTER).withDomain("lab.test");
+            RunSummary s = new Uac(o).run(i -> { });
+            assertFalse(s.passed(), s.text());
+            assertEquals(0, s.completed());
+            assertEquals(s.failed(), s.causes().get("timeout"), s.text());
+            assertTrue(s.retransmissions() > 0, "Timer E retransmitted the REGISTERs: " + s.text());
+            silent.setSoTimeout(1000);
+            java.net.DatagramPacket p = new java.net.DatagramPacket(new byte[65535], 65535);
+            silent.receive(p);
+            SipMessage first = SipMessage.parse(p.getData(), 0, p.getLength());
+            assertEquals("REGISTER sip:lab.test SIP/2.0", first.startLine());
+            assertEquals("<sip:lab-uac-0@lab.test>", first.header("To"));
+            assertEquals("3600", first.header("Expires"));
+            assertEquals(1, first.cseqNumber());
+            SipMessage again;
+            do {
+                silent.receive(p);
+                again = SipMessage.parse(p.getData(), 0, p.getLength());
+            } while (!again.callId().equals(first.callId()));
+            assertEquals(first.headers("Via"), again.headers("Via"), "a retransmission keeps the branch");
+            assertEquals(1, again.cseqNumber());
+        }
+    }
+
+    @Test
     void callsToASilentPortFailAsTimeoutsAndStopTheRun() throws Exception {
         try (java.net.DatagramSocket silent = new java.net.DatagramSocket(new InetSocketAddress(LOOPBACK, 0))) {
             List<Interval> samples = new ArrayList<>();

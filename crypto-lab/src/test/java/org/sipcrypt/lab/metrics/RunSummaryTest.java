@@ -1,0 +1,122 @@
+package org.sipcrypt.lab.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Summaries written as JSON and read back, and the summaries of several generators merged. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class RunSummaryTest {
+
+    /** A summary of the given response times in ms, as a generator makes it. */
+    private static RunSummary summary(String description, long[] crtMillis, Map<String, Long> causes, double cpu,
+                                      String stoppedEarly) {
+        Histogram h = CallTimer.newHistogram();
+        for (long ms : crtMillis) {
+            h.recordValue(ms * 1000);
+        }
+        double[] p = RunSummary.percentilesMs(h);
+        long failed = causes.values().stream().mapToLong(Long::longValue).sum();
+        return new RunSummary(description, 10, 2.0, crtMillis.length + failed, crtMillis.length + failed,
+                crtMillis.length, failed, causes, h.getTotalCount(), p[0], p[1], p[2], p[3], CrtBuckets.of(h), 1000,
+                2000, 3, 1, 4, cpu, 2, false, 1.5, stoppedEarly, 1.0, 7, CallTimer.encode(h));
+    }
+
+    private static long[] range(long fromMs, long toMs) {
+        long[] out = new long[(int) (toMs - fromMs + 1)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = fromMs + i;
+        }
+        return out;
+    }
+
+    @Test
+    void theJsonOfASummaryReadsBackTheSame() {
+        RunSummary s = summary("register: udp to 127.0.0.1:5060, \"quoted\"\tand tab", range(1, 200),
+                Map.of("timeout", 2L, "status_403", 1L), 12.5, "3 of 10 measured calls failed");
+        RunSummary back = RunSummary.parseSummaryJson(s.json());
+        assertEquals(s.description(), back.description());
+        assertEquals(s.causes(), back.causes());
+        assertArrayEquals(s.buckets(), back.buckets());
+        assertEquals(s.crtHistogram(), back.crtHistogram());
+        assertEquals(s.stoppedEarly(), back.stoppedEarly());
+        assertEquals(List.of(s.offered(), s.started(), s.completed(), s.failed(), s.crtCount(), s.bytesSent(),
+                        s.bytesReceived(), s.handshakes(), s.resumed(), s.retransmissions(), s.challenges(),
+                        (long) s.cores()),
+                List.of(back.offered(), back.started(), back.completed(), back.failed(), back.crtCount(),
+                        back.bytesSent(), back.bytesReceived(), back.handshakes(), back.resumed(),
+                        back.retransmissions(), back.challenges(), (long) back.cores()));
+        // response times are whole microseconds, which three decimals of ms hold exactly
+        assertEquals(List.of(s.rate(), s.seconds(), s.crtP50Ms(), s.crtP90Ms(), s.crtP99Ms(), s.crtMaxMs(),
+                        s.cpuPercent(), s.maxArrivalLagMs(), s.maxFailedPct()),
+                List.of(back.rate(), back.seconds(), back.crtP50Ms(), back.crtP90Ms(), back.crtP99Ms(),
+                        back.crtMaxMs(), back.cpuPercent(), back.maxArrivalLagMs(), back.maxFailedPct()));
+        assertEquals(s.saturated(), back.saturated());
+        assertEquals(s.histogram(), back.histogram());
+    }
+
+    @Test
+    void theSummaryMemberOfAUacJsonFileIsRead() {
+        RunSummary s = summary("call", range(5, 9), Map.of(), -1, null);
+        String file = "{\"intervals\":[\n{\"second\":1.000,\"buckets\":{\"0-30\":5}}\n],\n\"summary\":" + s.json() + "}\n";
+        RunSummary back = RunSummary.parseSummaryJson(file);
+        assertEquals(5, back.crtCount());
+        assertNull(back.stoppedEarly());
+        assertThrows(IllegalArgumentException.class, () -> RunSummary.parseSummaryJson("{\"summary\":{}}"));
+        assertThrows(IllegalArgumentException.class, () -> RunSummary.parseSummaryJson("{\"description\":"));
+    }
+
+    @Test
+    void mergedPercentilesAreThoseOfAllResponseTimes() {
+        RunSummary fast = summary("a", range(1, 900), Map.of("timeout", 1L), 20, null);
+        RunSummary slow = summary("b", range(150, 249), Map.of("timeout", 2L, "status_503", 4L), 30,
+                "stopped");
+        RunSummary m = RunSummary.merge("both", List.of(fast, slow));
+        Histogram all = CallTimer.newHistogram();
+        for (long ms : range(1, 900)) {
+            all.recordValue(ms * 1000);
+        }
+        for (long ms : range(150, 249)) {
+            all.recordValue(ms * 1000);
+        }
+        assertEquals(1000, m.crtCount());
+        assertEquals(all.getValueAtPercentile(50) / 1000.0, m.crtP50Ms());
+        assertEquals(all.getValueAtPercentile(90) / 1000.0, m.crtP90Ms());
+        assertEquals(all.getValueAtPercentile(99) / 1000.0, m.crtP99Ms());
+        assertEquals(all.getMaxValue() / 1000.0, m.crtMaxMs());
+        assertArrayEquals(CrtBuckets.of(all), m.buckets());
+        assertArrayEquals(new long[] {30, 30, 30, 30, 30 + 1, 750 + 99}, m.buckets(),
+                "1 to 150 ms of the fast part in the first five, 150 ms of the slow part in 121-150");
+        assertEquals(all, m.histogram());
+        assertEquals("both", m.description());
+        assertEquals(Map.of("timeout", 3L, "status_503", 4L), m.causes());
+        assertEquals(fast.offered() + slow.offered(), m.offered());
+        assertEquals(fast.completed() + slow.completed(), m.completed());
+        assertEquals(7, m.failed());
+        assertEquals(2000, m.bytesSent());
+        assertEquals(14, m.challenges());
+        assertEquals(50.0, m.cpuPercent());
+        assertEquals(20.0, m.rate());
+        assertEquals(2.0, m.seconds());
+        assertEquals("stopped", m.stoppedEarly());
+        assertEquals(-1, RunSummary.merge("x", List.of(fast, summary("c", range(1, 2), Map.of(), -1, null)))
+                .cpuPercent(), "unknown CPU in a part makes the sum unknown");
+    }
+
+    @Test
+    void aSummaryWithoutItsHistogramCannotBeMerged() {
+        RunSummary s = summary("a", range(1, 10), Map.of(), 1, null);
+        RunSummary bare = new RunSummary("old", 10, 2, 10, 10, 10, 0, Map.of(), 10, 1, 2, 3, 4, new long[6], 0, 0, 0,
+                0, 0, 1, 2, false, 0, null, 1.0);
+        assertThrows(IllegalArgumentException.class, () -> RunSummary.merge("x", List.of(s, bare)));
+        assertThrows(IllegalArgumentException.class, () -> RunSummary.merge("x", List.of()));
+    }
+}
