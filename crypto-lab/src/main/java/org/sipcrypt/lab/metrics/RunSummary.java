@@ -1,5 +1,7 @@
 package org.sipcrypt.lab.metrics;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -57,6 +59,8 @@ public record RunSummary(String description, double rate, double seconds, long o
                          long handshakes, long resumed, long retransmissions, double cpuPercent, int cores,
                          boolean saturated, double maxArrivalLagMs, String stoppedEarly, double maxFailedPct,
                          long challenges, String crtHistogram) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     public RunSummary {
         causes = Map.copyOf(causes);
@@ -160,7 +164,12 @@ public record RunSummary(String description, double rate, double seconds, long o
      * @throws IllegalArgumentException the text is not such JSON, naming what is wrong
      */
     public static RunSummary parseSummaryJson(String json) {
-        Object top = JsonText.parse(json);
+        Object top;
+        try {
+            top = JSON.readValue(json, Object.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("summary JSON: " + e.getOriginalMessage(), e);
+        }
         if (!(top instanceof Map<?, ?> m)) {
             throw new IllegalArgumentException("summary JSON: an object expected");
         }
@@ -200,7 +209,7 @@ public record RunSummary(String description, double rate, double seconds, long o
     }
 
     private static double number(Map<?, ?> m, String name) {
-        return member(m, name, Double.class);
+        return member(m, name, Number.class).doubleValue();
     }
 
     private static long count(Map<?, ?> m, String name) {
@@ -208,6 +217,9 @@ public record RunSummary(String description, double rate, double seconds, long o
     }
 
     private static long whole(String name, Object v) {
+        if (v instanceof Integer || v instanceof Long) {
+            return ((Number) v).longValue();
+        }
         if (!(v instanceof Double d) || d != Math.rint(d)) {
             throw new IllegalArgumentException("summary JSON: \"" + name + "\" missing or not a whole number");
         }
