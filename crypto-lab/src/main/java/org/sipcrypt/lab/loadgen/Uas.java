@@ -51,6 +51,12 @@ public final class Uas implements Closeable {
     private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
     private final AtomicLong tagCounter = new AtomicLong();
     private final LongAdder timerH = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    /** INVITEs per second answered at most (a callee of limited capacity), 0 for no limit. */
+    private volatile double invitesPerSecond;
+    private final Object bucket = new Object();
+    private double tokens;
+    private long tokensAtNanos = System.nanoTime();
 
     /** A UAS with no listener yet. */
     public Uas() {
@@ -135,6 +141,46 @@ public final class Uas implements Closeable {
         return a == null ? 0 : a.sum();
     }
 
+    /**
+     * Limits the INVITEs answered to a rate (a token bucket); the others
+     * get 503. The bucket holds a tenth of a second's worth (at least one), so short bursts above
+     * the rate are refused too. Emulates a callee of limited capacity, e.g. to see a ramp stop at it.
+     *
+     * @param perSecond INVITEs per second, 0 for no limit
+     */
+    public void limitInvites(double perSecond) {
+        if (perSecond < 0) {
+            throw new IllegalArgumentException("invites per second: " + perSecond + " (expected 0 or more)");
+        }
+        synchronized (bucket) {
+            tokens = Math.max(1, perSecond / 10);
+            tokensAtNanos = System.nanoTime();
+            invitesPerSecond = perSecond;
+        }
+    }
+
+    /** INVITEs refused with 503 by {@link #limitInvites}. */
+    public long invitesRefused() {
+        return refused.sum();
+    }
+
+    private boolean admit() {
+        double limit = invitesPerSecond;
+        if (limit == 0) {
+            return true;
+        }
+        synchronized (bucket) {
+            long now = System.nanoTime();
+            tokens = Math.min(Math.max(1, limit / 10), tokens + (now - tokensAtNanos) / 1e9 * limit);
+            tokensAtNanos = now;
+            if (tokens < 1) {
+                return false;
+            }
+            tokens -= 1;
+            return true;
+        }
+    }
+
     /** 200s to INVITE given up by Timer H (no ACK came). */
     public long timerHExpired() {
         return timerH.sum();
@@ -178,6 +224,15 @@ public final class Uas implements Closeable {
             }
             switch (method) {
                 case "INVITE" -> {
+                    if (!admit()) {
+                        // a callee over its capacity: 503 (RFC 3261 §21.5.4), which fails the call
+                        refused.increment();
+                        byte[] busy = response(m, 503, "Service Unavailable", "uas" + tagCounter.incrementAndGet(),
+                                null, local, transport);
+                        remember(txKey, busy);
+                        reply.send(busy);
+                        return;
+                    }
                     String tag = "uas" + tagCounter.incrementAndGet();
                     reply.send(response(m, 100, "Trying", null, null, local, transport));
                     reply.send(response(m, 180, "Ringing", tag, null, local, transport));

@@ -66,10 +66,9 @@ final class Bench implements Closeable {
      *
      * @param dir   work directory of this bench (server logs, database)
      * @param certs the lab's certificates ({@code certs} command output)
-     * @param users the subscriber file for authentication, or null
      * @param external where an external server listens, or null to start ours
      */
-    static Bench start(Scenario s, String cipher, Path dir, Path certs, Path users, ExternalTarget external)
+    static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external)
             throws IOException, InterruptedException {
         Transport right = s.right().transportFor(cipher);
         Uas uas = null;
@@ -111,9 +110,12 @@ final class Bench implements Closeable {
         List<String> args = new ArrayList<>();
         args.add("--listen");
         args.add("udp:127.0.0.1:0");
-        if (left != Transport.UDP) {
-            args.add("--listen");
-            args.add(left.configName() + ":127.0.0.1:0");
+        // the proxy sends on a transport only where it listens on it (JAIN-SIP's listening points)
+        for (Transport t : java.util.EnumSet.of(left, right)) {
+            if (t != Transport.UDP) {
+                args.add("--listen");
+                args.add(t.configName() + ":127.0.0.1:0");
+            }
         }
         o.put("data-dir", dir.resolve("data").toString());
         o.put("stats-interval", "0");

@@ -11,8 +11,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.sipcrypt.lab.loadgen.Credential;
+import org.sipcrypt.lab.loadgen.CredentialFiles;
 import org.sipcrypt.lab.loadgen.TlsOptions;
+import org.sipcrypt.lab.loadgen.Uac;
 import org.sipcrypt.lab.loadgen.UacOptions;
+import org.sipcrypt.lab.loadgen.Workload;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.scenario.LoadProfile;
 import org.sipcrypt.lab.scenario.Scenario;
@@ -57,12 +61,13 @@ public final class ScenarioRunner {
     private final Generators generators;
     private Path certs;
     private int benchCount;
+    private List<Credential> users = List.of();
 
     /** A runner for one scenario. */
     public ScenarioRunner(Scenario scenario, Options options) {
         this.scenario = scenario;
         this.options = options;
-        this.generators = new Generators(options.workDir().resolve("generators"), options.interval());
+        this.generators = new Generators(options.workDir().resolve("generators"));
     }
 
     /**
@@ -116,14 +121,30 @@ public final class ScenarioRunner {
     private Bench bench(String cipher) throws Exception {
         Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%03d", scenario.name(), cipher,
                 ++benchCount));
-        Path users = scenario.auth() || !scenario.reachesUas() ? Users.provision(scenario, dir) : null;
-        Bench b = Bench.start(scenario, cipher, dir, certs(), users, options.external());
+        users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
+        Bench b = Bench.start(scenario, cipher, dir, certs(), options.external());
         try {
-            generators.prepare(b, users);
+            if (scenario.workload().equals("redirect")) {
+                register(b);
+            }
             return b;
         } catch (Exception e) {
             b.close();
             throw e;
+        }
+    }
+
+    /**
+     * Registers every user the redirect workload calls (or the generator's own identities without
+     * authentication), so the redirect server has a contact to answer 302 with.
+     */
+    private void register(Bench b) throws Exception {
+        int n = users.isEmpty() ? 100 : users.size();
+        UacOptions o = uacOptions(b, Math.min(200, n), Duration.ofMillis(Math.max(1000, n * 1000L / 200)), Duration.ZERO,
+                scenario.load()).withWorkload(Workload.REGISTER);
+        RunSummary r = new Uac(o).run(i -> { });
+        if (r.completed() < n) {
+            throw new IOException("registering the " + n + " users the redirect workload calls failed: " + r.text());
         }
     }
 
@@ -200,8 +221,11 @@ public final class ScenarioRunner {
                     mutual ? certs().resolve("client.pem") : null, mutual ? certs().resolve("client-key.pem") : null,
                     scenario.left().sessionReuse(), BcTlsSetup.ClientCertificates.NONE, Bench.insecure(b.cipher));
         }
+        Workload w = Workload.parse(scenario.workload());
+        // without users, redirect calls the first identity the preparation registered
+        String uri = w == Workload.REDIRECT ? "sip:lab-uac-0@" + Bench.DOMAIN : "sip:lab-uas@" + Bench.DOMAIN;
         return new UacOptions(b.target, b.leftTransport, scenario.left().connection(), tls, rate, duration, warmup,
-                l.callTimeout(), l.hold(), l.maxFailedPct(), "sip:lab-uas@" + Bench.DOMAIN,
-                InetAddress.getLoopbackAddress(), options.interval());
+                l.callTimeout(), l.hold(), l.maxFailedPct(), uri, InetAddress.getLoopbackAddress(), options.interval())
+                .withWorkload(w).withDomain(Bench.DOMAIN).withUsers(users);
     }
 }

@@ -69,7 +69,7 @@ public final class ServerProcess implements Closeable {
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(logFile.toFile()));
-        pb.environment().put("SIPCRYPT_LOG_LEVEL", "INFO");
+        pb.environment().putIfAbsent("SIPCRYPT_LOG_LEVEL", "INFO");
         Process p = pb.start();
         log.debug("server pid {}: {}", p.pid(), String.join(" ", args));
         long deadline = System.nanoTime() + timeout.toNanos();

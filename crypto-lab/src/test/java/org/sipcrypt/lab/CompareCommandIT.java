@@ -1,0 +1,83 @@
+package org.sipcrypt.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.report.JsonExport;
+import org.sipcrypt.lab.runner.Study;
+import picocli.CommandLine;
+
+/**
+ * The lab's command line end to end: {@code compare} runs two scenarios over a baseline and a
+ * cipher with two repetitions against the real server in its own process, stores them and writes
+ * the five report files, which parse; {@code list} shows the studies and {@code report} writes
+ * them again from the database.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class CompareCommandIT {
+
+    @TempDir
+    Path dir;
+
+    private int run(StringWriter out, String... args) {
+        CommandLine cl = LabMain.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(out));
+        return cl.execute(args);
+    }
+
+    @Test
+    void compareStoresAndReportsEveryCipherAndTheReportsParse() throws Exception {
+        String db = "jdbc:h2:file:" + dir.resolve("db/lab");
+        Path out = dir.resolve("out");
+        StringWriter said = new StringWriter();
+        int rc = run(said, "compare", "--scenario", "chain,outbound", "--ciphers", "tcp,aes", "--rate", "20",
+                "--duration", "2", "--warmup", "1", "--repeat", "2", "--out", out.toString(), "--db", db);
+        assertEquals(0, rc, said.toString());
+        for (String f : List.of("report.md", "report.html", "results.csv", "peaks.csv", "results.json")) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        }
+        List<Study> studies = JsonExport.read(out.resolve("results.json"));
+        assertEquals(List.of("chain", "outbound"), studies.stream().map(Study::scenario).toList());
+        for (Study s : studies) {
+            assertEquals(4, s.fixed().size(), "two ciphers, two repetitions");
+            assertEquals(List.of("tcp", "tcp", "aes", "aes"), s.fixed().stream().map(p -> p.cipher()).toList());
+        }
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
+        assertEquals(1 + 8, csv.size(), "a header and a row per point");
+        String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("| tcp |") && md.contains("| aes |"), md);
+        assertTrue(md.contains("Cost model"), md);
+        DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(out.resolve("report.html").toFile());
+
+        StringWriter listed = new StringWriter();
+        assertEquals(0, run(listed, "list", "--db", db));
+        assertTrue(listed.toString().contains("chain") && listed.toString().contains("outbound"), listed.toString());
+
+        Path again = dir.resolve("again");
+        StringWriter reported = new StringWriter();
+        long first = studies.get(0).id();
+        assertEquals(0, run(reported, "report", Long.toString(first), "--db", db, "--out", again.toString()),
+                reported.toString());
+        assertEquals(1, JsonExport.read(again.resolve("results.json")).size());
+        assertEquals(1, run(new StringWriter(), "report", "999", "--db", db), "an unknown study");
+    }
+
+    @Test
+    void unknownScenarioIsABadArgument() {
+        StringWriter said = new StringWriter();
+        assertEquals(2, run(said, "compare", "--scenario", "no-such-preset", "--db", "jdbc:h2:file:" + dir.resolve("x")));
+        assertTrue(said.toString().contains("no scenario \"no-such-preset\""), said.toString());
+    }
+}
