@@ -11,7 +11,7 @@
  * <tr><td>{@code lab-uac-arrivals}</td><td>1</td><td>none</td><td>the open-loop schedule: parks until
  *     each call is due, hands it to a worker</td><td>anything that blocks</td></tr>
  * <tr><td>{@code lab-uac-N}</td><td>16</td><td>10000; a full queue fails the call as
- *     {@code generator_overload}</td><td>starting calls: a per-call connect and TLS handshake, the INVITE</td>
+ *     {@code generator_overload}</td><td>starting operations: a per-call connect and TLS handshake, the first request</td>
  *     <td>response handling</td></tr>
  * <tr><td>{@code lab-uac-timer}</td><td>1</td><td>unbounded (at most a few timers per call in
  *     flight)</td><td>Timers A, B, E, F, hold and call timeouts</td><td>connects</td></tr>

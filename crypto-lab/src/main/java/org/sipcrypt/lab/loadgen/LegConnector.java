@@ -14,6 +14,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
@@ -73,7 +74,7 @@ public final class LegConnector {
             default -> throw new IllegalArgumentException("--tls-engine: \"" + tls.engine() + "\" (expected bc or jsse)");
         };
         if (tls.allowInsecure()) {
-            InsecureAlgorithms.reenable();
+            JdkInsecureSuites.allow();
         }
         this.choices = TlsChoices.resolve(registry, tls.ciphers(), tls.allowInsecure(), engine, tls.crypto(), tls.versions());
         this.identity = tls.cert() == null ? null : KeyMaterial.read(tls.cert(), tls.key(), null);
