@@ -1,6 +1,20 @@
 # Process helpers shared by the benchmark scripts (sourced, not run). The sourcing script keeps
-# `started` (the PIDs of the `timeout` wrappers it started) and calls stop_pid on each at exit.
+# `started` (the PIDs of the `timeout` wrappers it started), `work` (its work directory), `KEEP`
+# (1 keeps the work directory) and a `log` function, and sets `trap cleanup EXIT`.
 # Loopback only; every process is ended by its PID.
+
+# At exit: stops every process the script started, then removes its work directory unless kept.
+cleanup() {
+    local pid
+    for pid in "${started[@]}"; do
+        stop_pid "$pid"
+    done
+    if (( KEEP )); then
+        log "work directory kept: $work"
+    else
+        rm -rf "$work"
+    fi
+}
 
 # Ends a process this script started (a `timeout` wrapper, which passes the signal on to its
 # command): TERM, up to 5 s grace, then KILL. Its command is signalled too, by PID, and killed only

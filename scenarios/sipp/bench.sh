@@ -148,22 +148,10 @@ GRACE_SECONDS=5
 work=$(mktemp -d -t sipcrypt-bench.XXXXXX)
 started=()          # PIDs of the `timeout` wrappers this script started
 
-cleanup() {
-    local pid
-    for pid in "${started[@]}"; do
-        stop_pid "$pid"
-    done
-    if (( KEEP )); then
-        log "work directory kept: $work"
-    else
-        rm -rf "$work"
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 # shellcheck source=../lib/processes.sh
 source "$root/scenarios/lib/processes.sh"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # From a SIPp -trace_stat file, prints "created successful failed" of its last line, then how many
 # calls were created and after how many seconds, at the first line where TARGET calls were created

@@ -197,22 +197,10 @@ CLK_TCK=$(getconf CLK_TCK)
 work=$(mktemp -d -t sipcrypt-tls-bench.XXXXXX)
 started=()          # PIDs of the `timeout` wrappers this script started
 
-cleanup() {
-    local pid
-    for pid in "${started[@]}"; do
-        stop_pid "$pid"
-    done
-    if (( KEEP )); then
-        log "work directory kept: $work"
-    else
-        rm -rf "$work"
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 # shellcheck source=../lib/processes.sh
 source "$root/scenarios/lib/processes.sh"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # value of key $1 in a RESULT line $2 ("-" when absent)
 kv() { awk -v k="$1" '{ for (i = 1; i <= NF; i++) { n = index($i, "="); if (substr($i, 1, n - 1) == k) { print substr($i, n + 1); exit } } print "-" }' <<<"$2"; }
