@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.runner.Environment;
@@ -29,6 +28,7 @@ import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Sample;
 import org.sipcrypt.lab.runner.Study;
+import org.sipcrypt.server.location.JdbcSecrets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +58,6 @@ public final class ResultStore implements AutoCloseable {
 
     private static final int POOL_SIZE = 2;
     private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
-    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password\\s*=)[^&;]*");
 
     private static final String INSERT_STUDY = "INSERT INTO study (started, scenario, ciphers, scenario_text,"
             + " environment, jvm, cpu_model, cores) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
@@ -101,7 +100,7 @@ public final class ResultStore implements AutoCloseable {
     public static ResultStore open(String jdbcUrl, String user, String password) throws IOException {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(user, "user");
-        String masked = maskUrl(jdbcUrl);
+        String masked = JdbcSecrets.maskUrl(jdbcUrl);
         HikariConfig config = new HikariConfig();
         config.setPoolName(POOL_NAME);
         config.setJdbcUrl(jdbcUrl);
@@ -120,13 +119,13 @@ public final class ResultStore implements AutoCloseable {
         } catch (RuntimeException e) {
             // Hikari reports an unreachable database, bad credentials and a URL no driver takes unchecked
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new IOException("cannot open lab database " + masked + ": " + describe(cause, password), e);
+            throw new IOException("cannot open lab database " + masked + ": " + JdbcSecrets.describe(cause, password), e);
         }
         try (Connection c = ds.getConnection()) {
             LabSchema.migrate(c);
         } catch (SQLException | RuntimeException e) {
             ds.close();
-            throw new IOException("cannot open lab database " + masked + ": " + describe(e, password), e);
+            throw new IOException("cannot open lab database " + masked + ": " + JdbcSecrets.describe(e, password), e);
         }
         log.debug("lab database {} open (schema version {})", masked, LabSchema.latestVersion());
         return new ResultStore(ds, masked);
@@ -442,22 +441,5 @@ public final class ResultStore implements AutoCloseable {
 
     private static List<String> splitCiphers(String joined) {
         return joined.isEmpty() ? List.of() : Arrays.asList(joined.split(",", -1));
-    }
-
-    static String maskUrl(String jdbcUrl) {
-        return URL_PASSWORD.matcher(jdbcUrl).replaceAll("$1<masked>");
-    }
-
-    /** A failure's message for our own, with anything that looks like the password masked. */
-    private static String describe(Throwable t, String password) {
-        String message = t.getMessage();
-        if (message == null) {
-            return t.getClass().getSimpleName();
-        }
-        message = maskUrl(message);
-        if (password != null && password.length() >= 4) {
-            message = message.replace(password, "<masked>");
-        }
-        return message;
     }
 }

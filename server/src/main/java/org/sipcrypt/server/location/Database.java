@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,9 +38,6 @@ public final class Database implements AutoCloseable {
 
     private static final Duration VALIDATION_TIMEOUT = Duration.ofSeconds(1);
 
-    /** Values of {@code password=...} style URL parameters, masked wherever the URL is shown. */
-    private static final Pattern URL_PASSWORD =
-            Pattern.compile("(?i)(password\\s*=)[^&;]*");
 
     /** One schema version: statements applied together; each must be safe to run twice. */
     private record Migration(int version, List<String> statements) {
@@ -110,7 +106,7 @@ public final class Database implements AutoCloseable {
         if (poolSize < 1) {
             throw new IllegalArgumentException("poolSize must be at least 1: " + poolSize);
         }
-        String masked = maskUrl(jdbcUrl);
+        String masked = JdbcSecrets.maskUrl(jdbcUrl);
 
         HikariConfig config = new HikariConfig();
         config.setPoolName(POOL_NAME);
@@ -133,7 +129,7 @@ public final class Database implements AutoCloseable {
         } catch (HikariPool.PoolInitializationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             String state = cause instanceof SQLException sql ? sql.getSQLState() : null;
-            throw new SQLException("cannot reach database " + masked + ": " + describe(cause, password),
+            throw new SQLException("cannot reach database " + masked + ": " + JdbcSecrets.describe(cause, password),
                     state, cause);
         } catch (RuntimeException e) {
             // Hikari reports a URL no driver accepts and similar set-up failures unchecked.
@@ -284,22 +280,5 @@ public final class Database implements AutoCloseable {
     @Override
     public String toString() {
         return "Database[" + maskedUrl + "]";
-    }
-
-    static String maskUrl(String jdbcUrl) {
-        return URL_PASSWORD.matcher(jdbcUrl).replaceAll("$1<masked>");
-    }
-
-    /** The failure's message for our own exception, with anything that looks like a password masked. */
-    private static String describe(Throwable t, String password) {
-        String message = t.getMessage();
-        if (message == null) {
-            return t.getClass().getSimpleName();
-        }
-        message = maskUrl(message);
-        if (password != null && password.length() >= 4) {
-            message = message.replace(password, "<masked>");
-        }
-        return message;
     }
 }

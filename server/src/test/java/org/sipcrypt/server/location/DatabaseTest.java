@@ -156,9 +156,9 @@ class DatabaseTest {
     @Timeout(10)
     void passwordsInUrlsAreMasked() {
         assertEquals("jdbc:postgresql://db/sipcrypt?user=sip&password=<masked>&ssl=true",
-                Database.maskUrl("jdbc:postgresql://db/sipcrypt?user=sip&password=hunter2&ssl=true"));
+                JdbcSecrets.maskUrl("jdbc:postgresql://db/sipcrypt?user=sip&password=hunter2&ssl=true"));
         assertEquals("jdbc:h2:file:/tmp/db;USER=sa;PASSWORD=<masked>",
-                Database.maskUrl("jdbc:h2:file:/tmp/db;USER=sa;PASSWORD=hunter2"));
+                JdbcSecrets.maskUrl("jdbc:h2:file:/tmp/db;USER=sa;PASSWORD=hunter2"));
     }
 
     @Test
