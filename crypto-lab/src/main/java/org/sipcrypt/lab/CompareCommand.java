@@ -95,15 +95,8 @@ final class CompareCommand implements Callable<Integer> {
                 description = "Report directory (default: lab-results/SCENARIO-YYYYMMDD-HHMMSS).")
         Path out;
 
-        @Option(names = "--db", paramLabel = "JDBC-URL", defaultValue = ResultStore.DEFAULT_URL,
-                description = "The lab database (default: ${DEFAULT-VALUE}).")
-        String db;
-
-        @Option(names = "--db-user", defaultValue = "sa", description = "Lab database user (default: ${DEFAULT-VALUE}).")
-        String dbUser;
-
-        @Option(names = "--db-password", defaultValue = "", description = "Lab database password.")
-        String dbPassword;
+        @CommandLine.Mixin
+        DatabaseOptions db = new DatabaseOptions();
 
         @Option(names = "--work-dir", paramLabel = "DIR",
                 description = "Server logs, databases and certificates of the runs (default: OUT/work).")
@@ -175,7 +168,7 @@ final class CompareCommand implements Callable<Integer> {
             }
             boolean fixed = rate != null || !findPeak;
             List<Study> studies = new ArrayList<>();
-            try (ResultStore store = ResultStore.open(db, dbUser, dbPassword)) {
+            try (ResultStore store = db.open()) {
                 for (Scenario s : list) {
                     List<String> c = ciphersAsked != null ? ciphersAsked : s.ciphers();
                     Study study = new ScenarioRunner(s, ro).compare(c, fixed, findPeak);

@@ -28,17 +28,8 @@ public final class ListCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--db", paramLabel = "JDBC_URL", defaultValue = ResultStore.DEFAULT_URL,
-            description = "The lab database (default: ${DEFAULT-VALUE}).")
-    String dbUrl;
-
-    @Option(names = "--db-user", paramLabel = "USER", defaultValue = ResultStore.DEFAULT_USER,
-            description = "Database user (default: ${DEFAULT-VALUE}).")
-    String dbUser;
-
-    @Option(names = "--db-password", paramLabel = "PASSWORD", defaultValue = "",
-            description = "Database password (default: none).")
-    String dbPassword;
+    @CommandLine.Mixin
+    DatabaseOptions db = new DatabaseOptions();
 
     /** A command with its options at their defaults, as picocli makes it. */
     public ListCommand() {
@@ -48,7 +39,7 @@ public final class ListCommand implements Callable<Integer> {
     public Integer call() {
         List<StudyHeader> studies;
         String url;
-        try (ResultStore store = ResultStore.open(dbUrl, dbUser, dbPassword)) {
+        try (ResultStore store = db.open()) {
             url = store.url();
             studies = store.list();
         } catch (IOException e) {

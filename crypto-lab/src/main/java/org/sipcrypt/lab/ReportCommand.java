@@ -28,27 +28,20 @@ final class ReportCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.Mixin
+    DatabaseOptions db = new DatabaseOptions();
+
     @Parameters(arity = "1..*", paramLabel = "RUN_ID", description = "Study IDs, as list shows them.")
     List<Long> ids;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Report directory (default: lab-results/report-ID+ID).")
     Path out;
 
-    @Option(names = "--db", paramLabel = "JDBC-URL", defaultValue = ResultStore.DEFAULT_URL,
-            description = "The lab database (default: ${DEFAULT-VALUE}).")
-    String db;
-
-    @Option(names = "--db-user", defaultValue = ResultStore.DEFAULT_USER, description = "Lab database user.")
-    String dbUser;
-
-    @Option(names = "--db-password", defaultValue = "", description = "Lab database password.")
-    String dbPassword;
-
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         List<Study> studies = new ArrayList<>();
-        try (ResultStore store = ResultStore.open(db, dbUser, dbPassword)) {
+        try (ResultStore store = db.open()) {
             for (long id : ids) {
                 Optional<Study> s = store.load(id);
                 if (s.isEmpty()) {
