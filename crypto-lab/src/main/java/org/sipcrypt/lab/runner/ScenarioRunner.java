@@ -1,6 +1,8 @@
 package org.sipcrypt.lab.runner;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,9 +108,9 @@ public final class ScenarioRunner {
             certs = options.workDir().resolve("certs");
             if (!Files.exists(certs.resolve("ca.pem"))) {
                 CommandLine cl = new CommandLine(new CertsCommand());
-                java.io.StringWriter said = new java.io.StringWriter();
-                cl.setOut(new java.io.PrintWriter(said));
-                cl.setErr(new java.io.PrintWriter(said));
+                StringWriter said = new StringWriter();
+                cl.setOut(new PrintWriter(said));
+                cl.setErr(new PrintWriter(said));
                 int rc = cl.execute("--out", certs.toString(), "--force");
                 if (rc != 0) {
                     throw new IOException("cannot write the lab's certificates to " + certs + ": " + said.toString().strip());
