@@ -187,8 +187,9 @@ public final class Uac {
                 arrivals.join(1000);
             }
             for (Runnable never : workers.shutdownNow()) {
-                // calls still queued when the run ended: due, never started
-                fail(((CallStart) never).call, "generator_overload");
+                // calls still queued when the run ended: due, never started; after an early stop
+                // because of failures that is the stop, not the generator
+                fail(((CallStart) never).call, stoppedEarly != null ? "stopped" : "generator_overload");
             }
             timer.shutdownNow();
             for (UacCall c : calls.values()) {

@@ -29,6 +29,7 @@ import org.HdrHistogram.Histogram;
  * @param failed           operations that failed
  * @param causes           failures per cause: {@code timeout}, {@code unexpected}, {@code status_NNN},
  *                         {@code connect}, {@code transport}, {@code generator_overload},
+ *                         {@code stopped} (due but not started when the run stopped early),
  *                         {@code auth_rejected} (a second challenge for the same request),
  *                         {@code auth_unsupported} (no challenge the generator can answer)
  * @param crtCount         response times recorded
@@ -231,9 +232,12 @@ public record RunSummary(String description, double rate, double seconds, long o
         return buckets.clone();
     }
 
-    /** Failed calls in % of those started (of those due when none started). */
+    /**
+     * Failed calls in % of those due (offered): every due call ends completed or failed, so this never
+     * passes 100 %, also when calls failed before they started (connect, never started).
+     */
     public double failedPct() {
-        long base = Math.max(started, 1);
+        long base = Math.max(offered, 1);
         return failed * 100.0 / base;
     }
 

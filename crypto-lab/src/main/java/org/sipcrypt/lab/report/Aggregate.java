@@ -30,7 +30,7 @@ import org.sipcrypt.lab.runner.Study;
  * @param validRepetitions    repetitions counted
  * @param allRepetitions      repetitions run
  * @param completedCps        completed calls per second
- * @param failedPct           failed calls in % of those started
+ * @param failedPct           failed calls in % of those due
  * @param crtP50Ms            median call response time
  * @param crtP90Ms            90th percentile call response time
  * @param crtP99Ms            99th percentile call response time

@@ -171,7 +171,9 @@ class LoopbackCallsTest {
                     (InetSocketAddress) silent.getLocalSocketAddress(), samples, Duration.ofMillis(600));
             assertFalse(s.passed(), s.text());
             assertEquals(0, s.completed());
-            assertEquals(s.failed(), s.causes().get("timeout"), s.text());
+            // a call handed to a worker just as the run stopped early was never sent: "stopped"
+            assertEquals(s.failed(), s.causes().get("timeout") + s.causes().getOrDefault("stopped", 0L), s.text());
+            assertTrue(s.failed() <= s.offered() && s.failedPct() <= 100.0, s.text());
             assertTrue(s.retransmissions() > 0, "Timer A retransmitted the INVITEs: " + s.text());
         }
     }

@@ -39,6 +39,21 @@ class RunSummaryTest {
     }
 
     @Test
+    void failedPercentIsOfTheCallsDueSoCallsThatNeverStartedCannotPassAHundred() {
+        Histogram h = CallTimer.newHistogram();
+        double[] p = RunSummary.percentilesMs(h);
+        // 8 due: 5 started and timed out, 3 never started (refused connects)
+        RunSummary s = new RunSummary("tcp to 127.0.0.1:5060", 10, 1.0, 8, 5, 0, 8,
+                Map.of("timeout", 5L, "connect", 3L), 0, p[0], p[1], p[2], p[3], CrtBuckets.of(h), 0, 0, 0, 0, 0,
+                1.0, 2, false, 0.1, null, 1.0, 0, CallTimer.encode(h));
+        assertEquals(100.0, s.failedPct(), 1e-9);
+        RunSummary half = new RunSummary("tcp to 127.0.0.1:5060", 10, 1.0, 8, 8, 4, 4, Map.of("timeout", 4L), 0,
+                p[0], p[1], p[2], p[3], CrtBuckets.of(h), 0, 0, 0, 0, 0, 1.0, 2, false, 0.1, null, 1.0, 0,
+                CallTimer.encode(h));
+        assertEquals(50.0, half.failedPct(), 1e-9);
+    }
+
+    @Test
     void theJsonOfASummaryReadsBackTheSame() {
         RunSummary s = summary("register: udp to 127.0.0.1:5060, \"quoted\"\tand tab", range(1, 200),
                 Map.of("timeout", 2L, "status_403", 1L), 12.5, "3 of 10 measured calls failed");
