@@ -549,6 +549,7 @@ public final class ConfigLoader {
             }
             checkExpiresOrder();
             checkPerCallNeedsNetty();
+            checkRoutesHaveListeners();
             checkTls();
             try {
                 AuthConfig auth = new AuthConfig(authEnabled, authMethods, realm, authAlgorithms, authLegacyNoQop,
@@ -620,6 +621,24 @@ public final class ConfigLoader {
                         t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(), t.versions());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(where + e.getMessage(), e);
+            }
+        }
+
+        /**
+         * A request leaves from a listening point of its transport (its Via names it), so a route over a
+         * transport the server does not listen on would answer every call 503; refused at start instead.
+         */
+        private void checkRoutesHaveListeners() throws ConfigException {
+            for (int i = 0; i <= routes.size(); i++) {
+                RouteConfig r = i < routes.size() ? routes.get(i) : defaultRoute;
+                if (r == null || listeners.stream().anyMatch(l -> l.transport() == r.transport())) {
+                    continue;
+                }
+                String key = i < routes.size() ? Setting.ROUTE.key + "[" + i + "]" : Setting.DEFAULT_ROUTE.key;
+                String t = r.transport().configName();
+                throw new ConfigException(key + ": transport " + t + " needs a " + t + " listener to send from"
+                        + " (expected e.g. " + Setting.LISTEN.key + "=" + t + ":127.0.0.1:"
+                        + (r.transport() == Transport.TLS ? 5061 : 5060) + " besides the others)");
             }
         }
 

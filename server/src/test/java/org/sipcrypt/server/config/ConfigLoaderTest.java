@@ -339,6 +339,16 @@ class ConfigLoaderTest {
 
     @Test
     @Timeout(10)
+    void aRouteOverATransportWithoutAListenerIsRefused() {
+        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "tcp:127.0.0.1:5060"),
+                "route", List.of("example.com=10.0.0.2;transport=tcp", "example.org=10.0.0.3:5061;transport=tls")));
+        assertTrue(message.startsWith("route[1]: transport tls needs a tls listener to send from"), message);
+        message = failure(Map.of("listen", List.of("tcp:127.0.0.1:5060"), "defaultRoute", List.of("10.0.0.2")));
+        assertTrue(message.startsWith("defaultRoute: transport udp needs a udp listener"), message);
+    }
+
+    @Test
+    @Timeout(10)
     void perCallNeedsTheNettyTransport() {
         String message = failure(Map.of("transport.impl", List.of("jain-nio"), "tcp.connection", List.of("per-call")));
         assertTrue(message.startsWith("tcp.connection: \"per-call\" needs the netty transport"), message);
