@@ -115,8 +115,8 @@ final class Generators {
                 List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp", System.getProperty("java.class.path"), "org.sipcrypt.lab.LabMain", "uac"));
                 cmd.addAll(uacArgs(o, o.rate() / n, json, startAt));
-                procs.add(new ProcessBuilder(cmd).redirectErrorStream(true)
-                        .redirectOutput(runDir.resolve("uac-" + i + ".log").toFile()).start());
+                procs.add(ChildProcesses.track(new ProcessBuilder(cmd).redirectErrorStream(true)
+                        .redirectOutput(runDir.resolve("uac-" + i + ".log").toFile()).start()));
             }
             // the server's CPU is sampled here every interval, from the common start on
             long startNanos = System.nanoTime() + Duration.between(Instant.now(), startAt).toNanos();
@@ -168,6 +168,7 @@ final class Generators {
                 if (p.isAlive()) {
                     p.destroyForcibly();
                 }
+                ChildProcesses.forget(p);
             }
         }
     }

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * from the lab's own class path (the lab jar holds the server), logs to {@code server.log} and
  * writes a GC log ({@code gc.log}, from which the heap after the last collection is read) in its work
  * directory. Started when its "ready on" line names every listener; stopped by SIGTERM to its PID,
- * then killed if it has not exited in 20 s.
+ * then killed if it has not exited in 20 s, and in any case when the lab's JVM exits.
  * Threading: one owner thread; {@link #cpuMicros} and {@link #heapAfterGcBytes} from any thread.
  */
 public final class ServerProcess implements Closeable {
@@ -70,7 +70,7 @@ public final class ServerProcess implements Closeable {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(logFile.toFile()));
         pb.environment().putIfAbsent("SIPCRYPT_LOG_LEVEL", "INFO");
-        Process p = pb.start();
+        Process p = ChildProcesses.track(pb.start());
         log.debug("server pid {}: {}", p.pid(), String.join(" ", args));
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
@@ -172,6 +172,7 @@ public final class ServerProcess implements Closeable {
 
     private static void stop(Process p) {
         if (!p.isAlive()) {
+            ChildProcesses.forget(p);
             return;
         }
         p.destroy();
@@ -180,6 +181,7 @@ public final class ServerProcess implements Closeable {
                 log.warn("server pid {} did not stop in 20 s; killed", p.pid());
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
+            ChildProcesses.forget(p);
         } catch (InterruptedException e) {
             p.destroyForcibly();
             Thread.currentThread().interrupt();
