@@ -2,7 +2,9 @@ package org.sipcrypt.lab.loadgen;
 
 import java.net.InetSocketAddress;
 import java.util.Locale;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -147,13 +149,13 @@ final class UacFlow {
         if (o.hold().isZero()) {
             sendBye(call);
         } else {
-            call.timer = timer.schedule(() -> {
+            call.timer = later(() -> {
                 synchronized (call) {
                     if (call.state == UacCall.State.CONFIRMED) {
                         sendBye(call);
                     }
                 }
-            }, o.hold().toMillis(), TimeUnit.MILLISECONDS);
+            }, o.hold().toMillis());
         }
     }
 
@@ -285,8 +287,7 @@ final class UacFlow {
         if (call.timeout != null) {
             call.timeout.cancel(false);
         }
-        call.timeout = timer.schedule(() -> uac.fail(call, "timeout"), o.callTimeout().toMillis(),
-                TimeUnit.MILLISECONDS);
+        call.timeout = later(() -> uac.fail(call, "timeout"), o.callTimeout().toMillis());
     }
 
     /** Sends a new request of the operation; on UDP starts Timer A or E. */
@@ -298,7 +299,19 @@ final class UacFlow {
         call.transactionStartNanos = System.nanoTime();
         if (uac.send(call, request, to) && uac.unreliable()) {
             call.retransmitMillis = T1_MILLIS;
-            call.timer = timer.schedule(() -> retransmit(call), T1_MILLIS, TimeUnit.MILLISECONDS);
+            call.timer = later(() -> retransmit(call), T1_MILLIS);
+        }
+    }
+
+    /**
+     * Schedules on the run's timer. A response read after the run ended (its timer shut down, its
+     * calls failed by the run's end) schedules nothing: null, which the cancels skip.
+     */
+    private ScheduledFuture<?> later(Runnable task, long millis) {
+        try {
+            return timer.schedule(task, millis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;
         }
     }
 
@@ -324,7 +337,7 @@ final class UacFlow {
             call.retransmitMillis = invite ? call.retransmitMillis * 2
                     : call.provisional ? T2_MILLIS : Math.min(call.retransmitMillis * 2, T2_MILLIS);
             long next = Math.min(call.retransmitMillis, Math.max(1, 64 * T1_MILLIS - elapsedMillis));
-            call.timer = timer.schedule(() -> retransmit(call), next, TimeUnit.MILLISECONDS);
+            call.timer = later(() -> retransmit(call), next);
         }
     }
 

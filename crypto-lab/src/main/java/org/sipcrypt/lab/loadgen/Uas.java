@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -241,8 +242,7 @@ public final class Uas implements Closeable {
                     reply.send(ok);
                     if (txKey != null) {
                         awaitingAck.put(m.callId(), Boolean.TRUE);
-                        timer.schedule(() -> retransmitOk(m.callId(), ok, reply, T1_MILLIS, T1_MILLIS), T1_MILLIS,
-                                TimeUnit.MILLISECONDS);
+                        later(() -> retransmitOk(m.callId(), ok, reply, T1_MILLIS, T1_MILLIS), T1_MILLIS);
                     }
                 }
                 case "BYE", "OPTIONS", "CANCEL" -> {
@@ -264,7 +264,7 @@ public final class Uas implements Closeable {
     private void remember(String txKey, byte[] response) {
         if (txKey != null) {
             answered.put(txKey, response);
-            timer.schedule(() -> answered.remove(txKey), 64 * T1_MILLIS, TimeUnit.MILLISECONDS);
+            later(() -> answered.remove(txKey), 64 * T1_MILLIS);
         }
     }
 
@@ -285,7 +285,16 @@ public final class Uas implements Closeable {
             log.debug("uas 200 retransmission for {} failed: {}", callId, e.toString());
         }
         long next = Math.min(interval * 2, T2_MILLIS);
-        timer.schedule(() -> retransmitOk(callId, ok, reply, next, elapsed + next), next, TimeUnit.MILLISECONDS);
+        later(() -> retransmitOk(callId, ok, reply, next, elapsed + next), next);
+    }
+
+    /** Schedules on the UAS's timer; a message read while the UAS closes (its timer shut down) schedules nothing. */
+    private void later(Runnable task, long millis) {
+        try {
+            timer.schedule(task, millis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("uas closing: timer task dropped");
+        }
     }
 
     private static byte[] response(SipMessage req, int status, String reason, String toTag, String sdp,
