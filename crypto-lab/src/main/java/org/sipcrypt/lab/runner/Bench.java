@@ -167,12 +167,12 @@ final class Bench implements Closeable {
         return key.replaceAll("([a-z0-9])([A-Z])", "$1-$2").replace('.', '-').toLowerCase(Locale.ROOT);
     }
 
-    /** The server's CPU time so far in microseconds, -1 unknown. */
+    /** The server's CPU time so far in microseconds (JIT compiler threads left out), -1 unknown. */
     long serverCpuMicros() {
         if (server != null) {
             return server.cpuMicros();
         }
-        return serverPid > 0 ? org.sipcrypt.lab.metrics.ProcessCpu.micros(serverPid) : -1;
+        return serverPid > 0 ? org.sipcrypt.lab.metrics.ProcessCpu.microsWithoutJit(serverPid) : -1;
     }
 
     /** The server's heap after its last collection, -1 unknown. */

@@ -61,6 +61,8 @@ public final class ServerProcess implements Closeable {
         Path logFile = workDir.resolve("server.log");
         List<String> cmd = new ArrayList<>();
         cmd.add(javaCommand());
+        // compiler threads stay, so their CPU time can be left out of the server's (ProcessCpu)
+        cmd.add("-XX:-UseDynamicNumberOfCompilerThreads");
         cmd.addAll(jvmOptions);
         cmd.add("-Xlog:gc:file=" + workDir.resolve("gc.log"));
         cmd.add("-cp");
@@ -127,9 +129,9 @@ public final class ServerProcess implements Closeable {
         return process.isAlive();
     }
 
-    /** CPU time the server used so far in microseconds, -1 when unknown. */
+    /** CPU time the server used so far in microseconds, JIT compiler threads left out; -1 when unknown. */
     public long cpuMicros() {
-        return ProcessCpu.micros(process.pid());
+        return ProcessCpu.microsWithoutJit(process.pid());
     }
 
     /** The heap in use after the most recent garbage collection, -1 before the first one. */

@@ -2,8 +2,9 @@ package org.sipcrypt.lab.runner;
 
 /**
  * The server under test as measured from outside its process over the measured part of a run:
- * CPU from {@code /proc/PID/stat} and the heap left after the last garbage collection from its GC
- * log. Unknown values are -1 (a target the lab did not start and was given no PID of).
+ * CPU from {@code /proc/PID/stat} less its JIT compiler threads' ({@code /proc/PID/task}), and the
+ * heap left after the last garbage collection from its GC log. Unknown values are -1 (a target the
+ * lab did not start and was given no PID of).
  * Threading: immutable.
  *
  * @param pid              the server's process ID, -1 unknown
