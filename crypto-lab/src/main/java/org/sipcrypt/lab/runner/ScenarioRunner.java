@@ -168,13 +168,15 @@ public final class ScenarioRunner {
                 scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
         try (Bench b = bench(cipher)) {
             if (!l.warmup().isZero()) {
-                // the server's JIT settles at the first step's rate before any step is measured
-                measure(b, cipher, rep, "warmup", r.start(), l.warmup(), Duration.ZERO);
+                // the server's JIT settles before any step is measured, at a rate a cold server keeps up
+                // with (the fixed rate when the ramp starts above it): a warm-up that overloads it would
+                // leave a backlog that fails the first steps
+                measure(b, cipher, rep, "warmup", Math.min(r.start(), l.rate()), l.warmup(), Duration.ZERO);
             }
             PeakSearch s = PeakFinder.search(scenario.name(), cipher, rep, r, (rate, length) -> {
                 PointRun p = measure(b, cipher, rep, "step", rate, length, Duration.ZERO);
                 options.progress().accept(line(p));
-                pause();
+                pause(p.passed() ? Duration.ofSeconds(2) : l.callTimeout().plusSeconds(2));
                 return p;
             });
             options.progress().accept(String.format(Locale.ROOT, "%s %s #%d: peak %.0f/s, sustainable %.0f/s (%s)",
@@ -183,9 +185,9 @@ public final class ScenarioRunner {
         }
     }
 
-    /** Lets the server drain a failed step's leftovers before the next. */
-    private static void pause() throws InterruptedException {
-        Thread.sleep(2000);
+    /** Lets the server drain a step's leftovers (after a failed one, what it still queues) before the next. */
+    private static void pause(Duration d) throws InterruptedException {
+        Thread.sleep(d.toMillis());
     }
 
     private static String line(PointRun p) {
