@@ -124,6 +124,9 @@ public final class ScenarioRunner {
         Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%03d", scenario.name(), cipher,
                 ++benchCount));
         users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
+        // the generator's garbage of the previous point (a ramp leaves much) is collected now, not as
+        // a pause in the middle of this point's schedule
+        System.gc();
         Bench b = Bench.start(scenario, cipher, dir, certs(), options.external());
         try {
             if (scenario.workload().equals("redirect")) {
