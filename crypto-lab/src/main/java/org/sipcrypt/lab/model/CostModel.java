@@ -26,7 +26,8 @@ import org.sipcrypt.lab.runner.Study;
  *
  * <p>CPU per call of a point is the mean over valid repetitions of the fixed-rate runs that measured
  * the server's CPU; measured peaks are the mean over ramps not cut short by a saturated generator.
- * When several studies share a scenario name the latest is used. A component or prediction whose
+ * Several studies of one scenario are pooled: their repetitions and ramps average together (the
+ * user chooses which studies to report together). A component or prediction whose
  * inputs are missing is absent and a note says which study or point is missing: nothing is estimated
  * in its place.
  * Threading: thread-safe: each {@link #fit} works on state of its own.
@@ -61,14 +62,36 @@ public final class CostModel {
     private final Set<String> notes = new LinkedHashSet<>();
 
     private CostModel(List<Study> input) {
+        Map<String, List<Study>> byScenario = new LinkedHashMap<>();
         for (Study s : input) {
-            Study before = studies.get(s.scenario());
-            if (before != null) {
-                notes.add("several studies of '" + s.scenario() + "': the latest (" + later(before, s).started()
-                        + ") is used");
-            }
-            studies.put(s.scenario(), before == null ? s : later(before, s));
+            byScenario.computeIfAbsent(s.scenario(), k -> new ArrayList<>()).add(s);
         }
+        byScenario.forEach((scenario, list) -> {
+            if (list.size() > 1) {
+                notes.add(list.size() + " studies of '" + scenario + "' pooled (#" + String.join(", #",
+                        list.stream().map(s -> Long.toString(s.id())).toList())
+                        + "): their repetitions and ramps are averaged together");
+            }
+            studies.put(scenario, pooled(list));
+        });
+    }
+
+    /** One study holding the points and ramps of several of the same scenario (the first's settings). */
+    private static Study pooled(List<Study> list) {
+        if (list.size() == 1) {
+            return list.get(0);
+        }
+        Study first = list.get(0);
+        Set<String> ciphers = new LinkedHashSet<>();
+        List<PointRun> fixed = new ArrayList<>();
+        List<PeakSearch> peaks = new ArrayList<>();
+        for (Study s : list) {
+            ciphers.addAll(s.ciphers());
+            fixed.addAll(s.fixed());
+            peaks.addAll(s.peaks());
+        }
+        return new Study(first.id(), first.scenario(), first.scenarioText(), List.copyOf(ciphers), first.started(),
+                first.environment(), fixed, peaks);
     }
 
     /** Fits the components from the studies given and predicts what it can. */
@@ -294,10 +317,6 @@ public final class CostModel {
         s.fixed().forEach(p -> out.add(p.cipher()));
         s.peaks().forEach(r -> out.add(r.cipher()));
         return List.copyOf(out);
-    }
-
-    private static Study later(Study a, Study b) {
-        return b.started().isBefore(a.started()) ? a : b;
     }
 
     private static String key(Kind kind, String cipher) {

@@ -193,6 +193,17 @@ class CostModelTest {
     }
 
     @Test
+    void studiesOfOneScenarioArePooled() {
+        Study again = Studies.study("chain", List.of("udp", "tcp", "aes"), 100, 100, 150, 190).withId(9);
+        CostModel.Result r = CostModel.fit(List.of(chain().withId(8), again, outbound(), inbound()));
+        // aes: (170 + 190) / 2 − 150
+        assertEquals(30, value(r, Kind.BULK, "aes"), EXACT);
+        assertEquals(50, value(r, Kind.TCP_INCREMENT, null), EXACT);
+        assertTrue(r.notes().contains("2 studies of 'chain' pooled (#8, #9): their repetitions and ramps are averaged"
+                + " together"), r.notes().toString());
+    }
+
+    @Test
     void withoutRampsThereIsNoCalibrationAndNoPeak() {
         Study c = chain();
         Study flat = new Study(0, "chain", "", c.ciphers(), c.started(), c.environment(), c.fixed(), List.of());
