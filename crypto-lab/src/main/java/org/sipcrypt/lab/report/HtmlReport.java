@@ -86,8 +86,7 @@ public final class HtmlReport {
         if (!peaks.isEmpty()) {
             b.append("<h3>Peak throughput</h3>\n");
             table(b, Tables.peaks(peaks));
-            paragraph(b, "Peak: highest offered rate with under 1 % of calls failed; sustainable: highest rate whose"
-                    + " completed rate kept up with it.", "note");
+            paragraph(b, Tables.PEAK_NOTE, "note");
         }
         String reference = Tables.reference(s.scenario());
         if (reference != null) {

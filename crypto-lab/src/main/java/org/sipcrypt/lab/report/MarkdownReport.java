@@ -58,8 +58,7 @@ public final class MarkdownReport {
         if (!peaks.isEmpty()) {
             b.append("\n### Peak throughput\n\n");
             table(b, Tables.peaks(peaks));
-            b.append("\nPeak: highest offered rate with under 1 % of calls failed; sustainable: highest rate whose"
-                    + " completed rate kept up with it.\n");
+            b.append('\n').append(Tables.PEAK_NOTE).append('\n');
         }
         String reference = Tables.reference(s.scenario());
         if (reference != null) {

@@ -158,6 +158,10 @@ final class Tables {
                 + " UDP, TLS-AES ≈ 60 % of TCP, TLS-3DES ≈ 47 % of TCP (peak throughput)." : null;
     }
 
+    /** What the peak table's two rates mean, under it in both reports. */
+    static final String PEAK_NOTE = "Peak: highest offered rate with under 1 % of calls failed; sustainable: highest"
+            + " rate whose completed rate kept up with it (0: no step kept up; a ramp does not search below its start).";
+
     static Table components(CostModel.Result model) {
         List<List<String>> rows = new ArrayList<>();
         for (ComponentCost c : model.components()) {

@@ -109,6 +109,8 @@ class MarkdownReportTest {
         assertEquals("58 %", aes.get(3));
         assertEquals("88 %", aes.get(4));
         assertTrue(chain.contains("TLS-AES ≈ 60 % of TCP"), "the literature's figures for the chain");
+        assertTrue(chain.contains("(0: no step kept up; a ramp does not search below its start)"),
+                "what a sustainable rate of 0 means");
     }
 
     @Test
