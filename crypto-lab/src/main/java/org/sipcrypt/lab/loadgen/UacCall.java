@@ -97,13 +97,7 @@ final class UacCall {
     byte[] buildInvite(String via, String contact) {
         String sdp = "v=0\r\no=lab " + number + " 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
                 + "m=audio 49170 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n";
-        return ("INVITE " + requestUri + " SIP/2.0\r\n"
-                + "Via: " + via + ";branch=" + branch + ";rport\r\n"
-                + "Max-Forwards: 70\r\n"
-                + "From: <" + fromUri + ">;tag=" + fromTag + "\r\n"
-                + "To: <" + requestUri + ">\r\n"
-                + "Call-ID: " + callId + "\r\n"
-                + "CSeq: " + cseq + " INVITE\r\n"
+        return (head("INVITE", via, fromUri, "<" + requestUri + ">")
                 + "Contact: " + contact + "\r\n"
                 + authorizationLine()
                 + "Content-Type: application/sdp\r\n"
@@ -116,17 +110,25 @@ final class UacCall {
      * the registrar's domain.
      */
     byte[] buildRegister(String via, String aor, String contact, int expiresSeconds) {
-        return ("REGISTER " + requestUri + " SIP/2.0\r\n"
-                + "Via: " + via + ";branch=" + branch + ";rport\r\n"
-                + "Max-Forwards: 70\r\n"
-                + "From: <" + aor + ">;tag=" + fromTag + "\r\n"
-                + "To: <" + aor + ">\r\n"
-                + "Call-ID: " + callId + "\r\n"
-                + "CSeq: " + cseq + " REGISTER\r\n"
+        return (head("REGISTER", via, aor, "<" + aor + ">")
                 + "Contact: " + contact + "\r\n"
                 + "Expires: " + expiresSeconds + "\r\n"
                 + authorizationLine()
                 + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Start line to CSeq of a request of the transaction in progress (outside a dialog): the
+     * Request-URI, branch, Call-ID and CSeq number it shares with its retransmissions.
+     */
+    private String head(String method, String via, String from, String to) {
+        return method + " " + requestUri + " SIP/2.0\r\n"
+                + "Via: " + via + ";branch=" + branch + ";rport\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <" + from + ">;tag=" + fromTag + "\r\n"
+                + "To: " + to + "\r\n"
+                + "Call-ID: " + callId + "\r\n"
+                + "CSeq: " + cseq + " " + method + "\r\n";
     }
 
     private String authorizationLine() {
@@ -165,13 +167,7 @@ final class UacCall {
      * and CSeq number, the response's To (RFC 3261 §17.1.1.3); kept for the response's retransmissions.
      */
     byte[] buildErrorAck(String via, SipMessage response) {
-        errorAck = ("ACK " + requestUri + " SIP/2.0\r\n"
-                + "Via: " + via + ";branch=" + branch + ";rport\r\n"
-                + "Max-Forwards: 70\r\n"
-                + "From: <" + fromUri + ">;tag=" + fromTag + "\r\n"
-                + "To: " + response.header("To") + "\r\n"
-                + "Call-ID: " + callId + "\r\n"
-                + "CSeq: " + cseq + " ACK\r\n"
+        errorAck = (head("ACK", via, fromUri, response.header("To"))
                 + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
         errorAckCseq = cseq;
         return errorAck;
