@@ -260,36 +260,18 @@ public final class CostModel {
     /** Mean CPU µs per call over valid fixed-rate repetitions that measured it, NaN without any. */
     private double cpu(String scenario, String cipher) {
         Study s = studies.get(scenario);
-        if (s == null) {
-            return Double.NaN;
-        }
-        double sum = 0;
-        int n = 0;
-        for (PointRun p : s.fixed()) {
-            if (p.cipher().equals(cipher) && "fixed".equals(p.mode()) && p.invalid() == null
-                    && p.server().cpuMicrosPerCall() >= 0) {
-                sum += p.server().cpuMicrosPerCall();
-                n++;
-            }
-        }
-        return n == 0 ? Double.NaN : sum / n;
+        return s == null ? Double.NaN : s.fixed().stream()
+                .filter(p -> p.cipher().equals(cipher) && "fixed".equals(p.mode()) && p.invalid() == null
+                        && p.server().cpuMicrosPerCall() >= 0)
+                .mapToDouble(p -> p.server().cpuMicrosPerCall()).average().orElse(Double.NaN);
     }
 
     /** Mean peak over ramps not cut short by a saturated generator, NaN without any. */
     private double peak(String scenario, String cipher) {
         Study s = studies.get(scenario);
-        if (s == null) {
-            return Double.NaN;
-        }
-        double sum = 0;
-        int n = 0;
-        for (PeakSearch r : s.peaks()) {
-            if (r.cipher().equals(cipher) && !SATURATED_GENERATOR.equals(r.stoppedBy())) {
-                sum += r.peakRate();
-                n++;
-            }
-        }
-        return n == 0 ? Double.NaN : sum / n;
+        return s == null ? Double.NaN : s.peaks().stream()
+                .filter(r -> r.cipher().equals(cipher) && !SATURATED_GENERATOR.equals(r.stoppedBy()))
+                .mapToDouble(PeakSearch::peakRate).average().orElse(Double.NaN);
     }
 
     private String missing(String scenario, String cipher) {
