@@ -43,6 +43,8 @@ import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.TlsEngine;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.netty.TlsContexts;
+import org.sipcrypt.server.transport.CompletedTransactions;
+import com.github.benmanes.caffeine.cache.Ticker;
 import org.sipcrypt.server.location.Database;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.location.JdbcLocationService;
@@ -80,6 +82,11 @@ public final class SipcryptServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SipcryptServer.class);
     private static final Duration PURGE_INTERVAL = Duration.ofSeconds(30);
+    /**
+     * Most completed UDP transactions whose final response is kept for retransmissions: Timer J
+     * (32 s) at 6,000 non-INVITE requests/s, a few hundred bytes each.
+     */
+    private static final long COMPLETED_TRANSACTIONS = 200_000;
 
     private final ServerConfig config;
     private final MeterRegistry registry;
@@ -136,7 +143,9 @@ public final class SipcryptServer implements AutoCloseable {
             NettyTransport transport = null;
             Map<Transport, InetSocketAddress> addresses = new EnumMap<>(Transport.class);
             if (config.transportImpl() == TransportImpl.NETTY) {
-                transport = new NettyTransport(transportSettings(config, routes), transportCounters, workers);
+                transport = new NettyTransport(transportSettings(config, routes), transportCounters, workers,
+                        new CompletedTransactions(CompletedTransactions.TIMER_J, COMPLETED_TRANSACTIONS,
+                                Ticker.systemTicker()));
                 opened.add(transport);
                 for (ListenerConfig l : config.listeners()) {
                     addresses.put(l.transport(), transport.bind(l.transport(),
@@ -194,7 +203,8 @@ public final class SipcryptServer implements AutoCloseable {
             LocalDomains local = new LocalDomains(config.domains(), hosts, ports);
             CallConnections calls = transport != null ? transport : CallConnections.NONE;
             SipContext context = new SipContext(provider, factory.createMessageFactory(), factory.createHeaderFactory(),
-                    factory.createAddressFactory(), lps, local, workers, calls, sipCounters, Clock.systemUTC());
+                    factory.createAddressFactory(), lps, local, workers, calls, sipCounters, Clock.systemUTC(),
+                    transport != null ? transport.completedTransactions() : null);
             ScheduledThreadPoolExecutor housekeeping = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "sipcrypt-housekeeping");
                 t.setDaemon(true);

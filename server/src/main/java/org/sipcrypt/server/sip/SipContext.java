@@ -11,6 +11,7 @@ import javax.sip.ServerTransaction;
 import javax.sip.SipProvider;
 import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
+import javax.sip.header.CSeqHeader;
 import javax.sip.header.Header;
 import javax.sip.header.HeaderFactory;
 import javax.sip.header.ToHeader;
@@ -19,6 +20,7 @@ import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.sipcrypt.server.transport.CallConnections;
+import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
@@ -44,12 +46,18 @@ public final class SipContext {
     private final CallConnections calls;
     private final SipCounters counters;
     private final Clock clock;
+    private final CompletedTransactions completed;
     private final AtomicBoolean draining = new AtomicBoolean();
     private final java.util.Set<ServerTransaction> unanswered = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /**
+     * @param completed final responses the transport keeps for retransmissions of completed UDP
+     *                  transactions, so that the stack can end them once answered; null when the
+     *                  transport does not (JAIN-SIP's own transports), and the stack keeps them
+     */
     public SipContext(SipProvider provider, MessageFactory messages, HeaderFactory headers, AddressFactory addresses,
                       Map<Transport, ListeningPoint> listeningPoints, LocalDomains local, SipWorkers workers,
-                      CallConnections calls, SipCounters counters, Clock clock) {
+                      CallConnections calls, SipCounters counters, Clock clock, CompletedTransactions completed) {
         this.provider = Objects.requireNonNull(provider, "provider");
         this.messages = Objects.requireNonNull(messages, "messages");
         this.headers = Objects.requireNonNull(headers, "headers");
@@ -60,6 +68,7 @@ public final class SipContext {
         this.calls = Objects.requireNonNull(calls, "calls");
         this.counters = Objects.requireNonNull(counters, "counters");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.completed = completed;
     }
 
     public SipProvider provider() {
@@ -207,11 +216,64 @@ public final class SipContext {
         return m.getPeerPacketSourceAddress() != null ? m.getPeerPacketSourceAddress() : m.getRemoteAddress();
     }
 
+    /**
+     * Whether a response is the final one of a non-INVITE transaction over UDP: sent without the
+     * stack's transaction, which then ends, while the transport keeps the response's bytes and
+     * answers retransmissions of the request with them for Timer J (RFC 3261 §17.2.2).
+     */
+    private static boolean completesOverUdp(ServerTransaction st, Response response) {
+        if (response.getStatusCode() < 200) {
+            return false;
+        }
+        CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
+        return cseq != null && !Request.INVITE.equals(cseq.getMethod())
+                && "UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport());
+    }
+
+    /**
+     * An INVITE answered with 2xx: RFC 3261 §17.2.1 destroys its transaction (the UAS retransmits
+     * the 2xx end to end, and its ACK is a transaction of its own). The stack would keep it for
+     * 32 s; over UDP the transport absorbs retransmissions of the INVITE instead, as RFC 6026
+     * §7.1's "Accepted" state does.
+     */
+    private void endAccepted(ServerTransaction st, Response response) {
+        CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
+        if (cseq == null || !Request.INVITE.equals(cseq.getMethod())) {
+            return;
+        }
+        if ("UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
+            ViaHeader via = (ViaHeader) response.getHeader(ViaHeader.NAME);
+            completed.absorbed(CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(),
+                    Request.INVITE));
+        }
+        endTransaction(st);
+    }
+
+    private void endTransaction(ServerTransaction st) {
+        var tx = (gov.nist.javax.sip.stack.SIPServerTransaction) st;
+        try {
+            st.terminate();
+        } catch (javax.sip.ObjectInUseException e) {
+            counters.error("end_transaction");
+            log.debug("cannot end transaction {}: {}", tx.getTransactionId(), e.toString());
+            return;
+        }
+        tx.getSIPStack().removeTransaction(tx);
+    }
+
     /** Sends a response on a server transaction, or statelessly when there is none. */
     public void send(ServerTransaction st, Response response) {
         try {
-            if (st != null) {
+            if (st != null && completed != null && completesOverUdp(st, response)) {
+                // RFC 3261 §17.2.2: the transport keeps the bytes for Timer J; the stack's
+                // transaction would keep itself, both parsed messages and a timer for 32 s
+                provider.sendResponse(response);
+                endTransaction(st);
+            } else if (st != null) {
                 st.sendResponse(response);
+                if (completed != null && response.getStatusCode() / 100 == 2) {
+                    endAccepted(st, response);
+                }
             } else {
                 provider.sendResponse(response);
             }

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code sip.requests.rejected{reason}}, {@code sip.datagrams.dropped{reason}},
  * {@code sip.messages.dropped{reason}}, {@code transport.connections.closed{reason}},
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
- * {@code transport.keepalives{kind}}.
+ * {@code transport.keepalives{kind}}, {@code sip.retransmissions.absorbed}.
  * Threading: thread-safe; never blocks.
  */
 public final class TransportCounters {
@@ -35,6 +35,15 @@ public final class TransportCounters {
     /** A request answered with an error status because it was malformed (400, 505, ...). */
     public void requestRejected(String reason) {
         count("sip.requests.rejected", "reason", reason);
+    }
+
+    /**
+     * A retransmitted request answered with the final response its completed transaction kept
+     * ({@code sip.retransmissions.absorbed}).
+     */
+    public void retransmissionAbsorbed() {
+        counters.computeIfAbsent("sip.retransmissions.absorbed",
+                k -> Counter.builder(k).register(registry)).increment();
     }
 
     /** A datagram dropped without an answer. */
@@ -75,6 +84,12 @@ public final class TransportCounters {
     /** The gauge of open connections, also used to enforce the connection cap. */
     public AtomicInteger openConnections() {
         return openConnections;
+    }
+
+    /** Current value of an untagged counter, 0 when it was never incremented. */
+    public double value(String name) {
+        Counter c = registry.find(name).counter();
+        return c == null ? 0 : c.count();
     }
 
     /** Current value of a counter, 0 when it was never incremented. For tests and the stats line. */

@@ -201,6 +201,9 @@ public final class StatefulProxy {
             }
             try (ConnectionScope scope = ConnectionScope.call(call.callId)) {
                 ClientTransaction ct = ctx.provider().getNewClientTransaction(out);
+                if (!call.invite) {
+                    shortTimerK(ct);
+                }
                 ct.setApplicationData(branch);
                 branch.tx = ct;
                 ct.sendRequest();
@@ -330,6 +333,41 @@ public final class StatefulProxy {
             return;
         }
         branchFinal(branch, status, upstreamCopy(response));
+        if (call.invite && status / 100 == 2) {
+            endAcceptedClientTransaction(ct);
+        }
+    }
+
+    /**
+     * RFC 3261 §17.1.2.2: a non-INVITE client transaction over UDP waits Timer K (T4, 5 s) after
+     * its final response only to absorb retransmissions of it. This proxy sends no request again
+     * once a final response has arrived, so the next hop has no cause to retransmit it, and a stray
+     * copy is forwarded statelessly by its Via (§16.7) to the upstream client transaction, which
+     * absorbs it. Timer K of one timer tick (500 ms; zero would race the response to the proxy's
+     * own handling of it) ends the transaction, with both parsed messages, that much sooner.
+     */
+    private static void shortTimerK(ClientTransaction ct) {
+        var tx = (gov.nist.javax.sip.stack.SIPClientTransaction) ct;
+        if ("UDP".equalsIgnoreCase(tx.getTransport())) {
+            tx.setTimerT4(tx.getBaseTimerInterval());
+        }
+    }
+
+    /**
+     * RFC 3261 §17.1.1.2: an INVITE client transaction ends when a 2xx arrives; retransmissions of
+     * the 2xx are forwarded statelessly by their Via (§16.7), as RFC 6026 §8.4 asks of a proxy. The
+     * stack would keep the transaction, with both parsed messages, for 32 s more.
+     */
+    private void endAcceptedClientTransaction(ClientTransaction ct) {
+        var tx = (gov.nist.javax.sip.stack.SIPClientTransaction) ct;
+        try {
+            ct.terminate();
+        } catch (javax.sip.ObjectInUseException e) {
+            ctx.counters().error("end_transaction");
+            log.debug("cannot end client transaction {}: {}", tx.getTransactionId(), e.toString());
+            return;
+        }
+        tx.getSIPStack().removeTransaction(tx);
     }
 
     /** A client transaction timed out: the branch ends with 408 (§16.7 step 2). */
@@ -419,6 +457,7 @@ public final class StatefulProxy {
         try (ConnectionScope scope = ConnectionScope.call(branch.call.callId)) {
             Request cancel = branch.tx.createCancel();
             ClientTransaction ct = ctx.provider().getNewClientTransaction(cancel);
+            shortTimerK(ct);
             ct.sendRequest();
             ctx.counters().forwarded(Request.CANCEL);
         } catch (SipException | RuntimeException e) {

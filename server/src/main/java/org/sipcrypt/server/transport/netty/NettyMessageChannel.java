@@ -29,8 +29,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.Set;
+import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
+import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.Transport;
@@ -224,6 +226,9 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             if (rport) {
                 via.setParameter(Via.RPORT, Integer.toString(src.getPort()));
             }
+            if (absorbedRetransmission(request)) {
+                return;
+            }
             ServerRequestInterface handler = stack.newSIPServerRequest(request, this);
             if (handler == null) {
                 counters.messageDropped("stack_refused");
@@ -283,15 +288,57 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         return false;
     }
 
+    /**
+     * RFC 3261 §17.2.2: a retransmission of a non-INVITE request whose transaction has completed
+     * is answered with the final response kept for it, without reaching the transaction layer.
+     */
+    private boolean absorbedRetransmission(SIPRequest request) {
+        CompletedTransactions completed = processor.transport().completedTransactions();
+        if (isReliable() || completed == null || Request.ACK.equals(request.getMethod())) {
+            return false;
+        }
+        Via via = request.getTopmostVia();
+        CompletedTransactions.Answer answer = completed.retransmission(
+                CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(), request.getMethod()));
+        if (answer == null) {
+            return false;
+        }
+        counters.retransmissionAbsorbed();
+        if (answer.absorb()) {
+            return true;
+        }
+        try {
+            sendMessage(answer.response(), answer.destination().getAddress(), answer.destination().getPort(), false);
+        } catch (IOException e) {
+            countDropped("send_failed");
+        }
+        return true;
+    }
+
     @Override
     public void sendMessage(SIPMessage message) throws IOException {
         InetSocketAddress peer = peer();
-        sendMessage(message.encodeAsBytes(getTransport()), peer.getAddress(), peer.getPort(),
-                message instanceof SIPRequest);
+        byte[] bytes = message.encodeAsBytes(getTransport());
+        sendMessage(bytes, peer.getAddress(), peer.getPort(), message instanceof SIPRequest);
+        if (message instanceof SIPResponse response && !isReliable() && response.getStatusCode() >= 200) {
+            keepFinalResponse(response, bytes, peer);
+        }
         message.setRemoteAddress(peer.getAddress());
         message.setRemotePort(peer.getPort());
         message.setLocalAddress(processor.getIpAddress());
         message.setLocalPort(processor.getPort());
+    }
+
+    /** Keeps the final response of a non-INVITE transaction for its retransmissions (Timer J). */
+    private void keepFinalResponse(SIPResponse response, byte[] bytes, InetSocketAddress peer) {
+        CompletedTransactions completed = processor.transport().completedTransactions();
+        CSeq cseq = (CSeq) response.getCSeq();
+        Via via = response.getTopmostVia();
+        if (completed == null || cseq == null || via == null || Request.INVITE.equals(cseq.getMethod())) {
+            return;
+        }
+        completed.completed(CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(),
+                cseq.getMethod()), bytes, peer);
     }
 
     /** The peer this channel talks to. */

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.CallConnections;
+import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
@@ -43,20 +44,32 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private final TransportSettings settings;
     private final TransportCounters counters;
     private final SipWorkers workers;
+    private final CompletedTransactions completed;
     private final EventLoopGroup group;
     private final boolean epoll;
     private final Map<String, Channel> preBound = new ConcurrentHashMap<>();
     private final Set<NettyTcpMessageProcessor> tcpProcessors = ConcurrentHashMap.newKeySet();
 
-    public NettyTransport(TransportSettings settings, TransportCounters counters, SipWorkers workers) {
+    /**
+     * @param completed final responses of completed non-INVITE transactions over UDP, answering
+     *                  their retransmissions
+     */
+    public NettyTransport(TransportSettings settings, TransportCounters counters, SipWorkers workers,
+                          CompletedTransactions completed) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.counters = Objects.requireNonNull(counters, "counters");
         this.workers = Objects.requireNonNull(workers, "workers");
+        this.completed = Objects.requireNonNull(completed, "completed");
         int threads = settings.ioThreads() == 0 ? 2 * Runtime.getRuntime().availableProcessors() : settings.ioThreads();
         DefaultThreadFactory tf = new DefaultThreadFactory("sipcrypt-io", true);
         this.epoll = Epoll.isAvailable();
         this.group = epoll ? new EpollEventLoopGroup(threads, tf) : new NioEventLoopGroup(threads, tf);
         log.info("transport: netty {} with {} event-loop threads", epoll ? "epoll" : "nio", threads);
+    }
+
+    /** Final responses kept for retransmitted non-INVITE requests over UDP. */
+    public CompletedTransactions completedTransactions() {
+        return completed;
     }
 
     public TransportSettings settings() {
