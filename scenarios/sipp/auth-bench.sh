@@ -36,7 +36,7 @@
 #   --baseline "16:8 1:8"        BATCH:POOL pairs measured at 0 ms
 #   --server-port N              as bench.sh (default 15060)
 #   --keep                       keep the work directory
-# Env only: JAVA (default java), JAVA_OPTS, SIPP.
+# Env only: JAVA (default java), JAVA_OPTS (server JVM; default bench.sh's recommended options), SIPP.
 #
 # Loopback only; every process started is bounded by `timeout` and ended by PID on exit.
 set -uo pipefail

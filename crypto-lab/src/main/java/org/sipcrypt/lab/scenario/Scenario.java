@@ -24,11 +24,19 @@ import java.util.Set;
  * @param generators  UAC generator processes (1 runs in the lab's own process; more each get a JVM)
  * @param ciphers     what {@code run} compares when not told otherwise
  * @param server      extra server settings, key to value (e.g. {@code sip.workers: 4})
- * @param serverJvm   JVM options of the server process
+ * @param serverJvm   JVM options of the server process ({@link #RECOMMENDED_SERVER_JVM} when a file gives none)
  */
 public record Scenario(String name, String description, String workload, boolean auth, int users, Leg left, Leg right,
                        LoadProfile load, int repeat, int generators, List<String> ciphers, Map<String, String> server,
                        List<String> serverJvm) {
+
+    /**
+     * The JVM options the server is recommended to run with (README, "Running the server"): a fixed
+     * 1 GiB heap touched at start, G1 aiming at 10 ms pauses. Every point of every preset runs the
+     * server with them, so results do not depend on the machine's memory.
+     */
+    public static final List<String> RECOMMENDED_SERVER_JVM = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=10", "-XX:+AlwaysPreTouch");
 
     /** The workloads the generator runs. */
     public static final Set<String> WORKLOADS = Set.of("call", "register", "refresh", "unregister", "invite-not-found",

@@ -249,6 +249,21 @@ public final class SipContext {
         endTransaction(st);
     }
 
+    /**
+     * RFC 3261 §17.2.1: an INVITE transaction answered with 300–699 over UDP waits Timer I (T4,
+     * 5 s) after the ACK only to absorb retransmissions of the ACK. Once the ACK has arrived the
+     * response is not sent again, so the only ACK still to come is one answering a copy already in
+     * flight, within a round trip; one timer tick (500 ms) covers that and releases the transaction
+     * ten times sooner (with digest authentication every call has such a 407).
+     */
+    private static void shortTimerI(ServerTransaction st, Response response) {
+        CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
+        var tx = (gov.nist.javax.sip.stack.SIPServerTransaction) st;
+        if (cseq != null && Request.INVITE.equals(cseq.getMethod()) && "UDP".equalsIgnoreCase(tx.getTransport())) {
+            tx.setTimerT4(tx.getBaseTimerInterval());
+        }
+    }
+
     private void endTransaction(ServerTransaction st) {
         var tx = (gov.nist.javax.sip.stack.SIPServerTransaction) st;
         try {
@@ -270,6 +285,9 @@ public final class SipContext {
                 provider.sendResponse(response);
                 endTransaction(st);
             } else if (st != null) {
+                if (completed != null && response.getStatusCode() >= 300) {
+                    shortTimerI(st, response);
+                }
                 st.sendResponse(response);
                 if (completed != null && response.getStatusCode() / 100 == 2) {
                     endAccepted(st, response);

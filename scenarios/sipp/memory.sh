@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Memory the sipcrypt server holds per call, and its GC pauses, measured with SIPp.
+# A benchmark, not a test: it prints numbers and fails only when it cannot measure.
+#
+# For each case (udp, tcp: one connection, udp-auth: digest with USERS subscribers, MD5):
+#   1. start the server jar with JAVA_OPTS (-Xlog:gc to a file), a fresh data directory, UDP and
+#      TCP on 127.0.0.1; a SIPp UAS registered as bench-T@127.0.0.1 (udp-auth: the calls name the
+#      UAS in their Request-URI and reach the server as outbound proxy, so no REGISTER is needed);
+#   2. warm up (WARMUP_CALLS at WARMUP_RATE), wait IDLE_SECONDS so every transaction of the
+#      warm-up has left (Timer J is 32 s), force two full GCs (jcmd GC.run) and take the live heap
+#      (jcmd GC.heap_info "used") and the live objects (jmap -histo:live) as the idle baseline;
+#   3. place RATE x SECONDS calls (uac.xml or uac-auth.xml), then at once the live heap and live
+#      objects again (jmap -histo:live forces a full GC first).
+#   Memory per call = (live heap after - baseline) / calls placed; objects likewise. Every call of
+#   the run is still inside the retention window (32 s) when measured, so this is what one call
+#   holds in flight or in its completed transactions' wait. Then the GC pauses of the loaded run
+#   (G1 "Pause" lines of the GC log between the start and the end of the run): count, p50, p99,
+#   max, total.
+#   Also printed: the largest classes of the loaded histogram (--histo N).
+#
+# Options (each also an environment variable of the upper-case name):
+#   --jar PATH             server jar (default server/target/sipcrypt-server.jar)
+#   --cases "udp tcp udp-auth"
+#   --rate N               calls/s of the measured run (default 1500)
+#   --seconds N            length of the measured run (default 10)
+#   --warmup-rate N        (default 500)   --warmup-calls N (default 5000)
+#   --idle-seconds N       wait after the warm-up (default 40)
+#   --users N              subscribers for udp-auth (default 10000)
+#   --server-port N        server UDP and TCP port (default 25060); UAS on +10, UAC on +20, REGISTER on +21
+#   --histo N              classes of the loaded histogram printed (default 15)
+#   --keep                 keep the work directory
+# Env only: JAVA (default java), JAVA_OPTS (default: the server's recommended options below),
+#   SIPP (default sipp).
+#
+# Loopback only. Every SIPp and java run is bounded by `timeout`; everything started is ended by
+# PID on exit.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
+CASES=${CASES:-udp tcp udp-auth}
+RATE=${RATE:-1500}
+SECONDS_RUN=${SECONDS_RUN:-10}
+WARMUP_RATE=${WARMUP_RATE:-500}
+WARMUP_CALLS=${WARMUP_CALLS:-5000}
+IDLE_SECONDS=${IDLE_SECONDS:-40}
+USERS=${USERS:-10000}
+SERVER_PORT=${SERVER_PORT:-25060}
+HISTO=${HISTO:-15}
+KEEP=${KEEP:-0}
+JAVA=${JAVA:-java}
+JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch}
+SIPP=${SIPP:-sipp}
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+
+while (( $# > 0 )); do
+    case $1 in
+        --jar) JAR=$2; shift ;;
+        --cases) CASES=$2; shift ;;
+        --rate) RATE=$2; shift ;;
+        --seconds) SECONDS_RUN=$2; shift ;;
+        --warmup-rate) WARMUP_RATE=$2; shift ;;
+        --warmup-calls) WARMUP_CALLS=$2; shift ;;
+        --idle-seconds) IDLE_SECONDS=$2; shift ;;
+        --users) USERS=$2; shift ;;
+        --server-port) SERVER_PORT=$2; shift ;;
+        --histo) HISTO=$2; shift ;;
+        --keep) KEEP=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "memory.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+die() { echo "memory.sh: $*" >&2; exit 2; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+for v in RATE SECONDS_RUN WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
+done
+for c in $CASES; do
+    [[ $c == udp || $c == tcp || $c == udp-auth ]] || die "--cases: unknown case \"$c\" (expected udp, tcp or udp-auth)"
+done
+[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
+command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+command -v jcmd >/dev/null && command -v jmap >/dev/null || die "jcmd and jmap (a JDK) are needed"
+
+UAS_PORT=$((SERVER_PORT + 10))
+UAC_PORT=$((SERVER_PORT + 20))
+REG_PORT=$((SERVER_PORT + 21))
+work=$(mktemp -d -t sipcrypt-memory.XXXXXX)
+started=()
+
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+heap_used_kb() {    # live heap in KB after GC.heap_info (call after a full GC)
+    jcmd "$1" GC.heap_info 2>/dev/null | awk '/ heap / || /garbage-first heap/ {
+        for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v; exit } }'
+}
+
+live_objects() {    # jmap -histo:live PID FILE -> prints "objects bytes" of the Total line
+    jmap -histo:live "$1" >"$2" 2>/dev/null
+    awk '/^Total/ { print $2, $3 }' "$2"
+}
+
+# GC pauses in the log whose uptime stamp lies in [from, to] seconds: count p50 p99 max total (ms)
+gc_pauses() {       # gc-log from to
+    awk -v from="$2" -v to="$3" '
+        /Pause/ && match($0, /\[[0-9.]+s\]/) {
+            t = substr($0, RSTART + 1, RLENGTH - 3) + 0
+            if (t >= from && t <= to && match($0, /[0-9.]+ms$/)) { v[n++] = substr($0, RSTART, RLENGTH - 2) + 0 }
+        }
+        END {
+            if (n == 0) { print "0 - - - 0"; exit }
+            for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+            for (i = 0; i < n; i++) total += v[i]
+            p50 = v[int((n - 1) * 0.50)]; p99 = v[int((n - 1) * 0.99)]
+            printf "%d %.1f %.1f %.1f %.0f\n", n, p50, p99, v[n - 1], total }' "$1"
+}
+
+jvm_uptime() { jcmd "$1" VM.uptime 2>/dev/null | awk 'NR == 2 { print $1 + 0 }'; }
+
+rows=()
+for c in $CASES; do
+    transport=${c%-auth}
+    mode=u1
+    [[ $transport == tcp ]] && mode=t1
+    data=$work/$c-data
+    mkdir -p "$data"
+    server_args=()
+    uac_args=(-sf "$here/uac.xml" -s "bench-$transport")
+    remote=127.0.0.1:$SERVER_PORT
+    if [[ $c == udp-auth ]]; then
+        users_csv=$work/users.csv
+        "$JAVA" -jar "$JAR" users --data-dir "$data" generate --count "$USERS" --csv "$users_csv" \
+            >"$work/$c-users.log" 2>&1 || die "users generate failed: $(tail -3 "$work/$c-users.log")"
+        server_args=(--auth --auth-algorithms md5)
+        uac_args=(-sf "$here/uac-auth.xml" -inf "$users_csv" -s bench -rsa "127.0.0.1:$SERVER_PORT")
+        remote=127.0.0.1:$UAS_PORT
+    fi
+    log "$c: starting the server ($JAVA_OPTS)"
+    # shellcheck disable=SC2086  # JAVA_OPTS is a word list
+    timeout -k 10 900 "$JAVA" $JAVA_OPTS -Xlog:gc:file="$work/$c-gc.log":uptime -jar "$JAR" \
+        --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
+        --data-dir "$data" --stats-interval 0 "${server_args[@]}" >"$work/$c-server.log" 2>&1 &
+    server_wrapper=$!
+    started+=("$server_wrapper")
+    server_pid=$(command_pid "$server_wrapper") || die "server did not start"
+    wait_listening udp "$SERVER_PORT" "$server_wrapper" && wait_listening tcp "$SERVER_PORT" "$server_wrapper" \
+        || { tail -20 "$work/$c-server.log" >&2; die "server not listening on 127.0.0.1:$SERVER_PORT"; }
+
+    timeout -k 5 900 "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t "$mode" \
+        -buff_size 4194304 -m 100000000 -timeout 890 -nostdin >/dev/null 2>"$work/$c-uas.stderr" &
+    uas_wrapper=$!
+    started+=("$uas_wrapper")
+    wait_listening "$transport" "$UAS_PORT" "$uas_wrapper" || die "SIPp UAS did not start: $(tail -3 "$work/$c-uas.stderr")"
+    if [[ $c != udp-auth ]]; then
+        timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
+            -s "bench-$transport" -key contact_port "$UAS_PORT" -key contact_transport "$transport" -m 1 \
+            -timeout 10 -nostdin "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+    fi
+
+    uac() {         # rate calls csv -> SIPp exit code
+        timeout -k 5 $(( $2 / $1 + 90 )) "$SIPP" "${uac_args[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+            -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -r "$1" -m "$2" \
+            -key contact_port "$UAS_PORT" -key contact_transport "$transport" -timeout $(( $2 / $1 + 60 )) \
+            -nostdin -trace_stat -stf "$3" -fd 1 "$remote" >/dev/null 2>"$3.stderr"
+    }
+    log "$c: warm-up, $WARMUP_CALLS calls at $WARMUP_RATE/s"
+    uac "$WARMUP_RATE" "$WARMUP_CALLS" "$work/$c-warmup.csv"
+    log "$c: idle $IDLE_SECONDS s, then the baseline"
+    sleep "$IDLE_SECONDS"
+    jcmd "$server_pid" GC.run >/dev/null 2>&1
+    jcmd "$server_pid" GC.run >/dev/null 2>&1
+    base_kb=$(heap_used_kb "$server_pid")
+    read -r base_objects _ < <(live_objects "$server_pid" "$work/$c-histo-idle.txt")
+
+    calls=$(( RATE * SECONDS_RUN ))
+    log "$c: $calls calls at $RATE/s"
+    t0=$(jvm_uptime "$server_pid")
+    uac "$RATE" "$calls" "$work/$c-run.csv"
+    rc=$?
+    t1=$(jvm_uptime "$server_pid")
+    read -r load_objects _ < <(live_objects "$server_pid" "$work/$c-histo-load.txt")
+    load_kb=$(heap_used_kb "$server_pid")
+    failed=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "FailedCall(C)") f = i }
+                        NR > 1 && NF > 1 { v = $f } END { print v + 0 }' "$work/$c-run.csv")
+    read -r n p50 p99 max total < <(gc_pauses "$work/$c-gc.log" "$t0" "$t1")
+    per_call_b=$(awk -v a="$load_kb" -v b="$base_kb" -v n="$calls" 'BEGIN { printf "%.0f", (a - b) * 1024 / n }')
+    per_call_o=$(awk -v a="$load_objects" -v b="$base_objects" -v n="$calls" 'BEGIN { printf "%.1f", (a - b) / n }')
+    rows+=("| $c | $calls at $RATE/s | $failed | $base_kb | $load_kb | $per_call_b | $per_call_o | $n | $p50 | $p99 | $max | $total |")
+    log "$c: SIPp exit $rc, $failed failed; the largest live classes right after the run:"
+    sed -n "4,$((HISTO + 3))p" "$work/$c-histo-load.txt" >&2
+    stop_pid "$uas_wrapper"
+    stop_pid "$server_wrapper"
+done
+
+echo
+echo "sipcrypt server, JVM options: $JAVA_OPTS; CPU: $(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) cores"
+echo
+echo "| case | calls | failed | idle live heap KB | live heap after KB | bytes/call | objects/call | GC pauses | p50 ms | p99 ms | max ms | total ms |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+printf '%s\n' "${rows[@]}"
