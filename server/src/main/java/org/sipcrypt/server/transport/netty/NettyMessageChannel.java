@@ -105,6 +105,23 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             reject(bytes, "missing_header", "Missing " + missingHeader(message) + " header", null);
             return;
         }
+        String duplicate = duplicatedHeader(bytes);
+        if (duplicate != null) {
+            // RFC 3261 §7.3.1 allows one of each; RFC 4475 §3.1.2.19 (and the Content-Length cases of
+            // §3.1.2.x) ask for a 400 rather than guessing which one the sender meant.
+            reject(bytes, "duplicate_header", "Duplicate " + duplicate + " header", null);
+            return;
+        }
+        if (message instanceof SIPResponse response) {
+            int status = response.getStatusCode();
+            if (status < 100 || status > 699) {
+                // RFC 3261 §7.2: status codes are 100-699; anything else is not forwarded or acted on
+                countDropped("bad_status");
+                badInputLog.warn("drop_bad_status", "{} {}: dropped response with status {}",
+                        transportKind().configName(), source(), status);
+                return;
+            }
+        }
         if (message instanceof SIPRequest request) {
             // the parser normalises the version, so it is read from the raw request line
             if (!requestLineIsSip20(bytes)) {
@@ -186,6 +203,29 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             // not a number: the parser rejects it next, naming the Content-Length header
             return false;
         }
+    }
+
+    /**
+     * Headers a message may carry once (RFC 3261 §7.3.1, §20): long and compact names, and whether
+     * repeats with the same value are tolerated (only Content-Length's are).
+     */
+    private static final String[][] SINGLE_INSTANCE = {
+        {"call-id", "i", "Call-ID"}, {"cseq", null, "CSeq"}, {"from", "f", "From"}, {"to", "t", "To"},
+        {"max-forwards", null, "Max-Forwards"}, {"content-length", "l", "Content-Length"},
+    };
+
+    /** The name of a single-instance header the message carries twice (Content-Length: with different values), or null. */
+    static String duplicatedHeader(byte[] bytes) {
+        for (String[] h : SINGLE_INSTANCE) {
+            java.util.List<String> values = SipBytes.headerValues(bytes, h[0], h[1]);
+            if (values.size() < 2) {
+                continue;
+            }
+            if (!h[0].equals("content-length") || values.stream().map(String::trim).distinct().count() > 1) {
+                return h[2];
+            }
+        }
+        return null;
     }
 
     private static String missingHeader(SIPMessage m) {
