@@ -29,6 +29,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.Set;
+import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.RateLimitedLog;
@@ -264,6 +265,17 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             if (rport) {
                 via.setParameter(Via.RPORT, Integer.toString(src.getPort()));
             }
+            String conflict = branchConflict(request);
+            if (conflict != null) {
+                counters.requestRejected("branch_reused");
+                badInputLog.warn("reject_branch_reused", "{} {}: {} reuses branch {} of another transaction ({})",
+                        transportKind().configName(), src, request.getMethod(), via.getBranch(), conflict);
+                if (!Request.ACK.equals(request.getMethod())) {
+                    reply(request.createResponse(SIPResponse.BAD_REQUEST, "Via Branch Already In Use")
+                            .encodeAsBytes(getTransport()));
+                }
+                return;
+            }
             ServerRequestInterface handler = stack.newSIPServerRequest(request, this);
             if (handler == null) {
                 counters.messageDropped("stack_refused");
@@ -301,6 +313,39 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 }
             }
         }
+    }
+
+    /**
+     * RFC 3261 §17.2.3: a request matches a server transaction when its top Via's branch, its
+     * sent-by and its method (INVITE for an ACK) are those of the request that created it. The
+     * stack looks transactions up by branch alone and would take a different request reusing a
+     * branch for a retransmission (or refuse it a transaction), silently. This check runs first:
+     * what a branch match alone would swallow is named here, and the request is answered 400
+     * (an ACK, which has no answer, is dropped); both are counted. CANCEL has transactions of its
+     * own (the stack keys them apart), so a CANCEL is checked against CANCELs only.
+     *
+     * @return why the request does not belong to the transaction its branch names, or null
+     */
+    private String branchConflict(SIPRequest request) {
+        String branch = request.getTopmostVia().getBranch();
+        if (branch == null || !branch.regionMatches(true, 0, "z9hG4bK", 0, 7)) {
+            // RFC 2543 clients: the stack matches them on the whole request, not the branch
+            return null;
+        }
+        SIPTransaction found = stack.findTransaction(request.getTransactionId(), true);
+        if (!(found instanceof SIPServerTransaction tx) || tx.getOriginalRequest() == null) {
+            return null;
+        }
+        SIPRequest original = tx.getOriginalRequest();
+        if (!request.getTopmostVia().getSentBy().equals(original.getTopmostVia().getSentBy())) {
+            return "sent-by " + request.getTopmostVia().getSentBy().encode() + ", not "
+                    + original.getTopmostVia().getSentBy().encode();
+        }
+        String method = request.getMethod();
+        String expected = original.getMethod();
+        boolean sameMethod = method.equals(expected)
+                || Request.ACK.equals(method) && Request.INVITE.equals(expected);
+        return sameMethod ? null : "method " + method + ", not " + expected;
     }
 
     @Override
