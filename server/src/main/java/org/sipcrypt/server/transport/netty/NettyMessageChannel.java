@@ -32,6 +32,7 @@ import java.util.Set;
 import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
+import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.Transport;
@@ -50,6 +51,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
 
     private static final Logger log = LoggerFactory.getLogger(NettyMessageChannel.class);
     private static final RateLimitedLog badInputLog = new RateLimitedLog(log);
+    /** TRACE message dumps, the logger the README names; the same one JAIN-SIP's own transports feed. */
+    private static final Logger messages = LoggerFactory.getLogger(MessageDump.LOGGER);
 
     /** Header classes without which a message cannot be handled: a parse error in one fails the message. */
     private static final Set<Class<?>> ESSENTIAL = Set.of(From.class, To.class, CSeq.class, Via.class,
@@ -170,8 +173,26 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         counters.requestRejected(tag);
         badInputLog.warn("reject_" + tag, "{} {}: answered {} {}", transportKind().configName(), source(), status, reason);
-        reply(response);
+        answer(response);
         return true;
+    }
+
+    /** Replies with bytes built here (not by the stack), dumped at TRACE like every message. */
+    private void answer(byte[] bytes) {
+        dumpSent(bytes, source());
+        reply(bytes);
+    }
+
+    /** The TRACE dump of a message leaving: every send of a subclass goes through here. */
+    final void dumpSent(byte[] bytes, InetSocketAddress to) {
+        if (messages.isTraceEnabled()) {
+            messages.trace("{} sent {} -> {}\n{}", transportKind().configName(), localText(), to,
+                    MessageDump.text(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+        }
+    }
+
+    private String localText() {
+        return processor.getIpAddress().getHostAddress() + ":" + processor.getPort();
     }
 
     private static boolean requestLineIsSip20(byte[] bytes) {
@@ -250,6 +271,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     @Override
     public void processMessage(SIPMessage message) throws Exception {
         InetSocketAddress src = source();
+        if (messages.isTraceEnabled()) {
+            messages.trace("{} received {} -> {}\n{}", transportKind().configName(), src, localText(),
+                    MessageDump.text(message.toString()));
+        }
         message.setRemoteAddress(src.getAddress());
         message.setRemotePort(src.getPort());
         message.setLocalAddress(processor.getIpAddress());
@@ -271,7 +296,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 badInputLog.warn("reject_branch_reused", "{} {}: {} reuses branch {} of another transaction ({})",
                         transportKind().configName(), src, request.getMethod(), via.getBranch(), conflict);
                 if (!Request.ACK.equals(request.getMethod())) {
-                    reply(request.createResponse(SIPResponse.BAD_REQUEST, "Via Branch Already In Use")
+                    answer(request.createResponse(SIPResponse.BAD_REQUEST, "Via Branch Already In Use")
                             .encodeAsBytes(getTransport()));
                 }
                 return;
@@ -279,7 +304,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             ServerRequestInterface handler = stack.newSIPServerRequest(request, this);
             if (handler == null) {
                 counters.messageDropped("stack_refused");
-                reply(request.createResponse(SIPResponse.SERVICE_UNAVAILABLE).encodeAsBytes(getTransport()));
+                answer(request.createResponse(SIPResponse.SERVICE_UNAVAILABLE).encodeAsBytes(getTransport()));
                 return;
             }
             try {
