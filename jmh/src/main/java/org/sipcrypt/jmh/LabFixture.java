@@ -123,13 +123,16 @@ public abstract class LabFixture {
         }
     }
 
-    /** The provider's first suite, which for every built-in provider is its TLS 1.2 RSA CBC suite (RC4: its stream suite). */
-    static CipherSuiteId firstTls12Suite(String providerName) {
+    /**
+     * The suite measured for a provider: its first RSA key-exchange suite, a TLS 1.2 RSA CBC suite
+     * for every built-in provider (RC4: its stream suite), whatever order the provider prefers.
+     */
+    static CipherSuiteId measuredSuite(String providerName) {
         CipherSuiteProvider provider = REGISTRY.provider(providerName).orElseThrow(() -> new IllegalArgumentException(
                 "no cipher-suite provider \"" + providerName + "\" on the class path"));
-        CipherSuiteId suite = provider.suites().get(0);
+        CipherSuiteId suite = provider.rsaKeyExchangeSuite();
         if (TlsChoices.isTls13(suite.name())) {
-            throw new IllegalStateException(providerName + "'s first suite " + suite + " is not a TLS 1.2 suite");
+            throw new IllegalStateException(providerName + "'s RSA suite " + suite + " is not a TLS 1.2 suite");
         }
         return suite;
     }

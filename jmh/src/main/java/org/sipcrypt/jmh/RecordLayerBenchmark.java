@@ -89,7 +89,7 @@ public class RecordLayerBenchmark {
         @Setup(Level.Trial)
         public void connect() throws IOException {
             CipherRow r = CipherRow.parse(row);
-            CipherSuiteId suite = firstTls12Suite(r.provider());
+            CipherSuiteId suite = measuredSuite(r.provider());
             if (r.engine() == TlsEngine.JSSE) {
                 checkJsse(suite);
                 channel = new JsseRecordChannel(jsseContext(Role.CLIENT), jsseContext(Role.SERVER), suite.jsseName());

@@ -46,6 +46,7 @@ import org.sipcrypt.server.transport.netty.TlsContexts;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import com.github.benmanes.caffeine.cache.Ticker;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.EmbeddedDatabase;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
@@ -129,11 +130,12 @@ public final class SipcryptServer implements AutoCloseable {
             MeterRegistry registry = new SimpleMeterRegistry();
             TransportCounters transportCounters = new TransportCounters(registry);
             SipCounters sipCounters = new SipCounters(registry);
-            java.nio.file.Files.createDirectories(config.dataDir());
-            Database database = Database.open(config.effectiveDbUrl(), config.dbUser(), config.dbPassword(),
+            Database database = EmbeddedDatabase.openConfigured(config.dbUrl(), config.dataDir(), config.dbUser(),
+                    config.dbPassword(),
                     config.dbPoolSize());
             opened.add(database);
-            LocationService location = new JdbcLocationService(database, config.dbPoolSize(), 10_000);
+            LocationService location = new JdbcLocationService(database, config.dbPoolSize(), 10_000,
+                    config.maxContacts(), config.maxBindings());
             opened.add(location);
             SipWorkers workers = new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
                     e -> sipCounters.error("worker_task"));
@@ -232,7 +234,7 @@ public final class SipcryptServer implements AutoCloseable {
                         config.dbPoolSize());
             }
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
-                    new Registrar(context, location, expires),
+                    new Registrar(context, location, expires, config.maxContacts()),
                     new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC()),
                     new RedirectServer(context, location), auth);
             provider.addSipListener(dispatcher);

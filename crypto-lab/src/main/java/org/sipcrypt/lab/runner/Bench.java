@@ -16,6 +16,7 @@ import org.sipcrypt.lab.loadgen.Uas;
 import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.Transport;
 
 /**
@@ -54,6 +55,17 @@ final class Bench implements Closeable {
         this.server = server;
         this.target = target;
         this.serverPid = serverPid;
+    }
+
+    private static final CipherSuiteRegistry SUITES = CipherSuiteRegistry.load();
+
+    /**
+     * The suite a compared cipher measures, named explicitly on both sides of every TLS leg: a
+     * provider's RSA key-exchange suite ({@code aes}: TLS_RSA_WITH_AES_128_CBC_SHA, the suite of
+     * RFC 3261 §26.3.1), whatever order the provider prefers by default; a suite name as it is.
+     */
+    static String suite(String cipher) {
+        return SUITES.provider(cipher).map(p -> p.rsaKeyExchangeSuite().name()).orElse(cipher);
     }
 
     /** Whether a cipher name is one of the insecure suites the lab alone may run. */
@@ -96,7 +108,7 @@ final class Bench implements Closeable {
     }
 
     private static TlsOptions uasTls(Leg right, String cipher, Path certs) {
-        return new TlsOptions(List.of(cipher), null, List.of(), List.of("1.2"), certs.resolve("ca.pem"),
+        return new TlsOptions(List.of(suite(cipher)), null, List.of(), List.of("1.2"), certs.resolve("ca.pem"),
                 certs.resolve("server.pem"), certs.resolve("server-key.pem"), true,
                 right.clientCertificates() ? BcTlsSetup.ClientCertificates.NEED : BcTlsSetup.ClientCertificates.NONE,
                 insecure(cipher));
@@ -134,7 +146,7 @@ final class Bench implements Closeable {
             o.put("tls-cert", certs.resolve("server.pem").toString());
             o.put("tls-key", certs.resolve("server-key.pem").toString());
             o.put("tls-trust", certs.resolve("ca.pem").toString());
-            o.put("tls-ciphers", cipher);
+            o.put("tls-ciphers", suite(cipher));
             o.put("tls-versions", "1.2");
             if (insecure(cipher)) {
                 o.put("tls-allow-insecure", null);
@@ -143,7 +155,7 @@ final class Bench implements Closeable {
                 o.put("tls-client-auth", "need");
             }
             if (right == Transport.TLS && s.reachesUas()) {
-                String peer = "127.0.0.1:" + uasAt.getPort() + ";ciphers=" + cipher + ";versions=1.2;reuse="
+                String peer = "127.0.0.1:" + uasAt.getPort() + ";ciphers=" + suite(cipher) + ";versions=1.2;reuse="
                         + (s.right().sessionReuse() ? "on" : "off");
                 if (s.right().clientCertificates()) {
                     peer += ";cert=" + certs.resolve("client.pem") + ";key=" + certs.resolve("client-key.pem");

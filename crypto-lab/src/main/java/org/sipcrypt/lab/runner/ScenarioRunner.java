@@ -224,7 +224,7 @@ public final class ScenarioRunner {
         TlsOptions tls = null;
         if (b.leftTransport == Transport.TLS) {
             boolean mutual = scenario.left().clientCertificates();
-            tls = new TlsOptions(List.of(b.cipher), null, List.of(), List.of("1.2"), certs().resolve("ca.pem"),
+            tls = new TlsOptions(List.of(Bench.suite(b.cipher)), null, List.of(), List.of("1.2"), certs().resolve("ca.pem"),
                     mutual ? certs().resolve("client.pem") : null, mutual ? certs().resolve("client-key.pem") : null,
                     scenario.left().sessionReuse(), BcTlsSetup.ClientCertificates.NONE, Bench.insecure(b.cipher));
         }

@@ -21,6 +21,7 @@ import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.EmbeddedDatabase;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
 import picocli.CommandLine.Command;
@@ -91,10 +92,9 @@ public final class UsersCommand {
             return EXIT_USAGE;
         }
         try {
-            if (config.dbUrl() == null) {
-                Files.createDirectories(config.dataDir());
-            }
-            try (Database database = Database.open(config.effectiveDbUrl(), config.dbUser(), config.dbPassword(), 2)) {
+            // The same password logic as the server: the embedded database's generated password.
+            try (Database database = EmbeddedDatabase.openConfigured(config.dbUrl(), config.dataDir(),
+                    config.dbUser(), config.dbPassword(), 2)) {
                 return action.run(new SubscriberStore(database.dataSource()), config.effectiveRealm(), out, err);
             }
         } catch (SQLException | IOException e) {

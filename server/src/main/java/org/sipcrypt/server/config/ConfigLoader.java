@@ -133,6 +133,15 @@ public final class ConfigLoader {
         REGISTRAR_DEFAULT_EXPIRES("registrar.defaultExpires", Kind.SINGLE, "DURATION",
                 "Registrations that ask for no expiry get this.",
                 c -> List.of(format(c.defaultExpires())), (d, k, v) -> d.defaultExpires = expires(k, one(k, v))),
+        REGISTRAR_MAX_CONTACTS("registrar.maxContacts", Kind.SINGLE, "N",
+                "Most contacts one address-of-record may register (403 beyond it); also the most branches a"
+                        + " request forks to and the most contacts in a 302 or a REGISTER answer.",
+                c -> List.of(String.valueOf(c.maxContacts())),
+                (d, k, v) -> d.maxContacts = integer(k, one(k, v), 1, 10_000)),
+        REGISTRAR_MAX_BINDINGS("registrar.maxBindings", Kind.SINGLE, "N",
+                "Most bindings held in all; a REGISTER adding one beyond it gets 503.",
+                c -> List.of(String.valueOf(c.maxBindings())),
+                (d, k, v) -> d.maxBindings = integer(k, one(k, v), 1, 1_000_000_000)),
         SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION", "How long shutdown waits for open transactions.",
                 c -> List.of(format(c.shutdownGrace())), (d, k, v) -> d.shutdownGrace = duration(k, one(k, v), true)),
         STATS_INTERVAL("stats.interval", Kind.SINGLE, "DURATION", "How often counters are logged; 0 turns it off.",
@@ -435,6 +444,8 @@ public final class ConfigLoader {
         Duration minExpires;
         Duration maxExpires;
         Duration defaultExpires;
+        int maxContacts;
+        int maxBindings;
         Duration shutdownGrace;
         Duration statsInterval;
         boolean authEnabled;
@@ -497,6 +508,8 @@ public final class ConfigLoader {
             minExpires = c.minExpires();
             maxExpires = c.maxExpires();
             defaultExpires = c.defaultExpires();
+            maxContacts = c.maxContacts();
+            maxBindings = c.maxBindings();
             shutdownGrace = c.shutdownGrace();
             statsInterval = c.statsInterval();
             AuthConfig a = c.auth();
@@ -560,7 +573,7 @@ public final class ConfigLoader {
                         routes, defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout,
                         tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
                         sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
-                        shutdownGrace, statsInterval, auth, tls());
+                        maxContacts, maxBindings, shutdownGrace, statsInterval, auth, tls());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
             }

@@ -38,6 +38,11 @@ import org.sipcrypt.server.transport.Transport;
  * @param minExpires         registrations asking for less get 423 (RFC 3261 §10.3 step 7)
  * @param maxExpires         registrations asking for more are shortened to this
  * @param defaultExpires     registrations that ask for nothing get this
+ * @param maxContacts        most bindings one address-of-record may hold; a REGISTER adding more
+ *                           gets 403, and lookups (forking, redirects, the REGISTER answer) return
+ *                           at most this many contacts
+ * @param maxBindings        most bindings the location service holds in all; a REGISTER adding
+ *                           one beyond it gets 503
  * @param shutdownGrace      how long shutdown waits for open transactions
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
  * @param auth               digest authentication
@@ -68,6 +73,8 @@ public record ServerConfig(
         Duration minExpires,
         Duration maxExpires,
         Duration defaultExpires,
+        int maxContacts,
+        int maxBindings,
         Duration shutdownGrace,
         Duration statsInterval,
         AuthConfig auth,
@@ -89,6 +96,13 @@ public record ServerConfig(
         Objects.requireNonNull(minExpires, "minExpires");
         Objects.requireNonNull(maxExpires, "maxExpires");
         Objects.requireNonNull(defaultExpires, "defaultExpires");
+        if (maxContacts < 1) {
+            throw new IllegalArgumentException("registrar.maxContacts: " + maxContacts + " (expected at least 1)");
+        }
+        if (maxBindings < maxContacts) {
+            throw new IllegalArgumentException("registrar.maxBindings: " + maxBindings
+                    + " is below registrar.maxContacts " + maxContacts + " (expected maxContacts <= maxBindings)");
+        }
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(statsInterval, "statsInterval");
         Objects.requireNonNull(auth, "auth");
@@ -132,6 +146,8 @@ public record ServerConfig(
                 Duration.ofSeconds(60),
                 Duration.ofHours(24),
                 Duration.ofHours(1),
+                10,
+                1_000_000,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(60),
                 AuthConfig.defaults(),

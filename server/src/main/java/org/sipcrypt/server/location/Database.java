@@ -72,7 +72,11 @@ public final class Database implements AutoCloseable {
                             + "ha1_sha256 VARCHAR(64) NOT NULL, "
                             + "enabled BOOLEAN NOT NULL, "
                             + "updated_at BIGINT NOT NULL, "
-                            + "PRIMARY KEY (realm, username))")));
+                            + "PRIMARY KEY (realm, username))")),
+            new Migration(3, List.of(
+                    // Legal Call-IDs longer than 256 characters were refused by the column (and answered 503);
+                    // the registrar now stores up to 1024 and answers 400 beyond.
+                    "ALTER TABLE bindings ALTER COLUMN call_id SET DATA TYPE VARCHAR(1024)")));
 
     private static final String CREATE_SCHEMA_VERSION =
             "CREATE TABLE IF NOT EXISTS schema_version ("

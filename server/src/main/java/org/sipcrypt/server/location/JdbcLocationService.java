@@ -26,6 +26,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +43,14 @@ import org.slf4j.LoggerFactory;
  * {@link RejectedExecutionException}. A failing database completes futures exceptionally with the
  * {@link SQLException} as the cause, after at most {@link Database#CONNECTION_TIMEOUT} waiting for
  * a connection; lock conflicts between concurrent transactions are retried a few times first.
+ * <p>
+ * State is bounded: an address-of-record holds at most {@code maxContacts} bindings (a change adding
+ * one beyond it is refused whole with {@link RegisterOutcome.TooManyContacts}), lookups and REGISTER
+ * outcomes list at most that many (the most preferred), and the service holds at most
+ * {@code maxBindings} in all ({@link RegisterOutcome.Full}). The total is counted in the database
+ * when first needed and after every purge, and kept up to date in memory in between; concurrent
+ * REGISTERs on several threads (or several servers sharing the database) may pass it by at most
+ * what they add together.
  * Threading: thread-safe; never blocks (close waits up to 2 s); futures complete on the sipcrypt-db executor.
  */
 public final class JdbcLocationService implements LocationService {
@@ -86,6 +95,7 @@ public final class JdbcLocationService implements LocationService {
                     + " FROM aors a LEFT JOIN bindings b ON b.aor = a.aor AND b.expires_at > ?"
                     + " WHERE a.aor = ?"
                     + " ORDER BY b.q DESC, b.updated_at DESC, b.contact_key";
+    private static final String COUNT = "SELECT COUNT(*) FROM bindings";
     private static final String PURGE =
             "DELETE FROM bindings WHERE expires_at <= ?";
 
@@ -100,19 +110,36 @@ public final class JdbcLocationService implements LocationService {
     private final ThreadPoolExecutor executor;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final FailureLog failures = new FailureLog();
+    private final int maxContacts;
+    private final int maxBindings;
+    /** Bindings stored, as last counted plus changes since; -1 until first counted. */
+    private final AtomicLong stored = new AtomicLong(-1);
 
-    /** A service with {@code db.poolSize()} threads and the default queue bound. */
+    /** A service with {@code db.poolSize()} threads, the default queue bound and no limits on bindings. */
     public JdbcLocationService(Database db) {
         this(db, db.poolSize(), DEFAULT_QUEUE_CAPACITY);
+    }
+
+    /** A service with no limits on bindings (for tools and tests of other behaviour). */
+    public JdbcLocationService(Database db, int threads, int queueCapacity) {
+        this(db, threads, queueCapacity, Integer.MAX_VALUE, Integer.MAX_VALUE);
     }
 
     /**
      * @param db            the database; the service uses it and never closes it
      * @param threads       threads of the {@code sipcrypt-db} executor, usually the pool size
      * @param queueCapacity bound of the executor's queue, in tasks
+     * @param maxContacts   most bindings per address-of-record ({@code registrar.maxContacts})
+     * @param maxBindings   most bindings in all ({@code registrar.maxBindings})
      */
-    public JdbcLocationService(Database db, int threads, int queueCapacity) {
+    public JdbcLocationService(Database db, int threads, int queueCapacity, int maxContacts, int maxBindings) {
         this.db = Objects.requireNonNull(db, "db");
+        if (maxContacts < 1 || maxBindings < 1) {
+            throw new IllegalArgumentException("maxContacts and maxBindings must be at least 1: "
+                    + maxContacts + ", " + maxBindings);
+        }
+        this.maxContacts = maxContacts;
+        this.maxBindings = maxBindings;
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1: " + threads);
         }
@@ -188,12 +215,14 @@ public final class JdbcLocationService implements LocationService {
         try (Connection c = db.dataSource().getConnection()) {
             c.setAutoCommit(false);
             try {
-                RegisterOutcome outcome = registerIn(c, change, now);
-                if (outcome instanceof RegisterOutcome.OutOfOrder) {
-                    // Step 7: the whole request fails and nothing it asked for is kept.
-                    c.rollback();
-                } else {
+                Written written = new Written();
+                RegisterOutcome outcome = registerIn(c, change, now, written);
+                if (outcome instanceof RegisterOutcome.Applied) {
                     c.commit();
+                    stored.addAndGet(written.inserted - written.deleted);
+                } else {
+                    // Step 7 (out of order) or a limit: the whole request fails and nothing it asked for is kept.
+                    c.rollback();
                 }
                 return outcome;
             } catch (SQLException | RuntimeException e) {
@@ -207,7 +236,13 @@ public final class JdbcLocationService implements LocationService {
         }
     }
 
-    private static RegisterOutcome registerIn(Connection c, RegisterChange change, long now)
+    /** Rows a committed change inserted and deleted, for the running total. */
+    private static final class Written {
+        int inserted;
+        int deleted;
+    }
+
+    private RegisterOutcome registerIn(Connection c, RegisterChange change, long now, Written written)
             throws SQLException {
         String aor = change.aor();
         // Writing the AOR row first locks it, so REGISTERs of one AOR queue up here, in the same
@@ -234,7 +269,7 @@ public final class JdbcLocationService implements LocationService {
         // Decisions are taken against the bindings as stored before this request; when a request
         // names one contact twice, the last occurrence wins.
         Map<String, Row> after = new HashMap<>(live);
-        Set<String> written = new HashSet<>();
+        Set<String> writtenKeys = new HashSet<>();
         if (change.removeAll()) {
             // RFC 3261 §10.3 step 7, Contact "*": a binding of another Call-ID is removed; one of the
             // same Call-ID only if the request's CSeq is higher, else the request is aborted.
@@ -255,11 +290,11 @@ public final class JdbcLocationService implements LocationService {
             if (cc.expires().isZero()) {
                 // Removes an existing binding; for an absent one it does nothing.
                 after.remove(key);
-                written.remove(key);
+                writtenKeys.remove(key);
             } else {
                 after.put(key, new Row(key, cc.contact(), now + cc.expires().toMillis(),
                         change.callId(), change.cseq(), cc.q(), change.received(), now));
-                written.add(key);
+                writtenKeys.add(key);
             }
         }
 
@@ -271,14 +306,45 @@ public final class JdbcLocationService implements LocationService {
         }
         List<Row> updates = new ArrayList<>();
         List<Row> inserts = new ArrayList<>();
-        for (String key : written) {
+        for (String key : writtenKeys) {
             (live.containsKey(key) ? updates : inserts).add(after.get(key));
         }
+        if (!inserts.isEmpty()) {
+            // Refreshes and removals always pass; only new bindings are bounded. An AOR already above
+            // the limit (it was lowered) keeps its bindings but gets no new one.
+            if (after.size() > maxContacts) {
+                return new RegisterOutcome.TooManyContacts(maxContacts);
+            }
+            if (storedBindings(c) - deletes.size() + inserts.size() > maxBindings) {
+                return new RegisterOutcome.Full(maxBindings);
+            }
+        }
+        written.inserted = inserts.size();
+        written.deleted = deletes.size();
         deleteBindings(c, aor, deletes);
         updateBindings(c, aor, updates);
         insertBindings(c, aor, inserts);
 
-        return new RegisterOutcome.Applied(toBindings(aor, after.values(), now));
+        return new RegisterOutcome.Applied(toBindings(aor, after.values(), now, maxContacts));
+    }
+
+    /** The bindings stored in all, counted in the database the first time. */
+    private long storedBindings(Connection c) throws SQLException {
+        long n = stored.get();
+        if (n >= 0) {
+            return n;
+        }
+        n = count(c);
+        stored.compareAndSet(-1, n);
+        return n;
+    }
+
+    private static long count(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(COUNT);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private static void touchAor(Connection c, String aor, long now) throws SQLException {
@@ -378,7 +444,7 @@ public final class JdbcLocationService implements LocationService {
                     }
                 }
             }
-            return new LookupResult(known, toBindings(aor, rows, now));
+            return new LookupResult(known, toBindings(aor, rows, now, maxContacts));
         }
     }
 
@@ -387,6 +453,7 @@ public final class JdbcLocationService implements LocationService {
              PreparedStatement ps = c.prepareStatement(PURGE)) {
             ps.setLong(1, now);
             int n = ps.executeUpdate();
+            stored.set(count(c));
             log.debug("purged {} lapsed bindings from {}", n, db.url());
             return n;
         }
@@ -397,7 +464,8 @@ public final class JdbcLocationService implements LocationService {
                 rs.getLong(5), rs.getFloat(6), rs.getString(7), rs.getLong(8));
     }
 
-    private static List<Binding> toBindings(String aor, Iterable<Row> rows, long now) {
+    /** The live bindings, most preferred first, at most {@code limit} of them. */
+    private static List<Binding> toBindings(String aor, Iterable<Row> rows, long now, int limit) {
         List<Row> liveRows = new ArrayList<>();
         for (Row r : rows) {
             if (r.expiresAt() > now) {
@@ -405,6 +473,9 @@ public final class JdbcLocationService implements LocationService {
             }
         }
         liveRows.sort(PREFERENCE);
+        if (liveRows.size() > limit) {
+            liveRows = liveRows.subList(0, limit);
+        }
         List<Binding> bindings = new ArrayList<>(liveRows.size());
         for (Row r : liveRows) {
             bindings.add(new Binding(aor, r.contactKey(), r.contact(), Instant.ofEpochMilli(r.expiresAt()),

@@ -25,4 +25,18 @@ public sealed interface RegisterOutcome {
             Objects.requireNonNull(contact, "contact");
         }
     }
+
+    /**
+     * The change was refused and nothing was written: it would leave the address-of-record with
+     * more than {@code limit} bindings (the registrar answers 403).
+     */
+    record TooManyContacts(int limit) implements RegisterOutcome {
+    }
+
+    /**
+     * The change was refused and nothing was written: it would add bindings beyond the
+     * {@code limit} the location service holds in all (the registrar answers 503).
+     */
+    record Full(int limit) implements RegisterOutcome {
+    }
 }

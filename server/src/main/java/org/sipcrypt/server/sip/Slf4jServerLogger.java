@@ -4,6 +4,7 @@ import gov.nist.core.ServerLogger;
 import gov.nist.javax.sip.message.SIPMessage;
 import java.util.Properties;
 import javax.sip.SipStack;
+import org.sipcrypt.server.transport.MessageDump;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +15,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Slf4jServerLogger implements ServerLogger {
 
-    private static final Logger log = LoggerFactory.getLogger("sipcrypt.messages");
+    private static final Logger log = LoggerFactory.getLogger(MessageDump.LOGGER);
 
     /** Called by JAIN-SIP through reflection (stack property {@code gov.nist.javax.sip.SERVER_LOGGER}). */
     public Slf4jServerLogger() {
@@ -28,7 +29,7 @@ public final class Slf4jServerLogger implements ServerLogger {
     @Override
     public void logMessage(SIPMessage message, String from, String to, boolean sender, long time) {
         if (log.isTraceEnabled()) {
-            log.trace("{} {} -> {}\n{}", sender ? "sent" : "received", from, to, message);
+            log.trace("{} {} -> {}\n{}", sender ? "sent" : "received", from, to, MessageDump.text(message.toString()));
         }
     }
 

@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 public final class Slf4jStackLogger implements StackLogger {
 
     private static final Logger log = LoggerFactory.getLogger("gov.nist.javax.sip");
+    /** The message dumps' logger ({@link Slf4jServerLogger}); JAIN-SIP's transports ask this class whether to feed it. */
+    private static final Logger messages = LoggerFactory.getLogger(org.sipcrypt.server.transport.MessageDump.LOGGER);
 
     /** Called by JAIN-SIP through reflection (stack property {@code gov.nist.javax.sip.STACK_LOGGER}). */
     public Slf4jStackLogger() {
@@ -86,7 +88,8 @@ public final class Slf4jStackLogger implements StackLogger {
             return log.isWarnEnabled();
         }
         if (logLevel <= LogLevels.TRACE_INFO) {
-            return log.isDebugEnabled();
+            // TRACE_MESSAGES is TRACE_INFO: JAIN-SIP's own transports dump messages only when it is on
+            return log.isDebugEnabled() || logLevel == LogLevels.TRACE_MESSAGES && messages.isTraceEnabled();
         }
         return log.isTraceEnabled();
     }

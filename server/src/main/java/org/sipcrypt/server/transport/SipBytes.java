@@ -42,6 +42,31 @@ public final class SipBytes {
         return null;
     }
 
+    /**
+     * Every value of a header within the header section, in order (one per header line; values
+     * a line joins with commas stay together).
+     *
+     * @param longName  lower-case header name
+     * @param shortName lower-case compact form, or {@code null}
+     */
+    public static java.util.List<String> headerValues(byte[] msg, String longName, String shortName) {
+        java.util.List<String> values = new java.util.ArrayList<>(2);
+        int end = msg.length;
+        int lineStart = nextLine(msg, 0, end);
+        while (lineStart >= 0 && lineStart < end && msg[lineStart] != '\r' && msg[lineStart] != '\n') {
+            int valueStart = matchName(msg, lineStart, end, longName);
+            if (valueStart < 0 && shortName != null) {
+                valueStart = matchName(msg, lineStart, end, shortName);
+            }
+            if (valueStart >= 0) {
+                int lineEnd = lineEnd(msg, valueStart, end);
+                values.add(new String(msg, valueStart, lineEnd - valueStart, StandardCharsets.UTF_8).trim());
+            }
+            lineStart = nextLine(msg, lineStart, end);
+        }
+        return values;
+    }
+
     /** Offset of the blank line ending the headers, or the message length when there is none. */
     public static int headerSectionEnd(byte[] msg) {
         for (int i = 0; i + 3 < msg.length; i++) {

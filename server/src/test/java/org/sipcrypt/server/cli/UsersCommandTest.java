@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.auth.DigestAlgorithm;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.EmbeddedDatabase;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
 import picocli.CommandLine;
@@ -43,8 +44,7 @@ class UsersCommandTest {
     }
 
     private Map<String, Subscriber> stored(String realm, List<String> names) throws Exception {
-        try (Database db = Database.open("jdbc:h2:file:" + dir.resolve("data").toAbsolutePath().resolve("sipcrypt"),
-                "sa", "", 1)) {
+        try (Database db = EmbeddedDatabase.open(dir.resolve("data"), "sa", "", 1)) {
             return new SubscriberStore(db.dataSource()).find(realm, names);
         }
     }

@@ -58,8 +58,8 @@ class DatabaseTest {
                 }
             }
             assertTrue(indexedColumns.contains("EXPIRES_AT"), "index on expires_at: " + indexedColumns);
-            assertEquals(List.of(1, 2), versions(c));
-            assertEquals(2, Database.latestVersion());
+            assertEquals(List.of(1, 2, 3), versions(c));
+            assertEquals(3, Database.latestVersion());
         }
     }
 
@@ -71,13 +71,29 @@ class DatabaseTest {
             db.migrate();
             db.migrate();
             try (Connection c = db.dataSource().getConnection()) {
-                assertEquals(List.of(1, 2), versions(c));
+                assertEquals(List.of(1, 2, 3), versions(c));
             }
             assertEquals(appliedAt, appliedAt(db));
         }
         try (Database db = Database.open(url(), "sa", "", 2);
              Connection c = db.dataSource().getConnection()) {
-            assertEquals(List.of(1, 2), versions(c));
+            assertEquals(List.of(1, 2, 3), versions(c));
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void callIdsUpToTheRegistrarsBoundAreStored() throws Exception {
+        String callId = "c".repeat(org.sipcrypt.server.sip.registrar.Registrar.MAX_CALL_ID_CHARS);
+        try (Database db = Database.open(url(), "sa", "", 2);
+             JdbcLocationService locations = new JdbcLocationService(db, 2, 100)) {
+            ContactChange alice = new ContactChange("sip:alice@10.0.0.1", "<sip:alice@10.0.0.1>",
+                    Duration.ofHours(1), -1);
+            assertInstanceOf(RegisterOutcome.Applied.class, locations.register(new RegisterChange(
+                    "sip:alice@example.com", callId, 1, false, List.of(alice), "udp:10.0.0.1:5060", T0))
+                    .get(10, TimeUnit.SECONDS));
+            assertEquals(callId, locations.lookup("sip:alice@example.com", T0).get(10, TimeUnit.SECONDS)
+                    .bindings().get(0).callId());
         }
     }
 
@@ -130,7 +146,7 @@ class DatabaseTest {
                 dbs.add(f.get(30, TimeUnit.SECONDS));
             }
             try (Connection c = dbs.get(0).dataSource().getConnection()) {
-                assertEquals(List.of(1, 2), versions(c));
+                assertEquals(List.of(1, 2, 3), versions(c));
             }
             dbs.forEach(Database::close);
         } finally {

@@ -373,6 +373,45 @@ class JdbcLocationServiceTest {
 
     // ---- helpers ----------------------------------------------------------------------------
 
+    // ---- bounded state ----------------------------------------------------------------------
+
+    @Test
+    @Timeout(30)
+    void bindingBeyondMaxContactsIsRefusedAndNothingOfThatRequestIsWritten() throws Exception {
+        try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 2, 100)) {
+            applied(bounded.register(new RegisterChange(ALICE, "c", 1, false,
+                    List.of(contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
+                    .get(5, TimeUnit.SECONDS));
+
+            RegisterOutcome third = bounded.register(new RegisterChange(ALICE, "c", 2, false,
+                    List.of(contact("sip:a1@192.0.2.1", 120), contact("sip:a3@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
+                    .get(5, TimeUnit.SECONDS);
+
+            assertEquals(new RegisterOutcome.TooManyContacts(2), third);
+            List<Binding> kept = bounded.lookup(ALICE, T0).get(5, TimeUnit.SECONDS).bindings();
+            assertEquals(Set.of("sip:a1@192.0.2.1", "sip:a2@192.0.2.1"), keys(kept));
+            assertEquals(T0.plusSeconds(60), kept.get(0).expiresAt(), "the refresh in the refused request was not applied");
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void bindingBeyondMaxBindingsIsRefusedWhileRemovalsPass() throws Exception {
+        try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 5, 2)) {
+            applied(bounded.register(new RegisterChange(ALICE, "c", 1, false,
+                    List.of(contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
+                    .get(5, TimeUnit.SECONDS));
+            RegisterOutcome bob = bounded.register(new RegisterChange("sip:bob@example.org", "b", 1, false,
+                    List.of(contact("sip:b@192.0.2.2", 60)), "udp:192.0.2.2:5060", T0)).get(5, TimeUnit.SECONDS);
+            assertEquals(new RegisterOutcome.Full(2), bob);
+
+            applied(bounded.register(new RegisterChange(ALICE, "c", 2, false,
+                    List.of(contact("sip:a1@192.0.2.1", 0)), "udp:192.0.2.1:5060", T0)).get(5, TimeUnit.SECONDS));
+            applied(bounded.register(new RegisterChange("sip:bob@example.org", "b", 2, false,
+                    List.of(contact("sip:b@192.0.2.2", 60)), "udp:192.0.2.2:5060", T0)).get(5, TimeUnit.SECONDS));
+        }
+    }
+
     private RegisterOutcome register(String aor, String callId, long cseq, Instant now, ContactChange... contacts)
             throws Exception {
         return locations.register(new RegisterChange(aor, callId, cseq, false, List.of(contacts), RECEIVED, now))

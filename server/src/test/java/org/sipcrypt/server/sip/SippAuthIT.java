@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.auth.DigestAlgorithm;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.EmbeddedDatabase;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.testing.Await;
@@ -134,7 +135,8 @@ class SippAuthIT {
         }
         subscribers.add(subscriber(CALLEE, realm, CALLEE_PASSWORD));
         // a second pool on the server's database: the embedded H2 is shared within this JVM
-        try (Database database = Database.open(config.effectiveDbUrl(), config.dbUser(), config.dbPassword(), 1)) {
+        try (Database database = EmbeddedDatabase.openConfigured(config.dbUrl(), config.dataDir(), config.dbUser(),
+                config.dbPassword(), 1)) {
             assertEquals(USERS + 1, new SubscriberStore(database.dataSource()).putAll(subscribers));
         }
         return Files.writeString(dir.resolve("users.csv"), inf, StandardCharsets.UTF_8);

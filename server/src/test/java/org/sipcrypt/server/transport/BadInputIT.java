@@ -126,6 +126,32 @@ class BadInputIT {
     }
 
     @Test
+    void completeRequestFollowedByBrokenFramingIsAnsweredBeforeTheConnectionCloses() throws Exception {
+        try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
+            // one write, so one read on the server: a whole OPTIONS, then bytes that do not frame
+            s.send(options(s, "then-garbage", "") + "NOT SIP AT ALL\r\nX: y\r\n\r\n");
+            String r = s.receive(WAIT);
+            assertNotNull(r, "the OPTIONS lost its answer");
+            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            assertTrue(s.closedByPeer(WAIT), "closed for the broken framing after answering");
+            assertCounter(1.0, "transport.connections.closed", "reason", "missing_content_length");
+        }
+    }
+
+    @Test
+    void registerFollowedByBrokenFramingIsAnsweredAfterTheDatabaseBeforeTheConnectionCloses() throws Exception {
+        try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
+            String hp = server.hostPort(Transport.TCP);
+            s.send(s.request("REGISTER", "sip:" + hp, "gina", "gina@127.0.0.1", "reg-then-garbage", 1,
+                    s.contact("gina") + "Expires: 600\r\n") + "GARBAGE\r\n\r\n");
+            String r = s.receive(WAIT);
+            assertNotNull(r, "the REGISTER lost its answer");
+            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            assertTrue(s.closedByPeer(WAIT));
+        }
+    }
+
+    @Test
     void oversizeMessageClosesOnlyThatConnection() throws Exception {
         try (SipSocket big = SipSocket.tcp(server.address(Transport.TCP))) {
             big.send(options(big, "big", "X-Pad: " + "x".repeat(5000) + "\r\n"));

@@ -86,6 +86,23 @@ abstract class TlsListenerContract {
     }
 
     @Test
+    void defaultOpensslClientLandsOnAForwardSecretSuite() throws Exception {
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            String any = openssl(options(port, "tls-default-1"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-CAfile", "ca.pem", "-verify_return_error", "-brief");
+            assertTrue(any.contains("SIP/2.0 200 OK"), any);
+            assertTrue(any.contains("Ciphersuite: TLS_AES_128_GCM_SHA256"), "TLS 1.3 by default: " + any);
+
+            String v12 = openssl(options(port, "tls-default-2"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem", "-verify_return_error", "-brief");
+            assertTrue(v12.contains("SIP/2.0 200 OK"), v12);
+            assertTrue(v12.contains("Ciphersuite: ECDHE-RSA-AES128-GCM-SHA256"),
+                    "OpenSSL's default TLS 1.2 offer gets ECDHE, not the RSA key exchange: " + v12);
+        }
+    }
+
+    @Test
     void jdkClientWithTls13GetsOptionsAnswered() throws Exception {
         try (TestServer server = start()) {
             int port = server.address(Transport.TLS).getPort();

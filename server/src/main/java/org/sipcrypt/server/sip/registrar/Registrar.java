@@ -36,7 +36,11 @@ import org.slf4j.LoggerFactory;
  * The registrar (RFC 3261 §10.3): validates a REGISTER, turns its contacts into a
  * {@link RegisterChange} for the location service, and answers 200 with the address-of-record's
  * current bindings, 423 when a contact asks for too short a lifetime, 400 for a misused wildcard,
- * 420 for unsupported extensions, 500 for an out-of-order request and 503 when the database fails.
+ * a To URI that is not {@code sip:}/{@code sips:}, a q value outside 0 to 1 or a value longer than
+ * the location database holds ({@link #MAX_CALL_ID_CHARS}, {@link #MAX_CONTACT_CHARS},
+ * {@link #MAX_AOR_CHARS}), 403 for more contacts than {@code registrar.maxContacts}, 420 for
+ * unsupported extensions, 500 for an out-of-order request and 503 when the database fails or
+ * holds {@code registrar.maxBindings} already.
  * Threading: thread-safe; runs on SIP worker lanes and never waits for the database.
  */
 public final class Registrar {
@@ -45,12 +49,30 @@ public final class Registrar {
 
     private final SipContext ctx;
     private final LocationService location;
-    private final ExpiresPolicy policy;
+    /** Longest Call-ID stored (the width of {@code bindings.call_id}); longer ones get 400. */
+    public static final int MAX_CALL_ID_CHARS = 1024;
 
-    public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy) {
+    /** Longest Contact URI stored (the width of {@code bindings.contact_key}); longer ones get 400. */
+    public static final int MAX_CONTACT_CHARS = 1024;
+
+    /** Longest address-of-record stored (the width of {@code aors.aor}); longer ones get 400. */
+    public static final int MAX_AOR_CHARS = 512;
+
+    private final ExpiresPolicy policy;
+    private final int maxContacts;
+
+    /**
+     * @param maxContacts most contacts per address-of-record ({@code registrar.maxContacts}); the
+     *                    location service enforces the same bound on what is stored
+     */
+    public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy, int maxContacts) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.policy = Objects.requireNonNull(policy, "policy");
+        if (maxContacts < 1) {
+            throw new IllegalArgumentException("maxContacts must be at least 1: " + maxContacts);
+        }
+        this.maxContacts = maxContacts;
     }
 
     /** Handles one REGISTER addressed to this server's domain. */
@@ -61,8 +83,13 @@ public final class Registrar {
             ctx.respond(st, request, Response.NOT_FOUND, "Not Our Domain");
             return;
         }
-        Decision d = decide(request, policy, ctx.clock().instant(), received(request), ctx.headers());
+        Decision d = decide(request, policy, maxContacts, ctx.clock().instant(), received(request), ctx.headers());
         if (d.status != 0) {
+            if (d.status == Response.BAD_REQUEST) {
+                ctx.counters().rejected(d.tag != null ? d.tag : "bad_register");
+            } else if (d.status == Response.FORBIDDEN) {
+                ctx.counters().rejected("too_many_contacts");
+            }
             ctx.respond(st, request, d.status, d.reason, d.extra.toArray(new Header[0]));
             return;
         }
@@ -72,6 +99,13 @@ public final class Registrar {
                 ctx.counters().dbError();
                 log.debug("REGISTER {}: location service failed: {}", d.change.aor(), failure.toString());
                 ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable", ctx.retryAfter());
+            } else if (outcome instanceof RegisterOutcome.TooManyContacts t) {
+                ctx.counters().rejected("too_many_contacts");
+                ctx.respond(st, request, Response.FORBIDDEN, tooManyContacts(t.limit()));
+            } else if (outcome instanceof RegisterOutcome.Full f) {
+                ctx.counters().rejected("registrar_full");
+                ctx.respond(st, request, Response.SERVICE_UNAVAILABLE,
+                        "Registrar Full (limit " + f.limit() + " bindings)", ctx.retryAfter());
             } else if (outcome instanceof RegisterOutcome.OutOfOrder o) {
                 ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR,
                         "Out of order: CSeq not above " + o.storedCseq());
@@ -94,7 +128,8 @@ public final class Registrar {
                 Address a = ctx.addresses().createAddress(b.contact());
                 ContactHeader c = ctx.headers().createContactHeader(a);
                 c.setExpires((int) Math.min(Integer.MAX_VALUE, b.secondsLeft(now)));
-                if (b.q() >= 0) {
+                // A q outside 0-1 stored before the registrar refused them is left out, not answered 500.
+                if (b.q() >= 0 && b.q() <= 1) {
                     c.setQValue(b.q());
                 }
                 ok.addHeader(c);
@@ -122,6 +157,8 @@ public final class Registrar {
     static final class Decision {
         int status;
         String reason;
+        /** The counter tag of a 400 ({@code sip.requests.rejected{reason}}). */
+        String tag;
         final List<Header> extra = new ArrayList<>();
         RegisterChange change;
 
@@ -131,10 +168,21 @@ public final class Registrar {
             d.reason = reason;
             return d;
         }
+
+        static Decision badRequest(String tag, String reason) {
+            Decision d = error(Response.BAD_REQUEST, reason);
+            d.tag = tag;
+            return d;
+        }
+    }
+
+    /** The reason phrase of the 403 for too many contacts: it names the limit. */
+    static String tooManyContacts(int limit) {
+        return "Too Many Contacts (limit " + limit + " per address-of-record)";
     }
 
     /** Applies the rules of RFC 3261 §10.3 steps 2, 5-7 to a REGISTER. Pure: no I/O. */
-    static Decision decide(Request request, ExpiresPolicy policy, Instant now, String received,
+    static Decision decide(Request request, ExpiresPolicy policy, int maxContacts, Instant now, String received,
                            javax.sip.header.HeaderFactory headers) {
         // §10.3 step 2: we support no extensions
         ListIterator<?> require = request.getHeaders(RequireHeader.NAME);
@@ -145,18 +193,29 @@ public final class Registrar {
                 try {
                     d.extra.add(headers.createUnsupportedHeader(r.getOptionTag()));
                 } catch (java.text.ParseException e) {
-                    return Decision.error(Response.BAD_REQUEST, "Bad Require header");
+                    return Decision.badRequest("bad_header", "Bad Require header");
                 }
             }
             return d;
         }
         // §10.3 step 5: the address-of-record
         URI toUri = ((ToHeader) request.getHeader(ToHeader.NAME)).getAddress().getURI();
+        if (!(toUri instanceof SipURI)) {
+            // An address-of-record is a SIP or SIPS URI (RFC 3261 §10.2); another scheme in To is a
+            // malformed REGISTER, not an unknown user (RFC 4475 §3.1.2.15 asks for a 400 or 416).
+            return Decision.badRequest("bad_to", "To URI scheme " + toUri.getScheme() + " is not sip or sips");
+        }
         String aor = aor(toUri);
         if (aor == null) {
             return Decision.error(Response.NOT_FOUND, "Address-of-record must be a sip URI with a user");
         }
+        if (aor.length() > MAX_AOR_CHARS) {
+            return Decision.badRequest("too_long", "Address-of-record longer than " + MAX_AOR_CHARS + " characters");
+        }
         String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
+        if (callId.length() > MAX_CALL_ID_CHARS) {
+            return Decision.badRequest("too_long", "Call-ID longer than " + MAX_CALL_ID_CHARS + " characters");
+        }
         long cseq = ((CSeqHeader) request.getHeader(CSeqHeader.NAME)).getSeqNumber();
         ExpiresHeader expiresHeader = (ExpiresHeader) request.getHeader(ExpiresHeader.NAME);
         long headerExpires = expiresHeader == null ? -1 : expiresHeader.getExpires();
@@ -170,15 +229,28 @@ public final class Registrar {
         boolean wildcard = contacts.stream().anyMatch(ContactHeader::isWildCard);
         if (wildcard) {
             if (contacts.size() != 1 || headerExpires != 0) {
-                return Decision.error(Response.BAD_REQUEST, "Wildcard Contact needs Expires: 0 and no other contact");
+                return Decision.badRequest("bad_wildcard", "Wildcard Contact needs Expires: 0 and no other contact");
             }
             Decision d = new Decision();
             d.change = new RegisterChange(aor, callId, cseq, true, List.of(), received, now);
             return d;
         }
+        // Bounded state: more contacts than an AOR may hold are refused before the database is asked.
+        if (contacts.size() > maxContacts) {
+            return Decision.error(Response.FORBIDDEN, tooManyContacts(maxContacts));
+        }
         // §10.3 step 7: lifetimes
         List<ContactChange> changes = new ArrayList<>(contacts.size());
         for (ContactHeader c : contacts) {
+            float q = c.getQValue();
+            // RFC 3261 §20.10, §25.1: qvalue is a number from 0 to 1 (-1 means the parameter is absent)
+            if (q != -1 && (q < 0 || q > 1 || Float.isNaN(q))) {
+                return Decision.badRequest("bad_q", "Contact q value " + c.getParameter("q") + " not between 0 and 1");
+            }
+            String uriText = c.getAddress().getURI().toString();
+            if (uriText.length() > MAX_CONTACT_CHARS) {
+                return Decision.badRequest("too_long", "Contact URI longer than " + MAX_CONTACT_CHARS + " characters");
+            }
             long requested = c.getExpires() >= 0 ? c.getExpires() : headerExpires;
             ExpiresPolicy.Grant grant = policy.grant(requested);
             if (grant.tooBrief()) {
@@ -191,7 +263,6 @@ public final class Registrar {
                 return d;
             }
             URI uri = c.getAddress().getURI();
-            float q = c.getQValue();
             changes.add(new ContactChange(contactKey(uri), uri.toString(), Duration.ofSeconds(grant.seconds()),
                     q < 0 ? -1 : q));
         }

@@ -17,6 +17,16 @@ public interface CipherSuiteProvider {
     /** The suites offered, most preferred first; never empty. */
     List<CipherSuiteId> suites();
 
+    /**
+     * The provider's first suite with RSA key exchange ({@code TLS_RSA_WITH_*}), or its first suite
+     * when it has none: the kind of suite RFC 3261 §26.3.1 names, and the one the crypto lab and the
+     * benchmarks measure per provider, whatever order the provider prefers.
+     */
+    default CipherSuiteId rsaKeyExchangeSuite() {
+        return suites().stream().filter(s -> s.name().startsWith("TLS_RSA_WITH_")).findFirst()
+                .orElse(suites().get(0));
+    }
+
     /** Whether the family is broken or deprecated (RC4, 3DES): refused unless insecure suites are allowed. */
     boolean insecure();
 

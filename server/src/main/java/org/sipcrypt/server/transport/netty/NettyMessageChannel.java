@@ -33,6 +33,7 @@ import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.Transport;
@@ -51,6 +52,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
 
     private static final Logger log = LoggerFactory.getLogger(NettyMessageChannel.class);
     private static final RateLimitedLog badInputLog = new RateLimitedLog(log);
+    /** TRACE message dumps, the logger the README names; the same one JAIN-SIP's own transports feed. */
+    private static final Logger messages = LoggerFactory.getLogger(MessageDump.LOGGER);
 
     /** Header classes without which a message cannot be handled: a parse error in one fails the message. */
     private static final Set<Class<?>> ESSENTIAL = Set.of(From.class, To.class, CSeq.class, Via.class,
@@ -107,6 +110,23 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             reject(bytes, "missing_header", "Missing " + missingHeader(message) + " header", null);
             return;
         }
+        String duplicate = duplicatedHeader(bytes);
+        if (duplicate != null) {
+            // RFC 3261 §7.3.1 allows one of each; RFC 4475 §3.1.2.19 (and the Content-Length cases of
+            // §3.1.2.x) ask for a 400 rather than guessing which one the sender meant.
+            reject(bytes, "duplicate_header", "Duplicate " + duplicate + " header", null);
+            return;
+        }
+        if (message instanceof SIPResponse response) {
+            int status = response.getStatusCode();
+            if (status < 100 || status > 699) {
+                // RFC 3261 §7.2: status codes are 100-699; anything else is not forwarded or acted on
+                countDropped("bad_status");
+                badInputLog.warn("drop_bad_status", "{} {}: dropped response with status {}",
+                        transportKind().configName(), source(), status);
+                return;
+            }
+        }
         if (message instanceof SIPRequest request) {
             // the parser normalises the version, so it is read from the raw request line
             if (!requestLineIsSip20(bytes)) {
@@ -154,8 +174,26 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         counters.requestRejected(tag);
         badInputLog.warn("reject_" + tag, "{} {}: answered {} {}", transportKind().configName(), source(), status, reason);
-        reply(response);
+        answer(response);
         return true;
+    }
+
+    /** Replies with bytes built here (not by the stack), dumped at TRACE like every message. */
+    private void answer(byte[] bytes) {
+        dumpSent(bytes, source());
+        reply(bytes);
+    }
+
+    /** The TRACE dump of a message leaving: every send of a subclass goes through here. */
+    final void dumpSent(byte[] bytes, InetSocketAddress to) {
+        if (messages.isTraceEnabled()) {
+            messages.trace("{} sent {} -> {}\n{}", transportKind().configName(), localText(), to,
+                    MessageDump.text(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+        }
+    }
+
+    private String localText() {
+        return processor.getIpAddress().getHostAddress() + ":" + processor.getPort();
     }
 
     private static boolean requestLineIsSip20(byte[] bytes) {
@@ -190,6 +228,29 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
     }
 
+    /**
+     * Headers a message may carry once (RFC 3261 §7.3.1, §20): long and compact names, and whether
+     * repeats with the same value are tolerated (only Content-Length's are).
+     */
+    private static final String[][] SINGLE_INSTANCE = {
+        {"call-id", "i", "Call-ID"}, {"cseq", null, "CSeq"}, {"from", "f", "From"}, {"to", "t", "To"},
+        {"max-forwards", null, "Max-Forwards"}, {"content-length", "l", "Content-Length"},
+    };
+
+    /** The name of a single-instance header the message carries twice (Content-Length: with different values), or null. */
+    static String duplicatedHeader(byte[] bytes) {
+        for (String[] h : SINGLE_INSTANCE) {
+            java.util.List<String> values = SipBytes.headerValues(bytes, h[0], h[1]);
+            if (values.size() < 2) {
+                continue;
+            }
+            if (!h[0].equals("content-length") || values.stream().map(String::trim).distinct().count() > 1) {
+                return h[2];
+            }
+        }
+        return null;
+    }
+
     private static String missingHeader(SIPMessage m) {
         if (m.getTopmostVia() == null) {
             return "Via";
@@ -211,6 +272,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     @Override
     public void processMessage(SIPMessage message) throws Exception {
         InetSocketAddress src = source();
+        if (messages.isTraceEnabled()) {
+            messages.trace("{} received {} -> {}\n{}", transportKind().configName(), src, localText(),
+                    MessageDump.text(message.toString()));
+        }
         message.setRemoteAddress(src.getAddress());
         message.setRemotePort(src.getPort());
         message.setLocalAddress(processor.getIpAddress());
@@ -229,10 +294,21 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             if (absorbedRetransmission(request)) {
                 return;
             }
+            String conflict = branchConflict(request);
+            if (conflict != null) {
+                counters.requestRejected("branch_reused");
+                badInputLog.warn("reject_branch_reused", "{} {}: {} reuses branch {} of another transaction ({})",
+                        transportKind().configName(), src, request.getMethod(), via.getBranch(), conflict);
+                if (!Request.ACK.equals(request.getMethod())) {
+                    answer(request.createResponse(SIPResponse.BAD_REQUEST, "Via Branch Already In Use")
+                            .encodeAsBytes(getTransport()));
+                }
+                return;
+            }
             ServerRequestInterface handler = stack.newSIPServerRequest(request, this);
             if (handler == null) {
                 counters.messageDropped("stack_refused");
-                reply(request.createResponse(SIPResponse.SERVICE_UNAVAILABLE).encodeAsBytes(getTransport()));
+                answer(request.createResponse(SIPResponse.SERVICE_UNAVAILABLE).encodeAsBytes(getTransport()));
                 return;
             }
             try {
@@ -266,6 +342,39 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 }
             }
         }
+    }
+
+    /**
+     * RFC 3261 §17.2.3: a request matches a server transaction when its top Via's branch, its
+     * sent-by and its method (INVITE for an ACK) are those of the request that created it. The
+     * stack looks transactions up by branch alone and would take a different request reusing a
+     * branch for a retransmission (or refuse it a transaction), silently. This check runs first:
+     * what a branch match alone would swallow is named here, and the request is answered 400
+     * (an ACK, which has no answer, is dropped); both are counted. CANCEL has transactions of its
+     * own (the stack keys them apart), so a CANCEL is checked against CANCELs only.
+     *
+     * @return why the request does not belong to the transaction its branch names, or null
+     */
+    private String branchConflict(SIPRequest request) {
+        String branch = request.getTopmostVia().getBranch();
+        if (branch == null || !branch.regionMatches(true, 0, "z9hG4bK", 0, 7)) {
+            // RFC 2543 clients: the stack matches them on the whole request, not the branch
+            return null;
+        }
+        SIPTransaction found = stack.findTransaction(request.getTransactionId(), true);
+        if (!(found instanceof SIPServerTransaction tx) || tx.getOriginalRequest() == null) {
+            return null;
+        }
+        SIPRequest original = tx.getOriginalRequest();
+        if (!request.getTopmostVia().getSentBy().equals(original.getTopmostVia().getSentBy())) {
+            return "sent-by " + request.getTopmostVia().getSentBy().encode() + ", not "
+                    + original.getTopmostVia().getSentBy().encode();
+        }
+        String method = request.getMethod();
+        String expected = original.getMethod();
+        boolean sameMethod = method.equals(expected)
+                || Request.ACK.equals(method) && Request.INVITE.equals(expected);
+        return sameMethod ? null : "method " + method + ", not " + expected;
     }
 
     @Override

@@ -87,6 +87,7 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
 
     @Override
     protected void sendMessage(byte[] message, InetAddress address, int port, boolean retry) throws IOException {
+        dumpSent(message, new InetSocketAddress(address, port));
         if (remote.getPort() == port && remote.getAddress().equals(address) && channel.isActive()) {
             write(message);
         } else {

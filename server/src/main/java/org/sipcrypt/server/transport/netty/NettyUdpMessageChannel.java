@@ -54,7 +54,9 @@ final class NettyUdpMessageChannel extends NettyMessageChannel {
 
     @Override
     protected void sendMessage(byte[] message, InetAddress address, int port, boolean retry) throws IOException {
-        udp.send(message, new InetSocketAddress(address, port));
+        InetSocketAddress to = new InetSocketAddress(address, port);
+        dumpSent(message, to);
+        udp.send(message, to);
     }
 
     @Override

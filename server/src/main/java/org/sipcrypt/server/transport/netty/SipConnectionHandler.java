@@ -1,8 +1,10 @@
 package org.sipcrypt.server.transport.netty;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.net.InetSocketAddress;
@@ -20,9 +22,16 @@ import org.slf4j.LoggerFactory;
  * connection cap, hands framed messages to the SIP lanes, answers CRLF keep-alive pings with a
  * pong (RFC 5626 §3.5.1), and closes the connection on framing errors, idleness or I/O errors,
  * counting each close under its reason. Nothing thrown here reaches the event loop.
+ * <p>
+ * A framing error right after a complete request (more bytes in the same read that do not frame)
+ * does not cost that request its answer: reading stops, and the connection closes once a final
+ * response (or a request) has been written on it, or after {@link #ANSWER_LINGER} at most.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
-final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
+final class SipConnectionHandler extends ChannelDuplexHandler {
+
+    /** Longest a connection with broken framing stays open for the answer to a request framed before the break. */
+    static final java.time.Duration ANSWER_LINGER = java.time.Duration.ofSeconds(5);
 
     private static final Logger log = LoggerFactory.getLogger(SipConnectionHandler.class);
     private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
@@ -36,6 +45,10 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean counted;
     private volatile String closeReason;
     private boolean awaitingHandshake;
+    /** A request was handed to the SIP layer and nothing final has been written since. */
+    private boolean awaitingAnswer;
+    /** Framing broke: the connection closes once {@link #awaitingAnswer} clears. */
+    private boolean closingAfterAnswer;
 
     SipConnectionHandler(NettyTcpMessageProcessor processor, PeerKey outboundKey,
                          CompletableFuture<NettyTcpMessageChannel> future) {
@@ -83,6 +96,9 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (frame instanceof SipFrame.Message m) {
+            if (!startsWith(m.bytes(), RESPONSE_PREFIX)) {
+                awaitingAnswer = true;
+            }
             processor.dispatch(sipChannel, m.bytes());
         } else if (frame instanceof SipFrame.KeepAlive k) {
             if (k.ping()) {
@@ -94,8 +110,59 @@ final class SipConnectionHandler extends ChannelInboundHandlerAdapter {
         } else if (frame instanceof SipFrame.Error e) {
             closeReason(e.reason().tag());
             rateLimited.warn("framing_" + e.reason().tag(), "{}: closing, {}: {}", sipChannel, e.reason().tag(), e.detail());
-            ctx.close();
+            if (!awaitingAnswer) {
+                ctx.close();
+                return;
+            }
+            // RFC 3261 §18.3: the request framed before the break is still answered; nothing more is read.
+            closingAfterAnswer = true;
+            ctx.channel().config().setAutoRead(false);
+            ctx.executor().schedule(() -> {
+                ctx.close();
+            }, ANSWER_LINGER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         }
+    }
+
+    private static final byte[] RESPONSE_PREFIX = "SIP/2.0 ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PROVISIONAL_PREFIX = "SIP/2.0 1".getBytes(StandardCharsets.US_ASCII);
+
+    private static boolean startsWith(byte[] bytes, byte[] prefix) {
+        if (bytes.length < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (bytes[i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean startsWith(ByteBuf buf, byte[] prefix) {
+        if (buf.readableBytes() < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (buf.getByte(buf.readerIndex() + i) != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Notes final answers written; after broken framing, the first one closes the connection once sent. */
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        boolean finalAnswer = msg instanceof ByteBuf buf && buf.isReadable() && !startsWith(buf, PROVISIONAL_PREFIX);
+        if (finalAnswer) {
+            awaitingAnswer = false;
+        }
+        if (finalAnswer && closingAfterAnswer) {
+            ctx.write(msg, promise.unvoid()).addListener(f -> ctx.close());
+            ctx.flush();
+            return;
+        }
+        ctx.write(msg, promise);
     }
 
     @Override

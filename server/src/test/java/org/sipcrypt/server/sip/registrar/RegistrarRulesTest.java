@@ -43,7 +43,7 @@ class RegistrarRulesTest {
     }
 
     private static Registrar.Decision decide(Request r) {
-        return Registrar.decide(r, POLICY, NOW, "udp:127.0.0.1:5070", headers);
+        return Registrar.decide(r, POLICY, 10, NOW, "udp:127.0.0.1:5070", headers);
     }
 
     @Test

@@ -85,10 +85,17 @@ class BuiltInProvidersTest {
     }
 
     @Test
-    void onlyRc4And3desAreInsecureAndAesLeadsWithTheRfc3261Suite() {
+    void onlyRc4And3desAreInsecureAndAesLeadsWithForwardSecrecyButStillOffersTheRfc3261Suite() {
         for (CipherSuiteProvider p : BUILT_IN) {
             assertEquals(p.name().equals("rc4") || p.name().equals("3des"), p.insecure(), p.name());
         }
-        assertEquals(CipherSuite.TLS_RSA_WITH_AES_128_CBC_SHA, new AesProvider().suites().get(0).code());
+        var aes = new AesProvider().suites();
+        assertEquals(CipherSuite.TLS_AES_128_GCM_SHA256, aes.get(0).code());
+        assertEquals(CipherSuite.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, aes.get(2).code());
+        int firstRsa = aes.indexOf(aes.stream().filter(s -> s.name().startsWith("TLS_RSA_")).findFirst().orElseThrow());
+        assertTrue(aes.subList(0, firstRsa).stream().allMatch(
+                s -> s.name().startsWith("TLS_ECDHE_") || s.name().startsWith("TLS_AES_")),
+                "every suite before the first RSA key exchange has forward secrecy: " + aes);
+        assertEquals(CipherSuite.TLS_RSA_WITH_AES_128_CBC_SHA, new AesProvider().rsaKeyExchangeSuite().code());
     }
 }

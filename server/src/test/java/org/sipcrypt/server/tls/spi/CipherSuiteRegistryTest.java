@@ -30,8 +30,7 @@ class CipherSuiteRegistryTest {
         List<CipherSuiteId> suites = registry.resolve(List.of("camellia", "aes"), false);
         assertEquals("TLS_RSA_WITH_CAMELLIA_128_CBC_SHA", suites.get(0).name());
         assertEquals("TLS_RSA_WITH_CAMELLIA_256_CBC_SHA", suites.get(1).name());
-        assertEquals("TLS_RSA_WITH_AES_128_CBC_SHA", suites.get(2).name());
-        assertEquals(2 + new AesProvider().suites().size(), suites.size());
+        assertEquals(new AesProvider().suites(), suites.subList(2, suites.size()));
     }
 
     @Test
