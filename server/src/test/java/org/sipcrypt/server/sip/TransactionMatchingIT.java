@@ -72,10 +72,10 @@ class TransactionMatchingIT {
             b.send(withBranch(b, "OPTIONS", "sip:" + hp, hp, "second", ""));
             String r = b.awaitMessage("SIP/2.0 ", WAIT);
             assertNotNull(r, "the second request was swallowed");
-            assertTrue(r.startsWith("SIP/2.0 400 Via Branch Already In Use"), r);
-            assertTrue(r.contains("Call-ID: second"), r);
-            assertEquals(1.0, server.server().transportCounters().value("sip.requests.rejected", "reason",
-                    "branch_reused"));
+            // the first transaction completed and ended at once (its 200 kept by the transport for
+            // retransmissions from a's sent-by only): the second is a transaction of its own
+            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            assertTrue(r.contains("Call-ID: second"), "b's own answer, not a's again: " + r);
         }
     }
 
@@ -89,8 +89,8 @@ class TransactionMatchingIT {
             a.send(withBranch(a, "OPTIONS", "sip:" + hp, hp, "options", ""));
             String r = a.awaitMessage("SIP/2.0 ", WAIT);
             assertNotNull(r, "the OPTIONS was swallowed");
-            assertTrue(r.startsWith("SIP/2.0 400 Via Branch Already In Use") && r.contains("CSeq: 1 OPTIONS"),
-                    "not the REGISTER's 200 again: " + r);
+            assertTrue(r.startsWith("SIP/2.0 200") && r.contains("CSeq: 1 OPTIONS") && r.contains("Call-ID: options"),
+                    "the OPTIONS answered, not the REGISTER's 200 again: " + r);
         }
     }
 
