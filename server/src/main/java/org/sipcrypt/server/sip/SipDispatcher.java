@@ -23,6 +23,7 @@ import org.sipcrypt.server.config.Mode;
 import org.sipcrypt.server.sip.proxy.StatefulProxy;
 import org.sipcrypt.server.sip.redirect.RedirectServer;
 import org.sipcrypt.server.sip.registrar.Registrar;
+import org.sipcrypt.server.transport.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,7 @@ import org.slf4j.LoggerFactory;
 public final class SipDispatcher implements SipListener {
 
     private static final Logger log = LoggerFactory.getLogger(SipDispatcher.class);
+    private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
     private static final String ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, REGISTER, INFO, UPDATE, PRACK, "
             + "SUBSCRIBE, NOTIFY, REFER, MESSAGE";
 
@@ -81,6 +83,9 @@ public final class SipDispatcher implements SipListener {
             if (policy != null && !policy.mayRelayAck(request)) {
                 // RFC 3261 §22.1: never challenged, so without a dialog of ours it is not relayed
                 ctx.counters().dropped("ack_outside_dialog");
+                rateLimited.warn("ack_outside_dialog", "ACK from {} to {} dropped: no signed route of ours"
+                        + " (counted in sip.requests.dropped{reason=ack_outside_dialog})",
+                        SipContext.sourceAddress(request), request.getRequestURI());
                 return;
             }
             proxy.onAck(request);
