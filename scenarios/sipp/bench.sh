@@ -234,6 +234,9 @@ run_step() {        # transport rate seconds tag
         remote=127.0.0.1:$UAS_PORT
         via_proxy=(-rsa "127.0.0.1:$SERVER_PORT")
     fi
+    # the server compares the digest uri with the Request-URI; SIPp's default uri lacks the user
+    local auth_uri=()
+    [[ $(basename "$UAC_SCENARIO") == uac-auth.xml ]] && auth_uri=(-auth_uri "bench-$transport@$remote")
     step_no=$((step_no + 1))
     local stf="$work/$tag-step$step_no-r$rate.csv"
     local measured=${server_pid:-$uas_pid}
@@ -241,7 +244,7 @@ run_step() {        # transport rate seconds tag
     cpu0=$(cpu_ticks "$measured")
     uas0=$(cpu_ticks "$uas_pid")
     t0=$(now_ns)
-    timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$UAC_SCENARIO" "${uac_inf[@]}" "${via_proxy[@]}" \
+    timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$UAC_SCENARIO" "${uac_inf[@]}" "${via_proxy[@]}" "${auth_uri[@]}" \
         -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
         -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -s "bench-$transport" -r "$rate" -m "$target" \
         -key contact_port "$UAS_PORT" -key contact_transport "$transport" \

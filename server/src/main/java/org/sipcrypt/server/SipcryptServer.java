@@ -30,6 +30,7 @@ import org.sipcrypt.server.config.ListenerConfig;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.config.TransportImpl;
 import org.sipcrypt.server.auth.CredentialBatcher;
+import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.auth.DigestAuthenticator;
 import org.sipcrypt.server.auth.NonceService;
 import org.sipcrypt.server.auth.ReplayGuard;
@@ -53,6 +54,7 @@ import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.SipCounters;
+import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
 import org.sipcrypt.server.sip.proxy.NextHop;
@@ -216,15 +218,20 @@ public final class SipcryptServer implements AutoCloseable {
             opened.add(housekeeping::shutdownNow);
             ExpiresPolicy expires = new ExpiresPolicy(config.minExpires(), config.maxExpires(), config.defaultExpires());
             DigestAuthenticator auth = null;
+            AccessPolicy policy = null;
+            DialogRouteSigner routeSigner = null;
             CredentialBatcher credentials = null;
             if (config.auth().enabled()) {
+                byte[] secret = nonceSecret(config.auth());
+                routeSigner = new DialogRouteSigner(secret);
+                policy = new AccessPolicy(config.auth(), routeSigner, local);
                 credentials = new CredentialBatcher(new SubscriberStore(database.dataSource()),
                         config.effectiveRealm(), config.dbPoolSize(), config.auth().batchSize(),
                         config.auth().batchWait(), config.auth().queueCapacity(), config.auth().cacheSize(),
                         config.auth().cacheTtl(), registry);
                 opened.add(credentials);
                 auth = new DigestAuthenticator(config.auth(), config.effectiveRealm(),
-                        new NonceService(nonceSecret(config.auth()), context.clock(), config.auth().nonceLifetime(),
+                        new NonceService(secret, context.clock(), config.auth().nonceLifetime(),
                                 config.auth().nonceBindsAddress()),
                         new ReplayGuard(config.auth().replayNonces(), config.auth().nonceLifetime(), context.clock()),
                         credentials, registry);
@@ -232,11 +239,13 @@ public final class SipcryptServer implements AutoCloseable {
                                 + " up to {} within {} on {} threads", config.effectiveRealm(), config.auth().methods(),
                         config.auth().algorithms(), config.auth().batchSize(), config.auth().batchWait(),
                         config.dbPoolSize());
+                warnWhereAuthIsWeakened(config);
             }
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, expires, config.maxContacts()),
-                    new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC()),
-                    new RedirectServer(context, location), auth);
+                    new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC(),
+                            routeSigner),
+                    new RedirectServer(context, location), auth, policy);
             provider.addSipListener(dispatcher);
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
@@ -259,6 +268,32 @@ public final class SipcryptServer implements AutoCloseable {
                 }
             }
             throw e;
+        }
+    }
+
+    /** One WARN per setting that lets some request through without credentials or weakens them. */
+    private static void warnWhereAuthIsWeakened(ServerConfig config) {
+        AuthConfig a = config.auth();
+        if (a.methodsNarrowed()) {
+            log.warn("auth.methods narrowed to {}: other methods reach local users without credentials"
+                    + " (requests leaving our domain are still challenged)", a.methods());
+        }
+        if (a.legacyNoQop()) {
+            log.warn("auth.legacyNoQop on (lab only, for old SIPp clients): credentials without qop carry no"
+                    + " nonce count, so captured ones can be replayed for the nonce lifetime ({})",
+                    a.nonceLifetime());
+        }
+        if (a.labSkipUriCheck()) {
+            log.warn("auth.lab.skipUriCheck on (lab only): the digest uri is not compared with the Request-URI,"
+                    + " so credentials captured for one target work for another");
+        }
+        if (a.inDialog()) {
+            log.info("auth.inDialog on: requests inside dialogs are challenged too");
+        } else if (!config.recordRoute()) {
+            log.warn("recordRoute off with auth on: in-dialog requests cannot prove their dialog and are challenged");
+        }
+        if (!a.trustedPeers().isEmpty()) {
+            log.info("auth.trustedPeers {}: their requests are never challenged", a.trustedPeers());
         }
     }
 

@@ -1,6 +1,7 @@
 package org.sipcrypt.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -96,11 +97,16 @@ class ServerMainTest {
 
     @Test
     @Timeout(10)
-    void authFlagNeedsNoValueAndDefaultsToRegisterAndInviteWithBothAlgorithms() {
+    void authFlagNeedsNoValueAndDefaultsToEveryMethodQopAndTheUriCheckWithBothAlgorithms() {
         assertEquals(0, run("--auth", "--realm", "example.org"));
         var auth = launched.get().auth();
         assertTrue(auth.enabled());
-        assertEquals(java.util.List.of("REGISTER", "INVITE"), auth.methods());
+        assertEquals(java.util.List.of("*"), auth.methods());
+        assertTrue(auth.challenges("MESSAGE") && auth.challenges("FOO") && !auth.challenges("ACK")
+                && !auth.challenges("CANCEL"));
+        assertFalse(auth.legacyNoQop());
+        assertFalse(auth.labSkipUriCheck());
+        assertEquals(java.util.List.of(), auth.trustedPeers());
         assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.SHA_256,
                 org.sipcrypt.server.auth.DigestAlgorithm.MD5), auth.algorithms());
         assertEquals("example.org", launched.get().effectiveRealm());
@@ -120,6 +126,19 @@ class ServerMainTest {
         assertEquals(0, run("--auth=true", "--auth-methods", "register,INVITE,MESSAGE", "--auth-algorithms", "md5"));
         assertEquals(java.util.List.of("REGISTER", "INVITE", "MESSAGE"), launched.get().auth().methods());
         assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.MD5), launched.get().auth().algorithms());
+    }
+
+    @Test
+    @Timeout(10)
+    void trustedPeersAndTheLabUriSwitchHaveOptionsNamedAfterTheirKeys() throws Exception {
+        assertEquals(0, run("--auth", "--auth-trusted-peers", "192.0.2.0/24,::1", "--auth-lab-skip-uri-check", "true"));
+        var auth = launched.get().auth();
+        assertEquals("[192.0.2.0/24, 0:0:0:0:0:0:0:1/128]", auth.trustedPeers().toString());
+        assertTrue(auth.trusted(java.net.InetAddress.getByName("192.0.2.77")));
+        assertFalse(auth.trusted(java.net.InetAddress.getByName("192.0.3.1")));
+        assertTrue(auth.labSkipUriCheck());
+        assertEquals(2, run("--auth-trusted-peers", "peer.example.com"));
+        assertTrue(err.toString().contains("auth.trustedPeers[0]"), err.toString());
     }
 
     @Test

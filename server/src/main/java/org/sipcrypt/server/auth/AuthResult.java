@@ -20,7 +20,8 @@ public sealed interface AuthResult {
     /**
      * Answer 401/407 with fresh challenges; {@code stale} tells the client its password was right but
      * its nonce was not (RFC 7616 §3.3). {@code why} is the metric tag: {@code no_credentials},
-     * {@code stale_nonce}, {@code invalid_nonce}, {@code replay}, {@code failed}, {@code algorithm}.
+     * {@code no_qop}, {@code stale_nonce}, {@code invalid_nonce}, {@code replay}, {@code forgotten},
+     * {@code failed}, {@code algorithm}.
      */
     record Challenge(boolean stale, String why) implements AuthResult {
         @Override
@@ -31,7 +32,8 @@ public sealed interface AuthResult {
 
     /**
      * Answer 403 with this reason phrase. Wrong passwords, unknown and disabled users get the same
-     * phrase, so the answer does not tell which user names exist.
+     * phrase, so the answer does not tell which user names exist. {@code why}: {@code failed},
+     * {@code identity}, {@code uri_mismatch} (the digest uri is not the Request-URI).
      */
     record Refused(String reason, String why) implements AuthResult {
         @Override

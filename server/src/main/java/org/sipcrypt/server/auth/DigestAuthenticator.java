@@ -1,5 +1,6 @@
 package org.sipcrypt.server.auth;
 
+import gov.nist.javax.sip.parser.URLParser;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ListIterator;
 import java.util.Locale;
@@ -21,7 +22,8 @@ import org.sipcrypt.server.location.Subscriber;
 /**
  * Checks the digest credentials of a request (RFC 3261 §22, RFC 7616 §3.4): REGISTER carries them
  * in Authorization (challenged with 401), every other request in Proxy-Authorization (407). The
- * checks that need no database run first (form, realm, identity, nonce MAC and age); then the
+ * checks that need no database run first (form, realm, the digest uri against the Request-URI,
+ * identity, nonce MAC and age); then the
  * subscriber is looked up through the {@link CredentialBatcher} and the response compared; last,
  * the nonce count is checked against replays. Unknown users, disabled users and wrong passwords
  * get the same answer, after the same hashing work.
@@ -67,17 +69,6 @@ public final class DigestAuthenticator {
         return config.algorithms();
     }
 
-    /**
-     * Whether {@code request} must carry credentials: its method is challenged, and it is outside a
-     * dialog unless in-dialog requests are challenged too.
-     */
-    public boolean applies(Request request) {
-        if (!config.challenges(request.getMethod())) {
-            return false;
-        }
-        ToHeader to = (ToHeader) request.getHeader(ToHeader.NAME);
-        return config.inDialog() || to == null || to.getTag() == null;
-    }
 
     /**
      * Checks the request's credentials for our realm.
@@ -135,6 +126,11 @@ public final class DigestAuthenticator {
         int hexLength = algorithm == DigestAlgorithm.MD5 ? 32 : 64;
         if (response.length() != hexLength) {
             return done(new AuthResult.Malformed("Bad response length in " + headerName));
+        }
+        if (!config.labSkipUriCheck() && !sameUri(uri, request.getRequestURI())) {
+            // RFC 7616 §3.4.6: the digest covers this uri, so credentials for one Request-URI
+            // must not be spent on another (a captured INVITE to bob placing a call elsewhere)
+            return done(new AuthResult.Refused("Digest URI Mismatch", "uri_mismatch"));
         }
         if (config.matchIdentity() && !username.equals(identityUser(request, asRegistrar))) {
             // RFC 3261 §22.4 leaves the mapping to policy; ours: one may only act as oneself
@@ -217,6 +213,22 @@ public final class DigestAuthenticator {
                 ? ((ToHeader) request.getHeader(ToHeader.NAME)).getAddress().getURI()
                 : ((FromHeader) request.getHeader(FromHeader.NAME)).getAddress().getURI();
         return uri instanceof SipURI sip ? sip.getUser() : null;
+    }
+
+    /**
+     * Whether the digest uri names the Request-URI: compared as SIP URIs (RFC 3261 §19.1.4: scheme,
+     * user and password case-sensitive, host case-insensitive, parameters by the rules there), or
+     * as text for other schemes.
+     */
+    static boolean sameUri(String digestUri, URI requestUri) {
+        if (digestUri.equals(requestUri.toString())) {
+            return true;
+        }
+        try {
+            return new URLParser(digestUri).parse().equals(requestUri);
+        } catch (java.text.ParseException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static String shorten(String s) {

@@ -12,18 +12,25 @@ import org.sipcrypt.server.auth.DigestAlgorithm;
  * Threading: immutable.
  *
  * @param enabled           whether requests are challenged at all ({@code --auth})
- * @param methods           methods challenged, upper case; ACK and CANCEL never are
+ * @param methods           methods challenged, upper case, or {@link #ALL_METHODS} for every method;
+ *                          ACK and CANCEL never are. Narrowing it lets the other methods reach local
+ *                          users unauthenticated (requests leaving our domain are challenged anyway)
  * @param realm             the realm; {@code null} means the host of the first listener
  * @param algorithms        challenges offered, most preferred first
- * @param legacyNoQop       whether credentials without qop (the RFC 2069 form) are accepted; they
- *                          carry no nonce count, so replays within the nonce lifetime pass
+ * @param legacyNoQop       lab only: whether credentials without qop (the RFC 2069 form) are
+ *                          accepted; they carry no nonce count, so replays within the nonce lifetime pass
  * @param nonceLifetime     a nonce older than this gets a new challenge with {@code stale=true}
  * @param nonceSecret       the HMAC key of nonces; empty means a random one per start. Servers
  *                          sharing it accept each other's nonces
  * @param nonceBindsAddress whether a nonce is valid only from the IP address it was issued to
  * @param onFailure         what a wrong password or unknown user gets: 403, or a new challenge
  * @param matchIdentity     whether the digest user must be the To user (REGISTER) or From user
- * @param inDialog          whether requests inside a dialog (To tag present) are challenged too
+ * @param inDialog          whether requests inside a dialog this proxy record-routed (proved by the
+ *                          signed Record-Route they carry back) are challenged too
+ * @param trustedPeers      addresses whose requests are not challenged: the next and previous proxies
+ *                          of a chain
+ * @param labSkipUriCheck   lab only: whether the digest {@code uri} may differ from the Request-URI,
+ *                          which lets credentials captured for one target be spent on another
  * @param batchSize         most user names fetched by one query
  * @param batchWait         longest a lookup waits for its batch to fill
  * @param queueCapacity     most lookups waiting at once; beyond it requests get 503
@@ -43,12 +50,17 @@ public record AuthConfig(
         FailureAnswer onFailure,
         boolean matchIdentity,
         boolean inDialog,
+        List<AddressBlock> trustedPeers,
+        boolean labSkipUriCheck,
         int batchSize,
         Duration batchWait,
         int queueCapacity,
         int cacheSize,
         Duration cacheTtl,
         int replayNonces) {
+
+    /** The {@link #methods} entry that stands for every method (but ACK and CANCEL). */
+    public static final String ALL_METHODS = "*";
 
     /** What a request with wrong credentials gets. */
     public enum FailureAnswer {
@@ -75,6 +87,10 @@ public record AuthConfig(
     public AuthConfig {
         methods = List.copyOf(Objects.requireNonNull(methods, "methods"));
         algorithms = List.copyOf(Objects.requireNonNull(algorithms, "algorithms"));
+        trustedPeers = List.copyOf(Objects.requireNonNull(trustedPeers, "trustedPeers"));
+        if (methods.isEmpty()) {
+            throw new IllegalArgumentException("auth.methods: at least one method is needed (expected * for all)");
+        }
         Objects.requireNonNull(nonceLifetime, "nonceLifetime");
         Objects.requireNonNull(nonceSecret, "nonceSecret");
         Objects.requireNonNull(onFailure, "onFailure");
@@ -91,16 +107,39 @@ public record AuthConfig(
         }
     }
 
-    /** Off; REGISTER and INVITE challenged once turned on; SHA-256 and MD5 offered; batches of 16 within 2 ms. */
+    /**
+     * Off; once turned on every method but ACK and CANCEL is challenged, only credentials with
+     * qop=auth whose uri is the Request-URI are accepted, and nobody is trusted; SHA-256 and MD5
+     * offered; batches of 16 within 2 ms.
+     */
     public static AuthConfig defaults() {
-        return new AuthConfig(false, List.of("REGISTER", "INVITE"), null,
-                List.of(DigestAlgorithm.SHA_256, DigestAlgorithm.MD5), true, Duration.ofMinutes(5), "", false,
-                FailureAnswer.FORBID, true, false, 16, Duration.ofMillis(2), 10_000, 0, Duration.ofSeconds(60),
-                100_000);
+        return new AuthConfig(false, List.of(ALL_METHODS), null,
+                List.of(DigestAlgorithm.SHA_256, DigestAlgorithm.MD5), false, Duration.ofMinutes(5), "", false,
+                FailureAnswer.FORBID, true, false, List.of(), false, 16, Duration.ofMillis(2), 10_000, 0,
+                Duration.ofSeconds(60), 100_000);
     }
 
     /** Whether {@code method} is challenged (ACK and CANCEL never are: RFC 3261 §22.1). */
     public boolean challenges(String method) {
-        return enabled && !"ACK".equals(method) && !"CANCEL".equals(method) && methods.contains(method);
+        return enabled && !"ACK".equals(method) && !"CANCEL".equals(method)
+                && (methods.contains(ALL_METHODS) || methods.contains(method));
+    }
+
+    /** Whether {@link #methods} leaves some method unchallenged. */
+    public boolean methodsNarrowed() {
+        return !methods.contains(ALL_METHODS);
+    }
+
+    /** Whether a request from {@code address} comes from a trusted peer. */
+    public boolean trusted(java.net.InetAddress address) {
+        if (address == null) {
+            return false;
+        }
+        for (AddressBlock b : trustedPeers) {
+            if (b.contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

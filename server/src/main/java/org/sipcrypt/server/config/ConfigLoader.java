@@ -149,7 +149,8 @@ public final class ConfigLoader {
         AUTH("auth", Kind.FLAG, "BOOL", "Digest authentication (RFC 3261 22): challenge the methods of auth.methods.",
                 c -> List.of(String.valueOf(c.auth().enabled())), (d, k, v) -> d.authEnabled = bool(k, one(k, v))),
         AUTH_METHODS("auth.methods", Kind.REPEATABLE, "METHOD",
-                "Methods challenged when auth is on: REGISTER gets 401, others 407. ACK and CANCEL never are.",
+                "Methods challenged when auth is on (* = all): REGISTER gets 401, others 407; ACK and CANCEL never are."
+                        + " Narrowing it lets the rest reach local users unauthenticated (logged as a warning).",
                 c -> c.auth().methods(), (d, k, v) -> d.authMethods = items(k, v, ConfigValues::challengedMethod)),
         REALM("realm", Kind.SINGLE, "NAME", "Digest realm; unset means the host of the first listener.",
                 c -> List.of(c.effectiveRealm()), (d, k, v) -> d.realm = nonBlank(k, one(k, v), "a realm")),
@@ -158,7 +159,8 @@ public final class ConfigLoader {
                 c -> c.auth().algorithms().stream().map(a -> a.configName()).toList(),
                 (d, k, v) -> d.authAlgorithms = items(k, v, ConfigValues::digestAlgorithm)),
         AUTH_LEGACY_NO_QOP("auth.legacyNoQop", Kind.SINGLE, "BOOL",
-                "Accept credentials without qop (RFC 2069 form); they have no nonce count, so no replay check.",
+                "Lab only: accept credentials without qop (RFC 2069 form); they have no nonce count, so captured"
+                        + " ones can be replayed (logged as a warning).",
                 c -> List.of(String.valueOf(c.auth().legacyNoQop())), (d, k, v) -> d.authLegacyNoQop = bool(k, one(k, v))),
         AUTH_NONCE_LIFETIME("auth.nonceLifetime", Kind.SINGLE, "DURATION",
                 "Older nonces get a new challenge with stale=true.",
@@ -180,8 +182,18 @@ public final class ConfigLoader {
                 "The digest user must be the To user of a REGISTER and the From user of other requests.",
                 c -> List.of(String.valueOf(c.auth().matchIdentity())),
                 (d, k, v) -> d.authMatchIdentity = bool(k, one(k, v))),
-        AUTH_IN_DIALOG("auth.inDialog", Kind.SINGLE, "BOOL", "Challenge requests inside a dialog too.",
+        AUTH_IN_DIALOG("auth.inDialog", Kind.SINGLE, "BOOL",
+                "Challenge requests inside a dialog too, even those carrying this proxy's signed Record-Route.",
                 c -> List.of(String.valueOf(c.auth().inDialog())), (d, k, v) -> d.authInDialog = bool(k, one(k, v))),
+        AUTH_TRUSTED_PEERS("auth.trustedPeers", Kind.REPEATABLE, "ADDRESS[/PREFIX]",
+                "Addresses (IP or CIDR) whose requests are never challenged, e.g. the proxies next in a chain.",
+                c -> strings(c.auth().trustedPeers()),
+                (d, k, v) -> d.authTrustedPeers = items(k, v, AddressBlock::parse)),
+        AUTH_LAB_SKIP_URI_CHECK("auth.lab.skipUriCheck", Kind.SINGLE, "BOOL",
+                "Lab only: accept a digest uri other than the Request-URI, so credentials captured for one target"
+                        + " work for another (logged as a warning).",
+                c -> List.of(String.valueOf(c.auth().labSkipUriCheck())),
+                (d, k, v) -> d.authLabSkipUriCheck = bool(k, one(k, v))),
         AUTH_BATCH_SIZE("auth.batchSize", Kind.SINGLE, "N", "Most user names fetched by one credential query.",
                 c -> List.of(String.valueOf(c.auth().batchSize())),
                 (d, k, v) -> d.authBatchSize = integer(k, one(k, v), 1, 1000)),
@@ -459,6 +471,8 @@ public final class ConfigLoader {
         AuthConfig.FailureAnswer authOnFailure;
         boolean authMatchIdentity;
         boolean authInDialog;
+        List<AddressBlock> authTrustedPeers;
+        boolean authLabSkipUriCheck;
         int authBatchSize;
         Duration authBatchWait;
         int authQueueCapacity;
@@ -524,6 +538,8 @@ public final class ConfigLoader {
             authOnFailure = a.onFailure();
             authMatchIdentity = a.matchIdentity();
             authInDialog = a.inDialog();
+            authTrustedPeers = a.trustedPeers();
+            authLabSkipUriCheck = a.labSkipUriCheck();
             authBatchSize = a.batchSize();
             authBatchWait = a.batchWait();
             authQueueCapacity = a.queueCapacity();
@@ -567,7 +583,7 @@ public final class ConfigLoader {
             try {
                 AuthConfig auth = new AuthConfig(authEnabled, authMethods, realm, authAlgorithms, authLegacyNoQop,
                         authNonceLifetime, authNonceSecret, authNonceBindsAddress, authOnFailure, authMatchIdentity,
-                        authInDialog, authBatchSize, authBatchWait, authQueueCapacity, authCacheSize, authCacheTtl,
+                        authInDialog, authTrustedPeers, authLabSkipUriCheck, authBatchSize, authBatchWait, authQueueCapacity, authCacheSize, authCacheTtl,
                         authReplayNonces);
                 return new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode,
                         routes, defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout,

@@ -74,8 +74,11 @@ final class ConfigValues {
     /** A SIP method name to challenge; ACK and CANCEL cannot be (RFC 3261 §22.1). */
     static String challengedMethod(String text) {
         String m = text.toUpperCase(Locale.ROOT);
+        if (m.equals(AuthConfig.ALL_METHODS)) {
+            return m;
+        }
         if (!m.matches("[A-Z]{1,32}")) {
-            throw new IllegalArgumentException("\"" + text + "\" is not a SIP method (expected e.g. REGISTER, INVITE)");
+            throw new IllegalArgumentException("\"" + text + "\" is not a SIP method (expected e.g. REGISTER, INVITE, or * for all)");
         }
         if (m.equals("ACK") || m.equals("CANCEL")) {
             throw new IllegalArgumentException("\"" + text + "\" cannot be challenged (RFC 3261 22.1: ACK and CANCEL"

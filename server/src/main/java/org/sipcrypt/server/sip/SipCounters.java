@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * Counters of the SIP application: {@code sip.responses.sent{status}} (by class, e.g. 2xx),
  * {@code sip.requests.received{method}}, {@code sip.proxy.forwarded{method}},
- * {@code sip.app.errors{reason}}, {@code db.errors}.
+ * {@code sip.app.errors{reason}}, {@code sip.requests.dropped{reason}}, {@code db.errors}.
  * Threading: thread-safe; never blocks.
  */
 public final class SipCounters {
@@ -40,6 +40,11 @@ public final class SipCounters {
     /** A request answered 400 by the SIP layer (the transport counts its own). */
     public void rejected(String reason) {
         count("sip.requests.rejected", "reason", reason);
+    }
+
+    /** A request dropped without an answer (an ACK has none), e.g. an ACK without a dialog route of ours. */
+    public void dropped(String reason) {
+        count("sip.requests.dropped", "reason", reason);
     }
 
     public void dbError() {

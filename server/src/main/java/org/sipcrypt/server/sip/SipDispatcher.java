@@ -23,6 +23,7 @@ import org.sipcrypt.server.config.Mode;
 import org.sipcrypt.server.sip.proxy.StatefulProxy;
 import org.sipcrypt.server.sip.redirect.RedirectServer;
 import org.sipcrypt.server.sip.registrar.Registrar;
+import org.sipcrypt.server.transport.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,14 +31,16 @@ import org.slf4j.LoggerFactory;
  * The JAIN-SIP listener: sends each request to the function that handles it. OPTIONS addressed
  * to the server itself are answered here; REGISTER for our domain goes to the registrar; the rest
  * to the proxy or, in redirect mode, the redirect server. While the server drains for shutdown,
- * new out-of-dialog requests get 503. With digest authentication on, challenged requests
- * (RFC 3261 §22) are first checked asynchronously and continue on their call's lane.
+ * new out-of-dialog requests get 503. With digest authentication on, the {@link AccessPolicy}
+ * says which requests need credentials (RFC 3261 §22); those are checked asynchronously and
+ * continue on their call's lane, and an ACK for a 2xx without a signed route of ours is dropped.
  * Threading: thread-safe; called on SIP worker lanes (timeouts on the stack's timer thread);
  * never blocks.
  */
 public final class SipDispatcher implements SipListener {
 
     private static final Logger log = LoggerFactory.getLogger(SipDispatcher.class);
+    private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
     private static final String ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, REGISTER, INFO, UPDATE, PRACK, "
             + "SUBSCRIBE, NOTIFY, REFER, MESSAGE";
 
@@ -47,14 +50,20 @@ public final class SipDispatcher implements SipListener {
     private final StatefulProxy proxy;
     private final RedirectServer redirect;
     private final DigestAuthenticator auth;
+    private final AccessPolicy policy;
 
     /**
-     * @param auth digest authentication, or null when it is off
+     * @param auth   digest authentication, or null when it is off
+     * @param policy which requests need credentials; null exactly when {@code auth} is
      */
     public SipDispatcher(SipContext ctx, Mode mode, Registrar registrar, StatefulProxy proxy, RedirectServer redirect,
-                         DigestAuthenticator auth) {
+                         DigestAuthenticator auth, AccessPolicy policy) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
+        if ((auth == null) != (policy == null)) {
+            throw new IllegalArgumentException("auth and policy go together: " + auth + ", " + policy);
+        }
         this.auth = auth;
+        this.policy = policy;
         this.mode = Objects.requireNonNull(mode, "mode");
         this.registrar = Objects.requireNonNull(registrar, "registrar");
         this.proxy = Objects.requireNonNull(proxy, "proxy");
@@ -67,9 +76,19 @@ public final class SipDispatcher implements SipListener {
         String method = request.getMethod();
         ctx.counters().requestReceived(method);
         if (Request.ACK.equals(method)) {
-            if (mode == Mode.PROXY) {
-                proxy.onAck(request);
+            // an ACK for a non-2xx was absorbed by its server transaction: this one is for a 2xx
+            if (mode != Mode.PROXY) {
+                return;
             }
+            if (policy != null && !policy.mayRelayAck(request)) {
+                // RFC 3261 §22.1: never challenged, so without a dialog of ours it is not relayed
+                ctx.counters().dropped("ack_outside_dialog");
+                rateLimited.warn("ack_outside_dialog", "ACK from {} to {} dropped: no signed route of ours"
+                        + " (counted in sip.requests.dropped{reason=ack_outside_dialog})",
+                        SipContext.sourceAddress(request), request.getRequestURI());
+                return;
+            }
+            proxy.onAck(request);
             return;
         }
         ServerTransaction st = serverTransaction(event);
@@ -91,7 +110,7 @@ public final class SipDispatcher implements SipListener {
         }
         boolean toUs = ctx.local().isLocal(request.getRequestURI());
         boolean toRegistrar = Request.REGISTER.equals(method) && (toUs || isOurDomain(request));
-        if (auth != null && auth.applies(request)) {
+        if (policy != null && policy.mustAuthenticate(request)) {
             String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
             String client = clientAddress(request);
             auth.authenticate(request, toRegistrar, client).whenCompleteAsync(

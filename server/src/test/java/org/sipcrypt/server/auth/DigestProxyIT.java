@@ -54,7 +54,7 @@ class DigestProxyIT {
             authenticated.awaitAnswered(TestUa.TIMEOUT);
             Request atBob = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertNull(atBob.getHeader("Proxy-Authorization"), "the proxy consumes credentials for its realm");
-            // BYE is inside the dialog: not challenged by default
+            // BYE carries back the proxy's signed Record-Route: inside the dialog, not challenged by default
             assertEquals(Response.OK, authenticated.hangUp().getStatusCode());
             assertTrue(alice.errors().isEmpty(), alice.errors().toString());
         }

@@ -240,12 +240,45 @@ class DigestRegistrarIT {
     }
 
     @Test
-    void legacyCredentialsWithoutQopAreAccepted() throws Exception {
+    void legacyCredentialsWithoutQopAreRefusedByDefault() throws Exception {
+        String callId = UUID.randomUUID().toString();
+        String challenge = challenge(register("alice", callId, 1, ""), "MD5");
+        String r = register("alice", callId, 2,
+                DigestClient.answerWithoutQop("Authorization", challenge, "alice", "secret", "REGISTER", registrarUri));
+        assertEquals("SIP/2.0 401 Unauthorized", statusLine(r), r);
+    }
+
+    @Test
+    void legacyCredentialsWithoutQopAreAcceptedWhenTheLabAsksForThem() throws Exception {
+        stop();
+        startServer("auth", "true", "auth.legacyNoQop", "true");
         String callId = UUID.randomUUID().toString();
         String challenge = challenge(register("alice", callId, 1, ""), "MD5");
         String ok = register("alice", callId, 2,
                 DigestClient.answerWithoutQop("Authorization", challenge, "alice", "secret", "REGISTER", registrarUri));
         assertEquals("SIP/2.0 200 OK", statusLine(ok), ok);
+    }
+
+    @Test
+    void digestUriOtherThanTheRequestUriIsRefusedUnlessTheLabSkipsTheCheck() throws Exception {
+        String callId = UUID.randomUUID().toString();
+        String challenge = challenge(register("alice", callId, 1, ""), "SHA-256");
+        String elsewhere = "sip:registrar.example.net";
+        String r = register("alice", callId, 2,
+                DigestClient.answer("Authorization", challenge, "alice", "secret", "REGISTER", elsewhere, 1));
+        assertEquals("SIP/2.0 403 Digest URI Mismatch", statusLine(r), r);
+        // the same URI written differently (RFC 3261 19.1.4: host case-insensitive) is the same URI
+        String upper = registrarUri.replace("sip:", "SIP:");
+        String ok = register("alice", callId, 3,
+                DigestClient.answer("Authorization", challenge, "alice", "secret", "REGISTER", upper, 2));
+        assertEquals("SIP/2.0 200 OK", statusLine(ok), ok);
+
+        stop();
+        startServer("auth", "true", "auth.lab.skipUriCheck", "true");
+        String c2 = challenge(register("alice", callId, 4, ""), "SHA-256");
+        String lab = register("alice", callId, 5,
+                DigestClient.answer("Authorization", c2, "alice", "secret", "REGISTER", elsewhere, 1));
+        assertEquals("SIP/2.0 200 OK", statusLine(lab), lab);
     }
 
     @Test
@@ -265,9 +298,20 @@ class DigestRegistrarIT {
     }
 
     @Test
-    void requestsOutsideTheChallengedMethodsPass() throws Exception {
+    void optionsToTheServerItselfIsAnsweredWithoutAChallenge() throws Exception {
+        // a keep-alive ping: answered here, nothing leaves the server
         ua.send(ua.request("OPTIONS", registrarUri, "alice", "alice@" + realm, UUID.randomUUID().toString(), 1, ""));
         assertEquals("SIP/2.0 200 OK", statusLine(ua.awaitMessage("SIP/2.0 ", WAIT)));
+    }
+
+    @Test
+    void requestsToLocalUsersOutsideNarrowedMethodsPass() throws Exception {
+        stop();
+        startServer("auth", "true", "auth.methods", "REGISTER");
+        ua.send(ua.request("MESSAGE", "sip:bob@" + realm, "alice", "bob@" + realm, UUID.randomUUID().toString(), 1, ""));
+        String r = ua.awaitMessage("SIP/2.0 4", WAIT);
+        // the proxy looked bob up (no registrations: 404) instead of asking for credentials
+        assertEquals("SIP/2.0 404 Not found", statusLine(r), r);
     }
 
     @Test

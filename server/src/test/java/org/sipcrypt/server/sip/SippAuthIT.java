@@ -31,8 +31,10 @@ import org.sipcrypt.server.transport.Transport;
  * the server's realm, and SIPp answering the server's challenges with their credentials, drawn
  * from an injection file like the one {@code sipcrypt users generate --csv} writes. Every
  * registration (401, then Authorization) and every call through the proxy (407, ACK, then
- * Proxy-Authorization) must succeed, and the server must count each as accepted. SIPp 3.6.1
- * computes MD5 only and answers the first challenge, so the server offers MD5 alone.
+ * Proxy-Authorization) must succeed, and the server must count each as accepted. The server runs
+ * with its secure defaults otherwise: SIPp answers with qop=auth, and its digest uri is set to the
+ * INVITE's Request-URI ({@code -auth_uri}). SIPp 3.6.1 computes MD5 only and answers the first
+ * challenge, so the server offers MD5 alone.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SippAuthIT {
@@ -96,6 +98,8 @@ class SippAuthIT {
                     .remote("127.0.0.1", udpPort)
                     .injectionFile(users)
                     .service(CALLEE)
+                    // the digest uri must be the INVITE's Request-URI (SIPp's default is sip:host:port)
+                    .authUri(CALLEE + "@127.0.0.1:" + udpPort)
                     .rate(RATE)
                     .calls(USERS)
                     .timeout(SIPP_TIMEOUT)

@@ -100,6 +100,7 @@ public final class Sipp {
     private int remotePort;
     private int localPort;
     private String service;
+    private String authUri;
     private double rate = 10;
     private int calls;
     private int maxConcurrentCalls;
@@ -224,6 +225,17 @@ public final class Sipp {
     /** The user part of the Request-URI ({@code -s}, the {@code [service]} keyword). */
     public Sipp service(String service) {
         this.service = Objects.requireNonNull(service, "service");
+        return this;
+    }
+
+    /**
+     * The digest uri SIPp's {@code [authentication]} puts in its credentials ({@code -auth_uri}, which
+     * SIPp prefixes with {@code sip:}), e.g. {@code callee@127.0.0.1:5060}. Without it SIPp writes
+     * {@code sip:REMOTE_IP:REMOTE_PORT}, which is the Request-URI of a REGISTER but not of an INVITE,
+     * and the server refuses a digest uri other than the Request-URI.
+     */
+    public Sipp authUri(String uriWithoutScheme) {
+        this.authUri = Objects.requireNonNull(uriWithoutScheme, "uriWithoutScheme");
         return this;
     }
 
@@ -384,6 +396,9 @@ public final class Sipp {
             cmd.addAll(List.of("-l", Integer.toString(maxConcurrentCalls)));
         }
         keys.forEach((k, v) -> cmd.addAll(List.of("-key", k, v)));
+        if (authUri != null) {
+            cmd.addAll(List.of("-auth_uri", authUri));
+        }
         if (injectionFile != null) {
             cmd.addAll(List.of("-inf", injectionFile.toString()));
         }

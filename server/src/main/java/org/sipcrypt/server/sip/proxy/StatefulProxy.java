@@ -25,6 +25,7 @@ import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * removes its own Route entries (§16.4), finds the targets (§16.5: a remaining Route, a static
  * route, the location service for our own domain with 404/480, the default route, or the
  * Request-URI itself), forwards one branch per target (§16.6: Max-Forwards, Record-Route, Via with
- * a loop-detecting branch) and sends the best response upstream (§16.7). CANCEL (§16.10), ACK for
+ * a loop-detecting branch; with authentication on, the Record-Route URI is signed for the dialog,
+ * see {@link DialogRouteSigner}) and sends the best response upstream (§16.7). CANCEL (§16.10), ACK for
  * 2xx (forwarded statelessly) and stray 2xx retransmissions are handled here too.
  * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
  * waits for the database.
@@ -57,13 +59,16 @@ public final class StatefulProxy {
     private final boolean recordRoute;
     private final ScheduledExecutorService timers;
     private final Duration timerC;
+    private final DialogRouteSigner signer;
 
     /**
      * @param timers  where Timer C runs (its task only hands the branch back to the call's lane)
      * @param timerC  RFC 3261 §16.6 step 11: how long an INVITE branch may stay without a response
+     * @param signer  signs the Record-Route URIs this proxy inserts, so in-dialog requests can prove
+     *                their dialog; null to insert them unsigned (authentication off)
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
-                         ScheduledExecutorService timers, Duration timerC) {
+                         ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.routes = Objects.requireNonNull(routes, "routes");
@@ -71,6 +76,7 @@ public final class StatefulProxy {
         this.recordRoute = recordRoute;
         this.timers = Objects.requireNonNull(timers, "timers");
         this.timerC = Objects.requireNonNull(timerC, "timerC");
+        this.signer = signer;
     }
 
     /** One target of a request: a new Request-URI (or keep it) and a next hop to push (or none). */
@@ -243,16 +249,21 @@ public final class StatefulProxy {
             Transport inTransport = incomingTransport(received);
             if (inTransport != outTransport && ctx.listeningPoint(inTransport) != null) {
                 // RFC 5658: one entry per interface when the request changes transport here
-                out.addFirst(recordRoute(inTransport));
+                out.addFirst(recordRoute(inTransport, received));
             }
-            out.addFirst(recordRoute(outTransport));
+            out.addFirst(recordRoute(outTransport, received));
         }
         ViaHeader via = ctx.via(outTransport, loops.branch(received));
         out.addFirst(via);
     }
 
-    private RecordRouteHeader recordRoute(Transport t) throws ParseException {
-        return ctx.headers().createRecordRouteHeader(ctx.addresses().createAddress(ctx.selfUri(t)));
+    /** Our Record-Route entry on a transport; signed for the dialog {@code received} creates when auth is on. */
+    private RecordRouteHeader recordRoute(Transport t, Request received) throws ParseException {
+        SipURI self = ctx.selfUri(t);
+        if (signer != null) {
+            self.setParameter(DialogRouteSigner.PARAM, signer.sign(received));
+        }
+        return ctx.headers().createRecordRouteHeader(ctx.addresses().createAddress(self));
     }
 
     private static boolean isDialogCreating(Request r) {

@@ -1,0 +1,205 @@
+package org.sipcrypt.server.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.sipcrypt.server.auth.Attacker.QUIET;
+import static org.sipcrypt.server.auth.Attacker.status;
+
+import io.micrometer.core.instrument.Counter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import javax.sip.Dialog;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.SipExchange;
+import org.sipcrypt.server.testing.SipSink;
+import org.sipcrypt.server.testing.TestServer;
+import org.sipcrypt.server.testing.TestUa;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * A To tag is no proof of a dialog (RFC 3261 §12): with {@code --auth} and every other setting at
+ * its default, requests that merely look in-dialog are challenged like any other, an ACK for a
+ * 2xx is relayed only along a Record-Route this proxy signed, and a CANCEL matching nothing gets
+ * 481. Each attack is played against the real server; the victim is a sink on 127.0.0.2 (or a
+ * registered local user whose contact is that sink), and nothing may reach it. The positive
+ * side: a real authenticated call's re-INVITE, ACKs and BYEs, from either end, carry the signed
+ * route and pass without a challenge.
+ */
+@Timeout(60)
+class AuthBypassIT {
+
+    private static final String SDP = "v=0\r\no=m 1 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\n"
+            + "m=audio 4000 RTP/AVP 0\r\n";
+
+    @TempDir
+    Path dir;
+
+    private TestServer server;
+    private Attacker mallory;
+    private SipSink victim;
+
+    @BeforeEach
+    void start() throws Exception {
+        start("auth", "true");
+    }
+
+    private void start(String... settings) throws Exception {
+        server = TestServer.start(dir, settings);
+        DigestRegistrarIT.provision(server, server.config().effectiveRealm());
+        mallory = new Attacker(server);
+        victim = SipSink.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        victim.close();
+        mallory.close();
+        server.close();
+    }
+
+    private String fakeInDialogInvite(String from, String target, String extra) {
+        return mallory.request("INVITE", target, from, "m1", target, "fake-to-tag", UUID.randomUUID().toString(), 1,
+                extra, SDP);
+    }
+
+    private void assertNothingReachedTheVictim() throws InterruptedException {
+        Thread.sleep(QUIET.toMillis()); // what the proxy would have sent needs a moment: the waiting is the test
+        assertEquals(List.of(), victim.requestLines(), "requests reached the victim");
+    }
+
+    @Test
+    void fakeToTagInviteToAForeignTargetIsChallenged() throws Exception {
+        String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), ""));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        assertNothingReachedTheVictim();
+    }
+
+    @Test
+    void fakeToTagInviteSpoofingALocalUserIsChallenged() throws Exception {
+        String r = mallory.finalResponse(fakeInDialogInvite("sip:alice@127.0.0.1", victim.uri("victim"), ""));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        assertNothingReachedTheVictim();
+    }
+
+    @Test
+    void fakeToTagInviteToARegisteredLocalUserIsChallenged() throws Exception {
+        mallory.register("bob", "b0b", victim.uri("bob"));
+        String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", "sip:bob@127.0.0.1", ""));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        assertNothingReachedTheVictim();
+    }
+
+    @Test
+    void fakeToTagInviteWithAForgedRouteSignatureIsChallenged() throws Exception {
+        String route = "Route: " + mallory.serverRoute(";" + DialogRouteSigner.PARAM + "=AAAAAAAAAAAAAAAAAAAAAA") + "\r\n";
+        String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), route));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        String unsigned = "Route: " + mallory.serverRoute("") + "\r\n";
+        r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), unsigned));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        assertNothingReachedTheVictim();
+    }
+
+    @Test
+    void statelessAckWithABodyToAForeignTargetIsDroppedAndCounted() throws Exception {
+        String ack = mallory.request("ACK", victim.uri("victim"), "sip:mallory@evil.example", "m1",
+                victim.uri("victim"), "fake-to-tag", UUID.randomUUID().toString(), 1,
+                "Route: " + mallory.serverRoute("") + "\r\n", SDP);
+        mallory.send(ack);
+        mallory.send(ack.replace("Route: " + mallory.serverRoute("") + "\r\n", ""));
+        assertNothingReachedTheVictim();
+        Counter dropped = server.server().registry().find("sip.requests.dropped")
+                .tag("reason", "ack_outside_dialog").counter();
+        assertNotNull(dropped, "dropped ACKs are counted");
+        assertEquals(2, dropped.count());
+    }
+
+    @Test
+    void cancelMatchingNoTransactionGets481() throws Exception {
+        String r = mallory.finalResponse(mallory.request("CANCEL", victim.uri("victim"), "sip:mallory@evil.example",
+                "m1", victim.uri("victim"), null, UUID.randomUUID().toString(), 1, "", ""));
+        assertEquals(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, status(r), r);
+        assertNothingReachedTheVictim();
+    }
+
+    @Test
+    void inDialogRequestsOfAnAuthenticatedCallCarryTheSignedRouteAndAreNotChallenged() throws Exception {
+        useJainSipClients();
+        try (TestUa alice = TestUa.start("alice", Transport.UDP);
+             TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            InetSocketAddress proxy = server.address(Transport.UDP);
+            SipExchange reg = bob.send(registerWithContact(bob, proxy));
+            assertEquals(Response.UNAUTHORIZED, reg.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
+
+            TestUa.Call challenged = alice.invite(bob.aor(), proxy);
+            assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED,
+                    challenged.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            TestUa.Call call = alice.authenticate(challenged, "secret");
+            call.awaitAnswered(TestUa.TIMEOUT);
+            Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            RecordRouteHeader rr = (RecordRouteHeader) invite.getHeader(RecordRouteHeader.NAME);
+            assertTrue(rr.getAddress().getURI().toString().contains(";" + DialogRouteSigner.PARAM + "="),
+                    "the Record-Route is signed: " + rr);
+            bob.awaitRequests(Request.ACK, 1, TestUa.TIMEOUT);
+
+            // re-INVITE from the caller: not challenged, its ACK relayed along the signed route
+            Dialog dialog = call.invite().dialog();
+            SipExchange reinvite = alice.sendInDialog(dialog, Request.INVITE);
+            assertEquals(Response.OK, reinvite.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            assertEquals(2, bob.awaitRequests(Request.INVITE, 2, TestUa.TIMEOUT).size());
+            assertEquals(2, bob.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).size());
+            // the callee's own in-dialog request (From and To swapped) proves the dialog too
+            SipExchange info = bob.sendInDialog(bob.answeredDialog(), Request.INFO);
+            assertEquals(Response.OK, info.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            assertEquals(Response.OK, call.hangUp().getStatusCode());
+            assertEquals(1, bob.received(Request.BYE).size());
+            assertTrue(alice.errors().isEmpty(), alice.errors().toString());
+        }
+    }
+
+    @Test
+    void signedRouteOfOneDialogProvesNothingForAnother() throws Exception {
+        useJainSipClients();
+        try (TestUa alice = TestUa.start("alice", Transport.UDP);
+             TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            InetSocketAddress proxy = server.address(Transport.UDP);
+            SipExchange reg = bob.send(registerWithContact(bob, proxy));
+            reg.awaitFinal(TestUa.TIMEOUT);
+            assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            TestUa.Call challenged = alice.invite(bob.aor(), proxy);
+            challenged.invite().awaitFinal(TestUa.TIMEOUT);
+            alice.authenticate(challenged, "secret").awaitAnswered(TestUa.TIMEOUT);
+            Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            // what the callee (or anyone on the path) saw: the signed Record-Route of that dialog
+            String signed = ((RecordRouteHeader) invite.getHeader(RecordRouteHeader.NAME)).getAddress().toString();
+
+            String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"),
+                    "Route: " + signed + "\r\n"));
+            assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+            assertNothingReachedTheVictim();
+        }
+    }
+
+    /** JAIN-SIP's digest client answers the first challenge and speaks MD5 only: offer MD5 alone. */
+    private void useJainSipClients() throws Exception {
+        stop();
+        start("auth", "true", "auth.algorithms", "md5");
+    }
+
+    private static Request registerWithContact(TestUa ua, InetSocketAddress proxy) throws Exception {
+        Request register = ua.newRegister(proxy);
+        register.addHeader(ua.contact(ua.contactUri(), 600));
+        return register;
+    }
+}

@@ -1,0 +1,162 @@
+package org.sipcrypt.server.auth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.sipcrypt.server.auth.Attacker.QUIET;
+import static org.sipcrypt.server.auth.Attacker.WAIT;
+import static org.sipcrypt.server.auth.Attacker.md5Challenge;
+import static org.sipcrypt.server.auth.Attacker.status;
+import static org.sipcrypt.server.auth.Attacker.statusLine;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import javax.sip.message.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.DigestClient;
+import org.sipcrypt.server.testing.SipSink;
+import org.sipcrypt.server.testing.TestServer;
+
+/**
+ * Captured credentials cannot be spent again (RFC 7616 §3.4, §5.12): with {@code --auth} and
+ * every other setting at its default, credentials without qop (no nonce count) are refused, the
+ * digest uri must be the Request-URI, and a qop=auth nonce count is accepted once. Eve has seen
+ * alice's requests; premium-rate and her own contact are sinks on 127.0.0.2 and 127.0.0.3.
+ */
+@Timeout(60)
+class CredentialReplayIT {
+
+    private static final String ALICE = "sip:alice@127.0.0.1";
+
+    @TempDir
+    Path dir;
+
+    private TestServer server;
+    private Attacker eve;
+    private SipSink premium;
+
+    private void start(String... settings) throws Exception {
+        server = TestServer.start(dir, settings);
+        DigestRegistrarIT.provision(server, server.config().effectiveRealm());
+        eve = new Attacker(server);
+        premium = SipSink.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (premium != null) {
+            premium.close();
+        }
+        if (eve != null) {
+            eve.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** A 407 challenge for an INVITE from alice to {@code target}, as alice's client would get it. */
+    private String inviteChallenge(String target) throws Exception {
+        String r = eve.finalResponse(eve.request("INVITE", target, ALICE, "a1", target, null,
+                UUID.randomUUID().toString(), 1, "", ""));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        return md5Challenge(r, "Proxy-Authenticate");
+    }
+
+    private void assertNothingReached(SipSink sink) throws InterruptedException {
+        Thread.sleep(QUIET.toMillis()); // what the proxy would have sent needs a moment: the waiting is the test
+        assertEquals(List.of(), sink.requestLines(), "requests reached " + sink.hostPort());
+    }
+
+    @Test
+    void capturedNoQopCredentialsAreRefused() throws Exception {
+        start("auth", "true");
+        String bob = "sip:bob@127.0.0.1";
+        String captured = DigestClient.answerWithoutQop("Proxy-Authorization", inviteChallenge(bob), "alice",
+                "secret", "INVITE", bob);
+        String target = premium.uri("premium");
+        String r = eve.finalResponse(eve.request("INVITE", target, ALICE, "e1", target, null,
+                UUID.randomUUID().toString(), 2, captured, ""));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        assertNothingReached(premium);
+    }
+
+    @Test
+    void capturedNoQopRegisterIsRefusedAndTheBindingStays() throws Exception {
+        start("auth", "true");
+        try (SipSink alicePhone = SipSink.start("127.0.0.3")) {
+            eve.register("alice", "secret", alicePhone.uri("alice"));
+            String callId = UUID.randomUUID().toString();
+            String reg = eve.serverUri();
+            String first = eve.finalResponse(eve.request("REGISTER", reg, ALICE, "r1", ALICE, null, callId, 1,
+                    "Expires: 600\r\n", ""));
+            String captured = DigestClient.answerWithoutQop("Authorization", md5Challenge(first, "WWW-Authenticate"),
+                    "alice", "secret", "REGISTER", reg);
+            String evesContact = "Contact: <" + premium.uri("eve") + ">\r\nExpires: 600\r\n";
+            String r = eve.finalResponse(eve.request("REGISTER", reg, ALICE, "r1", ALICE, null, callId, 2,
+                    evesContact + captured, ""));
+            assertEquals(Response.UNAUTHORIZED, status(r), r);
+
+            // calls to alice still reach her own phone, not eve's contact
+            String creds = DigestClient.answer("Proxy-Authorization", inviteChallenge(ALICE), "alice", "secret",
+                    "INVITE", ALICE, 1);
+            eve.finalResponse(eve.request("INVITE", ALICE, ALICE, "a2", ALICE, null, UUID.randomUUID().toString(), 2,
+                    creds, ""));
+            alicePhone.await("INVITE", WAIT);
+            assertNothingReached(premium);
+        }
+    }
+
+    @Test
+    void credentialsForAnotherRequestUriAreRefused() throws Exception {
+        start("auth", "true");
+        String bob = "sip:bob@127.0.0.1";
+        // qop=auth credentials for a call to bob that never went out (eve intercepted it)
+        String captured = DigestClient.answer("Proxy-Authorization", inviteChallenge(bob), "alice", "secret",
+                "INVITE", bob, 1);
+        String target = premium.uri("premium");
+        String r = eve.finalResponse(eve.request("INVITE", target, ALICE, "e1", target, null,
+                UUID.randomUUID().toString(), 2, captured, ""));
+        assertEquals("SIP/2.0 403 Digest URI Mismatch", statusLine(r), r);
+        assertNothingReached(premium);
+    }
+
+    @Test
+    void replayedQopCredentialsAreRefused() throws Exception {
+        start("auth", "true");
+        String target = premium.uri("friend");
+        String challenge = eve.finalResponse(eve.request("MESSAGE", target, ALICE, "a1", target, null,
+                UUID.randomUUID().toString(), 1, "", ""));
+        String creds = DigestClient.answer("Proxy-Authorization", md5Challenge(challenge, "Proxy-Authenticate"), "alice",
+                "secret", "MESSAGE", target, 1);
+        String ok = eve.finalResponse(eve.request("MESSAGE", target, ALICE, "a1", target, null,
+                UUID.randomUUID().toString(), 2, creds, ""));
+        assertEquals(Response.OK, status(ok), ok);
+        premium.await("MESSAGE", WAIT);
+        int before = premium.requests().size();
+
+        String replayCallId = UUID.randomUUID().toString();
+        String replay = eve.finalResponse(eve.request("MESSAGE", target, ALICE, "e1", target, null, replayCallId, 2,
+                creds, ""));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(replay), replay);
+        Thread.sleep(QUIET.toMillis());
+        assertTrue(premium.requests().stream().skip(before).noneMatch(m -> m.contains(replayCallId)),
+                "the replay reached " + premium.hostPort());
+    }
+
+    @Test
+    void labSettingsAcceptNoQopCredentialsForAnotherUri() throws Exception {
+        // what auth.legacyNoQop and auth.lab.skipUriCheck give up, shown so nobody turns them on unaware
+        start("auth", "true", "auth.legacyNoQop", "true", "auth.lab.skipUriCheck", "true");
+        String bob = "sip:bob@127.0.0.1";
+        String captured = DigestClient.answerWithoutQop("Proxy-Authorization", inviteChallenge(bob), "alice",
+                "secret", "INVITE", bob);
+        String target = premium.uri("premium");
+        eve.send(eve.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2, captured,
+                ""));
+        premium.await("INVITE", WAIT);
+    }
+}
