@@ -141,7 +141,8 @@ for c in $CASES; do
         "$JAVA" -jar "$JAR" users --data-dir "$data" generate --count "$USERS" --csv "$users_csv" \
             >"$work/$c-users.log" 2>&1 || die "users generate failed: $(tail -3 "$work/$c-users.log")"
         server_args=(--auth --auth-algorithms md5)
-        uac_args=(-sf "$here/uac-auth.xml" -inf "$users_csv" -s bench -rsa "127.0.0.1:$SERVER_PORT")
+        uac_args=(-sf "$here/uac-auth.xml" -inf "$users_csv" -s bench -rsa "127.0.0.1:$SERVER_PORT"
+                  -auth_uri "bench@127.0.0.1:$UAS_PORT")
         remote=127.0.0.1:$UAS_PORT
     fi
     log "$c: starting the server ($JAVA_OPTS)"
