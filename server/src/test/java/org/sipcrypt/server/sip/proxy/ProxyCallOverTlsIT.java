@@ -104,7 +104,7 @@ class ProxyCallOverTlsIT {
     private static void call(SipSocket uac, CompletableFuture<SipSocket> uas, String target) throws Exception {
         String callId = "tls-call-" + System.nanoTime();
         uac.send(uac.request("INVITE", target, "alice", target.substring(4), callId, 1, uac.contact("alice")));
-        SipSocket callee = uas.get(10, TimeUnit.SECONDS);
+        SipSocket callee = uas.get(30, TimeUnit.SECONDS);
         String invite = callee.awaitMessage("INVITE ", WAIT);
         assertNotNull(invite);
         // JAIN-SIP writes the Via entries comma-separated on one line
@@ -258,7 +258,7 @@ class ProxyCallOverTlsIT {
             String callId = "sips-" + System.nanoTime();
             String target = "sips:bob@127.0.0.1:" + listener.getLocalPort();
             uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.1", callId, 1, ""));
-            SipSocket callee = uas.get(10, TimeUnit.SECONDS);
+            SipSocket callee = uas.get(30, TimeUnit.SECONDS);
             String options = callee.awaitMessage("OPTIONS ", WAIT);
             assertNotNull(options);
             assertTrue(options.contains("Via: SIP/2.0/TLS"), options);
