@@ -1,0 +1,606 @@
+#!/usr/bin/env bash
+# sipcrypt and Kamailio side by side in the SIPp benchmark: the same machine, the same SIPp
+# scenarios, the same rates, measured alternately in one run.
+# A benchmark, not a test: it prints numbers and fails only when it cannot measure.
+#
+# Cases (--cases): udp, tcp (one connection, SIPp -t t1) and udp-auth (UDP with digest
+# authentication: uac-auth.xml, INVITE / 407 / INVITE with Proxy-Authorization, callers from
+# USERS subscribers made by the jar's `users generate`; Kamailio reads the same users from a SQLite
+# subscriber table created with Debian's schema in /usr/share/kamailio/db_sqlite/).
+# For each case:
+#   1. start the sipcrypt jar (JAVA_OPTS, GC log) and Kamailio (scenarios/kamailio/kamailio.cfg,
+#      WITH_AUTH for udp-auth) on 127.0.0.1, each with its own SIPp UAS (uas.xml) registered as
+#      the callee (register.xml, or register-auth.xml with auth);
+#   2. warm both up at START_RATE for WARMUP_SECONDS (unmeasured);
+#   3. one step at FIXED_RATE for FIXED_SECONDS, sipcrypt then Kamailio: server CPU %, CPU µs per
+#      call, mean and p99 INVITE→200;
+#   4. the peak search of bench.sh, the two servers' steps alternating: both start at START_RATE
+#      and multiply by STEP_FACTOR while their step passes (the same rates), then each bisects
+#      between its last passing and first failing rate REFINE times and repeats its best rate once
+#      (CONFIRM). A step passes as in bench.sh: fewer than MAX_FAILED_PCT % failed or unfinished
+#      calls (SIPp's -trace_stat) and calls created at MIN_ACHIEVED_PCT % of the rate or more.
+# Server CPU: utime + stime from /proc (the JVM; Kamailio's main process and all its children),
+# CPU % of one core over the load window, µs per call over the whole step / successful calls.
+# INVITE→200: SIPp's response time 1 (rtd of the 200, first INVITE included, so with auth the
+# 407 round trip too), per call from -trace_rtt; SIPp measures it in whole milliseconds.
+# GC pauses: the sipcrypt JVM's -Xlog:gc `Pause` lines over the whole case (warm-up included).
+# Output: a Markdown table, one row per (case, server), on stdout (and in --out FILE).
+#
+# Options (each also an environment variable of the upper-case name, e.g. STEP_SECONDS=5):
+#   --jar PATH               sipcrypt server jar (default server/target/sipcrypt-server.jar)
+#   --cases "udp tcp udp-auth"  cases to measure
+#   --fixed-rate N           rate of the fixed-rate step, calls/s (default 1500)
+#   --fixed-seconds N        length of the fixed-rate step (default 15)
+#   --start-rate N           warm-up rate and first step of the peak search (default 500)
+#   --max-rate N             no step goes above this (default 20000)
+#   --step-factor F          rate multiplier between passing steps (default 1.5)
+#   --refine N               bisection steps after the first failure (default 3)
+#   --confirm 0|1            repeat the best rate once (default 1)
+#   --step-seconds N         length of a peak-search step (default 10)
+#   --warmup-seconds N       unmeasured warm-up at START_RATE, JIT included (default 20)
+#   --users N                subscribers for udp-auth (default 10000)
+#   --budget-seconds N       total time budget, shared equally by the cases (default 3600)
+#   --max-failed-pct P       a step fails at this share of failed calls or more (default 1)
+#   --max-mean-ms N          a step also fails when its mean INVITE→200 is N ms or more (default 0:
+#                            no latency limit, as bench.sh; a passing step with a mean of 50 ms or
+#                            more is flagged "queueing" in the note)
+#   --port N                 sipcrypt's UDP and TCP port (default 15060), Kamailio on N+100;
+#                            each server's UAS on +10, UAC on +20, REGISTER on +21
+#   --out FILE               also write the table (with its header lines) to FILE
+#   --quick                  smoke run: 3 s steps, 2 s warm-up, rates 100..300, fixed rate 100,
+#                            no bisection, no confirmation, budget 900 s (explicit options win)
+#   --keep                   keep the work directory (logs, SIPp statistics, GC logs) on exit
+# Env only: JAVA (default java), JAVA_OPTS (default -Xmx1g -Xms1g -XX:+UseG1GC
+#   -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch), SERVER_ARGS (extra sipcrypt options), SIPP,
+#   KAMAILIO (default kamailio), KAMAILIO_SHM_MB (512), KAMAILIO_PKG_MB (16),
+#   MIN_ACHIEVED_PCT (90), COOLDOWN_SECONDS (2).
+#
+# Kamailio is installed from Debian (kamailio, kamailio-sqlite-modules) when `kamailio` is not on
+# PATH, or its SQLite module is missing for udp-auth, and this runs as root.
+# Loopback only. Every SIPp, java and kamailio run is bounded by `timeout`; everything started is
+# ended by PID on exit.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+# --quick sets defaults; explicit options and environment variables still win
+quick=0
+for a in "$@"; do [[ $a == --quick ]] && quick=1; done
+if (( quick )); then
+    : "${STEP_SECONDS:=3}" "${FIXED_SECONDS:=3}" "${WARMUP_SECONDS:=2}" "${START_RATE:=100}"
+    : "${MAX_RATE:=300}" "${FIXED_RATE:=100}" "${REFINE:=0}" "${CONFIRM:=0}" "${BUDGET_SECONDS:=900}"
+    : "${COOLDOWN_SECONDS:=1}"
+fi
+
+JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
+CASES=${CASES:-udp tcp udp-auth}
+FIXED_RATE=${FIXED_RATE:-1500}
+FIXED_SECONDS=${FIXED_SECONDS:-15}
+START_RATE=${START_RATE:-500}
+MAX_RATE=${MAX_RATE:-20000}
+STEP_FACTOR=${STEP_FACTOR:-1.5}
+REFINE=${REFINE:-3}
+CONFIRM=${CONFIRM:-1}
+STEP_SECONDS=${STEP_SECONDS:-10}
+WARMUP_SECONDS=${WARMUP_SECONDS:-20}
+USERS=${USERS:-10000}
+BUDGET_SECONDS=${BUDGET_SECONDS:-3600}
+MAX_FAILED_PCT=${MAX_FAILED_PCT:-1}
+MAX_MEAN_MS=${MAX_MEAN_MS:-0}
+MIN_ACHIEVED_PCT=${MIN_ACHIEVED_PCT:-90}
+COOLDOWN_SECONDS=${COOLDOWN_SECONDS:-2}
+PORT=${PORT:-15060}
+OUT=${OUT:-}
+KEEP=${KEEP:-0}
+JAVA=${JAVA:-java}
+JAVA_OPTS=${JAVA_OPTS:--Xmx1g -Xms1g -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch}
+SERVER_ARGS=${SERVER_ARGS:-}
+SIPP=${SIPP:-sipp}
+KAMAILIO=${KAMAILIO:-kamailio}
+KAMAILIO_SHM_MB=${KAMAILIO_SHM_MB:-512}
+KAMAILIO_PKG_MB=${KAMAILIO_PKG_MB:-16}
+KAMAILIO_CFG=${KAMAILIO_CFG:-$root/scenarios/kamailio/kamailio.cfg}
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+
+while (( $# > 0 )); do
+    case $1 in
+        --jar) JAR=$2; shift ;;
+        --cases) CASES=$2; shift ;;
+        --fixed-rate) FIXED_RATE=$2; shift ;;
+        --fixed-seconds) FIXED_SECONDS=$2; shift ;;
+        --start-rate) START_RATE=$2; shift ;;
+        --max-rate) MAX_RATE=$2; shift ;;
+        --step-factor) STEP_FACTOR=$2; shift ;;
+        --refine) REFINE=$2; shift ;;
+        --confirm) CONFIRM=$2; shift ;;
+        --step-seconds) STEP_SECONDS=$2; shift ;;
+        --warmup-seconds) WARMUP_SECONDS=$2; shift ;;
+        --users) USERS=$2; shift ;;
+        --budget-seconds) BUDGET_SECONDS=$2; shift ;;
+        --max-failed-pct) MAX_FAILED_PCT=$2; shift ;;
+        --max-mean-ms) MAX_MEAN_MS=$2; shift ;;
+        --port) PORT=$2; shift ;;
+        --out) OUT=$2; shift ;;
+        --quick) ;;
+        --keep) KEEP=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "vs-kamailio.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+die() { echo "vs-kamailio.sh: $*" >&2; exit 2; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+need_auth=0
+for c in $CASES; do
+    case $c in
+        udp|tcp) ;;
+        udp-auth) need_auth=1 ;;
+        *) die "--cases: unknown case \"$c\" (expected udp, tcp or udp-auth)" ;;
+    esac
+done
+for v in FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIRM STEP_SECONDS WARMUP_SECONDS USERS \
+         BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
+done
+(( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
+(( STEP_SECONDS > 0 && FIXED_SECONDS > 0 && FIXED_RATE > 0 && USERS > 0 )) \
+    || die "STEP_SECONDS, FIXED_SECONDS, FIXED_RATE and USERS must be positive"
+(( PORT + 121 < 65536 )) || die "--port $PORT: too high"
+[[ -f $KAMAILIO_CFG ]] || die "$KAMAILIO_CFG not found"
+[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -o -pl server -DskipTests package, or give --jar)"
+JAR=$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")
+[[ -z $OUT ]] || OUT=$(cd "$(dirname "$OUT")" 2>/dev/null && pwd)/$(basename "$OUT") || die "--out: no such directory"
+command -v "$JAVA" >/dev/null || die "java not found"
+command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+
+# Kamailio from Debian when missing (as root only)
+kamailio_modules() { ls -d /usr/lib/*/kamailio/modules /usr/lib/kamailio/modules 2>/dev/null | head -1; }
+install_kamailio() {
+    (( EUID == 0 )) || die "$*: install it as root with 'apt-get install -y kamailio kamailio-sqlite-modules'"
+    log "$*: apt-get install -y kamailio kamailio-sqlite-modules"
+    DEBIAN_FRONTEND=noninteractive timeout -k 10 900 apt-get install -y kamailio kamailio-sqlite-modules >&2 \
+        || die "apt-get install kamailio kamailio-sqlite-modules failed"
+}
+if ! command -v "$KAMAILIO" >/dev/null; then
+    install_kamailio "kamailio is not on PATH"
+fi
+if (( need_auth )) && [[ ! -f $(kamailio_modules)/db_sqlite.so ]]; then
+    install_kamailio "Kamailio's db_sqlite module is missing"
+fi
+SQLITE_SCHEMA=/usr/share/kamailio/db_sqlite
+if (( need_auth )); then
+    [[ -f $SQLITE_SCHEMA/standard-create.sql && -f $SQLITE_SCHEMA/auth_db-create.sql ]] \
+        || die "$SQLITE_SCHEMA/{standard,auth_db}-create.sql not found (package kamailio-sqlite-modules)"
+    command -v sqlite3 >/dev/null || command -v python3 >/dev/null || die "neither sqlite3 nor python3 found"
+fi
+
+CLK_TCK=$(getconf CLK_TCK)
+GRACE_SECONDS=5
+SERVERS="sipcrypt kamailio"
+work=$(mktemp -d -t sipcrypt-vs-kamailio.XXXXXX)
+started=()          # PIDs of the `timeout` wrappers this script started
+kam_children=()     # "PID:STARTTIME" of Kamailio's worker processes, ended at exit if still there
+
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+end_kamailio_children() {
+    local e pid st
+    for e in "${kam_children[@]}"; do
+        pid=${e%%:*} st=${e##*:}
+        [[ $(start_time "$pid") == "$st" ]] && kill -TERM "$pid" 2>/dev/null
+    done
+    sleep 0.5
+    for e in "${kam_children[@]}"; do
+        pid=${e%%:*} st=${e##*:}
+        [[ $(start_time "$pid") == "$st" ]] && kill -KILL "$pid" 2>/dev/null
+    done
+    kam_children=()
+}
+on_exit() { cleanup; end_kamailio_children; }
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- helpers from bench.sh
+
+# "created successful failed made_at creating_seconds" from a SIPp -trace_stat file (as bench.sh)
+stat_counts() {     # file target
+    [[ -s $1 ]] || { echo "0 0 0 0 0"; return; }
+    awk -F';' -v target="$2" '
+        function epoch(field,   p) { split(field, p, "\t"); return p[3] + 0 }
+        NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "TotalCallCreated") t = i;
+                      if ($i == "SuccessfulCall(C)") s = i; if ($i == "FailedCall(C)") f = i;
+                      if ($i == "StartTime") st = i; if ($i == "CurrentTime") ct = i } }
+        NR > 1 && NF > 1 { last = $0
+                           if (!made && $t >= target) { made = $t; secs = epoch($ct) - epoch($st) } }
+        END { split(last, a, ";")
+              if (!made) { made = a[t] + 0; secs = epoch(a[ct]) - epoch(a[st]) }
+              printf "%d %d %d %d %.3f\n", a[t], a[s], a[f], made, secs }' "$1"
+}
+
+# mean and p99 (nearest rank) of SIPp's response time 1 in a -trace_rtt file, "- -" without data
+rtt_stats() {       # file
+    [[ -s $1 ]] || { echo "- -"; return; }
+    awk -F';' 'NR > 1 && $3 == 1 { print $2 }' "$1" | sort -g | awk '
+        { v[NR] = $1; sum += $1 }
+        END { if (NR == 0) { print "- -"; exit }
+              k = int(NR * 0.99 + 0.999999); if (k < 1) k = 1; if (k > NR) k = NR
+              printf "%.2f %.0f\n", sum / NR, v[k] }'
+}
+
+# JVM unified GC log: "count total_ms max_ms" of the Pause lines
+gc_pauses() {       # file
+    [[ -s $1 ]] || { echo "0 0 0"; return; }
+    awk '/ Pause / && $NF ~ /ms$/ { v = $NF; sub(/ms$/, "", v); n++; s += v; if (v > m) m = v }
+         END { printf "%d %.1f %.1f\n", n, s, m }' "$1"
+}
+
+sum_ticks() {       # pid... : utime + stime of all of them
+    local p t=0
+    for p in "$@"; do t=$(( t + $(cpu_ticks "$p") )); done
+    echo "$t"
+}
+
+# ---------------------------------------------------------------- provisioning
+
+users_csv=$work/users.csv
+callee_csv=$work/callee.csv
+auth_data=$work/sipcrypt-auth-data
+kam_db=$work/kamailio.sqlite
+if (( need_auth )); then
+    log "provisioning $USERS subscribers (realm 127.0.0.1) for sipcrypt and Kamailio"
+    "$JAVA" -jar "$JAR" users generate --count "$USERS" --csv "$users_csv" --data-dir "$auth_data" \
+        --realm 127.0.0.1 >>"$work/provision.log" 2>&1 || die "users generate failed: $(tail -3 "$work/provision.log")"
+    "$JAVA" -jar "$JAR" users add callee callee-secret --data-dir "$auth_data" --realm 127.0.0.1 \
+        >>"$work/provision.log" 2>&1 || die "users add callee failed: $(tail -3 "$work/provision.log")"
+    printf 'SEQUENTIAL\ncallee;callee-secret\n' >"$callee_csv"
+    {
+        cat "$SQLITE_SCHEMA/standard-create.sql" "$SQLITE_SCHEMA/auth_db-create.sql"
+        echo "BEGIN;"
+        tail -n +2 "$users_csv" | awk -F';' 'NF >= 2 { gsub(/\x27/, "\x27\x27");
+            printf "INSERT INTO subscriber (username, domain, password) VALUES (\x27%s\x27, \x27127.0.0.1\x27, \x27%s\x27);\n", $1, $2 }'
+        echo "INSERT INTO subscriber (username, domain, password) VALUES ('callee', '127.0.0.1', 'callee-secret');"
+        echo "COMMIT;"
+    } >"$work/kamailio-users.sql"
+    if command -v sqlite3 >/dev/null; then
+        sqlite3 "$kam_db" <"$work/kamailio-users.sql" || die "sqlite3 could not create $kam_db"
+    else
+        python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read()); c.commit()' \
+            "$kam_db" "$work/kamailio-users.sql" || die "python3 sqlite3 could not create $kam_db"
+    fi
+    n=$( (command -v sqlite3 >/dev/null && sqlite3 "$kam_db" 'SELECT COUNT(*) FROM subscriber;') \
+        || python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM subscriber").fetchone()[0])' "$kam_db")
+    (( n == USERS + 1 )) || die "Kamailio subscriber table has $n rows, expected $((USERS + 1))"
+fi
+
+# ---------------------------------------------------------------- servers and SIPp
+
+declare -A srv_port=() srv_wrapper=() srv_pids=() uas_wrapper=() uas_pid=()
+srv_port[sipcrypt]=$PORT
+srv_port[kamailio]=$((PORT + 100))
+case_timeout=$(( BUDGET_SECONDS + 300 ))
+
+check_ports_free() {    # base port
+    local p proto
+    for p in "$1" "$(( $1 + 10 ))" "$(( $1 + 20 ))" "$(( $1 + 21 ))"; do
+        for proto in udp tcp; do
+            port_listening "$proto" "$p" && die "$proto port 127.0.0.1:$p is already in use (--port)"
+        done
+    done
+}
+
+start_sipcrypt() {      # case auth
+    local c=$1 auth=$2 port=${srv_port[sipcrypt]} data=$work/$1-sipcrypt-data extra=()
+    (( auth )) && data=$auth_data && extra=(--auth --auth-algorithms md5)
+    mkdir -p "$data"
+    # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
+    timeout -k 10 "$case_timeout" "$JAVA" $JAVA_OPTS "-Xlog:gc:file=$work/$c-gc.log" -jar "$JAR" \
+        --listen "udp:127.0.0.1:$port" --listen "tcp:127.0.0.1:$port" --data-dir "$data" "${extra[@]}" \
+        $SERVER_ARGS >"$work/$c-sipcrypt.log" 2>&1 &
+    srv_wrapper[sipcrypt]=$!
+    started+=("$!")
+    srv_pids[sipcrypt]=$(command_pid "${srv_wrapper[sipcrypt]}") \
+        || { tail -20 "$work/$c-sipcrypt.log" >&2; die "sipcrypt did not start"; }
+    if ! wait_listening udp "$port" "${srv_wrapper[sipcrypt]}" || ! wait_listening tcp "$port" "${srv_wrapper[sipcrypt]}"; then
+        tail -30 "$work/$c-sipcrypt.log" >&2
+        die "sipcrypt is not listening on udp and tcp 127.0.0.1:$port after 30 s"
+    fi
+    log "sipcrypt: pid ${srv_pids[sipcrypt]} on udp+tcp 127.0.0.1:$port ($JAVA_OPTS)"
+}
+
+start_kamailio() {      # case auth
+    local c=$1 auth=$2 port=${srv_port[kamailio]} run=$work/$1-kamailio-run defs=() main kids k
+    (( auth )) && defs=(-A WITH_AUTH -A "DBURL=\"sqlite://$kam_db\"")
+    mkdir -p "$run"
+    timeout -k 10 "$case_timeout" "$KAMAILIO" -f "$KAMAILIO_CFG" -DD -E -m "$KAMAILIO_SHM_MB" -M "$KAMAILIO_PKG_MB" \
+        -Y "$run" -P "$run/kamailio.pid" "${defs[@]}" \
+        -l "udp:127.0.0.1:$port" -l "tcp:127.0.0.1:$port" >"$work/$c-kamailio.log" 2>&1 &
+    srv_wrapper[kamailio]=$!
+    started+=("$!")
+    main=$(command_pid "${srv_wrapper[kamailio]}") || { tail -20 "$work/$c-kamailio.log" >&2; die "Kamailio did not start"; }
+    if ! wait_listening udp "$port" "${srv_wrapper[kamailio]}" || ! wait_listening tcp "$port" "${srv_wrapper[kamailio]}"; then
+        tail -30 "$work/$c-kamailio.log" >&2
+        die "Kamailio is not listening on udp and tcp 127.0.0.1:$port after 30 s"
+    fi
+    sleep 1     # let it fork all its workers
+    kids=$(ps -o pid= --ppid "$main" | tr -d ' ' | tr '\n' ' ')
+    srv_pids[kamailio]="$main $kids"
+    for k in $kids; do kam_children+=("$k:$(start_time "$k")"); done
+    log "kamailio: pid $main + $(wc -w <<<"$kids") workers on udp+tcp 127.0.0.1:$port"
+}
+
+start_uas() {           # server transport case
+    local s=$1 mode=u1 port=$(( ${srv_port[$1]} + 10 )) tag=$3-$1
+    [[ $2 == tcp ]] && mode=t1
+    timeout -k 5 "$case_timeout" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+        -p "$port" -t "$mode" -buff_size 4194304 -m "$(( MAX_RATE * case_timeout ))" -timeout "$((case_timeout - 10))" \
+        -nostdin -trace_stat -stf "$work/$tag-uas.csv" -fd 5 -trace_err -error_file "$work/$tag-uas-errors.log" \
+        >/dev/null 2>"$work/$tag-uas.stderr" &
+    uas_wrapper[$s]=$!
+    started+=("$!")
+    uas_pid[$s]=$(command_pid "${uas_wrapper[$s]}") || die "SIPp UAS did not start: $(tail -3 "$work/$tag-uas.stderr")"
+    wait_listening "$2" "$port" "${uas_wrapper[$s]}" \
+        || die "SIPp UAS is not listening on $2 127.0.0.1:$port: $(tail -3 "$work/$tag-uas.stderr")"
+}
+
+register_uas() {        # server transport case auth
+    local s=$1 transport=$2 tag=$3-$1 auth=$4 rc=0 port=${srv_port[$1]} who=(-sf "$here/register.xml" -s "bench-$2")
+    (( auth )) && who=(-sf "$here/register-auth.xml" -inf "$callee_csv")
+    timeout -k 5 20 "$SIPP" "${who[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$(( port + 21 ))" -t u1 \
+        -key contact_port "$(( port + 10 ))" -key contact_transport "$transport" -m 1 -timeout 10 -nostdin \
+        -trace_err -error_file "$work/$tag-register-errors.log" \
+        "127.0.0.1:$port" >/dev/null 2>"$work/$tag-register.stderr" &
+    local wrapper=$!
+    started+=("$wrapper")
+    wait "$wrapper" || rc=$?
+    forget_pid "$wrapper"
+    (( rc == 0 )) || die "$s: REGISTER of the UAS failed (SIPp exit $rc): $(tail -c 600 "$work/$tag-register-errors.log" 2>/dev/null)"
+}
+
+stop_case() {
+    local s
+    for s in $SERVERS; do
+        [[ -n ${uas_wrapper[$s]:-} ]] && stop_pid "${uas_wrapper[$s]}"
+        [[ -n ${srv_wrapper[$s]:-} ]] && stop_pid "${srv_wrapper[$s]}"
+        uas_wrapper[$s]= srv_wrapper[$s]=
+    done
+    end_kamailio_children
+}
+
+# Runs one step of the UAC against one server; sets step_ok step_failed_pct step_achieved
+# step_cpu_pct step_us step_mean step_p99 step_sipp_pct
+step_no=0
+run_step() {            # server transport auth rate seconds tag
+    local s=$1 transport=$2 auth=$3 rate=$4 seconds=$5 tag=$6 mode=u1 target rc=0
+    [[ $transport == tcp ]] && mode=t1
+    target=$(( rate * seconds ))
+    step_no=$((step_no + 1))
+    local dir=$work/steps/$step_no-$tag-r$rate
+    mkdir -p "$dir"
+    local stf=$dir/stat.csv scen=(-sf "$here/uac.xml" -s "bench-$transport") rtt_freq
+    # SIPp writes the response times every rtt_freq calls and drops the last incomplete batch:
+    # about 50 flushes a second, so that only the last 20 ms or so of a step go unrecorded
+    rtt_freq=$(( rate / 50 )); (( rtt_freq < 1 )) && rtt_freq=1; (( rtt_freq > 100 )) && rtt_freq=100
+    # the digest uri must be the INVITE's Request-URI (sipcrypt checks it); SIPp's default lacks the user
+    (( auth )) && scen=(-sf "$here/uac-auth.xml" -inf "$users_csv" -s callee -auth_uri "callee@127.0.0.1:${srv_port[$s]}")
+    local measured
+    read -r -a measured <<<"${srv_pids[$s]}"
+    local cpu0 uas0 t0
+    cpu0=$(sum_ticks "${measured[@]}")
+    uas0=$(cpu_ticks "${uas_pid[$s]}")
+    t0=$(now_ns)
+    # SIPp writes its -trace_rtt file into the working directory
+    ( cd "$dir" && exec timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" "${scen[@]}" \
+        -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$(( ${srv_port[$s]} + 20 ))" -t "$mode" -buff_size 4194304 \
+        -r "$rate" -m "$target" -timeout "$((seconds + GRACE_SECONDS))" -nostdin \
+        -trace_stat -stf "$stf" -fd 100ms -trace_rtt -rtt_freq "$rtt_freq" \
+        -trace_err -error_file "$dir/errors.log" \
+        "127.0.0.1:${srv_port[$s]}" >/dev/null 2>"$dir/stderr" ) &
+    local uac_wrapper=$!
+    started+=("$uac_wrapper")
+    local uac_pid uac_ticks=0 last col= made
+    uac_pid=$(command_pid "$uac_wrapper")
+    local w_ns= w_cpu= w_uas= w_uac=
+    while kill -0 "$uac_wrapper" 2>/dev/null; do
+        [[ -n $uac_pid ]] && last=$(cpu_ticks "$uac_pid") && (( last > 0 )) && uac_ticks=$last
+        if [[ -z $w_ns && -s $stf ]]; then
+            [[ -n $col ]] || col=$(head -1 "$stf" | tr ';' '\n' | grep -nx 'TotalCallCreated' | cut -d: -f1)
+            made=$( [[ -n $col ]] && tail -n 1 "$stf" | cut -d';' -f"$col")
+            if [[ $made =~ ^[0-9]+$ ]] && (( made >= target )); then
+                w_ns=$(now_ns) w_cpu=$(sum_ticks "${measured[@]}") w_uas=$(cpu_ticks "${uas_pid[$s]}") w_uac=$uac_ticks
+            fi
+        fi
+        sleep 0.1
+    done
+    wait "$uac_wrapper" || rc=$?
+    local t1 cpu1
+    t1=$(now_ns)
+    cpu1=$(sum_ticks "${measured[@]}")
+    forget_pid "$uac_wrapper"
+    if [[ -z $w_ns ]]; then
+        w_ns=$t1 w_cpu=$cpu1 w_uas=$(cpu_ticks "${uas_pid[$s]}") w_uac=$uac_ticks
+    fi
+    local created ok failed made_at creating_s
+    read -r created ok failed made_at creating_s < <(stat_counts "$stf" "$target")
+    read -r step_failed_pct step_achieved step_cpu_pct step_us step_sipp_pct < <(awk \
+        -v target="$target" -v ok="$ok" -v made="$made_at" -v creating="$creating_s" -v tck="$CLK_TCK" \
+        -v window="$(( (w_ns - t0) / 1000000 ))" -v wcpu="$((w_cpu - cpu0))" -v cpu="$((cpu1 - cpu0))" \
+        -v sipp="$(( w_uas - uas0 + w_uac ))" 'BEGIN {
+            window = (window > 0 ? window : 1) / 1000.0
+            printf "%.2f %.0f %.0f %.0f %.0f\n",
+                100.0 * (target - ok) / target,
+                (creating > 0 ? made / creating : 0),
+                100.0 * (wcpu / tck) / window,
+                (ok > 0 ? (cpu / tck) * 1e6 / ok : 0),
+                100.0 * (sipp / tck) / window }')
+    read -r step_mean step_p99 < <(rtt_stats "$(ls "$dir"/*_rtt.csv 2>/dev/null | head -1)")
+    step_ok=$(awk -v f="$step_failed_pct" -v a="$step_achieved" -v r="$rate" \
+        -v maxf="$MAX_FAILED_PCT" -v mina="$MIN_ACHIEVED_PCT" -v mean="$step_mean" -v maxm="$MAX_MEAN_MS" \
+        'BEGIN { print ((f < maxf && a >= r * mina / 100.0 && (maxm == 0 || (mean != "-" && mean + 0 < maxm))) ? 1 : 0) }')
+    log "$(printf '%-22s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, created at %s cps, CPU %s%% (%s us/call), INVITE->200 mean %s ms p99 %s ms, SIPp CPU %s%%' \
+        "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$ok" "$target" "$failed" "$rc" \
+        "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us" "$step_mean" "$step_p99" "$step_sipp_pct")"
+    sleep "$COOLDOWN_SECONDS"
+}
+
+# ---------------------------------------------------------------- the cases
+
+next_up() {             # rate -> the next step of the ladder, as bench.sh
+    awk -v r="$1" -v f="$STEP_FACTOR" -v m="$MAX_RATE" \
+        'BEGIN { n = int(r * f / 10 + 0.5) * 10; if (n <= r) n = r + 10; print (n > m ? m : n) }'
+}
+
+rows=()
+ncases=$(wc -w <<<"$CASES")
+share=$(( BUDGET_SECONDS / ncases ))
+run_start=$(date +%s)
+
+for c in $CASES; do
+    transport=${c%-auth}
+    auth=0
+    [[ $c == *-auth ]] && auth=1
+    case_start=$(date +%s)
+    check_ports_free "${srv_port[sipcrypt]}"
+    check_ports_free "${srv_port[kamailio]}"
+    start_sipcrypt "$c" "$auth"
+    start_kamailio "$c" "$auth"
+    for s in $SERVERS; do
+        start_uas "$s" "$transport" "$c"
+        register_uas "$s" "$transport" "$c" "$auth"
+    done
+    log "$c: both servers up, UAS registered; budget ${share}s"
+
+    if (( WARMUP_SECONDS > 0 )); then
+        for s in $SERVERS; do
+            run_step "$s" "$transport" "$auth" "$START_RATE" "$WARMUP_SECONDS" "$c-$s-warmup"
+        done
+    fi
+
+    declare -A fx_cpu=() fx_us=() fx_mean=() fx_p99=() fx_failed=()
+    for s in $SERVERS; do
+        run_step "$s" "$transport" "$auth" "$FIXED_RATE" "$FIXED_SECONDS" "$c-$s-fixed"
+        fx_cpu[$s]=$step_cpu_pct fx_us[$s]=$step_us fx_mean[$s]=$step_mean fx_p99[$s]=$step_p99
+        fx_failed[$s]=$step_failed_pct
+    done
+
+    # the peak searches, one step of each server in turn
+    declare -A rate=() last_pass=() first_fail=() phase=() refine_left=() note=() \
+        pk_us=() pk_mean=() pk_cpu=() pk_p99=()
+    for s in $SERVERS; do
+        rate[$s]=$START_RATE last_pass[$s]=0 first_fail[$s]=0 phase[$s]=step refine_left[$s]=$REFINE note[$s]=
+    done
+    step_cost=$(( STEP_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1 ))
+    budget_hit=0
+    while :; do
+        active=0
+        for s in $SERVERS; do
+            # what this server does next: a ladder step, a bisection step, its confirmation, or nothing
+            r= kind=
+            if [[ ${phase[$s]} == step ]]; then r=${rate[$s]} kind=step; fi
+            if [[ ${phase[$s]} == refine ]]; then
+                mid=$(( (last_pass[$s] + first_fail[$s]) / 20 * 10 ))
+                if (( refine_left[$s] > 0 && first_fail[$s] > 0 && mid > last_pass[$s] && mid < first_fail[$s] )); then
+                    r=$mid kind=refine
+                else
+                    phase[$s]=confirm
+                fi
+            fi
+            if [[ ${phase[$s]} == confirm ]]; then
+                if (( CONFIRM && last_pass[$s] > 0 )); then r=${last_pass[$s]} kind=confirm; else phase[$s]=done; fi
+            fi
+            [[ -n $r ]] || continue
+            if (( $(date +%s) - case_start + step_cost > share )); then
+                budget_hit=1
+                phase[$s]=done
+                note[$s]="${note[$s]:+${note[$s]}; }time budget reached"
+                continue
+            fi
+            active=1
+            suffix=; [[ $kind == step ]] || suffix=-$kind
+            run_step "$s" "$transport" "$auth" "$r" "$STEP_SECONDS" "$c-$s$suffix"
+            if (( step_ok )); then
+                pk_us[$s:$r]=$step_us pk_mean[$s:$r]=$step_mean pk_cpu[$s:$r]=$step_cpu_pct pk_p99[$s:$r]=$step_p99
+            fi
+            case $kind in
+                step)
+                    if (( step_ok )); then
+                        last_pass[$s]=$r
+                        if (( r >= MAX_RATE )); then
+                            phase[$s]=refine note[$s]="${note[$s]:+${note[$s]}; }reached --max-rate"
+                        else
+                            rate[$s]=$(next_up "$r")
+                        fi
+                    else
+                        first_fail[$s]=$r phase[$s]=refine
+                    fi ;;
+                refine)
+                    refine_left[$s]=$(( refine_left[$s] - 1 ))
+                    if (( step_ok )); then last_pass[$s]=$r; else first_fail[$s]=$r; fi ;;
+                confirm)
+                    phase[$s]=done
+                    if (( ! step_ok )); then
+                        note[$s]="${note[$s]:+${note[$s]}; }$r cps passed once, failed on repeat"
+                        unset "pk_us[$s:$r]"
+                        last_pass[$s]=0
+                        for k in "${!pk_us[@]}"; do
+                            [[ $k == "$s:"* ]] && (( ${k#*:} > last_pass[$s] )) && last_pass[$s]=${k#*:}
+                        done
+                    fi ;;
+            esac
+        done
+        (( active )) || break
+    done
+
+    read -r gc_n gc_total gc_max < <(gc_pauses "$work/$c-gc.log")
+    stop_case
+
+    for s in $SERVERS; do
+        (( first_fail[$s] > 0 )) && note[$s]="${note[$s]:+${note[$s]}; }first failing step ${first_fail[$s]} cps"
+        if awk -v f="${fx_failed[$s]}" -v m="$MAX_FAILED_PCT" 'BEGIN { exit !(f >= m) }'; then
+            note[$s]="${note[$s]:+${note[$s]}; }${fx_failed[$s]} % failed at $FIXED_RATE cps"
+        fi
+    done
+    lp_s=${last_pass[sipcrypt]} lp_k=${last_pass[kamailio]}
+    ratio_peak=$(awk -v a="$lp_s" -v b="$lp_k" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
+    ratio_us=$(awk -v a="${fx_us[sipcrypt]}" -v b="${fx_us[kamailio]}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
+    for s in $SERVERS; do
+        lp=${last_pass[$s]}
+        name=sipcrypt gc="Σ $gc_total ms, max $gc_max ms ($gc_n)" rp=$ratio_peak ru=$ratio_us
+        [[ $s == kamailio ]] && name=Kamailio gc="-" rp="" ru=""
+        if (( lp > 0 )); then
+            peak=$lp pus=${pk_us[$s:$lp]:--} pmean=${pk_mean[$s:$lp]:--}
+            if awk -v m="$pmean" 'BEGIN { exit !(m != "-" && m + 0 >= 50) }'; then
+                note[$s]="queueing at peak (mean INVITE→200 ≥ 50 ms)${note[$s]:+; ${note[$s]}}"
+            fi
+        else
+            peak="< $START_RATE" pus=- pmean=-
+        fi
+        rows+=("| $c | $name | $peak | ${fx_cpu[$s]} | ${fx_us[$s]} | ${fx_mean[$s]} | ${fx_p99[$s]} | $pus | $pmean | $gc | $rp | $ru | ${note[$s]} |")
+    done
+    unset fx_cpu fx_us fx_mean fx_p99 fx_failed rate last_pass first_fail phase refine_left note pk_us pk_mean pk_cpu pk_p99
+    (( budget_hit )) && log "$c: time budget reached"
+    sleep 1
+done
+
+# ---------------------------------------------------------------- the table
+
+cpu_model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+kam_version=$("$KAMAILIO" -v 2>/dev/null | sed -n 's/^version: *//p' | head -1 | sed 's/ *$//')
+java_version=$("$JAVA" -version 2>&1 | head -1)
+sipp_version=$("$SIPP" -v 2>&1 | grep -o 'SIPp v[^ ]*' | head -1)
+{
+    echo
+    echo "sipcrypt vs Kamailio, SIPp on loopback, $(date -u +%Y-%m-%dT%H:%MZ), $(( $(date +%s) - run_start )) s"
+    echo "CPU: ${cpu_model:-unknown} ($(nproc) cores online), SIPp and both servers on the same cores"
+    echo "sipcrypt: $(basename "$JAR") on $java_version, JAVA_OPTS=$JAVA_OPTS${SERVER_ARGS:+, SERVER_ARGS=$SERVER_ARGS}"
+    echo "Kamailio: $kam_version, children=4, -m $KAMAILIO_SHM_MB -M $KAMAILIO_PKG_MB; $sipp_version"
+    echo "Fixed rate $FIXED_RATE calls/s for ${FIXED_SECONDS} s; peak: < ${MAX_FAILED_PCT} % failed$( (( MAX_MEAN_MS > 0 )) && echo " and mean INVITE→200 < $MAX_MEAN_MS ms"), ${STEP_SECONDS} s steps from $START_RATE (x$STEP_FACTOR, $REFINE bisections, confirm $CONFIRM, max $MAX_RATE); udp-auth: $USERS users, MD5"
+    echo "(CPU % is of one core; µs/call is server CPU time per successful call; INVITE→200 is SIPp's response time 1 in ms, whole-ms resolution; GC: the sipcrypt JVM's pauses over the whole case, Σ, max and count; ratios are sipcrypt / Kamailio: peak, and CPU µs per call at the fixed rate)"
+    echo
+    echo "| case | server | peak calls/s | CPU % @ $FIXED_RATE/s | CPU µs/call @ $FIXED_RATE/s | mean INVITE→200 ms @ $FIXED_RATE/s | p99 INVITE→200 ms @ $FIXED_RATE/s | CPU µs/call @ peak | mean INVITE→200 ms @ peak | GC pauses (sipcrypt) | peak ratio s/K | CPU/call ratio s/K @ $FIXED_RATE/s | note |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |"
+    printf '%s\n' "${rows[@]}"
+} | if [[ -n $OUT ]]; then tee "$OUT"; else cat; fi
