@@ -42,6 +42,9 @@ public final class ScenarioRunner {
 
     private static final Logger log = LoggerFactory.getLogger(ScenarioRunner.class);
 
+    /** How {@link PointRun#invalid()} begins for a point whose generator was saturated. */
+    static final String GENERATOR_SATURATED = "generator saturated";
+
     /**
      * How the runner runs.
      * Threading: immutable.
@@ -213,7 +216,7 @@ public final class ScenarioRunner {
         double perCall = g.serverCpuMicros() < 0 || u.completed() == 0 ? -1 : (double) g.serverCpuMicros() / u.completed();
         ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes());
         String invalid = u.saturated() ? String.format(Locale.ROOT,
-                "generator saturated (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)", u.cpuPercent(), u.cores(),
+                GENERATOR_SATURATED + " (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)", u.cpuPercent(), u.cores(),
                 u.maxArrivalLagMs()) : null;
         return new PointRun(scenario.name(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
                 g.uasBytes(), server, g.samples(), invalid);

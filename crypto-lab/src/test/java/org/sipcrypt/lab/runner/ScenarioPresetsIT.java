@@ -1,7 +1,6 @@
 package org.sipcrypt.lab.runner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -19,7 +18,9 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
 /**
  * Every scenario preset, shortened to 3 s at 20 operations/s after a 1 s warm-up, against the real
  * server in its own process: no operation fails, every cipher asked for gives a point, and the
- * server's CPU was measured. The chain sweeps every cipher and both baselines; the other presets
+ * server's and the generator's CPU were measured. Whether the generator kept to its schedule depends
+ * on the machine, not on the code: a point flagged invalid for a saturated generator passes here as
+ * long as its calls did. The chain sweeps every cipher and both baselines; the other presets
  * one or two ciphers each, so that together they cover every cipher on both legs.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -60,7 +61,13 @@ class ScenarioPresetsIT {
         for (PointRun p : study.fixed()) {
             assertEquals(0, p.uac().failed(), p.uac().text());
             assertEquals(60, p.uac().completed(), p.uac().text());
-            assertNull(p.invalid());
+            // a saturated generator (its CPU, or arrivals late by the wall clock) is the lab's verdict on
+            // the run, shown in its reports; on a busy machine it says nothing about the code under test
+            assertEquals(p.uac().saturated(), p.invalid() != null, "invalid exactly when saturated: " + p.invalid());
+            if (p.invalid() != null) {
+                assertTrue(p.invalid().startsWith(ScenarioRunner.GENERATOR_SATURATED), p.invalid());
+            }
+            assertTrue(p.uac().cpuPercent() > 0, "the generator's CPU measured: " + p.uac().text());
             assertTrue(p.server().cpuMicrosPerCall() > 0, "server CPU measured: " + p.server());
             assertTrue(p.server().pid() > 0);
             if (s.auth()) {
