@@ -47,7 +47,7 @@
 #   --label TEXT             first column of the result rows (default: the transport)
 #   --keep                   keep the work directory (logs, SIPp statistics) on exit
 # Env only: JAVA (default java), JAVA_OPTS (server JVM; default the recommended -Xms1g -Xmx1g
-#   -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch), SERVER_ARGS (extra server options), SIPP (default sipp),
+#   -XX:+UseZGC -XX:+AlwaysPreTouch), SERVER_ARGS (extra server options), SIPP (default sipp),
 #   MIN_ACHIEVED_PCT (default 90), COOLDOWN_SECONDS (default 2).
 #
 # Loopback only. Every SIPp and java run is bounded by `timeout`; everything started is ended by
@@ -75,7 +75,7 @@ SERVER_PORT=${SERVER_PORT:-15060}
 NO_SERVER=${NO_SERVER:-0}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch}
+JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 SERVER_ARGS=${SERVER_ARGS:-}
 SIPP=${SIPP:-sipp}
 UAC_SCENARIO=${UAC_SCENARIO:-}

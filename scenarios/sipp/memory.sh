@@ -3,7 +3,7 @@
 # A benchmark, not a test: it prints numbers and fails only when it cannot measure.
 #
 # For each case (udp, tcp: one connection, udp-auth: digest with USERS subscribers, MD5):
-#   1. start the server jar with JAVA_OPTS (-Xlog:gc to a file), a fresh data directory, UDP and
+#   1. start the server jar with JAVA_OPTS (-Xlog:gc,gc+phases to a file: every collector's pauses), a fresh data directory, UDP and
 #      TCP on 127.0.0.1; a SIPp UAS registered as bench-T@127.0.0.1 (udp-auth: the calls name the
 #      UAS in their Request-URI and reach the server as outbound proxy, so no REGISTER is needed);
 #   2. warm up (WARMUP_CALLS at WARMUP_RATE), wait IDLE_SECONDS so every transaction of the
@@ -14,7 +14,7 @@
 #   Memory per call = (live heap after - baseline) / calls placed; objects likewise. Every call of
 #   the run is still inside the retention window (32 s) when measured, so this is what one call
 #   holds in flight or in its completed transactions' wait. Then the GC pauses of the loaded run
-#   (G1 "Pause" lines of the GC log between the start and the end of the run): count, p50, p99,
+#   (the collector's "Pause" lines of the GC log between the start and the end of the run): count, p50, p99,
 #   max, total.
 #   Also printed: the largest classes of the loaded histogram (--histo N).
 #
@@ -51,7 +51,7 @@ SERVER_PORT=${SERVER_PORT:-25060}
 HISTO=${HISTO:-15}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch}
+JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 SIPP=${SIPP:-sipp}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -147,7 +147,7 @@ for c in $CASES; do
     fi
     log "$c: starting the server ($JAVA_OPTS)"
     # shellcheck disable=SC2086  # JAVA_OPTS is a word list
-    timeout -k 10 900 "$JAVA" $JAVA_OPTS -Xlog:gc:file="$work/$c-gc.log":uptime -jar "$JAR" \
+    timeout -k 10 900 "$JAVA" $JAVA_OPTS -Xlog:gc,gc+phases:file="$work/$c-gc.log":uptime -jar "$JAR" \
         --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
         --data-dir "$data" --stats-interval 0 "${server_args[@]}" >"$work/$c-server.log" 2>&1 &
     server_wrapper=$!

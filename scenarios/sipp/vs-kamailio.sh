@@ -23,7 +23,7 @@
 # CPU % of one core over the load window, µs per call over the whole step / successful calls.
 # INVITE→200: SIPp's response time 1 (rtd of the 200, first INVITE included, so with auth the
 # 407 round trip too), per call from -trace_rtt; SIPp measures it in whole milliseconds.
-# GC pauses: the sipcrypt JVM's -Xlog:gc `Pause` lines over the whole case (warm-up included).
+# GC pauses: the sipcrypt JVM's -Xlog:gc,gc+phases `Pause` lines (every collector's pauses) over the whole case (warm-up included).
 # Output: a Markdown table, one row per (case, server), on stdout (and in --out FILE).
 #
 # Options (each also an environment variable of the upper-case name, e.g. STEP_SECONDS=5):
@@ -94,7 +94,7 @@ PORT=${PORT:-15060}
 OUT=${OUT:-}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xmx1g -Xms1g -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch}
+JAVA_OPTS=${JAVA_OPTS:--Xmx1g -Xms1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 SERVER_ARGS=${SERVER_ARGS:-}
 SIPP=${SIPP:-sipp}
 KAMAILIO=${KAMAILIO:-kamailio}
@@ -297,7 +297,7 @@ start_sipcrypt() {      # case auth
     (( auth )) && data=$auth_data && extra=(--auth --auth-algorithms md5)
     mkdir -p "$data"
     # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
-    timeout -k 10 "$case_timeout" "$JAVA" $JAVA_OPTS "-Xlog:gc:file=$work/$c-gc.log" -jar "$JAR" \
+    timeout -k 10 "$case_timeout" "$JAVA" $JAVA_OPTS "-Xlog:gc,gc+phases:file=$work/$c-gc.log" -jar "$JAR" \
         --listen "udp:127.0.0.1:$port" --listen "tcp:127.0.0.1:$port" --data-dir "$data" "${extra[@]}" \
         $SERVER_ARGS >"$work/$c-sipcrypt.log" 2>&1 &
     srv_wrapper[sipcrypt]=$!

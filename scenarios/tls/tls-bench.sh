@@ -50,7 +50,7 @@
 #   --hdr-jar PATH            HdrHistogram jar (default: from ~/.m2, else asked of Maven offline)
 #   --keep                    keep the work directory (logs, certificates, driver output) on exit
 # Env only: JAVA (default java), JAVA_OPTS (server JVM; default the recommended -Xms1g -Xmx1g
-#   -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch), CLIENT_JAVA_OPTS (load driver JVM),
+#   -XX:+UseZGC -XX:+AlwaysPreTouch), CLIENT_JAVA_OPTS (load driver JVM),
 #   SERVER_ARGS and CLIENT_ARGS (extra arguments for every run), SIPP (default sipp),
 #   SERVER_EXTRA_<cipher> and CLIENT_EXTRA_<cipher> (replace a table entry, e.g.
 #   SERVER_EXTRA_aes="--tls-engine bc"), SUITE_<cipher> (replace the suite).
@@ -119,7 +119,7 @@ HS_CLIENT=${HS_CLIENT:-bc}
 SERVER_PORT=${SERVER_PORT:-15160}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch}
+JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 CLIENT_JAVA_OPTS=${CLIENT_JAVA_OPTS:-}
 SERVER_ARGS=${SERVER_ARGS:-}
 CLIENT_ARGS=${CLIENT_ARGS:-}
