@@ -50,8 +50,8 @@
 #   --quick                  smoke run: 3 s steps, 2 s warm-up, rates 100..300, fixed rate 100,
 #                            no bisection, no confirmation, budget 900 s (explicit options win)
 #   --keep                   keep the work directory (logs, SIPp statistics, GC logs) on exit
-# Env only: JAVA (default java), JAVA_OPTS (default -Xmx1g -Xms1g -XX:+UseG1GC
-#   -XX:MaxGCPauseMillis=10 -XX:+AlwaysPreTouch), SERVER_ARGS (extra sipcrypt options), SIPP,
+# Env only: JAVA (default java), JAVA_OPTS (default -Xmx1g -Xms1g -XX:+UseZGC
+#   -XX:+AlwaysPreTouch), SERVER_ARGS (extra sipcrypt options), SIPP,
 #   KAMAILIO (default kamailio), KAMAILIO_SHM_MB (512), KAMAILIO_PKG_MB (16),
 #   MIN_ACHIEVED_PCT (90), COOLDOWN_SECONDS (2).
 #
