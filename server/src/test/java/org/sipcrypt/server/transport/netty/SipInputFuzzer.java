@@ -76,10 +76,11 @@ import org.sipcrypt.server.transport.BadRequestResponse;
  * ./mvnw -q -pl server test -Dtest=SipInputFuzzTest -Dfuzz.seed=4475 -Dfuzz.inputs=10000000 -Dfuzz.threads=2
  * </pre>
  * {@code -Dfuzz.threads=N} spreads the inputs over N threads (the inputs are the same whatever N);
- * Last long run, 2026-11-24, seed 4475, two threads on a 2-core machine: 10,000,000 inputs in 305 s
+ * {@code -Dfuzz.start=N} starts at input N (replaying one input is {@code -Dfuzz.start=N -Dfuzz.inputs=1}).
+ *
+ * <p>Last long run, 2026-11-24, seed 4475, two threads on a 2-core machine: 10,000,000 inputs in 305 s
  * (5 min 8 s with Maven), no invariant violated; 4,551,727 messages framed, 5,124,882 framing errors,
  * 5,512,651 messages parsed (2,995,860 passing every check), 7,693,749 answerable with a 400.
- * {@code -Dfuzz.start=N} starts at input N (replaying one input is {@code -Dfuzz.start=N -Dfuzz.inputs=1}).
  * Threading: one instance per thread (not thread-safe).
  */
 final class SipInputFuzzer {
