@@ -32,7 +32,9 @@ public final class BadRequestResponse {
         String to = null;
         String callId = null;
         String cseq = null;
-        for (String line : text.split("\r\n")) {
+        // any line end, as JAIN-SIP's parser reads them: a bare CR or LF copied inside a line would
+        // leave the answer with a line end that is not CRLF (RFC 3261 §7)
+        for (String line : text.split("\r\n|\r|\n")) {
             int colon = line.indexOf(':');
             if (colon <= 0) {
                 continue;

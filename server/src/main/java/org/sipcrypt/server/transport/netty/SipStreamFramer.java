@@ -100,10 +100,14 @@ final class SipStreamFramer extends ByteToMessageDecoder {
         out.add(new SipFrame.Error(reason, detail));
     }
 
-    /** Index just past the CRLFCRLF ending the headers, or -1 when not yet received. */
+    /**
+     * Index just past the CRLFCRLF ending the headers, or -1 when not yet received. Only a CRLFCRLF
+     * ending within {@code maxMessageBytes} counts, so a longer header section is OVERSIZE however
+     * the stream was split into reads.
+     */
     private int findHeaderEnd(ByteBuf in, int start) {
         int limit = in.writerIndex() - 3;
-        int cap = start + maxMessageBytes;
+        int cap = start + maxMessageBytes - 3;
         for (int i = start; i < limit && i < cap; i++) {
             if (in.getByte(i) == '\r' && in.getByte(i + 1) == '\n'
                     && in.getByte(i + 2) == '\r' && in.getByte(i + 3) == '\n') {
