@@ -165,6 +165,25 @@ public final class SipSocket implements AutoCloseable {
         return sb.toString();
     }
 
+    /** Exactly {@code count} bytes from the TCP stream (e.g. a keep-alive pong), or null if they do not come in time. */
+    public String receiveBytes(int count, Duration timeout) throws IOException {
+        tcp.setSoTimeout((int) timeout.toMillis());
+        byte[] buf = new byte[count];
+        int got = 0;
+        try {
+            while (got < count) {
+                int n = tcp.getInputStream().read(buf, got, count - got);
+                if (n < 0) {
+                    return null;
+                }
+                got += n;
+            }
+        } catch (SocketTimeoutException e) {
+            return null;
+        }
+        return new String(buf, StandardCharsets.UTF_8);
+    }
+
     /**
      * The next message starting with {@code prefix}, skipping any other (retransmissions,
      * provisional responses), or null when none arrives within the timeout.
