@@ -74,6 +74,10 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
                             ch.close();
                             return;
                         }
+                        // before any TLS or SIP work: a source at its cap costs an accept and a reset
+                        if (!transport.admit(ch, p)) {
+                            return;
+                        }
                         p.initPipeline(ch, null, null);
                     }
                 });
@@ -93,8 +97,12 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
             ch.pipeline().addLast("tls-events", new TlsEventsHandler(transport().counters()));
         }
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        ch.pipeline().addLast("framer", new SipStreamFramer(s.maxMessageBytes()));
-        ch.pipeline().addLast("sip", new SipConnectionHandler(this, outboundKey, connected));
+        SipStreamFramer framer = new SipStreamFramer(s.maxMessageBytes());
+        SipConnectionHandler sip = new SipConnectionHandler(this, outboundKey, connected);
+        ch.pipeline().addLast("limits", new StreamLimitsHandler(s.limits(), transport().partialMessages(), framer, sip,
+                outboundKey == null, kind() == Transport.TLS));
+        ch.pipeline().addLast("framer", framer);
+        ch.pipeline().addLast("sip", sip);
     }
 
     @Override
