@@ -81,7 +81,8 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
         }
         firstMessageTimer = ctx.executor().schedule(() -> {
             if (!sawMessage) {
-                close(ctx, "first_message_timeout", "no complete SIP message within " + limits.firstMessageTimeout());
+                close(ctx, "first_message_timeout",
+                        "no complete SIP message within " + limits.firstMessageTimeout().toMillis() + " ms");
             }
         }, limits.firstMessageTimeout().toNanos(), TimeUnit.NANOSECONDS);
     }
@@ -138,7 +139,8 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
             }
             long left = limits.messageTimeout().toNanos() - (System.nanoTime() - partialSinceNanos);
             if (left <= 0) {
-                close(ctx, "message_timeout", "message incomplete " + limits.messageTimeout() + " after its first byte");
+                close(ctx, "message_timeout",
+                        "message incomplete " + limits.messageTimeout().toMillis() + " ms after its first byte");
             } else {
                 // the message that started the timer completed; a later one is running
                 armMessageTimer(ctx, left);
@@ -151,7 +153,8 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         connection.closeReason(reason);
-        rateLimited.warn(reason, "tcp {}: closing, {}: {}", ctx.channel().remoteAddress(), reason, detail);
+        rateLimited.warn(reason, "{} {}: closing, {}: {}", tls ? "tls" : "tcp", ctx.channel().remoteAddress(),
+                reason, detail);
         release();
         ctx.close();
     }
