@@ -5,6 +5,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.sipcrypt.server.transport.PartialMessages;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.StreamLimits;
@@ -32,7 +33,7 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
     private final StreamLimits limits;
     private final PartialMessages partials;
     private final SipStreamFramer framer;
-    private final SipConnectionHandler connection;
+    private final Consumer<String> closeReason;
     private final boolean inbound;
     private final boolean tls;
 
@@ -42,19 +43,28 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> firstMessageTimer;
     /** The incomplete message the framer holds, or null between messages. */
     private PartialMessages.Message partial;
-    private long partialSinceNanos;
+    /** Messages begun on this connection; the current one's number while {@link #partial} is set. */
+    private long messageNumber;
+    /** The message the pending {@link #messageTimer} runs for. */
+    private long timedMessage;
+    /**
+     * When a message began while the timer of an earlier one was pending: how long after that timer
+     * fires the later message's deadline falls.
+     */
+    private long laterDeadlineNanos;
     private ScheduledFuture<?> messageTimer;
 
     /**
      * @param inbound whether the connection was accepted (the first-message deadline applies to those only)
      * @param tls     whether a TLS stage precedes this one (the first-message deadline starts after its handshake)
+     * @param closeReason told why before this stage closes the connection (the last stage counts it)
      */
     StreamLimitsHandler(StreamLimits limits, PartialMessages partials, SipStreamFramer framer,
-                        SipConnectionHandler connection, boolean inbound, boolean tls) {
+                        Consumer<String> closeReason, boolean inbound, boolean tls) {
         this.limits = limits;
         this.partials = partials;
         this.framer = framer;
-        this.connection = connection;
+        this.closeReason = closeReason;
         this.inbound = inbound;
         this.tls = tls;
     }
@@ -112,10 +122,15 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
         if (partial == null || completed) {
             // a message began in this read (possibly right after one it completed)
             endPartial();
-            partialSinceNanos = System.nanoTime();
+            messageNumber++;
             partial = partials.begin(bytes, () -> ctx.executor().execute(() -> close(ctx, "partial_bytes",
                     "incomplete messages over all connections beyond " + partials.maxBytes() + " bytes; this one the oldest")));
-            armMessageTimer(ctx, limits.messageTimeout().toNanos());
+            if (messageTimer == null) {
+                armMessageTimer(ctx, limits.messageTimeout().toNanos());
+            } else {
+                // one timer per connection: when the pending one fires, it re-arms for this message
+                laterDeadlineNanos = limits.messageTimeout().toNanos() - messageTimer.getDelay(TimeUnit.NANOSECONDS);
+            }
         } else {
             partials.update(partial, bytes);
         }
@@ -128,22 +143,20 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Arms the message deadline for the current message; the event loop's clock, no other. */
     private void armMessageTimer(ChannelHandlerContext ctx, long delayNanos) {
-        if (messageTimer != null) {
-            return;
-        }
+        timedMessage = messageNumber;
         messageTimer = ctx.executor().schedule(() -> {
             messageTimer = null;
             if (partial == null || closed) {
                 return;
             }
-            long left = limits.messageTimeout().toNanos() - (System.nanoTime() - partialSinceNanos);
-            if (left <= 0) {
+            if (timedMessage == messageNumber) {
                 close(ctx, "message_timeout",
                         "message incomplete " + limits.messageTimeout().toMillis() + " ms after its first byte");
             } else {
-                // the message that started the timer completed; a later one is running
-                armMessageTimer(ctx, left);
+                // the message that armed the timer completed; a later one began after it
+                armMessageTimer(ctx, Math.max(0, laterDeadlineNanos));
             }
         }, delayNanos, TimeUnit.NANOSECONDS);
     }
@@ -152,7 +165,7 @@ final class StreamLimitsHandler extends ChannelInboundHandlerAdapter {
         if (closed) {
             return;
         }
-        connection.closeReason(reason);
+        closeReason.accept(reason);
         rateLimited.warn(reason, "{} {}: closing, {}: {}", tls ? "tls" : "tcp", ctx.channel().remoteAddress(),
                 reason, detail);
         release();
