@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * kept in one table keyed by {@link PeerKey} and reused for any message to the same peer; an
  * outgoing target under the {@code per-call} pattern gets a connection of its own per Call-ID
  * (named by {@link ConnectionScope}), closed when the SIP layer releases the call. Each connection
- * closes itself when idle (a per-connection timer), and the configured cap bounds how many are open.
+ * closes itself when idle (a per-connection timer), and the configured caps bound how many are open:
+ * in all, and inbound per source address (checked on accept, before any TLS work). A
+ * {@link StreamLimitsHandler} in front of the framer enforces the message deadlines.
  * Threading: thread-safe; connection set-up waits only on SIP worker threads, never on an event loop.
  */
 final class NettyTcpMessageProcessor extends NettyMessageProcessor {
