@@ -101,8 +101,8 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         SipStreamFramer framer = new SipStreamFramer(s.maxMessageBytes());
         SipConnectionHandler sip = new SipConnectionHandler(this, outboundKey, connected);
-        ch.pipeline().addLast("limits", new StreamLimitsHandler(s.limits(), transport().partialMessages(), framer, sip::closeReason,
-                outboundKey == null, kind() == Transport.TLS));
+        ch.pipeline().addLast("limits", new StreamLimitsHandler(s.limits(), transport().partialMessages(), framer,
+                sip::closeReason, outboundKey == null, kind() == Transport.TLS));
         ch.pipeline().addLast("framer", framer);
         ch.pipeline().addLast("sip", sip);
     }
