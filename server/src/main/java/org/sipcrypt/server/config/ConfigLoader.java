@@ -82,6 +82,15 @@ public final class ConfigLoader {
                 c -> List.of(c.dbPassword()), (d, k, v) -> d.dbPassword = one(k, v)),
         DB_POOL_SIZE("db.poolSize", Kind.SINGLE, "N", "Database connections, also the database worker threads.",
                 c -> List.of(String.valueOf(c.dbPoolSize())), (d, k, v) -> d.dbPoolSize = integer(k, one(k, v), 1, 1000)),
+        DB_CONNECT_TIMEOUT("db.connectTimeout", Kind.SINGLE, "DURATION",
+                "Longest wait for a database connection (250ms to 60s); when it fails for want of the database,"
+                        + " requests needing it get 503 at once until it is back.",
+                c -> List.of(format(c.dbBreaker().connectTimeout())),
+                (d, k, v) -> d.dbConnectTimeout = duration(k, one(k, v), false)),
+        DB_PROBE_INTERVAL("db.probeInterval", Kind.SINGLE, "DURATION",
+                "How often the server checks whether a database that went away is back (10ms to 60s).",
+                c -> List.of(format(c.dbBreaker().probeInterval())),
+                (d, k, v) -> d.dbProbeInterval = duration(k, one(k, v), false)),
         MODE("mode", Kind.SINGLE, "proxy|redirect", "Forward requests (stateful proxy) or answer with contacts (redirect).",
                 c -> List.of(c.mode().configName()), (d, k, v) -> d.mode = parsed(k, one(k, v), Mode::parse)),
         ROUTE("route", Kind.REPEATABLE, "ROUTE",
@@ -436,6 +445,8 @@ public final class ConfigLoader {
         String dbUser;
         String dbPassword;
         int dbPoolSize;
+        Duration dbConnectTimeout;
+        Duration dbProbeInterval;
         Mode mode;
         List<RouteConfig> routes;
         List<String> routeTexts;
@@ -504,6 +515,8 @@ public final class ConfigLoader {
             dbUser = c.dbUser();
             dbPassword = c.dbPassword();
             dbPoolSize = c.dbPoolSize();
+            dbConnectTimeout = c.dbBreaker().connectTimeout();
+            dbProbeInterval = c.dbBreaker().probeInterval();
             mode = c.mode();
             routes = c.routes();
             defaultRoute = c.defaultRoute();
@@ -589,7 +602,8 @@ public final class ConfigLoader {
                         routes, defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout,
                         tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
                         sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
-                        maxContacts, maxBindings, shutdownGrace, statsInterval, auth, tls());
+                        maxContacts, maxBindings, shutdownGrace, statsInterval,
+                        new DbBreakerConfig(dbConnectTimeout, dbProbeInterval), auth, tls());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
             }
