@@ -176,8 +176,7 @@ public final class Database implements AutoCloseable {
             String reason = JdbcSecrets.describe(cause, password).replace('\n', ' ').replace('\r', ' ');
             if (DatabaseBreaker.isOutage(cause)) {
                 throw new DatabaseUnreachableException("cannot reach database " + masked + ": " + reason
-                        + " (check that the database server runs and accepts connections from this host,"
-                        + " and the db setting)", state, cause);
+                        + unreachableHint(jdbcUrl), state, cause);
             }
             throw new SQLException("cannot reach database " + masked + ": " + reason, state, cause);
         } catch (RuntimeException e) {
@@ -205,16 +204,31 @@ public final class Database implements AutoCloseable {
      */
     private static void check(Endpoint endpoint, String masked) throws SQLException {
         try {
+            DriverManager.getDriver(endpoint.url());
+        } catch (SQLException e) {
+            // DriverManager says 08001 (a connection exception) here too, but nothing was tried.
+            throw new SQLException("cannot open database " + masked
+                    + ": no JDBC driver accepts this URL (expected jdbc:h2:... or jdbc:postgresql:...)", e);
+        }
+        try {
             connectAndValidate(endpoint);
         } catch (SQLException e) {
             String reason = JdbcSecrets.describe(e, endpoint.password()).replace('\n', ' ').replace('\r', ' ');
             if (DatabaseBreaker.isOutage(e)) {
                 throw new DatabaseUnreachableException("cannot reach database " + masked + ": " + reason
-                        + " (check that the database server runs and accepts connections from this host,"
-                        + " and the db setting)", e.getSQLState(), e);
+                        + unreachableHint(endpoint.url()), e.getSQLState(), e);
             }
             throw new SQLException("cannot open database " + masked + ": " + reason, e.getSQLState(), e);
         }
+    }
+
+    /** What the operator should check when the database at {@code jdbcUrl} cannot be reached. */
+    static String unreachableHint(String jdbcUrl) {
+        boolean embedded = jdbcUrl.startsWith("jdbc:h2:") && !jdbcUrl.startsWith("jdbc:h2:tcp:")
+                && !jdbcUrl.startsWith("jdbc:h2:ssl:");
+        return embedded
+                ? " (check that no other process has the embedded database open, such as a running server)"
+                : " (check that the database server runs and accepts connections from this host; the URL is the db setting)";
     }
 
     /**

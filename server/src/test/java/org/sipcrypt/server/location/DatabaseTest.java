@@ -164,7 +164,10 @@ class DatabaseTest {
         String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/nowhere";
         SQLException e = assertThrows(SQLException.class,
                 () -> Database.open(url, "sa", "hunter2-secret", 2));
+        assertInstanceOf(DatabaseUnreachableException.class, e);
         assertTrue(e.getMessage().contains(url), e.getMessage());
+        assertTrue(e.getMessage().contains("check that the database server runs"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
         assertFalse(e.getMessage().contains("hunter2-secret"), e.getMessage());
     }
 
