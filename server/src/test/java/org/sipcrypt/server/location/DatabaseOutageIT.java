@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,12 +20,13 @@ import org.sipcrypt.server.auth.DigestAlgorithm;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.DigestClient;
 import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestPostgres;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * The location database in H2 server mode (a separate database server reached by JDBC URL) stops
- * and starts again on the same port with the same files. While it is down, REGISTERs, routed
+ * The location database, H2 in server mode or PostgreSQL (a separate database server reached by
+ * JDBC URL), stops and starts again on the same port with the same files. While it is down, REGISTERs, routed
  * INVITEs and credential lookups are answered 503 with Retry-After (each one answered, none left to
  * the client's timers) and the circuit breaker counts them; once it is back, REGISTERs get 200 again
  * by themselves, and every registration acknowledged before the outage is still there.
@@ -48,26 +48,40 @@ class DatabaseOutageIT {
     private int port;
     private Server h2;
 
-    @BeforeEach
-    void startDatabase() throws Exception {
+    /** A database server the test stops and starts again, on the same port with the same data. */
+    private interface DatabaseServer {
+        void stop() throws Exception;
+
+        void startAgain() throws Exception;
+    }
+
+    /** H2 in server mode on a loopback port; the JDBC URL of its database. */
+    private String startH2() throws Exception {
         System.setProperty("h2.bindAddress", "127.0.0.1");
         dbDir = dir.resolve("h2");
         h2 = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", dbDir.toString()).start();
         port = h2.getPort();
-    }
-
-    @AfterEach
-    void stopDatabase() {
-        h2.stop();
-    }
-
-    private String url() {
         return "jdbc:h2:tcp://127.0.0.1:" + port + "/./sipcrypt";
     }
 
-    private void restartDatabase() throws Exception {
-        h2 = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists", "-baseDir",
-                dbDir.toString()).start();
+    private final DatabaseServer h2Server = new DatabaseServer() {
+        @Override
+        public void stop() {
+            h2.stop();
+        }
+
+        @Override
+        public void startAgain() throws Exception {
+            h2 = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists", "-baseDir",
+                    dbDir.toString()).start();
+        }
+    };
+
+    @AfterEach
+    void stopH2() {
+        if (h2 != null) {
+            h2.stop();
+        }
     }
 
     /** The final response to what was just sent (provisional ones skipped); fails when none comes within {@link #ANSWER}. */
@@ -123,8 +137,33 @@ class DatabaseOutageIT {
     }
 
     @Test
-    void anOutageIsAnswered503UntilTheDatabaseReturnsAndNoAcknowledgedRegistrationIsLost() throws Exception {
-        try (TestServer server = TestServer.start(dir.resolve("data"), "db", url());
+    void anH2OutageIsAnswered503UntilTheDatabaseReturnsAndNoAcknowledgedRegistrationIsLost() throws Exception {
+        outage(h2Server, "db", startH2());
+    }
+
+    @Test
+    void aPostgresCrashIsAnswered503UntilTheDatabaseReturnsAndNoAcknowledgedRegistrationIsLost() throws Exception {
+        try (TestPostgres pg = TestPostgres.start()) {
+            outage(new DatabaseServer() {
+                @Override
+                public void stop() throws Exception {
+                    pg.stop();
+                }
+
+                @Override
+                public void startAgain() throws Exception {
+                    pg.startAgain();
+                }
+            }, "db", pg.url(), "db.user", "sipcrypt");
+        }
+    }
+
+    /**
+     * Registrations acknowledged, the database stopped, REGISTERs and a routed INVITE refused with 503,
+     * the database started again, REGISTERs accepted and every registration acknowledged before still there.
+     */
+    private void outage(DatabaseServer database, String... settings) throws Exception {
+        try (TestServer server = TestServer.start(dir.resolve("data"), settings);
              SipSocket carol = SipSocket.udp(server.address(Transport.UDP));
              SipSocket bob = SipSocket.udp(server.address(Transport.UDP));
              SipSocket alice = SipSocket.udp(server.address(Transport.UDP))) {
@@ -145,7 +184,7 @@ class DatabaseOutageIT {
             }
             assertTrue(register(bob, hp, "bob", 1, bob.contact("bob") + "Expires: 600\r\n").startsWith("SIP/2.0 200"));
 
-            h2.stop();
+            database.stop();
             String first = registerUntil(carol, hp, "carol", cseq, "503");
             assertUnavailable(first, "REGISTER while the database is down");
             Await.until(() -> server.server().registry().find("db.breaker.open").gauge().value() == 1.0, NOTICE,
@@ -167,7 +206,7 @@ class DatabaseOutageIT {
                     "refused REGISTERs counted: " + counter(registry, "db.breaker.rejected", "op", "register"));
             assertTrue(counter(registry, "db.breaker.rejected", "op", "lookup") >= 1);
 
-            restartDatabase();
+            database.startAgain();
             String ok = registerUntil(carol, hp, "carol", cseq, "200");
             assertTrue(ok.contains("expires="), ok);
             assertTrue(counter(registry, "db.breaker.transitions", "to", "closed") >= 1);
@@ -195,7 +234,7 @@ class DatabaseOutageIT {
     @Test
     void credentialLookupsAreAnswered503WhileTheDatabaseIsDownAndRecoverByThemselves() throws Exception {
         // the cache off, so every request asks the database for its subscriber
-        try (TestServer server = TestServer.start(dir.resolve("data"), "db", url(), "auth", "true",
+        try (TestServer server = TestServer.start(dir.resolve("data"), "db", startH2(), "auth", "true",
                 "auth.cacheSize", "0");
              SipSocket alice = SipSocket.udp(server.address(Transport.UDP))) {
             String realm = server.server().config().effectiveRealm();
@@ -210,7 +249,7 @@ class DatabaseOutageIT {
             String registered = authenticatedRegister(alice, hp, challenge, n);
             assertTrue(registered.startsWith("SIP/2.0 200"), registered);
 
-            h2.stop();
+            h2Server.stop();
             long deadline = System.nanoTime() + NOTICE.toNanos();
             String r = authenticatedRegister(alice, hp, challenge, n);
             while (!r.startsWith("SIP/2.0 503") && System.nanoTime() < deadline) {
@@ -237,7 +276,7 @@ class DatabaseOutageIT {
                     .replace("To: <" + target + ">", "To: " + header(refused, "To")));
             assertTrue(counter(server.server().registry(), "db.breaker.rejected", "op", "credentials") >= 2);
 
-            restartDatabase();
+            h2Server.startAgain();
             deadline = System.nanoTime() + NOTICE.toNanos();
             r = authenticatedRegister(alice, hp, challenge, n);
             while (!r.startsWith("SIP/2.0 200") && System.nanoTime() < deadline) {
