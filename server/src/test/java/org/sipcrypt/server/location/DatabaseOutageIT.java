@@ -10,7 +10,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +34,8 @@ import org.sipcrypt.server.transport.Transport;
  * JDBC URL), stops and starts again on the same port with the same files. While it is down, REGISTERs, routed
  * INVITEs and credential lookups are answered 503 with Retry-After (each one answered, none left to
  * the client's timers) and the circuit breaker counts them; once it is back, REGISTERs get 200 again
- * by themselves, and every registration acknowledged before the outage is still there.
+ * by themselves, and every registration acknowledged (200) is still there: those before the outage
+ * and those of a stream of REGISTERs running across it.
  * Waits are generous bounds on events expected to happen; nothing here asserts how fast.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -40,6 +46,9 @@ class DatabaseOutageIT {
     /** How long the database may take to be noticed gone, or back. */
     private static final Duration NOTICE = Duration.ofSeconds(30);
     private static final int USERS = 8;
+    /** Bounds of the background REGISTERs across an outage. */
+    private static final int LOAD_REGISTERS = 2_000;
+    private static final Duration LOAD_TIME = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;
@@ -184,29 +193,24 @@ class DatabaseOutageIT {
             }
             assertTrue(register(bob, hp, "bob", 1, bob.contact("bob") + "Expires: 600\r\n").startsWith("SIP/2.0 200"));
 
-            database.stop();
-            String first = registerUntil(carol, hp, "carol", cseq, "503");
-            assertUnavailable(first, "REGISTER while the database is down");
-            Await.until(() -> server.server().registry().find("db.breaker.open").gauge().value() == 1.0, NOTICE,
-                    () -> "breaker open");
-            // known down: every REGISTER and every INVITE needing a location lookup is answered 503
-            for (int i = 0; i < 3; i++) {
-                assertUnavailable(register(carol, hp, "carol", ++cseq[0], carol.contact("carol") + "Expires: 600\r\n"),
-                        "REGISTER " + i + " while the breaker is open");
+            // REGISTERs of new AORs one after the other, across the outage, in the background
+            AtomicBoolean stopLoad = new AtomicBoolean();
+            AtomicInteger loadedOk = new AtomicInteger();
+            ExecutorService loader = Executors.newSingleThreadExecutor();
+            Future<List<String>> loaded = loader.submit(() -> registerWhile(server, hp, stopLoad, loadedOk));
+            try {
+                Await.until(() -> loadedOk.get() >= 5 || loaded.isDone(), NOTICE, () -> "load running");
+                database.stop();
+                runOutage(server, carol, alice, hp, cseq, registry);
+                database.startAgain();
+                registerUntil(carol, hp, "carol", cseq, "200");
+            } finally {
+                stopLoad.set(true);
+                loader.shutdown();
             }
-            String target = "sip:bob@" + hp;
-            alice.send(alice.request("INVITE", target, "alice", "bob@" + hp, "call-down", 1, alice.contact("alice")));
-            String refused = finalResponse(alice, "INVITE to bob while the database is down");
-            assertUnavailable(refused, "INVITE to bob while the database is down");
-            alice.send(alice.request("ACK", target, "alice", "bob@" + hp, "call-down", 1, "")
-                    .replace("To: <" + target + ">", "To: " + header(refused, "To")));
-
-            assertTrue(counter(registry, "db.breaker.transitions", "to", "open") >= 1);
-            assertTrue(counter(registry, "db.breaker.rejected", "op", "register") >= 3,
-                    "refused REGISTERs counted: " + counter(registry, "db.breaker.rejected", "op", "register"));
-            assertTrue(counter(registry, "db.breaker.rejected", "op", "lookup") >= 1);
-
-            database.startAgain();
+            List<String> acknowledgedUnderLoad = loaded.get(LOAD_TIME.toSeconds() + NOTICE.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(!acknowledgedUnderLoad.isEmpty(), "some REGISTERs under load were acknowledged");
+            acknowledged.addAll(acknowledgedUnderLoad);
             String ok = registerUntil(carol, hp, "carol", cseq, "200");
             assertTrue(ok.contains("expires="), ok);
             assertTrue(counter(registry, "db.breaker.transitions", "to", "closed") >= 1);
@@ -214,12 +218,13 @@ class DatabaseOutageIT {
             // a REGISTER without Contact lists the bindings (RFC 3261 §10.2.3): each one acknowledged is kept
             try (SipSocket query = SipSocket.udp(server.address(Transport.UDP))) {
                 for (String user : acknowledged) {
-                    String r = register(query, hp, user, 2, "");
+                    String r = register(query, hp, user, 1_000_000, "");
                     assertTrue(r.startsWith("SIP/2.0 200"), user + ": " + r);
                     assertTrue(r.contains("sip:" + user + "@127.0.0.1:"), user + "'s binding kept: " + r);
                 }
             }
             // and a call to bob is routed to the contact he registered before the outage
+            String target = "sip:bob@" + hp;
             alice.send(alice.request("INVITE", target, "alice", "bob@" + hp, "call-back", 1, alice.contact("alice")));
             String invite = bob.awaitMessage("INVITE ", ANSWER);
             assertNotNull(invite, "the INVITE reaches bob after the database is back");
@@ -229,6 +234,55 @@ class DatabaseOutageIT {
             alice.send(alice.request("ACK", target, "alice", "bob@" + hp, "call-back", 1, "")
                     .replace("To: <" + target + ">", "To: " + header(busy, "To")));
         }
+    }
+
+    /**
+     * Registers {@code loadN} AORs one at a time (each REGISTER waits for its answer) until told to
+     * stop, at most {@link #LOAD_REGISTERS} of them or for {@link #LOAD_TIME}; returns those answered 200.
+     */
+    private static List<String> registerWhile(TestServer server, String hp, AtomicBoolean stop, AtomicInteger ok)
+            throws Exception {
+        List<String> acknowledged = new ArrayList<>();
+        long deadline = System.nanoTime() + LOAD_TIME.toNanos();
+        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
+            for (int i = 0; i < LOAD_REGISTERS && !stop.get() && System.nanoTime() < deadline; i++) {
+                String user = "load" + i;
+                String r = register(s, hp, user, 1, "Contact: <sip:" + user + "@127.0.0.1:7000>\r\nExpires: 600\r\n");
+                if (r.startsWith("SIP/2.0 200")) {
+                    acknowledged.add(user);
+                    ok.incrementAndGet();
+                } else if (!r.startsWith("SIP/2.0 503")) {
+                    throw new AssertionError(user + ": neither 200 nor 503: " + r);
+                }
+                Thread.sleep(10);
+            }
+        }
+        return acknowledged;
+    }
+
+    /** While the database is down: REGISTERs and an INVITE needing a lookup are answered 503, and counted. */
+    private static void runOutage(TestServer server, SipSocket carol, SipSocket alice, String hp, int[] cseq,
+                                  MeterRegistry registry) throws Exception {
+        String first = registerUntil(carol, hp, "carol", cseq, "503");
+        assertUnavailable(first, "REGISTER while the database is down");
+        Await.until(() -> server.server().registry().find("db.breaker.open").gauge().value() == 1.0, NOTICE,
+                () -> "breaker open");
+        // known down: every REGISTER and every INVITE needing a location lookup is answered 503
+        for (int i = 0; i < 3; i++) {
+            assertUnavailable(register(carol, hp, "carol", ++cseq[0], carol.contact("carol") + "Expires: 600\r\n"),
+                    "REGISTER " + i + " while the breaker is open");
+        }
+        String target = "sip:bob@" + hp;
+        alice.send(alice.request("INVITE", target, "alice", "bob@" + hp, "call-down", 1, alice.contact("alice")));
+        String refused = finalResponse(alice, "INVITE to bob while the database is down");
+        assertUnavailable(refused, "INVITE to bob while the database is down");
+        alice.send(alice.request("ACK", target, "alice", "bob@" + hp, "call-down", 1, "")
+                .replace("To: <" + target + ">", "To: " + header(refused, "To")));
+
+        assertTrue(counter(registry, "db.breaker.transitions", "to", "open") >= 1);
+        assertTrue(counter(registry, "db.breaker.rejected", "op", "register") >= 3,
+                "refused REGISTERs counted: " + counter(registry, "db.breaker.rejected", "op", "register"));
+        assertTrue(counter(registry, "db.breaker.rejected", "op", "lookup") >= 1);
     }
 
     @Test
