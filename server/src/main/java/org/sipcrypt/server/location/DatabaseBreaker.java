@@ -8,12 +8,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,8 +81,7 @@ public final class DatabaseBreaker implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.refused = OPERATIONS.stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
-                op -> op, op -> new LongAdder()));
+        this.refused = OPERATIONS.stream().collect(Collectors.toUnmodifiableMap(op -> op, op -> new LongAdder()));
     }
 
     /** Whether the database is known to be down. */
@@ -130,16 +131,14 @@ public final class DatabaseBreaker implements AutoCloseable {
 
     /** Whether a failure means the database cannot be reached (as against a statement's own error). */
     static boolean isOutage(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 20; t = t.getCause(), depth++) {
             if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
                     || t instanceof SQLRecoverableException || t instanceof DatabaseUnavailableException) {
                 return true;
             }
             if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
                 return true;
-            }
-            if (t.getCause() == t) {
-                break;
             }
         }
         return false;
@@ -151,7 +150,7 @@ public final class DatabaseBreaker implements AutoCloseable {
         }
         try {
             prober.schedule(this::probeOnce, probeIntervalNanos, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // stopped concurrently: nobody needs the answer any more
             log.debug("database {} probe not scheduled: the breaker is stopped", name);
         }

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.DatabaseUnavailableException;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
 
@@ -57,6 +59,23 @@ class CredentialBatcherTest {
 
     private static Optional<Subscriber> get(CompletableFuture<Optional<Subscriber>> f) throws Exception {
         return f.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void whileTheBreakerIsOpenLookupsFailAtOnceUnlessCached() throws Exception {
+        // a probe interval far beyond the test, so the breaker stays open until the test is done with it
+        try (Database probed = Database.open("jdbc:h2:file:" + dir.resolve("db"), "sa", "", 2, Duration.ofSeconds(1),
+                Duration.ofSeconds(60));
+             CredentialBatcher b = new CredentialBatcher(new SubscriberStore(probed.dataSource()), REALM, 1, 1,
+                     Duration.ZERO, 1000, 100, Duration.ofMinutes(1), registry, probed.breaker())) {
+            assertEquals("user1", get(b.lookup("user1")).orElseThrow().username());
+            probed.breaker().failed(new SQLTransientConnectionException("request timed out", "08001"),
+                    probed.breaker().now());
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> get(b.lookup("user2")));
+            assertInstanceOf(DatabaseUnavailableException.class, refused.getCause());
+            assertEquals(1, probed.breaker().refused("credentials"));
+            assertEquals("user1", get(b.lookup("user1")).orElseThrow().username(), "a cached subscriber is still served");
+        }
     }
 
     @Test
