@@ -151,25 +151,10 @@ started=()          # PIDs of the `timeout` wrappers this script started
 
 # shellcheck source=../lib/processes.sh
 source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-stats.sh
+source "$root/scenarios/lib/sipp-stats.sh"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# From a SIPp -trace_stat file, prints "created successful failed" of its last line, then how many
-# calls were created and after how many seconds, at the first line where TARGET calls were created
-# (or at the last line, when SIPp never got there). Zeros without a file.
-stat_counts() {     # file target
-    [[ -s $1 ]] || { echo "0 0 0 0 0"; return; }
-    awk -F';' -v target="$2" '
-        function epoch(field,   p) { split(field, p, "\t"); return p[3] + 0 }
-        NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "TotalCallCreated") t = i;
-                      if ($i == "SuccessfulCall(C)") s = i; if ($i == "FailedCall(C)") f = i;
-                      if ($i == "StartTime") st = i; if ($i == "CurrentTime") ct = i } }
-        NR > 1 && NF > 1 { last = $0
-                           if (!made && $t >= target) { made = $t; secs = epoch($ct) - epoch($st) } }
-        END { split(last, a, ";")
-              if (!made) { made = a[t] + 0; secs = epoch(a[ct]) - epoch(a[st]) }
-              printf "%d %d %d %d %.3f\n", a[t], a[s], a[f], made, secs }' "$1"
-}
 
 start_server() {    # impl -> sets server_wrapper, server_pid
     local impl=$1 data=$work/$impl-data

@@ -337,7 +337,7 @@ public final class SipcryptServer implements AutoCloseable {
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(),
                 new ConnectionPolicy(config.tcpConnection(), byTarget), tlsContexts(config.tls(), "TLS"),
-                peerTlsContexts(config.tls()));
+                peerTlsContexts(config.tls()), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
     }
 
     /** The TLS stage of each {@code tls.peer}: the {@code tls.*} settings with that peer's overrides. */

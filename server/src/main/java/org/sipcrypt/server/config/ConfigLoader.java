@@ -121,6 +121,22 @@ public final class ConfigLoader {
                 (d, k, v) -> d.tcpMaxConnections = integer(k, one(k, v), 1, 1_000_000)),
         TCP_CONNECT_TIMEOUT("tcp.connectTimeout", Kind.SINGLE, "DURATION", "How long an outgoing TCP connect may take.",
                 c -> List.of(format(c.tcpConnectTimeout())), (d, k, v) -> d.tcpConnectTimeout = duration(k, one(k, v), false)),
+        TCP_MAX_CONNECTIONS_PER_SOURCE("tcp.maxConnectionsPerSource", Kind.SINGLE, "N",
+                "Most inbound TCP/TLS connections from one IP address; more are reset on accept (auth.trustedPeers exempt).",
+                c -> List.of(String.valueOf(c.tcpLimits().maxConnectionsPerSource())),
+                (d, k, v) -> d.tcpMaxConnectionsPerSource = integer(k, one(k, v), 1, 1_000_000)),
+        TCP_FIRST_MESSAGE_TIMEOUT("tcp.firstMessageTimeout", Kind.SINGLE, "DURATION",
+                "An inbound connection without a complete SIP message this long after opening (after TLS handshake) is closed.",
+                c -> List.of(format(c.tcpLimits().firstMessageTimeout())),
+                (d, k, v) -> d.tcpFirstMessageTimeout = duration(k, one(k, v), false)),
+        TCP_MESSAGE_TIMEOUT("tcp.messageTimeout", Kind.SINGLE, "DURATION",
+                "A message must be complete this long after its first byte, else its connection is closed.",
+                c -> List.of(format(c.tcpLimits().messageTimeout())),
+                (d, k, v) -> d.tcpMessageTimeout = duration(k, one(k, v), false)),
+        TCP_MAX_PARTIAL_BYTES("tcp.maxPartialBytes", Kind.SINGLE, "BYTES",
+                "Most bytes of incomplete messages over all connections; beyond it the oldest are closed.",
+                c -> List.of(String.valueOf(c.tcpLimits().maxPartialBytes())),
+                (d, k, v) -> d.tcpMaxPartialBytes = integer(k, one(k, v), 1024, Integer.MAX_VALUE)),
         SIP_MAX_MESSAGE_BYTES("sip.maxMessageBytes", Kind.SINGLE, "BYTES", "Largest SIP message accepted (1024 to 16 MiB).",
                 c -> List.of(String.valueOf(c.maxMessageBytes())),
                 (d, k, v) -> d.maxMessageBytes = integer(k, one(k, v), 1024, 16 * 1024 * 1024)),
@@ -461,6 +477,10 @@ public final class ConfigLoader {
         Duration tcpIdleTimeout;
         int tcpMaxConnections;
         Duration tcpConnectTimeout;
+        int tcpMaxConnectionsPerSource;
+        Duration tcpFirstMessageTimeout;
+        Duration tcpMessageTimeout;
+        int tcpMaxPartialBytes;
         int maxMessageBytes;
         int ioThreads;
         int sipWorkers;
@@ -529,6 +549,10 @@ public final class ConfigLoader {
             tcpIdleTimeout = c.tcpIdleTimeout();
             tcpMaxConnections = c.tcpMaxConnections();
             tcpConnectTimeout = c.tcpConnectTimeout();
+            tcpMaxConnectionsPerSource = c.tcpLimits().maxConnectionsPerSource();
+            tcpFirstMessageTimeout = c.tcpLimits().firstMessageTimeout();
+            tcpMessageTimeout = c.tcpLimits().messageTimeout();
+            tcpMaxPartialBytes = c.tcpLimits().maxPartialBytes();
             maxMessageBytes = c.maxMessageBytes();
             ioThreads = c.ioThreads();
             sipWorkers = c.sipWorkers();
@@ -595,6 +619,7 @@ public final class ConfigLoader {
             checkPerCallNeedsNetty();
             checkRoutesHaveListeners();
             checkTls();
+            checkPartialBytes();
             try {
                 AuthConfig auth = new AuthConfig(authEnabled, authMethods, realm, authAlgorithms, authLegacyNoQop,
                         authNonceLifetime, authNonceSecret, authNonceBindsAddress, authOnFailure, authMatchIdentity,
@@ -605,7 +630,10 @@ public final class ConfigLoader {
                         tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
                         sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
                         maxContacts, maxBindings, shutdownGrace, statsInterval,
-                        new DbBreakerConfig(dbConnectTimeout, dbProbeInterval), auth, tls());
+                        new DbBreakerConfig(dbConnectTimeout, dbProbeInterval),
+                        new TcpLimitsConfig(tcpMaxConnectionsPerSource, tcpFirstMessageTimeout, tcpMessageTimeout,
+                                tcpMaxPartialBytes),
+                        auth, tls());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
             }
@@ -706,6 +734,15 @@ public final class ConfigLoader {
             if (defaultRoute != null && defaultRoute.connection() == ConnectionPattern.PER_CALL) {
                 throw new ConfigException(Setting.DEFAULT_ROUTE.key + ": connection \"per-call\" needs the"
                         + " netty transport, not " + transportImpl.configName() + expected);
+            }
+        }
+
+        /** One message of the largest size must fit in the bound on incomplete messages. */
+        private void checkPartialBytes() throws ConfigException {
+            if (tcpMaxPartialBytes < maxMessageBytes) {
+                throw new ConfigException(Setting.TCP_MAX_PARTIAL_BYTES.key + ": " + tcpMaxPartialBytes + " is below "
+                        + Setting.SIP_MAX_MESSAGE_BYTES.key + " " + maxMessageBytes
+                        + " (expected room for at least one message of the largest size)");
             }
         }
 

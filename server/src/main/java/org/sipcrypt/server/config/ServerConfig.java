@@ -46,6 +46,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param shutdownGrace      how long shutdown waits for open transactions
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
  * @param dbBreaker          how a database outage is noticed and its end found (database circuit breaker)
+ * @param tcpLimits          bounds against TCP/TLS connection floods (per source, per message, partial bytes)
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
  */
@@ -79,6 +80,7 @@ public record ServerConfig(
         Duration shutdownGrace,
         Duration statsInterval,
         DbBreakerConfig dbBreaker,
+        TcpLimitsConfig tcpLimits,
         AuthConfig auth,
         TlsConfig tls) {
 
@@ -108,6 +110,7 @@ public record ServerConfig(
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(statsInterval, "statsInterval");
         Objects.requireNonNull(dbBreaker, "dbBreaker");
+        Objects.requireNonNull(tcpLimits, "tcpLimits");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
         if (listeners.isEmpty()) {
@@ -154,6 +157,7 @@ public record ServerConfig(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(60),
                 DbBreakerConfig.DEFAULTS,
+                TcpLimitsConfig.defaults(),
                 AuthConfig.defaults(),
                 TlsConfig.defaults());
     }

@@ -365,9 +365,10 @@ class ConfigLoaderTest {
     @Test
     @Timeout(10)
     void everySettingHasOneKeyAndAKebabCaseOption() {
-        // one setting per component, the auth, tls and database breaker records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 3 + AuthConfig.class.getRecordComponents().length
-                + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length,
+        // one setting per component, the auth, tls, database breaker and tcp limits records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 4 + AuthConfig.class.getRecordComponents().length
+                + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
+                + TcpLimitsConfig.class.getRecordComponents().length,
                 ConfigLoader.settings().size());
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {
@@ -387,5 +388,21 @@ class ConfigLoaderTest {
                 () -> ConfigLoader.load(null, Map.of("listen", List.of("udp:0.0.0.0:5060"))));
         assertTrue(e.getMessage().startsWith("listen[0]: "), e.getMessage());
         assertTrue(e.getMessage().contains("0.0.0.0"), e.getMessage());
+    }
+
+    @Test
+    @Timeout(10)
+    void tcpFloodLimitsAreReadAndCheckedAgainstTheMessageSize() throws Exception {
+        ServerConfig c = ConfigLoader.load(null, Map.of("tcp.maxConnectionsPerSource", List.of("20"),
+                "tcp.firstMessageTimeout", List.of("3s"), "tcp.messageTimeout", List.of("1500ms"),
+                "tcp.maxPartialBytes", List.of("70000")));
+        assertEquals(new TcpLimitsConfig(20, java.time.Duration.ofSeconds(3), java.time.Duration.ofMillis(1500), 70_000),
+                c.tcpLimits());
+        String message = failure(Map.of("tcp.maxPartialBytes", List.of("4096")));
+        assertTrue(message.startsWith("tcp.maxPartialBytes: 4096 is below sip.maxMessageBytes 65535"), message);
+        message = failure(Map.of("tcp.messageTimeout", List.of("0")));
+        assertTrue(message.startsWith("tcp.messageTimeout: "), message);
+        message = failure(Map.of("tcp.maxConnectionsPerSource", List.of("0")));
+        assertTrue(message.startsWith("tcp.maxConnectionsPerSource: \"0\" is out of range"), message);
     }
 }

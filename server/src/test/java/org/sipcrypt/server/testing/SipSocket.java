@@ -21,6 +21,7 @@ public final class SipSocket implements AutoCloseable {
     private final DatagramSocket udp;
     private final Socket tcp;
     private final InetSocketAddress server;
+    private String localHostOverride;
 
     private SipSocket(DatagramSocket udp, Socket tcp, InetSocketAddress server) {
         this.udp = udp;
@@ -39,6 +40,20 @@ public final class SipSocket implements AutoCloseable {
         s.connect(server, 2000);
         s.setTcpNoDelay(true);
         return new SipSocket(null, s, server);
+    }
+
+    /**
+     * A TCP connection from another loopback address ({@code 127.0.0.2}, ...), so the server sees
+     * another source; its requests name that address in Via and Contact.
+     */
+    public static SipSocket tcpFrom(InetAddress local, InetSocketAddress server) throws IOException {
+        Socket s = new Socket();
+        s.bind(new InetSocketAddress(local, 0));
+        s.connect(server, 2000);
+        s.setTcpNoDelay(true);
+        SipSocket socket = new SipSocket(null, s, server);
+        socket.localHostOverride = local.getHostAddress();
+        return socket;
     }
 
     /** A TLS connection made with the JDK's SunJSSE ({@code ctx}); the handshake runs on first use. */
@@ -66,6 +81,9 @@ public final class SipSocket implements AutoCloseable {
 
     /** This socket's host as written in SIP: {@code 127.0.0.1} or {@code [::1]}. */
     public String localHost() {
+        if (localHostOverride != null) {
+            return localHostOverride;
+        }
         return server.getAddress() instanceof java.net.Inet6Address ? "[::1]" : "127.0.0.1";
     }
 
@@ -163,6 +181,25 @@ public final class SipSocket implements AutoCloseable {
             return sb.length() == 0 ? null : sb.toString();
         }
         return sb.toString();
+    }
+
+    /** Exactly {@code count} bytes from the TCP stream (e.g. a keep-alive pong), or null if they do not come in time. */
+    public String receiveBytes(int count, Duration timeout) throws IOException {
+        tcp.setSoTimeout((int) timeout.toMillis());
+        byte[] buf = new byte[count];
+        int got = 0;
+        try {
+            while (got < count) {
+                int n = tcp.getInputStream().read(buf, got, count - got);
+                if (n < 0) {
+                    return null;
+                }
+                got += n;
+            }
+        } catch (SocketTimeoutException e) {
+            return null;
+        }
+        return new String(buf, StandardCharsets.UTF_8);
     }
 
     /**

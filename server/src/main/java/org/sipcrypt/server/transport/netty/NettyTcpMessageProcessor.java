@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * kept in one table keyed by {@link PeerKey} and reused for any message to the same peer; an
  * outgoing target under the {@code per-call} pattern gets a connection of its own per Call-ID
  * (named by {@link ConnectionScope}), closed when the SIP layer releases the call. Each connection
- * closes itself when idle (a per-connection timer), and the configured cap bounds how many are open.
+ * closes itself when idle (a per-connection timer), and the configured caps bound how many are open:
+ * in all, and inbound per source address (checked on accept, before any TLS work). A
+ * {@link StreamLimitsHandler} in front of the framer enforces the message deadlines.
  * Threading: thread-safe; connection set-up waits only on SIP worker threads, never on an event loop.
  */
 final class NettyTcpMessageProcessor extends NettyMessageProcessor {
@@ -74,6 +76,10 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
                             ch.close();
                             return;
                         }
+                        // before any TLS or SIP work: a source at its cap costs an accept and a reset
+                        if (!transport.admit(ch, p)) {
+                            return;
+                        }
                         p.initPipeline(ch, null, null);
                     }
                 });
@@ -93,8 +99,12 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
             ch.pipeline().addLast("tls-events", new TlsEventsHandler(transport().counters()));
         }
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        ch.pipeline().addLast("framer", new SipStreamFramer(s.maxMessageBytes()));
-        ch.pipeline().addLast("sip", new SipConnectionHandler(this, outboundKey, connected));
+        SipStreamFramer framer = new SipStreamFramer(s.maxMessageBytes());
+        SipConnectionHandler sip = new SipConnectionHandler(this, outboundKey, connected);
+        ch.pipeline().addLast("limits", new StreamLimitsHandler(s.limits(), transport().partialMessages(), framer,
+                sip::closeReason, outboundKey == null, kind() == Transport.TLS));
+        ch.pipeline().addLast("framer", framer);
+        ch.pipeline().addLast("sip", sip);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.sipcrypt.server.transport.netty;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
@@ -15,6 +16,7 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
@@ -23,6 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.ConnectionsPerSource;
+import org.sipcrypt.server.transport.PartialMessages;
+import org.sipcrypt.server.transport.RateLimitedLog;
+import org.sipcrypt.server.transport.StreamLimits;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
@@ -32,7 +38,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What the Netty message processors of one server share: the event loops (epoll when available,
  * NIO otherwise), the settings, the counters, the SIP worker lanes that parsed messages are handed
- * to, and the sockets bound ahead of JAIN-SIP's listening points (so that port 0 can pick an
+ * to, the inbound connections per source and the bytes of incomplete messages (the flood bounds of
+ * {@link StreamLimits}), and the sockets bound ahead of JAIN-SIP's listening points (so that port 0 can pick an
  * ephemeral port and bind errors surface before the stack is touched).
  * Threading: thread-safe; never blocks, except {@link #close()} and the binding calls, which are
  * for the start-up and shutdown threads.
@@ -40,6 +47,7 @@ import org.slf4j.LoggerFactory;
 public final class NettyTransport implements CallConnections, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(NettyTransport.class);
+    private static final RateLimitedLog sourceCapLog = new RateLimitedLog(log);
 
     private final TransportSettings settings;
     private final TransportCounters counters;
@@ -49,6 +57,8 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private final boolean epoll;
     private final Map<String, Channel> preBound = new ConcurrentHashMap<>();
     private final Set<NettyTcpMessageProcessor> tcpProcessors = ConcurrentHashMap.newKeySet();
+    private final ConnectionsPerSource perSource;
+    private final PartialMessages partialMessages;
 
     /**
      * @param completed final responses of completed non-INVITE transactions over UDP, answering
@@ -65,6 +75,44 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         this.epoll = Epoll.isAvailable();
         this.group = epoll ? new EpollEventLoopGroup(threads, tf) : new NioEventLoopGroup(threads, tf);
         log.info("transport: netty {} with {} event-loop threads", epoll ? "epoll" : "nio", threads);
+        StreamLimits limits = settings.limits();
+        this.perSource = new ConnectionsPerSource(limits.maxConnectionsPerSource(), limits.exemptSources());
+        this.partialMessages = new PartialMessages(limits.maxPartialBytes());
+        counters.registry().gauge("transport.partial.bytes", partialMessages, PartialMessages::heldBytes);
+        if (limits.maxConnectionsPerSource() >= settings.maxConnections()) {
+            log.warn("tcp.maxConnectionsPerSource {} is not below tcp.maxConnections {}: one source can take every"
+                    + " connection and lock the others out", limits.maxConnectionsPerSource(), settings.maxConnections());
+        }
+    }
+
+    /**
+     * Counts a newly accepted connection against its source's cap ({@code tcp.maxConnectionsPerSource});
+     * beyond it, resets the connection at once, counts it as
+     * {@code transport.connections.closed{reason=source_cap}} and returns false. Runs on the new
+     * connection's event loop before its pipeline exists, so a refused connection costs no TLS work.
+     */
+    boolean admit(Channel ch, NettyTcpMessageProcessor processor) {
+        InetAddress source = ((InetSocketAddress) ch.remoteAddress()).getAddress();
+        if (!perSource.tryOpen(source)) {
+            counters.connectionClosed("source_cap");
+            sourceCapLog.warn("source_cap", "{}: {} already has {} connections (tcp.maxConnectionsPerSource);"
+                    + " resetting new ones", processor, source.getHostAddress(), perSource.max());
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
+            ch.close();
+            return false;
+        }
+        ch.closeFuture().addListener(f -> perSource.closed(source));
+        return true;
+    }
+
+    /** Inbound connections open from {@code source}, as counted for {@code tcp.maxConnectionsPerSource}. */
+    public int connectionsFrom(InetAddress source) {
+        return perSource.openFrom(source);
+    }
+
+    /** The bytes held in incomplete messages over all connections, and the bound on them. */
+    public PartialMessages partialMessages() {
+        return partialMessages;
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */

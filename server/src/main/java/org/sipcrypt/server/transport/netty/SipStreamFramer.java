@@ -18,6 +18,7 @@ final class SipStreamFramer extends ByteToMessageDecoder {
 
     private final int maxMessageBytes;
     private boolean failed;
+    private long framed;
 
     SipStreamFramer(int maxMessageBytes) {
         this.maxMessageBytes = maxMessageBytes;
@@ -65,7 +66,27 @@ final class SipStreamFramer extends ByteToMessageDecoder {
             byte[] message = new byte[(int) total];
             in.readBytes(message);
             out.add(new SipFrame.Message(message));
+            framed++;
         }
+    }
+
+    /** Complete messages framed so far on this connection (keep-alives not counted). */
+    long messagesFramed() {
+        return framed;
+    }
+
+    /**
+     * Bytes buffered of a message begun but not complete; 0 between messages, after broken framing,
+     * and while only keep-alive CR/LF bytes (at most 3) wait to be told apart.
+     */
+    int partialMessageBytes() {
+        ByteBuf b = internalBuffer();
+        int n = b.readableBytes();
+        if (n == 0 || failed) {
+            return 0;
+        }
+        byte first = b.getByte(b.readerIndex());
+        return first == '\r' || first == '\n' ? 0 : n;
     }
 
     /** Consumes a leading CRLF or CRLFCRLF; false when more bytes are needed to tell which. */

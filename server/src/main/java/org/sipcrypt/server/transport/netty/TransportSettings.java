@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import org.sipcrypt.server.transport.ConnectionPolicy;
+import org.sipcrypt.server.transport.StreamLimits;
 
 /**
  * The settings the Netty transport runs with, taken from the server configuration.
@@ -18,15 +19,17 @@ import org.sipcrypt.server.transport.ConnectionPolicy;
  * @param policy           connection pattern per outgoing target
  * @param tls              TLS contexts of the tls listener and outgoing TLS; null without TLS
  * @param peerTls          TLS contexts for outgoing connections to particular peers, overriding {@code tls}
+ * @param limits           bounds against connection floods: per source, per message, over all partial messages
  */
 public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
                                 Duration connectTimeout, ConnectionPolicy policy, TlsContexts tls,
-                                Map<InetSocketAddress, TlsContexts> peerTls) {
+                                Map<InetSocketAddress, TlsContexts> peerTls, StreamLimits limits) {
 
     public TransportSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(limits, "limits");
         peerTls = Map.copyOf(Objects.requireNonNull(peerTls, "peerTls"));
         if (ioThreads < 0) {
             throw new IllegalArgumentException("ioThreads is negative: " + ioThreads);

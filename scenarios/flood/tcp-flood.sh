@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Idle TCP connection flood against the sipcrypt server, measured with the probe
+# org.sipcrypt.server.testing.TcpFloodProbe (test classes, JDK only). A benchmark, not a test: it
+# prints what happened and fails only when it cannot measure.
+#
+#   1. start the server jar with a fresh data directory, UDP and TCP listeners on 127.0.0.1 and
+#      its default flood bounds (tcp.maxConnectionsPerSource 1000, tcp.firstMessageTimeout 10s, ...)
+#      plus SERVER_ARGS;
+#   2. open CONNECTIONS idle TCP connections from 127.0.0.1 (FLOOD_FROM), sending nothing;
+#   3. from 127.0.0.2 (PROBE_FROM) open PROBES new connections one after another, each sending an
+#      OPTIONS to the server and waiting up to PROBE_TIMEOUT s for its 200;
+#   4. count the flood connections still open 2 s after the flood and after the probes, print a Markdown
+#      table row, and the server's last stats line (transport.connections.closed{reason=source_cap},
+#      {reason=first_message_timeout}, ...).
+# Measured on main before the flood bounds (issue 17): 12,000 connections from one source held
+# 10,000 and locked new clients out (120 of 161 probes reset).
+#
+# Needs the server jar and the test classes: ./mvnw -q -o -pl server package -DskipTests
+# and an open-file limit above CONNECTIONS (ulimit -n) for this shell.
+#
+# Options (each also an environment variable of the upper-case name, e.g. CONNECTIONS=500):
+#   --connections N       idle connections from FLOOD_FROM (default 12000)
+#   --probes N            OPTIONS probes from PROBE_FROM (default 20)
+#   --probe-timeout N     seconds a probe may take (default 5)
+#   --deadline N          seconds the probe run may take in all (default 300)
+#   --server-port N       server UDP and TCP port (default 15260)
+#   --flood-from ADDR     source address of the flood (default 127.0.0.1)
+#   --probe-from ADDR     source address of the probes (default 127.0.0.2)
+#   --jar PATH            server jar (default server/target/sipcrypt-server.jar)
+#   --test-classes DIR    test classes (default server/target/test-classes)
+#   --keep                keep the work directory (server log) on exit
+# Env only: JAVA (default java), JAVA_OPTS (server JVM; default -Xms1g -Xmx1g), SERVER_ARGS (extra
+#   server arguments, e.g. "--tcp-max-connections-per-source 20000" to see the lock-out again).
+#
+# Loopback only. Every java run is bounded by `timeout`; everything started is ended by PID on exit.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+CONNECTIONS=${CONNECTIONS:-12000}
+PROBES=${PROBES:-20}
+PROBE_TIMEOUT=${PROBE_TIMEOUT:-5}
+DEADLINE=${DEADLINE:-300}
+SERVER_PORT=${SERVER_PORT:-15260}
+FLOOD_FROM=${FLOOD_FROM:-127.0.0.1}
+PROBE_FROM=${PROBE_FROM:-127.0.0.2}
+JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
+TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
+KEEP=${KEEP:-0}
+JAVA=${JAVA:-java}
+JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g}
+SERVER_ARGS=${SERVER_ARGS:-}
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+
+while (( $# > 0 )); do
+    case $1 in
+        --connections) CONNECTIONS=$2; shift ;;
+        --probes) PROBES=$2; shift ;;
+        --probe-timeout) PROBE_TIMEOUT=$2; shift ;;
+        --deadline) DEADLINE=$2; shift ;;
+        --server-port) SERVER_PORT=$2; shift ;;
+        --flood-from) FLOOD_FROM=$2; shift ;;
+        --probe-from) PROBE_FROM=$2; shift ;;
+        --jar) JAR=$2; shift ;;
+        --test-classes) TEST_CLASSES=$2; shift ;;
+        --keep) KEEP=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "tcp-flood.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+die() { echo "tcp-flood.sh: $*" >&2; exit 2; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+for v in CONNECTIONS PROBES PROBE_TIMEOUT DEADLINE SERVER_PORT; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
+done
+(( CONNECTIONS > 0 && PROBES > 0 && PROBE_TIMEOUT > 0 && DEADLINE > 0 )) \
+    || die "CONNECTIONS, PROBES, PROBE_TIMEOUT and DEADLINE must be positive"
+(( SERVER_PORT >= 1024 && SERVER_PORT <= 65535 )) || die "--server-port $SERVER_PORT out of 1024..65535"
+[[ $FLOOD_FROM == 127.* && $PROBE_FROM == 127.* ]] || die "loopback only: --flood-from and --probe-from must be 127.x.y.z"
+command -v "$JAVA" >/dev/null || die "java not found"
+[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -o -pl server package -DskipTests)"
+[[ -f $TEST_CLASSES/org/sipcrypt/server/testing/TcpFloodProbe.class ]] \
+    || die "TcpFloodProbe not compiled under $TEST_CLASSES (build with ./mvnw -q -o -pl server package -DskipTests)"
+limit=$(ulimit -n)
+[[ $limit == unlimited ]] || (( limit > CONNECTIONS + 100 )) \
+    || die "open-file limit $limit is too low for $CONNECTIONS connections (raise it: ulimit -n $((CONNECTIONS + 1000)))"
+
+work=$(mktemp -d -t sipcrypt-tcp-flood.XXXXXX)
+started=()          # PIDs of the `timeout` wrappers this script started
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+trap cleanup EXIT
+
+port_listening tcp "$SERVER_PORT" && die "port $SERVER_PORT is taken (--server-port N)"
+log "server on 127.0.0.1:$SERVER_PORT (udp, tcp) $SERVER_ARGS"
+# shellcheck disable=SC2086
+timeout $((DEADLINE + 120)) "$JAVA" $JAVA_OPTS -jar "$JAR" --listen "udp:127.0.0.1:$SERVER_PORT" \
+    --listen "tcp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 5s $SERVER_ARGS \
+    >"$work/server.log" 2>&1 &
+started+=($!)
+wait_listening tcp "$SERVER_PORT" "${started[0]}" || { tail -20 "$work/server.log" >&2; die "the server did not start"; }
+
+log "flood: $CONNECTIONS idle connections from $FLOOD_FROM, then $PROBES probes from $PROBE_FROM"
+timeout $((DEADLINE + 60)) "$JAVA" -cp "$TEST_CLASSES" org.sipcrypt.server.testing.TcpFloodProbe \
+    --target "127.0.0.1:$SERVER_PORT" --connections "$CONNECTIONS" --flood-from "$FLOOD_FROM" \
+    --probe-from "$PROBE_FROM" --probes "$PROBES" --probe-timeout "$PROBE_TIMEOUT" --deadline "$DEADLINE" \
+    >"$work/probe.out" 2>&1
+rc=$?
+cat "$work/probe.out"
+(( rc == 0 )) || die "the probe failed (exit $rc)"
+sleep 6    # one more stats line after the probe closed its connections
+echo
+echo "server stats (last line):"
+grep 'stats:' "$work/server.log" | tail -1
+grep -m3 'WARN.*\(maxConnectionsPerSource\|first_message_timeout\|message_timeout\|partial_bytes\)' "$work/server.log" \
+    | cut -c1-240
