@@ -1,6 +1,8 @@
 package org.sipcrypt.server;
 
 import gov.nist.javax.sip.SipStackImpl;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -47,6 +49,7 @@ import org.sipcrypt.server.transport.netty.TlsContexts;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import com.github.benmanes.caffeine.cache.Ticker;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.EmbeddedDatabase;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.location.JdbcLocationService;
@@ -134,8 +137,9 @@ public final class SipcryptServer implements AutoCloseable {
             SipCounters sipCounters = new SipCounters(registry);
             Database database = EmbeddedDatabase.openConfigured(config.dbUrl(), config.dataDir(), config.dbUser(),
                     config.dbPassword(),
-                    config.dbPoolSize());
+                    config.dbPoolSize(), config.dbBreaker().connectTimeout(), config.dbBreaker().probeInterval());
             opened.add(database);
+            registerBreakerMetrics(database.breaker(), registry);
             LocationService location = new JdbcLocationService(database, config.dbPoolSize(), 10_000,
                     config.maxContacts(), config.maxBindings());
             opened.add(location);
@@ -228,7 +232,7 @@ public final class SipcryptServer implements AutoCloseable {
                 credentials = new CredentialBatcher(new SubscriberStore(database.dataSource()),
                         config.effectiveRealm(), config.dbPoolSize(), config.auth().batchSize(),
                         config.auth().batchWait(), config.auth().queueCapacity(), config.auth().cacheSize(),
-                        config.auth().cacheTtl(), registry);
+                        config.auth().cacheTtl(), registry, database.breaker());
                 opened.add(credentials);
                 auth = new DigestAuthenticator(config.auth(), config.effectiveRealm(),
                         new NonceService(secret, context.clock(), config.auth().nonceLifetime(),
@@ -268,6 +272,22 @@ public final class SipcryptServer implements AutoCloseable {
                 }
             }
             throw e;
+        }
+    }
+
+    /**
+     * The database breaker's meters: {@code db.breaker.open} (1 while open),
+     * {@code db.breaker.transitions{to=open|closed}} and {@code db.breaker.rejected{op}}.
+     */
+    private static void registerBreakerMetrics(DatabaseBreaker breaker, MeterRegistry registry) {
+        Gauge.builder("db.breaker.open", breaker, b -> b.isOpen() ? 1 : 0).register(registry);
+        FunctionCounter.builder("db.breaker.transitions", breaker, b -> b.transitions(true))
+                .tag("to", "open").register(registry);
+        FunctionCounter.builder("db.breaker.transitions", breaker, b -> b.transitions(false))
+                .tag("to", "closed").register(registry);
+        for (String op : DatabaseBreaker.OPERATIONS) {
+            FunctionCounter.builder("db.breaker.rejected", breaker, b -> b.refused(op))
+                    .tag("op", op).register(registry);
         }
     }
 

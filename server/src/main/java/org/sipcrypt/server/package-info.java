@@ -17,9 +17,15 @@
  *     database lookups; the messages of one Call-ID always on the same lane, in order</td>
  *     <td>JDBC calls; waiting for anything but an outgoing TCP connect (bounded by
  *     {@code tcp.connectTimeout})</td></tr>
- * <tr><td>{@code sipcrypt-db-N}</td><td>{@code db.poolSize}</td><td>10,000; beyond it the lookup fails
- *     at once and the request gets 503</td><td>every JDBC statement (HikariCP pool of the same size)</td>
+ * <tr><td>{@code sipcrypt-db-N}</td><td>{@code db.poolSize}</td><td>10,000; beyond it, or while the
+ *     database breaker is open, the lookup fails at once and the request gets 503</td>
+ *     <td>every JDBC statement (HikariCP pool of the same size)</td>
  *     <td>SIP sending</td></tr>
+ * <tr><td>{@code sipcrypt-db-probe}</td><td>1, its thread started when the database breaker first opens</td>
+ *     <td>one task (the next probe) while the breaker is open, none otherwise</td>
+ *     <td>the probe of a database that went away: one connection outside the pool, checked, closed
+ *     (blocks up to about {@code db.connectTimeout})</td>
+ *     <td>SIP work, pooled connections</td></tr>
  * <tr><td>{@code sipcrypt-auth-N}</td><td>{@code db.poolSize} (only with {@code auth} on)</td>
  *     <td>{@code auth.queueCapacity} lookups; beyond it the request gets 503</td>
  *     <td>batched credential queries, then the digest comparison (a few microseconds) for each request

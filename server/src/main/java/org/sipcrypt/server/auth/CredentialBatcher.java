@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.slf4j.Logger;
@@ -37,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * a lookup fails at once with {@link RejectedExecutionException}.
  * An optional cache keeps found subscribers for a time-to-live, bounded in size, and drops an
  * entry when a {@link SubscriberStore} of this process changes that subscriber.
+ * While the database's {@link DatabaseBreaker} is open, a lookup the cache cannot answer fails at
+ * once with a {@link org.sipcrypt.server.location.DatabaseUnavailableException} (the request gets
+ * 503), and so does a batch queued before it opened; a batch failing for want of the database
+ * opens it.
  * Metrics: {@code auth.lookups}, {@code auth.batch.size}, {@code auth.lookup.latency},
  * {@code auth.queue.length}, {@code auth.cache{result=hit|miss}}, {@code auth.lookups.failed},
  * {@code auth.lookups.rejected}.
@@ -51,6 +56,7 @@ public final class CredentialBatcher implements AutoCloseable {
     }
 
     private final SubscriberStore store;
+    private final DatabaseBreaker breaker;
     private final String realm;
     private final int batchSize;
     private final long batchWaitNanos;
@@ -79,10 +85,13 @@ public final class CredentialBatcher implements AutoCloseable {
      * @param queueCapacity most lookups waiting at once
      * @param cacheSize     most cached subscribers; 0 turns the cache off
      * @param cacheTtl      how long a cached subscriber is trusted
+     * @param breaker       the circuit breaker of the database {@code store} reads
      */
     public CredentialBatcher(SubscriberStore store, String realm, int threadCount, int batchSize, Duration batchWait,
-                             int queueCapacity, int cacheSize, Duration cacheTtl, MeterRegistry registry) {
+                             int queueCapacity, int cacheSize, Duration cacheTtl, MeterRegistry registry,
+                             DatabaseBreaker breaker) {
         this.store = Objects.requireNonNull(store, "store");
+        this.breaker = Objects.requireNonNull(breaker, "breaker");
         this.realm = Objects.requireNonNull(realm, "realm");
         if (threadCount < 1 || batchSize < 1 || queueCapacity < 1 || cacheSize < 0) {
             throw new IllegalArgumentException("threads, batchSize and queueCapacity must be at least 1 and cacheSize"
@@ -116,8 +125,9 @@ public final class CredentialBatcher implements AutoCloseable {
 
     /**
      * The subscriber named {@code username} in our realm, empty when there is none. Fails with
-     * {@link RejectedExecutionException} when too many lookups wait, or with the database's
-     * exception.
+     * {@link RejectedExecutionException} when too many lookups wait, with a
+     * {@link org.sipcrypt.server.location.DatabaseUnavailableException} while the database is known
+     * to be down, or with the database's exception.
      */
     public CompletableFuture<Optional<Subscriber>> lookup(String username) {
         Objects.requireNonNull(username, "username");
@@ -130,6 +140,11 @@ public final class CredentialBatcher implements AutoCloseable {
             cacheMisses.increment();
         }
         CompletableFuture<Optional<Subscriber>> future = new CompletableFuture<>();
+        Exception refused = breaker.refusal("credentials");
+        if (refused != null) {
+            future.completeExceptionally(refused);
+            return future;
+        }
         lock.lock();
         try {
             if (closed || queue.size() >= queueCapacity) {
@@ -204,12 +219,22 @@ public final class CredentialBatcher implements AutoCloseable {
         for (Pending p : batch) {
             names.add(p.username());
         }
+        Exception refused = breaker.refusal("credentials");
+        if (refused != null) {
+            // queued before the breaker opened: fail now rather than wait on the pool's timeout
+            for (Pending p : batch) {
+                p.future().completeExceptionally(refused);
+            }
+            return;
+        }
         batchSizes.record(names.size());
         lookups.increment(names.size());
         Map<String, Subscriber> found;
+        long started = breaker.now();
         try {
             found = store.find(realm, names);
         } catch (Exception e) {
+            breaker.failed(e, started);
             failed.increment(batch.size());
             log.debug("credential lookup of {} names failed: {}", names.size(), e.toString());
             for (Pending p : batch) {

@@ -82,6 +82,17 @@ public final class ConfigLoader {
                 c -> List.of(c.dbPassword()), (d, k, v) -> d.dbPassword = one(k, v)),
         DB_POOL_SIZE("db.poolSize", Kind.SINGLE, "N", "Database connections, also the database worker threads.",
                 c -> List.of(String.valueOf(c.dbPoolSize())), (d, k, v) -> d.dbPoolSize = integer(k, one(k, v), 1, 1000)),
+        DB_CONNECT_TIMEOUT("db.connectTimeout", Kind.SINGLE, "DURATION",
+                "Longest wait for a database connection (250ms to 60s); when it fails for want of the database,"
+                        + " requests needing it get 503 at once until it is back.",
+                c -> List.of(format(c.dbBreaker().connectTimeout())),
+                (d, k, v) -> d.dbConnectTimeout = DbBreakerConfig.duration(k, one(k, v),
+                        DbBreakerConfig.MIN_CONNECT_TIMEOUT, DbBreakerConfig.MAX_CONNECT_TIMEOUT)),
+        DB_PROBE_INTERVAL("db.probeInterval", Kind.SINGLE, "DURATION",
+                "How often the server checks whether a database that went away is back (10ms to 60s).",
+                c -> List.of(format(c.dbBreaker().probeInterval())),
+                (d, k, v) -> d.dbProbeInterval = DbBreakerConfig.duration(k, one(k, v),
+                        DbBreakerConfig.MIN_PROBE_INTERVAL, DbBreakerConfig.MAX_PROBE_INTERVAL)),
         MODE("mode", Kind.SINGLE, "proxy|redirect", "Forward requests (stateful proxy) or answer with contacts (redirect).",
                 c -> List.of(c.mode().configName()), (d, k, v) -> d.mode = parsed(k, one(k, v), Mode::parse)),
         ROUTE("route", Kind.REPEATABLE, "ROUTE",
@@ -452,6 +463,8 @@ public final class ConfigLoader {
         String dbUser;
         String dbPassword;
         int dbPoolSize;
+        Duration dbConnectTimeout;
+        Duration dbProbeInterval;
         Mode mode;
         List<RouteConfig> routes;
         List<String> routeTexts;
@@ -524,6 +537,8 @@ public final class ConfigLoader {
             dbUser = c.dbUser();
             dbPassword = c.dbPassword();
             dbPoolSize = c.dbPoolSize();
+            dbConnectTimeout = c.dbBreaker().connectTimeout();
+            dbProbeInterval = c.dbBreaker().probeInterval();
             mode = c.mode();
             routes = c.routes();
             defaultRoute = c.defaultRoute();
@@ -615,6 +630,7 @@ public final class ConfigLoader {
                         tcpMaxConnections, tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers,
                         sipQueueCapacity, transportImpl, minExpires, maxExpires, defaultExpires,
                         maxContacts, maxBindings, shutdownGrace, statsInterval,
+                        new DbBreakerConfig(dbConnectTimeout, dbProbeInterval),
                         new TcpLimitsConfig(tcpMaxConnectionsPerSource, tcpFirstMessageTimeout, tcpMessageTimeout,
                                 tcpMaxPartialBytes),
                         auth, tls());

@@ -45,6 +45,7 @@ import org.sipcrypt.server.transport.Transport;
  *                           one beyond it gets 503
  * @param shutdownGrace      how long shutdown waits for open transactions
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
+ * @param dbBreaker          how a database outage is noticed and its end found (database circuit breaker)
  * @param tcpLimits          bounds against TCP/TLS connection floods (per source, per message, partial bytes)
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
@@ -78,6 +79,7 @@ public record ServerConfig(
         int maxBindings,
         Duration shutdownGrace,
         Duration statsInterval,
+        DbBreakerConfig dbBreaker,
         TcpLimitsConfig tcpLimits,
         AuthConfig auth,
         TlsConfig tls) {
@@ -107,6 +109,7 @@ public record ServerConfig(
         }
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(statsInterval, "statsInterval");
+        Objects.requireNonNull(dbBreaker, "dbBreaker");
         Objects.requireNonNull(tcpLimits, "tcpLimits");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
@@ -153,6 +156,7 @@ public record ServerConfig(
                 1_000_000,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(60),
+                DbBreakerConfig.DEFAULTS,
                 TcpLimitsConfig.defaults(),
                 AuthConfig.defaults(),
                 TlsConfig.defaults());

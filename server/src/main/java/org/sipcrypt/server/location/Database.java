@@ -4,13 +4,16 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,10 +24,15 @@ import org.slf4j.LoggerFactory;
  * subset H2 and PostgreSQL share; the versions applied are rows of {@code schema_version}.
  * Applying them is idempotent, and two servers starting against one database at once apply each
  * version once: the loser of the race finds the version recorded and carries on.
- * A connection is waited for at most {@link #CONNECTION_TIMEOUT}, so requests fail quickly while
- * the database is down (the SIP layer answers 503), and the pool reconnects by itself when it is back.
- * Threading: thread-safe; {@link #open} and {@link #close} block, {@link #dataSource()} hands out
- * connections that block.
+ * A connection is waited for at most {@code connectTimeout} ({@link #DEFAULT_CONNECT_TIMEOUT}); when
+ * that fails for want of the database, its {@link #breaker()} opens and requests needing it fail at
+ * once (the SIP layer answers 503) until a probe finds it back. The pool keeps no minimum of idle
+ * connections, so while the database is down HikariCP does not keep retrying in the background with
+ * a back-off that grows to 5 s, and the first request after the breaker closes connects at once.
+ * Opening checks first, on a connection outside the pool, that the database answers, so a database
+ * that is down at start is one {@link DatabaseUnreachableException} with a one-line message.
+ * Threading: thread-safe; {@link #open}, {@link #probe} and {@link #close} block,
+ * {@link #dataSource()} hands out connections that block.
  */
 public final class Database implements AutoCloseable {
 
@@ -33,8 +41,11 @@ public final class Database implements AutoCloseable {
     /** The Hikari pool name; its housekeeping threads carry it too. */
     public static final String POOL_NAME = "sipcrypt-db-pool";
 
-    /** How long a request waits for a connection before it fails. */
-    public static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(3);
+    /** How long a request waits for a connection before it fails, unless told otherwise ({@code db.connectTimeout}). */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+
+    /** How often an open breaker probes the database, unless told otherwise ({@code db.probeInterval}). */
+    public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
 
     private static final Duration VALIDATION_TIMEOUT = Duration.ofSeconds(1);
 
@@ -86,11 +97,30 @@ public final class Database implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final String maskedUrl;
     private final int poolSize;
+    private final Endpoint endpoint;
+    private final DatabaseBreaker breaker;
 
-    private Database(HikariDataSource dataSource, String maskedUrl, int poolSize) {
+    private Database(HikariDataSource dataSource, String maskedUrl, int poolSize, Endpoint endpoint,
+                     Duration probeInterval) {
         this.dataSource = dataSource;
         this.maskedUrl = maskedUrl;
         this.poolSize = poolSize;
+        this.endpoint = endpoint;
+        this.breaker = new DatabaseBreaker(maskedUrl, this::probe, probeInterval, System::nanoTime);
+    }
+
+    /** Where the database is and how to log in; the password is never shown. */
+    private record Endpoint(String url, String user, String password, Duration timeout) {
+        @Override
+        public String toString() {
+            return JdbcSecrets.maskUrl(url);
+        }
+    }
+
+    /** Opens the database with the default connect timeout and probe interval. */
+    public static Database open(String jdbcUrl, String user, String password, int poolSize)
+            throws SQLException {
+        return open(jdbcUrl, user, password, poolSize, DEFAULT_CONNECT_TIMEOUT, DEFAULT_PROBE_INTERVAL);
     }
 
     /**
@@ -100,17 +130,25 @@ public final class Database implements AutoCloseable {
      * @param user     database user
      * @param password database password, or {@code null} for none; never logged
      * @param poolSize most connections the pool holds
-     * @throws SQLException when the database cannot be reached or migrated; the message names the URL
+     * @param connectTimeout longest wait for a connection ({@code db.connectTimeout}, at least 250 ms)
+     * @param probeInterval  how often the breaker probes a database that went away ({@code db.probeInterval})
+     * @throws DatabaseUnreachableException when the database cannot be reached; the message is one line
+     * @throws SQLException when the database refuses us or cannot be migrated; the message names the URL
      *                      (with any password parameter masked) and never the password
      */
-    public static Database open(String jdbcUrl, String user, String password, int poolSize)
-            throws SQLException {
+    public static Database open(String jdbcUrl, String user, String password, int poolSize,
+                                Duration connectTimeout, Duration probeInterval) throws SQLException {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(user, "user");
         if (poolSize < 1) {
             throw new IllegalArgumentException("poolSize must be at least 1: " + poolSize);
         }
+        if (connectTimeout.compareTo(Duration.ofMillis(250)) < 0) {
+            throw new IllegalArgumentException("connectTimeout must be at least 250 ms: " + connectTimeout);
+        }
         String masked = JdbcSecrets.maskUrl(jdbcUrl);
+        Endpoint endpoint = new Endpoint(jdbcUrl, user, password, connectTimeout);
+        check(endpoint, masked);
 
         HikariConfig config = new HikariConfig();
         config.setPoolName(POOL_NAME);
@@ -120,7 +158,9 @@ public final class Database implements AutoCloseable {
             config.setPassword(password);
         }
         config.setMaximumPoolSize(poolSize);
-        config.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
+        // No idle minimum: see the class comment (HikariCP's background refill backs off up to 5 s).
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(connectTimeout.toMillis());
         config.setValidationTimeout(VALIDATION_TIMEOUT.toMillis());
         // Fail at once when the database cannot be reached at start-up (a positive value means
         // "try for this many milliseconds, then throw").
@@ -133,23 +173,97 @@ public final class Database implements AutoCloseable {
         } catch (HikariPool.PoolInitializationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             String state = cause instanceof SQLException sql ? sql.getSQLState() : null;
-            throw new SQLException("cannot reach database " + masked + ": " + JdbcSecrets.describe(cause, password),
-                    state, cause);
+            String reason = JdbcSecrets.describe(cause, password).replace('\n', ' ').replace('\r', ' ');
+            if (DatabaseBreaker.isOutage(cause)) {
+                throw new DatabaseUnreachableException("cannot reach database " + masked + ": " + reason
+                        + unreachableHint(jdbcUrl), state, cause);
+            }
+            throw new SQLException("cannot reach database " + masked + ": " + reason, state, cause);
         } catch (RuntimeException e) {
             // Hikari reports a URL no driver accepts and similar set-up failures unchecked.
             throw new SQLException("cannot open database " + masked + ": " + e.getClass().getSimpleName(), e);
         }
 
-        Database db = new Database(ds, masked, poolSize);
+        Database db = new Database(ds, masked, poolSize, endpoint, probeInterval);
         try {
             db.migrate();
         } catch (SQLException | RuntimeException e) {
+            db.breaker.close();
             ds.close();
             throw e;
         }
         log.info("location database {} open (pool {} of {} connections, schema version {})",
                 masked, POOL_NAME, poolSize, latestVersion());
         return db;
+    }
+
+    /**
+     * The first check at {@link #open}: one connection outside the pool. A database that cannot be
+     * reached is a {@link DatabaseUnreachableException} with a one-line message; any other refusal
+     * (wrong password, unknown database) keeps the driver's SQL state.
+     */
+    private static void check(Endpoint endpoint, String masked) throws SQLException {
+        try {
+            DriverManager.getDriver(endpoint.url());
+        } catch (SQLException e) {
+            // DriverManager says 08001 (a connection exception) here too, but nothing was tried.
+            throw new SQLException("cannot open database " + masked
+                    + ": no JDBC driver accepts this URL (expected jdbc:h2:... or jdbc:postgresql:...)", e);
+        }
+        try {
+            connectAndValidate(endpoint);
+        } catch (SQLException e) {
+            String reason = JdbcSecrets.describe(e, endpoint.password()).replace('\n', ' ').replace('\r', ' ');
+            if (DatabaseBreaker.isOutage(e)) {
+                throw new DatabaseUnreachableException("cannot reach database " + masked + ": " + reason
+                        + unreachableHint(endpoint.url()), e.getSQLState(), e);
+            }
+            throw new SQLException("cannot open database " + masked + ": " + reason, e.getSQLState(), e);
+        }
+    }
+
+    /** What the operator should check when the database at {@code jdbcUrl} cannot be reached. */
+    static String unreachableHint(String jdbcUrl) {
+        boolean embedded = jdbcUrl.startsWith("jdbc:h2:") && !jdbcUrl.startsWith("jdbc:h2:tcp:")
+                && !jdbcUrl.startsWith("jdbc:h2:ssl:");
+        return embedded
+                ? " (check that no other process has the embedded database open, such as a running server)"
+                : " (check that the database server runs and accepts connections from this host; the URL is the db setting)";
+    }
+
+    /**
+     * Checks that the database answers, on a connection of its own outside the pool (the pool's
+     * connections may all be busy or broken): what the breaker runs while the database is down.
+     * Blocks for about {@code db.connectTimeout} at most where the driver honours timeouts.
+     */
+    public void probe() throws SQLException {
+        connectAndValidate(endpoint);
+    }
+
+    private static void connectAndValidate(Endpoint endpoint) throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", endpoint.user());
+        if (endpoint.password() != null) {
+            props.setProperty("password", endpoint.password());
+        }
+        int seconds = (int) Math.max(1, (endpoint.timeout().toMillis() + 999) / 1000);
+        if (endpoint.url().startsWith("jdbc:postgresql:")) {
+            // PgJDBC's own bounds on connecting and logging in (H2 refuses unknown properties).
+            props.setProperty("connectTimeout", Integer.toString(seconds));
+            props.setProperty("loginTimeout", Integer.toString(seconds));
+            props.setProperty("socketTimeout", Integer.toString(seconds + 1));
+        }
+        try (Connection c = DriverManager.getConnection(endpoint.url(), props)) {
+            if (!c.isValid(seconds)) {
+                throw new SQLNonTransientConnectionException("database " + endpoint + " did not answer within "
+                        + seconds + " s", "08006");
+            }
+        }
+    }
+
+    /** The circuit breaker of this database: open while it is known to be unreachable. */
+    public DatabaseBreaker breaker() {
+        return breaker;
     }
 
     /** The pool; connections from it are in auto-commit mode when handed out. */
@@ -272,9 +386,10 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    /** Closes the pool; connections in use are closed as they are returned. Idempotent. */
+    /** Stops the breaker's probes and closes the pool; connections in use are closed as they are returned. Idempotent. */
     @Override
     public void close() {
+        breaker.close();
         if (!dataSource.isClosed()) {
             dataSource.close();
             log.info("location database {} closed", maskedUrl);

@@ -14,6 +14,7 @@ import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.Objects;
@@ -66,10 +67,21 @@ public final class EmbeddedDatabase {
      */
     public static Database openConfigured(String jdbcUrlOrNull, Path dataDir, String user, String password,
                                           int poolSize) throws SQLException, IOException {
+        return openConfigured(jdbcUrlOrNull, dataDir, user, password, poolSize, Database.DEFAULT_CONNECT_TIMEOUT,
+                Database.DEFAULT_PROBE_INTERVAL);
+    }
+
+    /**
+     * As {@link #openConfigured(String, Path, String, String, int)}, with the connect timeout and the
+     * breaker's probe interval ({@code db.connectTimeout}, {@code db.probeInterval}).
+     */
+    public static Database openConfigured(String jdbcUrlOrNull, Path dataDir, String user, String password,
+                                          int poolSize, Duration connectTimeout, Duration probeInterval)
+            throws SQLException, IOException {
         if (jdbcUrlOrNull == null) {
-            return open(dataDir, user, password, poolSize);
+            return open(dataDir, user, password, poolSize, connectTimeout, probeInterval);
         }
-        return Database.open(jdbcUrlOrNull, user, password, poolSize);
+        return Database.open(jdbcUrlOrNull, user, password, poolSize, connectTimeout, probeInterval);
     }
 
     /**
@@ -85,6 +97,12 @@ public final class EmbeddedDatabase {
      */
     public static Database open(Path dataDir, String user, String configuredPassword, int poolSize)
             throws SQLException, IOException {
+        return open(dataDir, user, configuredPassword, poolSize, Database.DEFAULT_CONNECT_TIMEOUT,
+                Database.DEFAULT_PROBE_INTERVAL);
+    }
+
+    private static Database open(Path dataDir, String user, String configuredPassword, int poolSize,
+                                 Duration connectTimeout, Duration probeInterval) throws SQLException, IOException {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(user, "user");
         Objects.requireNonNull(configuredPassword, "configuredPassword");
@@ -93,12 +111,12 @@ public final class EmbeddedDatabase {
         String url = url(dataDir);
         Database db;
         try {
-            db = Database.open(url, user, password, poolSize);
+            db = Database.open(url, user, password, poolSize, connectTimeout, probeInterval);
         } catch (SQLException e) {
             if (!WRONG_PASSWORD.equals(e.getSQLState()) || !Files.exists(dataDir.resolve(DB_NAME + ".mv.db"))) {
                 throw e;
             }
-            db = migrateFromEmptyPassword(url, user, password, poolSize, e);
+            db = migrateFromEmptyPassword(url, user, password, poolSize, connectTimeout, probeInterval, e);
         }
         restrictFiles(dataDir);
         return db;
@@ -109,6 +127,7 @@ public final class EmbeddedDatabase {
      * and opened again with it.
      */
     private static Database migrateFromEmptyPassword(String url, String user, String password, int poolSize,
+                                                     Duration connectTimeout, Duration probeInterval,
                                                      SQLException wrongPassword) throws SQLException {
         try (Database old = Database.open(url, user, "", 1);
              Connection c = old.dataSource().getConnection();
@@ -123,7 +142,7 @@ public final class EmbeddedDatabase {
         }
         log.warn("embedded database {} had the empty password; it now has the {} password",
                 JdbcSecrets.maskUrl(url), "configured or generated (" + SECRET_FILE + ")");
-        return Database.open(url, user, password, poolSize);
+        return Database.open(url, user, password, poolSize, connectTimeout, probeInterval);
     }
 
     /**

@@ -41,8 +41,11 @@ import org.slf4j.LoggerFactory;
  * by default). Rejection policy: when the queue is full, or the service is closed, the call does
  * not queue and its future completes at once, exceptionally, with a
  * {@link RejectedExecutionException}. A failing database completes futures exceptionally with the
- * {@link SQLException} as the cause, after at most {@link Database#CONNECTION_TIMEOUT} waiting for
+ * {@link SQLException} as the cause, after at most {@code db.connectTimeout} waiting for
  * a connection; lock conflicts between concurrent transactions are retried a few times first.
+ * While the database's {@link DatabaseBreaker} is open, calls fail at once with a
+ * {@link DatabaseUnavailableException}, whether they arrive then or were queued before it opened;
+ * failures that say the database cannot be reached are reported to the breaker.
  * <p>
  * State is bounded: an address-of-record holds at most {@code maxContacts} bindings (a change adding
  * one beyond it is refused whole with {@link RegisterOutcome.TooManyContacts}), lookups and REGISTER
@@ -488,6 +491,11 @@ public final class JdbcLocationService implements LocationService {
 
     private <T> CompletableFuture<T> submit(String op, SqlWork<T> work) {
         DbTask<T> task = new DbTask<>(op, work);
+        DatabaseUnavailableException refused = db.breaker().refusal(op);
+        if (refused != null) {
+            task.future.completeExceptionally(refused);
+            return task.future;
+        }
         try {
             executor.execute(task);
         } catch (RejectedExecutionException e) {
@@ -545,9 +553,17 @@ public final class JdbcLocationService implements LocationService {
 
         @Override
         public void run() {
+            // Queued before the breaker opened: fail at once rather than wait on the pool's timeout.
+            DatabaseUnavailableException refused = db.breaker().refusal(op);
+            if (refused != null) {
+                future.completeExceptionally(refused);
+                return;
+            }
+            long started = db.breaker().now();
             try {
                 future.complete(withRetries(op, work));
             } catch (SQLException e) {
+                db.breaker().failed(e, started);
                 failures.warn(op, e);
                 future.completeExceptionally(e);
             } catch (RuntimeException e) {

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.location.Database;
+import org.sipcrypt.server.location.DatabaseUnavailableException;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
 
@@ -60,9 +62,26 @@ class CredentialBatcherTest {
     }
 
     @Test
+    void whileTheBreakerIsOpenLookupsFailAtOnceUnlessCached() throws Exception {
+        // a probe interval far beyond the test, so the breaker stays open until the test is done with it
+        try (Database probed = Database.open("jdbc:h2:file:" + dir.resolve("db"), "sa", "", 2, Duration.ofSeconds(1),
+                Duration.ofSeconds(60));
+             CredentialBatcher b = new CredentialBatcher(new SubscriberStore(probed.dataSource()), REALM, 1, 1,
+                     Duration.ZERO, 1000, 100, Duration.ofMinutes(1), registry, probed.breaker())) {
+            assertEquals("user1", get(b.lookup("user1")).orElseThrow().username());
+            probed.breaker().failed(new SQLTransientConnectionException("request timed out", "08001"),
+                    probed.breaker().now());
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> get(b.lookup("user2")));
+            assertInstanceOf(DatabaseUnavailableException.class, refused.getCause());
+            assertEquals(1, probed.breaker().refused("credentials"));
+            assertEquals("user1", get(b.lookup("user1")).orElseThrow().username(), "a cached subscriber is still served");
+        }
+    }
+
+    @Test
     void lookupsQueuedTogetherGoOutAsOneQuery() throws Exception {
         try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 16, Duration.ofSeconds(5), 1000, 0,
-                Duration.ofMinutes(1), registry)) {
+                Duration.ofMinutes(1), registry, db.breaker())) {
             List<CompletableFuture<Optional<Subscriber>>> futures = new ArrayList<>();
             for (int i = 1; i <= 16; i++) {
                 futures.add(b.lookup("user" + i));
@@ -79,7 +98,7 @@ class CredentialBatcherTest {
     @Test
     void aLoneLookupIsSentWhenItsWaitRunsOut() throws Exception {
         try (CredentialBatcher b = new CredentialBatcher(store, REALM, 2, 64, Duration.ofMillis(20), 1000, 0,
-                Duration.ofMinutes(1), registry)) {
+                Duration.ofMinutes(1), registry, db.breaker())) {
             assertEquals("user7", get(b.lookup("user7")).orElseThrow().username());
             assertEquals(1.0, registry.get("auth.batch.size").summary().max());
         }
@@ -88,7 +107,7 @@ class CredentialBatcherTest {
     @Test
     void unknownAndOddNamesAreAbsentAndTheTableIsIntact() throws Exception {
         try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 4, Duration.ZERO, 1000, 0,
-                Duration.ofMinutes(1), registry)) {
+                Duration.ofMinutes(1), registry, db.breaker())) {
             for (String name : List.of("nobody", "x' OR '1'='1", "user1'; DROP TABLE subscribers; --", "\u00e9\u4e2d",
                     "%", "a".repeat(500))) {
                 assertFalse(get(b.lookup(name)).isPresent(), name);
@@ -101,7 +120,7 @@ class CredentialBatcherTest {
     @Test
     void beyondTheQueueCapacityLookupsFailAtOnce() throws Exception {
         try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 100, Duration.ofSeconds(20), 2, 0,
-                Duration.ofMinutes(1), registry)) {
+                Duration.ofMinutes(1), registry, db.breaker())) {
             CompletableFuture<Optional<Subscriber>> first = b.lookup("user1");
             b.lookup("user2");
             CompletableFuture<Optional<Subscriber>> third = b.lookup("user3");
@@ -115,7 +134,7 @@ class CredentialBatcherTest {
     @Test
     void cacheAnswersRepeatsAndForgetsChangedSubscribers() throws Exception {
         try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 1, Duration.ZERO, 1000, 100,
-                Duration.ofMinutes(1), registry)) {
+                Duration.ofMinutes(1), registry, db.breaker())) {
             String before = get(b.lookup("user1")).orElseThrow().ha1Md5();
             assertEquals(before, get(b.lookup("user1")).orElseThrow().ha1Md5());
             assertEquals(1.0, registry.get("auth.cache").tag("result", "hit").counter().count());
@@ -129,7 +148,7 @@ class CredentialBatcherTest {
     @Test
     void databaseFailureFailsTheLookupAndLaterOnesSucceedAgain() throws Exception {
         try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 1, Duration.ZERO, 1000, 0,
-                Duration.ofMinutes(1), registry)) {
+                Duration.ofMinutes(1), registry, db.breaker())) {
             try (var c = db.dataSource().getConnection(); var s = c.createStatement()) {
                 s.execute("ALTER TABLE subscribers RENAME TO subscribers_away");
             }
@@ -146,7 +165,7 @@ class CredentialBatcherTest {
     @Test
     void closingFailsWaitingLookupsAndRefusesNewOnes() throws Exception {
         CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 100, Duration.ofSeconds(20), 1000, 0,
-                Duration.ofMinutes(1), registry);
+                Duration.ofMinutes(1), registry, db.breaker());
         CompletableFuture<Optional<Subscriber>> waiting = b.lookup("user1");
         b.close();
         assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));

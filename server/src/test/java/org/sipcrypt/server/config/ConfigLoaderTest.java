@@ -207,6 +207,11 @@ class ConfigLoaderTest {
         "sip.workers,         0",
         "sip.queueCapacity,   0",
         "db.poolSize,         0",
+        "db.connectTimeout,   100ms",
+        "db.connectTimeout,   0",
+        "db.connectTimeout,   61s",
+        "db.probeInterval,    5ms",
+        "db.probeInterval,    2m",
         "tcp.maxConnections,  -5",
         "tcp.idleTimeout,     0",
         "registrar.minExpires, 0s",
@@ -227,6 +232,9 @@ class ConfigLoaderTest {
         assertEquals(16 * 1024 * 1024, flags(Map.of("sip.maxMessageBytes", List.of("16777216"))).maxMessageBytes());
         assertEquals(0, flags(Map.of("io.threads", List.of("0"))).ioThreads());
         assertEquals(Duration.ZERO, flags(Map.of("shutdown.grace", List.of("0"))).shutdownGrace());
+        assertEquals(Duration.ofMillis(250), flags(Map.of("db.connectTimeout", List.of("250ms"))).dbBreaker().connectTimeout());
+        assertEquals(Duration.ofSeconds(60), flags(Map.of("db.connectTimeout", List.of("60s"))).dbBreaker().connectTimeout());
+        assertEquals(Duration.ofMillis(10), flags(Map.of("db.probeInterval", List.of("10ms"))).dbBreaker().probeInterval());
     }
 
     @Test
@@ -357,9 +365,10 @@ class ConfigLoaderTest {
     @Test
     @Timeout(10)
     void everySettingHasOneKeyAndAKebabCaseOption() {
-        // one setting per component, the auth, tls and tcp limits records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 3 + AuthConfig.class.getRecordComponents().length
-                + TlsConfig.class.getRecordComponents().length + TcpLimitsConfig.class.getRecordComponents().length,
+        // one setting per component, the auth, tls, database breaker and tcp limits records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 4 + AuthConfig.class.getRecordComponents().length
+                + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
+                + TcpLimitsConfig.class.getRecordComponents().length,
                 ConfigLoader.settings().size());
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {

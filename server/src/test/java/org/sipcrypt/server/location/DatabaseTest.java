@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -99,6 +101,31 @@ class DatabaseTest {
 
     @Test
     @Timeout(30)
+    void whileTheBreakerIsOpenLocationCallsFailAtOnceAndNothingIsWritten() throws Exception {
+        // a probe interval far beyond the test, so the breaker stays open until the test is done with it
+        try (Database db = Database.open(url(), "sa", "", 2, Duration.ofSeconds(1), Duration.ofSeconds(60));
+             JdbcLocationService locations = new JdbcLocationService(db, 2, 100)) {
+            db.breaker().failed(new SQLTransientConnectionException("request timed out", "08001"), db.breaker().now());
+            ContactChange alice = new ContactChange("sip:alice@10.0.0.1", "<sip:alice@10.0.0.1>",
+                    Duration.ofHours(1), -1);
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> locations.register(
+                    new RegisterChange("sip:alice@example.com", "cid-1", 1, false, List.of(alice), "udp:10.0.0.1:5060",
+                            T0)).get(10, TimeUnit.SECONDS));
+            assertInstanceOf(DatabaseUnavailableException.class, refused.getCause());
+            assertInstanceOf(DatabaseUnavailableException.class, assertThrows(ExecutionException.class,
+                    () -> locations.lookup("sip:alice@example.com", T0).get(10, TimeUnit.SECONDS)).getCause());
+            assertEquals(1, db.breaker().refused("register"));
+            assertEquals(1, db.breaker().refused("lookup"));
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM bindings")) {
+                assertTrue(rs.next());
+                assertEquals(0, rs.getLong(1), "a refused REGISTER writes nothing");
+            }
+        }
+    }
+
+    @Test
+    @Timeout(30)
     void registrationsSurviveARestart() throws Exception {
         try (Database db = Database.open(url(), "sa", "", 2);
              JdbcLocationService locations = new JdbcLocationService(db, 2, 100)) {
@@ -164,7 +191,10 @@ class DatabaseTest {
         String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/nowhere";
         SQLException e = assertThrows(SQLException.class,
                 () -> Database.open(url, "sa", "hunter2-secret", 2));
+        assertInstanceOf(DatabaseUnreachableException.class, e);
         assertTrue(e.getMessage().contains(url), e.getMessage());
+        assertTrue(e.getMessage().contains("check that the database server runs"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
         assertFalse(e.getMessage().contains("hunter2-secret"), e.getMessage());
     }
 

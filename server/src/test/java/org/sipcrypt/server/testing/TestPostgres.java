@@ -56,9 +56,7 @@ public final class TestPostgres implements AutoCloseable {
         try {
             pg.run(bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-U", "sipcrypt",
                     "--auth=trust", "--no-sync", "-E", "UTF8");
-            pg.run(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "30",
-                    "-l", dir.resolve("server.log").toString(), "-o",
-                    "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off", "start");
+            pg.startServer();
             try (Connection c = DriverManager.getConnection(pg.url("postgres"), "sipcrypt", "");
                  Statement st = c.createStatement()) {
                 st.execute("CREATE DATABASE sipcrypt");
@@ -68,6 +66,25 @@ public final class TestPostgres implements AutoCloseable {
             throw e;
         }
         return pg;
+    }
+
+    private void startServer() throws IOException, InterruptedException {
+        run(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "30",
+                "-l", dir.resolve("server.log").toString(), "-o",
+                "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off", "start");
+    }
+
+    /**
+     * Stops the server the way a crash does ({@code pg_ctl -m immediate}): connections are cut, and
+     * what was committed is recovered from the log at the next start. The cluster is kept.
+     */
+    public void stop() throws IOException, InterruptedException {
+        run(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m", "immediate", "-w", "stop");
+    }
+
+    /** Starts the server again after {@link #stop}, on the same port with the same cluster. */
+    public void startAgain() throws IOException, InterruptedException {
+        startServer();
     }
 
     private static Path binaries() {
