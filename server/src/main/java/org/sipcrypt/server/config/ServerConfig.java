@@ -43,8 +43,9 @@ import org.sipcrypt.server.transport.Transport;
  *                           at most this many contacts
  * @param maxBindings        most bindings the location service holds in all; a REGISTER adding
  *                           one beyond it gets 503
- * @param shutdownGrace      how long shutdown waits for open transactions
+ * @param shutdownGrace      how long shutdown waits for open transactions and established calls
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
+ * @param overload           when new requests are refused with 503 to keep serving, and what shutdown waits for
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
  */
@@ -77,6 +78,7 @@ public record ServerConfig(
         int maxBindings,
         Duration shutdownGrace,
         Duration statsInterval,
+        OverloadConfig overload,
         AuthConfig auth,
         TlsConfig tls) {
 
@@ -105,6 +107,11 @@ public record ServerConfig(
         }
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(statsInterval, "statsInterval");
+        Objects.requireNonNull(overload, "overload");
+        if (overload.queueThreshold() > sipQueueCapacity) {
+            throw new IllegalArgumentException("overload.queueThreshold: " + overload.queueThreshold()
+                    + " is above sip.queueCapacity " + sipQueueCapacity + " (expected queueThreshold <= queueCapacity)");
+        }
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
         if (listeners.isEmpty()) {
@@ -150,6 +157,7 @@ public record ServerConfig(
                 1_000_000,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(60),
+                OverloadConfig.defaults(),
                 AuthConfig.defaults(),
                 TlsConfig.defaults());
     }

@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
@@ -49,6 +50,7 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private final boolean epoll;
     private final Map<String, Channel> preBound = new ConcurrentHashMap<>();
     private final Set<NettyTcpMessageProcessor> tcpProcessors = ConcurrentHashMap.newKeySet();
+    private volatile OverloadGuard guard;
 
     /**
      * @param completed final responses of completed non-INVITE transactions over UDP, answering
@@ -65,6 +67,18 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         this.epoll = Epoll.isAvailable();
         this.group = epoll ? new EpollEventLoopGroup(threads, tf) : new NioEventLoopGroup(threads, tf);
         log.info("transport: netty {} with {} event-loop threads", epoll ? "epoll" : "nio", threads);
+    }
+
+    /**
+     * Decides from now on which received messages may join the worker lanes (overload and the
+     * shutdown drain); until it is set, all may. Set once, when the SIP layer it reads is up.
+     */
+    public void admitWith(OverloadGuard guard) {
+        this.guard = Objects.requireNonNull(guard, "guard");
+    }
+
+    OverloadGuard guard() {
+        return guard;
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */
