@@ -167,7 +167,7 @@ public final class ConfigLoader {
         OVERLOAD_RETRY_AFTER("overload.retryAfter", Kind.SINGLE, "DURATION",
                 "Retry-After of a 503 for overload or shutdown, plus a random part of up to as much again.",
                 c -> List.of(format(c.overload().retryAfter())),
-                (d, k, v) -> d.overloadRetryAfter = duration(k, one(k, v), false)),
+                (d, k, v) -> d.overloadRetryAfter = expires(k, one(k, v))),
         SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
                 "Most established calls remembered so that shutdown waits for their BYE; 0 waits for transactions only.",
                 c -> List.of(String.valueOf(c.overload().maxDialogs())),

@@ -212,6 +212,13 @@ class ConfigLoaderTest {
         "registrar.minExpires, 0s",
         "registrar.minExpires, 1500ms",
         "sip.workers,         many",
+        "overload.queueThreshold, 0",
+        "overload.maxTransactions, -1",
+        "overload.maxHeapAfterGc, 101",
+        "overload.retryAfter, 0",
+        "overload.retryAfter, 1500ms",
+        "shutdown.maxDialogs, -1",
+        "shutdown.dialogLifetime, 0",
     })
     @Timeout(10)
     void valuesOutOfRangeNameTheKeyAndTheValue(String key, String value) {
@@ -227,6 +234,16 @@ class ConfigLoaderTest {
         assertEquals(16 * 1024 * 1024, flags(Map.of("sip.maxMessageBytes", List.of("16777216"))).maxMessageBytes());
         assertEquals(0, flags(Map.of("io.threads", List.of("0"))).ioThreads());
         assertEquals(Duration.ZERO, flags(Map.of("shutdown.grace", List.of("0"))).shutdownGrace());
+    }
+
+    @Test
+    @Timeout(10)
+    void overloadQueueThresholdMustFitTheLaneQueue() throws ConfigException {
+        String message = failure(Map.of("sip.queueCapacity", List.of("500")));
+        assertTrue(message.startsWith("overload.queueThreshold: 1000 is above sip.queueCapacity 500"), message);
+        ServerConfig fits = flags(Map.of("sip.queueCapacity", List.of("500"), "overload.queueThreshold", List.of("500")));
+        assertEquals(500, fits.overload().queueThreshold());
+        assertEquals(Duration.ZERO, flags(Map.of("overload.maxQueueDelay", List.of("0"))).overload().maxQueueDelay());
     }
 
     @Test
@@ -357,9 +374,10 @@ class ConfigLoaderTest {
     @Test
     @Timeout(10)
     void everySettingHasOneKeyAndAKebabCaseOption() {
-        // one setting per component, the auth and tls records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 2 + AuthConfig.class.getRecordComponents().length
-                + TlsConfig.class.getRecordComponents().length, ConfigLoader.settings().size());
+        // one setting per component, the auth, tls and overload records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 3 + AuthConfig.class.getRecordComponents().length
+                + TlsConfig.class.getRecordComponents().length
+                + OverloadConfig.class.getRecordComponents().length, ConfigLoader.settings().size());
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {
             assertTrue(s.option().matches("--[a-z]+(-[a-z]+)*"), s.option());
