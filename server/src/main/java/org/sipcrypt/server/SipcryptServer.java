@@ -254,7 +254,7 @@ public final class SipcryptServer implements AutoCloseable {
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
                     transport, stack, context, addresses, housekeeping, credentials);
-            server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, transport, registry,
+            server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport, registry,
                     housekeeping), dialogs, transport);
             housekeeping.scheduleWithFixedDelay(server::purgeExpired, PURGE_INTERVAL.toMillis(),
                     PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
@@ -291,15 +291,16 @@ public final class SipcryptServer implements AutoCloseable {
      * after GC every second when that budget is on; null with the JAIN-SIP transports.
      */
     private static OverloadGuard overloadGuard(ServerConfig config, SipWorkers workers, SipContext context,
-                                               NettyTransport transport, MeterRegistry registry,
+                                               SipStackImpl stack, NettyTransport transport, MeterRegistry registry,
                                                ScheduledExecutorService housekeeping) {
         if (transport == null) {
             return null;
         }
         var o = config.overload();
+        // JAIN-SIP keys a server transaction by its RFC 3261 branch in lower case (SIPRequest.getTransactionId)
         OverloadGuard guard = new OverloadGuard(o.queueThreshold(), o.maxQueueDelay(), o.maxTransactions(),
                 o.maxHeapAfterGc(), o.retryAfter(), workers, context::unansweredRequests,
-                OverloadGuard::heapUsedAfterGc, registry);
+                branch -> stack.findTransaction(branch, true) != null, OverloadGuard::heapUsedAfterGc, registry);
         if (o.maxHeapAfterGc() > 0) {
             housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
         }

@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * drains for shutdown. Responses, ACK, CANCEL and requests within a dialog (To tag present) are never
  * refused here: they may fill a lane up to {@code sip.queueCapacity}, so calls in progress end
  * normally. The ACK a client sends for one of these 503s carries our To tag and is absorbed here
- * (RFC 3261 §17.1.1.3: it belongs to no transaction of ours).
+ * (RFC 3261 §17.1.1.3: it belongs to no transaction of ours). A retransmission of a request the
+ * server is already handling (its branch names a transaction in progress) is let through to that
+ * transaction (RFC 3261 §17.2.1, §17.2.2) rather than refused; one that arrives while its original
+ * still waits in the lane cannot be told apart and may be refused.
  * Counted in {@code sip.overload.rejected{method,reason}} and {@code sip.overload.acks.absorbed};
  * a warning per reason at most once a minute.
  * Threading: thread-safe; never blocks ({@link #admit} runs on event loops).
@@ -52,6 +56,7 @@ public final class OverloadGuard {
     private final long retryAfterSeconds;
     private final SipWorkers workers;
     private final IntSupplier unanswered;
+    private final Predicate<String> transactionInProgress;
     private final DoubleSupplier heapAfterGc;
     private final MeterRegistry registry;
     private final String refusalTag;
@@ -68,12 +73,14 @@ public final class OverloadGuard {
      *                        refused; 0: no limit
      * @param retryAfter      the least Retry-After of a refusal (whole seconds, at least 1)
      * @param unanswered      how many requests await their final response now
+     * @param transactionInProgress whether a server transaction exists for an RFC 3261 branch
+     *                        (lower case): a request carrying it is a retransmission, never refused
      * @param heapAfterGc     share (0 to 1) of the maximum heap in use after the last collection,
      *                        read by {@link #sampleHeap}; {@link #heapUsedAfterGc} in the server
      */
     public OverloadGuard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeapAfterGc,
-                         Duration retryAfter, SipWorkers workers, IntSupplier unanswered, DoubleSupplier heapAfterGc,
-                         MeterRegistry registry) {
+                         Duration retryAfter, SipWorkers workers, IntSupplier unanswered,
+                         Predicate<String> transactionInProgress, DoubleSupplier heapAfterGc, MeterRegistry registry) {
         if (queueThreshold < 1) {
             throw new IllegalArgumentException("queueThreshold must be at least 1: " + queueThreshold);
         }
@@ -87,6 +94,7 @@ public final class OverloadGuard {
         this.retryAfterSeconds = retryAfter.toSeconds();
         this.workers = Objects.requireNonNull(workers, "workers");
         this.unanswered = Objects.requireNonNull(unanswered, "unanswered");
+        this.transactionInProgress = Objects.requireNonNull(transactionInProgress, "transactionInProgress");
         this.heapAfterGc = Objects.requireNonNull(heapAfterGc, "heapAfterGc");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.refusalTag = "sc503" + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
@@ -116,7 +124,7 @@ public final class OverloadGuard {
             return true;
         }
         String reason = draining ? "shutting_down" : exceeded(laneKey);
-        if (reason == null) {
+        if (reason == null || retransmission(message)) {
             return true;
         }
         count(method, reason);
@@ -162,6 +170,25 @@ public final class OverloadGuard {
             }
         }
         return null;
+    }
+
+    /** Whether the top Via's branch (RFC 3261 form) names a server transaction in progress. */
+    private boolean retransmission(byte[] message) {
+        String via = SipBytes.headerValue(message, "via", "v");
+        if (via == null) {
+            return false;
+        }
+        int comma = via.indexOf(',');
+        String top = comma >= 0 ? via.substring(0, comma) : via;
+        for (String param : top.split(";")) {
+            int eq = param.indexOf('=');
+            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("branch")) {
+                String branch = param.substring(eq + 1).trim();
+                return branch.regionMatches(true, 0, "z9hG4bK", 0, 7)
+                        && transactionInProgress.test(branch.toLowerCase(Locale.ROOT));
+            }
+        }
+        return false;
     }
 
     /** From now on every new request is refused with {@code 503 Shutting Down} (the shutdown drain). */

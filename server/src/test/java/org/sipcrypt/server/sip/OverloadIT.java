@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,6 +77,31 @@ class OverloadIT {
             assertTrue(registersAgain(client, hp), "REGISTER still refused after the INVITE was answered");
             assertEquals(List.of(), callee.errors());
             assertEquals(List.of(), caller.errors());
+        }
+    }
+
+    @Test
+    void aRetransmittedInviteReachesItsTransactionInsteadOfBeingRefused() throws Exception {
+        Transport t = Transport.UDP;
+        try (TestServer server = TestServer.start(dir, "overload.maxTransactions", "1");
+             TestUa callee = TestUa.start("bob", t);
+             SipSocket client = SipSocket.udp(server.address(t))) {
+            callee.answer(Request.INVITE, TestUa.Answer.ringForever());
+            assertEquals(Response.OK, callee.register(server.address(t), 600).getStatusCode());
+            String hp = server.hostPort(t);
+            String invite = client.request("INVITE", "sip:bob@" + hp, "carol", "bob@" + hp, "retransmitted", 1,
+                    client.contact("carol"));
+            client.send(invite);
+            assertNotNull(client.awaitMessage("SIP/2.0 180", WAIT), "the INVITE was not forwarded");
+
+            // the INVITE itself now holds the budget; the same INVITE again is a retransmission of it
+            client.send(invite);
+            String answer = client.awaitMessage("SIP/2.0 ", WAIT);
+            assertNotNull(answer, "the retransmission was not answered");
+            assertTrue(answer.startsWith("SIP/2.0 180"), "RFC 3261 §17.2.1: the last provisional again, got " + answer);
+            client.send(client.request("INVITE", "sip:bob@" + hp, "carol", "bob@" + hp, "another", 1,
+                    client.contact("carol")));
+            assertRefused(client.awaitMessage("SIP/2.0 503", WAIT), "INVITE");
         }
     }
 

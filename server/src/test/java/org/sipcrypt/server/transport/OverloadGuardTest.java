@@ -37,6 +37,8 @@ class OverloadGuardTest {
     private final AtomicLong heapPercent = new AtomicLong();
     private final MeterRegistry registry = new SimpleMeterRegistry();
     private final List<byte[]> replies = new ArrayList<>();
+    /** The one branch (lower case) with a server transaction in progress; none by default. */
+    private String inProgress = "";
     private final CountDownLatch release = new CountDownLatch(1);
     private SipWorkers workers;
 
@@ -63,7 +65,7 @@ class OverloadGuardTest {
 
     private OverloadGuard guard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeap) {
         return new OverloadGuard(queueThreshold, maxQueueDelay, maxTransactions, maxHeap, Duration.ofSeconds(5),
-                workers, unanswered::get, () -> heapPercent.get() / 100.0, registry);
+                workers, unanswered::get, b -> b.equals(inProgress), () -> heapPercent.get() / 100.0, registry);
     }
 
     private void queue(int n) {
@@ -127,6 +129,16 @@ class OverloadGuardTest {
         assertTrue(admit(guard, request("INVITE", "b")), "a re-INVITE is within its dialog");
         assertEquals(List.of(), replies);
         assertEquals(0, guard.rejectedCount());
+    }
+
+    @Test
+    void aRetransmissionOfARequestInProgressReachesItsTransaction() {
+        OverloadGuard guard = guard(10, Duration.ZERO, 1, 0);
+        unanswered.set(1);
+        inProgress = "z9hg4bk-1";
+        assertTrue(admit(guard, request("INVITE", null)), "its transaction absorbs it");
+        inProgress = "z9hg4bk-2";
+        assertFalse(admit(guard, request("INVITE", null)));
     }
 
     @Test
