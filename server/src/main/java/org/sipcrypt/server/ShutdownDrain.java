@@ -11,9 +11,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The graceful part of shutdown: from its start every new request outside a dialog gets
  * {@code 503 Shutting Down} with {@code Retry-After} (at the transport, and in the dispatcher for
- * the JAIN-SIP transports), no new TCP connection is accepted, and requests within dialogs and
- * responses keep being forwarded; it ends as soon as no request awaits its final response and no
- * established call is left, or when the grace runs out.
+ * the JAIN-SIP transports), and requests within dialogs and responses keep being forwarded. TCP
+ * connections are still accepted until the drain ends, so that a new client gets its 503 rather than
+ * a refused connection, and a party to a call whose connection was closed can still send its BYE.
+ * It ends as soon as no request awaits its final response and no established call is left, or when
+ * the grace runs out.
  * Threading: run once, from the thread that closes the server; it sleeps, so never on an event loop
  * or a SIP lane.
  */
@@ -30,7 +32,7 @@ final class ShutdownDrain {
     /**
      * @param guard     refuses new requests at the transport; null with the JAIN-SIP transports
      * @param dialogs   established calls to wait for; null when none are kept (recordRoute off)
-     * @param transport sipcrypt's transport, to stop accepting connections; null with JAIN-SIP's
+     * @param transport sipcrypt's transport, to stop accepting connections when the drain ends; null with JAIN-SIP's
      */
     ShutdownDrain(SipContext context, OverloadGuard guard, EstablishedDialogs dialogs, NettyTransport transport) {
         this.context = context;
@@ -46,9 +48,6 @@ final class ShutdownDrain {
         if (guard != null) {
             guard.startDraining();
         }
-        if (transport != null) {
-            transport.stopAccepting();
-        }
         log.info("shutting down: new requests get 503; waiting up to {} for {} established calls and {} requests"
                 + " awaiting an answer", grace, calls(), context.unansweredRequests());
         long deadline = start + grace.toNanos();
@@ -59,6 +58,9 @@ final class ShutdownDrain {
                 Thread.currentThread().interrupt();
                 break;
             }
+        }
+        if (transport != null) {
+            transport.stopAccepting();
         }
         int calls = calls();
         int requests = context.unansweredRequests();

@@ -484,9 +484,9 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     /**
-     * Graceful shutdown: refuses new requests with 503 and stops accepting TCP connections, keeps
-     * forwarding within established calls until they end and open transactions are answered, for up
-     * to {@code shutdown.grace} ({@link ShutdownDrain}), then stops the stack, the transport, the
+     * Graceful shutdown: refuses new requests with 503, keeps forwarding within established calls
+     * until they end and open transactions are answered, for up to {@code shutdown.grace}
+     * ({@link ShutdownDrain}), then stops accepting TCP connections, the stack, the transport, the
      * lanes and the database pool.
      */
     @Override

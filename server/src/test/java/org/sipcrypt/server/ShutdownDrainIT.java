@@ -22,7 +22,8 @@ import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Shutdown with calls in progress: while the server drains, new requests get 503 with Retry-After,
+ * Shutdown with calls in progress: while the server drains, new requests get 503 with Retry-After
+ * (from new TCP clients too),
  * the BYEs of the calls established through it are still forwarded and answered, and shutdown ends
  * when the last call has, well before its long grace.
  */
@@ -55,6 +56,14 @@ class ShutdownDrainIT {
                 assertTrue(refusal.startsWith("SIP/2.0 503 Shutting Down\r\n"), refusal);
                 assertTrue(refusal.contains("\r\nRetry-After: "), refusal);
 
+                // a new TCP client is still accepted, and answered 503
+                try (SipSocket fresh = SipSocket.tcp(server.address(Transport.TCP))) {
+                    String hp = server.hostPort(Transport.TCP);
+                    fresh.send(fresh.request("OPTIONS", "sip:" + hp, "late", hp, "drain-late", 1, ""));
+                    String answer = fresh.awaitMessage("SIP/2.0 ", WAIT);
+                    assertNotNull(answer, "no answer to a new TCP client during the drain");
+                    assertTrue(answer.startsWith("SIP/2.0 503 Shutting Down\r\n"), answer);
+                }
                 // a new call and a new registration are refused, with Retry-After
                 Response refused = caller.invite(callee.aor(), server.address(t)).invite().awaitFinal(WAIT);
                 assertEquals(Response.SERVICE_UNAVAILABLE, refused.getStatusCode());
