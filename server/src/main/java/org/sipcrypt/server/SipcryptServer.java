@@ -60,6 +60,7 @@ import org.sipcrypt.server.sip.SipCounters;
 import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
+import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
 import org.sipcrypt.server.sip.proxy.StatefulProxy;
@@ -69,6 +70,7 @@ import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
+import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
@@ -106,6 +108,7 @@ public final class SipcryptServer implements AutoCloseable {
     private final Map<Transport, InetSocketAddress> addresses;
     private final ScheduledExecutorService housekeeping;
     private final CredentialBatcher credentials;
+    private ShutdownDrain drain;
     private boolean closed;
 
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
@@ -245,15 +248,18 @@ public final class SipcryptServer implements AutoCloseable {
                         config.dbPoolSize());
                 warnWhereAuthIsWeakened(config);
             }
+            EstablishedDialogs dialogs = establishedDialogs(config, registry);
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, expires, config.maxContacts()),
                     new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC(),
-                            routeSigner),
+                            routeSigner, dialogs),
                     new RedirectServer(context, location), auth, policy);
             provider.addSipListener(dispatcher);
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
                     transport, stack, context, addresses, housekeeping, credentials);
+            server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport, registry,
+                    housekeeping), dialogs, transport);
             housekeeping.scheduleWithFixedDelay(server::purgeExpired, PURGE_INTERVAL.toMillis(),
                     PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
             if (!config.statsInterval().isZero()) {
@@ -289,6 +295,37 @@ public final class SipcryptServer implements AutoCloseable {
             FunctionCounter.builder("db.breaker.rejected", breaker, b -> b.refused(op))
                     .tag("op", op).register(registry);
         }
+    }
+
+    /** The calls the shutdown drain waits for; null when it waits for none (no Record-Route, or no grace). */
+    private static EstablishedDialogs establishedDialogs(ServerConfig config, MeterRegistry registry) {
+        if (!config.recordRoute() || config.overload().maxDialogs() == 0 || config.shutdownGrace().isZero()) {
+            return null;
+        }
+        return new EstablishedDialogs(config.overload().maxDialogs(), config.overload().dialogLifetime(),
+                Ticker.systemTicker(), registry);
+    }
+
+    /**
+     * The admission check in front of the worker lanes (sipcrypt's transport only), sampling the heap
+     * after GC every second when that budget is on; null with the JAIN-SIP transports.
+     */
+    private static OverloadGuard overloadGuard(ServerConfig config, SipWorkers workers, SipContext context,
+                                               SipStackImpl stack, NettyTransport transport, MeterRegistry registry,
+                                               ScheduledExecutorService housekeeping) {
+        if (transport == null) {
+            return null;
+        }
+        var o = config.overload();
+        // JAIN-SIP keys a server transaction by its RFC 3261 branch in lower case (SIPRequest.getTransactionId)
+        OverloadGuard guard = new OverloadGuard(o.queueThreshold(), o.maxQueueDelay(), o.maxTransactions(),
+                o.maxHeapAfterGc(), o.retryAfter(), workers, context::unansweredRequests,
+                branch -> stack.findTransaction(branch, true) != null, OverloadGuard::heapUsedAfterGc, registry);
+        if (o.maxHeapAfterGc() > 0) {
+            housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
+        }
+        transport.admitWith(guard);
+        return guard;
     }
 
     /** One WARN per setting that lets some request through without credentials or weakens them. */
@@ -467,9 +504,10 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     /**
-     * Graceful shutdown: refuses new calls with 503 and stops accepting TCP connections, lets open
-     * transactions finish for up to {@code shutdown.grace}, then stops the stack, the transport,
-     * the lanes and the database pool.
+     * Graceful shutdown: refuses new requests with 503, keeps forwarding within established calls
+     * until they end and open transactions are answered, for up to {@code shutdown.grace}
+     * ({@link ShutdownDrain}), then stops accepting TCP connections, the stack, the transport, the
+     * lanes and the database pool.
      */
     @Override
     public synchronized void close() {
@@ -477,23 +515,7 @@ public final class SipcryptServer implements AutoCloseable {
             return;
         }
         closed = true;
-        log.info("shutting down: draining for up to {}", config.shutdownGrace());
-        context.startDraining();
-        if (transport != null) {
-            transport.stopAccepting();
-        }
-        long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
-        while (context.unansweredRequests() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        if (context.unansweredRequests() > 0) {
-            log.warn("shutting down with {} requests unanswered", context.unansweredRequests());
-        }
+        drain.run(config.shutdownGrace());
         log.info("stats: {}", statsLine());
         housekeeping.shutdownNow();
         stack.stop();

@@ -12,7 +12,9 @@
  *     <td>parsing, JAIN-SIP, routing, database, anything that waits</td></tr>
  * <tr><td>{@code sipcrypt-sip-N}</td><td>{@code sip.workers} lanes of one thread</td>
  *     <td>{@code sip.queueCapacity} per lane; beyond it the message is dropped and counted
- *     ({@code sip.messages.dropped{reason=overload}} / {@code sip.datagrams.dropped})</td>
+ *     ({@code sip.messages.dropped{reason=overload}} / {@code sip.datagrams.dropped}); new out-of-dialog
+ *     requests are refused with 503 on the event loop before that, from {@code overload.queueThreshold}
+ *     messages or {@code overload.maxQueueDelay} of waiting ({@code OverloadGuard})</td>
  *     <td>parsing, the JAIN-SIP transaction layer, registrar/proxy/redirect logic, continuations of
  *     database lookups; the messages of one Call-ID always on the same lane, in order</td>
  *     <td>JDBC calls; waiting for anything but an outgoing TCP connect (bounded by
@@ -36,7 +38,8 @@
  * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (two periodic tasks and one
  *     Timer C per ringing INVITE branch, removed when cancelled)</td>
  *     <td>the periodic stats line, purging lapsed bindings (hands the work to the db pool), Timer C
- *     firing (hands the branch to its call's lane)</td>
+ *     firing (hands the branch to its call's lane), sampling the heap after GC each second for the
+ *     overload guard</td>
  *     <td>SIP traffic</td></tr>
  * </table>
  */

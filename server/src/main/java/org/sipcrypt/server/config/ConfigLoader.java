@@ -169,10 +169,40 @@ public final class ConfigLoader {
                 "Most bindings held in all; a REGISTER adding one beyond it gets 503.",
                 c -> List.of(String.valueOf(c.maxBindings())),
                 (d, k, v) -> d.maxBindings = integer(k, one(k, v), 1, 1_000_000_000)),
-        SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION", "How long shutdown waits for open transactions.",
+        SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION", "How long shutdown waits for open transactions and established calls.",
                 c -> List.of(format(c.shutdownGrace())), (d, k, v) -> d.shutdownGrace = duration(k, one(k, v), true)),
         STATS_INTERVAL("stats.interval", Kind.SINGLE, "DURATION", "How often counters are logged; 0 turns it off.",
                 c -> List.of(format(c.statsInterval())), (d, k, v) -> d.statsInterval = duration(k, one(k, v), true)),
+        OVERLOAD_QUEUE_THRESHOLD("overload.queueThreshold", Kind.SINGLE, "N",
+                "New requests get 503 while their lane holds this many messages (the rest of sip.queueCapacity"
+                        + " is kept for responses and in-dialog requests).",
+                c -> List.of(String.valueOf(c.overload().queueThreshold())),
+                (d, k, v) -> d.overloadQueueThreshold = integer(k, one(k, v), 1, 10_000_000)),
+        OVERLOAD_MAX_QUEUE_DELAY("overload.maxQueueDelay", Kind.SINGLE, "DURATION",
+                "New requests get 503 while the oldest message in their lane has waited longer; 0 turns it off.",
+                c -> List.of(format(c.overload().maxQueueDelay())),
+                (d, k, v) -> d.overloadMaxQueueDelay = duration(k, one(k, v), true)),
+        OVERLOAD_MAX_TRANSACTIONS("overload.maxTransactions", Kind.SINGLE, "N",
+                "New requests get 503 while this many requests await their final response; 0 turns it off.",
+                c -> List.of(String.valueOf(c.overload().maxTransactions())),
+                (d, k, v) -> d.overloadMaxTransactions = integer(k, one(k, v), 0, 100_000_000)),
+        OVERLOAD_MAX_HEAP_AFTER_GC("overload.maxHeapAfterGc", Kind.SINGLE, "PERCENT",
+                "New requests get 503 while the heap used after the last GC is above this share of the maximum;"
+                        + " 0 turns it off.",
+                c -> List.of(String.valueOf(c.overload().maxHeapAfterGc())),
+                (d, k, v) -> d.overloadMaxHeapAfterGc = integer(k, one(k, v), 0, 100)),
+        OVERLOAD_RETRY_AFTER("overload.retryAfter", Kind.SINGLE, "DURATION",
+                "Retry-After of a 503 for overload or shutdown, plus a random part of up to as much again.",
+                c -> List.of(format(c.overload().retryAfter())),
+                (d, k, v) -> d.overloadRetryAfter = expires(k, one(k, v))),
+        SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
+                "Most established calls remembered so that shutdown waits for their BYE; 0 waits for transactions only.",
+                c -> List.of(String.valueOf(c.overload().maxDialogs())),
+                (d, k, v) -> d.shutdownMaxDialogs = integer(k, one(k, v), 0, 100_000_000)),
+        SHUTDOWN_DIALOG_LIFETIME("shutdown.dialogLifetime", Kind.SINGLE, "DURATION",
+                "A remembered call without a re-INVITE for this long is forgotten (its BYE may have gone elsewhere).",
+                c -> List.of(format(c.overload().dialogLifetime())),
+                (d, k, v) -> d.shutdownDialogLifetime = duration(k, one(k, v), false)),
         AUTH("auth", Kind.FLAG, "BOOL", "Digest authentication (RFC 3261 22): challenge the methods of auth.methods.",
                 c -> List.of(String.valueOf(c.auth().enabled())), (d, k, v) -> d.authEnabled = bool(k, one(k, v))),
         AUTH_METHODS("auth.methods", Kind.REPEATABLE, "METHOD",
@@ -493,6 +523,13 @@ public final class ConfigLoader {
         int maxBindings;
         Duration shutdownGrace;
         Duration statsInterval;
+        int overloadQueueThreshold;
+        Duration overloadMaxQueueDelay;
+        int overloadMaxTransactions;
+        int overloadMaxHeapAfterGc;
+        Duration overloadRetryAfter;
+        int shutdownMaxDialogs;
+        Duration shutdownDialogLifetime;
         boolean authEnabled;
         List<String> authMethods;
         String realm;
@@ -565,6 +602,14 @@ public final class ConfigLoader {
             maxBindings = c.maxBindings();
             shutdownGrace = c.shutdownGrace();
             statsInterval = c.statsInterval();
+            OverloadConfig o = c.overload();
+            overloadQueueThreshold = o.queueThreshold();
+            overloadMaxQueueDelay = o.maxQueueDelay();
+            overloadMaxTransactions = o.maxTransactions();
+            overloadMaxHeapAfterGc = o.maxHeapAfterGc();
+            overloadRetryAfter = o.retryAfter();
+            shutdownMaxDialogs = o.maxDialogs();
+            shutdownDialogLifetime = o.dialogLifetime();
             AuthConfig a = c.auth();
             authEnabled = a.enabled();
             authMethods = a.methods();
@@ -633,10 +678,16 @@ public final class ConfigLoader {
                         new DbBreakerConfig(dbConnectTimeout, dbProbeInterval),
                         new TcpLimitsConfig(tcpMaxConnectionsPerSource, tcpFirstMessageTimeout, tcpMessageTimeout,
                                 tcpMaxPartialBytes),
+                        overload(),
                         auth, tls());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
             }
+        }
+
+        private OverloadConfig overload() {
+            return new OverloadConfig(overloadQueueThreshold, overloadMaxQueueDelay, overloadMaxTransactions,
+                    overloadMaxHeapAfterGc, overloadRetryAfter, shutdownMaxDialogs, shutdownDialogLifetime);
         }
 
         private TlsConfig tls() {

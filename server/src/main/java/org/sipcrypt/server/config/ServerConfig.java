@@ -43,10 +43,11 @@ import org.sipcrypt.server.transport.Transport;
  *                           at most this many contacts
  * @param maxBindings        most bindings the location service holds in all; a REGISTER adding
  *                           one beyond it gets 503
- * @param shutdownGrace      how long shutdown waits for open transactions
+ * @param shutdownGrace      how long shutdown waits for open transactions and established calls
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
  * @param dbBreaker          how a database outage is noticed and its end found (database circuit breaker)
  * @param tcpLimits          bounds against TCP/TLS connection floods (per source, per message, partial bytes)
+ * @param overload           when new requests are refused with 503 to keep serving, and what shutdown waits for
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
  */
@@ -81,6 +82,7 @@ public record ServerConfig(
         Duration statsInterval,
         DbBreakerConfig dbBreaker,
         TcpLimitsConfig tcpLimits,
+        OverloadConfig overload,
         AuthConfig auth,
         TlsConfig tls) {
 
@@ -111,6 +113,11 @@ public record ServerConfig(
         Objects.requireNonNull(statsInterval, "statsInterval");
         Objects.requireNonNull(dbBreaker, "dbBreaker");
         Objects.requireNonNull(tcpLimits, "tcpLimits");
+        Objects.requireNonNull(overload, "overload");
+        if (overload.queueThreshold() > sipQueueCapacity) {
+            throw new IllegalArgumentException("overload.queueThreshold: " + overload.queueThreshold()
+                    + " is above sip.queueCapacity " + sipQueueCapacity + " (expected queueThreshold <= queueCapacity)");
+        }
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
         if (listeners.isEmpty()) {
@@ -158,6 +165,7 @@ public record ServerConfig(
                 Duration.ofSeconds(60),
                 DbBreakerConfig.DEFAULTS,
                 TcpLimitsConfig.defaults(),
+                OverloadConfig.defaults(),
                 AuthConfig.defaults(),
                 TlsConfig.defaults());
     }

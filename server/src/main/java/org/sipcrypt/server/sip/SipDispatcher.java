@@ -105,7 +105,7 @@ public final class SipDispatcher implements SipListener {
             return;
         }
         if (ctx.draining() && !inDialog(request)) {
-            ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Shutting Down");
+            ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Shutting Down", ctx.retryAfter());
             return;
         }
         boolean toUs = ctx.local().isLocal(request.getRequestURI());

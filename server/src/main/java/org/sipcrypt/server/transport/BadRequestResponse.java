@@ -23,6 +23,14 @@ public final class BadRequestResponse {
      * response, or it lacks a Via, From, To, Call-ID or CSeq line.
      */
     public static byte[] build(byte[] request, int status, String reason) {
+        return build(request, status, reason, "sc400", "");
+    }
+
+    /**
+     * As {@link #build(byte[], int, String)}, with the To tag added when the request has none, and
+     * {@code extraHeaders} (whole header lines, each ending in CRLF) before Content-Length.
+     */
+    public static byte[] build(byte[] request, int status, String reason, String toTag, String extraHeaders) {
         String text = new String(request, 0, SipBytes.headerSectionEnd(request), StandardCharsets.UTF_8);
         if (text.startsWith("SIP/") || text.startsWith("ACK ")) {
             return null;
@@ -53,7 +61,7 @@ public final class BadRequestResponse {
             return null;
         }
         if (!to.toLowerCase(java.util.Locale.ROOT).contains(";tag=")) {
-            to = to + ";tag=sc400";
+            to = to + ";tag=" + toTag;
         }
         StringBuilder sb = new StringBuilder(256 + text.length() / 2);
         sb.append("SIP/2.0 ").append(status).append(' ').append(phrase(reason)).append("\r\n");
@@ -62,6 +70,7 @@ public final class BadRequestResponse {
         }
         sb.append(from).append("\r\n").append(to).append("\r\n")
                 .append(callId).append("\r\n").append(cseq).append("\r\n")
+                .append(extraHeaders)
                 .append("Content-Length: 0\r\n\r\n");
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }

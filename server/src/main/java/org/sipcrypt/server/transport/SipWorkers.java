@@ -1,5 +1,6 @@
 package org.sipcrypt.server.transport;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -16,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * the event loops. Each lane is one thread with a bounded queue; a message goes to the lane of its
  * Call-ID, so the messages of one call are handled in arrival order and never concurrently.
  * Rejection policy: a task offered to a full lane is refused ({@link #execute} returns false) and
- * the caller counts the dropped message.
+ * the caller counts the dropped message. Every queued task carries the time it was queued, so the
+ * {@link OverloadGuard} can read how long the oldest one in a lane has waited.
  * Threading: thread-safe; never blocks.
  */
 public final class SipWorkers implements AutoCloseable {
@@ -25,13 +27,20 @@ public final class SipWorkers implements AutoCloseable {
 
     private final ThreadPoolExecutor[] lanes;
     private final Consumer<Throwable> failureCounter;
+    private final Ticker ticker;
+
+    /** Lanes on the system ticker. */
+    public SipWorkers(int laneCount, int queueCapacity, Consumer<Throwable> failureCounter) {
+        this(laneCount, queueCapacity, failureCounter, Ticker.systemTicker());
+    }
 
     /**
      * @param laneCount      number of lanes (threads {@code sipcrypt-sip-0..})
      * @param queueCapacity  bound of each lane's queue
      * @param failureCounter told of every exception a task throws (the lane survives it)
+     * @param ticker         stamps queued tasks, for {@link #queueDelayNanos}
      */
-    public SipWorkers(int laneCount, int queueCapacity, Consumer<Throwable> failureCounter) {
+    public SipWorkers(int laneCount, int queueCapacity, Consumer<Throwable> failureCounter, Ticker ticker) {
         if (laneCount < 1) {
             throw new IllegalArgumentException("laneCount must be at least 1: " + laneCount);
         }
@@ -39,6 +48,7 @@ public final class SipWorkers implements AutoCloseable {
             throw new IllegalArgumentException("queueCapacity must be at least 1: " + queueCapacity);
         }
         this.failureCounter = Objects.requireNonNull(failureCounter, "failureCounter");
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
         this.lanes = new ThreadPoolExecutor[laneCount];
         for (int i = 0; i < laneCount; i++) {
             String name = "sipcrypt-sip-" + i;
@@ -78,6 +88,17 @@ public final class SipWorkers implements AutoCloseable {
         return task -> lane.execute(guarded(task));
     }
 
+    /** Tasks waiting in the lane of {@code key}. */
+    public int queued(String key) {
+        return laneOf(key).getQueue().size();
+    }
+
+    /** How long the oldest task waiting in the lane of {@code key} has waited, in nanoseconds; 0 when none waits. */
+    public long queueDelayNanos(String key) {
+        Runnable head = laneOf(key).getQueue().peek();
+        return head instanceof Queued q ? Math.max(0, ticker.read() - q.queuedAt) : 0;
+    }
+
     /** Tasks waiting in all lanes. */
     public int queued() {
         int n = 0;
@@ -94,14 +115,28 @@ public final class SipWorkers implements AutoCloseable {
     }
 
     private Runnable guarded(Runnable task) {
-        return () -> {
+        return new Queued(ticker.read(), task);
+    }
+
+    /** A task with the time it was queued; failures are counted and logged, and the lane survives them. */
+    private final class Queued implements Runnable {
+        final long queuedAt;
+        final Runnable task;
+
+        Queued(long queuedAt, Runnable task) {
+            this.queuedAt = queuedAt;
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
             try {
                 task.run();
             } catch (RuntimeException | Error e) {
                 failureCounter.accept(e);
                 log.warn("SIP worker task failed: {}", e.toString(), e);
             }
-        };
+        }
     }
 
     /** Stops taking tasks and waits up to {@code timeout} for queued ones to finish. */

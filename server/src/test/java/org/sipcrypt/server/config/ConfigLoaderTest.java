@@ -217,6 +217,13 @@ class ConfigLoaderTest {
         "registrar.minExpires, 0s",
         "registrar.minExpires, 1500ms",
         "sip.workers,         many",
+        "overload.queueThreshold, 0",
+        "overload.maxTransactions, -1",
+        "overload.maxHeapAfterGc, 101",
+        "overload.retryAfter, 0",
+        "overload.retryAfter, 1500ms",
+        "shutdown.maxDialogs, -1",
+        "shutdown.dialogLifetime, 0",
     })
     @Timeout(10)
     void valuesOutOfRangeNameTheKeyAndTheValue(String key, String value) {
@@ -235,6 +242,16 @@ class ConfigLoaderTest {
         assertEquals(Duration.ofMillis(250), flags(Map.of("db.connectTimeout", List.of("250ms"))).dbBreaker().connectTimeout());
         assertEquals(Duration.ofSeconds(60), flags(Map.of("db.connectTimeout", List.of("60s"))).dbBreaker().connectTimeout());
         assertEquals(Duration.ofMillis(10), flags(Map.of("db.probeInterval", List.of("10ms"))).dbBreaker().probeInterval());
+    }
+
+    @Test
+    @Timeout(10)
+    void overloadQueueThresholdMustFitTheLaneQueue() throws ConfigException {
+        String message = failure(Map.of("sip.queueCapacity", List.of("500")));
+        assertTrue(message.startsWith("overload.queueThreshold: 1000 is above sip.queueCapacity 500"), message);
+        ServerConfig fits = flags(Map.of("sip.queueCapacity", List.of("500"), "overload.queueThreshold", List.of("500")));
+        assertEquals(500, fits.overload().queueThreshold());
+        assertEquals(Duration.ZERO, flags(Map.of("overload.maxQueueDelay", List.of("0"))).overload().maxQueueDelay());
     }
 
     @Test
@@ -365,11 +382,12 @@ class ConfigLoaderTest {
     @Test
     @Timeout(10)
     void everySettingHasOneKeyAndAKebabCaseOption() {
-        // one setting per component, the auth, tls, database breaker and tcp limits records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 4 + AuthConfig.class.getRecordComponents().length
+        // one setting per component, the auth, tls, database breaker, tcp limits and overload records' components
+        // counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 5 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
-                + TcpLimitsConfig.class.getRecordComponents().length,
-                ConfigLoader.settings().size());
+                + TcpLimitsConfig.class.getRecordComponents().length
+                + OverloadConfig.class.getRecordComponents().length, ConfigLoader.settings().size());
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {
             assertTrue(s.option().matches("--[a-z]+(-[a-z]+)*"), s.option());

@@ -60,6 +60,7 @@ public final class StatefulProxy {
     private final ScheduledExecutorService timers;
     private final Duration timerC;
     private final DialogRouteSigner signer;
+    private final EstablishedDialogs dialogs;
 
     /**
      * @param timers  where Timer C runs (its task only hands the branch back to the call's lane)
@@ -69,6 +70,16 @@ public final class StatefulProxy {
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer) {
+        this(ctx, location, routes, recordRoute, timers, timerC, signer, null);
+    }
+
+    /**
+     * As the other constructor, noting in {@code dialogs} the calls established through this proxy
+     * while it record-routes, for the shutdown drain; null to note none.
+     */
+    public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
+                         ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
+                         EstablishedDialogs dialogs) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.routes = Objects.requireNonNull(routes, "routes");
@@ -77,6 +88,7 @@ public final class StatefulProxy {
         this.timers = Objects.requireNonNull(timers, "timers");
         this.timerC = Objects.requireNonNull(timerC, "timerC");
         this.signer = signer;
+        this.dialogs = recordRoute ? dialogs : null;
     }
 
     /** One target of a request: a new Request-URI (or keep it) and a next hop to push (or none). */
@@ -433,6 +445,9 @@ public final class StatefulProxy {
             } else {
                 ctx.send(call.st, v.forward());
             }
+            if (dialogs != null && call.invite && v.forward().getStatusCode() / 100 == 2) {
+                dialogs.established(v.forward());
+            }
         } else if (v.synthesize() != 0) {
             int s = v.synthesize();
             ctx.respond(call.st, call.request, s, s == Response.SERVER_INTERNAL_ERROR ? "Next Hop Unavailable" : null);
@@ -450,6 +465,9 @@ public final class StatefulProxy {
         boolean ended = Request.BYE.equals(method)
                 || call.invite && !inDialog && call.finalSentStatus() >= 300
                 || !call.invite && !inDialog && !Request.SUBSCRIBE.equals(method);
+        if (dialogs != null && Request.BYE.equals(method)) {
+            dialogs.ended(call.request);
+        }
         if (ended) {
             ctx.calls().releaseCall(call.callId);
         }

@@ -178,8 +178,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         return true;
     }
 
-    /** Replies with bytes built here (not by the stack), dumped at TRACE like every message. */
-    private void answer(byte[] bytes) {
+    /** Replies with bytes built here (not by the stack), dumped at TRACE like every message. Never blocks. */
+    final void answer(byte[] bytes) {
         dumpSent(bytes, source());
         reply(bytes);
     }

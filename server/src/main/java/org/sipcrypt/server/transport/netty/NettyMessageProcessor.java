@@ -4,6 +4,7 @@ import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.Transport;
 
@@ -37,12 +38,16 @@ abstract class NettyMessageProcessor extends MessageProcessor {
     }
 
     /**
-     * Hands one framed message to the lane of its Call-ID. Runs on the event loop; only scans the
-     * bytes for the Call-ID.
+     * Hands one framed message to the lane of its Call-ID, unless the {@link OverloadGuard} refuses
+     * it (then it is answered 503 from here). Runs on the event loop; only scans header lines.
      */
     void dispatch(NettyMessageChannel channel, byte[] bytes) {
         String callId = SipBytes.callId(bytes);
         String key = callId != null ? callId : channel.source().toString();
+        OverloadGuard guard = transport.guard();
+        if (guard != null && !guard.admit(bytes, key, channel::answer)) {
+            return;
+        }
         if (!transport.workers().execute(key, () -> channel.receive(bytes))) {
             channel.countDropped("overload");
         }

@@ -29,6 +29,7 @@ import org.sipcrypt.server.transport.ConnectionsPerSource;
 import org.sipcrypt.server.transport.PartialMessages;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.StreamLimits;
+import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
@@ -59,6 +60,7 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private final Set<NettyTcpMessageProcessor> tcpProcessors = ConcurrentHashMap.newKeySet();
     private final ConnectionsPerSource perSource;
     private final PartialMessages partialMessages;
+    private volatile OverloadGuard guard;
 
     /**
      * @param completed final responses of completed non-INVITE transactions over UDP, answering
@@ -113,6 +115,18 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     /** The bytes held in incomplete messages over all connections, and the bound on them. */
     public PartialMessages partialMessages() {
         return partialMessages;
+    }
+
+    /**
+     * Decides from now on which received messages may join the worker lanes (overload and the
+     * shutdown drain); until it is set, all may. Set once, when the SIP layer it reads is up.
+     */
+    public void admitWith(OverloadGuard guard) {
+        this.guard = Objects.requireNonNull(guard, "guard");
+    }
+
+    OverloadGuard guard() {
+        return guard;
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */

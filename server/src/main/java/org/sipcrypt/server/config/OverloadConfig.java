@@ -1,0 +1,71 @@
+package org.sipcrypt.server.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * When the server refuses new work to keep serving the calls it has (overload), and what a
+ * shutdown drain waits for. New out-of-dialog requests get {@code 503 Service Unavailable} with
+ * {@code Retry-After} as soon as any budget is exceeded; responses, ACK, CANCEL and requests within
+ * a dialog are never refused for overload. Zero turns a budget off where stated.
+ * Threading: immutable.
+ *
+ * @param queueThreshold     new requests are refused while the lane they would join holds this many
+ *                           messages (at most {@code sip.queueCapacity}; the rest of the queue is kept
+ *                           for responses and in-dialog requests)
+ * @param maxQueueDelay      new requests are refused while the oldest message in their lane has waited
+ *                           longer than this; zero turns the check off
+ * @param maxTransactions    new requests are refused while this many requests await their final
+ *                           response; zero turns the check off
+ * @param maxHeapAfterGc     new requests are refused while the heap in use after the last garbage
+ *                           collection is above this percentage of the maximum heap; zero turns it off
+ * @param retryAfter         the {@code Retry-After} of a refusal; each one adds a random part of up to
+ *                           the same again, so refused clients do not all come back at once
+ * @param maxDialogs         most established dialogs remembered for the shutdown drain (beyond it the
+ *                           oldest is forgotten); zero keeps none, and shutdown waits for transactions only
+ * @param dialogLifetime     a dialog remembered this long without a re-INVITE is forgotten (its BYE
+ *                           may have taken another path)
+ */
+public record OverloadConfig(
+        int queueThreshold,
+        Duration maxQueueDelay,
+        int maxTransactions,
+        int maxHeapAfterGc,
+        Duration retryAfter,
+        int maxDialogs,
+        Duration dialogLifetime) {
+
+    public OverloadConfig {
+        if (queueThreshold < 1) {
+            throw new IllegalArgumentException("overload.queueThreshold: " + queueThreshold + " (expected at least 1)");
+        }
+        Objects.requireNonNull(maxQueueDelay, "maxQueueDelay");
+        if (maxTransactions < 0) {
+            throw new IllegalArgumentException("overload.maxTransactions: " + maxTransactions + " (expected 0 or more)");
+        }
+        if (maxHeapAfterGc < 0 || maxHeapAfterGc > 100) {
+            throw new IllegalArgumentException("overload.maxHeapAfterGc: " + maxHeapAfterGc
+                    + " (expected a percentage from 0 to 100)");
+        }
+        Objects.requireNonNull(retryAfter, "retryAfter");
+        if (retryAfter.isNegative() || retryAfter.toSeconds() < 1) {
+            throw new IllegalArgumentException("overload.retryAfter: " + ConfigValues.format(retryAfter)
+                    + " (expected at least 1s: Retry-After counts whole seconds)");
+        }
+        if (maxDialogs < 0) {
+            throw new IllegalArgumentException("shutdown.maxDialogs: " + maxDialogs + " (expected 0 or more)");
+        }
+        Objects.requireNonNull(dialogLifetime, "dialogLifetime");
+    }
+
+    /**
+     * The defaults: refuse at 1,000 messages in a lane, 500 ms of queueing (T1: beyond it clients over
+     * UDP send the request again, so serving it late doubles the work), 20,000 requests awaiting
+     * an answer or 85 % of the heap after GC; {@code Retry-After} 5 to 10 s; 200,000 dialogs kept for
+     * the drain (about 200 bytes each) for up to 4 hours.
+     */
+    public static OverloadConfig defaults() {
+        return new OverloadConfig(1_000, Duration.ofMillis(500), 20_000, 85, Duration.ofSeconds(5), 200_000,
+                Duration.ofHours(4));
+    }
+}

@@ -1,0 +1,276 @@
+package org.sipcrypt.server.transport;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Admission to the SIP worker lanes, decided from the raw bytes before a message is queued, so that
+ * refusing costs a header scan and one small write. New work (a request outside a dialog, other
+ * than ACK and CANCEL) is answered {@code 503} with {@code Retry-After} (RFC 3261 §21.5.4), built
+ * statelessly like a 400 for bad input, while any budget is exceeded: the lane it would join holds
+ * {@code queueThreshold} messages, the oldest message there has waited longer than
+ * {@code maxQueueDelay}, {@code maxTransactions} requests await their final response, or the heap
+ * after the last collection is above {@code maxHeapAfterGc} percent; and always while the server
+ * drains for shutdown. Responses, ACK, CANCEL and requests within a dialog (To tag present) are never
+ * refused here: they may fill a lane up to {@code sip.queueCapacity}, so calls in progress end
+ * normally. The ACK a client sends for one of these 503s carries our To tag and is absorbed here
+ * (RFC 3261 §17.1.1.3: it belongs to no transaction of ours). A retransmission of a request the
+ * server is already handling (its branch names a transaction in progress) is let through to that
+ * transaction (RFC 3261 §17.2.1, §17.2.2) rather than refused; one that arrives while its original
+ * still waits in the lane cannot be told apart and may be refused.
+ * Counted in {@code sip.overload.rejected{method,reason}} and {@code sip.overload.acks.absorbed};
+ * a warning per reason at most once a minute.
+ * Threading: thread-safe; never blocks ({@link #admit} runs on event loops).
+ */
+public final class OverloadGuard {
+
+    private static final Logger log = LoggerFactory.getLogger(OverloadGuard.class);
+    private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
+    /** Methods counted by name; anything else is {@code other}, so a flood cannot create meters. */
+    private static final Set<String> COUNTED_METHODS = Set.of("invite", "register", "options", "subscribe",
+            "notify", "refer", "message", "publish", "info", "update", "prack");
+    private static final int MAX_METHOD_CHARS = 32;
+
+    private final int queueThreshold;
+    private final long maxQueueDelayNanos;
+    private final int maxTransactions;
+    private final double maxHeapAfterGc;
+    private final long retryAfterSeconds;
+    private final SipWorkers workers;
+    private final IntSupplier unanswered;
+    private final Predicate<String> transactionInProgress;
+    private final DoubleSupplier heapAfterGc;
+    private final MeterRegistry registry;
+    private final String refusalTag;
+    private final Counter acksAbsorbed;
+    private final ConcurrentMap<String, Counter> rejected = new ConcurrentHashMap<>();
+    private volatile boolean heapHigh;
+    private volatile boolean draining;
+
+    /**
+     * @param queueThreshold  messages in a lane from which new requests are refused
+     * @param maxQueueDelay   wait of a lane's oldest message beyond which new requests are refused; zero: no limit
+     * @param maxTransactions requests awaiting a final response from which new ones are refused; 0: no limit
+     * @param maxHeapAfterGc  percentage of the maximum heap in use after GC above which new requests are
+     *                        refused; 0: no limit
+     * @param retryAfter      the least Retry-After of a refusal (whole seconds, at least 1)
+     * @param unanswered      how many requests await their final response now
+     * @param transactionInProgress whether a server transaction exists for an RFC 3261 branch
+     *                        (lower case): a request carrying it is a retransmission, never refused
+     * @param heapAfterGc     share (0 to 1) of the maximum heap in use after the last collection,
+     *                        read by {@link #sampleHeap}; {@link #heapUsedAfterGc} in the server
+     */
+    public OverloadGuard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeapAfterGc,
+                         Duration retryAfter, SipWorkers workers, IntSupplier unanswered,
+                         Predicate<String> transactionInProgress, DoubleSupplier heapAfterGc, MeterRegistry registry) {
+        if (queueThreshold < 1) {
+            throw new IllegalArgumentException("queueThreshold must be at least 1: " + queueThreshold);
+        }
+        if (retryAfter.toSeconds() < 1) {
+            throw new IllegalArgumentException("retryAfter must be at least 1 s: " + retryAfter);
+        }
+        this.queueThreshold = queueThreshold;
+        this.maxQueueDelayNanos = maxQueueDelay.toNanos();
+        this.maxTransactions = maxTransactions;
+        this.maxHeapAfterGc = maxHeapAfterGc / 100.0;
+        this.retryAfterSeconds = retryAfter.toSeconds();
+        this.workers = Objects.requireNonNull(workers, "workers");
+        this.unanswered = Objects.requireNonNull(unanswered, "unanswered");
+        this.transactionInProgress = Objects.requireNonNull(transactionInProgress, "transactionInProgress");
+        this.heapAfterGc = Objects.requireNonNull(heapAfterGc, "heapAfterGc");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.refusalTag = "sc503" + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+        this.acksAbsorbed = Counter.builder("sip.overload.acks.absorbed").register(registry);
+    }
+
+    /**
+     * Whether a message may join the lane of {@code laneKey}. When it may not, it has been answered
+     * through {@code reply} (or dropped, when it cannot be answered) and counted.
+     */
+    public boolean admit(byte[] message, String laneKey, Consumer<byte[]> reply) {
+        String method = method(message);
+        if (method == null || method.equals("CANCEL")) {
+            // a response, something the parser will reject, or a CANCEL: never refused
+            return true;
+        }
+        String toTag = toTag(message);
+        if (method.equals("ACK")) {
+            if (refusalTag.equals(toTag)) {
+                acksAbsorbed.increment();
+                return false;
+            }
+            return true;
+        }
+        if (toTag != null) {
+            // within a dialog: the call is in progress and ends normally
+            return true;
+        }
+        String reason = draining ? "shutting_down" : exceeded(laneKey);
+        if (reason == null || retransmission(message)) {
+            return true;
+        }
+        count(method, reason);
+        String retryAfter = "Retry-After: "
+                + (retryAfterSeconds + ThreadLocalRandom.current().nextLong(retryAfterSeconds + 1)) + "\r\n";
+        byte[] response = BadRequestResponse.build(message, 503,
+                draining ? "Shutting Down" : "Service Unavailable", refusalTag, retryAfter);
+        if (response != null) {
+            reply.accept(response);
+        }
+        return false;
+    }
+
+    /** Which budget a new request on {@code laneKey} would exceed now, or null when none. */
+    private String exceeded(String laneKey) {
+        if (heapHigh) {
+            rateLimited.warn("heap", "overload: heap after GC above {} % of the maximum; new requests get 503"
+                    + " (sip.overload.rejected)", Math.round(maxHeapAfterGc * 100));
+            return "heap";
+        }
+        int queued = workers.queued(laneKey);
+        if (queued >= queueThreshold) {
+            rateLimited.warn("queue", "overload: a SIP lane holds {} messages (overload.queueThreshold {});"
+                    + " new requests get 503 (sip.overload.rejected)", queued, queueThreshold);
+            return "queue";
+        }
+        if (maxQueueDelayNanos > 0) {
+            long delay = workers.queueDelayNanos(laneKey);
+            if (delay > maxQueueDelayNanos) {
+                rateLimited.warn("queue_delay", "overload: a SIP lane's oldest message waited {} ms"
+                        + " (overload.maxQueueDelay {} ms); new requests get 503 (sip.overload.rejected)",
+                        delay / 1_000_000, maxQueueDelayNanos / 1_000_000);
+                return "queue_delay";
+            }
+        }
+        if (maxTransactions > 0) {
+            int open = unanswered.getAsInt();
+            if (open >= maxTransactions) {
+                rateLimited.warn("transactions", "overload: {} requests await their final response"
+                        + " (overload.maxTransactions {}); new requests get 503 (sip.overload.rejected)",
+                        open, maxTransactions);
+                return "transactions";
+            }
+        }
+        return null;
+    }
+
+    /** Whether the top Via's branch (RFC 3261 form) names a server transaction in progress. */
+    private boolean retransmission(byte[] message) {
+        String via = SipBytes.headerValue(message, "via", "v");
+        if (via == null) {
+            return false;
+        }
+        int comma = via.indexOf(',');
+        String top = comma >= 0 ? via.substring(0, comma) : via;
+        for (String param : top.split(";")) {
+            int eq = param.indexOf('=');
+            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("branch")) {
+                String branch = param.substring(eq + 1).trim();
+                return branch.regionMatches(true, 0, "z9hG4bK", 0, 7)
+                        && transactionInProgress.test(branch.toLowerCase(Locale.ROOT));
+            }
+        }
+        return false;
+    }
+
+    /** From now on every new request is refused with {@code 503 Shutting Down} (the shutdown drain). */
+    public void startDraining() {
+        draining = true;
+    }
+
+    /** Reads the heap in use after the last collection; called periodically off the event loops. */
+    public void sampleHeap() {
+        heapHigh = maxHeapAfterGc > 0 && heapAfterGc.getAsDouble() > maxHeapAfterGc;
+    }
+
+    /** New requests refused so far, all methods and reasons together. */
+    public double rejectedCount() {
+        return rejected.values().stream().mapToDouble(Counter::count).sum();
+    }
+
+    /**
+     * The share of the maximum heap in use after the last collection of each heap pool (young
+     * pools are nearly empty then, so this is mostly what survived in the old generation).
+     */
+    public static double heapUsedAfterGc() {
+        long max = Runtime.getRuntime().maxMemory();
+        if (max <= 0 || max == Long.MAX_VALUE) {
+            return 0;
+        }
+        long used = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP && pool.isValid()) {
+                MemoryUsage after = pool.getCollectionUsage();
+                if (after != null) {
+                    used += after.getUsed();
+                }
+            }
+        }
+        return (double) used / max;
+    }
+
+    private void count(String method, String reason) {
+        String m = method.toLowerCase(Locale.ROOT);
+        String tag = COUNTED_METHODS.contains(m) ? m : "other";
+        rejected.computeIfAbsent(tag + '\u0000' + reason, k -> Counter.builder("sip.overload.rejected")
+                .tag("method", tag).tag("reason", reason).register(registry)).increment();
+    }
+
+    /** The method of a request, upper case; null for a response or a first line without a method. */
+    static String method(byte[] message) {
+        if (message.length >= 4 && message[0] == 'S' && message[1] == 'I' && message[2] == 'P' && message[3] == '/') {
+            return null;
+        }
+        int end = 0;
+        while (end < message.length && end < MAX_METHOD_CHARS && message[end] > ' ') {
+            end++;
+        }
+        if (end == 0 || end >= message.length || message[end] != ' ') {
+            return null;
+        }
+        return new String(message, 0, end, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+    }
+
+    /**
+     * The {@code tag} parameter of the To header (RFC 3261 §20.39), or null. Parameters of a URI
+     * inside angle brackets are not the header's; without brackets, everything after the first
+     * semicolon is a header parameter (§20).
+     */
+    static String toTag(byte[] message) {
+        String to = SipBytes.headerValue(message, "to", "t");
+        if (to == null) {
+            return null;
+        }
+        int gt = to.lastIndexOf('>');
+        int start = gt >= 0 ? gt + 1 : to.indexOf(';');
+        if (start < 0) {
+            return null;
+        }
+        for (String param : to.substring(start).split(";")) {
+            int eq = param.indexOf('=');
+            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
+                String value = param.substring(eq + 1).trim();
+                return value.isEmpty() ? null : value;
+            }
+        }
+        return null;
+    }
+}

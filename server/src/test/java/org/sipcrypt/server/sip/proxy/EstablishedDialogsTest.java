@@ -1,0 +1,98 @@
+package org.sipcrypt.server.sip.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sip.SipFactory;
+import javax.sip.message.Message;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The dialogs a shutdown drain waits for: added by a 2xx, ended by a BYE from either side, bounded, expired. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class EstablishedDialogsTest {
+
+    private final AtomicLong now = new AtomicLong();
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+
+    private EstablishedDialogs dialogs(int max, Duration lifetime) {
+        return new EstablishedDialogs(max, lifetime, now::get, registry);
+    }
+
+    @Test
+    void aByeFromEitherSideEndsTheDialog() throws Exception {
+        EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
+        d.established(ok("c1", "alice", "bob"));
+        d.established(ok("c2", "alice", "bob"));
+        assertEquals(2, d.size());
+        assertEquals(2, registry.find("sip.dialogs.established").gauge().value());
+
+        d.ended(bye("c1", "alice", "bob"));
+        d.ended(bye("c2", "bob", "alice"));
+
+        assertEquals(0, d.size());
+    }
+
+    @Test
+    void aByeOfAnotherDialogEndsNothing() throws Exception {
+        EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
+        d.established(ok("c1", "alice", "bob"));
+        d.ended(bye("c1", "alice", "carol"));
+        assertEquals(1, d.size());
+    }
+
+    @Test
+    void beyondTheBoundTheOldestIsForgotten() throws Exception {
+        EstablishedDialogs d = dialogs(2, Duration.ofHours(1));
+        d.established(ok("c1", "a", "b"));
+        d.established(ok("c2", "a", "b"));
+        d.established(ok("c1", "a", "b"));
+        d.established(ok("c3", "a", "b"));
+
+        assertEquals(2, d.size());
+        assertEquals(1, registry.find("sip.dialogs.forgotten").tag("reason", "full").counter().count());
+        d.ended(bye("c1", "a", "b"));
+        d.ended(bye("c3", "a", "b"));
+        assertEquals(0, d.size(), "c2, the least recently refreshed, was the one forgotten");
+    }
+
+    @Test
+    void aDialogWithoutRefreshIsForgottenAfterItsLifetime() throws Exception {
+        EstablishedDialogs d = dialogs(10, Duration.ofMinutes(10));
+        d.established(ok("c1", "a", "b"));
+        now.addAndGet(Duration.ofMinutes(5).toNanos());
+        d.established(ok("c2", "a", "b"));
+        now.addAndGet(Duration.ofMinutes(5).toNanos());
+
+        assertEquals(1, d.size());
+        assertEquals(1, registry.find("sip.dialogs.forgotten").tag("reason", "expired").counter().count());
+        d.established(ok("c2", "a", "b"));
+        now.addAndGet(Duration.ofMinutes(9).toNanos());
+        assertEquals(1, d.size(), "a re-INVITE's 2xx refreshed it");
+    }
+
+    private static Message ok(String callId, String fromTag, String toTag) throws Exception {
+        return SipFactory.getInstance().createMessageFactory().createResponse("SIP/2.0 200 OK\r\n"
+                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-" + callId + "\r\n"
+                + "From: <sip:a@127.0.0.1>;tag=" + fromTag + "\r\n"
+                + "To: <sip:b@127.0.0.1>;tag=" + toTag + "\r\n"
+                + "Call-ID: " + callId + "\r\n"
+                + "CSeq: 1 INVITE\r\n"
+                + "Content-Length: 0\r\n\r\n");
+    }
+
+    private static Message bye(String callId, String fromTag, String toTag) throws Exception {
+        return SipFactory.getInstance().createMessageFactory().createRequest("BYE sip:b@127.0.0.1 SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-bye-" + callId + "\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <sip:a@127.0.0.1>;tag=" + fromTag + "\r\n"
+                + "To: <sip:b@127.0.0.1>;tag=" + toTag + "\r\n"
+                + "Call-ID: " + callId + "\r\n"
+                + "CSeq: 2 BYE\r\n"
+                + "Content-Length: 0\r\n\r\n");
+    }
+}
