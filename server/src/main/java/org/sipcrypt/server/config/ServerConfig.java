@@ -45,6 +45,7 @@ import org.sipcrypt.server.transport.Transport;
  *                           one beyond it gets 503
  * @param shutdownGrace      how long shutdown waits for open transactions
  * @param statsInterval      how often counters are logged; zero turns the periodic line off
+ * @param http               the HTTP listener for {@code /metrics} and {@code /health}
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
  */
@@ -77,6 +78,7 @@ public record ServerConfig(
         int maxBindings,
         Duration shutdownGrace,
         Duration statsInterval,
+        HttpConfig http,
         AuthConfig auth,
         TlsConfig tls) {
 
@@ -105,6 +107,7 @@ public record ServerConfig(
         }
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         Objects.requireNonNull(statsInterval, "statsInterval");
+        Objects.requireNonNull(http, "http");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
         if (listeners.isEmpty()) {
@@ -150,6 +153,7 @@ public record ServerConfig(
                 1_000_000,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(60),
+                HttpConfig.defaults(),
                 AuthConfig.defaults(),
                 TlsConfig.defaults());
     }

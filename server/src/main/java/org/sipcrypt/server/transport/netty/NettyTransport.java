@@ -141,6 +141,11 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         }
     }
 
+    /** Whether a message processor of the stack is one of ours with its listening socket open. */
+    public static boolean listening(gov.nist.javax.sip.stack.MessageProcessor processor) {
+        return processor instanceof NettyMessageProcessor p && p.listening();
+    }
+
     private static String key(Transport transport, InetSocketAddress address) {
         return transport + "/" + address.getAddress().getHostAddress() + "/" + address.getPort();
     }
