@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.DigestClient;
+import org.sipcrypt.server.testing.HttpProbe;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.tls.PemFiles;
@@ -31,14 +33,16 @@ import org.sipcrypt.server.tls.PemFiles;
 /**
  * The shipped server jar started as a user starts it: {@code java -jar target/sipcrypt-server.jar}
  * in a process of its own with nothing else on its class path, the README's {@code certs} and
- * {@code users add} commands first, then the server with UDP, TLS and {@code --auth}. It must answer
- * OPTIONS on both transports, challenge and accept a REGISTER, and carry an authenticated call.
+ * {@code users add} commands first, then the server with UDP, TLS, {@code --auth} and {@code --http}.
+ * It must answer OPTIONS on both transports, challenge and accept a REGISTER, carry an authenticated
+ * call, report itself ready on {@code /health} and count that traffic on {@code /metrics}.
  */
 @Timeout(180)
 class ServerJarIT {
 
     private static final Path JAR = Path.of("target", "sipcrypt-server.jar");
     private static final Pattern READY = Pattern.compile("ready on (.*)$", Pattern.MULTILINE);
+    private static final Pattern HTTP = Pattern.compile("http endpoints on http://([^/]+)/metrics", Pattern.MULTILINE);
 
     @TempDir
     Path dir;
@@ -186,7 +190,8 @@ class ServerJarIT {
         Process server = new ProcessBuilder(java(), "-jar", JAR.toString(), "--data-dir", data,
                 "--listen", "udp:127.0.0.1:0", "--listen", "tls:127.0.0.1:0",
                 "--tls-cert", dir.resolve("certs/server.pem").toString(),
-                "--tls-key", dir.resolve("certs/server-key.pem").toString(), "--auth", "--stats-interval", "0")
+                "--tls-key", dir.resolve("certs/server-key.pem").toString(), "--auth", "--stats-interval", "0",
+                "--http", "127.0.0.1:0")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             Await.until(() -> READY.matcher(read(log)).find() || !server.isAlive(), Duration.ofSeconds(60),
@@ -210,6 +215,22 @@ class ServerJarIT {
             }
 
             callWithDigestCredentials(udp);
+
+            Matcher http = HTTP.matcher(read(log));
+            assertTrue(http.find(), "http listener logged:\n" + read(log));
+            HttpProbe.Answer health = HttpProbe.get(URI.create("http://" + http.group(1) + "/health"));
+            assertEquals(200, health.status(), health.body());
+            assertTrue(health.json().get("ready").asBoolean(), health.body());
+            assertEquals(tls.getAddress().getHostAddress() + ":" + tls.getPort(),
+                    health.json().get("listeners").get("tls").asText());
+            HttpProbe.Answer metrics = HttpProbe.get(URI.create("http://" + http.group(1) + "/metrics"));
+            assertEquals(200, metrics.status());
+            Map<String, Double> samples = HttpProbe.samples(metrics.body(), new java.util.HashMap<>());
+            assertTrue(samples.getOrDefault("sipcrypt_auth_outcomes_total{result=accepted}", 0.0) >= 2,
+                    "REGISTER and INVITE accepted: " + samples);
+            assertTrue(samples.getOrDefault("sipcrypt_sip_requests_received_total{method=options}", 0.0) >= 2,
+                    "OPTIONS over UDP and TLS: " + samples);
+            assertTrue(samples.getOrDefault("sipcrypt_tls_handshakes_total{kind=full}", 0.0) >= 1, samples.toString());
         } finally {
             server.destroy();
             if (!server.waitFor(30, TimeUnit.SECONDS)) {
