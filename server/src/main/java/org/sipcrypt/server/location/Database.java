@@ -120,6 +120,10 @@ public final class Database implements AutoCloseable {
             config.setPassword(password);
         }
         config.setMaximumPoolSize(poolSize);
+        String driver = driverOf(jdbcUrl);
+        if (driver != null) {
+            config.setDriverClassName(driver);
+        }
         config.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
         config.setValidationTimeout(VALIDATION_TIMEOUT.toMillis());
         // Fail at once when the database cannot be reached at start-up (a positive value means
@@ -150,6 +154,25 @@ public final class Database implements AutoCloseable {
         log.info("location database {} open (pool {} of {} connections, schema version {})",
                 masked, POOL_NAME, poolSize, latestVersion());
         return db;
+    }
+
+    /**
+     * The class of the bundled JDBC driver that accepts {@code jdbcUrl}, or null to leave it to
+     * {@link java.sql.DriverManager}. In a servlet container DriverManager does not see the
+     * drivers in the web application's own libraries, so the pool is told the class by name.
+     */
+    private static String driverOf(String jdbcUrl) {
+        for (java.sql.Driver d : java.util.ServiceLoader.load(java.sql.Driver.class, Database.class.getClassLoader())) {
+            try {
+                if (d.acceptsURL(jdbcUrl)) {
+                    return d.getClass().getName();
+                }
+            } catch (SQLException e) {
+                log.debug("JDBC driver {} cannot judge {}: {}", d.getClass().getName(), JdbcSecrets.maskUrl(jdbcUrl),
+                        e.toString());
+            }
+        }
+        return null;
     }
 
     /** The pool; connections from it are in auto-commit mode when handed out. */
