@@ -65,6 +65,9 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         this.epoll = Epoll.isAvailable();
         this.group = epoll ? new EpollEventLoopGroup(threads, tf) : new NioEventLoopGroup(threads, tf);
         log.info("transport: netty {} with {} event-loop threads", epoll ? "epoll" : "nio", threads);
+        if (settings.tls() != null) {
+            TlsEventsHandler.loadSuiteNames();
+        }
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */
