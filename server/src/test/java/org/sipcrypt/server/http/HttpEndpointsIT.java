@@ -50,6 +50,7 @@ class HttpEndpointsIT {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     void metricsParseAsPrometheusTextAndCountersMoveWithSipTraffic() throws Exception {
         try (TestServer server = TestServer.start(dir, "http", "127.0.0.1:0")) {
             assertNotNull(server.server().httpAddress(), "http listener bound");
@@ -87,6 +88,13 @@ class HttpEndpointsIT {
             assertTrue(value(after, ok) >= value(before, ok) + 2, ok + ": " + value(after, ok));
             assertTrue(value(after, "sipcrypt_sip_proxy_forwarded_total{method=invite}") >= 1, after.toString());
             assertTrue(value(after, "sipcrypt_registrar_bindings{}") >= 1, "bindings gauge: " + after);
+            // a transaction is timed when the stack ends it, which may come a little after its answer
+            String timed = "sipcrypt_sip_transaction_duration_seconds_count{}";
+            double timedBefore = value(before, timed);
+            Map<String, Double>[] latest = new Map[] {after};
+            Await.until(() -> value(latest[0] = scrape(server, types), timed) >= timedBefore + 4, Duration.ofSeconds(30),
+                    () -> "OPTIONS, REGISTER, INVITE and BYE transactions timed: " + value(latest[0], timed));
+            assertEquals(MetricType.SUMMARY, types.get("sipcrypt_sip_transaction_duration_seconds"));
             assertTrue(after.containsKey("sipcrypt_sip_transactions_live{}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_sip_workers_queued{}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_transport_connections_open{}"), after.keySet().toString());
@@ -170,6 +178,14 @@ class HttpEndpointsIT {
                     () -> "200 once the database is back; last: " + last[0]);
         } finally {
             h2.stop();
+        }
+    }
+
+    private static Map<String, Double> scrape(TestServer server, Map<String, MetricType> types) {
+        try {
+            return HttpProbe.samples(HttpProbe.get(url(server, "/metrics")).body(), types);
+        } catch (IOException e) {
+            throw new IllegalStateException("/metrics: " + e, e);
         }
     }
 
