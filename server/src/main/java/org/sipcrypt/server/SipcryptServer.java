@@ -290,13 +290,25 @@ public final class SipcryptServer implements AutoCloseable {
         }
     }
 
-    /** Gauges of the server's state for /metrics: live transactions, queued work, bindings stored. */
+    /**
+     * Gauges of the server's state for /metrics: live transactions, queued work, open connections
+     * per stream transport, bindings stored.
+     */
     private static void registerGauges(SipcryptServer server, SipWorkers workers, LocationService location) {
         MeterRegistry r = server.registry;
         Gauge.builder("sip.transactions.live", server, SipcryptServer::openTransactions)
                 .description("server and client transactions in the stack").register(r);
         Gauge.builder("sip.workers.queued", workers, SipWorkers::queued)
                 .description("messages waiting in the SIP worker lanes' queues").register(r);
+        if (server.transport != null) {
+            for (Transport t : server.addresses.keySet()) {
+                if (t != Transport.UDP) {
+                    Gauge.builder("transport.connections.current", server.transport, n -> n.openConnections(t))
+                            .tag("transport", t.configName())
+                            .description("open connections of a stream transport, inbound and outbound").register(r);
+                }
+            }
+        }
         if (location instanceof JdbcLocationService jdbc) {
             Gauge.builder("registrar.bindings", jdbc, l -> l.bindingsStored() < 0 ? Double.NaN : l.bindingsStored())
                     .description("registrations (bindings) stored").register(r);

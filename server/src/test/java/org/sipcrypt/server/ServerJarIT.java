@@ -232,6 +232,8 @@ class ServerJarIT {
                     "OPTIONS over UDP and TLS: " + samples);
             assertTrue(samples.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_tls_handshakes_total{kind=full,suite=TLS_")),
                     "handshakes by kind and suite: " + samples.keySet());
+            assertTrue(samples.containsKey("sipcrypt_transport_connections_current{transport=tls}"),
+                    "open connections per transport: " + samples.keySet());
         } finally {
             server.destroy();
             if (!server.waitFor(30, TimeUnit.SECONDS)) {

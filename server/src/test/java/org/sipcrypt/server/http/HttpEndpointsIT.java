@@ -98,6 +98,7 @@ class HttpEndpointsIT {
             assertTrue(after.containsKey("sipcrypt_sip_transactions_live{}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_sip_workers_queued{}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_transport_connections_open{}"), after.keySet().toString());
+            assertTrue(after.containsKey("sipcrypt_transport_connections_current{transport=tcp}"), after.keySet().toString());
             assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_jvm_memory_used_bytes{")
                     && k.contains("area=heap")), "heap gauge: " + after.keySet());
             // Prometheus conventions: one prefix, counters end in _total

@@ -144,6 +144,17 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         }
     }
 
+    /** Connections open over one stream transport ({@code tcp} or {@code tls}), inbound and outbound. */
+    public int openConnections(Transport kind) {
+        int n = 0;
+        for (NettyTcpMessageProcessor p : tcpProcessors) {
+            if (p.kind() == kind) {
+                n += p.connectionCount();
+            }
+        }
+        return n;
+    }
+
     /** Whether a message processor of the stack is one of ours with its listening socket open. */
     public static boolean listening(gov.nist.javax.sip.stack.MessageProcessor processor) {
         return processor instanceof NettyMessageProcessor p && p.listening();
