@@ -6,8 +6,8 @@ import java.util.Objects;
 /**
  * The HTTP listener for {@code /metrics} and {@code /health}; keys {@code http} and {@code http.*}.
  * Off by default. It answers anyone who can reach it, so it binds where told and belongs on
- * loopback or a management network, never on the public side. In the WAR the servlet container
- * serves the same endpoints and {@code http} is not used.
+ * loopback or a management network, never on the public side. The WAR serves the same endpoints
+ * through its servlet container, so it needs no {@code http} listener.
  * Threading: immutable.
  *
  * @param listen          host and port of the listener (port 0 picks a free one); {@code null} for off

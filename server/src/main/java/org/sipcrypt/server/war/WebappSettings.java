@@ -30,7 +30,7 @@ public final class WebappSettings {
     private WebappSettings() {
     }
 
-    /** Where the configuration file was named, for the start-up log. */
+    /** The configuration file and where it was named, for the start-up log. Threading: immutable. */
     public record Source(Path file, String namedBy) {
     }
 
