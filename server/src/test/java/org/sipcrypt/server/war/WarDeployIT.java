@@ -22,17 +22,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.sip.message.Request;
-import javax.sip.message.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.DigestCall;
 import org.sipcrypt.server.testing.HttpProbe;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestUa;
-import org.sipcrypt.server.transport.Transport;
 
 /**
  * The built WAR ({@code target/sipcrypt-server.war}, made in the package phase) in a real Tomcat
@@ -40,9 +38,11 @@ import org.sipcrypt.server.transport.Transport;
  * ({@code org.apache.catalina.startup.Bootstrap start} over a {@code server.xml} with an HTTP
  * connector on a free loopback port), the WAR dropped into {@code webapps/} as
  * {@code sipcrypt.war}, its settings from the file named by {@code SIPCRYPT_CONFIG} and from
- * context parameters in {@code conf/Catalina/localhost/sipcrypt.xml}. Deployed, it answers OPTIONS,
- * registers a user agent and carries a call between two, and serves {@code /sipcrypt/metrics} and
- * {@code /sipcrypt/health}; removing the WAR undeploys it, releasing its SIP ports, with Tomcat
+ * context parameters in {@code conf/Catalina/localhost/sipcrypt.xml}; UDP, TCP and TLS listeners and
+ * digest authentication on, with the certificates and subscribers made by the jar's {@code certs}
+ * and {@code users} commands. Deployed, it answers OPTIONS over UDP and TLS, challenges and accepts
+ * a REGISTER and carries an authenticated call between two user agents, and serves
+ * {@code /sipcrypt/metrics} and {@code /sipcrypt/health}; removing the WAR undeploys it, releasing its SIP ports, with Tomcat
  * reporting no thread or thread-local left behind; dropping it in again on the same ports answers
  * again; SIGTERM to Tomcat stops it gracefully. Bad settings fail the deployment naming the key.
  */
@@ -50,6 +50,7 @@ import org.sipcrypt.server.transport.Transport;
 class WarDeployIT {
 
     private static final Path WAR = Path.of("target", "sipcrypt-server.war");
+    private static final Path JAR = Path.of("target", "sipcrypt-server.jar");
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** Tomcat names a connector on port 0 {@code http-nio-ADDRESS-auto-N-PORT} once bound. */
     private static final Pattern CONNECTOR = Pattern.compile("http-nio-127\\.0\\.0\\.1-auto-\\d+-(\\d+)");
@@ -139,6 +140,17 @@ class WarDeployIT {
         return base;
     }
 
+    /** Runs the server jar's command line to completion (certs, users); fails with its output otherwise. */
+    private static void runJar(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", JAR.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "finished: " + cmd);
+        assertEquals(0, p.exitValue(), String.join(" ", cmd) + "\n" + out);
+    }
+
     private Path writeConfig(String... lines) throws IOException {
         Path config = dir.resolve("sipcrypt.properties");
         List<String> all = new ArrayList<>(List.of("dataDir=" + dir.resolve("data"), "shutdown.grace=2s",
@@ -190,7 +202,12 @@ class WarDeployIT {
     @Test
     void warDeploysAnswersSipAndEndpointsUndeploysCleanlyAndRedeploysOnTheSamePorts() throws Exception {
         assertTrue(Files.isRegularFile(WAR), "the WAR is built in the package phase: " + WAR.toAbsolutePath());
-        Path base = startTomcat(writeConfig("listen=udp:127.0.0.1:0,tcp:127.0.0.1:0"));
+        Path certs = dir.resolve("certs");
+        runJar("certs", "--out", certs.toString(), "--san", "127.0.0.1,localhost");
+        runJar("users", "--data-dir", dir.resolve("data").toString(), "add", "alice", "secret");
+        runJar("users", "--data-dir", dir.resolve("data").toString(), "add", "bob", "b0b");
+        Path base = startTomcat(writeConfig("listen=udp:127.0.0.1:0,tcp:127.0.0.1:0,tls:127.0.0.1:0",
+                "tls.cert=" + certs.resolve("server.pem"), "tls.key=" + certs.resolve("server-key.pem"), "auth=on"));
         dropWar(base);
         Await.until(() -> status("/health") == 200, WAIT, () -> "deployed and ready:\n" + log());
 
@@ -200,17 +217,14 @@ class WarDeployIT {
         InetSocketAddress tcp = address(health.json(), "tcp");
         assertEquals(200, status("/health/live"));
 
+        InetSocketAddress tls = address(health.json(), "tls");
         options(udp, "war-opt-1");
-        try (TestUa callee = TestUa.start("bob", Transport.UDP);
-             TestUa caller = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, callee.register(udp, 600).getStatusCode());
-            TestUa.Call call = caller.call(callee.aor(), udp);
-            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
-            assertEquals(Response.OK, call.hangUp().getStatusCode());
-            callee.awaitRequest(Request.BYE, TestUa.TIMEOUT);
-            assertEquals(List.of(), callee.errors());
-            assertEquals(List.of(), caller.errors());
+        try (SipSocket s = SipSocket.tls(tls, DigestCall.trusting(certs.resolve("ca.pem")))) {
+            s.send(s.request("OPTIONS", "sip:127.0.0.1:" + tls.getPort(), "probe", "127.0.0.1", "war-opt-tls", 1, ""));
+            String r = s.awaitMessage("SIP/2.0 ", TestUa.TIMEOUT);
+            assertTrue(r != null && r.startsWith("SIP/2.0 200"), "OPTIONS over TLS: " + r);
         }
+        DigestCall.callWithDigestCredentials(udp);
 
         HttpProbe.Answer metrics = HttpProbe.get(url("/metrics"));
         assertEquals(200, metrics.status());
@@ -221,6 +235,8 @@ class WarDeployIT {
             assertTrue(samples.getOrDefault("sipcrypt_sip_requests_received_total{method=" + method + "}", 0.0) >= 1,
                     method + ": " + samples);
         }
+        assertTrue(samples.getOrDefault("sipcrypt_auth_outcomes_total{result=accepted}", 0.0) >= 2,
+                "REGISTER and INVITE authenticated: " + samples);
         assertEquals(405, HttpProbe.request(url("/metrics"), "POST", Map.of("Content-Length", "0")).status());
         assertEquals(404, status("/nothing"));
 
@@ -238,12 +254,13 @@ class WarDeployIT {
         Files.createDirectories(base.resolve("conf/Catalina/localhost"));
         Files.writeString(base.resolve("conf/Catalina/localhost/sipcrypt.xml"), "<Context>\n"
                 + "  <Parameter name=\"listen\" value=\"udp:127.0.0.1:" + udp.getPort() + ",tcp:127.0.0.1:"
-                + tcp.getPort() + "\" override=\"false\"/>\n</Context>\n");
+                + tcp.getPort() + ",tls:127.0.0.1:" + tls.getPort() + "\" override=\"false\"/>\n</Context>\n");
         dropWar(base);
         Await.until(() -> status("/health") == 200, WAIT, () -> "redeployed and ready:\n" + log());
         HttpProbe.Answer again = HttpProbe.get(url("/health"));
         assertEquals(udp, address(again.json(), "udp"), log());
         assertEquals(tcp, address(again.json(), "tcp"), log());
+        assertEquals(tls, address(again.json(), "tls"), log());
         options(udp, "war-opt-2");
 
         // SIGTERM to Tomcat, as systemd stops it
