@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.h2.tools.Server;
@@ -50,7 +51,6 @@ class HttpEndpointsIT {
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void metricsParseAsPrometheusTextAndCountersMoveWithSipTraffic() throws Exception {
         try (TestServer server = TestServer.start(dir, "http", "127.0.0.1:0")) {
             assertNotNull(server.server().httpAddress(), "http listener bound");
@@ -91,9 +91,12 @@ class HttpEndpointsIT {
             // a transaction is timed when the stack ends it, which may come a little after its answer
             String timed = "sipcrypt_sip_transaction_duration_seconds_count{}";
             double timedBefore = value(before, timed);
-            Map<String, Double>[] latest = new Map[] {after};
-            Await.until(() -> value(latest[0] = scrape(server, types), timed) >= timedBefore + 4, Duration.ofSeconds(30),
-                    () -> "OPTIONS, REGISTER, INVITE and BYE transactions timed: " + value(latest[0], timed));
+            AtomicReference<Map<String, Double>> latest = new AtomicReference<>(after);
+            Await.until(() -> {
+                latest.set(scrape(server, types));
+                return value(latest.get(), timed) >= timedBefore + 4;
+            }, Duration.ofSeconds(30), () -> "OPTIONS, REGISTER, INVITE and BYE transactions timed: "
+                    + value(latest.get(), timed));
             assertEquals(MetricType.SUMMARY, types.get("sipcrypt_sip_transaction_duration_seconds"));
             assertTrue(after.containsKey("sipcrypt_sip_transactions_live{}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_sip_workers_queued{}"), after.keySet().toString());
