@@ -161,10 +161,19 @@ class WarDeployIT {
     }
 
     private void dropWar(Path base) throws IOException {
-        Path tmp = base.resolve("sipcrypt.war.part");
-        Files.copy(WAR, tmp, StandardCopyOption.REPLACE_EXISTING);
-        // one rename, so Tomcat never sees half a file
-        Files.move(tmp, base.resolve("webapps/sipcrypt.war"), StandardCopyOption.ATOMIC_MOVE);
+        publish(stageWar(base), base);
+    }
+
+    /** A copy of the WAR beside {@code webapps/}, for {@link #publish}. */
+    private static Path stageWar(Path base) throws IOException {
+        Path staged = base.resolve("sipcrypt.war.part");
+        Files.copy(WAR, staged, StandardCopyOption.REPLACE_EXISTING);
+        return staged;
+    }
+
+    /** One rename into {@code webapps/}, so Tomcat never sees half a file. */
+    private static void publish(Path staged, Path base) throws IOException {
+        Files.move(staged, base.resolve("webapps/sipcrypt.war"), StandardCopyOption.ATOMIC_MOVE);
     }
 
     private URI url(String path) {
@@ -250,12 +259,16 @@ class WarDeployIT {
         }
         assertNoLeakReported();
 
-        // redeploy on the same ports, given as context parameters over the file's port 0
+        // redeploy on the same ports, given as context parameters over the file's port 0; the WAR is
+        // copied first, so the descriptor and the WAR appear together
+        Path staged = stageWar(base);
         Files.createDirectories(base.resolve("conf/Catalina/localhost"));
-        Files.writeString(base.resolve("conf/Catalina/localhost/sipcrypt.xml"), "<Context>\n"
+        Path descriptor = base.resolve("sipcrypt.xml.part");
+        Files.writeString(descriptor, "<Context>\n"
                 + "  <Parameter name=\"listen\" value=\"udp:127.0.0.1:" + udp.getPort() + ",tcp:127.0.0.1:"
                 + tcp.getPort() + ",tls:127.0.0.1:" + tls.getPort() + "\" override=\"false\"/>\n</Context>\n");
-        dropWar(base);
+        Files.move(descriptor, base.resolve("conf/Catalina/localhost/sipcrypt.xml"), StandardCopyOption.ATOMIC_MOVE);
+        publish(staged, base);
         Await.until(() -> status("/health") == 200, WAIT, () -> "redeployed and ready:\n" + log());
         HttpProbe.Answer again = HttpProbe.get(url("/health"));
         assertEquals(udp, address(again.json(), "udp"), log());
