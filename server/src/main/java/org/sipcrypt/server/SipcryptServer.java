@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,6 +28,10 @@ import javax.sip.ListeningPoint;
 import javax.sip.SipFactory;
 import javax.sip.SipProvider;
 import org.sipcrypt.server.config.ConfigLoader;
+import org.sipcrypt.server.http.HealthCheck;
+import org.sipcrypt.server.http.HttpEndpoints;
+import org.sipcrypt.server.http.NettyHttpListener;
+import org.sipcrypt.server.http.ServerMetrics;
 import org.sipcrypt.server.config.ListenerConfig;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.config.TransportImpl;
@@ -109,6 +113,10 @@ public final class SipcryptServer implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private final CredentialBatcher credentials;
     private ShutdownDrain drain;
+    /** Set by {@link #start} before the server is handed out. */
+    private ServerMetrics metrics;
+    private HealthCheck health;
+    private NettyHttpListener http;
     private boolean closed;
 
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
@@ -135,7 +143,9 @@ public final class SipcryptServer implements AutoCloseable {
         log.info("starting sipcrypt: {}", ConfigLoader.describe(config).replace('\n', ' '));
         List<AutoCloseable> opened = new ArrayList<>();
         try {
-            MeterRegistry registry = new SimpleMeterRegistry();
+            ServerMetrics metrics = new ServerMetrics();
+            opened.add(metrics);
+            MeterRegistry registry = metrics.registry();
             TransportCounters transportCounters = new TransportCounters(registry);
             SipCounters sipCounters = new SipCounters(registry);
             Database database = EmbeddedDatabase.openConfigured(config.dbUrl(), config.dataDir(), config.dbUser(),
@@ -260,6 +270,15 @@ public final class SipcryptServer implements AutoCloseable {
                     transport, stack, context, addresses, housekeeping, credentials);
             server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport, registry,
                     housekeeping), dialogs, transport);
+            server.metrics = metrics;
+            server.health = new HealthCheck(server::listenerNames, server::listening, context::draining,
+                    database.dataSource(), config.http().healthTimeout());
+            opened.add(server.health);
+            registerGauges(server, workers, location);
+            if (config.http().enabled()) {
+                server.http = NettyHttpListener.start(config.http(), new HttpEndpoints(metrics, server.health));
+                opened.add(server.http);
+            }
             housekeeping.scheduleWithFixedDelay(server::purgeExpired, PURGE_INTERVAL.toMillis(),
                     PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
             if (!config.statsInterval().isZero()) {
@@ -326,6 +345,31 @@ public final class SipcryptServer implements AutoCloseable {
         }
         transport.admitWith(guard);
         return guard;
+    }
+
+    /**
+     * Gauges of the server's state for /metrics: live transactions, queued work, open connections
+     * per stream transport, bindings stored.
+     */
+    private static void registerGauges(SipcryptServer server, SipWorkers workers, LocationService location) {
+        MeterRegistry r = server.registry;
+        Gauge.builder("sip.transactions.live", server, SipcryptServer::openTransactions)
+                .description("server and client transactions in the stack").register(r);
+        Gauge.builder("sip.workers.queued", workers, SipWorkers::queued)
+                .description("messages waiting in the SIP worker lanes' queues").register(r);
+        if (server.transport != null) {
+            for (Transport t : server.addresses.keySet()) {
+                if (t != Transport.UDP) {
+                    Gauge.builder("transport.connections.current", server.transport, n -> n.openConnections(t))
+                            .tag("transport", t.configName())
+                            .description("open connections of a stream transport, inbound and outbound").register(r);
+                }
+            }
+        }
+        if (location instanceof JdbcLocationService jdbc) {
+            Gauge.builder("registrar.bindings", jdbc, l -> l.bindingsStored() < 0 ? Double.NaN : l.bindingsStored())
+                    .description("registrations (bindings) stored").register(r);
+        }
     }
 
     /** One WARN per setting that lets some request through without credentials or weakens them. */
@@ -454,6 +498,52 @@ public final class SipcryptServer implements AutoCloseable {
         return registry;
     }
 
+    /** The metrics registry in Prometheus form, for {@code /metrics}. */
+    public ServerMetrics metrics() {
+        return metrics;
+    }
+
+    /** The check behind {@code /health}. */
+    public HealthCheck healthCheck() {
+        return health;
+    }
+
+    /** The address of the {@code --http} listener, or null when there is none. */
+    public InetSocketAddress httpAddress() {
+        return http != null ? http.address() : null;
+    }
+
+    /** The listeners by transport name ({@code udp}, {@code tls}) with their addresses. */
+    public Map<String, String> listenerNames() {
+        Map<String, String> out = new TreeMap<>();
+        addresses.forEach((t, a) -> out.put(t.configName(),
+                org.sipcrypt.server.config.HostPort.format(a.getAddress().getHostAddress(), a.getPort())));
+        return out;
+    }
+
+    /**
+     * Whether every listener is bound and open: false once shutdown stops accepting. JAIN-SIP's own
+     * transports ({@code transport.impl=jain-*}) count as listening until shutdown starts.
+     */
+    public boolean listening() {
+        if (config.transportImpl() != TransportImpl.NETTY) {
+            return !context.draining();
+        }
+        for (Transport t : addresses.keySet()) {
+            ListeningPoint lp = context.listeningPoint(t);
+            if (!(lp instanceof gov.nist.javax.sip.ListeningPointImpl impl)
+                    || !NettyTransport.listening(impl.getMessageProcessor())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the server is shutting down (refusing new calls). */
+    public boolean draining() {
+        return context.draining();
+    }
+
     /** The digest subscribers in this server's database (its methods block on JDBC). */
     public SubscriberStore subscribers() {
         return new SubscriberStore(database.dataSource());
@@ -473,6 +563,9 @@ public final class SipcryptServer implements AutoCloseable {
     public String statsLine() {
         Map<String, Double> values = new TreeMap<>();
         for (Meter m : registry.getMeters()) {
+            if (ServerMetrics.isJvmMeter(m)) {
+                continue;
+            }
             StringBuilder name = new StringBuilder(m.getId().getName());
             if (!m.getId().getTags().isEmpty()) {
                 name.append('{');
@@ -517,6 +610,10 @@ public final class SipcryptServer implements AutoCloseable {
         closed = true;
         drain.run(config.shutdownGrace());
         log.info("stats: {}", statsLine());
+        if (http != null) {
+            http.close();
+        }
+        health.close();
         housekeeping.shutdownNow();
         stack.stop();
         if (transport != null) {
@@ -528,6 +625,7 @@ public final class SipcryptServer implements AutoCloseable {
         }
         location.close();
         database.close();
+        metrics.close();
         log.info("stopped");
     }
 }

@@ -41,6 +41,13 @@
  *     firing (hands the branch to its call's lane), sampling the heap after GC each second for the
  *     overload guard</td>
  *     <td>SIP traffic</td></tr>
+ * <tr><td>{@code sipcrypt-http}</td><td>1 (only with {@code http} set)</td><td>Netty's task queue;
+ *     {@code http.maxConnections} connections</td>
+ *     <td>the {@code /metrics} and {@code /health} HTTP listener: parsing requests, rendering the Prometheus
+ *     text</td><td>SIP, database</td></tr>
+ * <tr><td>{@code sipcrypt-health}</td><td>1</td><td>1 check queued; requests meanwhile share the running one</td>
+ *     <td>{@code /health}'s database check (a pooled connection and {@code isValid})</td>
+ *     <td>SIP, HTTP I/O</td></tr>
  * </table>
  */
 package org.sipcrypt.server;

@@ -203,6 +203,27 @@ public final class ConfigLoader {
                 "A remembered call without a re-INVITE for this long is forgotten (its BYE may have gone elsewhere).",
                 c -> List.of(format(c.overload().dialogLifetime())),
                 (d, k, v) -> d.shutdownDialogLifetime = duration(k, one(k, v), false)),
+        HTTP("http", Kind.SINGLE, "HOST:PORT",
+                "HTTP listener for /metrics (Prometheus) and /health; off means none. Bind it to loopback or a"
+                        + " management network only: it answers anyone who reaches it.",
+                c -> List.of(c.http().enabled() ? c.http().listen().toString() : "off"),
+                (d, k, v) -> d.httpListen = ConfigValues.httpListen(k, one(k, v))),
+        HTTP_MAX_REQUEST_BYTES("http.maxRequestBytes", Kind.SINGLE, "BYTES",
+                "Most bytes of an HTTP request's line and headers; longer requests get 431.",
+                c -> List.of(String.valueOf(c.http().maxRequestBytes())),
+                (d, k, v) -> d.httpMaxRequestBytes = integer(k, one(k, v), 256, 1024 * 1024)),
+        HTTP_MAX_CONNECTIONS("http.maxConnections", Kind.SINGLE, "N",
+                "Most HTTP connections open at once; more are closed as they arrive.",
+                c -> List.of(String.valueOf(c.http().maxConnections())),
+                (d, k, v) -> d.httpMaxConnections = integer(k, one(k, v), 1, 10_000)),
+        HTTP_IDLE_TIMEOUT("http.idleTimeout", Kind.SINGLE, "DURATION",
+                "An HTTP connection that has not sent a whole request within this is closed.",
+                c -> List.of(format(c.http().idleTimeout())),
+                (d, k, v) -> d.httpIdleTimeout = duration(k, one(k, v), false)),
+        HTTP_HEALTH_TIMEOUT("http.healthTimeout", Kind.SINGLE, "DURATION",
+                "How long /health's database check may take; a slower database makes the server not ready.",
+                c -> List.of(format(c.http().healthTimeout())),
+                (d, k, v) -> d.httpHealthTimeout = duration(k, one(k, v), false)),
         AUTH("auth", Kind.FLAG, "BOOL", "Digest authentication (RFC 3261 22): challenge the methods of auth.methods.",
                 c -> List.of(String.valueOf(c.auth().enabled())), (d, k, v) -> d.authEnabled = bool(k, one(k, v))),
         AUTH_METHODS("auth.methods", Kind.REPEATABLE, "METHOD",
@@ -530,6 +551,11 @@ public final class ConfigLoader {
         Duration overloadRetryAfter;
         int shutdownMaxDialogs;
         Duration shutdownDialogLifetime;
+        HostPort httpListen;
+        int httpMaxRequestBytes;
+        int httpMaxConnections;
+        Duration httpIdleTimeout;
+        Duration httpHealthTimeout;
         boolean authEnabled;
         List<String> authMethods;
         String realm;
@@ -610,6 +636,11 @@ public final class ConfigLoader {
             overloadRetryAfter = o.retryAfter();
             shutdownMaxDialogs = o.maxDialogs();
             shutdownDialogLifetime = o.dialogLifetime();
+            httpListen = c.http().listen();
+            httpMaxRequestBytes = c.http().maxRequestBytes();
+            httpMaxConnections = c.http().maxConnections();
+            httpIdleTimeout = c.http().idleTimeout();
+            httpHealthTimeout = c.http().healthTimeout();
             AuthConfig a = c.auth();
             authEnabled = a.enabled();
             authMethods = a.methods();
@@ -679,6 +710,8 @@ public final class ConfigLoader {
                         new TcpLimitsConfig(tcpMaxConnectionsPerSource, tcpFirstMessageTimeout, tcpMessageTimeout,
                                 tcpMaxPartialBytes),
                         overload(),
+                        new HttpConfig(httpListen, httpMaxRequestBytes, httpMaxConnections, httpIdleTimeout,
+                                httpHealthTimeout),
                         auth, tls());
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);

@@ -179,6 +179,24 @@ final class ConfigValues {
         return d;
     }
 
+    /** {@code HOST:PORT} of the HTTP listener, or {@code off} for none. */
+    static HostPort httpListen(String key, String text) throws ConfigException {
+        String t = text.trim();
+        if (t.equalsIgnoreCase("off")) {
+            return null;
+        }
+        HostPort hp;
+        try {
+            hp = HostPort.parse(t, -1);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key + ": " + e.getMessage() + " (expected HOST:PORT, e.g. 127.0.0.1:9090, or off)", e);
+        }
+        if (hp.port() < 0) {
+            throw new ConfigException(key + ": \"" + t + "\" has no port (expected HOST:PORT, e.g. 127.0.0.1:9090, or off)");
+        }
+        return hp;
+    }
+
     /** The shortest exact form: {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}. */
     static String format(Duration d) {
         long ms = d.toMillis();

@@ -48,6 +48,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param dbBreaker          how a database outage is noticed and its end found (database circuit breaker)
  * @param tcpLimits          bounds against TCP/TLS connection floods (per source, per message, partial bytes)
  * @param overload           when new requests are refused with 503 to keep serving, and what shutdown waits for
+ * @param http               the HTTP listener for {@code /metrics} and {@code /health}
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
  */
@@ -83,6 +84,7 @@ public record ServerConfig(
         DbBreakerConfig dbBreaker,
         TcpLimitsConfig tcpLimits,
         OverloadConfig overload,
+        HttpConfig http,
         AuthConfig auth,
         TlsConfig tls) {
 
@@ -118,6 +120,7 @@ public record ServerConfig(
             throw new IllegalArgumentException("overload.queueThreshold: " + overload.queueThreshold()
                     + " is above sip.queueCapacity " + sipQueueCapacity + " (expected queueThreshold <= queueCapacity)");
         }
+        Objects.requireNonNull(http, "http");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
         if (listeners.isEmpty()) {
@@ -166,6 +169,7 @@ public record ServerConfig(
                 DbBreakerConfig.DEFAULTS,
                 TcpLimitsConfig.defaults(),
                 OverloadConfig.defaults(),
+                HttpConfig.defaults(),
                 AuthConfig.defaults(),
                 TlsConfig.defaults());
     }

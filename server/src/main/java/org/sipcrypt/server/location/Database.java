@@ -160,6 +160,10 @@ public final class Database implements AutoCloseable {
         config.setMaximumPoolSize(poolSize);
         // No idle minimum: see the class comment (HikariCP's background refill backs off up to 5 s).
         config.setMinimumIdle(0);
+        String driver = driverOf(jdbcUrl);
+        if (driver != null) {
+            config.setDriverClassName(driver);
+        }
         config.setConnectionTimeout(connectTimeout.toMillis());
         config.setValidationTimeout(VALIDATION_TIMEOUT.toMillis());
         // Fail at once when the database cannot be reached at start-up (a positive value means
@@ -264,6 +268,25 @@ public final class Database implements AutoCloseable {
     /** The circuit breaker of this database: open while it is known to be unreachable. */
     public DatabaseBreaker breaker() {
         return breaker;
+    }
+
+    /**
+     * The class of the bundled JDBC driver that accepts {@code jdbcUrl}, or null to leave it to
+     * {@link java.sql.DriverManager}. In a servlet container DriverManager does not see the
+     * drivers in the web application's own libraries, so the pool is told the class by name.
+     */
+    private static String driverOf(String jdbcUrl) {
+        for (java.sql.Driver d : java.util.ServiceLoader.load(java.sql.Driver.class, Database.class.getClassLoader())) {
+            try {
+                if (d.acceptsURL(jdbcUrl)) {
+                    return d.getClass().getName();
+                }
+            } catch (SQLException e) {
+                log.debug("JDBC driver {} cannot judge {}: {}", d.getClass().getName(), JdbcSecrets.maskUrl(jdbcUrl),
+                        e.toString());
+            }
+        }
+        return null;
     }
 
     /** The pool; connections from it are in auto-commit mode when handed out. */

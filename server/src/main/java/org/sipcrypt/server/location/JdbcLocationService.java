@@ -331,6 +331,11 @@ public final class JdbcLocationService implements LocationService {
         return new RegisterOutcome.Applied(toBindings(aor, after.values(), now, maxContacts));
     }
 
+    /** Bindings stored in all, as last counted plus changes since; -1 until first counted. */
+    public long bindingsStored() {
+        return stored.get();
+    }
+
     /** The bindings stored in all, counted in the database the first time. */
     private long storedBindings(Connection c) throws SQLException {
         long n = stored.get();

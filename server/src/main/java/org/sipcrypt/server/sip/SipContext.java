@@ -115,11 +115,13 @@ public final class SipContext {
 
     /** Notes a request that awaits its final response (for draining at shutdown). */
     public void opened(ServerTransaction st) {
+        counters.transactionTimes().start(st);
         unanswered.add(st);
     }
 
     /** Forgets a server transaction (final response sent, or the transaction ended). */
     public void answered(ServerTransaction st) {
+        counters.transactionTimes().end(st);
         unanswered.remove(st);
     }
 
@@ -302,6 +304,7 @@ public final class SipContext {
         } finally {
             // answered, or unanswerable: either way nothing is left to wait for at shutdown
             if (st != null && response.getStatusCode() >= 200) {
+                counters.transactionTimes().end(st);
                 unanswered.remove(st);
             }
         }

@@ -9,16 +9,24 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * Counters of the SIP application: {@code sip.responses.sent{status}} (by class, e.g. 2xx),
  * {@code sip.requests.received{method}}, {@code sip.proxy.forwarded{method}},
- * {@code sip.app.errors{reason}}, {@code sip.requests.dropped{reason}}, {@code db.errors}.
+ * {@code sip.app.errors{reason}}, {@code sip.requests.dropped{reason}}, {@code db.errors}, and the timer
+ * {@code sip.transaction.duration} ({@link TransactionTimes}).
  * Threading: thread-safe; never blocks.
  */
 public final class SipCounters {
 
     private final MeterRegistry registry;
     private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final TransactionTimes transactionTimes;
 
     public SipCounters(MeterRegistry registry) {
         this.registry = registry;
+        this.transactionTimes = new TransactionTimes(registry);
+    }
+
+    /** The timer of server transaction lifetimes ({@code sip.transaction.duration}). */
+    public TransactionTimes transactionTimes() {
+        return transactionTimes;
     }
 
     public void requestReceived(String method) {

@@ -1,12 +1,19 @@
 package org.sipcrypt.server.sip;
 
+import gov.nist.javax.sip.EventScanner;
+import gov.nist.javax.sip.EventWrapper;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPResponse;
 import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.ServerResponseInterface;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
+import javax.sip.IOExceptionEvent;
 import javax.sip.PeerUnavailableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JAIN-SIP stack with one lookup made cheaper: a response whose branch carries the RFC 3261
@@ -14,14 +21,64 @@ import javax.sip.PeerUnavailableException;
  * straight to the application. JAIN-SIP would first compare it with every client transaction in
  * its table, a scan meant for RFC 2543 peers that can never match such a branch and that
  * costs more the busier the proxy is (RFC 3261 §17.1.3 matching is by branch alone).
+ *
+ * <p>{@link #stop} also ends JAIN-SIP's {@code EventScannerThread}, which the stack's own stop
+ * leaves waiting for an event forever: in a servlet container that thread would outlive the
+ * undeployed web application.
  * Threading: as JAIN-SIP's stack: thread-safe.
  */
 public final class SipcryptSipStack extends SipStackImpl {
 
+    private static final Logger log = LoggerFactory.getLogger(SipcryptSipStack.class);
     private static final String MAGIC_COOKIE = "z9hg4bk";
+    private static final String EVENT_SCANNER_THREAD = "EventScannerThread";
+
+    /** The thread JAIN-SIP started for this stack's event scanner, when it could be told apart. */
+    private final Thread eventScannerThread;
 
     public SipcryptSipStack(Properties properties) throws PeerUnavailableException {
+        this(properties, eventScannerThreads());
+    }
+
+    private SipcryptSipStack(Properties properties, Set<Thread> before) throws PeerUnavailableException {
         super(properties);
+        Set<Thread> started = eventScannerThreads();
+        started.removeAll(before);
+        eventScannerThread = started.size() == 1 ? started.iterator().next() : null;
+    }
+
+    private static Set<Thread> eventScannerThreads() {
+        Set<Thread> out = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (EVENT_SCANNER_THREAD.equals(t.getName())) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Stops the stack, then wakes its event scanner, which only notices the stop between events,
+     * with one I/O event (the application counts it as {@code sip.app.errors{reason=io_exception}}
+     * after its last stats line), and waits up to 5 s for that thread to end.
+     */
+    @Override
+    public void stop() {
+        EventScanner scanner = getEventScanner();
+        super.stop();
+        if (scanner != null) {
+            scanner.addEvent(new EventWrapper(new IOExceptionEvent(this, "0.0.0.0", 0, "stopped"), null));
+        }
+        if (eventScannerThread != null) {
+            try {
+                eventScannerThread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (eventScannerThread.isAlive()) {
+                log.warn("JAIN-SIP's {} did not end within 5 s of the stack's stop", EVENT_SCANNER_THREAD);
+            }
+        }
     }
 
     @Override

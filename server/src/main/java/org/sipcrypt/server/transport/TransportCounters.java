@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code sip.requests.rejected{reason}}, {@code sip.datagrams.dropped{reason}},
  * {@code sip.messages.dropped{reason}}, {@code transport.connections.closed{reason}},
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
- * {@code transport.keepalives{kind}}, {@code sip.retransmissions.absorbed}.
+ * {@code transport.keepalives{kind}}, {@code sip.retransmissions.absorbed},
+ * {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}}.
  * Threading: thread-safe; never blocks.
  */
 public final class TransportCounters {
@@ -67,9 +68,15 @@ public final class TransportCounters {
     }
 
     /** A keep-alive seen or answered: {@code ping} answered, {@code pong} received. */
-    /** A completed TLS handshake: {@code tls.handshakes{kind=full|resumed}}. */
-    public void tlsHandshake(boolean resumed) {
-        count("tls.handshakes", "kind", resumed ? "resumed" : "full");
+    /**
+     * A completed TLS handshake: {@code tls.handshakes{kind=full|resumed,suite=NAME}}, the suite by
+     * its standard name ({@code TLS_RSA_WITH_AES_128_CBC_SHA}).
+     */
+    public void tlsHandshake(boolean resumed, String suite) {
+        String kind = resumed ? "resumed" : "full";
+        counters.computeIfAbsent("tls.handshakes\u0000" + kind + '\u0000' + suite,
+                k -> Counter.builder("tls.handshakes").tag("kind", kind).tag("suite", suite).register(registry))
+                .increment();
     }
 
     /** A TLS handshake that failed, by reason. */
@@ -92,10 +99,12 @@ public final class TransportCounters {
         return c == null ? 0 : c.count();
     }
 
-    /** Current value of a counter, 0 when it was never incremented. For tests and the stats line. */
+    /**
+     * Current value of a counter with this tag, summed over its other tags (e.g. every suite of
+     * {@code tls.handshakes{kind=full}}); 0 when it was never incremented. For tests and the stats line.
+     */
     public double value(String name, String tagKey, String tagValue) {
-        Counter c = registry.find(name).tag(tagKey, tagValue).counter();
-        return c == null ? 0 : c.count();
+        return registry.find(name).tag(tagKey, tagValue).counters().stream().mapToDouble(Counter::count).sum();
     }
 
     private void count(String name, String tagKey, String tagValue) {

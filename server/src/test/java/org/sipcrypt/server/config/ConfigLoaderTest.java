@@ -382,12 +382,13 @@ class ConfigLoaderTest {
     @Test
     @Timeout(10)
     void everySettingHasOneKeyAndAKebabCaseOption() {
-        // one setting per component, the auth, tls, database breaker, tcp limits and overload records' components
-        // counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 5 + AuthConfig.class.getRecordComponents().length
+        // one setting per component, the auth, tls, database breaker, tcp limits, overload and http records'
+        // components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 6 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
-                + OverloadConfig.class.getRecordComponents().length, ConfigLoader.settings().size());
+                + OverloadConfig.class.getRecordComponents().length
+                + HttpConfig.class.getRecordComponents().length, ConfigLoader.settings().size());
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {
             assertTrue(s.option().matches("--[a-z]+(-[a-z]+)*"), s.option());
@@ -422,5 +423,31 @@ class ConfigLoaderTest {
         assertTrue(message.startsWith("tcp.messageTimeout: "), message);
         message = failure(Map.of("tcp.maxConnectionsPerSource", List.of("0")));
         assertTrue(message.startsWith("tcp.maxConnectionsPerSource: \"0\" is out of range"), message);
+    }
+
+    @Test
+    void httpIsOffByDefaultAndTakesHostPortAndItsBounds() throws Exception {
+        assertFalse(ServerConfig.defaults().http().enabled());
+        ServerConfig c = ConfigLoader.load(null, Map.of("http", List.of("127.0.0.1:9090"),
+                "http.maxRequestBytes", List.of("4096"), "http.maxConnections", List.of("8"),
+                "http.idleTimeout", List.of("5s"), "http.healthTimeout", List.of("500ms")));
+        assertEquals(new HostPort("127.0.0.1", 9090), c.http().listen());
+        assertEquals(4096, c.http().maxRequestBytes());
+        assertEquals(8, c.http().maxConnections());
+        assertEquals(Duration.ofSeconds(5), c.http().idleTimeout());
+        assertEquals(Duration.ofMillis(500), c.http().healthTimeout());
+        assertFalse(ConfigLoader.load(null, Map.of("http", List.of("off"))).http().enabled());
+        assertEquals("--http-max-request-bytes", Setting.HTTP_MAX_REQUEST_BYTES.option());
+    }
+
+    @Test
+    void badHttpSettingsNameTheirKey() {
+        for (String[] bad : new String[][] {{"http", "127.0.0.1"}, {"http", "127.0.0.1:70000"},
+                {"http.maxRequestBytes", "10"}, {"http.maxConnections", "0"}, {"http.healthTimeout", "0"},
+                {"http.idleTimeout", "soon"}}) {
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> ConfigLoader.load(null, Map.of(bad[0], List.of(bad[1]))));
+            assertTrue(e.getMessage().startsWith(bad[0] + ": "), e.getMessage());
+        }
     }
 }

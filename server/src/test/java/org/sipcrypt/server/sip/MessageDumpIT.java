@@ -51,7 +51,8 @@ class MessageDumpIT {
     }
 
     private synchronized List<String> dumped() {
-        synchronized (dumps.list) {
+        // ListAppender appends under the appender's own lock (AppenderBase.doAppend is synchronized)
+        synchronized (dumps) {
             return dumps.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
         }
     }

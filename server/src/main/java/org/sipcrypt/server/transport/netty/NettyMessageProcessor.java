@@ -33,6 +33,9 @@ abstract class NettyMessageProcessor extends MessageProcessor {
         return kind;
     }
 
+    /** Whether the listening socket is bound and open (for readiness). */
+    abstract boolean listening();
+
     InetSocketAddress localAddress() {
         return new InetSocketAddress(getIpAddress(), getPort());
     }

@@ -131,6 +131,12 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         }
     }
 
+    @Override
+    boolean listening() {
+        Channel ch = serverChannel;
+        return ch != null && ch.isActive();
+    }
+
     /** Stops accepting new connections; open ones stay until closed. */
     void stopAccepting() {
         Channel ch = serverChannel;

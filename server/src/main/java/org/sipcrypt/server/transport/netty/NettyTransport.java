@@ -77,6 +77,9 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         this.epoll = Epoll.isAvailable();
         this.group = epoll ? new EpollEventLoopGroup(threads, tf) : new NioEventLoopGroup(threads, tf);
         log.info("transport: netty {} with {} event-loop threads", epoll ? "epoll" : "nio", threads);
+        if (settings.tls() != null) {
+            TlsEventsHandler.loadSuiteNames();
+        }
         StreamLimits limits = settings.limits();
         this.perSource = new ConnectionsPerSource(limits.maxConnectionsPerSource(), limits.exemptSources());
         this.partialMessages = new PartialMessages(limits.maxPartialBytes());
@@ -201,6 +204,22 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         for (NettyTcpMessageProcessor p : tcpProcessors) {
             p.releaseCall(callId);
         }
+    }
+
+    /** Connections open over one stream transport ({@code tcp} or {@code tls}), inbound and outbound. */
+    public int openConnections(Transport kind) {
+        int n = 0;
+        for (NettyTcpMessageProcessor p : tcpProcessors) {
+            if (p.kind() == kind) {
+                n += p.connectionCount();
+            }
+        }
+        return n;
+    }
+
+    /** Whether a message processor of the stack is one of ours with its listening socket open. */
+    public static boolean listening(gov.nist.javax.sip.stack.MessageProcessor processor) {
+        return processor instanceof NettyMessageProcessor p && p.listening();
     }
 
     private static String key(Transport transport, InetSocketAddress address) {

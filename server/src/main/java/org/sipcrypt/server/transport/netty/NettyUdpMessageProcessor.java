@@ -86,6 +86,12 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
     }
 
     @Override
+    boolean listening() {
+        Channel ch = channel;
+        return ch != null && ch.isActive();
+    }
+
+    @Override
     public boolean inUse() {
         return false;
     }

@@ -8,14 +8,19 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import java.nio.channels.ClosedChannelException;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import javax.net.ssl.SSLHandshakeException;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.CipherSuiteProvider;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed}}, or
+ * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite}}, or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
  * {@code bad_certificate}, {@code closed}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
@@ -37,7 +42,7 @@ final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof SslHandshakeCompletionEvent e) {
             if (e.isSuccess()) {
-                counters.tlsHandshake(resumed(ctx));
+                counters.tlsHandshake(resumed(ctx), suite(ctx));
             } else {
                 String reason = reason(e.cause());
                 counters.tlsHandshakeFailed(reason);
@@ -54,6 +59,38 @@ final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
             return bc.connection().resumed();
         }
         return tls instanceof SslHandler ssl && ssl.engine().getSession().getCreationTime() < created;
+    }
+
+    /** Loads the suite names now, on the start-up thread, so no event loop waits for the class path. */
+    static void loadSuiteNames() {
+        if (SuiteNames.BY_CODE.isEmpty()) {
+            LoggerFactory.getLogger(TlsEventsHandler.class).debug("no cipher-suite providers installed");
+        }
+    }
+
+    /** The negotiated suite's standard name; a bc suite's from the providers that offered it. */
+    private static String suite(ChannelHandlerContext ctx) {
+        ChannelHandler tls = ctx.pipeline().get("tls");
+        if (tls instanceof BcTlsHandler bc) {
+            int code = bc.connection().cipherSuite();
+            return SuiteNames.BY_CODE.getOrDefault(code, String.format("0x%04X", code));
+        }
+        return tls instanceof SslHandler ssl ? ssl.engine().getSession().getCipherSuite() : "unknown";
+    }
+
+    /** The suites of the installed providers by IANA code, loaded once. Threading: immutable. */
+    private static final class SuiteNames {
+        static final Map<Integer, String> BY_CODE = load();
+
+        private static Map<Integer, String> load() {
+            Map<Integer, String> out = new HashMap<>();
+            for (CipherSuiteProvider p : CipherSuiteRegistry.load(TlsEventsHandler.class.getClassLoader()).providers()) {
+                for (CipherSuiteId s : p.suites()) {
+                    out.putIfAbsent(s.code(), s.name());
+                }
+            }
+            return Map.copyOf(out);
+        }
     }
 
     /** The metric tag of a handshake failure. */

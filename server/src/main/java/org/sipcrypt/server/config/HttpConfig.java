@@ -1,0 +1,53 @@
+package org.sipcrypt.server.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The HTTP listener for {@code /metrics} and {@code /health}; keys {@code http} and {@code http.*}.
+ * Off by default. It answers anyone who can reach it, so it binds where told and belongs on
+ * loopback or a management network, never on the public side. The WAR serves the same endpoints
+ * through its servlet container, so it needs no {@code http} listener.
+ * Threading: immutable.
+ *
+ * @param listen          host and port of the listener (port 0 picks a free one); {@code null} for off
+ * @param maxRequestBytes most bytes of a request's line and headers; a longer request gets 431
+ *                        and its connection is closed
+ * @param maxConnections  most HTTP connections open at once; more are closed as they arrive
+ * @param idleTimeout     a connection that has not sent a whole request within this is closed
+ * @param healthTimeout   how long the database check of {@code /health} may take; a database
+ *                        slower than this counts as not answering, so the server is not ready
+ */
+public record HttpConfig(HostPort listen, int maxRequestBytes, int maxConnections, Duration idleTimeout,
+                         Duration healthTimeout) {
+
+    public HttpConfig {
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        Objects.requireNonNull(healthTimeout, "healthTimeout");
+        if (listen != null && listen.port() < 0) {
+            throw new IllegalArgumentException("http: \"" + listen + "\" has no port (expected HOST:PORT)");
+        }
+        if (maxRequestBytes < 256) {
+            throw new IllegalArgumentException("http.maxRequestBytes: " + maxRequestBytes + " (expected at least 256)");
+        }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("http.maxConnections: " + maxConnections + " (expected at least 1)");
+        }
+        if (idleTimeout.isZero() || idleTimeout.isNegative()) {
+            throw new IllegalArgumentException("http.idleTimeout: " + idleTimeout + " (expected above 0)");
+        }
+        if (healthTimeout.isZero() || healthTimeout.isNegative()) {
+            throw new IllegalArgumentException("http.healthTimeout: " + healthTimeout + " (expected above 0)");
+        }
+    }
+
+    /** Off; requests of up to 8 KiB, 64 connections idle for at most 10 s, a 2 s database check. */
+    public static HttpConfig defaults() {
+        return new HttpConfig(null, 8192, 64, Duration.ofSeconds(10), Duration.ofSeconds(2));
+    }
+
+    /** Whether the jar opens its own HTTP listener. */
+    public boolean enabled() {
+        return listen != null;
+    }
+}
