@@ -208,7 +208,7 @@ public final class Database implements AutoCloseable {
      */
     private static void check(Endpoint endpoint, String masked) throws SQLException {
         try {
-            DriverManager.getDriver(endpoint.url());
+            driverFor(endpoint.url());
         } catch (SQLException e) {
             // DriverManager says 08001 (a connection exception) here too, but nothing was tried.
             throw new SQLException("cannot open database " + masked
@@ -257,7 +257,11 @@ public final class Database implements AutoCloseable {
             props.setProperty("loginTimeout", Integer.toString(seconds));
             props.setProperty("socketTimeout", Integer.toString(seconds + 1));
         }
-        try (Connection c = DriverManager.getConnection(endpoint.url(), props)) {
+        Connection opened = driverFor(endpoint.url()).connect(endpoint.url(), props);
+        if (opened == null) {
+            throw new SQLException("no JDBC driver accepts " + JdbcSecrets.maskUrl(endpoint.url()), "08001");
+        }
+        try (Connection c = opened) {
             if (!c.isValid(seconds)) {
                 throw new SQLNonTransientConnectionException("database " + endpoint + " did not answer within "
                         + seconds + " s", "08006");
@@ -276,17 +280,30 @@ public final class Database implements AutoCloseable {
      * drivers in the web application's own libraries, so the pool is told the class by name.
      */
     private static String driverOf(String jdbcUrl) {
+        try {
+            return driverFor(jdbcUrl).getClass().getName();
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The JDBC driver that accepts {@code jdbcUrl}: one bundled with the server (found with the
+     * server's own class loader, which a servlet container's DriverManager does not search), else
+     * whatever {@link java.sql.DriverManager} knows.
+     */
+    private static java.sql.Driver driverFor(String jdbcUrl) throws SQLException {
         for (java.sql.Driver d : java.util.ServiceLoader.load(java.sql.Driver.class, Database.class.getClassLoader())) {
             try {
                 if (d.acceptsURL(jdbcUrl)) {
-                    return d.getClass().getName();
+                    return d;
                 }
             } catch (SQLException e) {
                 log.debug("JDBC driver {} cannot judge {}: {}", d.getClass().getName(), JdbcSecrets.maskUrl(jdbcUrl),
                         e.toString());
             }
         }
-        return null;
+        return DriverManager.getDriver(jdbcUrl);
     }
 
     /** The pool; connections from it are in auto-commit mode when handed out. */
