@@ -355,8 +355,11 @@ public final class SipcryptServer implements AutoCloseable {
         MeterRegistry r = server.registry;
         Gauge.builder("sip.transactions.live", server, SipcryptServer::openTransactions)
                 .description("server and client transactions in the stack").register(r);
-        Gauge.builder("sip.workers.queued", workers, SipWorkers::queued)
-                .description("messages waiting in the SIP worker lanes' queues").register(r);
+        for (int i = 0; i < workers.laneCount(); i++) {
+            int lane = i;
+            Gauge.builder("sip.workers.queued", workers, w -> w.queuedInLane(lane)).tag("lane", String.valueOf(lane))
+                    .description("messages waiting in a SIP worker lane's queue").register(r);
+        }
         if (server.transport != null) {
             for (Transport t : server.addresses.keySet()) {
                 if (t != Transport.UDP) {

@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The location database: a HikariCP pool ({@code sipcrypt-db-pool}) and the schema, created or
+ * The location database: a HikariCP pool ({@code sipcrypt-db-pool-N}) and the schema, created or
  * migrated when the database is opened. Migrations are numbered lists of SQL statements in the
  * subset H2 and PostgreSQL share; the versions applied are rows of {@code schema_version}.
  * Applying them is idempotent, and two servers starting against one database at once apply each
@@ -40,6 +40,7 @@ public final class Database implements AutoCloseable {
 
     /** The Hikari pool name; its housekeeping threads carry it too. */
     public static final String POOL_NAME = "sipcrypt-db-pool";
+    private static final java.util.concurrent.atomic.AtomicInteger POOLS = new java.util.concurrent.atomic.AtomicInteger();
 
     /** How long a request waits for a connection before it fails, unless told otherwise ({@code db.connectTimeout}). */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
@@ -151,7 +152,8 @@ public final class Database implements AutoCloseable {
         check(endpoint, masked);
 
         HikariConfig config = new HikariConfig();
-        config.setPoolName(POOL_NAME);
+        // one name per pool, so that closing one waits for its own threads only
+        config.setPoolName(POOL_NAME + "-" + POOLS.incrementAndGet());
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
         if (password != null) {
@@ -197,7 +199,7 @@ public final class Database implements AutoCloseable {
             throw e;
         }
         log.info("location database {} open (pool {} of {} connections, schema version {})",
-                masked, POOL_NAME, poolSize, latestVersion());
+                masked, ds.getPoolName(), poolSize, latestVersion());
         return db;
     }
 
@@ -432,7 +434,33 @@ public final class Database implements AutoCloseable {
         breaker.close();
         if (!dataSource.isClosed()) {
             dataSource.close();
+            awaitPoolThreads(dataSource.getPoolName(), Duration.ofSeconds(5));
             log.info("location database {} closed", maskedUrl);
+        }
+    }
+
+    /**
+     * Waits until the pool's own threads (housekeeper, connection adder and closer) have ended: the
+     * pool's close only waits for their executors to terminate, and a thread can still be finishing
+     * then, which a servlet container reports as leaked when the WAR is undeployed.
+     */
+    private static void awaitPoolThreads(String poolName, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            boolean ours = t.getName().startsWith(poolName + " ") || t.getName().startsWith(poolName + ":");
+            if (!ours || t == Thread.currentThread()) {
+                continue;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            try {
+                t.join(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

@@ -99,6 +99,11 @@ public final class SipWorkers implements AutoCloseable {
         return head instanceof Queued q ? Math.max(0, ticker.read() - q.queuedAt) : 0;
     }
 
+    /** Tasks waiting in lane {@code lane} (0 to {@link #laneCount()} - 1). */
+    public int queuedInLane(int lane) {
+        return lanes[lane].getQueue().size();
+    }
+
     /** Tasks waiting in all lanes. */
     public int queued() {
         int n = 0;

@@ -99,7 +99,7 @@ class HttpEndpointsIT {
                     + value(latest.get(), timed));
             assertEquals(MetricType.SUMMARY, types.get("sipcrypt_sip_transaction_duration_seconds"));
             assertTrue(after.containsKey("sipcrypt_sip_transactions_live{}"), after.keySet().toString());
-            assertTrue(after.containsKey("sipcrypt_sip_workers_queued{}"), after.keySet().toString());
+            assertTrue(after.containsKey("sipcrypt_sip_workers_queued{lane=0}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_transport_connections_open{}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_transport_connections_current{transport=tcp}"), after.keySet().toString());
             assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_jvm_memory_used_bytes{")
