@@ -29,7 +29,7 @@
 #   --jar PATH            server jar (default server/target/sipcrypt-server.jar)
 #   --test-classes DIR    test classes (default server/target/test-classes)
 #   --keep                keep the work directory (server log) on exit
-# Env only: JAVA (default java), JAVA_OPTS (server JVM; default -Xms1g -Xmx1g), SERVER_ARGS (extra
+# Env only: JAVA (default java), JAVA_OPTS (server JVM; default the recommended options), SERVER_ARGS (extra
 #   server arguments, e.g. "--tcp-max-connections-per-source 20000" to see the lock-out again).
 #
 # Loopback only. Every java run is bounded by `timeout`; everything started is ended by PID on exit.
@@ -49,7 +49,7 @@ JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g}
+JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 SERVER_ARGS=${SERVER_ARGS:-}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
