@@ -23,6 +23,8 @@
 #   --cases "udp tcp udp-auth"
 #   --rate N               calls/s of the measured run (default 1500)
 #   --seconds N            length of the measured run (default 10)
+#   --sample-every N       during the measured run, the live heap (jmap -histo:live, which collects
+#                          first) every N seconds, printed as a row per case (default 0: none); for soaks
 #   --warmup-rate N        (default 500)   --warmup-calls N (default 5000)
 #   --idle-seconds N       wait after the warm-up (default 40)
 #   --users N              subscribers for udp-auth (default 10000)
@@ -43,6 +45,7 @@ JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 CASES=${CASES:-udp tcp udp-auth}
 RATE=${RATE:-1500}
 SECONDS_RUN=${SECONDS_RUN:-10}
+SAMPLE_EVERY=${SAMPLE_EVERY:-0}
 WARMUP_RATE=${WARMUP_RATE:-500}
 WARMUP_CALLS=${WARMUP_CALLS:-5000}
 IDLE_SECONDS=${IDLE_SECONDS:-40}
@@ -62,6 +65,7 @@ while (( $# > 0 )); do
         --cases) CASES=$2; shift ;;
         --rate) RATE=$2; shift ;;
         --seconds) SECONDS_RUN=$2; shift ;;
+        --sample-every) SAMPLE_EVERY=$2; shift ;;
         --warmup-rate) WARMUP_RATE=$2; shift ;;
         --warmup-calls) WARMUP_CALLS=$2; shift ;;
         --idle-seconds) IDLE_SECONDS=$2; shift ;;
@@ -78,7 +82,7 @@ done
 die() { echo "memory.sh: $*" >&2; exit 2; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
-for v in RATE SECONDS_RUN WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO; do
+for v in RATE SECONDS_RUN SAMPLE_EVERY WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO; do
     [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
 done
 for c in $CASES; do
@@ -126,7 +130,10 @@ gc_pauses() {       # gc-log from to
 
 jvm_uptime() { jcmd "$1" VM.uptime 2>/dev/null | awk 'NR == 2 { print $1 + 0 }'; }
 
+# seconds any one case may take: warm-up, idle wait, the run, and room for starting and measuring
+case_limit=$(( WARMUP_CALLS / (WARMUP_RATE > 0 ? WARMUP_RATE : 1) + IDLE_SECONDS + SECONDS_RUN + 600 ))
 rows=()
+samples=()
 for c in $CASES; do
     transport=${c%-auth}
     mode=u1
@@ -147,7 +154,7 @@ for c in $CASES; do
     fi
     log "$c: starting the server ($JAVA_OPTS)"
     # shellcheck disable=SC2086  # JAVA_OPTS is a word list
-    timeout -k 10 900 "$JAVA" $JAVA_OPTS -Xlog:gc,gc+phases:file="$work/$c-gc.log":uptime -jar "$JAR" \
+    timeout -k 10 "$case_limit" "$JAVA" $JAVA_OPTS -Xlog:gc,gc+phases:file="$work/$c-gc.log":uptime -jar "$JAR" \
         --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
         --data-dir "$data" --stats-interval 0 "${server_args[@]}" >"$work/$c-server.log" 2>&1 &
     server_wrapper=$!
@@ -156,8 +163,8 @@ for c in $CASES; do
     wait_listening udp "$SERVER_PORT" "$server_wrapper" && wait_listening tcp "$SERVER_PORT" "$server_wrapper" \
         || { tail -20 "$work/$c-server.log" >&2; die "server not listening on 127.0.0.1:$SERVER_PORT"; }
 
-    timeout -k 5 900 "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t "$mode" \
-        -buff_size 4194304 -m 100000000 -timeout 890 -nostdin >/dev/null 2>"$work/$c-uas.stderr" &
+    timeout -k 5 "$case_limit" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t "$mode" \
+        -buff_size 4194304 -m 100000000 -timeout "$((case_limit - 10))" -nostdin >/dev/null 2>"$work/$c-uas.stderr" &
     uas_wrapper=$!
     started+=("$uas_wrapper")
     wait_listening "$transport" "$UAS_PORT" "$uas_wrapper" || die "SIPp UAS did not start: $(tail -3 "$work/$c-uas.stderr")"
@@ -185,9 +192,21 @@ for c in $CASES; do
     calls=$(( RATE * SECONDS_RUN ))
     log "$c: $calls calls at $RATE/s"
     t0=$(jvm_uptime "$server_pid")
+    sampler=
+    if (( SAMPLE_EVERY > 0 )); then
+        ( while sleep "$SAMPLE_EVERY"; do
+              read -r _ bytes < <(live_objects "$server_pid" "$work/$c-histo-sample.txt")
+              [[ -n $bytes ]] && echo "$(( bytes / 1048576 ))"
+          done >"$work/$c-samples.txt" ) &
+        sampler=$!
+    fi
     uac "$RATE" "$calls" "$work/$c-run.csv"
     rc=$?
     t1=$(jvm_uptime "$server_pid")
+    if [[ -n $sampler ]]; then
+        kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+        samples+=("$c: live heap MB every ${SAMPLE_EVERY} s of the run: $(tr '\n' ' ' <"$work/$c-samples.txt")")
+    fi
     read -r load_objects _ < <(live_objects "$server_pid" "$work/$c-histo-load.txt")
     load_kb=$(heap_used_kb "$server_pid")
     failed=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "FailedCall(C)") f = i }
@@ -208,3 +227,7 @@ echo
 echo "| case | calls | failed | idle live heap KB | live heap after KB | bytes/call | objects/call | GC pauses | p50 ms | p99 ms | max ms | total ms |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 printf '%s\n' "${rows[@]}"
+if (( ${#samples[@]} > 0 )); then
+    echo
+    printf '%s\n' "${samples[@]}"
+fi
