@@ -105,7 +105,7 @@ total=$(( BASE_SECONDS + OVERLOAD_SECONDS + RECOVERY_SECONDS + WARMUP_CALLS / WA
 log "starting the server ($JAVA_OPTS $SERVER_ARGS)"
 # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
 timeout -k 10 "$total" "$JAVA" $JAVA_OPTS -Xlog:gc,gc+phases:file="$work/gc.log":uptime -jar "$JAR" \
-    --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 0 $SERVER_ARGS \
+    --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 0 --shutdown-grace 3s $SERVER_ARGS \
     >"$work/server.log" 2>&1 &
 server_wrapper=$!
 started+=("$server_wrapper")

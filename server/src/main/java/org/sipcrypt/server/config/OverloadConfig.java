@@ -59,13 +59,14 @@ public record OverloadConfig(
     }
 
     /**
-     * The defaults: refuse at 1,000 messages in a lane, 500 ms of queueing (T1: beyond it clients over
-     * UDP send the request again, so serving it late doubles the work), 20,000 requests awaiting
+     * The defaults: refuse at 200 messages in a lane or 100 ms of queueing (well before T1, 500 ms,
+     * when clients over UDP send the request again, so that serving it late never doubles the work;
+     * at twice the peak these shed more cheaply than 1,000 and 500 ms did: docs/benchmarks.md), 20,000 requests awaiting
      * an answer or 85 % of the heap after GC; {@code Retry-After} 5 to 10 s; 200,000 dialogs kept for
      * the drain (about 200 bytes each) for up to 4 hours.
      */
     public static OverloadConfig defaults() {
-        return new OverloadConfig(1_000, Duration.ofMillis(500), 20_000, 85, Duration.ofSeconds(5), 200_000,
+        return new OverloadConfig(200, Duration.ofMillis(100), 20_000, 85, Duration.ofSeconds(5), 200_000,
                 Duration.ofHours(4));
     }
 }

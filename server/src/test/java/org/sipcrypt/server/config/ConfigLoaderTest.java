@@ -247,10 +247,10 @@ class ConfigLoaderTest {
     @Test
     @Timeout(10)
     void overloadQueueThresholdMustFitTheLaneQueue() throws ConfigException {
-        String message = failure(Map.of("sip.queueCapacity", List.of("500")));
-        assertTrue(message.startsWith("overload.queueThreshold: 1000 is above sip.queueCapacity 500"), message);
-        ServerConfig fits = flags(Map.of("sip.queueCapacity", List.of("500"), "overload.queueThreshold", List.of("500")));
-        assertEquals(500, fits.overload().queueThreshold());
+        String message = failure(Map.of("sip.queueCapacity", List.of("100")));
+        assertTrue(message.startsWith("overload.queueThreshold: 200 is above sip.queueCapacity 100"), message);
+        ServerConfig fits = flags(Map.of("sip.queueCapacity", List.of("100"), "overload.queueThreshold", List.of("100")));
+        assertEquals(100, fits.overload().queueThreshold());
         assertEquals(Duration.ZERO, flags(Map.of("overload.maxQueueDelay", List.of("0"))).overload().maxQueueDelay());
     }
 
