@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# A shutdown under load: SIGTERM to the sipcrypt server while calls are up, measured with SIPp over UDP.
+# A benchmark, not a test: it prints a table and fails only when it cannot measure.
+#
+# One server (the jar, JAVA_OPTS, shutdown.grace GRACE), a SIPp UAS registered as the callee, and
+# a SIPp UAC (uac-overload.xml: a 503 to the INVITE is an answer) placing RATE calls/s that each
+# hold HOLD ms before their BYE. After TERM_AFTER seconds the server gets SIGTERM. Then:
+#   established   calls answered 200 (response time 1 in SIPp's -trace_rtt file);
+#   lost BYE      established calls that did not end normally: their BYE got no 200;
+#   refused       new INVITEs answered 503 during the drain;
+#   unanswered    calls that got no answer at all (after the server has exited);
+#   exit after    seconds from SIGTERM to the server's exit.
+# With GRACE above HOLD no established call should lose its BYE, and every new INVITE before the
+# exit gets a 503.
+#
+# Options (each also an environment variable of the upper-case name):
+#   --rate N          calls/s (default 200)      --hold MS     call hold time (default 3000)
+#   --term-after N    seconds of load before SIGTERM (default 10)
+#   --grace DURATION  the server's shutdown.grace (default 10s)
+#   --jar PATH        server jar (default server/target/sipcrypt-server.jar)
+#   --server-port N   server UDP port (default 27060); UAS on +10, UAC on +20, REGISTER on +21
+#   --keep            keep the work directory
+# Env only: JAVA (default java), JAVA_OPTS (default: the server's recommended options), SIPP (default sipp).
+#
+# Loopback only. Every SIPp and java run is bounded by `timeout`; everything started is ended by
+# PID on exit.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+RATE=${RATE:-200}
+HOLD=${HOLD:-3000}
+TERM_AFTER=${TERM_AFTER:-10}
+GRACE=${GRACE:-10s}
+JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
+SERVER_PORT=${SERVER_PORT:-27060}
+KEEP=${KEEP:-0}
+JAVA=${JAVA:-java}
+JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
+SIPP=${SIPP:-sipp}
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+
+while (( $# > 0 )); do
+    case $1 in
+        --rate) RATE=$2; shift ;;
+        --hold) HOLD=$2; shift ;;
+        --term-after) TERM_AFTER=$2; shift ;;
+        --grace) GRACE=$2; shift ;;
+        --jar) JAR=$2; shift ;;
+        --server-port) SERVER_PORT=$2; shift ;;
+        --keep) KEEP=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "shutdown.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+die() { echo "shutdown.sh: $*" >&2; exit 2; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+for v in RATE HOLD TERM_AFTER SERVER_PORT; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
+done
+[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
+command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+
+UAS_PORT=$((SERVER_PORT + 10))
+UAC_PORT=$((SERVER_PORT + 20))
+REG_PORT=$((SERVER_PORT + 21))
+work=$(mktemp -d -t sipcrypt-shutdown.XXXXXX)
+started=()
+
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_listening udp "$SERVER_PORT" && die "udp port $SERVER_PORT is already in use (--server-port)"
+limit=$(( TERM_AFTER * 3 + HOLD / 1000 + 300 ))
+
+# shellcheck disable=SC2086  # JAVA_OPTS is a word list
+timeout -k 10 "$limit" "$JAVA" $JAVA_OPTS -jar "$JAR" --listen "udp:127.0.0.1:$SERVER_PORT" \
+    --data-dir "$work/data" --stats-interval 0 --shutdown-grace "$GRACE" >"$work/server.log" 2>&1 &
+server_wrapper=$!
+started+=("$server_wrapper")
+server_pid=$(command_pid "$server_wrapper") || die "server did not start"
+wait_listening udp "$SERVER_PORT" "$server_wrapper" \
+    || { tail -20 "$work/server.log" >&2; die "server not listening on udp 127.0.0.1:$SERVER_PORT"; }
+
+timeout -k 5 "$limit" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t u1 \
+    -buff_size 4194304 -m 100000000 -timeout "$((limit - 10))" -nostdin >/dev/null 2>"$work/uas.stderr" &
+started+=("$!")
+wait_listening udp "$UAS_PORT" "$!" || die "SIPp UAS did not start: $(tail -3 "$work/uas.stderr")"
+timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
+    -s bench-udp -key contact_port "$UAS_PORT" -key contact_transport udp -m 1 -timeout 10 -nostdin \
+    "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+
+calls=$(( RATE * TERM_AFTER * 2 ))
+log "calls at $RATE/s holding ${HOLD} ms; SIGTERM to the server after ${TERM_AFTER} s (grace $GRACE)"
+mkdir -p "$work/uac"
+( cd "$work/uac" && exec timeout -k 5 "$((limit - 20))" "$SIPP" -sf "$here/uac-overload.xml" -s bench-udp \
+    -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAC_PORT" -t u1 -buff_size 4194304 -d "$HOLD" \
+    -r "$RATE" -m "$calls" -timeout "$(( TERM_AFTER * 2 + HOLD / 1000 + 60 ))" -nostdin \
+    -trace_stat -stf "$work/uac/stat.csv" -fd 1 -trace_rtt -rtt_freq 1 \
+    -trace_err -error_file "$work/uac/errors.log" "127.0.0.1:$SERVER_PORT" >/dev/null 2>"$work/uac/stderr" ) &
+uac_wrapper=$!
+started+=("$uac_wrapper")
+
+sleep "$TERM_AFTER"
+log "SIGTERM to the server (pid $server_pid)"
+term_ns=$(now_ns)
+kill -TERM "$server_pid"
+while kill -0 "$server_pid" 2>/dev/null; do sleep 0.05; done
+exit_s=$(awk -v a="$term_ns" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+log "server exited ${exit_s} s after SIGTERM"
+wait "$uac_wrapper"
+forget_pid "$uac_wrapper"
+
+rtt=$(ls "$work"/uac/*_rtt.csv 2>/dev/null | head -1)
+read -r established refused < <(awk -F';' 'NR > 1 && $3 == 1 { ok++ } NR > 1 && $3 == 2 { no++ }
+    END { printf "%d %d\n", ok, no }' "${rtt:-/dev/null}")
+successful=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "SuccessfulCall(C)") c = i }
+    NR > 1 && NF > 1 { v = $c } END { print v + 0 }' "$work/uac/stat.csv")
+failed=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "FailedCall(C)") c = i }
+    NR > 1 && NF > 1 { v = $c } END { print v + 0 }' "$work/uac/stat.csv")
+# a refused call ends successfully too; an established call ends successfully only with its BYE answered
+lost_bye=$(( established - (successful - refused) ))
+(( lost_bye < 0 )) && lost_bye=0
+unanswered=$(( failed - lost_bye ))
+(( unanswered < 0 )) && unanswered=0
+drain=$(grep -o 'drained in [0-9]* ms\|shutting down after .*' "$work/server.log" | tail -1)
+
+echo
+echo "sipcrypt server, JVM options: $JAVA_OPTS, shutdown.grace $GRACE; CPU: $(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) cores"
+echo
+echo "| calls/s | hold ms | SIGTERM after | calls placed | established (200) | lost their BYE | refused 503 | unanswered | exit after SIGTERM |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| $RATE | $HOLD | ${TERM_AFTER} s | $calls | $established | $lost_bye | $refused | $unanswered | ${exit_s} s |"
+echo
+echo "Server: ${drain:-no drain line logged}"
