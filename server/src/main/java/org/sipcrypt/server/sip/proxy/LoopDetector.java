@@ -78,11 +78,16 @@ public final class LoopDetector {
         while (routes != null && routes.hasNext()) {
             sb.append(((Header) routes.next()).toString().trim()).append(',');
         }
+        byte[] d = SHA_256.get().digest(sb.toString().getBytes(StandardCharsets.UTF_8));
+        return HexFormat.of().formatHex(d, 0, 8);
+    }
+
+    /** One digest per thread: looking the algorithm up for every request cost as much as hashing. */
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(sb.toString().getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(d, 0, 8);
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
-    }
+    });
 }
