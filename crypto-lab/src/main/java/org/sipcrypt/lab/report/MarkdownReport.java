@@ -1,6 +1,7 @@
 package org.sipcrypt.lab.report;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import org.sipcrypt.lab.model.CostModel;
 import org.sipcrypt.lab.report.Aggregate.Peak;
@@ -52,6 +53,17 @@ public final class MarkdownReport {
             b.append("\n### Fixed rate\n\n");
             table(b, Tables.fixed(fixed));
             b.append("\nCPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.\n");
+            List<String> wide = Tables.imprecise(fixed);
+            if (wide.isEmpty()) {
+                b.append(String.format(Locale.ROOT, "\nEvery CPU-per-call interval is within ±%.0f %% of its mean.\n",
+                        Tables.PRECISION_PCT));
+            } else {
+                b.append(String.format(Locale.ROOT, "\nWIDE: CPU per call known to worse than ±%.0f %%, too imprecise to"
+                        + " rank cipher suites by (more repetitions or a longer run narrow it):\n\n", Tables.PRECISION_PCT));
+                for (String line : wide) {
+                    b.append("- ").append(inline(line)).append('\n');
+                }
+            }
             b.append("\n### Call response time distribution\n\n");
             table(b, Tables.crtBuckets(fixed));
         }

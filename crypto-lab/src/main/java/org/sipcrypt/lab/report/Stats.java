@@ -96,5 +96,19 @@ public final class Stats {
         public boolean hasInterval() {
             return n > 1 && !Double.isNaN(halfWidth95);
         }
+
+        /** The interval's half-width in % of the mean; NaN without an interval or with a zero mean. */
+        public double halfWidthPct() {
+            return hasInterval() && mean != 0 ? 100 * halfWidth95 / Math.abs(mean) : Double.NaN;
+        }
+
+        /**
+         * Whether the interval is wider than {@code limitPct} % of the mean either way, or there is
+         * none (one value): a point too imprecise to rank by.
+         */
+        public boolean widerThan(double limitPct) {
+            double w = halfWidthPct();
+            return known() && (Double.isNaN(w) || w > limitPct);
+        }
     }
 }

@@ -85,13 +85,13 @@ final class Tables {
         for (Aggregate a : aggregates) {
             rows.add(List.of(a.cipher(), num(a.offeredCps()), est(a.completedCps()), num(a.failedPct().mean()),
                     num(a.crtP50Ms().mean()) + " / " + num(a.crtP90Ms().mean()) + " / " + num(a.crtP99Ms().mean()),
-                    num(a.kbps().mean()), num(a.serverCpuPct().mean()), est(a.cpuMicrosPerCall()),
+                    num(a.kbps().mean()), num(a.serverCpuPct().mean()), flagged(a.cpuMicrosPerCall()),
                     times(udp.map(a::cpuRatio).orElse(Double.NaN)), times(tcp.map(a::cpuRatio).orElse(Double.NaN)),
                     num(a.handshakesPerSecond().mean()), num(a.resumptionPct().mean()), num(a.heapAfterGcMiB().mean()),
                     num(a.generatorCpuPct().mean()), a.validRepetitions() + "/" + a.allRepetitions()));
         }
         return new Table("l" + "r".repeat(14), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
-                "kbps", "server CPU %", "CPU µs/call ± CI", "CPU vs udp", "CPU vs tcp", "TLS hs/s", "resumed %",
+                "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "CPU vs udp", "CPU vs tcp", "TLS hs/s", "resumed %",
                 "heap MiB", "generator CPU %", "reps valid/all"), rows);
     }
 
@@ -215,6 +215,39 @@ final class Tables {
         }
         int d = decimals(e.mean());
         return String.format(Locale.ROOT, "%." + d + "f ± %." + d + "f", e.mean(), e.halfWidth95());
+    }
+
+    /**
+     * How wide a CPU-per-call interval may be, in % of its mean either way, for the point to rank
+     * cipher suites by: points beyond it are flagged in the tables and listed under the table.
+     */
+    static final double PRECISION_PCT = 5.0;
+
+    /** An estimate with its interval's width in % of the mean, flagged {@code WIDE} beyond {@link #PRECISION_PCT}. */
+    static String flagged(Estimate e) {
+        if (!e.known() || !e.hasInterval()) {
+            return est(e) + (e.known() ? " (no CI) WIDE" : "");
+        }
+        double w = e.halfWidthPct();
+        String pct = Double.isNaN(w) ? "" : String.format(Locale.ROOT, " (±%.1f %%)", w);
+        return est(e) + pct + (e.widerThan(PRECISION_PCT) ? " WIDE" : "");
+    }
+
+    /**
+     * One line per fixed-rate point whose CPU-per-call interval is wider than {@link #PRECISION_PCT},
+     * empty when every point is precise enough to rank by.
+     */
+    static List<String> imprecise(List<Aggregate> fixed) {
+        List<String> lines = new ArrayList<>();
+        for (Aggregate a : fixed) {
+            Estimate e = a.cpuMicrosPerCall();
+            if (e.widerThan(PRECISION_PCT)) {
+                lines.add(a.cipher() + ": " + (e.hasInterval()
+                        ? String.format(Locale.ROOT, "±%.1f %% of the mean", e.halfWidthPct())
+                        : "one valid repetition, no interval"));
+            }
+        }
+        return lines;
     }
 
     /** A ratio as a multiple: ×1.70. */

@@ -86,13 +86,13 @@ class MarkdownReportTest {
         List<String> fixed = tables(md.substring(md.indexOf("## Scenario chain"))).get(0);
         List<String> header = cells(fixed.get(0));
         assertEquals(15, header.size(), header.toString());
-        assertEquals("CPU µs/call ± CI", header.get(7));
+        assertEquals("CPU µs/call ± CI (± %)", header.get(7));
         List<String> ciphers = fixed.subList(2, fixed.size()).stream().map(r -> cells(r).get(0)).toList();
         assertEquals(CHAIN_CIPHERS, ciphers);
         List<String> aes = cells(fixed.get(4));
         assertEquals("500", aes.get(1));
         // two valid repetitions, 166.6 and 173.4 µs: s = 6.8 / √2, half-width 12.706 × s / √2 = 43.2
-        assertEquals("170 ± 43", aes.get(7));
+        assertEquals("170 ± 43 (±25.4 %) WIDE", aes.get(7));
         assertEquals("×1.70", aes.get(8));
         assertEquals("×1.13", aes.get(9));
         assertEquals("2/3", aes.get(14));
@@ -126,6 +126,36 @@ class MarkdownReportTest {
         assertTrue(md.contains("| local aes | held out | 530 | 530 | +0.0 |"), md);
         assertTrue(md.contains("Mean absolute error over held-out predictions: peak "));
         assertFalse(MarkdownReport.render(studies(), null).contains("## Cost model"));
+    }
+
+    @Test
+    void pointsTooImpreciseToRankByAreFlagged() {
+        List<PointRun> fixed = new ArrayList<>();
+        for (int rep = 1; rep <= 5; rep++) {
+            // aes: repetitions within ±1 %, an interval of about ±1 %; 3des: ±20 %, ±19.6 %
+            fixed.add(Studies.point("chain", "aes", rep, 500, 1000 * (1 + (rep - 3) * 0.005)));
+            fixed.add(Studies.point("chain", "3des", rep, 500, 1400 * (1 + (rep - 3) * 0.1)));
+        }
+        fixed.add(Studies.point("chain", "seed", 1, 500, 1200));
+        Study base = Studies.study("chain", List.of("aes"), 500, 1000);
+        Study s = new Study(0, "chain", base.scenarioText(), List.of("aes", "3des", "seed"), base.started(),
+                base.environment(), fixed, List.of());
+        String md = MarkdownReport.render(List.of(s), null);
+        List<String> rows = tables(md).get(1);
+        String aes = rows.stream().filter(r -> r.startsWith("| aes |")).findFirst().orElseThrow();
+        String des = rows.stream().filter(r -> r.startsWith("| 3des |")).findFirst().orElseThrow();
+        assertTrue(aes.matches(".*\\| 1000 ± \\d+ \\(±[01]\\.\\d %\\) \\|.*"), aes);
+        assertTrue(des.matches(".*\\| 1400 ± \\d+ \\(±19\\.6 %\\) WIDE \\|.*"), des);
+        assertTrue(md.contains("WIDE: CPU per call known to worse than ±5 %"), md);
+        assertTrue(md.contains("- 3des: ±19.6 % of the mean"), md);
+        assertTrue(md.contains("- seed: one valid repetition, no interval"), md);
+        assertFalse(md.contains("- aes:"), md);
+
+        Study precise = new Study(0, "chain", base.scenarioText(), List.of("aes"), base.started(), base.environment(),
+                fixed.stream().filter(p -> p.cipher().equals("aes")).toList(), List.of());
+        String ok = MarkdownReport.render(List.of(precise), null);
+        assertTrue(ok.contains("Every CPU-per-call interval is within ±5 % of its mean."), ok);
+        assertFalse(ok.contains("WIDE"), ok);
     }
 
     @Test
