@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.ExternalTarget;
 import org.sipcrypt.lab.runner.ScenarioRunner;
 import org.sipcrypt.lab.runner.Study;
@@ -114,6 +115,12 @@ final class CompareCommand implements Callable<Integer> {
                 description = "With --target: the port the lab's UAS listens on (default: ${DEFAULT-VALUE}).")
         int uasPort;
 
+        @Option(names = "--pin", paramLabel = "auto|off|CPUS", defaultValue = "auto",
+                description = "Pin the server under test to CPUs of its own and the generator and UAS to the others"
+                        + " (taskset): auto (the server on the first CPU), off, or the server's CPU list, e.g. 0-1"
+                        + " (default: ${DEFAULT-VALUE}).")
+        String pin;
+
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
@@ -162,7 +169,7 @@ final class CompareCommand implements Callable<Integer> {
                         quiet ? line -> { } : line -> {
                             out.println(line);
                             out.flush();
-                        }, Duration.ofSeconds(1));
+                        }, Duration.ofSeconds(1), CpuPinning.plan(pin));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
             }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.report.JsonExport;
+import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Study;
 import picocli.CommandLine;
@@ -54,7 +55,12 @@ class CompareCommandIT {
         boolean everyPointValid = true;
         for (Study s : studies) {
             assertEquals(4, s.fixed().size(), "two ciphers, two repetitions");
-            assertEquals(List.of("tcp", "tcp", "aes", "aes"), s.fixed().stream().map(p -> p.cipher()).toList());
+            // repetitions interleaved, the cipher order rotated in each
+            assertEquals(List.of("tcp", "aes", "aes", "tcp"), s.fixed().stream().map(p -> p.cipher()).toList());
+            assertEquals(List.of(1, 1, 2, 2), s.fixed().stream().map(p -> p.repetition()).toList());
+            if (CpuPinning.allowedCpus().size() >= 2) {
+                assertTrue(s.environment().pinning().startsWith("server on CPU "), s.environment().pinning());
+            }
             for (PointRun p : s.fixed()) {
                 assertEquals(0, p.uac().failed(), p.uac().text());
                 assertEquals(40, p.uac().completed(), p.uac().text());
@@ -68,7 +74,10 @@ class CompareCommandIT {
         assertEquals(everyPointValid ? 0 : 1, rc, "0 when every point passed, 1 when one was invalid\n" + said);
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertEquals(1 + 8, csv.size(), "a header and a row per point");
+        assertTrue(said.toString().contains("[1/4] chain tcp #1") && said.toString().contains("[4/4, "),
+                "each point says which of how many it is and the time left\n" + said);
         String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("| CPU pinning |"), md);
         assertTrue(md.contains("| tcp |") && md.contains("| aes |"), md);
         assertTrue(md.contains("Cost model"), md);
         DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(out.resolve("report.html").toFile());

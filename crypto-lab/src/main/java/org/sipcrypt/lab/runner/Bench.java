@@ -79,8 +79,9 @@ final class Bench implements Closeable {
      * @param dir   work directory of this bench (server logs, database)
      * @param certs the lab's certificates ({@code certs} command output)
      * @param external where an external server listens, or null to start ours
+     * @param pinning  the CPUs the server is started on
      */
-    static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external)
+    static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external, CpuPinning pinning)
             throws IOException, InterruptedException {
         Transport right = s.right().transportFor(cipher);
         Uas uas = null;
@@ -95,8 +96,8 @@ final class Bench implements Closeable {
             if (external != null) {
                 return new Bench(s, cipher, uas, uasAt, null, external.address(), external.pid());
             }
-            ServerProcess server = ServerProcess.start(dir, s.serverJvm(), serverArgs(s, cipher, dir, certs, uasAt),
-                    Duration.ofSeconds(60));
+            ServerProcess server = ServerProcess.start(dir, pinning.serverLauncher(), s.serverJvm(),
+                    serverArgs(s, cipher, dir, certs, uasAt), Duration.ofSeconds(60));
             Transport left = s.left().transportFor(cipher);
             return new Bench(s, cipher, uas, uasAt, server, server.address(left), server.pid());
         } catch (IOException | InterruptedException | RuntimeException e) {

@@ -16,8 +16,21 @@ import java.util.List;
  * @param os        operating system name, version and architecture
  * @param host      the machine's host name
  * @param labVersion the lab's version
+ * @param pinning   where the server and the lab ran ({@link CpuPinning#describe()}); null in studies
+ *                  stored before the lab pinned processes
  */
-public record Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion) {
+public record Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
+                          String pinning) {
+
+    /** What a study ran on, before saying where its processes ran. */
+    public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion) {
+        this(jvm, cpuModel, cores, os, host, labVersion, null);
+    }
+
+    /** A copy saying where the processes ran. */
+    public Environment withPinning(String newPinning) {
+        return new Environment(jvm, cpuModel, cores, os, host, labVersion, newPinning);
+    }
 
     /** The machine this JVM runs on. */
     public static Environment current() {

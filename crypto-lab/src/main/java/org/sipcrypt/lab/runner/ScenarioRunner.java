@@ -35,7 +35,9 @@ import picocli.CommandLine;
  * Runs a scenario over a list of ciphers and baselines: for every cipher and repetition a fresh
  * server process and UAS ({@link Bench}), a warm-up and a measured fixed-rate run, and/or a ramp
  * ({@link PeakFinder}) on one server; the server's CPU is read from its process every interval.
- * A fresh server per repetition keeps repetitions independent, as the confidence intervals assume.
+ * A fresh server per repetition keeps repetitions independent, as the confidence intervals assume;
+ * repetitions are interleaved (every cipher once, then the next repetition, in a rotated order) so
+ * that a drift of the machine does not fall on one cipher.
  * Threading: one caller thread; the generator's threads report back to it.
  */
 public final class ScenarioRunner {
@@ -53,11 +55,19 @@ public final class ScenarioRunner {
      * @param external a server the lab did not start, or null
      * @param progress receives one line per point and per interval
      * @param interval the sample interval
+     * @param pinning  the CPUs of the server and of the lab
      */
-    public record Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval) {
+    public record Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
+                          CpuPinning pinning) {
         public Options {
             Objects.requireNonNull(workDir, "workDir");
             Objects.requireNonNull(progress, "progress");
+            Objects.requireNonNull(pinning, "pinning");
+        }
+
+        /** Options with nothing pinned. */
+        public Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval) {
+            this(workDir, external, progress, interval, CpuPinning.OFF);
         }
     }
 
@@ -67,6 +77,7 @@ public final class ScenarioRunner {
     private Path certs;
     private int benchCount;
     private List<Credential> users = List.of();
+    private Progress progress = new Progress(1);
 
     /** A runner for one scenario. */
     public ScenarioRunner(Scenario scenario, Options options) {
@@ -92,18 +103,67 @@ public final class ScenarioRunner {
         Instant started = Instant.now();
         List<PointRun> points = new ArrayList<>();
         List<PeakSearch> ramps = new ArrayList<>();
-        for (String cipher : ciphers) {
+        progress = new Progress(ciphers.size() * scenario.repeat() * ((fixed ? 1 : 0) + (peak ? 1 : 0)));
+        options.progress().accept(scenario.name() + ": " + options.pinning().describe());
+        try (AutoCloseable pinned = options.pinning().pinLab()) {
             for (int rep = 1; rep <= scenario.repeat(); rep++) {
-                if (fixed) {
-                    points.add(fixedPoint(cipher, rep));
-                }
-                if (peak) {
-                    ramps.add(ramp(cipher, rep));
+                for (String cipher : interleaved(ciphers, rep)) {
+                    if (fixed) {
+                        points.add(fixedPoint(cipher, rep));
+                    }
+                    if (peak) {
+                        ramps.add(ramp(cipher, rep));
+                    }
                 }
             }
         }
-        return new Study(0, scenario.name(), ScenarioFiles.toYaml(scenario), ciphers, started, Environment.current(),
-                points, ramps);
+        return new Study(0, scenario.name(), ScenarioFiles.toYaml(scenario), ciphers, started,
+                Environment.current().withPinning(options.pinning().describe()), points, ramps);
+    }
+
+    /**
+     * The order of the ciphers in repetition {@code rep}: every cipher once per repetition, the list
+     * rotated by one per repetition, so that a drift of the machine (its clock, its neighbours, its
+     * temperature) spreads over every cipher instead of landing on the ones measured last.
+     */
+    static List<String> interleaved(List<String> ciphers, int rep) {
+        List<String> order = new ArrayList<>(ciphers);
+        if (!order.isEmpty()) {
+            java.util.Collections.rotate(order, -((rep - 1) % order.size()));
+        }
+        return order;
+    }
+
+    /**
+     * Where a comparison is: which point of how many, and the time left at the mean pace of the points
+     * done so far.
+     * Threading: the runner's thread.
+     */
+    static final class Progress {
+        private final int total;
+        private final long startNanos = System.nanoTime();
+        private int begun;
+
+        Progress(int total) {
+            this.total = total;
+        }
+
+        /** The prefix of the next point's first line: {@code [3/14, 12 min left]}. */
+        String next() {
+            int done = begun++;
+            if (done == 0) {
+                return String.format(Locale.ROOT, "[%d/%d]", begun, total);
+            }
+            long left = (System.nanoTime() - startNanos) / done * (total - done);
+            return String.format(Locale.ROOT, "[%d/%d, %s left]", begun, total, duration(left));
+        }
+
+        static String duration(long nanos) {
+            long s = Math.round(nanos / 1e9);
+            return s >= 3600 ? String.format(Locale.ROOT, "%d h %02d min", s / 3600, s % 3600 / 60)
+                    : s >= 60 ? String.format(Locale.ROOT, "%d min", (s + 30) / 60)
+                    : String.format(Locale.ROOT, "%d s", s);
+        }
     }
 
     private Path certs() throws IOException {
@@ -130,7 +190,7 @@ public final class ScenarioRunner {
         // the generator's garbage of the previous point (a ramp leaves much) is collected now, not as
         // a pause in the middle of this point's schedule
         System.gc();
-        Bench b = Bench.start(scenario, cipher, dir, certs(), options.external());
+        Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning());
         try {
             if (scenario.workload().equals("redirect")) {
                 register(b);
@@ -158,8 +218,8 @@ public final class ScenarioRunner {
 
     private PointRun fixedPoint(String cipher, int rep) throws Exception {
         LoadProfile l = scenario.load();
-        options.progress().accept(String.format(Locale.ROOT, "%s %s #%d: %.0f/s for %ds after %ds warm-up",
-                scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(), l.warmup().toSeconds()));
+        options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds after %ds warm-up",
+                progress.next(), scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(), l.warmup().toSeconds()));
         try (Bench b = bench(cipher)) {
             PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), l.warmup());
             options.progress().accept(line(p));
@@ -170,8 +230,8 @@ public final class ScenarioRunner {
     private PeakSearch ramp(String cipher, int rep) throws Exception {
         LoadProfile l = scenario.load();
         LoadProfile.Ramp r = l.ramp();
-        options.progress().accept(String.format(Locale.ROOT, "%s %s #%d: ramp from %.0f/s by %.0f/s, %ds steps",
-                scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
+        options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: ramp from %.0f/s by %.0f/s, %ds steps",
+                progress.next(), scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
         try (Bench b = bench(cipher)) {
             if (!l.warmup().isZero()) {
                 // the server's JIT settles before any step is measured, at a rate a cold server keeps up

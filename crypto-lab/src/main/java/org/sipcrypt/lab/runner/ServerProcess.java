@@ -57,9 +57,18 @@ public final class ServerProcess implements Closeable {
      */
     public static ServerProcess start(Path workDir, List<String> jvmOptions, List<String> args, Duration timeout)
             throws IOException, InterruptedException {
+        return start(workDir, List.of(), jvmOptions, args, timeout);
+    }
+
+    /**
+     * Starts a server through a launcher ({@code taskset -c 0}: see {@link CpuPinning#serverLauncher()})
+     * and waits until it is ready; the launcher must exec the JVM, so that the process is the server.
+     */
+    public static ServerProcess start(Path workDir, List<String> launcher, List<String> jvmOptions, List<String> args,
+                                      Duration timeout) throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         Path logFile = workDir.resolve("server.log");
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(launcher);
         cmd.add(javaCommand());
         // compiler threads stay, so their CPU time can be left out of the server's (ProcessCpu)
         cmd.add("-XX:-UseDynamicNumberOfCompilerThreads");
