@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.ExternalTarget;
 import org.sipcrypt.lab.runner.ScenarioRunner;
+import org.sipcrypt.lab.runner.ServerUnderTest;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.scenario.LoadProfile;
 import org.sipcrypt.lab.scenario.Scenario;
@@ -121,6 +122,12 @@ final class CompareCommand implements Callable<Integer> {
                         + " (default: ${DEFAULT-VALUE}).")
         String pin;
 
+        @Option(names = "--sut", split = ",", paramLabel = "sipcrypt|kamailio", defaultValue = "sipcrypt",
+                description = "The servers under test, each measured over the whole comparison in turn:"
+                        + " sipcrypt and/or kamailio (Debian's kamailio and kamailio-tls-modules; call scenarios"
+                        + " with a persistent right leg, no 3DES or RC4) (default: ${DEFAULT-VALUE}).")
+        List<String> sut;
+
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
@@ -164,22 +171,28 @@ final class CompareCommand implements Callable<Integer> {
                         + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
             }
             ScenarioRunner.Options ro;
+            List<ServerUnderTest> suts = new ArrayList<>();
             try {
+                for (String name : sut) {
+                    suts.add(ServerUnderTest.parse(name));
+                }
                 ro = new ScenarioRunner.Options(workDir != null ? workDir : dir.resolve("work"), external(),
                         quiet ? line -> { } : line -> {
                             out.println(line);
                             out.flush();
-                        }, Duration.ofSeconds(1), CpuPinning.plan(pin));
+                        }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
             }
             boolean fixed = rate != null || !findPeak;
             List<Study> studies = new ArrayList<>();
             try (ResultStore store = db.open()) {
-                for (Scenario s : list) {
-                    List<String> c = ciphersAsked != null ? ciphersAsked : s.ciphers();
-                    Study study = new ScenarioRunner(s, ro).compare(c, fixed, findPeak);
-                    studies.add(study.withId(store.save(study)));
+                for (ServerUnderTest server : suts) {
+                    for (Scenario s : list) {
+                        List<String> c = ciphersAsked != null ? ciphersAsked : s.ciphers();
+                        Study study = new ScenarioRunner(s, ro.withSut(server)).compare(c, fixed, findPeak);
+                        studies.add(study.withId(store.save(study)));
+                    }
                 }
             }
             return LabReports.write(studies, dir, out) ? 0 : 1;

@@ -41,11 +41,12 @@ final class Bench implements Closeable {
     final Uas uas;
     final InetSocketAddress uasAddress;
     final ServerProcess server;
+    final KamailioServer kamailio;
     final InetSocketAddress target;
     final long serverPid;
 
     private Bench(Scenario scenario, String cipher, Uas uas, InetSocketAddress uasAddress, ServerProcess server,
-                  InetSocketAddress target, long serverPid) {
+                  KamailioServer kamailio, InetSocketAddress target, long serverPid) {
         this.scenario = scenario;
         this.cipher = cipher;
         this.leftTransport = scenario.left().transportFor(cipher);
@@ -53,6 +54,7 @@ final class Bench implements Closeable {
         this.uas = uas;
         this.uasAddress = uasAddress;
         this.server = server;
+        this.kamailio = kamailio;
         this.target = target;
         this.serverPid = serverPid;
     }
@@ -80,9 +82,10 @@ final class Bench implements Closeable {
      * @param certs the lab's certificates ({@code certs} command output)
      * @param external where an external server listens, or null to start ours
      * @param pinning  the CPUs the server is started on
+     * @param sut      which server to start (when not external)
      */
-    static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external, CpuPinning pinning)
-            throws IOException, InterruptedException {
+    static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external, CpuPinning pinning,
+                       ServerUnderTest sut) throws IOException, InterruptedException {
         Transport right = s.right().transportFor(cipher);
         Uas uas = null;
         InetSocketAddress uasAt = null;
@@ -94,12 +97,16 @@ final class Bench implements Closeable {
                         right == Transport.TLS ? uasTls(s.right(), cipher, certs) : null);
             }
             if (external != null) {
-                return new Bench(s, cipher, uas, uasAt, null, external.address(), external.pid());
+                return new Bench(s, cipher, uas, uasAt, null, null, external.address(), external.pid());
+            }
+            if (sut == ServerUnderTest.KAMAILIO) {
+                KamailioServer k = KamailioServer.start(s, cipher, dir, certs, uasAt, pinning);
+                return new Bench(s, cipher, uas, uasAt, null, k, k.address(), k.pid());
             }
             ServerProcess server = ServerProcess.start(dir, pinning.serverLauncher(), s.serverJvm(),
                     serverArgs(s, cipher, dir, certs, uasAt), Duration.ofSeconds(60));
             Transport left = s.left().transportFor(cipher);
-            return new Bench(s, cipher, uas, uasAt, server, server.address(left), server.pid());
+            return new Bench(s, cipher, uas, uasAt, server, null, server.address(left), server.pid());
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (uas != null) {
                 uas.close();
@@ -191,6 +198,9 @@ final class Bench implements Closeable {
         if (server != null) {
             return server.cpuMicros();
         }
+        if (kamailio != null) {
+            return kamailio.cpuMicros();
+        }
         return serverPid > 0 ? org.sipcrypt.lab.metrics.ProcessCpu.microsWithoutJit(serverPid) : -1;
     }
 
@@ -203,6 +213,9 @@ final class Bench implements Closeable {
     public void close() {
         if (server != null) {
             server.close();
+        }
+        if (kamailio != null) {
+            kamailio.close();
         }
         if (uas != null) {
             uas.close();

@@ -56,18 +56,25 @@ public final class ScenarioRunner {
      * @param progress receives one line per point and per interval
      * @param interval the sample interval
      * @param pinning  the CPUs of the server and of the lab
+     * @param sut      the server the lab starts for each point
      */
     public record Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
-                          CpuPinning pinning) {
+                          CpuPinning pinning, ServerUnderTest sut) {
         public Options {
             Objects.requireNonNull(workDir, "workDir");
             Objects.requireNonNull(progress, "progress");
             Objects.requireNonNull(pinning, "pinning");
+            Objects.requireNonNull(sut, "sut");
         }
 
-        /** Options with nothing pinned. */
+        /** Options with nothing pinned, for sipcrypt. */
         public Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval) {
-            this(workDir, external, progress, interval, CpuPinning.OFF);
+            this(workDir, external, progress, interval, CpuPinning.OFF, ServerUnderTest.SIPCRYPT);
+        }
+
+        /** The same options for another server under test. */
+        public Options withSut(ServerUnderTest other) {
+            return new Options(workDir, external, progress, interval, pinning, other);
         }
     }
 
@@ -100,6 +107,18 @@ public final class ScenarioRunner {
                     ciphers.stream().filter(Bench::insecure).toList());
             JdkInsecureSuites.allow();
         }
+        if (options.sut() == ServerUnderTest.KAMAILIO && options.external() == null) {
+            List<String> runnable = new ArrayList<>();
+            for (String c : ciphers) {
+                String why = KamailioServer.unsupported(scenario, c);
+                if (why == null) {
+                    runnable.add(c);
+                } else {
+                    options.progress().accept(scenario.name() + " " + c + " on kamailio: not run: " + why);
+                }
+            }
+            ciphers = runnable;
+        }
         Instant started = Instant.now();
         List<PointRun> points = new ArrayList<>();
         List<PeakSearch> ramps = new ArrayList<>();
@@ -117,7 +136,9 @@ public final class ScenarioRunner {
                 }
             }
         }
-        return new Study(0, scenario.name(), ScenarioFiles.toYaml(scenario), ciphers, started,
+        String name = options.sut() == ServerUnderTest.SIPCRYPT || options.external() != null ? scenario.name()
+                : scenario.name() + "-" + options.sut().configName();
+        return new Study(0, name, ScenarioFiles.toYaml(scenario), ciphers, started,
                 Environment.current().withPinning(options.pinning().describe()), points, ramps);
     }
 
@@ -184,13 +205,13 @@ public final class ScenarioRunner {
     }
 
     private Bench bench(String cipher) throws Exception {
-        Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%03d", scenario.name(), cipher,
-                ++benchCount));
+        Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%s-%03d", scenario.name(),
+                options.sut().configName(), cipher, ++benchCount));
         users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
         // the generator's garbage of the previous point (a ramp leaves much) is collected now, not as
         // a pause in the middle of this point's schedule
         System.gc();
-        Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning());
+        Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning(), options.sut());
         try {
             if (scenario.workload().equals("redirect")) {
                 register(b);
