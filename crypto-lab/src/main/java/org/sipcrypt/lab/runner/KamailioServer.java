@@ -96,7 +96,10 @@ public final class KamailioServer implements Closeable {
         for (int attempt = 1; attempt <= 3; attempt++) {
             int port = freePort(left);
             Path cfg = dir.resolve("kamailio.cfg");
-            Files.writeString(cfg, config(s, cipher, left, right, port, uasAt, certs, dir), StandardCharsets.UTF_8);
+            // a worker process per CPU the server may use, as sipcrypt has a worker lane per core
+            int workers = pinning.pinned() ? pinning.serverCpus().size() : Runtime.getRuntime().availableProcessors();
+            Files.writeString(cfg, config(s, cipher, left, right, port, uasAt, certs, dir, workers),
+                    StandardCharsets.UTF_8);
             List<String> cmd = new ArrayList<>(pinning.serverLauncher());
             cmd.addAll(List.of(kamailio.toString(), "-f", cfg.toString(), "-DD", "-E", "-m", "256", "-M", "16",
                     "-Y", dir.resolve("run").toString(), "-P", dir.resolve("run/kamailio.pid").toString()));
@@ -132,13 +135,14 @@ public final class KamailioServer implements Closeable {
 
     /** The configuration for one scenario and cipher. */
     static String config(Scenario s, String cipher, Transport left, Transport right, int port, InetSocketAddress uasAt,
-                         Path certs, Path dir) throws IOException {
+                         Path certs, Path dir, int workers) throws IOException {
         boolean tls = left == Transport.TLS || right == Transport.TLS;
         StringBuilder b = new StringBuilder();
         b.append("#!KAMAILIO\n");
         b.append("# written by the sipcrypt lab for scenario ").append(s.name()).append(", cipher ").append(cipher)
                 .append('\n');
-        b.append("debug=-1\nlog_stderror=yes\nchildren=1\ntcp_children=1\nauto_aliases=no\ndns=no\nrev_dns=no\n");
+        b.append("debug=-1\nlog_stderror=yes\nchildren=").append(workers).append("\ntcp_children=").append(workers)
+                .append("\nauto_aliases=no\ndns=no\nrev_dns=no\n");
         b.append("use_dns_cache=no\ndns_try_ipv6=no\ntcp_connection_lifetime=3605\ntcp_max_connections=16384\n");
         b.append("server_header=\"Server: kamailio-lab\"\nuser_agent_header=\"User-Agent: kamailio-lab\"\n");
         b.append("alias=\"").append(Bench.DOMAIN).append("\"\n");
