@@ -38,6 +38,8 @@ import org.sipcrypt.lab.runner.Study;
  * @param serverCpuPct        the server's CPU in % of one core
  * @param cpuMicrosPerCall    the server's CPU time per completed call
  * @param heapAfterGcMiB      the server's heap after the last collection, in MiB
+ * @param gcPauseTotalMs      the server's collector pauses over a repetition's measured part, summed
+ * @param gcPauseMaxMs        the longest of those pauses
  * @param generatorCpuPct     the UAC generator's CPU in % of one core
  * @param handshakesPerSecond TLS handshakes per second on both legs
  * @param resumptionPct       resumed handshakes in % of all
@@ -48,7 +50,8 @@ import org.sipcrypt.lab.runner.Study;
 public record Aggregate(String scenario, String cipher, double offeredCps, int validRepetitions, int allRepetitions,
                         Estimate completedCps, Estimate failedPct, Estimate crtP50Ms, Estimate crtP90Ms,
                         Estimate crtP99Ms, Estimate kbps, Estimate serverCpuPct, Estimate cpuMicrosPerCall,
-                        Estimate heapAfterGcMiB, Estimate generatorCpuPct, Estimate handshakesPerSecond,
+                        Estimate heapAfterGcMiB, Estimate gcPauseTotalMs, Estimate gcPauseMaxMs,
+                        Estimate generatorCpuPct, Estimate handshakesPerSecond,
                         Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns) {
 
     /** The mode of fixed-rate points in {@link PointRun#mode()}. */
@@ -119,6 +122,7 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 all(valid, PointRun::kbps), known(valid, p -> p.server().cpuPercent()),
                 known(valid, p -> p.server().cpuMicrosPerCall()),
                 known(valid, p -> p.server().heapAfterGcBytes() < 0 ? -1 : p.server().heapAfterGcBytes() / BYTES_PER_MIB),
+                known(valid, p -> p.server().gcPauseTotalMs()), known(valid, p -> p.server().gcPauseMaxMs()),
                 known(valid, p -> p.uac().cpuPercent()), all(valid, PointRun::handshakesPerSecond),
                 known(valid, PointRun::resumptionPct), buckets, invalid);
     }

@@ -34,15 +34,16 @@ public final class CsvExport {
 
     /**
      * The columns of {@value #POINTS_FILE_NAME}. {@code crt_*} counts are calls per
-     * {@link CrtBuckets} bucket, {@code heap_after_gc_mb} is in MiB, {@code valid} is false for a
+     * {@link CrtBuckets} bucket, {@code heap_after_gc_mb} is in MiB, {@code gc_pause_*} are the
+     * server's collector pauses over the measured part (-1 unknown), {@code valid} is false for a
      * point that says nothing about the server (a saturated generator), {@code failure_causes} is
      * {@code cause=count;cause=count} sorted by cause.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
             "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150", "kbps", "server_cpu_pct",
-            "server_cpu_us_per_call", "heap_after_gc_mb", "generator_cpu_pct", "handshakes_per_s", "resumption_pct",
-            "valid", "failure_causes");
+            "server_cpu_us_per_call", "heap_after_gc_mb", "gc_pause_total_ms", "gc_pause_max_ms", "generator_cpu_pct",
+            "handshakes_per_s", "resumption_pct", "valid", "failure_causes");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -120,6 +121,8 @@ public final class CsvExport {
         f.add(number(p.server().cpuMicrosPerCall()));
         long heap = p.server().heapAfterGcBytes();
         f.add(heap < 0 ? "-1" : number(heap / BYTES_PER_MIB));
+        f.add(number(p.server().gcPauseTotalMs()));
+        f.add(number(p.server().gcPauseMaxMs()));
         f.add(number(uac.cpuPercent()));
         f.add(number(p.handshakesPerSecond()));
         f.add(number(p.resumptionPct()));

@@ -89,11 +89,12 @@ final class Tables {
                     num(a.kbps().mean()), num(a.serverCpuPct().mean()), flagged(a.cpuMicrosPerCall()),
                     times(udp.map(a::cpuRatio).orElse(Double.NaN)), times(tcp.map(a::cpuRatio).orElse(Double.NaN)),
                     num(a.handshakesPerSecond().mean()), num(a.resumptionPct().mean()), num(a.heapAfterGcMiB().mean()),
+                    num(a.gcPauseTotalMs().mean()) + " / " + num(a.gcPauseMaxMs().mean()),
                     num(a.generatorCpuPct().mean()), a.validRepetitions() + "/" + a.allRepetitions()));
         }
-        return new Table("l" + "r".repeat(14), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
+        return new Table("l" + "r".repeat(15), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
                 "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "CPU vs udp", "CPU vs tcp", "TLS hs/s", "resumed %",
-                "heap MiB", "generator CPU %", "reps valid/all"), rows);
+                "heap MiB", "GC pauses total / max ms", "generator CPU %", "reps valid/all"), rows);
     }
 
     static Table crtBuckets(List<Aggregate> aggregates) {

@@ -136,10 +136,17 @@ public final class ScenarioRunner {
                 }
             }
         }
-        String name = options.sut() == ServerUnderTest.SIPCRYPT || options.external() != null ? scenario.name()
-                : scenario.name() + "-" + options.sut().configName();
-        return new Study(0, name, ScenarioFiles.toYaml(scenario), ciphers, started,
+        return new Study(0, studyName(), ScenarioFiles.toYaml(scenario), ciphers, started,
                 Environment.current().withPinning(options.pinning().describe()), points, ramps);
+    }
+
+    /**
+     * The scenario's name in the study and its points: {@code chain}, or {@code chain-kamailio} when
+     * another server than sipcrypt was started for it, so the two never pool in reports or the model.
+     */
+    private String studyName() {
+        return options.sut() == ServerUnderTest.SIPCRYPT || options.external() != null ? scenario.name()
+                : scenario.name() + "-" + options.sut().configName();
     }
 
     /**
@@ -260,7 +267,7 @@ public final class ScenarioRunner {
                 // leave a backlog that fails the first steps
                 measure(b, cipher, rep, "warmup", Math.min(r.start(), l.rate()), l.warmup(), Duration.ZERO);
             }
-            PeakSearch s = PeakFinder.search(scenario.name(), cipher, rep, r, (rate, length) -> {
+            PeakSearch s = PeakFinder.search(studyName(), cipher, rep, r, (rate, length) -> {
                 PointRun p = measure(b, cipher, rep, "step", rate, length, Duration.ZERO);
                 options.progress().accept(line(p));
                 pause(p.passed() ? Duration.ofSeconds(2) : l.callTimeout().plusSeconds(2));
@@ -295,11 +302,19 @@ public final class ScenarioRunner {
         double cpuPct = g.serverCpuMicros() < 0 || g.measuredSeconds() <= 0 ? -1
                 : g.serverCpuMicros() / 1e4 / g.measuredSeconds();
         double perCall = g.serverCpuMicros() < 0 || u.completed() == 0 ? -1 : (double) g.serverCpuMicros() / u.completed();
-        ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes());
+        double[] pauses = {-1, -1};
+        if (b.server != null) {
+            // the measured part ended as the generators returned, measuredSeconds ago it began
+            double end = b.server.uptimeSeconds();
+            if (end > 0) {
+                pauses = b.server.gcPauses(end - g.measuredSeconds(), end);
+            }
+        }
+        ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes(), pauses[0], pauses[1]);
         String invalid = u.saturated() ? String.format(Locale.ROOT,
                 GENERATOR_SATURATED + " (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)", u.cpuPercent(), u.cores(),
                 u.maxArrivalLagMs()) : null;
-        return new PointRun(scenario.name(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
+        return new PointRun(studyName(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
                 g.uasBytes(), server, g.samples(), invalid);
     }
 

@@ -35,6 +35,10 @@ public final class ServerProcess implements Closeable {
     private static final Pattern LISTENER = Pattern.compile("(udp|tcp|tls):(\\S+):(\\d+)");
     /** e.g. {@code [3.127s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) 52M->6M(256M) 2.416ms}. */
     private static final Pattern GC = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
+    /** ZGC's line at the end of a cycle: {@code Garbage Collection (Warmup) 28M(11%)->84M(33%)}. */
+    private static final Pattern ZGC = Pattern.compile("(\\d+)([KMG])\\(\\d+%\\)->(\\d+)([KMG])\\(\\d+%\\)");
+    /** A pause, G1's ({@code [gc]}) or ZGC's ({@code [gc,phases]}): {@code [12.345s]... GC(3) Pause ... 0.012ms}. */
+    private static final Pattern PAUSE = Pattern.compile("^\\[(\\d+\\.\\d+)s].*GC\\(\\d+\\) Pause .* (\\d+(?:\\.\\d+)?)ms$");
 
     private final Process process;
     private final Path workDir;
@@ -73,7 +77,8 @@ public final class ServerProcess implements Closeable {
         // compiler threads stay, so their CPU time can be left out of the server's (ProcessCpu)
         cmd.add("-XX:-UseDynamicNumberOfCompilerThreads");
         cmd.addAll(jvmOptions);
-        cmd.add("-Xlog:gc:file=" + workDir.resolve("gc.log"));
+        // gc+phases: ZGC logs its pauses there
+        cmd.add("-Xlog:gc,gc+phases:file=" + workDir.resolve("gc.log"));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("org.sipcrypt.server.ServerMain");
@@ -153,14 +158,56 @@ public final class ServerProcess implements Closeable {
             List<String> lines = Files.readAllLines(gcLog, StandardCharsets.UTF_8);
             for (int i = lines.size() - 1; i >= 0; i--) {
                 Matcher m = GC.matcher(lines.get(i));
-                if (m.find()) {
-                    return Long.parseLong(m.group(3)) * unit(m.group(4));
+                if (!m.find()) {
+                    m = ZGC.matcher(lines.get(i));
+                    if (!m.find()) {
+                        continue;
+                    }
                 }
+                return Long.parseLong(m.group(3)) * unit(m.group(4));
             }
         } catch (IOException e) {
             log.debug("no GC log at {}: {}", gcLog, e.toString());
         }
         return -1;
+    }
+
+    /** Seconds since the server's JVM started, as its GC log stamps lines; -1 unknown. */
+    public double uptimeSeconds() {
+        return process.info().startInstant()
+                .map(t -> java.time.Duration.between(t, java.time.Instant.now()).toNanos() / 1e9).orElse(-1.0);
+    }
+
+    /**
+     * The collector's pauses between two uptimes ({@link #uptimeSeconds()}): {total ms, longest ms},
+     * or {-1, -1} without a GC log.
+     */
+    public double[] gcPauses(double fromSeconds, double toSeconds) {
+        return gcPauses(workDir.resolve("gc.log"), fromSeconds, toSeconds);
+    }
+
+    static double[] gcPauses(Path gcLog, double fromSeconds, double toSeconds) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(gcLog, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            log.debug("no GC log at {}: {}", gcLog, e.toString());
+            return new double[] {-1, -1};
+        }
+        double total = 0;
+        double max = 0;
+        for (String line : lines) {
+            Matcher m = PAUSE.matcher(line.strip());
+            if (m.find()) {
+                double at = Double.parseDouble(m.group(1));
+                if (at >= fromSeconds && at <= toSeconds) {
+                    double ms = Double.parseDouble(m.group(2));
+                    total += ms;
+                    max = Math.max(max, ms);
+                }
+            }
+        }
+        return new double[] {total, max};
     }
 
     private static long unit(String u) {
