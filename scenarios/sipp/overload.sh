@@ -77,12 +77,11 @@ die() { echo "overload.sh: $*" >&2; exit 2; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 [[ -n $PEAK ]] || die "--peak N is required (the UDP peak measured by bench.sh or vs-kamailio.sh)"
-for v in PEAK OVERLOAD_SECONDS RECOVERY_SECONDS BASE_SECONDS WARMUP_RATE WARMUP_CALLS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
+require_whole_numbers PEAK OVERLOAD_SECONDS RECOVERY_SECONDS BASE_SECONDS WARMUP_RATE WARMUP_CALLS SERVER_PORT
 [[ $FACTOR =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "FACTOR: \"$FACTOR\" is not a number"
-[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
-command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+require_jar_and_sipp
 
 HALF=$(( PEAK / 2 ))
 OVER=$(awk -v p="$PEAK" -v f="$FACTOR" 'BEGIN { printf "%d", p * f }')
@@ -103,23 +102,11 @@ port_listening udp "$SERVER_PORT" && die "udp port $SERVER_PORT is already in us
 total=$(( BASE_SECONDS + OVERLOAD_SECONDS + RECOVERY_SECONDS + WARMUP_CALLS / WARMUP_RATE + 600 ))
 
 log "starting the server ($JAVA_OPTS $SERVER_ARGS)"
-# shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
-timeout -k 10 "$total" "$JAVA" $JAVA_OPTS -Xlog:gc,gc+phases:file="$work/gc.log":uptime -jar "$JAR" \
-    --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 0 --shutdown-grace 3s $SERVER_ARGS \
-    >"$work/server.log" 2>&1 &
-server_wrapper=$!
-started+=("$server_wrapper")
-server_pid=$(command_pid "$server_wrapper") || die "server did not start"
-wait_listening udp "$SERVER_PORT" "$server_wrapper" \
-    || { tail -20 "$work/server.log" >&2; die "server not listening on udp 127.0.0.1:$SERVER_PORT"; }
-
-timeout -k 5 "$total" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t u1 \
-    -buff_size 4194304 -m 100000000 -timeout "$((total - 10))" -nostdin >/dev/null 2>"$work/uas.stderr" &
-started+=("$!")
-wait_listening udp "$UAS_PORT" "$!" || die "SIPp UAS did not start: $(tail -3 "$work/uas.stderr")"
-timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
-    -s bench-udp -key contact_port "$UAS_PORT" -key contact_transport udp -m 1 -timeout 10 -nostdin \
-    "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+# shellcheck disable=SC2086  # SERVER_ARGS is a word list
+start_server "$total" "$work/server.log" udp -Xlog:gc,gc+phases:file="$work/gc.log":uptime -- \
+    --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 0 --shutdown-grace 3s $SERVER_ARGS
+start_uas "$total" udp "$work/uas.stderr"
+register_uas udp
 
 # Places RATE x SECONDS calls into DIR (stat.csv, *_rtt.csv); returns at once, the wrapper in uac_wrapper.
 start_uac() {       # rate seconds dir

@@ -60,11 +60,10 @@ done
 die() { echo "shutdown.sh: $*" >&2; exit 2; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
-for v in RATE HOLD TERM_AFTER SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
-[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
-command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
+require_whole_numbers RATE HOLD TERM_AFTER SERVER_PORT
+require_jar_and_sipp
 
 UAS_PORT=$((SERVER_PORT + 10))
 UAC_PORT=$((SERVER_PORT + 20))
@@ -80,22 +79,10 @@ trap 'exit 130' INT TERM
 port_listening udp "$SERVER_PORT" && die "udp port $SERVER_PORT is already in use (--server-port)"
 limit=$(( TERM_AFTER * 3 + HOLD / 1000 + 300 ))
 
-# shellcheck disable=SC2086  # JAVA_OPTS is a word list
-timeout -k 10 "$limit" "$JAVA" $JAVA_OPTS -jar "$JAR" --listen "udp:127.0.0.1:$SERVER_PORT" \
-    --data-dir "$work/data" --stats-interval 0 --shutdown-grace "$GRACE" >"$work/server.log" 2>&1 &
-server_wrapper=$!
-started+=("$server_wrapper")
-server_pid=$(command_pid "$server_wrapper") || die "server did not start"
-wait_listening udp "$SERVER_PORT" "$server_wrapper" \
-    || { tail -20 "$work/server.log" >&2; die "server not listening on udp 127.0.0.1:$SERVER_PORT"; }
-
-timeout -k 5 "$limit" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t u1 \
-    -buff_size 4194304 -m 100000000 -timeout "$((limit - 10))" -nostdin >/dev/null 2>"$work/uas.stderr" &
-started+=("$!")
-wait_listening udp "$UAS_PORT" "$!" || die "SIPp UAS did not start: $(tail -3 "$work/uas.stderr")"
-timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
-    -s bench-udp -key contact_port "$UAS_PORT" -key contact_transport udp -m 1 -timeout 10 -nostdin \
-    "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+start_server "$limit" "$work/server.log" udp -- --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" \
+    --stats-interval 0 --shutdown-grace "$GRACE"
+start_uas "$limit" udp "$work/uas.stderr"
+register_uas udp
 
 calls=$(( RATE * TERM_AFTER * 2 ))
 log "calls at $RATE/s holding ${HOLD} ms; SIGTERM to the server after ${TERM_AFTER} s (grace $GRACE)"
