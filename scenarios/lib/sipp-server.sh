@@ -1,7 +1,20 @@
 # The sipcrypt server, a SIPp UAS and its registration, as the SIPp benchmark scripts set them up
-# (sourced after processes.sh, not run). The sourcing script keeps `root`, `JAVA`, `JAVA_OPTS`,
-# `JAR`, `SIPP`, `SERVER_PORT`, `UAS_PORT`, `REG_PORT`, `started` and a `die` function. Loopback
-# only; every process runs under `timeout` and is listed in `started`, so cleanup ends it by PID.
+# (sourced right after the script has set `root`, not run), and what those scripts share besides:
+# defaults, usage, die and log. The sourcing script keeps `SERVER_PORT`, `UAS_PORT`, `REG_PORT` and
+# `started`, and sources processes.sh too. Loopback only; every process runs under `timeout` and is
+# listed in `started`, so cleanup ends it by PID.
+
+# Defaults, each also an environment variable: the server jar, the JVM and its options (the
+# server's recommended ones), SIPp, and whether to keep the work directory.
+JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
+KEEP=${KEEP:-0}
+JAVA=${JAVA:-java}
+JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
+SIPP=${SIPP:-sipp}
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the script's header comment
+die() { echo "${0##*/}: $*" >&2; exit 2; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 # Fails unless every named variable holds a whole number.
 require_whole_numbers() {   # VAR...

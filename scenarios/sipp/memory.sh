@@ -40,8 +40,11 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
 
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 CASES=${CASES:-udp tcp udp-auth}
 RATE=${RATE:-1500}
 SECONDS_RUN=${SECONDS_RUN:-10}
@@ -52,12 +55,6 @@ IDLE_SECONDS=${IDLE_SECONDS:-40}
 USERS=${USERS:-10000}
 SERVER_PORT=${SERVER_PORT:-25060}
 HISTO=${HISTO:-15}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
-SIPP=${SIPP:-sipp}
-
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 while (( $# > 0 )); do
     case $1 in
@@ -79,11 +76,6 @@ while (( $# > 0 )); do
     shift
 done
 
-die() { echo "memory.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
-# shellcheck source=../lib/sipp-server.sh
-source "$root/scenarios/lib/sipp-server.sh"
 require_whole_numbers RATE SECONDS_RUN SAMPLE_EVERY WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO
 for c in $CASES; do
     [[ $c == udp || $c == tcp || $c == udp-auth ]] || die "--cases: unknown case \"$c\" (expected udp, tcp or udp-auth)"
@@ -97,8 +89,6 @@ REG_PORT=$((SERVER_PORT + 21))
 work=$(mktemp -d -t sipcrypt-memory.XXXXXX)
 started=()
 
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 

@@ -36,6 +36,10 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
 
 PEAK=${PEAK:-}
 FACTOR=${FACTOR:-2}
@@ -45,14 +49,7 @@ BASE_SECONDS=${BASE_SECONDS:-20}
 WARMUP_RATE=${WARMUP_RATE:-500}
 WARMUP_CALLS=${WARMUP_CALLS:-10000}
 SERVER_ARGS=${SERVER_ARGS:-}
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 SERVER_PORT=${SERVER_PORT:-26060}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
-SIPP=${SIPP:-sipp}
-
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 while (( $# > 0 )); do
     case $1 in
@@ -73,12 +70,7 @@ while (( $# > 0 )); do
     shift
 done
 
-die() { echo "overload.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
 [[ -n $PEAK ]] || die "--peak N is required (the UDP peak measured by bench.sh or vs-kamailio.sh)"
-# shellcheck source=../lib/sipp-server.sh
-source "$root/scenarios/lib/sipp-server.sh"
 require_whole_numbers PEAK OVERLOAD_SECONDS RECOVERY_SECONDS BASE_SECONDS WARMUP_RATE WARMUP_CALLS SERVER_PORT
 [[ $FACTOR =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "FACTOR: \"$FACTOR\" is not a number"
 require_jar_and_sipp
@@ -91,8 +83,6 @@ REG_PORT=$((SERVER_PORT + 21))
 work=$(mktemp -d -t sipcrypt-overload.XXXXXX)
 started=()
 
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 # shellcheck source=../lib/sipp-stats.sh
 source "$root/scenarios/lib/sipp-stats.sh"
 trap cleanup EXIT

@@ -28,19 +28,16 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
 
 RATE=${RATE:-200}
 HOLD=${HOLD:-3000}
 TERM_AFTER=${TERM_AFTER:-10}
 GRACE=${GRACE:-10s}
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 SERVER_PORT=${SERVER_PORT:-27060}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
-SIPP=${SIPP:-sipp}
-
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 while (( $# > 0 )); do
     case $1 in
@@ -57,11 +54,6 @@ while (( $# > 0 )); do
     shift
 done
 
-die() { echo "shutdown.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
-# shellcheck source=../lib/sipp-server.sh
-source "$root/scenarios/lib/sipp-server.sh"
 require_whole_numbers RATE HOLD TERM_AFTER SERVER_PORT
 require_jar_and_sipp
 
@@ -71,8 +63,6 @@ REG_PORT=$((SERVER_PORT + 21))
 work=$(mktemp -d -t sipcrypt-shutdown.XXXXXX)
 started=()
 
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
