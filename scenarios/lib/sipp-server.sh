@@ -16,6 +16,18 @@ usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the scri
 die() { echo "${0##*/}: $*" >&2; exit 2; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
+# The options every script takes, at the front of "$@": --jar, --server-port, --keep and --help;
+# any other is an error. Sets opt_used to how many arguments it took.
+shared_option() {           # "$@"
+    case $1 in
+        --jar) JAR=$2; opt_used=2 ;;
+        --server-port) SERVER_PORT=$2; opt_used=2 ;;
+        --keep) KEEP=1; opt_used=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown option $1 (see --help)" ;;
+    esac
+}
+
 # Fails unless every named variable holds a whole number.
 require_whole_numbers() {   # VAR...
     local v

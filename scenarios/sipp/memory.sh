@@ -58,7 +58,6 @@ HISTO=${HISTO:-15}
 
 while (( $# > 0 )); do
     case $1 in
-        --jar) JAR=$2; shift ;;
         --cases) CASES=$2; shift ;;
         --rate) RATE=$2; shift ;;
         --seconds) SECONDS_RUN=$2; shift ;;
@@ -67,11 +66,8 @@ while (( $# > 0 )); do
         --warmup-calls) WARMUP_CALLS=$2; shift ;;
         --idle-seconds) IDLE_SECONDS=$2; shift ;;
         --users) USERS=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
         --histo) HISTO=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "memory.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
     esac
     shift
 done

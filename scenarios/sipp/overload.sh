@@ -61,11 +61,7 @@ while (( $# > 0 )); do
         --warmup-rate) WARMUP_RATE=$2; shift ;;
         --warmup-calls) WARMUP_CALLS=$2; shift ;;
         --server-args) SERVER_ARGS=$2; shift ;;
-        --jar) JAR=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "overload.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
     esac
     shift
 done

@@ -45,11 +45,7 @@ while (( $# > 0 )); do
         --hold) HOLD=$2; shift ;;
         --term-after) TERM_AFTER=$2; shift ;;
         --grace) GRACE=$2; shift ;;
-        --jar) JAR=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "shutdown.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
     esac
     shift
 done
