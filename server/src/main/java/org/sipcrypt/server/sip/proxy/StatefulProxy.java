@@ -348,12 +348,10 @@ public final class StatefulProxy {
 
     /** CANCEL (§16.10): answered here with 200, then sent on every branch of the INVITE. */
     public void onCancel(Request cancel, ServerTransaction st) {
-        SIPServerTransaction invite = st instanceof SIPServerTransaction sst ? sst.getCanceledInviteTransaction() : null;
+        SIPServerTransaction invite = ctx.answerCancel(cancel, st);
         if (invite == null) {
-            ctx.respond(st, cancel, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
             return;
         }
-        ctx.respond(st, cancel, Response.OK);
         Object data = invite.getApplicationData();
         if (data instanceof ProxyCall call) {
             for (ProxyCall.Branch b : call.cancel()) {
