@@ -93,7 +93,8 @@ class SchemaMigratorTest {
         assertEquals(1, SchemaMigrator.of(List.of(FIRST)).latestVersion());
     }
 
-    private static List<Integer> versions(Connection c) throws SQLException {
+    /** The versions recorded in {@code schema_version}, in order. */
+    static List<Integer> versions(Connection c) throws SQLException {
         List<Integer> v = new ArrayList<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT version FROM schema_version ORDER BY version")) {
