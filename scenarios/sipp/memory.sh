@@ -40,8 +40,11 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
 
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 CASES=${CASES:-udp tcp udp-auth}
 RATE=${RATE:-1500}
 SECONDS_RUN=${SECONDS_RUN:-10}
@@ -52,16 +55,9 @@ IDLE_SECONDS=${IDLE_SECONDS:-40}
 USERS=${USERS:-10000}
 SERVER_PORT=${SERVER_PORT:-25060}
 HISTO=${HISTO:-15}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
-SIPP=${SIPP:-sipp}
-
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 while (( $# > 0 )); do
     case $1 in
-        --jar) JAR=$2; shift ;;
         --cases) CASES=$2; shift ;;
         --rate) RATE=$2; shift ;;
         --seconds) SECONDS_RUN=$2; shift ;;
@@ -70,26 +66,17 @@ while (( $# > 0 )); do
         --warmup-calls) WARMUP_CALLS=$2; shift ;;
         --idle-seconds) IDLE_SECONDS=$2; shift ;;
         --users) USERS=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
         --histo) HISTO=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "memory.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
     esac
     shift
 done
 
-die() { echo "memory.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
-for v in RATE SECONDS_RUN SAMPLE_EVERY WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers RATE SECONDS_RUN SAMPLE_EVERY WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO
 for c in $CASES; do
     [[ $c == udp || $c == tcp || $c == udp-auth ]] || die "--cases: unknown case \"$c\" (expected udp, tcp or udp-auth)"
 done
-[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
-command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+require_jar_and_sipp
 command -v jcmd >/dev/null && command -v jmap >/dev/null || die "jcmd and jmap (a JDK) are needed"
 
 UAS_PORT=$((SERVER_PORT + 10))
@@ -98,8 +85,6 @@ REG_PORT=$((SERVER_PORT + 21))
 work=$(mktemp -d -t sipcrypt-memory.XXXXXX)
 started=()
 
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -153,25 +138,13 @@ for c in $CASES; do
         remote=127.0.0.1:$UAS_PORT
     fi
     log "$c: starting the server ($JAVA_OPTS)"
-    # shellcheck disable=SC2086  # JAVA_OPTS is a word list
-    timeout -k 10 "$case_limit" "$JAVA" $JAVA_OPTS -Xlog:gc,gc+phases:file="$work/$c-gc.log":uptime -jar "$JAR" \
+    start_server "$case_limit" "$work/$c-server.log" "udp tcp" \
+        -Xlog:gc,gc+phases:file="$work/$c-gc.log":uptime -- \
         --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
-        --data-dir "$data" --stats-interval 0 "${server_args[@]}" >"$work/$c-server.log" 2>&1 &
-    server_wrapper=$!
-    started+=("$server_wrapper")
-    server_pid=$(command_pid "$server_wrapper") || die "server did not start"
-    wait_listening udp "$SERVER_PORT" "$server_wrapper" && wait_listening tcp "$SERVER_PORT" "$server_wrapper" \
-        || { tail -20 "$work/$c-server.log" >&2; die "server not listening on 127.0.0.1:$SERVER_PORT"; }
-
-    timeout -k 5 "$case_limit" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t "$mode" \
-        -buff_size 4194304 -m 100000000 -timeout "$((case_limit - 10))" -nostdin >/dev/null 2>"$work/$c-uas.stderr" &
-    uas_wrapper=$!
-    started+=("$uas_wrapper")
-    wait_listening "$transport" "$UAS_PORT" "$uas_wrapper" || die "SIPp UAS did not start: $(tail -3 "$work/$c-uas.stderr")"
+        --data-dir "$data" --stats-interval 0 "${server_args[@]}"
+    start_uas "$case_limit" "$transport" "$work/$c-uas.stderr"
     if [[ $c != udp-auth ]]; then
-        timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
-            -s "bench-$transport" -key contact_port "$UAS_PORT" -key contact_transport "$transport" -m 1 \
-            -timeout 10 -nostdin "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+        register_uas "$transport"
     fi
 
     uac() {         # rate calls csv -> SIPp exit code

@@ -36,6 +36,10 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
 
 PEAK=${PEAK:-}
 FACTOR=${FACTOR:-2}
@@ -45,14 +49,7 @@ BASE_SECONDS=${BASE_SECONDS:-20}
 WARMUP_RATE=${WARMUP_RATE:-500}
 WARMUP_CALLS=${WARMUP_CALLS:-10000}
 SERVER_ARGS=${SERVER_ARGS:-}
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 SERVER_PORT=${SERVER_PORT:-26060}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
-SIPP=${SIPP:-sipp}
-
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 while (( $# > 0 )); do
     case $1 in
@@ -64,25 +61,15 @@ while (( $# > 0 )); do
         --warmup-rate) WARMUP_RATE=$2; shift ;;
         --warmup-calls) WARMUP_CALLS=$2; shift ;;
         --server-args) SERVER_ARGS=$2; shift ;;
-        --jar) JAR=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "overload.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
     esac
     shift
 done
 
-die() { echo "overload.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
 [[ -n $PEAK ]] || die "--peak N is required (the UDP peak measured by bench.sh or vs-kamailio.sh)"
-for v in PEAK OVERLOAD_SECONDS RECOVERY_SECONDS BASE_SECONDS WARMUP_RATE WARMUP_CALLS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers PEAK OVERLOAD_SECONDS RECOVERY_SECONDS BASE_SECONDS WARMUP_RATE WARMUP_CALLS SERVER_PORT
 [[ $FACTOR =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "FACTOR: \"$FACTOR\" is not a number"
-[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
-command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+require_jar_and_sipp
 
 HALF=$(( PEAK / 2 ))
 OVER=$(awk -v p="$PEAK" -v f="$FACTOR" 'BEGIN { printf "%d", p * f }')
@@ -92,8 +79,6 @@ REG_PORT=$((SERVER_PORT + 21))
 work=$(mktemp -d -t sipcrypt-overload.XXXXXX)
 started=()
 
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 # shellcheck source=../lib/sipp-stats.sh
 source "$root/scenarios/lib/sipp-stats.sh"
 trap cleanup EXIT
@@ -103,23 +88,11 @@ port_listening udp "$SERVER_PORT" && die "udp port $SERVER_PORT is already in us
 total=$(( BASE_SECONDS + OVERLOAD_SECONDS + RECOVERY_SECONDS + WARMUP_CALLS / WARMUP_RATE + 600 ))
 
 log "starting the server ($JAVA_OPTS $SERVER_ARGS)"
-# shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
-timeout -k 10 "$total" "$JAVA" $JAVA_OPTS -Xlog:gc,gc+phases:file="$work/gc.log":uptime -jar "$JAR" \
-    --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 0 --shutdown-grace 3s $SERVER_ARGS \
-    >"$work/server.log" 2>&1 &
-server_wrapper=$!
-started+=("$server_wrapper")
-server_pid=$(command_pid "$server_wrapper") || die "server did not start"
-wait_listening udp "$SERVER_PORT" "$server_wrapper" \
-    || { tail -20 "$work/server.log" >&2; die "server not listening on udp 127.0.0.1:$SERVER_PORT"; }
-
-timeout -k 5 "$total" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t u1 \
-    -buff_size 4194304 -m 100000000 -timeout "$((total - 10))" -nostdin >/dev/null 2>"$work/uas.stderr" &
-started+=("$!")
-wait_listening udp "$UAS_PORT" "$!" || die "SIPp UAS did not start: $(tail -3 "$work/uas.stderr")"
-timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
-    -s bench-udp -key contact_port "$UAS_PORT" -key contact_transport udp -m 1 -timeout 10 -nostdin \
-    "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+# shellcheck disable=SC2086  # SERVER_ARGS is a word list
+start_server "$total" "$work/server.log" udp -Xlog:gc,gc+phases:file="$work/gc.log":uptime -- \
+    --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 0 --shutdown-grace 3s $SERVER_ARGS
+start_uas "$total" udp "$work/uas.stderr"
+register_uas udp
 
 # Places RATE x SECONDS calls into DIR (stat.csv, *_rtt.csv); returns at once, the wrapper in uac_wrapper.
 start_uac() {       # rate seconds dir

@@ -28,19 +28,16 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
 
 RATE=${RATE:-200}
 HOLD=${HOLD:-3000}
 TERM_AFTER=${TERM_AFTER:-10}
 GRACE=${GRACE:-10s}
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 SERVER_PORT=${SERVER_PORT:-27060}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
-SIPP=${SIPP:-sipp}
-
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 while (( $# > 0 )); do
     case $1 in
@@ -48,23 +45,13 @@ while (( $# > 0 )); do
         --hold) HOLD=$2; shift ;;
         --term-after) TERM_AFTER=$2; shift ;;
         --grace) GRACE=$2; shift ;;
-        --jar) JAR=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "shutdown.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
     esac
     shift
 done
 
-die() { echo "shutdown.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
-for v in RATE HOLD TERM_AFTER SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
-[[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
-command -v "$SIPP" >/dev/null || die "SIPp not found: install it with 'apt-get install -y sip-tester'"
+require_whole_numbers RATE HOLD TERM_AFTER SERVER_PORT
+require_jar_and_sipp
 
 UAS_PORT=$((SERVER_PORT + 10))
 UAC_PORT=$((SERVER_PORT + 20))
@@ -72,30 +59,16 @@ REG_PORT=$((SERVER_PORT + 21))
 work=$(mktemp -d -t sipcrypt-shutdown.XXXXXX)
 started=()
 
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 port_listening udp "$SERVER_PORT" && die "udp port $SERVER_PORT is already in use (--server-port)"
 limit=$(( TERM_AFTER * 3 + HOLD / 1000 + 300 ))
 
-# shellcheck disable=SC2086  # JAVA_OPTS is a word list
-timeout -k 10 "$limit" "$JAVA" $JAVA_OPTS -jar "$JAR" --listen "udp:127.0.0.1:$SERVER_PORT" \
-    --data-dir "$work/data" --stats-interval 0 --shutdown-grace "$GRACE" >"$work/server.log" 2>&1 &
-server_wrapper=$!
-started+=("$server_wrapper")
-server_pid=$(command_pid "$server_wrapper") || die "server did not start"
-wait_listening udp "$SERVER_PORT" "$server_wrapper" \
-    || { tail -20 "$work/server.log" >&2; die "server not listening on udp 127.0.0.1:$SERVER_PORT"; }
-
-timeout -k 5 "$limit" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAS_PORT" -t u1 \
-    -buff_size 4194304 -m 100000000 -timeout "$((limit - 10))" -nostdin >/dev/null 2>"$work/uas.stderr" &
-started+=("$!")
-wait_listening udp "$UAS_PORT" "$!" || die "SIPp UAS did not start: $(tail -3 "$work/uas.stderr")"
-timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
-    -s bench-udp -key contact_port "$UAS_PORT" -key contact_transport udp -m 1 -timeout 10 -nostdin \
-    "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+start_server "$limit" "$work/server.log" udp -- --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" \
+    --stats-interval 0 --shutdown-grace "$GRACE"
+start_uas "$limit" udp "$work/uas.stderr"
+register_uas udp
 
 calls=$(( RATE * TERM_AFTER * 2 ))
 log "calls at $RATE/s holding ${HOLD} ms; SIGTERM to the server after ${TERM_AFTER} s (grace $GRACE)"

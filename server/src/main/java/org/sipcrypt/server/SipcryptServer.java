@@ -139,7 +139,13 @@ public final class SipcryptServer implements AutoCloseable {
 
     /** Starts a server; on failure everything started so far is closed again. */
     public static SipcryptServer start(ServerConfig config) throws Exception {
+        return start(config, Clock.systemUTC());
+    }
+
+    /** Starts a server whose SIP layer (nonces, bindings) reads {@code clock}: tests move it by hand. */
+    public static SipcryptServer start(ServerConfig config, Clock clock) throws Exception {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(clock, "clock");
         log.info("starting sipcrypt: {}", ConfigLoader.describe(config).replace('\n', ' '));
         List<AutoCloseable> opened = new ArrayList<>();
         try {
@@ -224,7 +230,7 @@ public final class SipcryptServer implements AutoCloseable {
             LocalDomains local = new LocalDomains(config.domains(), hosts, ports);
             CallConnections calls = transport != null ? transport : CallConnections.NONE;
             SipContext context = new SipContext(provider, factory.createMessageFactory(), factory.createHeaderFactory(),
-                    factory.createAddressFactory(), lps, local, workers, calls, sipCounters, Clock.systemUTC(),
+                    factory.createAddressFactory(), lps, local, workers, calls, sipCounters, clock,
                     transport != null ? transport.completedTransactions() : null);
             ScheduledThreadPoolExecutor housekeeping = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "sipcrypt-housekeeping");

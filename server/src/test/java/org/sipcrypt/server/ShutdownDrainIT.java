@@ -42,8 +42,8 @@ class ShutdownDrainIT {
         try (TestServer server = TestServer.start(dir, "shutdown.grace", "120s");
              TestUa callee = TestUa.start("bob", t);
              TestUa caller = TestUa.start("alice", t);
-             SipSocket probe = t == Transport.UDP ? SipSocket.udp(server.address(t)) : SipSocket.tcp(server.address(t))) {
-            assertEquals(Response.OK, callee.register(server.address(t), 600).getStatusCode());
+             SipSocket probe = server.socket(t)) {
+            callee.registerAt(server.address(t));
             TestUa.Call first = caller.call(callee.aor(), server.address(t));
             caller.call(callee.aor(), server.address(t));
             callee.awaitRequests(Request.ACK, 2, WAIT);

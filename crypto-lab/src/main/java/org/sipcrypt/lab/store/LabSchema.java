@@ -1,27 +1,23 @@
 package org.sipcrypt.lab.store;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import org.sipcrypt.server.location.SchemaMigrator;
 
 /**
- * The lab database's schema and its migrations, numbered lists of statements in the SQL subset H2
- * and PostgreSQL share; the versions applied are rows of {@code schema_version}. Every statement is
- * safe to run twice, so a migration interrupted half way is simply applied again. The column
- * {@code second} of {@code sample} is a keyword in H2 and always quoted.
+ * The lab database's schema: its migrations, numbered lists of statements in the SQL subset H2
+ * and PostgreSQL share, applied by the server's {@link SchemaMigrator} (versions recorded in
+ * {@code schema_version}; every statement safe to run twice, so a migration interrupted half way is
+ * simply applied again). A database written by a newer lab is refused. The column {@code second}
+ * of {@code sample} is a keyword in H2 and always quoted.
  * Threading: stateless; runs on the caller's connection.
  */
 final class LabSchema {
 
-    /** One schema version: statements applied together. */
-    private record Migration(int version, List<String> statements) {
-    }
-
     /** The schema history, oldest first. Never edit an applied version; append a new one. */
-    private static final List<Migration> MIGRATIONS = List.of(
-            new Migration(1, List.of(
+    private static final SchemaMigrator MIGRATOR = SchemaMigrator.of(List.of(
+            new SchemaMigrator.Migration(1, List.of(
                     // A comparison; environment is the whole Environment as JSON, jvm/cpu_model/cores
                     // repeat parts of it for queries. TIMESTAMP(9) keeps H2's nanoseconds;
                     // PostgreSQL keeps microseconds.
@@ -97,77 +93,25 @@ final class LabSchema {
                             + "generator_cpu_pct DOUBLE PRECISION NOT NULL, "
                             + "server_cpu_pct DOUBLE PRECISION NOT NULL, "
                             + "interval_json TEXT NOT NULL, "
-                            + "PRIMARY KEY (point_id, seq))")));
-
-    private static final String CREATE_SCHEMA_VERSION = "CREATE TABLE IF NOT EXISTS schema_version ("
-            + "version INTEGER PRIMARY KEY, "
-            + "applied_at BIGINT NOT NULL)";
+                            + "PRIMARY KEY (point_id, seq))"))))
+            .refusingNewerVersions();
 
     private LabSchema() {
     }
 
     /** The newest schema version this code knows. */
     static int latestVersion() {
-        return MIGRATIONS.get(MIGRATIONS.size() - 1).version();
+        return MIGRATOR.latestVersion();
     }
 
     /**
      * Brings the database to {@link #latestVersion()}.
      *
+     * @param database how the database is named in messages (its masked URL)
      * @throws SQLException when a statement fails, or the database has a newer schema than this
      *                      code knows (written by a newer lab)
      */
-    static void migrate(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(CREATE_SCHEMA_VERSION)) {
-            ps.execute();
-        }
-        int recorded = recordedVersion(c);
-        if (recorded > latestVersion()) {
-            throw new SQLException("schema version " + recorded + " is newer than this lab knows ("
-                    + latestVersion() + "); use a newer lab");
-        }
-        for (Migration m : MIGRATIONS) {
-            if (m.version() > recorded) {
-                apply(c, m);
-            }
-        }
-    }
-
-    private static void apply(Connection c, Migration m) throws SQLException {
-        // H2 commits at every DDL statement, so the version row goes last: a migration cut short is
-        // not recorded and runs again, and its statements are idempotent.
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
-            for (String sql : m.statements()) {
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.execute();
-                }
-            }
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)")) {
-                ps.setInt(1, m.version());
-                ps.setLong(2, System.currentTimeMillis());
-                ps.executeUpdate();
-            }
-            c.commit();
-        } catch (SQLException e) {
-            try {
-                c.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
-            throw new SQLException("applying schema version " + m.version() + " failed: " + e.getMessage(),
-                    e.getSQLState(), e);
-        } finally {
-            c.setAutoCommit(autoCommit);
-        }
-    }
-
-    private static int recordedVersion(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT MAX(version) FROM schema_version");
-             ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getInt(1) : 0;
-        }
+    static void migrate(Connection c, String database) throws SQLException {
+        MIGRATOR.migrate(c, database);
     }
 }

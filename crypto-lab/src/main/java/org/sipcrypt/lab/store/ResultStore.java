@@ -122,7 +122,7 @@ public final class ResultStore implements AutoCloseable {
             throw new IOException("cannot open lab database " + masked + ": " + JdbcSecrets.describe(cause, password), e);
         }
         try (Connection c = ds.getConnection()) {
-            LabSchema.migrate(c);
+            LabSchema.migrate(c, masked);
         } catch (SQLException | RuntimeException e) {
             ds.close();
             throw new IOException("cannot open lab database " + masked + ": " + JdbcSecrets.describe(e, password), e);

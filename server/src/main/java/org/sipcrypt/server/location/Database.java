@@ -5,13 +5,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 import javax.sql.DataSource;
@@ -20,10 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The location database: a HikariCP pool ({@code sipcrypt-db-pool-N}) and the schema, created or
- * migrated when the database is opened. Migrations are numbered lists of SQL statements in the
- * subset H2 and PostgreSQL share; the versions applied are rows of {@code schema_version}.
- * Applying them is idempotent, and two servers starting against one database at once apply each
- * version once: the loser of the race finds the version recorded and carries on.
+ * migrated when the database is opened ({@link LocationSchema} by {@link SchemaMigrator}: applying
+ * it is idempotent, and two servers starting against one database at once apply each version once).
  * A connection is waited for at most {@code connectTimeout} ({@link #DEFAULT_CONNECT_TIMEOUT}); when
  * that fails for want of the database, its {@link #breaker()} opens and requests needing it fail at
  * once (the SIP layer answers 503) until a probe finds it back. The pool keeps no minimum of idle
@@ -50,50 +44,6 @@ public final class Database implements AutoCloseable {
 
     private static final Duration VALIDATION_TIMEOUT = Duration.ofSeconds(1);
 
-
-    /** One schema version: statements applied together; each must be safe to run twice. */
-    private record Migration(int version, List<String> statements) {
-    }
-
-    /** The schema history, oldest first. Never edit an applied version; append a new one. */
-    private static final List<Migration> MIGRATIONS = List.of(
-            new Migration(1, List.of(
-                    // Every AOR that ever registered: lets the proxy tell 404 (unknown) from 480 (no binding).
-                    "CREATE TABLE IF NOT EXISTS aors ("
-                            + "aor VARCHAR(512) PRIMARY KEY, "
-                            + "first_registered BIGINT NOT NULL, "
-                            + "last_registered BIGINT NOT NULL)",
-                    "CREATE TABLE IF NOT EXISTS bindings ("
-                            + "aor VARCHAR(512) NOT NULL, "
-                            + "contact_key VARCHAR(1024) NOT NULL, "
-                            + "contact VARCHAR(2048) NOT NULL, "
-                            + "expires_at BIGINT NOT NULL, "
-                            + "call_id VARCHAR(256) NOT NULL, "
-                            + "cseq BIGINT NOT NULL, "
-                            + "q REAL NOT NULL, "
-                            + "received VARCHAR(128) NOT NULL, "
-                            + "updated_at BIGINT NOT NULL, "
-                            + "PRIMARY KEY (aor, contact_key))",
-                    "CREATE INDEX IF NOT EXISTS bindings_expires_at ON bindings (expires_at)")),
-            new Migration(2, List.of(
-                    // Digest subscribers (RFC 3261 §22): HA1 per algorithm, never the password.
-                    "CREATE TABLE IF NOT EXISTS subscribers ("
-                            + "realm VARCHAR(128) NOT NULL, "
-                            + "username VARCHAR(128) NOT NULL, "
-                            + "ha1_md5 VARCHAR(32) NOT NULL, "
-                            + "ha1_sha256 VARCHAR(64) NOT NULL, "
-                            + "enabled BOOLEAN NOT NULL, "
-                            + "updated_at BIGINT NOT NULL, "
-                            + "PRIMARY KEY (realm, username))")),
-            new Migration(3, List.of(
-                    // Legal Call-IDs longer than 256 characters were refused by the column (and answered 503);
-                    // the registrar now stores up to 1024 and answers 400 beyond.
-                    "ALTER TABLE bindings ALTER COLUMN call_id SET DATA TYPE VARCHAR(1024)")));
-
-    private static final String CREATE_SCHEMA_VERSION =
-            "CREATE TABLE IF NOT EXISTS schema_version ("
-                    + "version INTEGER PRIMARY KEY, "
-                    + "applied_at BIGINT NOT NULL)";
 
     private final HikariDataSource dataSource;
     private final String maskedUrl;
@@ -325,7 +275,7 @@ public final class Database implements AutoCloseable {
 
     /** The newest schema version this code knows. */
     public static int latestVersion() {
-        return MIGRATIONS.get(MIGRATIONS.size() - 1).version();
+        return LocationSchema.MIGRATOR.latestVersion();
     }
 
     /**
@@ -334,97 +284,7 @@ public final class Database implements AutoCloseable {
      */
     public void migrate() throws SQLException {
         try (Connection c = dataSource.getConnection()) {
-            createVersionTable(c);
-            for (Migration m : MIGRATIONS) {
-                if (!isApplied(c, m.version())) {
-                    apply(c, m);
-                }
-            }
-        }
-    }
-
-    private void createVersionTable(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(CREATE_SCHEMA_VERSION);
-        } catch (SQLException first) {
-            // PostgreSQL: two concurrent CREATE TABLE IF NOT EXISTS can both miss the table and the
-            // second fails on the catalog's unique index. By now the other one has committed.
-            log.debug("{}: creating schema_version raced ({}); retrying", maskedUrl, first.toString());
-            try (Statement s = c.createStatement()) {
-                s.execute(CREATE_SCHEMA_VERSION);
-            } catch (SQLException second) {
-                second.addSuppressed(first);
-                throw new SQLException("cannot create schema_version in " + maskedUrl + ": "
-                        + second.getMessage(), second.getSQLState(), second);
-            }
-        }
-    }
-
-    /**
-     * Applies one migration in one transaction. Where DDL is transactional (PostgreSQL) the version
-     * row is inserted first: a second server doing the same waits on that row and then fails on the
-     * primary key. Where DDL commits (H2) the idempotent statements run first and the row is
-     * inserted last. Either way, a failure after which the version is found recorded means another
-     * server applied it.
-     */
-    private void apply(Connection c, Migration m) throws SQLException {
-        boolean ddlCommits = c.getMetaData().dataDefinitionCausesTransactionCommit();
-        c.setAutoCommit(false);
-        try {
-            if (!ddlCommits) {
-                recordVersion(c, m.version());
-            }
-            try (Statement s = c.createStatement()) {
-                for (String sql : m.statements()) {
-                    s.execute(sql);
-                }
-            }
-            if (ddlCommits) {
-                recordVersion(c, m.version());
-            }
-            c.commit();
-            log.info("{}: applied schema version {}", maskedUrl, m.version());
-        } catch (SQLException e) {
-            try {
-                c.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
-            boolean appliedElsewhere;
-            try {
-                appliedElsewhere = isApplied(c, m.version());
-                c.commit();
-            } catch (SQLException checkFailure) {
-                e.addSuppressed(checkFailure);
-                appliedElsewhere = false;
-            }
-            if (!appliedElsewhere) {
-                throw new SQLException("migrating " + maskedUrl + " to schema version " + m.version()
-                        + " failed: " + e.getMessage(), e.getSQLState(), e);
-            }
-            log.info("{}: schema version {} was applied concurrently by another server ({})",
-                    maskedUrl, m.version(), e.toString());
-        } finally {
-            c.setAutoCommit(true);
-        }
-    }
-
-    private static void recordVersion(Connection c, int version) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)")) {
-            ps.setInt(1, version);
-            ps.setLong(2, System.currentTimeMillis());
-            ps.executeUpdate();
-        }
-    }
-
-    private static boolean isApplied(Connection c, int version) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT 1 FROM schema_version WHERE version = ?")) {
-            ps.setInt(1, version);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
+            LocationSchema.MIGRATOR.migrate(c, maskedUrl);
         }
     }
 

@@ -1,8 +1,6 @@
 package org.sipcrypt.server.location;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.time.Duration;
@@ -18,8 +16,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -27,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.sipcrypt.server.location.BindingsTable.Row;
+import org.sipcrypt.server.transport.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * The location service kept in a SQL database (H2 or PostgreSQL, see {@link Database}), so
  * registrations survive a restart and several servers can share them. Each REGISTER is one
  * transaction that locks the AOR, applies RFC 3261 §10.3 step 7 to its bindings and commits
- * all of it or, when a CSeq is out of order, nothing.
+ * all of it or, when a CSeq is out of order, nothing. The statements themselves are in
+ * {@link BindingsTable}.
  * <p>
  * Every JDBC call runs on the {@code sipcrypt-db-N} executor: a fixed pool of {@code threads}
  * threads with a queue bounded at {@code queueCapacity} tasks ({@value #DEFAULT_QUEUE_CAPACITY}
@@ -75,33 +74,6 @@ public final class JdbcLocationService implements LocationService {
      */
     private static final Set<String> RETRYABLE_STATES = Set.of("40001", "40P01", "HYT00", "90131");
 
-    private static final String UNIQUE_VIOLATION = "23505";
-
-    private static final String BINDING_COLUMNS =
-            "contact_key, contact, expires_at, call_id, cseq, q, received, updated_at";
-
-    private static final String UPDATE_AOR =
-            "UPDATE aors SET last_registered = GREATEST(last_registered, ?) WHERE aor = ?";
-    private static final String INSERT_AOR =
-            "INSERT INTO aors (aor, first_registered, last_registered) VALUES (?, ?, ?)";
-    private static final String LOCK_BINDINGS =
-            "SELECT " + BINDING_COLUMNS + " FROM bindings WHERE aor = ? FOR UPDATE";
-    private static final String DELETE_BINDING =
-            "DELETE FROM bindings WHERE aor = ? AND contact_key = ?";
-    private static final String UPDATE_BINDING =
-            "UPDATE bindings SET contact = ?, expires_at = ?, call_id = ?, cseq = ?, q = ?, received = ?,"
-                    + " updated_at = ? WHERE aor = ? AND contact_key = ?";
-    private static final String INSERT_BINDING =
-            "INSERT INTO bindings (aor, " + BINDING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    private static final String LOOKUP =
-            "SELECT b.contact_key, b.contact, b.expires_at, b.call_id, b.cseq, b.q, b.received, b.updated_at"
-                    + " FROM aors a LEFT JOIN bindings b ON b.aor = a.aor AND b.expires_at > ?"
-                    + " WHERE a.aor = ?"
-                    + " ORDER BY b.q DESC, b.updated_at DESC, b.contact_key";
-    private static final String COUNT = "SELECT COUNT(*) FROM bindings";
-    private static final String PURGE =
-            "DELETE FROM bindings WHERE expires_at <= ?";
-
     /** Live bindings first by q (highest first), then most recently written first. */
     private static final Comparator<Row> PREFERENCE = Comparator
             .comparingDouble((Row r) -> r.q()).reversed()
@@ -112,7 +84,7 @@ public final class JdbcLocationService implements LocationService {
     private final int queueCapacity;
     private final ThreadPoolExecutor executor;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final FailureLog failures = new FailureLog();
+    private final RateLimitedLog failures = new RateLimitedLog(log);
     private final int maxContacts;
     private final int maxBindings;
     /** Bindings stored, as last counted plus changes since; -1 until first counted. */
@@ -248,26 +220,11 @@ public final class JdbcLocationService implements LocationService {
     private RegisterOutcome registerIn(Connection c, RegisterChange change, long now, Written written)
             throws SQLException {
         String aor = change.aor();
-        // Writing the AOR row first locks it, so REGISTERs of one AOR queue up here, in the same
-        // order everywhere; the binding rows are locked after it.
-        touchAor(c, aor, now);
-
+        BindingsTable.touchAor(c, aor, now);
+        // A lapsed binding counts as absent and is deleted now.
         Map<String, Row> live = new LinkedHashMap<>();
         List<String> lapsed = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(LOCK_BINDINGS)) {
-            ps.setString(1, aor);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Row row = readRow(rs);
-                    // A lapsed binding counts as absent and is deleted now.
-                    if (row.expiresAt() > now) {
-                        live.put(row.contactKey(), row);
-                    } else {
-                        lapsed.add(row.contactKey());
-                    }
-                }
-            }
-        }
+        BindingsTable.lockBindings(c, aor, now, live, lapsed);
 
         // Decisions are taken against the bindings as stored before this request; when a request
         // names one contact twice, the last occurrence wins.
@@ -324,9 +281,9 @@ public final class JdbcLocationService implements LocationService {
         }
         written.inserted = inserts.size();
         written.deleted = deletes.size();
-        deleteBindings(c, aor, deletes);
-        updateBindings(c, aor, updates);
-        insertBindings(c, aor, inserts);
+        BindingsTable.delete(c, aor, deletes);
+        BindingsTable.update(c, aor, updates);
+        BindingsTable.insert(c, aor, inserts);
 
         return new RegisterOutcome.Applied(toBindings(aor, after.values(), now, maxContacts));
     }
@@ -342,134 +299,28 @@ public final class JdbcLocationService implements LocationService {
         if (n >= 0) {
             return n;
         }
-        n = count(c);
+        n = BindingsTable.count(c);
         stored.compareAndSet(-1, n);
         return n;
-    }
-
-    private static long count(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(COUNT);
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static void touchAor(Connection c, String aor, long now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(UPDATE_AOR)) {
-            ps.setLong(1, now);
-            ps.setString(2, aor);
-            if (ps.executeUpdate() > 0) {
-                return;
-            }
-        }
-        try (PreparedStatement ps = c.prepareStatement(INSERT_AOR)) {
-            ps.setString(1, aor);
-            ps.setLong(2, now);
-            ps.setLong(3, now);
-            ps.executeUpdate();
-        } catch (SQLException e) {
-            if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
-                // Another transaction registered this AOR for the first time just now. PostgreSQL
-                // has aborted our transaction, so the whole call is retried; the UPDATE will match.
-                throw new SQLTransactionRollbackException(
-                        "first registration of " + aor + " raced another", "40001", e);
-            }
-            throw e;
-        }
-    }
-
-    private static void deleteBindings(Connection c, String aor, List<String> keys) throws SQLException {
-        if (keys.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(DELETE_BINDING)) {
-            for (String key : keys) {
-                ps.setString(1, aor);
-                ps.setString(2, key);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    private static void updateBindings(Connection c, String aor, List<Row> rows) throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(UPDATE_BINDING)) {
-            for (Row r : rows) {
-                ps.setString(1, r.contact());
-                ps.setLong(2, r.expiresAt());
-                ps.setString(3, r.callId());
-                ps.setLong(4, r.cseq());
-                ps.setFloat(5, r.q());
-                ps.setString(6, r.received());
-                ps.setLong(7, r.updatedAt());
-                ps.setString(8, aor);
-                ps.setString(9, r.contactKey());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    private static void insertBindings(Connection c, String aor, List<Row> rows) throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(INSERT_BINDING)) {
-            for (Row r : rows) {
-                ps.setString(1, aor);
-                ps.setString(2, r.contactKey());
-                ps.setString(3, r.contact());
-                ps.setLong(4, r.expiresAt());
-                ps.setString(5, r.callId());
-                ps.setLong(6, r.cseq());
-                ps.setFloat(7, r.q());
-                ps.setString(8, r.received());
-                ps.setLong(9, r.updatedAt());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
     }
 
     // ---- lookup and purge ------------------------------------------------------------------
 
     private LookupResult lookupOnce(String aor, long now) throws SQLException {
-        try (Connection c = db.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(LOOKUP)) {
-            ps.setLong(1, now);
-            ps.setString(2, aor);
-            boolean known = false;
-            List<Row> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    known = true;
-                    if (rs.getString(1) != null) {
-                        rows.add(readRow(rs));
-                    }
-                }
-            }
-            return new LookupResult(known, toBindings(aor, rows, now, maxContacts));
+        try (Connection c = db.dataSource().getConnection()) {
+            List<Row> rows = BindingsTable.lookup(c, aor, now);
+            return rows == null ? new LookupResult(false, List.of())
+                    : new LookupResult(true, toBindings(aor, rows, now, maxContacts));
         }
     }
 
     private int purgeOnce(long now) throws SQLException {
-        try (Connection c = db.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(PURGE)) {
-            ps.setLong(1, now);
-            int n = ps.executeUpdate();
-            stored.set(count(c));
+        try (Connection c = db.dataSource().getConnection()) {
+            int n = BindingsTable.purge(c, now);
+            stored.set(BindingsTable.count(c));
             log.debug("purged {} lapsed bindings from {}", n, db.url());
             return n;
         }
-    }
-
-    private static Row readRow(ResultSet rs) throws SQLException {
-        return new Row(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4),
-                rs.getLong(5), rs.getFloat(6), rs.getString(7), rs.getLong(8));
     }
 
     /** The live bindings, most preferred first, at most {@code limit} of them. */
@@ -507,7 +358,7 @@ public final class JdbcLocationService implements LocationService {
             RejectedExecutionException why = new RejectedExecutionException(executor.isShutdown()
                     ? "location service closed; " + op + " refused"
                     : "location service queue full (" + queueCapacity + " tasks); " + op + " refused", e);
-            failures.warn(op, why);
+            logFailure(op, why);
             task.future.completeExceptionally(why);
         }
         return task.future;
@@ -569,7 +420,7 @@ public final class JdbcLocationService implements LocationService {
                 future.complete(withRetries(op, work));
             } catch (SQLException e) {
                 db.breaker().failed(e, started);
-                failures.warn(op, e);
+                logFailure(op, e);
                 future.completeExceptionally(e);
             } catch (RuntimeException e) {
                 log.error("location {} failed unexpectedly on {}", op, db.url(), e);
@@ -581,30 +432,10 @@ public final class JdbcLocationService implements LocationService {
         }
     }
 
-    /** Logs failures at WARN at most once a minute per exception class; all of them at DEBUG. */
-    private final class FailureLog {
-        private static final long INTERVAL_NANOS = 60_000_000_000L;
-        private final ConcurrentMap<Class<?>, Long> lastWarned = new ConcurrentHashMap<>();
-
-        void warn(String op, Exception e) {
-            log.debug("location {} on {} failed", op, db.url(), e);
-            long now = System.nanoTime();
-            Long last = lastWarned.get(e.getClass());
-            if (last != null && now - last < INTERVAL_NANOS) {
-                return;
-            }
-            boolean mine = last == null
-                    ? lastWarned.putIfAbsent(e.getClass(), now) == null
-                    : lastWarned.replace(e.getClass(), last, now);
-            if (mine) {
-                log.warn("location {} on {} failed: {} (logged once a minute per kind of failure)",
-                        op, db.url(), e.toString());
-            }
-        }
-    }
-
-    /** A bindings row as stored; {@code updatedAt} orders bindings of equal q. */
-    private record Row(String contactKey, String contact, long expiresAt, String callId, long cseq,
-                       float q, String received, long updatedAt) {
+    /** Logs a failure at DEBUG, and at WARN at most once a minute per exception class. */
+    private void logFailure(String op, Exception e) {
+        log.debug("location {} on {} failed", op, db.url(), e);
+        failures.warn(e.getClass().getName(), "location {} on {} failed: {} (logged once a minute per kind of failure)",
+                op, db.url(), e.toString());
     }
 }

@@ -1,5 +1,6 @@
 package org.sipcrypt.server.sip;
 
+import gov.nist.javax.sip.stack.SIPServerTransaction;
 import java.time.Clock;
 import java.util.EnumMap;
 import java.util.Map;
@@ -172,6 +173,17 @@ public final class SipContext {
         uri.setTransportParam(transport.configName());
         uri.setLrParam();
         return uri;
+    }
+
+    /**
+     * Answers a CANCEL (RFC 3261 §9.2): 481 when it matches no INVITE server transaction, else 200.
+     *
+     * @return the server transaction of the INVITE it cancels, or null when there is none
+     */
+    public SIPServerTransaction answerCancel(Request cancel, ServerTransaction st) {
+        SIPServerTransaction invite = st instanceof SIPServerTransaction sst ? sst.getCanceledInviteTransaction() : null;
+        respond(st, cancel, invite == null ? Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST : Response.OK);
+        return invite;
     }
 
     /**

@@ -5,8 +5,9 @@ import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 
 /**
- * Logs bad input at most once per reason per minute, so a flood of malformed packets cannot
- * flood the log (STYLE.md, "Bad input").
+ * Logs a warning at most once per reason per minute, so a flood of malformed packets, or of
+ * failures of a database that went away, cannot flood the log (STYLE.md, "Bad input"). The one
+ * rate-limited logger of the server: transports, the overload guard and the location service use it.
  * Threading: thread-safe; never blocks.
  */
 public final class RateLimitedLog {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.testing.DigestClient;
+import org.sipcrypt.server.testing.ManualClock;
 import org.sipcrypt.server.testing.SipExchange;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestServer;
@@ -36,6 +37,8 @@ class DigestRegistrarIT {
     @TempDir
     Path dir;
 
+    /** The server's clock: nonces age when the test moves it. */
+    private final ManualClock clock = ManualClock.atSystemTime();
     private TestServer server;
     private SipSocket ua;
     private String realm;
@@ -47,7 +50,7 @@ class DigestRegistrarIT {
     }
 
     private void startServer(String... settings) throws Exception {
-        server = TestServer.start(dir, settings);
+        server = TestServer.start(dir, clock, settings);
         realm = server.server().config().effectiveRealm();
         provision(server, realm);
         InetSocketAddress udp = server.address(Transport.UDP);
@@ -81,6 +84,17 @@ class DigestRegistrarIT {
         ua.send(ua.request("REGISTER", registrarUri, toUser, toUser + "@" + realm, callId, cseq,
                 ua.contact(toUser) + "Expires: 600\r\n" + extra));
         return ua.awaitMessage("SIP/2.0 ", WAIT);
+    }
+
+    /**
+     * Registers {@code toUser} twice in one call: the first REGISTER is challenged, the second answers
+     * the {@code algorithm} challenge as {@code user} with {@code password}; returns its final response.
+     */
+    private String registerAnswering(String toUser, String algorithm, String user, String password) throws Exception {
+        String callId = UUID.randomUUID().toString();
+        String challenge = challenge(register(toUser, callId, 1, ""), algorithm);
+        return register(toUser, callId, 2,
+                DigestClient.answer("Authorization", challenge, user, password, "REGISTER", registrarUri, 1));
     }
 
     private static String statusLine(String response) {
@@ -121,10 +135,7 @@ class DigestRegistrarIT {
     }
 
     private void registersWith(String algorithm) throws Exception {
-        String callId = UUID.randomUUID().toString();
-        String challenge = challenge(register("alice", callId, 1, ""), algorithm);
-        String ok = register("alice", callId, 2,
-                DigestClient.answer("Authorization", challenge, "alice", "secret", "REGISTER", registrarUri, 1));
+        String ok = registerAnswering("alice", algorithm, "alice", "secret");
         assertEquals("SIP/2.0 200 OK", statusLine(ok), ok);
         assertTrue(ok.contains("Contact: <sip:alice@127.0.0.1:" + ua.localPort()), ok);
         assertTrue(server.server().registry().counter("auth.outcomes", "result", "accepted").count() >= 1);
@@ -132,24 +143,15 @@ class DigestRegistrarIT {
 
     @Test
     void wrongPasswordAndUnknownUserGetTheSameAnswer() throws Exception {
-        String callId = UUID.randomUUID().toString();
-        String challenge = challenge(register("alice", callId, 1, ""), "SHA-256");
-        String wrong = register("alice", callId, 2,
-                DigestClient.answer("Authorization", challenge, "alice", "not-secret", "REGISTER", registrarUri, 1));
-        String mallory = UUID.randomUUID().toString();
-        String c2 = challenge(register("mallory", mallory, 1, ""), "SHA-256");
-        String unknown = register("mallory", mallory, 2,
-                DigestClient.answer("Authorization", c2, "mallory", "whatever", "REGISTER", registrarUri, 1));
+        String wrong = registerAnswering("alice", "SHA-256", "alice", "not-secret");
+        String unknown = registerAnswering("mallory", "SHA-256", "mallory", "whatever");
         assertEquals("SIP/2.0 403 Forbidden", statusLine(wrong));
         assertEquals(statusLine(wrong), statusLine(unknown));
     }
 
     @Test
     void disabledSubscriberIsRefusedLikeAWrongPassword() throws Exception {
-        String callId = UUID.randomUUID().toString();
-        String challenge = challenge(register("carol", callId, 1, ""), "MD5");
-        String r = register("carol", callId, 2,
-                DigestClient.answer("Authorization", challenge, "carol", "carol", "REGISTER", registrarUri, 1));
+        String r = registerAnswering("carol", "MD5", "carol", "carol");
         assertEquals("SIP/2.0 403 Forbidden", statusLine(r));
     }
 
@@ -187,7 +189,7 @@ class DigestRegistrarIT {
         startServer("auth", "true", "auth.nonceLifetime", "1s");
         String callId = UUID.randomUUID().toString();
         String challenge = challenge(register("alice", callId, 1, ""), "SHA-256");
-        Thread.sleep(1_500); // past the nonce lifetime: the waiting is the test, not a speed bound
+        clock.advance(Duration.ofMillis(1_500)); // past the nonce lifetime
         String stale = register("alice", callId, 2,
                 DigestClient.answer("Authorization", challenge, "alice", "secret", "REGISTER", registrarUri, 1));
         assertEquals("SIP/2.0 401 Unauthorized", statusLine(stale));
@@ -216,10 +218,7 @@ class DigestRegistrarIT {
 
     @Test
     void credentialsOfOneUserCannotRegisterAnother() throws Exception {
-        String callId = UUID.randomUUID().toString();
-        String challenge = challenge(register("bob", callId, 1, ""), "SHA-256");
-        String r = register("bob", callId, 2,
-                DigestClient.answer("Authorization", challenge, "alice", "secret", "REGISTER", registrarUri, 1));
+        String r = registerAnswering("bob", "SHA-256", "alice", "secret");
         assertEquals("SIP/2.0 403 Identity Mismatch", statusLine(r));
     }
 
@@ -318,10 +317,7 @@ class DigestRegistrarIT {
     void wrongPasswordGetsANewChallengeWhenConfigured() throws Exception {
         stop();
         startServer("auth", "true", "auth.onFailure", "challenge");
-        String callId = UUID.randomUUID().toString();
-        String challenge = challenge(register("alice", callId, 1, ""), "SHA-256");
-        String r = register("alice", callId, 2,
-                DigestClient.answer("Authorization", challenge, "alice", "guess", "REGISTER", registrarUri, 1));
+        String r = registerAnswering("alice", "SHA-256", "alice", "guess");
         assertEquals("SIP/2.0 401 Unauthorized", statusLine(r));
         assertFalse(DigestClient.params(challenge(r, "SHA-256")).containsKey("stale"));
     }

@@ -7,10 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.cli.UsersCommand;
 import org.sipcrypt.server.testing.DigestClient;
@@ -24,22 +23,11 @@ import picocli.CommandLine;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PostgresDigestIT {
 
-    private static TestPostgres postgres;
+    @RegisterExtension
+    static final TestPostgres.PerClass postgres = new TestPostgres.PerClass();
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = TestPostgres.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
 
     @Test
     void subscribersProvisionedInPostgresAuthenticateRegistrations() throws Exception {

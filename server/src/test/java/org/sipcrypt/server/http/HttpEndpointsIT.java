@@ -69,7 +69,7 @@ class HttpEndpointsIT {
             }
             try (TestUa callee = TestUa.start("bob", Transport.UDP);
                  TestUa caller = TestUa.start("alice", Transport.UDP)) {
-                assertEquals(Response.OK, callee.register(server.address(Transport.UDP), 600).getStatusCode());
+                callee.registerAt(server.address(Transport.UDP));
                 TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
                 callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
                 assertEquals(Response.OK, call.hangUp().getStatusCode());

@@ -1,15 +1,13 @@
 package org.sipcrypt.server.location;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestPostgres;
@@ -20,42 +18,28 @@ import org.sipcrypt.server.transport.Transport;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PostgresLocationIT {
 
-    private static TestPostgres postgres;
+    @RegisterExtension
+    static final TestPostgres.PerClass postgres = new TestPostgres.PerClass();
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = TestPostgres.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
 
     @Test
     void registrationIsStoredInPostgresAndSurvivesARestart() throws Exception {
         try (TestServer server = TestServer.start(dir, "db", postgres.url(), "db.user", "sipcrypt")) {
             String hp = server.hostPort(Transport.UDP);
             try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
-                s.send(s.request("REGISTER", "sip:" + hp, "dave", "dave@" + hp, "pg-1", 1,
-                        s.contact("dave") + "Expires: 600\r\n"));
-                String r = s.receive(Duration.ofSeconds(10));
-                assertNotNull(r);
-                assertTrue(r.startsWith("SIP/2.0 200"), r);
+                s.exchange(s.request("REGISTER", "sip:" + hp, "dave", "dave@" + hp, "pg-1", 1,
+                        s.contact("dave") + "Expires: 600\r\n"), "SIP/2.0 200", WAIT);
             }
             server.restart();
             String hp2 = server.hostPort(Transport.UDP);
             try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
                 // a REGISTER without Contact is a query: it lists the stored bindings
-                s.send(s.request("REGISTER", "sip:" + hp2, "dave", "dave@" + hp2, "pg-2", 1, ""));
-                String r = s.receive(Duration.ofSeconds(10));
-                assertNotNull(r);
-                assertTrue(r.startsWith("SIP/2.0 200"), r);
+                String r = s.exchange(s.request("REGISTER", "sip:" + hp2, "dave", "dave@" + hp2, "pg-2", 1, ""),
+                        "SIP/2.0 200", WAIT);
                 assertTrue(r.contains("<sip:dave@127.0.0.1:"), "binding lost across the restart: " + r);
             }
         }

@@ -62,7 +62,7 @@ class MessageDumpIT {
     void receivedAndSentMessagesAreDumpedAtTrace(String transport, String impl) throws Exception {
         try (TestServer server = TestServer.start(dir, "transport.impl", impl)) {
             Transport t = Transport.valueOf(transport.toUpperCase(java.util.Locale.ROOT));
-            try (SipSocket s = t == Transport.UDP ? SipSocket.udp(server.address(t)) : SipSocket.tcp(server.address(t))) {
+            try (SipSocket s = server.socket(t)) {
                 String hp = server.hostPort(t);
                 String callId = "dump-" + transport + "-" + impl;
                 s.send(s.request("OPTIONS", "sip:" + hp, "alice", hp, callId, 1,

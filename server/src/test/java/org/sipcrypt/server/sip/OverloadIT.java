@@ -42,8 +42,8 @@ class OverloadIT {
         try (TestServer server = TestServer.start(dir, "overload.maxTransactions", "1");
              TestUa callee = TestUa.start("bob", t);
              TestUa caller = TestUa.start("alice", t);
-             SipSocket client = t == Transport.UDP ? SipSocket.udp(server.address(t)) : SipSocket.tcp(server.address(t))) {
-            assertEquals(Response.OK, callee.register(server.address(t), 600).getStatusCode());
+             SipSocket client = server.socket(t)) {
+            callee.registerAt(server.address(t));
             TestUa.Call established = caller.call(callee.aor(), server.address(t));
             callee.awaitRequest(Request.ACK, WAIT);
 
@@ -87,7 +87,7 @@ class OverloadIT {
              TestUa callee = TestUa.start("bob", t);
              SipSocket client = SipSocket.udp(server.address(t))) {
             callee.answer(Request.INVITE, TestUa.Answer.ringForever());
-            assertEquals(Response.OK, callee.register(server.address(t), 600).getStatusCode());
+            callee.registerAt(server.address(t));
             String hp = server.hostPort(t);
             String invite = client.request("INVITE", "sip:bob@" + hp, "carol", "bob@" + hp, "retransmitted", 1,
                     client.contact("carol"));

@@ -28,8 +28,8 @@ class RedirectIT {
              TestUa desk = TestUa.start("bob", Transport.UDP);
              TestUa mobile = TestUa.start("bob", Transport.TCP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, desk.register(server.address(Transport.UDP), 600).getStatusCode());
-            assertEquals(Response.OK, mobile.register(server.address(Transport.TCP), 600).getStatusCode());
+            desk.registerAt(server.address(Transport.UDP));
+            mobile.registerAt(server.address(Transport.TCP));
 
             TestUa.Call call = alice.invite(desk.aor(), server.address(Transport.UDP));
             Response moved = call.invite().awaitFinal(TestUa.TIMEOUT);
@@ -58,7 +58,7 @@ class RedirectIT {
         try (TestServer server = TestServer.start(dir, "mode", "redirect");
              TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 600).getStatusCode());
+            bob.registerAt(server.address(Transport.UDP));
             assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 0).getStatusCode());
 
             TestUa.Call call = alice.invite(bob.aor(), server.address(Transport.UDP));

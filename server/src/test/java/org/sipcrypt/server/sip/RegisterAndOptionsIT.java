@@ -24,7 +24,7 @@ class RegisterAndOptionsIT {
     void optionsToServerIsAnsweredOverUdpAndTcp() throws Exception {
         try (TestServer server = TestServer.start(dir)) {
             for (Transport t : List.of(Transport.UDP, Transport.TCP)) {
-                try (SipSocket s = t == Transport.UDP ? SipSocket.udp(server.address(t)) : SipSocket.tcp(server.address(t))) {
+                try (SipSocket s = server.socket(t)) {
                     String hp = server.hostPort(t);
                     s.send(s.request("OPTIONS", "sip:" + hp, "alice", hp, "opt-" + t, 1, ""));
                     String r = s.receive(Duration.ofSeconds(5));

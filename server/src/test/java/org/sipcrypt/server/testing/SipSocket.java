@@ -183,6 +183,28 @@ public final class SipSocket implements AutoCloseable {
         return sb.toString();
     }
 
+    /**
+     * Sends {@code message} and returns the next message received, failing the test unless one
+     * arrives within {@code timeout} and starts with {@code expectedStart}.
+     */
+    public String exchange(String message, String expectedStart, Duration timeout) throws IOException {
+        send(message);
+        String r = receive(timeout);
+        if (r == null) {
+            throw new AssertionError("no answer within " + timeout + " to " + firstLine(message));
+        }
+        if (!r.startsWith(expectedStart)) {
+            throw new AssertionError("expected an answer starting with \"" + expectedStart + "\" to "
+                    + firstLine(message) + ", got:\n" + r);
+        }
+        return r;
+    }
+
+    private static String firstLine(String message) {
+        int eol = message.indexOf('\r');
+        return eol < 0 ? message : message.substring(0, eol);
+    }
+
     /** Exactly {@code count} bytes from the TCP stream (e.g. a keep-alive pong), or null if they do not come in time. */
     public String receiveBytes(int count, Duration timeout) throws IOException {
         tcp.setSoTimeout((int) timeout.toMillis());

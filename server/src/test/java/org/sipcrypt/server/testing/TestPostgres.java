@@ -14,6 +14,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A throw-away PostgreSQL server for tests, from Debian's {@code postgresql} package: its own
@@ -37,6 +40,32 @@ public final class TestPostgres implements AutoCloseable {
         this.dir = dir;
         this.port = port;
         this.asPostgres = asPostgres;
+    }
+
+    /**
+     * One cluster for all the tests of a class, started before the first and closed after the last:
+     * {@code @RegisterExtension static final TestPostgres.PerClass postgres = new TestPostgres.PerClass();}
+     * Threading: JUnit's calls only.
+     */
+    public static final class PerClass implements BeforeAllCallback, AfterAllCallback {
+        private TestPostgres postgres;
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws Exception {
+            postgres = TestPostgres.start();
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) throws Exception {
+            if (postgres != null) {
+                postgres.close();
+            }
+        }
+
+        /** The JDBC URL of database {@code sipcrypt}. */
+        public String url() {
+            return postgres.url();
+        }
     }
 
     /** Creates and starts a cluster. */

@@ -1,7 +1,9 @@
 package org.sipcrypt.server.testing;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,11 +23,13 @@ public final class TestServer implements AutoCloseable {
 
     private final Path dataDir;
     private final Map<String, List<String>> settings;
+    private final Clock clock;
     private SipcryptServer server;
 
-    private TestServer(Path dataDir, Map<String, List<String>> settings) {
+    private TestServer(Path dataDir, Map<String, List<String>> settings, Clock clock) {
         this.dataDir = dataDir;
         this.settings = settings;
+        this.clock = clock;
     }
 
     /**
@@ -36,6 +40,14 @@ public final class TestServer implements AutoCloseable {
      *                  a key given twice becomes a list
      */
     public static TestServer start(Path dataDir, String... overrides) throws Exception {
+        return start(dataDir, Clock.systemUTC(), overrides);
+    }
+
+    /**
+     * Starts a server whose SIP layer reads {@code clock} (a {@link ManualClock} ages nonces and
+     * bindings without sleeping).
+     */
+    public static TestServer start(Path dataDir, Clock clock, String... overrides) throws Exception {
         Map<String, List<String>> given = new LinkedHashMap<>();
         for (int i = 0; i + 1 < overrides.length; i += 2) {
             given.computeIfAbsent(overrides[i], k -> new ArrayList<>()).add(overrides[i + 1]);
@@ -49,8 +61,8 @@ public final class TestServer implements AutoCloseable {
         s.put("overload.maxQueueDelay", List.of("0"));
         s.put("listen", List.of("udp:127.0.0.1:0", "tcp:127.0.0.1:0"));
         s.putAll(given);
-        TestServer t = new TestServer(dataDir, s);
-        t.server = SipcryptServer.start(ConfigLoader.load(null, s));
+        TestServer t = new TestServer(dataDir, s, clock);
+        t.server = SipcryptServer.start(ConfigLoader.load(null, s), clock);
         return t;
     }
 
@@ -62,6 +74,11 @@ public final class TestServer implements AutoCloseable {
     /** The address of a transport's listener. */
     public InetSocketAddress address(Transport t) {
         return server.address(t);
+    }
+
+    /** A raw SIP socket to a transport's listener (UDP or TCP). */
+    public SipSocket socket(Transport t) throws IOException {
+        return t == Transport.UDP ? SipSocket.udp(address(t)) : SipSocket.tcp(address(t));
     }
 
     /** {@code 127.0.0.1:port} of a transport's listener. */
@@ -78,7 +95,7 @@ public final class TestServer implements AutoCloseable {
     /** Stops the server and starts a new one on the same data directory and settings (new ports). */
     public void restart() throws Exception {
         server.close();
-        server = SipcryptServer.start(ConfigLoader.load(null, settings));
+        server = SipcryptServer.start(ConfigLoader.load(null, settings), clock);
     }
 
     /** The data directory. */

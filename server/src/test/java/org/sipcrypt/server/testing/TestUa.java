@@ -284,6 +284,14 @@ public final class TestUa implements AutoCloseable {
         return register(registrar, expires, contactUri());
     }
 
+    /** Registers this agent's contact for 600 s, failing the test unless the registrar answers 200. */
+    public void registerAt(InetSocketAddress registrar) throws Exception {
+        Response r = register(registrar, 600);
+        if (r == null || r.getStatusCode() != Response.OK) {
+            throw new AssertionError("REGISTER of " + aor() + " at " + registrar + " answered " + r);
+        }
+    }
+
     /** Registers a contact for this agent's address-of-record and returns the final response. */
     public Response register(InetSocketAddress registrar, int expires, SipURI contact) throws Exception {
         Request r = newRegister(registrar);

@@ -71,10 +71,8 @@ class BadInputIT {
     @Test
     void requestWithUnparsableCseqGets400NamingTheHeader() throws Exception {
         try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
-            s.send(options(s, "bad-cseq", "").replace("CSeq: 1 OPTIONS", "CSeq: abc OPTIONS"));
-            String r = s.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 400 Bad CSeq header"), r);
+            String r = s.exchange(options(s, "bad-cseq", "").replace("CSeq: 1 OPTIONS", "CSeq: abc OPTIONS"),
+                    "SIP/2.0 400 Bad CSeq header", WAIT);
             assertTrue(r.contains("Call-ID: bad-cseq"), r);
             assertCounter(1.0, "sip.requests.rejected", "reason", "bad_header");
         }
@@ -83,20 +81,15 @@ class BadInputIT {
     @Test
     void cseqMethodMismatchGets400() throws Exception {
         try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
-            s.send(options(s, "mismatch", "").replace("CSeq: 1 OPTIONS", "CSeq: 1 INVITE"));
-            String r = s.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 400 CSeq method does not match request method"), r);
+            s.exchange(options(s, "mismatch", "").replace("CSeq: 1 OPTIONS", "CSeq: 1 INVITE"),
+                    "SIP/2.0 400 CSeq method does not match request method", WAIT);
         }
     }
 
     @Test
     void otherSipVersionGets505() throws Exception {
         try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
-            s.send(options(s, "v3", "").replace(" SIP/2.0\r\n", " SIP/3.0\r\n"));
-            String r = s.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 505"), r);
+            s.exchange(options(s, "v3", "").replace(" SIP/2.0\r\n", " SIP/3.0\r\n"), "SIP/2.0 505", WAIT);
         }
     }
 
@@ -118,10 +111,7 @@ class BadInputIT {
              SipSocket good = SipSocket.tcp(server.address(Transport.TCP))) {
             bad.send("OPTIONS sip:x SIP/2.0\r\nContent-Length: twelve\r\n\r\n");
             assertTrue(bad.closedByPeer(WAIT), "the bad connection must be closed");
-            good.send(options(good, "still-open", ""));
-            String r = good.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            good.exchange(options(good, "still-open", ""), "SIP/2.0 200", WAIT);
             assertCounter(1.0, "transport.connections.closed", "reason", "bad_content_length");
         }
     }
@@ -139,10 +129,7 @@ class BadInputIT {
     void completeRequestFollowedByBrokenFramingIsAnsweredBeforeTheConnectionCloses() throws Exception {
         try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
             // one write, so one read on the server: a whole OPTIONS, then bytes that do not frame
-            s.send(options(s, "then-garbage", "") + "NOT SIP AT ALL\r\nX: y\r\n\r\n");
-            String r = s.receive(WAIT);
-            assertNotNull(r, "the OPTIONS lost its answer");
-            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            s.exchange(options(s, "then-garbage", "") + "NOT SIP AT ALL\r\nX: y\r\n\r\n", "SIP/2.0 200", WAIT);
             assertTrue(s.closedByPeer(WAIT), "closed for the broken framing after answering");
             assertCounter(1.0, "transport.connections.closed", "reason", "missing_content_length");
         }
@@ -152,11 +139,8 @@ class BadInputIT {
     void registerFollowedByBrokenFramingIsAnsweredAfterTheDatabaseBeforeTheConnectionCloses() throws Exception {
         try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
             String hp = server.hostPort(Transport.TCP);
-            s.send(s.request("REGISTER", "sip:" + hp, "gina", "gina@127.0.0.1", "reg-then-garbage", 1,
-                    s.contact("gina") + "Expires: 600\r\n") + "GARBAGE\r\n\r\n");
-            String r = s.receive(WAIT);
-            assertNotNull(r, "the REGISTER lost its answer");
-            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            s.exchange(s.request("REGISTER", "sip:" + hp, "gina", "gina@127.0.0.1", "reg-then-garbage", 1,
+                    s.contact("gina") + "Expires: 600\r\n") + "GARBAGE\r\n\r\n", "SIP/2.0 200", WAIT);
             assertTrue(s.closedByPeer(WAIT));
         }
     }
@@ -181,10 +165,7 @@ class BadInputIT {
         try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
             s.send("\r\n\r\n");
             assertEquals("\r\n", s.receiveBytes(2, WAIT));
-            s.send(options(s, "after-ping", ""));
-            String r = s.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            s.exchange(options(s, "after-ping", ""), "SIP/2.0 200", WAIT);
             s.send(options(s, "after-pong", ""));
             assertNextAnswerIs200To(s, "after-pong");
         }
@@ -193,25 +174,18 @@ class BadInputIT {
     @Test
     void malformedRequestOverTcpGets400AndTheConnectionStays() throws Exception {
         try (SipSocket s = SipSocket.tcp(server.address(Transport.TCP))) {
-            s.send(options(s, "bad-from", "").replace("From: <sip:a@127.0.0.1>;tag=a-tag", "From: <<<>>"));
-            String r = s.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 400 Bad From header"), r);
-            s.send(options(s, "after-400", ""));
-            r = s.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 200"), r);
+            s.exchange(options(s, "bad-from", "").replace("From: <sip:a@127.0.0.1>;tag=a-tag", "From: <<<>>"),
+                    "SIP/2.0 400 Bad From header", WAIT);
+            s.exchange(options(s, "after-400", ""), "SIP/2.0 200", WAIT);
         }
     }
 
     @Test
     void datagramShorterThanItsContentLengthGets400() throws Exception {
         try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
-            s.send(options(s, "short-body", "Content-Type: text/plain\r\n")
-                    .replace("Content-Length: 0\r\n\r\n", "Content-Length: 50\r\n\r\nonly ten b"));
-            String r = s.receive(WAIT);
-            assertNotNull(r);
-            assertTrue(r.startsWith("SIP/2.0 400 Content-Length exceeds datagram"), r);
+            s.exchange(options(s, "short-body", "Content-Type: text/plain\r\n")
+                    .replace("Content-Length: 0\r\n\r\n", "Content-Length: 50\r\n\r\nonly ten b"),
+                    "SIP/2.0 400 Content-Length exceeds datagram", WAIT);
         }
     }
 }

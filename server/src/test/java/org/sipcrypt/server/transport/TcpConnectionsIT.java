@@ -32,10 +32,8 @@ class TcpConnectionsIT {
             String hp = server.hostPort(Transport.TCP);
             try (SipSocket callee = SipSocket.tcp(server.address(Transport.TCP));
                  SipSocket caller = SipSocket.tcp(server.address(Transport.TCP))) {
-                callee.send(callee.request("REGISTER", "sip:" + hp, "bob", "bob@" + hp, "reg-tcp", 1, callee.contact("bob")));
-                String ok = callee.receive(WAIT);
-                assertNotNull(ok);
-                assertTrue(ok.startsWith("SIP/2.0 200"), ok);
+                callee.exchange(callee.request("REGISTER", "sip:" + hp, "bob", "bob@" + hp, "reg-tcp", 1,
+                        callee.contact("bob")), "SIP/2.0 200", WAIT);
                 caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "inv-tcp", 1, caller.contact("alice")));
                 String invite = callee.awaitMessage("INVITE ", WAIT);
                 assertNotNull(invite, "the INVITE did not come over the callee's own connection");

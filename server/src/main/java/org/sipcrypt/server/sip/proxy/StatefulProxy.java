@@ -13,23 +13,17 @@ import javax.sip.ClientTransaction;
 import javax.sip.InvalidArgumentException;
 import javax.sip.ServerTransaction;
 import javax.sip.SipException;
-import javax.sip.address.Address;
-import javax.sip.address.SipURI;
-import javax.sip.address.URI;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.MaxForwardsHeader;
 import javax.sip.header.ProxyRequireHeader;
-import javax.sip.header.RecordRouteHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.sipcrypt.server.auth.DialogRouteSigner;
-import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
-import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.transport.ConnectionScope;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
@@ -37,29 +31,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The stateful proxy (RFC 3261 §16): validates a request (§16.3: Max-Forwards 483, loops 482,
- * Proxy-Require 420),
- * removes its own Route entries (§16.4), finds the targets (§16.5: a remaining Route, a static
- * route, the location service for our own domain with 404/480, the default route, or the
- * Request-URI itself), forwards one branch per target (§16.6: Max-Forwards, Record-Route, Via with
- * a loop-detecting branch; with authentication on, the Record-Route URI is signed for the dialog,
- * see {@link DialogRouteSigner}) and sends the best response upstream (§16.7). CANCEL (§16.10), ACK for
- * 2xx (forwarded statelessly) and stray 2xx retransmissions are handled here too.
+ * Proxy-Require 420), removes its own Route entries (§16.4), has {@link TargetSelector} find the
+ * targets (§16.5), forwards one branch per target, each rewritten by {@link BranchRewriter}
+ * (§16.6 steps 2-8), runs Timer C (§16.6 step 11, §16.8) and sends the best response upstream
+ * (§16.7). CANCEL (§16.10), ACK for 2xx (forwarded statelessly, §16.11) and stray 2xx
+ * retransmissions are handled here too.
  * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
  * waits for the database.
  */
 public final class StatefulProxy {
 
     private static final Logger log = LoggerFactory.getLogger(StatefulProxy.class);
-    private static final int DEFAULT_MAX_FORWARDS = 70;
 
     private final SipContext ctx;
-    private final LocationService location;
-    private final RouteTable routes;
     private final LoopDetector loops;
-    private final boolean recordRoute;
+    private final TargetSelector targets;
+    private final BranchRewriter rewriter;
     private final ScheduledExecutorService timers;
     private final Duration timerC;
-    private final DialogRouteSigner signer;
     private final EstablishedDialogs dialogs;
 
     /**
@@ -81,18 +70,12 @@ public final class StatefulProxy {
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
                          EstablishedDialogs dialogs) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
-        this.location = Objects.requireNonNull(location, "location");
-        this.routes = Objects.requireNonNull(routes, "routes");
         this.loops = new LoopDetector(ctx.local());
-        this.recordRoute = recordRoute;
+        this.targets = new TargetSelector(ctx, location, routes);
+        this.rewriter = new BranchRewriter(ctx, loops, recordRoute, signer);
         this.timers = Objects.requireNonNull(timers, "timers");
         this.timerC = Objects.requireNonNull(timerC, "timerC");
-        this.signer = signer;
         this.dialogs = recordRoute ? dialogs : null;
-    }
-
-    /** One target of a request: a new Request-URI (or keep it) and a next hop to push (or none). */
-    private record Target(URI requestUri, NextHop hop) {
     }
 
     /** Proxies a request that is neither ACK nor CANCEL, on its server transaction. */
@@ -132,85 +115,17 @@ public final class StatefulProxy {
         st.setApplicationData(call);
         Request fwd = (Request) request.clone();
         popOwnRoutes(fwd);
-        // §16.5: determine the targets
-        if (fwd.getHeader(RouteHeader.NAME) != null) {
-            forward(call, fwd, List.of(new Target(null, null)));
-            return;
-        }
-        URI ruri = fwd.getRequestURI();
-        if (!(ruri instanceof SipURI sip)) {
-            ctx.respond(st, request, Response.UNSUPPORTED_URI_SCHEME);
-            return;
-        }
-        var routed = routes.forDomain(sip.getHost());
-        if (routed.isPresent()) {
-            forward(call, fwd, List.of(new Target(null, routed.get())));
-        } else if (ctx.local().isLocal(sip) || ctx.local().isLocalDomain(sip.getHost()) && sip.getUser() != null
-                && isOurPortOrNone(sip)) {
-            lookupAndForward(call, fwd, sip);
-        } else if (routes.defaultRoute().isPresent() && !inDialog(fwd)) {
-            // RFC 3261 §12.2.1.1: a mid-dialog request whose route set ends here goes to the
-            // dialog's remote target, not through the default route (a detour, or a loop back)
-            forward(call, fwd, List.of(new Target(null, routes.defaultRoute().get())));
-        } else {
-            forward(call, fwd, List.of(new Target(null, null)));
-        }
+        // §16.5: determine the targets; §16.6: forward to them
+        targets.select(call, fwd, found -> forward(call, fwd, found));
     }
-
-    private static boolean inDialog(Request r) {
-        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
-        return to != null && to.getTag() != null;
-    }
-
-    private boolean isOurPortOrNone(SipURI sip) {
-        return sip.getPort() <= 0 || ctx.local().isLocal(sip.getHost(), sip.getPort());
-    }
-
-    private void lookupAndForward(ProxyCall call, Request fwd, SipURI ruri) {
-        String aor = Registrar.aor(ruri);
-        if (aor == null) {
-            ctx.respond(call.st, call.request, Response.NOT_FOUND);
-            return;
-        }
-        location.lookup(aor, ctx.clock().instant()).whenCompleteAsync((result, failure) -> {
-            if (failure != null) {
-                ctx.counters().dbError();
-                log.debug("{}: location lookup failed: {}", aor, failure.toString());
-                ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable",
-                        ctx.retryAfter());
-            } else if (call.cancelled()) {
-                ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
-            } else if (!result.known()) {
-                ctx.respond(call.st, call.request, Response.NOT_FOUND);
-            } else if (result.bindings().isEmpty()) {
-                ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
-            } else {
-                List<Target> targets = new ArrayList<>(result.bindings().size());
-                for (Binding b : result.bindings()) {
-                    try {
-                        targets.add(new Target(ctx.addresses().createURI(b.contact()), null));
-                    } catch (ParseException e) {
-                        ctx.counters().error("bad_binding");
-                        log.warn("{}: stored contact {} does not parse: {}", aor, b.contact(), e.getMessage());
-                    }
-                }
-                if (targets.isEmpty()) {
-                    ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
-                } else {
-                    forward(call, fwd, targets);
-                }
-            }
-        }, ctx.lane(call.callId));
-    }
-
 
     /** §16.6: one branch per target. */
-    private void forward(ProxyCall call, Request fwd, List<Target> targets) {
-        for (Target target : targets) {
+    private void forward(ProxyCall call, Request fwd, List<Target> chosen) {
+        for (Target target : chosen) {
             Request out = (Request) fwd.clone();
             ProxyCall.Branch branch = call.addBranch(out);
             try {
-                prepare(call.request, out, target);
+                rewriter.rewrite(call.request, out, target);
             } catch (ParseException | InvalidArgumentException | SipException e) {
                 ctx.counters().error("prepare_branch");
                 log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
@@ -234,84 +149,6 @@ public final class StatefulProxy {
                 log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
                 branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
             }
-        }
-    }
-
-    /** Rewrites a branch copy: Request-URI, Max-Forwards, Route, Record-Route, Via (§16.6 steps 2-8). */
-    private void prepare(Request received, Request out, Target target)
-            throws ParseException, InvalidArgumentException, SipException {
-        if (target.requestUri() != null) {
-            out.setRequestURI(target.requestUri());
-        }
-        MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
-        if (mf == null) {
-            out.setHeader(ctx.headers().createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));
-        } else {
-            mf.decrementMaxForwards();
-        }
-        if (target.hop() != null) {
-            Address a = ctx.addresses().createAddress(target.hop().routeUri());
-            out.addFirst(ctx.headers().createRouteHeader(a));
-        }
-        Transport outTransport = outgoingTransport(out);
-        if (ctx.listeningPoint(outTransport) == null) {
-            throw new SipException("no " + outTransport.configName() + " listener to send on");
-        }
-        if (recordRoute && isDialogCreating(out)) {
-            Transport inTransport = incomingTransport(received);
-            if (inTransport != outTransport && ctx.listeningPoint(inTransport) != null) {
-                // RFC 5658: one entry per interface when the request changes transport here
-                out.addFirst(recordRoute(inTransport, received));
-            }
-            out.addFirst(recordRoute(outTransport, received));
-        }
-        ViaHeader via = ctx.via(outTransport, loops.branch(received));
-        out.addFirst(via);
-    }
-
-    /** Our Record-Route entry on a transport; signed for the dialog {@code received} creates when auth is on. */
-    private RecordRouteHeader recordRoute(Transport t, Request received) throws ParseException {
-        SipURI self = ctx.selfUri(t);
-        if (signer != null) {
-            self.setParameter(DialogRouteSigner.PARAM, signer.sign(received));
-        }
-        return ctx.headers().createRecordRouteHeader(ctx.addresses().createAddress(self));
-    }
-
-    private static boolean isDialogCreating(Request r) {
-        String m = r.getMethod();
-        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
-        boolean initial = to == null || to.getTag() == null;
-        return initial && (Request.INVITE.equals(m) || Request.SUBSCRIBE.equals(m) || Request.REFER.equals(m)
-                || Request.NOTIFY.equals(m));
-    }
-
-    /**
-     * The transport the next hop will be reached on: from the top Route, else the Request-URI; a
-     * {@code sips:} URI means TLS (RFC 3261 §26.2.2).
-     */
-    private static Transport outgoingTransport(Request r) {
-        RouteHeader route = (RouteHeader) r.getHeader(RouteHeader.NAME);
-        URI uri = route != null ? route.getAddress().getURI() : r.getRequestURI();
-        if (uri instanceof SipURI sip && sip.isSecure()) {
-            return Transport.TLS;
-        }
-        if (uri instanceof SipURI sip && sip.getTransportParam() != null) {
-            try {
-                return Transport.parse(sip.getTransportParam());
-            } catch (IllegalArgumentException e) {
-                return Transport.UDP;
-            }
-        }
-        return Transport.UDP;
-    }
-
-    private static Transport incomingTransport(Request r) {
-        ViaHeader via = (ViaHeader) r.getHeader(ViaHeader.NAME);
-        try {
-            return Transport.parse(via.getTransport());
-        } catch (IllegalArgumentException e) {
-            return Transport.UDP;
         }
     }
 
@@ -511,12 +348,10 @@ public final class StatefulProxy {
 
     /** CANCEL (§16.10): answered here with 200, then sent on every branch of the INVITE. */
     public void onCancel(Request cancel, ServerTransaction st) {
-        SIPServerTransaction invite = st instanceof SIPServerTransaction sst ? sst.getCanceledInviteTransaction() : null;
+        SIPServerTransaction invite = ctx.answerCancel(cancel, st);
         if (invite == null) {
-            ctx.respond(st, cancel, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
             return;
         }
-        ctx.respond(st, cancel, Response.OK);
         Object data = invite.getApplicationData();
         if (data instanceof ProxyCall call) {
             for (ProxyCall.Branch b : call.cancel()) {
@@ -540,7 +375,7 @@ public final class StatefulProxy {
                 }
                 mf.decrementMaxForwards();
             }
-            Transport t = outgoingTransport(out);
+            Transport t = BranchRewriter.outgoingTransport(out);
             if (ctx.listeningPoint(t) == null) {
                 ctx.counters().error("no_listener_for_ack");
                 return;

@@ -80,13 +80,8 @@ public final class RedirectServer {
 
     /** CANCEL: 200 for the CANCEL, 487 for the INVITE when it is still unanswered. */
     public void onCancel(Request cancel, ServerTransaction st) {
-        SIPServerTransaction invite = st instanceof SIPServerTransaction sst ? sst.getCanceledInviteTransaction() : null;
-        if (invite == null) {
-            ctx.respond(st, cancel, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
-            return;
-        }
-        ctx.respond(st, cancel, Response.OK);
-        if (invite.getLastResponseStatusCode() < 200) {
+        SIPServerTransaction invite = ctx.answerCancel(cancel, st);
+        if (invite != null && invite.getLastResponseStatusCode() < 200) {
             ctx.respond(invite, invite.getOriginalRequest(), Response.REQUEST_TERMINATED);
         }
     }

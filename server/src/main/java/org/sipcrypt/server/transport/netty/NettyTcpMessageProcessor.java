@@ -12,6 +12,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -176,7 +177,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         CompletableFuture<NettyTcpMessageChannel> f = connections.compute(key,
                 (k, old) -> old == null || isDead(old) ? connect(k) : old);
         if (!f.isDone()) {
-            if (Thread.currentThread().getName().startsWith("sipcrypt-io")) {
+            if (onEventLoop()) {
                 throw new IOException("connection to " + key + " not ready and the event loop must not wait");
             }
             try {
@@ -196,6 +197,16 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
             throw new IOException("connection to " + key + " failed");
         }
         return c;
+    }
+
+    /** Whether the calling thread is one of the transport's event loops, which must never wait. */
+    private boolean onEventLoop() {
+        for (EventExecutor loop : transport().group()) {
+            if (loop.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isDead(CompletableFuture<NettyTcpMessageChannel> f) {

@@ -35,7 +35,7 @@ class ProxyCallIT {
         try (TestServer server = TestServer.start(dir, "tcp.connection", connection);
              TestUa callee = TestUa.start("bob", t);
              TestUa caller = TestUa.start("alice", t)) {
-            assertEquals(Response.OK, callee.register(server.address(t), 600).getStatusCode());
+            callee.registerAt(server.address(t));
 
             TestUa.Call call = caller.call(callee.aor(), server.address(t));
             Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
@@ -62,7 +62,7 @@ class ProxyCallIT {
         try (TestServer server = TestServer.start(dir);
              TestUa callee = TestUa.start("bob", Transport.TCP);
              TestUa caller = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, callee.register(server.address(Transport.TCP), 600).getStatusCode());
+            callee.registerAt(server.address(Transport.TCP));
 
             TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
             Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
@@ -82,7 +82,7 @@ class ProxyCallIT {
         try (TestServer server = TestServer.start(dir, "recordRoute", "false");
              TestUa callee = TestUa.start("bob", Transport.UDP);
              TestUa caller = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, callee.register(server.address(Transport.UDP), 600).getStatusCode());
+            callee.registerAt(server.address(Transport.UDP));
 
             TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
             Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
@@ -103,7 +103,7 @@ class ProxyCallIT {
         try (TestServer server = TestServer.start(dir);
              TestUa callee = TestUa.start("bob", Transport.UDP);
              TestUa caller = TestUa.start("alice", Transport.TCP)) {
-            assertEquals(Response.OK, callee.register(server.address(Transport.UDP), 600).getStatusCode());
+            callee.registerAt(server.address(Transport.UDP));
             TestUa.Call call = caller.call(callee.aor(), server.address(Transport.TCP));
             callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
 
@@ -125,7 +125,7 @@ class ProxyCallIT {
         try (TestServer server = TestServer.start(dir);
              TestUa callee = TestUa.start("bob", Transport.TCP);
              TestUa caller = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, callee.register(server.address(Transport.TCP), 600).getStatusCode());
+            callee.registerAt(server.address(Transport.TCP));
             caller.call(callee.aor(), server.address(Transport.UDP));
             callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
 
@@ -145,8 +145,8 @@ class ProxyCallIT {
              TestUa mobile = TestUa.start("bob", Transport.TCP);
              TestUa caller = TestUa.start("alice", Transport.UDP)) {
             desk.answer(Request.INVITE, TestUa.Answer.ringForever());
-            assertEquals(Response.OK, desk.register(server.address(Transport.UDP), 600).getStatusCode());
-            assertEquals(Response.OK, mobile.register(server.address(Transport.TCP), 600).getStatusCode());
+            desk.registerAt(server.address(Transport.UDP));
+            mobile.registerAt(server.address(Transport.TCP));
 
             TestUa.Call call = caller.call(desk.aor(), server.address(Transport.UDP));
 

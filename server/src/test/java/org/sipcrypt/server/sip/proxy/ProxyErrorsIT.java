@@ -43,7 +43,7 @@ class ProxyErrorsIT {
         try (TestServer server = TestServer.start(dir);
              TestUa bob = TestUa.start("bob", Transport.TCP);
              TestUa alice = TestUa.start("alice", Transport.TCP)) {
-            assertEquals(Response.OK, bob.register(server.address(Transport.TCP), 600).getStatusCode());
+            bob.registerAt(server.address(Transport.TCP));
             Request removeAll = bob.newRegister(server.address(Transport.TCP));
             removeAll.addHeader(bob.headers().createContactHeader());
             removeAll.addHeader(bob.headers().createExpiresHeader(0));
@@ -62,7 +62,7 @@ class ProxyErrorsIT {
              TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.TCP)) {
             bob.answer(Request.INVITE, TestUa.Answer.status(Response.BUSY_HERE));
-            assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 600).getStatusCode());
+            bob.registerAt(server.address(Transport.UDP));
 
             TestUa.Call call = alice.invite(bob.aor(), server.address(Transport.TCP));
 
@@ -95,7 +95,7 @@ class ProxyErrorsIT {
         try (TestServer server = TestServer.start(dir);
              TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 600).getStatusCode());
+            bob.registerAt(server.address(Transport.UDP));
             Request invite = alice.newRequest(Request.INVITE, bob.aor(), server.address(Transport.UDP));
             ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).setMaxForwards(0);
 
@@ -147,7 +147,7 @@ class ProxyErrorsIT {
              TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
             bob.answer(Request.INVITE, TestUa.Answer.ringForever());
-            assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 600).getStatusCode());
+            bob.registerAt(server.address(Transport.UDP));
             TestUa.Call call = alice.invite(bob.aor(), server.address(Transport.UDP));
             call.invite().await(Response.RINGING, TestUa.TIMEOUT);
 

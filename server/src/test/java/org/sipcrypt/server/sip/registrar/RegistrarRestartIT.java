@@ -27,7 +27,7 @@ class RegistrarRestartIT {
         try (TestServer server = TestServer.start(dir);
              TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 600).getStatusCode());
+            bob.registerAt(server.address(Transport.UDP));
 
             server.restart();
 

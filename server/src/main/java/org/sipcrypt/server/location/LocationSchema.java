@@ -1,0 +1,49 @@
+package org.sipcrypt.server.location;
+
+import java.util.List;
+
+/**
+ * The location database's schema history, fed to a {@link SchemaMigrator} when the database is
+ * opened: the AORs and bindings of the location service and the digest subscribers.
+ * Threading: immutable.
+ */
+final class LocationSchema {
+
+    /** The schema history, oldest first. Never edit an applied version; append a new one. */
+    static final SchemaMigrator MIGRATOR = SchemaMigrator.of(List.of(
+            new SchemaMigrator.Migration(1, List.of(
+                    // Every AOR that ever registered: lets the proxy tell 404 (unknown) from 480 (no binding).
+                    "CREATE TABLE IF NOT EXISTS aors ("
+                            + "aor VARCHAR(512) PRIMARY KEY, "
+                            + "first_registered BIGINT NOT NULL, "
+                            + "last_registered BIGINT NOT NULL)",
+                    "CREATE TABLE IF NOT EXISTS bindings ("
+                            + "aor VARCHAR(512) NOT NULL, "
+                            + "contact_key VARCHAR(1024) NOT NULL, "
+                            + "contact VARCHAR(2048) NOT NULL, "
+                            + "expires_at BIGINT NOT NULL, "
+                            + "call_id VARCHAR(256) NOT NULL, "
+                            + "cseq BIGINT NOT NULL, "
+                            + "q REAL NOT NULL, "
+                            + "received VARCHAR(128) NOT NULL, "
+                            + "updated_at BIGINT NOT NULL, "
+                            + "PRIMARY KEY (aor, contact_key))",
+                    "CREATE INDEX IF NOT EXISTS bindings_expires_at ON bindings (expires_at)")),
+            new SchemaMigrator.Migration(2, List.of(
+                    // Digest subscribers (RFC 3261 §22): HA1 per algorithm, never the password.
+                    "CREATE TABLE IF NOT EXISTS subscribers ("
+                            + "realm VARCHAR(128) NOT NULL, "
+                            + "username VARCHAR(128) NOT NULL, "
+                            + "ha1_md5 VARCHAR(32) NOT NULL, "
+                            + "ha1_sha256 VARCHAR(64) NOT NULL, "
+                            + "enabled BOOLEAN NOT NULL, "
+                            + "updated_at BIGINT NOT NULL, "
+                            + "PRIMARY KEY (realm, username))")),
+            new SchemaMigrator.Migration(3, List.of(
+                    // Legal Call-IDs longer than 256 characters were refused by the column (and answered 503);
+                    // the registrar now stores up to 1024 and answers 400 beyond.
+                    "ALTER TABLE bindings ALTER COLUMN call_id SET DATA TYPE VARCHAR(1024)"))));
+
+    private LocationSchema() {
+    }
+}

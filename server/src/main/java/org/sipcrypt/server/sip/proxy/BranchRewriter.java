@@ -1,0 +1,126 @@
+package org.sipcrypt.server.sip.proxy;
+
+import java.text.ParseException;
+import java.util.Objects;
+import javax.sip.InvalidArgumentException;
+import javax.sip.SipException;
+import javax.sip.address.Address;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
+import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * Rewrites the copy of a request sent on one branch (RFC 3261 §16.6 steps 2-8): the Request-URI of
+ * its target, Max-Forwards, a Route to a configured next hop, this proxy's Record-Route (one entry
+ * per interface when the request changes transport, RFC 5658; signed for the dialog when
+ * authentication is on, see {@link DialogRouteSigner}) and a Via whose branch detects loops.
+ * Threading: thread-safe; runs on SIP worker lanes.
+ */
+final class BranchRewriter {
+
+    private static final int DEFAULT_MAX_FORWARDS = 70;
+
+    private final SipContext ctx;
+    private final LoopDetector loops;
+    private final boolean recordRoute;
+    private final DialogRouteSigner signer;
+
+    /** @param signer signs the Record-Route URIs inserted; null to insert them unsigned */
+    BranchRewriter(SipContext ctx, LoopDetector loops, boolean recordRoute, DialogRouteSigner signer) {
+        this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.loops = Objects.requireNonNull(loops, "loops");
+        this.recordRoute = recordRoute;
+        this.signer = signer;
+    }
+
+    /** Rewrites {@code out}, a copy of {@code received}, for {@code target} (§16.6 steps 2-8). */
+    void rewrite(Request received, Request out, Target target)
+            throws ParseException, InvalidArgumentException, SipException {
+        // step 2: Request-URI
+        if (target.requestUri() != null) {
+            out.setRequestURI(target.requestUri());
+        }
+        // step 3: Max-Forwards
+        MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
+        if (mf == null) {
+            out.setHeader(ctx.headers().createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));
+        } else {
+            mf.decrementMaxForwards();
+        }
+        // step 6: a next hop of a static route, pushed as a loose Route
+        if (target.hop() != null) {
+            Address a = ctx.addresses().createAddress(target.hop().routeUri());
+            out.addFirst(ctx.headers().createRouteHeader(a));
+        }
+        Transport outTransport = outgoingTransport(out);
+        if (ctx.listeningPoint(outTransport) == null) {
+            throw new SipException("no " + outTransport.configName() + " listener to send on");
+        }
+        // step 4: Record-Route
+        if (recordRoute && isDialogCreating(out)) {
+            Transport inTransport = incomingTransport(received);
+            if (inTransport != outTransport && ctx.listeningPoint(inTransport) != null) {
+                // RFC 5658: one entry per interface when the request changes transport here
+                out.addFirst(recordRoute(inTransport, received));
+            }
+            out.addFirst(recordRoute(outTransport, received));
+        }
+        // step 8: Via, with a branch that lets a looping copy be recognised (§16.3 step 4)
+        ViaHeader via = ctx.via(outTransport, loops.branch(received));
+        out.addFirst(via);
+    }
+
+    /** Our Record-Route entry on a transport; signed for the dialog {@code received} creates when auth is on. */
+    private RecordRouteHeader recordRoute(Transport t, Request received) throws ParseException {
+        SipURI self = ctx.selfUri(t);
+        if (signer != null) {
+            self.setParameter(DialogRouteSigner.PARAM, signer.sign(received));
+        }
+        return ctx.headers().createRecordRouteHeader(ctx.addresses().createAddress(self));
+    }
+
+    private static boolean isDialogCreating(Request r) {
+        String m = r.getMethod();
+        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
+        boolean initial = to == null || to.getTag() == null;
+        return initial && (Request.INVITE.equals(m) || Request.SUBSCRIBE.equals(m) || Request.REFER.equals(m)
+                || Request.NOTIFY.equals(m));
+    }
+
+    /**
+     * The transport the next hop will be reached on: from the top Route, else the Request-URI; a
+     * {@code sips:} URI means TLS (RFC 3261 §26.2.2).
+     */
+    static Transport outgoingTransport(Request r) {
+        RouteHeader route = (RouteHeader) r.getHeader(RouteHeader.NAME);
+        URI uri = route != null ? route.getAddress().getURI() : r.getRequestURI();
+        if (uri instanceof SipURI sip && sip.isSecure()) {
+            return Transport.TLS;
+        }
+        if (uri instanceof SipURI sip && sip.getTransportParam() != null) {
+            try {
+                return Transport.parse(sip.getTransportParam());
+            } catch (IllegalArgumentException e) {
+                return Transport.UDP;
+            }
+        }
+        return Transport.UDP;
+    }
+
+    private static Transport incomingTransport(Request r) {
+        ViaHeader via = (ViaHeader) r.getHeader(ViaHeader.NAME);
+        try {
+            return Transport.parse(via.getTransport());
+        } catch (IllegalArgumentException e) {
+            return Transport.UDP;
+        }
+    }
+}

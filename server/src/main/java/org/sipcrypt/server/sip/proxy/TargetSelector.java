@@ -1,0 +1,119 @@
+package org.sipcrypt.server.sip.proxy;
+
+import java.text.ParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import org.sipcrypt.server.location.Binding;
+import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.registrar.Registrar;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Determines the targets of a proxied request (RFC 3261 §16.5): a Route left after this proxy's own
+ * entries were removed, a static route for the Request-URI's domain, the location service for an
+ * address of our own domain (404 for an address that never registered, 480 for one with no live
+ * binding, 503 when the database fails), the default route for a request outside a dialog, or else
+ * the Request-URI itself. Answers the request itself when there is no target.
+ * Threading: thread-safe; runs on SIP worker lanes, location lookups complete on the call's lane;
+ * never waits for the database.
+ */
+final class TargetSelector {
+
+    private static final Logger log = LoggerFactory.getLogger(TargetSelector.class);
+
+    private final SipContext ctx;
+    private final LocationService location;
+    private final RouteTable routes;
+
+    TargetSelector(SipContext ctx, LocationService location, RouteTable routes) {
+        this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.location = Objects.requireNonNull(location, "location");
+        this.routes = Objects.requireNonNull(routes, "routes");
+    }
+
+    /**
+     * Hands the targets of {@code fwd} (the request with this proxy's Route entries removed) to
+     * {@code forward}, on the call's lane, or answers {@code call}'s request when there are none.
+     */
+    void select(ProxyCall call, Request fwd, Consumer<List<Target>> forward) {
+        if (fwd.getHeader(RouteHeader.NAME) != null) {
+            forward.accept(List.of(Target.AS_ADDRESSED));
+            return;
+        }
+        URI ruri = fwd.getRequestURI();
+        if (!(ruri instanceof SipURI sip)) {
+            ctx.respond(call.st, call.request, Response.UNSUPPORTED_URI_SCHEME);
+            return;
+        }
+        var routed = routes.forDomain(sip.getHost());
+        if (routed.isPresent()) {
+            forward.accept(List.of(Target.via(routed.get())));
+        } else if (ctx.local().isLocal(sip) || ctx.local().isLocalDomain(sip.getHost()) && sip.getUser() != null
+                && isOurPortOrNone(sip)) {
+            lookup(call, sip, forward);
+        } else if (routes.defaultRoute().isPresent() && !inDialog(fwd)) {
+            // RFC 3261 §12.2.1.1: a mid-dialog request whose route set ends here goes to the
+            // dialog's remote target, not through the default route (a detour, or a loop back)
+            forward.accept(List.of(Target.via(routes.defaultRoute().get())));
+        } else {
+            forward.accept(List.of(Target.AS_ADDRESSED));
+        }
+    }
+
+    private static boolean inDialog(Request r) {
+        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
+        return to != null && to.getTag() != null;
+    }
+
+    private boolean isOurPortOrNone(SipURI sip) {
+        return sip.getPort() <= 0 || ctx.local().isLocal(sip.getHost(), sip.getPort());
+    }
+
+    /** The contacts bound to the address-of-record, most preferred first (RFC 3261 §16.5, §10). */
+    private void lookup(ProxyCall call, SipURI ruri, Consumer<List<Target>> forward) {
+        String aor = Registrar.aor(ruri);
+        if (aor == null) {
+            ctx.respond(call.st, call.request, Response.NOT_FOUND);
+            return;
+        }
+        location.lookup(aor, ctx.clock().instant()).whenCompleteAsync((result, failure) -> {
+            if (failure != null) {
+                ctx.counters().dbError();
+                log.debug("{}: location lookup failed: {}", aor, failure.toString());
+                ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable",
+                        ctx.retryAfter());
+            } else if (call.cancelled()) {
+                ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
+            } else if (!result.known()) {
+                ctx.respond(call.st, call.request, Response.NOT_FOUND);
+            } else if (result.bindings().isEmpty()) {
+                ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
+            } else {
+                List<Target> targets = new ArrayList<>(result.bindings().size());
+                for (Binding b : result.bindings()) {
+                    try {
+                        targets.add(new Target(ctx.addresses().createURI(b.contact()), null));
+                    } catch (ParseException e) {
+                        ctx.counters().error("bad_binding");
+                        log.warn("{}: stored contact {} does not parse: {}", aor, b.contact(), e.getMessage());
+                    }
+                }
+                if (targets.isEmpty()) {
+                    ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
+                } else {
+                    forward.accept(targets);
+                }
+            }
+        }, ctx.lane(call.callId));
+    }
+}
