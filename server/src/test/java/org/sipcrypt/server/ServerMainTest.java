@@ -107,8 +107,8 @@ class ServerMainTest {
         assertFalse(auth.legacyNoQop());
         assertFalse(auth.labSkipUriCheck());
         assertEquals(java.util.List.of(), auth.trustedPeers());
-        assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.SHA_256,
-                org.sipcrypt.server.auth.DigestAlgorithm.MD5), auth.algorithms());
+        assertEquals(java.util.List.of(org.sipcrypt.server.config.DigestAlgorithm.SHA_256,
+                org.sipcrypt.server.config.DigestAlgorithm.MD5), auth.algorithms());
         assertEquals("example.org", launched.get().effectiveRealm());
     }
 
@@ -125,7 +125,7 @@ class ServerMainTest {
     void authListsTakeCommaSeparatedValues() {
         assertEquals(0, run("--auth=true", "--auth-methods", "register,INVITE,MESSAGE", "--auth-algorithms", "md5"));
         assertEquals(java.util.List.of("REGISTER", "INVITE", "MESSAGE"), launched.get().auth().methods());
-        assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.MD5), launched.get().auth().algorithms());
+        assertEquals(java.util.List.of(org.sipcrypt.server.config.DigestAlgorithm.MD5), launched.get().auth().algorithms());
     }
 
     @Test

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import org.sipcrypt.server.auth.DigestAlgorithm;
 
 /**
  * Digest authentication settings (RFC 3261 §22, RFC 7616 / RFC 8760); keys {@code auth},

@@ -22,7 +22,6 @@ import java.util.Objects;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.sipcrypt.server.auth.DigestAlgorithm;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
