@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.config.ConfigLoader;
-import org.sipcrypt.server.config.ConfigLoader.Setting;
+import org.sipcrypt.server.config.Setting;
 import org.sipcrypt.server.config.ListenerConfig;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.transport.Transport;

@@ -93,13 +93,35 @@ public record TlsPeerConfig(HostPort peer, TlsEngine engine, List<String> cipher
 
     /** The settings for this peer: {@code base} with this entry's parameters in place of its own. */
     public TlsConfig applyTo(TlsConfig base) {
-        return new TlsConfig(cert != null ? cert : base.cert(), key != null ? key : base.key(),
-                trust != null ? trust : base.trust(), ciphers != null ? ciphers : base.ciphers(), base.clientAuth(),
-                base.allowInsecure(), base.handshakeTimeout(), engine != null ? engine : base.engine(),
-                crypto != null ? crypto : base.crypto(), sessionReuse != null ? sessionReuse : base.sessionReuse(),
-                base.sessionCacheSize(), base.sessionLifetime(), base.handshakeThreads(),
-                verifyPeers != null ? verifyPeers : base.verifyPeers(), versions != null ? versions : base.versions(),
-                List.of(), base.keyPassword());
+        TlsConfig.Builder b = base.toBuilder().peers(List.of());
+        if (cert != null) {
+            b.cert(cert);
+        }
+        if (key != null) {
+            b.key(key);
+        }
+        if (trust != null) {
+            b.trust(trust);
+        }
+        if (ciphers != null) {
+            b.ciphers(ciphers);
+        }
+        if (engine != null) {
+            b.engine(engine);
+        }
+        if (crypto != null) {
+            b.crypto(crypto);
+        }
+        if (sessionReuse != null) {
+            b.sessionReuse(sessionReuse);
+        }
+        if (verifyPeers != null) {
+            b.verifyPeers(verifyPeers);
+        }
+        if (versions != null) {
+            b.versions(versions);
+        }
+        return b.build();
     }
 
     @Override
