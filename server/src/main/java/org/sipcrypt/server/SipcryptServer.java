@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sip.ListeningPoint;
 import javax.sip.SipFactory;
 import javax.sip.SipProvider;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.http.HealthCheck;
 import org.sipcrypt.server.http.HttpEndpoints;
@@ -226,12 +227,7 @@ public final class SipcryptServer implements AutoCloseable {
             SipContext context = new SipContext(provider, factory.createMessageFactory(), factory.createHeaderFactory(),
                     factory.createAddressFactory(), lps, local, workers, calls, sipCounters, Clock.systemUTC(),
                     transport != null ? transport.completedTransactions() : null);
-            ScheduledThreadPoolExecutor housekeeping = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "sipcrypt-housekeeping");
-                t.setDaemon(true);
-                return t;
-            });
-            housekeeping.setRemoveOnCancelPolicy(true);
+            ScheduledThreadPoolExecutor housekeeping = NamedThreads.named("sipcrypt-housekeeping").scheduler();
             opened.add(housekeeping::shutdownNow);
             ExpiresPolicy expires = new ExpiresPolicy(config.minExpires(), config.maxExpires(), config.defaultExpires());
             DigestAuthenticator auth = null;
