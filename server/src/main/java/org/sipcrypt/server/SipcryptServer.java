@@ -42,15 +42,8 @@ import org.sipcrypt.server.auth.DigestAuthenticator;
 import org.sipcrypt.server.auth.NonceService;
 import org.sipcrypt.server.auth.ReplayGuard;
 import org.sipcrypt.server.config.AuthConfig;
-import org.sipcrypt.server.config.TlsConfig;
-import org.sipcrypt.server.config.TlsPeerConfig;
-import org.sipcrypt.server.tls.KeyMaterial;
-import org.sipcrypt.server.tls.TlsChoices;
-import org.sipcrypt.server.tls.bc.BcTlsSetup;
-import org.sipcrypt.server.tls.spi.CipherSuiteId;
-import org.sipcrypt.server.tls.spi.TlsEngine;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
-import org.sipcrypt.server.transport.netty.TlsContexts;
+import org.sipcrypt.server.transport.netty.tls.TlsStage;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import com.github.benmanes.caffeine.cache.Ticker;
 import org.sipcrypt.server.location.Database;
@@ -410,55 +403,15 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     private static TransportSettings transportSettings(ServerConfig config, RouteTable routes) throws IOException {
+        CipherSuiteRegistry registry = CipherSuiteRegistry.load();
         Map<InetSocketAddress, ConnectionPattern> byTarget = new HashMap<>();
         for (NextHop hop : routes.all()) {
             byTarget.put(new InetSocketAddress(InetAddress.getByName(hop.host()), hop.port()), hop.connection());
         }
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(),
-                new ConnectionPolicy(config.tcpConnection(), byTarget), tlsContexts(config.tls(), "TLS"),
-                peerTlsContexts(config.tls()), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
-    }
-
-    /** The TLS stage of each {@code tls.peer}: the {@code tls.*} settings with that peer's overrides. */
-    private static Map<InetSocketAddress, TlsContexts> peerTlsContexts(TlsConfig tls) throws IOException {
-        Map<InetSocketAddress, TlsContexts> out = new HashMap<>();
-        for (TlsPeerConfig p : tls.peers()) {
-            InetSocketAddress peer = new InetSocketAddress(InetAddress.getByName(p.peer().host()), p.peer().port());
-            out.put(peer, tlsContexts(p.applyTo(tls), "TLS to " + p.peer()));
-        }
-        return out;
-    }
-
-    /**
-     * The TLS stage on the configured engine: for the tls listener when there is one, and for
-     * outgoing TLS.
-     */
-    private static TlsContexts tlsContexts(TlsConfig t, String what) throws IOException {
-        CipherSuiteRegistry registry = CipherSuiteRegistry.load();
-        TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
-                t.versions());
-        if (!choices.insecure().isEmpty()) {
-            log.warn("{}: insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", what, choices.insecure());
-        }
-        if (!t.verifyPeers()) {
-            log.warn("{}: peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
-                    + " any client certificate is accepted", what);
-        }
-        if (!t.sessionReuse() && choices.engine() == TlsEngine.JSSE) {
-            TlsContexts.disableJdkSessionTickets();
-        }
-        int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
-        BcTlsSetup.ClientCertificates clientCertificates = BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name());
-        KeyMaterial identity = KeyMaterial.read(t.cert(), t.key(), t.keyPassword());
-        TlsContexts contexts = TlsContexts.create(identity, t.trust(), choices, registry, clientCertificates,
-                t.allowInsecure(), t.handshakeTimeout(), t.sessionReuse(), t.sessionCacheSize(), t.sessionLifetime(),
-                handshakeThreads, t.verifyPeers());
-        log.info("{}: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
-                what, choices.engine().configName(), choices.versions(),
-                choices.suites().stream().map(CipherSuiteId::name).toList(), choices.crypto(),
-                t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops" : handshakeThreads + " threads");
-        return contexts;
+                new ConnectionPolicy(config.tcpConnection(), byTarget), TlsStage.forListener(config.tls(), registry),
+                TlsStage.forPeers(config.tls(), registry), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
     }
 
     private static int freePort(ListenerConfig l) throws IOException {

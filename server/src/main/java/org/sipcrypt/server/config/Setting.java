@@ -271,6 +271,10 @@ public enum Setting {
     TLS_HANDSHAKE_THREADS("tls.handshakeThreads", Kind.SINGLE, "N",
             "bc engine: threads that process TLS handshake records (the RSA work); 0 keeps them on the event loops.",
             c -> shown(c.tls().handshakeThreads()), (b, k, v) -> b.tls().handshakeThreads(integer(k, one(k, v), 0, 256))),
+    TLS_HANDSHAKE_QUEUE("tls.handshakeQueue", Kind.SINGLE, "N",
+            "bc engine with tls.handshakeThreads: most handshake records waiting for a thread; a connection whose"
+                    + " record finds the queue full fails its handshake and is closed.",
+            c -> shown(c.tls().handshakeQueue()), (b, k, v) -> b.tls().handshakeQueue(integer(k, one(k, v), 1, 1_000_000))),
     TLS_VERIFY_PEERS("tls.verifyPeers", Kind.SINGLE, "on|off",
             "Lab only when off: accept any certificate from peers (servers dialled, clients), logged as a warning.",
             c -> List.of(c.tls().verifyPeers() ? "on" : "off"), (b, k, v) -> b.tls().verifyPeers(bool(k, one(k, v)))),

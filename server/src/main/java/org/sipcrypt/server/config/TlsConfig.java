@@ -29,6 +29,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param sessionLifetime  how long a session may be resumed after it was made
  * @param handshakeThreads bc engine: threads that process handshake records; 0 runs them on the
  *                         event loops
+ * @param handshakeQueue   bc engine with handshake threads: most handshake records waiting for one;
+ *                         a connection whose record finds the queue full fails its handshake and is closed
  * @param verifyPeers      whether peers' certificates are checked (chain and name); off is for the
  *                         lab only
  * @param versions         TLS versions offered ({@code 1.2}, {@code 1.3}), each when a suite of it is configured
@@ -38,7 +40,7 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
-                        int handshakeThreads, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
+                        int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
                         String keyPassword) {
 
     /** Client certificates: not asked for, asked for, or required. */
@@ -75,6 +77,9 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         if (handshakeThreads < 0) {
             throw new IllegalArgumentException("handshakeThreads is negative: " + handshakeThreads);
         }
+        if (handshakeQueue < 1) {
+            throw new IllegalArgumentException("tls.handshakeQueue: " + handshakeQueue + " (expected at least 1)");
+        }
     }
 
     /**
@@ -91,7 +96,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         return new Builder().cert(cert).key(key).trust(trust).ciphers(ciphers).clientAuth(clientAuth)
                 .allowInsecure(allowInsecure).handshakeTimeout(handshakeTimeout).engine(engine).crypto(crypto)
                 .sessionReuse(sessionReuse).sessionCacheSize(sessionCacheSize).sessionLifetime(sessionLifetime)
-                .handshakeThreads(handshakeThreads).verifyPeers(verifyPeers).versions(versions).peers(peers)
+                .handshakeThreads(handshakeThreads).handshakeQueue(handshakeQueue).verifyPeers(verifyPeers).versions(versions).peers(peers)
                 .keyPassword(keyPassword);
     }
 
@@ -113,6 +118,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         private int sessionCacheSize = 10_000;
         private Duration sessionLifetime = Duration.ofHours(1);
         private int handshakeThreads;
+        private int handshakeQueue = 1_000;
         private boolean verifyPeers = true;
         private List<String> versions = List.of("1.2", "1.3");
         private List<TlsPeerConfig> peers = List.of();
@@ -132,6 +138,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public Builder sessionCacheSize(int v) { sessionCacheSize = v; return this; }
         public Builder sessionLifetime(Duration v) { sessionLifetime = v; return this; }
         public Builder handshakeThreads(int v) { handshakeThreads = v; return this; }
+        public Builder handshakeQueue(int v) { handshakeQueue = v; return this; }
         public Builder verifyPeers(boolean v) { verifyPeers = v; return this; }
         public Builder versions(List<String> v) { versions = v; return this; }
         public Builder peers(List<TlsPeerConfig> v) { peers = v; return this; }
@@ -139,7 +146,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
 
         public TlsConfig build() {
             return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,
-                    sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, verifyPeers, versions, peers,
+                    sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, handshakeQueue, verifyPeers, versions, peers,
                     keyPassword);
         }
     }

@@ -223,6 +223,7 @@ class ConfigLoaderTest {
         "overload.retryAfter, 1500ms",
         "shutdown.maxDialogs, -1",
         "shutdown.dialogLifetime, 0",
+        "tls.handshakeQueue,  0",
     })
     @Timeout(10)
     void valuesOutOfRangeNameTheKeyAndTheValue(String key, String value) {
