@@ -345,7 +345,7 @@ public enum Setting {
 
     /** The default as shown in help, from {@link ServerConfig#defaults()}. */
     public String defaultText() {
-        List<String> values = render.apply(ServerConfig.defaults());
+        List<String> values = render.apply(Defaults.CONFIG);
         if (values.isEmpty() || secret() && values.get(0).isEmpty()) {
             return "none";
         }
@@ -368,6 +368,11 @@ public enum Setting {
     }
 
     private enum Kind { SINGLE, FLAG, REPEATABLE, SECRET }
+
+    /** The defaults, built (and checked) once, when help first asks. */
+    private static final class Defaults {
+        static final ServerConfig CONFIG = ServerConfig.defaults();
+    }
 
     @FunctionalInterface
     private interface Applier {
