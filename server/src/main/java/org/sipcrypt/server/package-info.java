@@ -2,7 +2,10 @@
  * The sipcrypt server: {@link org.sipcrypt.server.ServerMain} (command line) and
  * {@link org.sipcrypt.server.SipcryptServer} (start and graceful stop).
  *
- * <p>Thread pools of the server process:
+ * <p>Thread pools of the server process. All but Netty's event loops (whose threads Netty's own
+ * factory makes, for its fast thread-locals) are made by
+ * {@link org.sipcrypt.server.concurrent.NamedThreads}: daemon threads named as below, queues bounded
+ * as below, refusing with {@link java.util.concurrent.RejectedExecutionException} when full.
  * <table>
  * <caption>threads</caption>
  * <tr><th>name</th><th>size</th><th>queue bound</th><th>runs</th><th>never runs</th></tr>
