@@ -93,35 +93,15 @@ public record TlsPeerConfig(HostPort peer, TlsEngine engine, List<String> cipher
 
     /** The settings for this peer: {@code base} with this entry's parameters in place of its own. */
     public TlsConfig applyTo(TlsConfig base) {
-        TlsConfig.Builder b = base.toBuilder().peers(List.of());
-        if (cert != null) {
-            b.cert(cert);
-        }
-        if (key != null) {
-            b.key(key);
-        }
-        if (trust != null) {
-            b.trust(trust);
-        }
-        if (ciphers != null) {
-            b.ciphers(ciphers);
-        }
-        if (engine != null) {
-            b.engine(engine);
-        }
-        if (crypto != null) {
-            b.crypto(crypto);
-        }
-        if (sessionReuse != null) {
-            b.sessionReuse(sessionReuse);
-        }
-        if (verifyPeers != null) {
-            b.verifyPeers(verifyPeers);
-        }
-        if (versions != null) {
-            b.versions(versions);
-        }
-        return b.build();
+        return base.toBuilder().peers(List.of()).cert(or(cert, base.cert())).key(or(key, base.key()))
+                .trust(or(trust, base.trust())).ciphers(or(ciphers, base.ciphers())).engine(or(engine, base.engine()))
+                .crypto(or(crypto, base.crypto())).sessionReuse(or(sessionReuse, base.sessionReuse()))
+                .verifyPeers(or(verifyPeers, base.verifyPeers())).versions(or(versions, base.versions())).build();
+    }
+
+    /** This entry's value where it has one, else the inherited one. */
+    private static <T> T or(T own, T inherited) {
+        return own != null ? own : inherited;
     }
 
     @Override
