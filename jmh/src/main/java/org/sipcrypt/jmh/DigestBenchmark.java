@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.sipcrypt.server.auth.DigestAlgorithm;
+import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.auth.NonceService;
 
 /**

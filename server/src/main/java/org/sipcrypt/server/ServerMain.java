@@ -12,7 +12,7 @@ import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.cli.UsersCommand;
 import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
-import org.sipcrypt.server.config.ConfigLoader.Setting;
+import org.sipcrypt.server.config.Setting;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.location.DatabaseUnreachableException;
 import org.slf4j.Logger;

@@ -1,21 +1,16 @@
 package org.sipcrypt.server;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import gov.nist.javax.sip.SipStackImpl;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,41 +22,23 @@ import java.util.concurrent.TimeUnit;
 import javax.sip.ListeningPoint;
 import javax.sip.SipFactory;
 import javax.sip.SipProvider;
+import org.sipcrypt.server.auth.CredentialBatcher;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.ConfigLoader;
+import org.sipcrypt.server.config.ServerConfig;
+import org.sipcrypt.server.config.TransportImpl;
 import org.sipcrypt.server.http.HealthCheck;
 import org.sipcrypt.server.http.HttpEndpoints;
 import org.sipcrypt.server.http.NettyHttpListener;
 import org.sipcrypt.server.http.ServerMetrics;
-import org.sipcrypt.server.config.ListenerConfig;
-import org.sipcrypt.server.config.ServerConfig;
-import org.sipcrypt.server.config.TransportImpl;
-import org.sipcrypt.server.auth.CredentialBatcher;
-import org.sipcrypt.server.auth.DialogRouteSigner;
-import org.sipcrypt.server.auth.DigestAuthenticator;
-import org.sipcrypt.server.auth.NonceService;
-import org.sipcrypt.server.auth.ReplayGuard;
-import org.sipcrypt.server.config.AuthConfig;
-import org.sipcrypt.server.config.TlsConfig;
-import org.sipcrypt.server.config.TlsPeerConfig;
-import org.sipcrypt.server.tls.KeyMaterial;
-import org.sipcrypt.server.tls.TlsChoices;
-import org.sipcrypt.server.tls.bc.BcTlsSetup;
-import org.sipcrypt.server.tls.spi.CipherSuiteId;
-import org.sipcrypt.server.tls.spi.TlsEngine;
-import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
-import org.sipcrypt.server.transport.netty.TlsContexts;
-import org.sipcrypt.server.transport.CompletedTransactions;
-import com.github.benmanes.caffeine.cache.Ticker;
 import org.sipcrypt.server.location.Database;
-import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.EmbeddedDatabase;
-import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.SipCounters;
-import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
@@ -71,16 +48,18 @@ import org.sipcrypt.server.sip.proxy.StatefulProxy;
 import org.sipcrypt.server.sip.redirect.RedirectServer;
 import org.sipcrypt.server.sip.registrar.ExpiresPolicy;
 import org.sipcrypt.server.sip.registrar.Registrar;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.CallConnections;
+import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
-import org.sipcrypt.server.transport.netty.NettyMessageProcessorFactory;
 import org.sipcrypt.server.transport.netty.NettyTransport;
 import org.sipcrypt.server.transport.netty.TransportSettings;
+import org.sipcrypt.server.transport.netty.tls.TlsStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -137,7 +116,13 @@ public final class SipcryptServer implements AutoCloseable {
         this.credentials = credentials;
     }
 
-    /** Starts a server; on failure everything started so far is closed again. */
+    /**
+     * Starts a server, its components in this order: metrics, database and location service, SIP
+     * worker lanes, transport and its listeners, the JAIN-SIP stack with its listening points, the
+     * SIP context, housekeeping, authentication, the SIP functions, then the shutdown drain, health,
+     * gauges, the HTTP listener and the periodic tasks. On failure everything started so far is
+     * closed again, in reverse.
+     */
     public static SipcryptServer start(ServerConfig config) throws Exception {
         return start(config, Clock.systemUTC());
     }
@@ -149,149 +134,62 @@ public final class SipcryptServer implements AutoCloseable {
         log.info("starting sipcrypt: {}", ConfigLoader.describe(config).replace('\n', ' '));
         List<AutoCloseable> opened = new ArrayList<>();
         try {
-            ServerMetrics metrics = new ServerMetrics();
-            opened.add(metrics);
+            ServerMetrics metrics = opened(opened, new ServerMetrics());
             MeterRegistry registry = metrics.registry();
             TransportCounters transportCounters = new TransportCounters(registry);
             SipCounters sipCounters = new SipCounters(registry);
-            Database database = EmbeddedDatabase.openConfigured(config.dbUrl(), config.dataDir(), config.dbUser(),
-                    config.dbPassword(),
-                    config.dbPoolSize(), config.dbBreaker().connectTimeout(), config.dbBreaker().probeInterval());
-            opened.add(database);
-            registerBreakerMetrics(database.breaker(), registry);
-            LocationService location = new JdbcLocationService(database, config.dbPoolSize(), 10_000,
-                    config.maxContacts(), config.maxBindings());
-            opened.add(location);
-            SipWorkers workers = new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
-                    e -> sipCounters.error("worker_task"));
-            opened.add(workers);
+            Database database = opened(opened, EmbeddedDatabase.openConfigured(config.dbUrl(), config.dataDir(),
+                    config.dbUser(), config.dbPassword(), config.dbPoolSize(), config.dbBreaker().connectTimeout(),
+                    config.dbBreaker().probeInterval()));
+            ServerGauges.databaseBreaker(database.breaker(), registry);
+            LocationService location = opened(opened, new JdbcLocationService(database, config.dbPoolSize(), 10_000,
+                    config.maxContacts(), config.maxBindings()));
+            SipWorkers workers = opened(opened, new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
+                    e -> sipCounters.error("worker_task")));
             RouteTable routes = new RouteTable(config.routes(), config.defaultRoute());
-
-            NettyTransport transport = null;
-            Map<Transport, InetSocketAddress> addresses = new EnumMap<>(Transport.class);
-            if (config.transportImpl() == TransportImpl.NETTY) {
-                transport = new NettyTransport(transportSettings(config, routes), transportCounters, workers,
-                        new CompletedTransactions(CompletedTransactions.TIMER_J, COMPLETED_TRANSACTIONS,
-                                Ticker.systemTicker()));
-                opened.add(transport);
-                for (ListenerConfig l : config.listeners()) {
-                    addresses.put(l.transport(), transport.bind(l.transport(),
-                            new InetSocketAddress(InetAddress.getByName(l.host()), l.port())));
-                    List<String> insecure = transport.settings().tls().insecureProviders();
-                    if (l.transport() == Transport.TLS && !insecure.isEmpty()) {
-                        log.warn("tls listener {} offers insecure suites {} (tls.allowInsecure, lab only)",
-                                addresses.get(Transport.TLS), insecure);
-                    }
-                }
-            } else {
-                if (config.tcpConnection() == ConnectionPattern.PER_CALL
-                        || routes.all().stream().anyMatch(h -> h.connection() == ConnectionPattern.PER_CALL)) {
-                    throw new IllegalArgumentException("per-call connections need transport.impl=netty");
-                }
-                for (ListenerConfig l : config.listeners()) {
-                    int port = l.port() != 0 ? l.port() : freePort(l);
-                    addresses.put(l.transport(), new InetSocketAddress(InetAddress.getByName(l.host()), port));
-                }
-            }
-
+            NettyTransport transport = config.transportImpl() != TransportImpl.NETTY ? null
+                    : opened(opened, new NettyTransport(transportSettings(config, routes), transportCounters, workers,
+                            new CompletedTransactions(CompletedTransactions.TIMER_J, COMPLETED_TRANSACTIONS,
+                                    Ticker.systemTicker())));
+            Map<Transport, InetSocketAddress> addresses = Listeners.bind(config, routes, transport);
             SipStackImpl stack = SipStackBuilder.build(config);
             opened.add(stack::stop);
-            if (transport != null) {
-                ((NettyMessageProcessorFactory) stack.getMessageProcessorFactory()).attach(transport);
-            }
             Map<Transport, ListeningPoint> lps = new EnumMap<>(Transport.class);
-            SipProvider provider = null;
-            for (Map.Entry<Transport, InetSocketAddress> e : addresses.entrySet()) {
-                ListeningPoint lp = stack.createListeningPoint(e.getValue().getAddress().getHostAddress(),
-                        e.getValue().getPort(), e.getKey().sipName());
-                lps.put(e.getKey(), lp);
-                if (provider == null) {
-                    provider = stack.createSipProvider(lp);
-                } else {
-                    provider.addListeningPoint(lp);
-                }
-            }
-            if (config.transportImpl() != TransportImpl.NETTY) {
-                log.info("transport: JAIN-SIP built-in NIO (for comparison); listening on {}", addresses);
-            }
+            SipProvider provider = Listeners.listen(stack, transport, addresses, lps);
+            LocalDomains local = Listeners.localDomains(config, addresses);
             SipFactory factory = SipFactory.getInstance();
-            Set<String> hosts = new HashSet<>();
-            Set<Integer> ports = new HashSet<>();
-            for (InetSocketAddress a : addresses.values()) {
-                hosts.add(a.getAddress().getHostAddress());
-                ports.add(a.getPort());
-            }
-            for (ListenerConfig l : config.listeners()) {
-                hosts.add(l.host());
-                if (InetAddress.getByName(l.host()).isLoopbackAddress()) {
-                    hosts.add("localhost");
-                }
-            }
-            LocalDomains local = new LocalDomains(config.domains(), hosts, ports);
-            CallConnections calls = transport != null ? transport : CallConnections.NONE;
             SipContext context = new SipContext(provider, factory.createMessageFactory(), factory.createHeaderFactory(),
-                    factory.createAddressFactory(), lps, local, workers, calls, sipCounters, clock,
+                    factory.createAddressFactory(), lps, local, workers,
+                    transport != null ? transport : CallConnections.NONE, sipCounters, clock,
                     transport != null ? transport.completedTransactions() : null);
-            ScheduledThreadPoolExecutor housekeeping = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "sipcrypt-housekeeping");
-                t.setDaemon(true);
-                return t;
-            });
-            housekeeping.setRemoveOnCancelPolicy(true);
+            ScheduledThreadPoolExecutor housekeeping = NamedThreads.named("sipcrypt-housekeeping").scheduler();
             opened.add(housekeeping::shutdownNow);
-            ExpiresPolicy expires = new ExpiresPolicy(config.minExpires(), config.maxExpires(), config.defaultExpires());
-            DigestAuthenticator auth = null;
-            AccessPolicy policy = null;
-            DialogRouteSigner routeSigner = null;
-            CredentialBatcher credentials = null;
-            if (config.auth().enabled()) {
-                byte[] secret = nonceSecret(config.auth());
-                routeSigner = new DialogRouteSigner(secret);
-                policy = new AccessPolicy(config.auth(), routeSigner, local);
-                credentials = new CredentialBatcher(new SubscriberStore(database.dataSource()),
-                        config.effectiveRealm(), config.dbPoolSize(), config.auth().batchSize(),
-                        config.auth().batchWait(), config.auth().queueCapacity(), config.auth().cacheSize(),
-                        config.auth().cacheTtl(), registry, database.breaker());
-                opened.add(credentials);
-                auth = new DigestAuthenticator(config.auth(), config.effectiveRealm(),
-                        new NonceService(secret, context.clock(), config.auth().nonceLifetime(),
-                                config.auth().nonceBindsAddress()),
-                        new ReplayGuard(config.auth().replayNonces(), config.auth().nonceLifetime(), context.clock()),
-                        credentials, registry);
-                log.info("digest authentication on: realm \"{}\", methods {}, algorithms {}, lookups in batches of"
-                                + " up to {} within {} on {} threads", config.effectiveRealm(), config.auth().methods(),
-                        config.auth().algorithms(), config.auth().batchSize(), config.auth().batchWait(),
-                        config.dbPoolSize());
-                warnWhereAuthIsWeakened(config);
+            Authentication auth = Authentication.start(config, database, context, local, registry);
+            if (auth.credentials() != null) {
+                opened.add(auth.credentials());
             }
             EstablishedDialogs dialogs = establishedDialogs(config, registry);
-            SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
-                    new Registrar(context, location, expires, config.maxContacts()),
+            provider.addSipListener(new SipDispatcher(context, config.mode(),
+                    new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
+                            config.defaultExpires()), config.maxContacts()),
                     new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC(),
-                            routeSigner, dialogs),
-                    new RedirectServer(context, location), auth, policy);
-            provider.addSipListener(dispatcher);
+                            auth.routeSigner(), dialogs),
+                    new RedirectServer(context, location), auth.authenticator(), auth.policy()));
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
-                    transport, stack, context, addresses, housekeeping, credentials);
+                    transport, stack, context, addresses, housekeeping, auth.credentials());
             server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport, registry,
                     housekeeping), dialogs, transport);
             server.metrics = metrics;
-            server.health = new HealthCheck(server::listenerNames, server::listening, context::draining,
-                    database.dataSource(), config.http().healthTimeout());
-            opened.add(server.health);
-            registerGauges(server, workers, location);
+            server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
+                    context::draining, database.dataSource(), config.http().healthTimeout()));
+            ServerGauges.serverState(registry, server, SipcryptServer::openTransactions, workers, transport,
+                    addresses.keySet(), location);
             if (config.http().enabled()) {
-                server.http = NettyHttpListener.start(config.http(), new HttpEndpoints(metrics, server.health));
-                opened.add(server.http);
+                server.http = opened(opened, NettyHttpListener.start(config.http(),
+                        new HttpEndpoints(metrics, server.health)));
             }
-            housekeeping.scheduleWithFixedDelay(server::purgeExpired, PURGE_INTERVAL.toMillis(),
-                    PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-            if (!config.statsInterval().isZero()) {
-                long every = config.statsInterval().toMillis();
-                housekeeping.scheduleAtFixedRate(() -> log.info("stats: {}", server.statsLine()), every, every,
-                        TimeUnit.MILLISECONDS);
-            }
+            server.schedulePeriodicTasks();
             log.info("sipcrypt {} mode ready on {}", config.mode().configName(), server.describeAddresses());
             return server;
         } catch (Exception | Error e) {
@@ -306,19 +204,20 @@ public final class SipcryptServer implements AutoCloseable {
         }
     }
 
-    /**
-     * The database breaker's meters: {@code db.breaker.open} (1 while open),
-     * {@code db.breaker.transitions{to=open|closed}} and {@code db.breaker.rejected{op}}.
-     */
-    private static void registerBreakerMetrics(DatabaseBreaker breaker, MeterRegistry registry) {
-        Gauge.builder("db.breaker.open", breaker, b -> b.isOpen() ? 1 : 0).register(registry);
-        FunctionCounter.builder("db.breaker.transitions", breaker, b -> b.transitions(true))
-                .tag("to", "open").register(registry);
-        FunctionCounter.builder("db.breaker.transitions", breaker, b -> b.transitions(false))
-                .tag("to", "closed").register(registry);
-        for (String op : DatabaseBreaker.OPERATIONS) {
-            FunctionCounter.builder("db.breaker.rejected", breaker, b -> b.refused(op))
-                    .tag("op", op).register(registry);
+    /** Adds {@code component} to those closed again should start fail, and returns it. */
+    private static <T extends AutoCloseable> T opened(List<AutoCloseable> opened, T component) {
+        opened.add(component);
+        return component;
+    }
+
+    /** Purging lapsed bindings, and the stats line every {@code stats.interval} unless that is 0. */
+    private void schedulePeriodicTasks() {
+        housekeeping.scheduleWithFixedDelay(this::purgeExpired, PURGE_INTERVAL.toMillis(), PURGE_INTERVAL.toMillis(),
+                TimeUnit.MILLISECONDS);
+        if (!config.statsInterval().isZero()) {
+            long every = config.statsInterval().toMillis();
+            housekeeping.scheduleAtFixedRate(() -> log.info("stats: {}", statsLine()), every, every,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -353,133 +252,16 @@ public final class SipcryptServer implements AutoCloseable {
         return guard;
     }
 
-    /**
-     * Gauges of the server's state for /metrics: live transactions, queued work, open connections
-     * per stream transport, bindings stored.
-     */
-    private static void registerGauges(SipcryptServer server, SipWorkers workers, LocationService location) {
-        MeterRegistry r = server.registry;
-        Gauge.builder("sip.transactions.live", server, SipcryptServer::openTransactions)
-                .description("server and client transactions in the stack").register(r);
-        for (int i = 0; i < workers.laneCount(); i++) {
-            int lane = i;
-            Gauge.builder("sip.workers.queued", workers, w -> w.queuedInLane(lane)).tag("lane", String.valueOf(lane))
-                    .description("messages waiting in a SIP worker lane's queue").register(r);
-        }
-        if (server.transport != null) {
-            for (Transport t : server.addresses.keySet()) {
-                if (t != Transport.UDP) {
-                    Gauge.builder("transport.connections.current", server.transport, n -> n.openConnections(t))
-                            .tag("transport", t.configName())
-                            .description("open connections of a stream transport, inbound and outbound").register(r);
-                }
-            }
-        }
-        if (location instanceof JdbcLocationService jdbc) {
-            Gauge.builder("registrar.bindings", jdbc, l -> l.bindingsStored() < 0 ? Double.NaN : l.bindingsStored())
-                    .description("registrations (bindings) stored").register(r);
-        }
-    }
-
-    /** One WARN per setting that lets some request through without credentials or weakens them. */
-    private static void warnWhereAuthIsWeakened(ServerConfig config) {
-        AuthConfig a = config.auth();
-        if (a.methodsNarrowed()) {
-            log.warn("auth.methods narrowed to {}: other methods reach local users without credentials"
-                    + " (requests leaving our domain are still challenged)", a.methods());
-        }
-        if (a.legacyNoQop()) {
-            log.warn("auth.legacyNoQop on (lab only, for old SIPp clients): credentials without qop carry no"
-                    + " nonce count, so captured ones can be replayed for the nonce lifetime ({})",
-                    a.nonceLifetime());
-        }
-        if (a.labSkipUriCheck()) {
-            log.warn("auth.lab.skipUriCheck on (lab only): the digest uri is not compared with the Request-URI,"
-                    + " so credentials captured for one target work for another");
-        }
-        if (a.inDialog()) {
-            log.info("auth.inDialog on: requests inside dialogs are challenged too");
-        } else if (!config.recordRoute()) {
-            log.warn("recordRoute off with auth on: in-dialog requests cannot prove their dialog and are challenged");
-        }
-        if (!a.trustedPeers().isEmpty()) {
-            log.info("auth.trustedPeers {}: their requests are never challenged", a.trustedPeers());
-        }
-    }
-
-    /** The configured nonce secret, or a random one when none is set. */
-    private static byte[] nonceSecret(AuthConfig auth) {
-        if (!auth.nonceSecret().isEmpty()) {
-            return auth.nonceSecret().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        }
-        log.info("auth.nonceSecret not set: using a random one, so nonces do not outlive this process"
-                + " and other servers do not accept them");
-        byte[] secret = new byte[32];
-        new java.security.SecureRandom().nextBytes(secret);
-        return secret;
-    }
-
     private static TransportSettings transportSettings(ServerConfig config, RouteTable routes) throws IOException {
+        CipherSuiteRegistry registry = CipherSuiteRegistry.load();
         Map<InetSocketAddress, ConnectionPattern> byTarget = new HashMap<>();
         for (NextHop hop : routes.all()) {
             byTarget.put(new InetSocketAddress(InetAddress.getByName(hop.host()), hop.port()), hop.connection());
         }
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(),
-                new ConnectionPolicy(config.tcpConnection(), byTarget), tlsContexts(config.tls(), "TLS"),
-                peerTlsContexts(config.tls()), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
-    }
-
-    /** The TLS stage of each {@code tls.peer}: the {@code tls.*} settings with that peer's overrides. */
-    private static Map<InetSocketAddress, TlsContexts> peerTlsContexts(TlsConfig tls) throws IOException {
-        Map<InetSocketAddress, TlsContexts> out = new HashMap<>();
-        for (TlsPeerConfig p : tls.peers()) {
-            InetSocketAddress peer = new InetSocketAddress(InetAddress.getByName(p.peer().host()), p.peer().port());
-            out.put(peer, tlsContexts(p.applyTo(tls), "TLS to " + p.peer()));
-        }
-        return out;
-    }
-
-    /**
-     * The TLS stage on the configured engine: for the tls listener when there is one, and for
-     * outgoing TLS.
-     */
-    private static TlsContexts tlsContexts(TlsConfig t, String what) throws IOException {
-        CipherSuiteRegistry registry = CipherSuiteRegistry.load();
-        TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
-                t.versions());
-        if (!choices.insecure().isEmpty()) {
-            log.warn("{}: insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", what, choices.insecure());
-        }
-        if (!t.verifyPeers()) {
-            log.warn("{}: peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
-                    + " any client certificate is accepted", what);
-        }
-        if (!t.sessionReuse() && choices.engine() == TlsEngine.JSSE) {
-            TlsContexts.disableJdkSessionTickets();
-        }
-        int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
-        BcTlsSetup.ClientCertificates clientCertificates = BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name());
-        KeyMaterial identity = KeyMaterial.read(t.cert(), t.key(), t.keyPassword());
-        TlsContexts contexts = TlsContexts.create(identity, t.trust(), choices, registry, clientCertificates,
-                t.allowInsecure(), t.handshakeTimeout(), t.sessionReuse(), t.sessionCacheSize(), t.sessionLifetime(),
-                handshakeThreads, t.verifyPeers());
-        log.info("{}: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
-                what, choices.engine().configName(), choices.versions(),
-                choices.suites().stream().map(CipherSuiteId::name).toList(), choices.crypto(),
-                t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops" : handshakeThreads + " threads");
-        return contexts;
-    }
-
-    private static int freePort(ListenerConfig l) throws IOException {
-        if (l.transport() == Transport.UDP) {
-            try (java.net.DatagramSocket s = new java.net.DatagramSocket(0, InetAddress.getByName(l.host()))) {
-                return s.getLocalPort();
-            }
-        }
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(l.host()))) {
-            return s.getLocalPort();
-        }
+                new ConnectionPolicy(config.tcpConnection(), byTarget), TlsStage.forListener(config.tls(), registry),
+                TlsStage.forPeers(config.tls(), registry), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
     }
 
     private void purgeExpired() {
@@ -570,32 +352,7 @@ public final class SipcryptServer implements AutoCloseable {
 
     /** Every non-zero counter and gauge as {@code name{tags}=value}, sorted, on one line. */
     public String statsLine() {
-        Map<String, Double> values = new TreeMap<>();
-        for (Meter m : registry.getMeters()) {
-            if (ServerMetrics.isJvmMeter(m)) {
-                continue;
-            }
-            StringBuilder name = new StringBuilder(m.getId().getName());
-            if (!m.getId().getTags().isEmpty()) {
-                name.append('{');
-                m.getId().getTags().forEach(t -> name.append(t.getKey()).append('=').append(t.getValue()).append(','));
-                name.setCharAt(name.length() - 1, '}');
-            }
-            var measurements = m.measure();
-            boolean several = measurements instanceof java.util.Collection<?> c && c.size() > 1;
-            for (var measurement : measurements) {
-                if (measurement.getValue() != 0 && !Double.isNaN(measurement.getValue())) {
-                    String key = several
-                            ? name + "." + measurement.getStatistic().getTagValueRepresentation() : name.toString();
-                    values.put(key, measurement.getValue());
-                }
-            }
-        }
-        StringBuilder sb = new StringBuilder();
-        values.forEach((k, v) -> sb.append(k).append('=').append(v == Math.rint(v) ? Long.toString(v.longValue()) : v)
-                .append(' '));
-        sb.append("transactions=").append(openTransactions());
-        return sb.toString();
+        return StatsLine.of(registry, openTransactions());
     }
 
     private String describeAddresses() {

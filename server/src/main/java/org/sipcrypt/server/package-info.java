@@ -2,7 +2,10 @@
  * The sipcrypt server: {@link org.sipcrypt.server.ServerMain} (command line) and
  * {@link org.sipcrypt.server.SipcryptServer} (start and graceful stop).
  *
- * <p>Thread pools of the server process:
+ * <p>Thread pools of the server process. All but Netty's event loops (whose threads Netty's own
+ * factory makes, for its fast thread-locals) are made by
+ * {@link org.sipcrypt.server.concurrent.NamedThreads}: daemon threads named as below, queues bounded
+ * as below, refusing with {@link java.util.concurrent.RejectedExecutionException} when full.
  * <table>
  * <caption>threads</caption>
  * <tr><th>name</th><th>size</th><th>queue bound</th><th>runs</th><th>never runs</th></tr>
@@ -33,6 +36,12 @@
  *     <td>batched credential queries, then the digest comparison (a few microseconds) for each request
  *     answered; the request then goes back to its lane</td>
  *     <td>SIP sending</td></tr>
+ * <tr><td>{@code sipcrypt-tls-N}</td><td>{@code tls.handshakeThreads} (0, the default, means none: handshakes
+ *     on the event loops); bc engine only, one pool per TLS stage</td>
+ *     <td>{@code tls.handshakeQueue} handshake records; beyond it that connection's handshake fails
+ *     ({@code tls.handshakes.failed{reason=overload}}) and it is closed</td>
+ *     <td>Bouncy Castle handshake records (RSA, ECDHE) of connections whose reads are paused meanwhile</td>
+ *     <td>records after the handshake, SIP, database</td></tr>
  * <tr><td>JAIN-SIP timer</td><td>1</td><td>unbounded (one task per transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
  * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (two periodic tasks and one

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.config.ConfigLoader;
-import org.sipcrypt.server.config.ConfigLoader.Setting;
+import org.sipcrypt.server.config.Setting;
 import org.sipcrypt.server.config.ListenerConfig;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.transport.Transport;
@@ -107,8 +107,8 @@ class ServerMainTest {
         assertFalse(auth.legacyNoQop());
         assertFalse(auth.labSkipUriCheck());
         assertEquals(java.util.List.of(), auth.trustedPeers());
-        assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.SHA_256,
-                org.sipcrypt.server.auth.DigestAlgorithm.MD5), auth.algorithms());
+        assertEquals(java.util.List.of(org.sipcrypt.server.config.DigestAlgorithm.SHA_256,
+                org.sipcrypt.server.config.DigestAlgorithm.MD5), auth.algorithms());
         assertEquals("example.org", launched.get().effectiveRealm());
     }
 
@@ -125,7 +125,7 @@ class ServerMainTest {
     void authListsTakeCommaSeparatedValues() {
         assertEquals(0, run("--auth=true", "--auth-methods", "register,INVITE,MESSAGE", "--auth-algorithms", "md5"));
         assertEquals(java.util.List.of("REGISTER", "INVITE", "MESSAGE"), launched.get().auth().methods());
-        assertEquals(java.util.List.of(org.sipcrypt.server.auth.DigestAlgorithm.MD5), launched.get().auth().algorithms());
+        assertEquals(java.util.List.of(org.sipcrypt.server.config.DigestAlgorithm.MD5), launched.get().auth().algorithms());
     }
 
     @Test

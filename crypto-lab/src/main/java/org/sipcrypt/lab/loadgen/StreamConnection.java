@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,9 +69,7 @@ public abstract class StreamConnection implements Closeable {
 
     /** Starts the reader thread. */
     final void startReader() {
-        Thread t = new Thread(this::readLoop, "lab-reader-" + READERS.incrementAndGet());
-        t.setDaemon(true);
-        t.start();
+        NamedThreads.named("lab-reader-" + READERS.incrementAndGet()).start(this::readLoop);
     }
 
     private void readLoop() {

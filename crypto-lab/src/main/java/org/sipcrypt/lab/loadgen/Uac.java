@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -24,6 +23,7 @@ import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
@@ -101,13 +101,9 @@ public final class Uac {
      */
     public RunSummary run(Consumer<Interval> onInterval) throws IOException, InterruptedException {
         connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout());
-        timer = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "lab-uac-timer"));
-        timer.setRemoveOnCancelPolicy(true);
+        timer = NamedThreads.named("lab-uac-timer").scheduler();
         flow = new UacFlow(this, o, timer);
-        AtomicInteger n = new AtomicInteger();
-        workers = new ThreadPoolExecutor(WORKERS, WORKERS, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(WORK_QUEUE), r -> daemon(r, "lab-uac-" + n.getAndIncrement()),
-                new ThreadPoolExecutor.AbortPolicy());
+        workers = NamedThreads.numbered("lab-uac").boundedPool(WORKERS, WORK_QUEUE);
         Thread arrivals = null;
         String stoppedEarly = null;
         long cpuStart = -1;
@@ -128,8 +124,7 @@ public final class Uac {
             warmupEndNanos = startNanos + o.warmup().toNanos();
             long arrivalsEnd = warmupEndNanos + o.duration().toNanos();
             long hardEnd = arrivalsEnd + o.callTimeout().multipliedBy(2).plus(o.hold()).toNanos();
-            arrivals = daemon(() -> arrive(arrivalsEnd), "lab-uac-arrivals");
-            arrivals.start();
+            arrivals = NamedThreads.named("lab-uac-arrivals").start(() -> arrive(arrivalsEnd));
             long intervalNanos = o.interval().toNanos();
             long next = startNanos + intervalNanos;
             cpuStart = ProcessCpu.micros();
@@ -248,12 +243,6 @@ public final class Uac {
             s += ", digest auth as " + o.users().size() + " users of " + o.domain();
         }
         return s + String.format(Locale.ROOT, o.workload() == Workload.CALL ? ", %.1f cps" : ", %.1f/s", o.rate());
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 
     /** The open-loop schedule: operation n is due at start + n / rate. */

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,12 +62,7 @@ public final class Uas implements Closeable {
 
     /** A UAS with no listener yet. */
     public Uas() {
-        timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "lab-uas-timer");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
+        timer = NamedThreads.named("lab-uas-timer").scheduler();
     }
 
     /**
@@ -93,9 +89,7 @@ public final class Uas implements Closeable {
         ServerSocket server = connector.listen(address);
         open.add(server);
         InetSocketAddress bound = (InetSocketAddress) server.getLocalSocketAddress();
-        Thread acceptor = new Thread(() -> accept(server, connector, transport), "lab-uas-accept-" + bound.getPort());
-        acceptor.setDaemon(true);
-        acceptor.start();
+        NamedThreads.named("lab-uas-accept-" + bound.getPort()).start(() -> accept(server, connector, transport));
         log.info("uas listening on {}:{}{}", transport.configName(), hostPort(bound),
                 connector.tlsEngine() == null ? "" : " (" + connector.tlsEngine() + ")");
         return bound;

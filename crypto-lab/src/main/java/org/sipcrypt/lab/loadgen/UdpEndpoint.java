@@ -7,6 +7,7 @@ import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.util.function.BiConsumer;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,9 +31,7 @@ public final class UdpEndpoint implements Closeable {
         this.counters = counters;
         socket.setReceiveBufferSize(4 << 20);
         socket.setSendBufferSize(4 << 20);
-        Thread t = new Thread(() -> receive(receiver), threadName);
-        t.setDaemon(true);
-        t.start();
+        NamedThreads.named(threadName).start(() -> receive(receiver));
     }
 
     private void receive(BiConsumer<SipMessage, InetSocketAddress> receiver) {

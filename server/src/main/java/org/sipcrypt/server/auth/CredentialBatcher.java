@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
@@ -115,10 +116,9 @@ public final class CredentialBatcher implements AutoCloseable {
         batchSizes = DistributionSummary.builder("auth.batch.size").publishPercentiles(0.5, 0.99).register(registry);
         latency = Timer.builder("auth.lookup.latency").publishPercentiles(0.5, 0.99).register(registry);
         Gauge.builder("auth.queue.length", this, CredentialBatcher::queueLength).register(registry);
+        NamedThreads factory = NamedThreads.numbered("sipcrypt-auth");
         for (int i = 0; i < threadCount; i++) {
-            Thread t = new Thread(this::runLookups, "sipcrypt-auth-" + i);
-            t.setDaemon(true);
-            threads.add(t);
+            threads.add(factory.newThread(this::runLookups));
         }
         threads.forEach(Thread::start);
     }

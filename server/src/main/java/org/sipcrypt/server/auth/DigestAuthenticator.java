@@ -17,6 +17,7 @@ import javax.sip.header.ProxyAuthorizationHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Request;
 import org.sipcrypt.server.config.AuthConfig;
+import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.location.Subscriber;
 
 /**

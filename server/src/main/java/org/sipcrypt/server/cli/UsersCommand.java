@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.sipcrypt.server.auth.DigestAlgorithm;
+import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.ServerConfig;

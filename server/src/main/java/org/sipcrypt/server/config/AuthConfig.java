@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import org.sipcrypt.server.auth.DigestAlgorithm;
 
 /**
  * Digest authentication settings (RFC 3261 §22, RFC 7616 / RFC 8760); keys {@code auth},
@@ -113,10 +112,69 @@ public record AuthConfig(
      * offered; batches of 16 within 2 ms.
      */
     public static AuthConfig defaults() {
-        return new AuthConfig(false, List.of(ALL_METHODS), null,
-                List.of(DigestAlgorithm.SHA_256, DigestAlgorithm.MD5), false, Duration.ofMinutes(5), "", false,
-                FailureAnswer.FORBID, true, false, List.of(), false, 16, Duration.ofMillis(2), 10_000, 0,
-                Duration.ofSeconds(60), 100_000);
+        return new Builder().build();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().enabled(enabled).methods(methods).realm(realm).algorithms(algorithms)
+                .legacyNoQop(legacyNoQop).nonceLifetime(nonceLifetime).nonceSecret(nonceSecret)
+                .nonceBindsAddress(nonceBindsAddress).onFailure(onFailure).matchIdentity(matchIdentity)
+                .inDialog(inDialog).trustedPeers(trustedPeers).labSkipUriCheck(labSkipUriCheck).batchSize(batchSize)
+                .batchWait(batchWait).queueCapacity(queueCapacity).cacheSize(cacheSize).cacheTtl(cacheTtl)
+                .replayNonces(replayNonces);
+    }
+
+    /**
+     * Named settings for an {@link AuthConfig}, starting from the defaults; {@link #build} checks them.
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private boolean enabled;
+        private List<String> methods = List.of(ALL_METHODS);
+        private String realm;
+        private List<DigestAlgorithm> algorithms = List.of(DigestAlgorithm.SHA_256, DigestAlgorithm.MD5);
+        private boolean legacyNoQop;
+        private Duration nonceLifetime = Duration.ofMinutes(5);
+        private String nonceSecret = "";
+        private boolean nonceBindsAddress;
+        private FailureAnswer onFailure = FailureAnswer.FORBID;
+        private boolean matchIdentity = true;
+        private boolean inDialog;
+        private List<AddressBlock> trustedPeers = List.of();
+        private boolean labSkipUriCheck;
+        private int batchSize = 16;
+        private Duration batchWait = Duration.ofMillis(2);
+        private int queueCapacity = 10_000;
+        private int cacheSize;
+        private Duration cacheTtl = Duration.ofSeconds(60);
+        private int replayNonces = 100_000;
+
+        public Builder enabled(boolean v) { enabled = v; return this; }
+        public Builder methods(List<String> v) { methods = v; return this; }
+        public Builder realm(String v) { realm = v; return this; }
+        public Builder algorithms(List<DigestAlgorithm> v) { algorithms = v; return this; }
+        public Builder legacyNoQop(boolean v) { legacyNoQop = v; return this; }
+        public Builder nonceLifetime(Duration v) { nonceLifetime = v; return this; }
+        public Builder nonceSecret(String v) { nonceSecret = v; return this; }
+        public Builder nonceBindsAddress(boolean v) { nonceBindsAddress = v; return this; }
+        public Builder onFailure(FailureAnswer v) { onFailure = v; return this; }
+        public Builder matchIdentity(boolean v) { matchIdentity = v; return this; }
+        public Builder inDialog(boolean v) { inDialog = v; return this; }
+        public Builder trustedPeers(List<AddressBlock> v) { trustedPeers = v; return this; }
+        public Builder labSkipUriCheck(boolean v) { labSkipUriCheck = v; return this; }
+        public Builder batchSize(int v) { batchSize = v; return this; }
+        public Builder batchWait(Duration v) { batchWait = v; return this; }
+        public Builder queueCapacity(int v) { queueCapacity = v; return this; }
+        public Builder cacheSize(int v) { cacheSize = v; return this; }
+        public Builder cacheTtl(Duration v) { cacheTtl = v; return this; }
+        public Builder replayNonces(int v) { replayNonces = v; return this; }
+
+        public AuthConfig build() {
+            return new AuthConfig(enabled, methods, realm, algorithms, legacyNoQop, nonceLifetime, nonceSecret,
+                    nonceBindsAddress, onFailure, matchIdentity, inDialog, trustedPeers, labSkipUriCheck, batchSize,
+                    batchWait, queueCapacity, cacheSize, cacheTtl, replayNonces);
+        }
     }
 
     /** Whether {@code method} is challenged (ACK and CANCEL never are: RFC 3261 §22.1). */

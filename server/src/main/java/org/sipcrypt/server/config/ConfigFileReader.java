@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import org.sipcrypt.server.config.ConfigLoader.Setting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -24,8 +23,25 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
- * Reads a {@code .properties} or YAML configuration file into raw text values by dotted key, in
- * the formats described on {@link ConfigLoader}; values are checked later, by the settings table.
+ * Reads a {@code .properties} or YAML configuration file into raw text values by dotted key;
+ * values are checked later, by the settings table of {@link ConfigLoader}.
+ *
+ * <p>File formats, chosen by extension:
+ * <ul>
+ *   <li>{@code .yaml} / {@code .yml}: nested maps are flattened to dotted keys, so
+ *       {@code tcp: {idleTimeout: 5m}} and {@code tcp.idleTimeout: 5m} are the same; repeatable
+ *       keys take a YAML sequence (or one plain value). As {@code db} is itself a value, its
+ *       siblings are written dotted beside it: {@code db: jdbc:...} and {@code db.user: sip}.
+ *       All values are read as text, so {@code recordRoute: off} means off and {@code 0x10} is
+ *       not a number.</li>
+ *   <li>{@code .properties}: one {@code key=value} per line with the keys as they are; a
+ *       repeatable key takes its items comma-separated on one line, e.g.
+ *       {@code listen=udp:192.0.2.10:5060,tcp:192.0.2.10:5060}; an empty value is an empty list. The
+ *       {@code listen.0}, {@code listen.1} form is not supported.</li>
+ * </ul>
+ * Durations are {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h} or a bare number of seconds;
+ * booleans are {@code true/false/on/off/yes/no}. List items are named by their zero-based index in
+ * messages ({@code listen[1]}). Giving a repeatable key replaces its default list.
  * Threading: immutable (static methods only).
  */
 final class ConfigFileReader {

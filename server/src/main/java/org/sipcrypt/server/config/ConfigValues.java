@@ -88,8 +88,8 @@ final class ConfigValues {
     }
 
     /** A digest algorithm by its configuration name: {@code sha-256} or {@code md5}. */
-    static org.sipcrypt.server.auth.DigestAlgorithm digestAlgorithm(String text) {
-        for (var a : org.sipcrypt.server.auth.DigestAlgorithm.values()) {
+    static DigestAlgorithm digestAlgorithm(String text) {
+        for (var a : DigestAlgorithm.values()) {
             if (a.configName().equalsIgnoreCase(text)) {
                 return a;
             }

@@ -18,11 +18,11 @@ import java.util.Objects;
 public record DbBreakerConfig(Duration connectTimeout, Duration probeInterval) {
 
     /** Least and most {@code db.connectTimeout}; HikariCP raises anything below 250 ms to 250 ms. */
-    static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(250);
-    static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(250);
+    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(60);
     /** Least and most {@code db.probeInterval}. */
-    static final Duration MIN_PROBE_INTERVAL = Duration.ofMillis(10);
-    static final Duration MAX_PROBE_INTERVAL = Duration.ofSeconds(60);
+    private static final Duration MIN_PROBE_INTERVAL = Duration.ofMillis(10);
+    private static final Duration MAX_PROBE_INTERVAL = Duration.ofSeconds(60);
 
     /**
      * The defaults: wait up to 1 s for a connection, probe every 250 ms while the database is down.
@@ -45,13 +45,24 @@ public record DbBreakerConfig(Duration connectTimeout, Duration probeInterval) {
         }
     }
 
-    /** A duration setting read from text and checked against its range; the message names the key and the value. */
-    static Duration duration(String key, String text, Duration min, Duration max) throws ConfigException {
-        Duration d = ConfigValues.duration(key, text, false);
-        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw new ConfigException(key + ": \"" + text.trim() + "\" is out of range (expected "
-                    + ConfigValues.format(min) + " to " + ConfigValues.format(max) + ")");
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().connectTimeout(connectTimeout).probeInterval(probeInterval);
+    }
+
+    /**
+     * Named settings for a {@link DbBreakerConfig}, starting from the defaults; {@link #build} checks them.
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private Duration connectTimeout = DEFAULTS.connectTimeout;
+        private Duration probeInterval = DEFAULTS.probeInterval;
+
+        public Builder connectTimeout(Duration v) { connectTimeout = v; return this; }
+        public Builder probeInterval(Duration v) { probeInterval = v; return this; }
+
+        public DbBreakerConfig build() {
+            return new DbBreakerConfig(connectTimeout, probeInterval);
         }
-        return d;
     }
 }

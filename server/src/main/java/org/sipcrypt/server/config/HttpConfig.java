@@ -43,7 +43,35 @@ public record HttpConfig(HostPort listen, int maxRequestBytes, int maxConnection
 
     /** Off; requests of up to 8 KiB, 64 connections idle for at most 10 s, a 2 s database check. */
     public static HttpConfig defaults() {
-        return new HttpConfig(null, 8192, 64, Duration.ofSeconds(10), Duration.ofSeconds(2));
+        return new Builder().build();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().listen(listen).maxRequestBytes(maxRequestBytes).maxConnections(maxConnections)
+                .idleTimeout(idleTimeout).healthTimeout(healthTimeout);
+    }
+
+    /**
+     * Named settings for an {@link HttpConfig}, starting from the defaults; {@link #build} checks them.
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private HostPort listen;
+        private int maxRequestBytes = 8192;
+        private int maxConnections = 64;
+        private Duration idleTimeout = Duration.ofSeconds(10);
+        private Duration healthTimeout = Duration.ofSeconds(2);
+
+        public Builder listen(HostPort v) { listen = v; return this; }
+        public Builder maxRequestBytes(int v) { maxRequestBytes = v; return this; }
+        public Builder maxConnections(int v) { maxConnections = v; return this; }
+        public Builder idleTimeout(Duration v) { idleTimeout = v; return this; }
+        public Builder healthTimeout(Duration v) { healthTimeout = v; return this; }
+
+        public HttpConfig build() {
+            return new HttpConfig(listen, maxRequestBytes, maxConnections, idleTimeout, healthTimeout);
+        }
     }
 
     /** Whether the jar opens its own HTTP listener. */

@@ -66,7 +66,40 @@ public record OverloadConfig(
      * the drain (about 200 bytes each) for up to 4 hours.
      */
     public static OverloadConfig defaults() {
-        return new OverloadConfig(200, Duration.ofMillis(100), 20_000, 85, Duration.ofSeconds(5), 200_000,
-                Duration.ofHours(4));
+        return new Builder().build();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().queueThreshold(queueThreshold).maxQueueDelay(maxQueueDelay)
+                .maxTransactions(maxTransactions).maxHeapAfterGc(maxHeapAfterGc).retryAfter(retryAfter)
+                .maxDialogs(maxDialogs).dialogLifetime(dialogLifetime);
+    }
+
+    /**
+     * Named settings for an {@link OverloadConfig}, starting from the defaults; {@link #build} checks them.
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private int queueThreshold = 200;
+        private Duration maxQueueDelay = Duration.ofMillis(100);
+        private int maxTransactions = 20_000;
+        private int maxHeapAfterGc = 85;
+        private Duration retryAfter = Duration.ofSeconds(5);
+        private int maxDialogs = 200_000;
+        private Duration dialogLifetime = Duration.ofHours(4);
+
+        public Builder queueThreshold(int v) { queueThreshold = v; return this; }
+        public Builder maxQueueDelay(Duration v) { maxQueueDelay = v; return this; }
+        public Builder maxTransactions(int v) { maxTransactions = v; return this; }
+        public Builder maxHeapAfterGc(int v) { maxHeapAfterGc = v; return this; }
+        public Builder retryAfter(Duration v) { retryAfter = v; return this; }
+        public Builder maxDialogs(int v) { maxDialogs = v; return this; }
+        public Builder dialogLifetime(Duration v) { dialogLifetime = v; return this; }
+
+        public OverloadConfig build() {
+            return new OverloadConfig(queueThreshold, maxQueueDelay, maxTransactions, maxHeapAfterGc, retryAfter,
+                    maxDialogs, dialogLifetime);
+        }
     }
 }

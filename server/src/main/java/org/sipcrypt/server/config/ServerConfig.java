@@ -9,8 +9,9 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * The whole server configuration, immutable once the server starts. Every component has one key,
- * the same in the configuration file and on the command line (see {@link ConfigLoader} for the
- * table of keys). {@link #defaults()} is the one place defaults live.
+ * the same in the configuration file and on the command line (see {@link Setting} for the table
+ * of keys). The defaults live in one place, {@link Builder}, and so do the checks that tie the
+ * records together: {@link Builder#build()} runs them once.
  * Threading: immutable.
  *
  * @param listeners          listening sockets, at most one per transport
@@ -136,42 +137,146 @@ public record ServerConfig(
 
     /** The defaults: UDP and TCP on 127.0.0.1:5060, embedded H2 under {@code ./data}, proxy mode. */
     public static ServerConfig defaults() {
-        return new ServerConfig(
-                List.of(new ListenerConfig(Transport.UDP, "127.0.0.1", 5060),
-                        new ListenerConfig(Transport.TCP, "127.0.0.1", 5060)),
-                Path.of("data"),
-                null,
-                "sa",
-                "",
-                8,
-                Mode.PROXY,
-                List.of(),
-                null,
-                List.of(),
-                true,
-                Duration.ofMinutes(3),
-                ConnectionPattern.PERSISTENT,
-                Duration.ofMinutes(5),
-                10_000,
-                Duration.ofSeconds(3),
-                65_535,
-                0,
-                4,
-                10_000,
-                TransportImpl.NETTY,
-                Duration.ofSeconds(60),
-                Duration.ofHours(24),
-                Duration.ofHours(1),
-                10,
-                1_000_000,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(60),
-                DbBreakerConfig.DEFAULTS,
-                TcpLimitsConfig.defaults(),
-                OverloadConfig.defaults(),
-                HttpConfig.defaults(),
-                AuthConfig.defaults(),
-                TlsConfig.defaults());
+        return new Builder().build();
+    }
+
+    /** A builder holding this configuration, to change some of it. */
+    public Builder toBuilder() {
+        Builder b = new Builder().listeners(listeners).dataDir(dataDir).dbUrl(dbUrl).dbUser(dbUser)
+                .dbPassword(dbPassword).dbPoolSize(dbPoolSize).mode(mode).routes(routes).defaultRoute(defaultRoute)
+                .domains(domains).recordRoute(recordRoute).timerC(timerC).tcpConnection(tcpConnection)
+                .tcpIdleTimeout(tcpIdleTimeout).tcpMaxConnections(tcpMaxConnections)
+                .tcpConnectTimeout(tcpConnectTimeout).maxMessageBytes(maxMessageBytes).ioThreads(ioThreads)
+                .sipWorkers(sipWorkers).sipQueueCapacity(sipQueueCapacity).transportImpl(transportImpl)
+                .minExpires(minExpires).maxExpires(maxExpires).defaultExpires(defaultExpires)
+                .maxContacts(maxContacts).maxBindings(maxBindings).shutdownGrace(shutdownGrace)
+                .statsInterval(statsInterval);
+        return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).http(http).auth(auth).tls(tls);
+    }
+
+    /**
+     * Named settings for a {@link ServerConfig}, starting from the defaults (this is where they
+     * live), with one nested builder per group of settings. {@link #build} checks each record and
+     * then, once, what ties the records together ({@link ServerConfigChecks}).
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private List<ListenerConfig> listeners = List.of(new ListenerConfig(Transport.UDP, "127.0.0.1", 5060),
+                new ListenerConfig(Transport.TCP, "127.0.0.1", 5060));
+        private Path dataDir = Path.of("data");
+        private String dbUrl;
+        private String dbUser = "sa";
+        private String dbPassword = "";
+        private int dbPoolSize = 8;
+        private Mode mode = Mode.PROXY;
+        private List<RouteConfig> routes = List.of();
+        private RouteConfig defaultRoute;
+        private List<String> domains = List.of();
+        private boolean recordRoute = true;
+        private Duration timerC = Duration.ofMinutes(3);
+        ConnectionPattern tcpConnection = ConnectionPattern.PERSISTENT;
+        private Duration tcpIdleTimeout = Duration.ofMinutes(5);
+        private int tcpMaxConnections = 10_000;
+        private Duration tcpConnectTimeout = Duration.ofSeconds(3);
+        private int maxMessageBytes = 65_535;
+        private int ioThreads;
+        private int sipWorkers = 4;
+        private int sipQueueCapacity = 10_000;
+        private TransportImpl transportImpl = TransportImpl.NETTY;
+        private Duration minExpires = Duration.ofSeconds(60);
+        private Duration maxExpires = Duration.ofHours(24);
+        private Duration defaultExpires = Duration.ofHours(1);
+        private int maxContacts = 10;
+        private int maxBindings = 1_000_000;
+        private Duration shutdownGrace = Duration.ofSeconds(10);
+        private Duration statsInterval = Duration.ofSeconds(60);
+        private DbBreakerConfig.Builder dbBreaker = new DbBreakerConfig.Builder();
+        private TcpLimitsConfig.Builder tcpLimits = new TcpLimitsConfig.Builder();
+        private OverloadConfig.Builder overload = new OverloadConfig.Builder();
+        private HttpConfig.Builder http = new HttpConfig.Builder();
+        private AuthConfig.Builder auth = new AuthConfig.Builder();
+        private TlsConfig.Builder tls = new TlsConfig.Builder();
+
+        public Builder listeners(List<ListenerConfig> v) { listeners = v; return this; }
+        public Builder dataDir(Path v) { dataDir = v; return this; }
+        /** The JDBC URL; null means the embedded H2 file under the data directory. */
+        public Builder dbUrl(String v) { dbUrl = v; return this; }
+        public Builder dbUser(String v) { dbUser = v; return this; }
+        public Builder dbPassword(String v) { dbPassword = v; return this; }
+        public Builder dbPoolSize(int v) { dbPoolSize = v; return this; }
+        public Builder mode(Mode v) { mode = v; return this; }
+        public Builder routes(List<RouteConfig> v) { routes = v; return this; }
+        public Builder defaultRoute(RouteConfig v) { defaultRoute = v; return this; }
+        public Builder domains(List<String> v) { domains = v; return this; }
+        public Builder recordRoute(boolean v) { recordRoute = v; return this; }
+        public Builder timerC(Duration v) { timerC = v; return this; }
+        public Builder tcpConnection(ConnectionPattern v) { tcpConnection = v; return this; }
+        public Builder tcpIdleTimeout(Duration v) { tcpIdleTimeout = v; return this; }
+        public Builder tcpMaxConnections(int v) { tcpMaxConnections = v; return this; }
+        public Builder tcpConnectTimeout(Duration v) { tcpConnectTimeout = v; return this; }
+        public Builder maxMessageBytes(int v) { maxMessageBytes = v; return this; }
+        public Builder ioThreads(int v) { ioThreads = v; return this; }
+        public Builder sipWorkers(int v) { sipWorkers = v; return this; }
+        public Builder sipQueueCapacity(int v) { sipQueueCapacity = v; return this; }
+        public Builder transportImpl(TransportImpl v) { transportImpl = v; return this; }
+        public Builder minExpires(Duration v) { minExpires = v; return this; }
+        public Builder maxExpires(Duration v) { maxExpires = v; return this; }
+        public Builder defaultExpires(Duration v) { defaultExpires = v; return this; }
+        public Builder maxContacts(int v) { maxContacts = v; return this; }
+        public Builder maxBindings(int v) { maxBindings = v; return this; }
+        public Builder shutdownGrace(Duration v) { shutdownGrace = v; return this; }
+        public Builder statsInterval(Duration v) { statsInterval = v; return this; }
+        public Builder dbBreaker(DbBreakerConfig v) { dbBreaker = v.toBuilder(); return this; }
+        public Builder tcpLimits(TcpLimitsConfig v) { tcpLimits = v.toBuilder(); return this; }
+        public Builder overload(OverloadConfig v) { overload = v.toBuilder(); return this; }
+        public Builder http(HttpConfig v) { http = v.toBuilder(); return this; }
+        public Builder auth(AuthConfig v) { auth = v.toBuilder(); return this; }
+        public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
+
+        /** The database circuit breaker's settings, to change in place. */
+        public DbBreakerConfig.Builder dbBreaker() {
+            return dbBreaker;
+        }
+
+        /** The TCP flood bounds, to change in place. */
+        public TcpLimitsConfig.Builder tcpLimits() {
+            return tcpLimits;
+        }
+
+        /** The overload and shutdown-drain settings, to change in place. */
+        public OverloadConfig.Builder overload() {
+            return overload;
+        }
+
+        /** The HTTP listener's settings, to change in place. */
+        public HttpConfig.Builder http() {
+            return http;
+        }
+
+        /** The digest authentication settings, to change in place. */
+        public AuthConfig.Builder auth() {
+            return auth;
+        }
+
+        /** The TLS settings, to change in place. */
+        public TlsConfig.Builder tls() {
+            return tls;
+        }
+
+        /**
+         * The configuration, each record checked by its constructor and then the whole once.
+         *
+         * @throws IllegalArgumentException naming the key at fault, the value and what was expected
+         */
+        public ServerConfig build() {
+            ServerConfig c = new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode, routes,
+                    defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout, tcpMaxConnections,
+                    tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
+                    minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, shutdownGrace, statsInterval,
+                    dbBreaker.build(), tcpLimits.build(), overload.build(), http.build(), auth.build(), tls.build());
+            ServerConfigChecks.check(c);
+            return c;
+        }
     }
 
     /** The digest realm: {@code realm} when set, otherwise the host of the first listener. */

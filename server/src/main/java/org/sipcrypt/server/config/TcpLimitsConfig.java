@@ -48,7 +48,33 @@ public record TcpLimitsConfig(int maxConnectionsPerSource, Duration firstMessage
      * incomplete messages.
      */
     public static TcpLimitsConfig defaults() {
-        return new TcpLimitsConfig(1_000, Duration.ofSeconds(10), Duration.ofSeconds(10), 64 * 1024 * 1024);
+        return new Builder().build();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().maxConnectionsPerSource(maxConnectionsPerSource).firstMessageTimeout(firstMessageTimeout)
+                .messageTimeout(messageTimeout).maxPartialBytes(maxPartialBytes);
+    }
+
+    /**
+     * Named settings for a {@link TcpLimitsConfig}, starting from the defaults; {@link #build} checks them.
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private int maxConnectionsPerSource = 1_000;
+        private Duration firstMessageTimeout = Duration.ofSeconds(10);
+        private Duration messageTimeout = Duration.ofSeconds(10);
+        private int maxPartialBytes = 64 * 1024 * 1024;
+
+        public Builder maxConnectionsPerSource(int v) { maxConnectionsPerSource = v; return this; }
+        public Builder firstMessageTimeout(Duration v) { firstMessageTimeout = v; return this; }
+        public Builder messageTimeout(Duration v) { messageTimeout = v; return this; }
+        public Builder maxPartialBytes(int v) { maxPartialBytes = v; return this; }
+
+        public TcpLimitsConfig build() {
+            return new TcpLimitsConfig(maxConnectionsPerSource, firstMessageTimeout, messageTimeout, maxPartialBytes);
+        }
     }
 
     /** The limits as the transport applies them, with {@code exempt} not counted per source. */

@@ -29,6 +29,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param sessionLifetime  how long a session may be resumed after it was made
  * @param handshakeThreads bc engine: threads that process handshake records; 0 runs them on the
  *                         event loops
+ * @param handshakeQueue   bc engine with handshake threads: most handshake records waiting for one;
+ *                         a connection whose record finds the queue full fails its handshake and is closed
  * @param verifyPeers      whether peers' certificates are checked (chain and name); off is for the
  *                         lab only
  * @param versions         TLS versions offered ({@code 1.2}, {@code 1.3}), each when a suite of it is configured
@@ -38,7 +40,7 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
-                        int handshakeThreads, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
+                        int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
                         String keyPassword) {
 
     /** Client certificates: not asked for, asked for, or required. */
@@ -75,6 +77,9 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         if (handshakeThreads < 0) {
             throw new IllegalArgumentException("handshakeThreads is negative: " + handshakeThreads);
         }
+        if (handshakeQueue < 1) {
+            throw new IllegalArgumentException("tls.handshakeQueue: " + handshakeQueue + " (expected at least 1)");
+        }
     }
 
     /**
@@ -83,9 +88,67 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
      * kept for an hour; handshakes on the event loops.
      */
     public static TlsConfig defaults() {
-        return new TlsConfig(null, null, null, List.of("aes"), ClientAuth.NONE, false, Duration.ofSeconds(10),
-                null, List.of("jca"), true, 10_000, Duration.ofHours(1), 0, true, List.of("1.2", "1.3"),
-                List.of(), "");
+        return new Builder().build();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().cert(cert).key(key).trust(trust).ciphers(ciphers).clientAuth(clientAuth)
+                .allowInsecure(allowInsecure).handshakeTimeout(handshakeTimeout).engine(engine).crypto(crypto)
+                .sessionReuse(sessionReuse).sessionCacheSize(sessionCacheSize).sessionLifetime(sessionLifetime)
+                .handshakeThreads(handshakeThreads).handshakeQueue(handshakeQueue).verifyPeers(verifyPeers).versions(versions).peers(peers)
+                .keyPassword(keyPassword);
+    }
+
+    /**
+     * Named settings for a {@link TlsConfig}, starting from the defaults; {@link #build} checks them.
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private Path cert;
+        private Path key;
+        private Path trust;
+        private List<String> ciphers = List.of("aes");
+        private ClientAuth clientAuth = ClientAuth.NONE;
+        private boolean allowInsecure;
+        private Duration handshakeTimeout = Duration.ofSeconds(10);
+        private TlsEngine engine;
+        private List<String> crypto = List.of("jca");
+        private boolean sessionReuse = true;
+        private int sessionCacheSize = 10_000;
+        private Duration sessionLifetime = Duration.ofHours(1);
+        private int handshakeThreads;
+        private int handshakeQueue = 1_000;
+        private boolean verifyPeers = true;
+        private List<String> versions = List.of("1.2", "1.3");
+        private List<TlsPeerConfig> peers = List.of();
+        private String keyPassword = "";
+
+        public Builder cert(Path v) { cert = v; return this; }
+        public Builder key(Path v) { key = v; return this; }
+        public Builder trust(Path v) { trust = v; return this; }
+        public Builder ciphers(List<String> v) { ciphers = v; return this; }
+        public Builder clientAuth(ClientAuth v) { clientAuth = v; return this; }
+        public Builder allowInsecure(boolean v) { allowInsecure = v; return this; }
+        public Builder handshakeTimeout(Duration v) { handshakeTimeout = v; return this; }
+        /** The engine; null picks one that runs every configured suite. */
+        public Builder engine(TlsEngine v) { engine = v; return this; }
+        public Builder crypto(List<String> v) { crypto = v; return this; }
+        public Builder sessionReuse(boolean v) { sessionReuse = v; return this; }
+        public Builder sessionCacheSize(int v) { sessionCacheSize = v; return this; }
+        public Builder sessionLifetime(Duration v) { sessionLifetime = v; return this; }
+        public Builder handshakeThreads(int v) { handshakeThreads = v; return this; }
+        public Builder handshakeQueue(int v) { handshakeQueue = v; return this; }
+        public Builder verifyPeers(boolean v) { verifyPeers = v; return this; }
+        public Builder versions(List<String> v) { versions = v; return this; }
+        public Builder peers(List<TlsPeerConfig> v) { peers = v; return this; }
+        public Builder keyPassword(String v) { keyPassword = v; return this; }
+
+        public TlsConfig build() {
+            return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,
+                    sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, handshakeQueue, verifyPeers, versions, peers,
+                    keyPassword);
+        }
     }
 
     /** The engine as configured: {@code auto}, {@code bc} or {@code jsse}. */

@@ -93,13 +93,15 @@ public record TlsPeerConfig(HostPort peer, TlsEngine engine, List<String> cipher
 
     /** The settings for this peer: {@code base} with this entry's parameters in place of its own. */
     public TlsConfig applyTo(TlsConfig base) {
-        return new TlsConfig(cert != null ? cert : base.cert(), key != null ? key : base.key(),
-                trust != null ? trust : base.trust(), ciphers != null ? ciphers : base.ciphers(), base.clientAuth(),
-                base.allowInsecure(), base.handshakeTimeout(), engine != null ? engine : base.engine(),
-                crypto != null ? crypto : base.crypto(), sessionReuse != null ? sessionReuse : base.sessionReuse(),
-                base.sessionCacheSize(), base.sessionLifetime(), base.handshakeThreads(),
-                verifyPeers != null ? verifyPeers : base.verifyPeers(), versions != null ? versions : base.versions(),
-                List.of(), base.keyPassword());
+        return base.toBuilder().peers(List.of()).cert(or(cert, base.cert())).key(or(key, base.key()))
+                .trust(or(trust, base.trust())).ciphers(or(ciphers, base.ciphers())).engine(or(engine, base.engine()))
+                .crypto(or(crypto, base.crypto())).sessionReuse(or(sessionReuse, base.sessionReuse()))
+                .verifyPeers(or(verifyPeers, base.verifyPeers())).versions(or(versions, base.versions())).build();
+    }
+
+    /** This entry's value where it has one, else the inherited one. */
+    private static <T> T or(T own, T inherited) {
+        return own != null ? own : inherited;
     }
 
     @Override

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -13,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,11 +51,7 @@ public final class HealthCheck implements AutoCloseable {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         // one check at a time; requests arriving meanwhile share it
-        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1), r -> {
-            Thread t = new Thread(r, "sipcrypt-health");
-            t.setDaemon(true);
-            return t;
-        }, new ThreadPoolExecutor.AbortPolicy());
+        this.executor = NamedThreads.named("sipcrypt-health").boundedPool(1, 1);
     }
 
     /** The server's health now; the database part from a check started or joined by this call. */

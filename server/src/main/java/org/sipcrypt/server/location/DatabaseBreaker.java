@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,11 +77,7 @@ public final class DatabaseBreaker implements AutoCloseable {
         this.probeIntervalNanos = probeInterval.toNanos();
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
         this.closedAtNanos = nanoTime.getAsLong();
-        this.prober = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "sipcrypt-db-probe");
-            t.setDaemon(true);
-            return t;
-        });
+        this.prober = NamedThreads.named("sipcrypt-db-probe").scheduler();
         this.refused = OPERATIONS.stream().collect(Collectors.toUnmodifiableMap(op -> op, op -> new LongAdder()));
     }
 

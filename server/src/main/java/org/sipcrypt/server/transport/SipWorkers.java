@@ -3,12 +3,12 @@ package org.sipcrypt.server.transport;
 import com.github.benmanes.caffeine.cache.Ticker;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.sipcrypt.server.concurrent.NamedThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,15 +51,7 @@ public final class SipWorkers implements AutoCloseable {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         this.lanes = new ThreadPoolExecutor[laneCount];
         for (int i = 0; i < laneCount; i++) {
-            String name = "sipcrypt-sip-" + i;
-            lanes[i] = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-                    new ArrayBlockingQueue<>(queueCapacity),
-                    r -> {
-                        Thread t = new Thread(r, name);
-                        t.setDaemon(true);
-                        return t;
-                    },
-                    new ThreadPoolExecutor.AbortPolicy());
+            lanes[i] = NamedThreads.named("sipcrypt-sip-" + i).boundedPool(1, queueCapacity);
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.function.Function;
 import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.ServerConfig;
+import org.sipcrypt.server.config.Setting;
 
 /**
  * The WAR's configuration, from the same keys as the jar's. The configuration file is named by the
@@ -62,13 +63,13 @@ public final class WebappSettings {
      * @param contextParameter the parameters' values by name
      */
     public static Map<String, List<String>> settings(Iterable<String> names, Function<String, String> contextParameter) {
-        Map<String, ConfigLoader.Setting> byKey = new LinkedHashMap<>();
-        for (ConfigLoader.Setting s : ConfigLoader.settings()) {
+        Map<String, Setting> byKey = new LinkedHashMap<>();
+        for (Setting s : ConfigLoader.settings()) {
             byKey.put(s.key(), s);
         }
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (String name : names) {
-            ConfigLoader.Setting s = byKey.get(name);
+            Setting s = byKey.get(name);
             if (s == null) {
                 continue;
             }

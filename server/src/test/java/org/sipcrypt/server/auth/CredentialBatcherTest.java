@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.location.Database;
 import org.sipcrypt.server.location.DatabaseUnavailableException;
 import org.sipcrypt.server.location.Subscriber;

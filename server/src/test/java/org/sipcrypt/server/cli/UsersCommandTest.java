@@ -13,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.sipcrypt.server.auth.DigestAlgorithm;
+import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.location.Database;
 import org.sipcrypt.server.location.EmbeddedDatabase;
 import org.sipcrypt.server.location.Subscriber;

@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.sipcrypt.server.config.ConfigLoader.Setting;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 
@@ -224,6 +223,7 @@ class ConfigLoaderTest {
         "overload.retryAfter, 1500ms",
         "shutdown.maxDialogs, -1",
         "shutdown.dialogLifetime, 0",
+        "tls.handshakeQueue,  0",
     })
     @Timeout(10)
     void valuesOutOfRangeNameTheKeyAndTheValue(String key, String value) {
@@ -415,7 +415,9 @@ class ConfigLoaderTest {
         ServerConfig c = ConfigLoader.load(null, Map.of("tcp.maxConnectionsPerSource", List.of("20"),
                 "tcp.firstMessageTimeout", List.of("3s"), "tcp.messageTimeout", List.of("1500ms"),
                 "tcp.maxPartialBytes", List.of("70000")));
-        assertEquals(new TcpLimitsConfig(20, java.time.Duration.ofSeconds(3), java.time.Duration.ofMillis(1500), 70_000),
+        assertEquals(TcpLimitsConfig.defaults().toBuilder().maxConnectionsPerSource(20)
+                .firstMessageTimeout(java.time.Duration.ofSeconds(3)).messageTimeout(java.time.Duration.ofMillis(1500))
+                .maxPartialBytes(70_000).build(),
                 c.tcpLimits());
         String message = failure(Map.of("tcp.maxPartialBytes", List.of("4096")));
         assertTrue(message.startsWith("tcp.maxPartialBytes: 4096 is below sip.maxMessageBytes 65535"), message);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.sipcrypt.server.auth.DigestAlgorithm;
+import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.DigestClient;
 import org.sipcrypt.server.testing.SipSocket;

@@ -1,21 +1,10 @@
 package org.sipcrypt.server.transport.netty;
 
 import gov.nist.javax.sip.header.CSeq;
-import gov.nist.javax.sip.header.CallID;
-import gov.nist.javax.sip.header.Contact;
-import gov.nist.javax.sip.header.ContentLength;
-import gov.nist.javax.sip.header.Expires;
-import gov.nist.javax.sip.header.From;
-import gov.nist.javax.sip.header.MaxForwards;
-import gov.nist.javax.sip.header.RequestLine;
-import gov.nist.javax.sip.header.Route;
-import gov.nist.javax.sip.header.StatusLine;
-import gov.nist.javax.sip.header.To;
 import gov.nist.javax.sip.header.Via;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.message.SIPResponse;
-import gov.nist.javax.sip.parser.ParseExceptionListener;
 import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.RawMessageChannel;
 import gov.nist.javax.sip.stack.SIPClientTransaction;
@@ -28,14 +17,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
-import java.util.Set;
 import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
-import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.Logger;
@@ -54,11 +41,6 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     private static final RateLimitedLog badInputLog = new RateLimitedLog(log);
     /** TRACE message dumps, the logger the README names; the same one JAIN-SIP's own transports feed. */
     private static final Logger messages = LoggerFactory.getLogger(MessageDump.LOGGER);
-
-    /** Header classes without which a message cannot be handled: a parse error in one fails the message. */
-    private static final Set<Class<?>> ESSENTIAL = Set.of(From.class, To.class, CSeq.class, Via.class,
-            CallID.class, ContentLength.class, RequestLine.class, StatusLine.class, MaxForwards.class,
-            Contact.class, Expires.class, Route.class);
 
     protected final NettyMessageProcessor processor;
     protected final SIPTransactionStack stack;
@@ -88,11 +70,11 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * answered get 400 (505 for another SIP version); others are dropped and counted.
      */
     final void receive(byte[] bytes) {
-        if (!transportKind().reliable() && contentLengthExceedsDatagram(bytes)) {
+        if (!transportKind().reliable() && SipMessageChecks.contentLengthExceedsDatagram(bytes)) {
             reject(bytes, "content_length", "Content-Length exceeds datagram", null);
             return;
         }
-        ParseErrors errors = new ParseErrors();
+        SipMessageChecks.ParseErrors errors = new SipMessageChecks.ParseErrors();
         SIPMessage message;
         try {
             message = stack.getMessageParserFactory().createMessageParser(stack)
@@ -107,10 +89,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         if (message.getTopmostVia() == null || message.getFrom() == null || message.getTo() == null
                 || message.getCallId() == null || message.getCSeq() == null) {
-            reject(bytes, "missing_header", "Missing " + missingHeader(message) + " header", null);
+            reject(bytes, "missing_header", "Missing " + SipMessageChecks.missingHeader(message) + " header", null);
             return;
         }
-        String duplicate = duplicatedHeader(bytes);
+        String duplicate = SipMessageChecks.duplicatedHeader(bytes);
         if (duplicate != null) {
             // RFC 3261 §7.3.1 allows one of each; RFC 4475 §3.1.2.19 (and the Content-Length cases of
             // §3.1.2.x) ask for a 400 rather than guessing which one the sender meant.
@@ -129,7 +111,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         if (message instanceof SIPRequest request) {
             // the parser normalises the version, so it is read from the raw request line
-            if (!requestLineIsSip20(bytes)) {
+            if (!SipMessageChecks.requestLineIsSip20(bytes)) {
                 rejectRequest(bytes, 505, "bad_version", "Version Not Supported");
                 return;
             }
@@ -139,7 +121,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             }
             if (request.getMaxForwards() == null) {
                 // RFC 3261 §16.6 step 3: a request without Max-Forwards is forwarded with 70
-                request.setHeader(defaultMaxForwards());
+                request.setHeader(SipMessageChecks.defaultMaxForwards());
             }
             try {
                 request.checkHeaders();
@@ -194,74 +176,6 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
 
     private String localText() {
         return processor.getIpAddress().getHostAddress() + ":" + processor.getPort();
-    }
-
-    private static boolean requestLineIsSip20(byte[] bytes) {
-        int end = 0;
-        while (end < bytes.length && bytes[end] != '\r' && bytes[end] != '\n') {
-            end++;
-        }
-        String line = new String(bytes, 0, end, java.nio.charset.StandardCharsets.ISO_8859_1).trim();
-        return line.regionMatches(true, line.length() - 7, "SIP/2.0", 0, 7);
-    }
-
-    private static MaxForwards defaultMaxForwards() {
-        try {
-            return new MaxForwards(70);
-        } catch (javax.sip.InvalidArgumentException e) {
-            throw new IllegalStateException("Max-Forwards 70 refused", e);
-        }
-    }
-
-    /** RFC 3261 §18.3: a datagram holding fewer body bytes than its Content-Length says. */
-    private static boolean contentLengthExceedsDatagram(byte[] bytes) {
-        String cl = SipBytes.headerValue(bytes, "content-length", "l");
-        if (cl == null || cl.isEmpty() || cl.equals("0")) {
-            return false;
-        }
-        try {
-            int bodyStart = Math.min(bytes.length, SipBytes.headerSectionEnd(bytes) + 2);
-            return Long.parseLong(cl) > bytes.length - bodyStart;
-        } catch (NumberFormatException e) {
-            // not a number: the parser rejects it next, naming the Content-Length header
-            return false;
-        }
-    }
-
-    /**
-     * Headers a message may carry once (RFC 3261 §7.3.1, §20): long and compact names, and whether
-     * repeats with the same value are tolerated (only Content-Length's are).
-     */
-    private static final String[][] SINGLE_INSTANCE = {
-        {"call-id", "i", "Call-ID"}, {"cseq", null, "CSeq"}, {"from", "f", "From"}, {"to", "t", "To"},
-        {"max-forwards", null, "Max-Forwards"}, {"content-length", "l", "Content-Length"},
-    };
-
-    /** The name of a single-instance header the message carries twice (Content-Length: with different values), or null. */
-    static String duplicatedHeader(byte[] bytes) {
-        for (String[] h : SINGLE_INSTANCE) {
-            java.util.List<String> values = SipBytes.headerValues(bytes, h[0], h[1]);
-            if (values.size() < 2) {
-                continue;
-            }
-            if (!h[0].equals("content-length") || values.stream().map(String::trim).distinct().count() > 1) {
-                return h[2];
-            }
-        }
-        return null;
-    }
-
-    private static String missingHeader(SIPMessage m) {
-        if (m.getTopmostVia() == null) {
-            return "Via";
-        }
-        if (m.getFrom() == null) {
-            return "From";
-        }
-        if (m.getTo() == null) {
-            return "To";
-        }
-        return m.getCallId() == null ? "Call-ID" : "CSeq";
     }
 
     /**
@@ -496,35 +410,5 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     @Override
     public int getViaPort() {
         return processor.getPort();
-    }
-
-    /**
-     * Decides which header parse errors fail the message (the essential headers) and which leave
-     * the header unparsed; remembers the first failing header for the 400 reason phrase.
-     */
-    private static final class ParseErrors implements ParseExceptionListener {
-        String failedHeader;
-
-        @Override
-        @SuppressWarnings("rawtypes")
-        public void handleException(ParseException ex, SIPMessage message, Class headerClass, String header,
-                                    String text) throws ParseException {
-            if (headerClass == null || ESSENTIAL.contains(headerClass)) {
-                if (failedHeader == null) {
-                    failedHeader = headerClass == null ? headerName(header) : headerClass.getSimpleName();
-                }
-                throw ex;
-            }
-            message.addUnparsed(header);
-        }
-
-        private static String headerName(String header) {
-            if (header == null) {
-                return null;
-            }
-            int colon = header.indexOf(':');
-            String name = colon > 0 ? header.substring(0, colon).trim() : header;
-            return name.length() > 32 ? name.substring(0, 32) : name;
-        }
     }
 }

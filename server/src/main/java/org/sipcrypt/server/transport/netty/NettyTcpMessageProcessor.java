@@ -27,6 +27,7 @@ import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionScope;
 import org.sipcrypt.server.transport.PeerKey;
 import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.netty.tls.TlsEventsHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

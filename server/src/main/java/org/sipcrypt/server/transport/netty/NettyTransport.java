@@ -33,6 +33,8 @@ import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
+import org.sipcrypt.server.transport.netty.tls.TlsEventsHandler;
+import org.sipcrypt.server.transport.netty.tls.TlsStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -235,6 +237,6 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         if (settings.tls() != null) {
             settings.tls().close();
         }
-        settings.peerTls().values().forEach(TlsContexts::close);
+        settings.peerTls().values().forEach(TlsStage::close);
     }
 }

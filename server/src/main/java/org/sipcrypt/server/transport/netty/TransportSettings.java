@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.StreamLimits;
+import org.sipcrypt.server.transport.netty.tls.TlsStage;
 
 /**
  * The settings the Netty transport runs with, taken from the server configuration.
@@ -22,8 +23,8 @@ import org.sipcrypt.server.transport.StreamLimits;
  * @param limits           bounds against connection floods: per source, per message, over all partial messages
  */
 public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
-                                Duration connectTimeout, ConnectionPolicy policy, TlsContexts tls,
-                                Map<InetSocketAddress, TlsContexts> peerTls, StreamLimits limits) {
+                                Duration connectTimeout, ConnectionPolicy policy, TlsStage tls,
+                                Map<InetSocketAddress, TlsStage> peerTls, StreamLimits limits) {
 
     public TransportSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");
@@ -43,7 +44,7 @@ public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idl
     }
 
     /** The TLS stage for a connection to {@code peer}: its own when configured, else the shared one. */
-    public TlsContexts tlsFor(InetSocketAddress peer) {
+    public TlsStage tlsFor(InetSocketAddress peer) {
         return peerTls.getOrDefault(peer, tls);
     }
 }

@@ -1,22 +1,13 @@
 package org.sipcrypt.server.transport.netty;
 
 import gov.nist.javax.sip.header.CSeq;
-import gov.nist.javax.sip.header.CallID;
-import gov.nist.javax.sip.header.Contact;
-import gov.nist.javax.sip.header.ContentLength;
-import gov.nist.javax.sip.header.Expires;
 import gov.nist.javax.sip.header.From;
-import gov.nist.javax.sip.header.MaxForwards;
-import gov.nist.javax.sip.header.RequestLine;
-import gov.nist.javax.sip.header.Route;
-import gov.nist.javax.sip.header.StatusLine;
 import gov.nist.javax.sip.header.To;
 import gov.nist.javax.sip.header.Via;
 import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.message.SIPResponse;
 import gov.nist.javax.sip.parser.MessageParser;
-import gov.nist.javax.sip.parser.ParseExceptionListener;
 import gov.nist.javax.sip.parser.StringMsgParserFactory;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -35,7 +26,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -47,7 +37,8 @@ import org.sipcrypt.server.transport.BadRequestResponse;
  * A seeded mutation fuzzer for the bytes-to-message path of a stream connection: the
  * {@link SipStreamFramer} in an {@link EmbeddedChannel}, then the parse-and-validate steps of
  * {@link NettyMessageChannel#receive} (JAIN-SIP's {@code StringMsgParser} from the stack's default
- * parser factory, the same essential-header rule, {@link NettyMessageChannel#duplicatedHeader},
+ * parser factory, the same essential-header rule ({@link SipMessageChecks.ParseErrors}),
+ * {@link SipMessageChecks#duplicatedHeader},
  * {@code checkHeaders}) and {@link BadRequestResponse#build}. Seeds are the SIP messages under
  * {@code src/test/resources/sip/} (RFC 4475 torture-test style cases among them); input {@code i} of
  * seed {@code s} is a pure function of {@code (s, i)}, so any input can be replayed alone and a long
@@ -95,11 +86,6 @@ final class SipInputFuzzer {
     private static final int[] MAX_MESSAGE_BYTES = {256, 2048, 65_535};
     /** The largest UDP payload over IPv4. */
     private static final int MAX_DATAGRAM_BYTES = 65_507;
-
-    /** The essential headers of {@code NettyMessageChannel}: a parse error in one fails the message. */
-    private static final Set<Class<?>> ESSENTIAL = Set.of(From.class, To.class, CSeq.class, Via.class,
-            CallID.class, ContentLength.class, RequestLine.class, StatusLine.class, MaxForwards.class,
-            Contact.class, Expires.class, Route.class);
 
     private static final byte[][] TOKENS = bytes("\r\n", "\r\n\r\n", "\n", "\r", " ", "\t", ":", ";", ",", "<", ">",
             "\"", "\\", "%", "%00", "@", "[", "]", "=", "sip:", "sips:", "SIP/2.0", "SIP/2.0/TCP ", "z9hG4bK",
@@ -283,10 +269,10 @@ final class SipInputFuzzer {
     private void parseAndValidate(byte[] bytes) {
         checkAnswer(bytes, 400, "Bad From header");
         checkAnswer(bytes, 505, "Version Not Supported");
-        NettyMessageChannel.duplicatedHeader(bytes);
+        SipMessageChecks.duplicatedHeader(bytes);
         SIPMessage message;
         try {
-            message = parser.parseSIPMessage(bytes, true, false, ESSENTIAL_HEADERS_FAIL);
+            message = parser.parseSIPMessage(bytes, true, false, new SipMessageChecks.ParseErrors());
         } catch (ParseException e) {
             count("parse.refused");
             return;
@@ -341,19 +327,6 @@ final class SipInputFuzzer {
             throw new AssertionError("answer " + status + " has an empty line before its end: " + escape(answer, 2_000));
         }
     }
-
-    /** As {@code NettyMessageChannel}'s listener: essential headers fail the message, others stay unparsed. */
-    private static final ParseExceptionListener ESSENTIAL_HEADERS_FAIL = new ParseExceptionListener() {
-        @Override
-        @SuppressWarnings("rawtypes")
-        public void handleException(ParseException ex, SIPMessage message, Class headerClass, String header,
-                                    String text) throws ParseException {
-            if (headerClass == null || ESSENTIAL.contains(headerClass)) {
-                throw ex;
-            }
-            message.addUnparsed(header);
-        }
-    };
 
     private void count(String outcome) {
         outcomes.merge(outcome, 1L, Long::sum);

@@ -1,4 +1,4 @@
-package org.sipcrypt.server.auth;
+package org.sipcrypt.server.config;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package org.sipcrypt.server.auth;
+package org.sipcrypt.server.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport.netty;
+package org.sipcrypt.server.transport.netty.tls;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -138,8 +138,9 @@ final class BcTlsHandler extends ChannelDuplexHandler {
                 });
             });
         } catch (RejectedExecutionException e) {
+            // the handshake threads' queue is full (tls.handshakeQueue): this connection goes, the others wait
             inFlight = false;
-            fail(ctx, new SSLException("handshake workers refused the work", e));
+            fail(ctx, new TlsHandshakeFailure("overload", "handshake queue full (tls.handshakeQueue)", e));
         }
     }
 
@@ -197,8 +198,8 @@ final class BcTlsHandler extends ChannelDuplexHandler {
         }
         if (!done) {
             done = true;
-            Exception reported = cause instanceof SslHandshakeTimeoutException ? cause
-                    : new TlsHandshakeFailure(tls.failureReason(), tls.lastAlert(), cause);
+            Exception reported = cause instanceof SslHandshakeTimeoutException || cause instanceof TlsHandshakeFailure
+                    ? cause : new TlsHandshakeFailure(tls.failureReason(), tls.lastAlert(), cause);
             ctx.fireUserEventTriggered(new SslHandshakeCompletionEvent(reported));
         } else {
             ctx.fireExceptionCaught(new SSLException("TLS record layer failed: " + tls.lastAlert(), cause));

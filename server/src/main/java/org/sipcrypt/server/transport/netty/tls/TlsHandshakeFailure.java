@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport.netty;
+package org.sipcrypt.server.transport.netty.tls;
 
 import javax.net.ssl.SSLHandshakeException;
 

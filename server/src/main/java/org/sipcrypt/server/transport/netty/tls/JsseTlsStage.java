@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport.netty;
+package org.sipcrypt.server.transport.netty.tls;
 
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
@@ -11,7 +11,6 @@ import io.netty.handler.ssl.util.SimpleTrustManagerFactory;
 import java.security.KeyStore;
 import javax.net.ssl.ManagerFactoryParameters;
 import javax.net.ssl.TrustManager;
-import org.sipcrypt.server.tls.PeerTrust;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -22,9 +21,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.tls.PeerTrust;
+import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * offered when a TLS 1.3 suite is configured, TLS 1.2 always.
  * Threading: immutable; {@link #newHandler} is called on event loops.
  */
-final class JsseTlsContexts extends TlsContexts {
+final class JsseTlsStage extends TlsStage {
 
-    private static final Logger log = LoggerFactory.getLogger(TlsContexts.class);
+    private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
     private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
 
     private final SslContext server;
@@ -48,7 +50,7 @@ final class JsseTlsContexts extends TlsContexts {
     private final boolean sessionReuse;
     private final boolean verifyPeers;
 
-    private JsseTlsContexts(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse,
+    private JsseTlsStage(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse,
                             boolean verifyPeers) {
         this.server = server;
         this.client = client;
@@ -58,23 +60,30 @@ final class JsseTlsContexts extends TlsContexts {
     }
 
     /**
-     * Builds the contexts.
+     * Builds the contexts from the {@code tls.*} settings and the suites chosen for this engine.
+     * With {@code tls.allowInsecure}, RC4 and 3DES are taken out of the JDK's
+     * {@code jdk.tls.disabledAlgorithms} for this JVM (lab only). With {@code tls.sessionReuse} off,
+     * each session is invalidated once its handshake is done and SunJSSE's stateless session tickets
+     * are turned off (see {@link #disableSessionTickets}).
      *
-     * @param identity      chain and key, or null for a client that presents none (no listener then)
-     * @param trust         PEM CA certificates, or null for the JDK's trust store
-     * @param suites        suites in preference order, each with a JSSE name
-     * @param versions      the TLS versions offered ({@code TLSv1.3}, {@code TLSv1.2})
-     * @param clientAuth    NONE, OPTIONAL or REQUIRE on the listener
-     * @param allowInsecure whether RC4 and 3DES were allowed: then they are taken out of the JDK's
-     *                      {@code jdk.tls.disabledAlgorithms} for this JVM (lab only)
-     * @param sessionReuse  whether sessions are kept for resumption ({@code cacheSize} of them, for
-     *                      {@code lifetime}); off, each session is invalidated once its handshake is
-     *                      done (session tickets are the JDK's own switch, see {@link #disableSessionTickets})
+     * @param identity chain and key, or null for a client that presents none (no listener then)
      */
-    static JsseTlsContexts create(KeyMaterial identity, Path trust, List<CipherSuiteId> suites, List<String> versions,
-                                  ClientAuth clientAuth,
-                                  boolean allowInsecure, Duration handshakeTimeout, boolean sessionReuse,
-                                  int cacheSize, Duration lifetime, boolean verifyPeers) throws IOException {
+    static JsseTlsStage create(KeyMaterial identity, TlsConfig t, TlsChoices choices) throws IOException {
+        if (!t.sessionReuse()) {
+            disableSessionTickets();
+        }
+        List<CipherSuiteId> suites = choices.suites();
+        List<String> versions = choices.versions();
+        ClientAuth clientAuth = switch (t.clientAuth()) {
+            case NONE -> ClientAuth.NONE;
+            case WANT -> ClientAuth.OPTIONAL;
+            case NEED -> ClientAuth.REQUIRE;
+        };
+        boolean allowInsecure = t.allowInsecure();
+        boolean verifyPeers = t.verifyPeers();
+        Path trust = t.trust();
+        int cacheSize = t.sessionCacheSize();
+        Duration lifetime = t.sessionLifetime();
         List<String> names = new ArrayList<>();
         for (CipherSuiteId s : suites) {
             names.add(Objects.requireNonNull(s.jsseName(), () -> s + " does not run on the jsse engine"));
@@ -129,7 +138,7 @@ final class JsseTlsContexts extends TlsContexts {
                 }
             });
         }
-        return new JsseTlsContexts(server, cb.build(), handshakeTimeout, sessionReuse, verifyPeers);
+        return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers);
     }
 
     /**
@@ -137,10 +146,9 @@ final class JsseTlsContexts extends TlsContexts {
      * server invalidated cannot come back in a ticket. The JDK reads the switch once, when its TLS
      * classes first load, so this works only before any TLS use in the process.
      */
-    static void disableSessionTickets() {
+    private static void disableSessionTickets() {
         System.setProperty("jdk.tls.server.enableSessionTicketExtension", "false");
     }
-
 
     @Override
     public boolean canServe() {
@@ -148,7 +156,7 @@ final class JsseTlsContexts extends TlsContexts {
     }
 
     @Override
-    SslHandler newHandler(Channel ch, InetSocketAddress dialled) {
+    public SslHandler newHandler(Channel ch, InetSocketAddress dialled) {
         SslHandler h;
         if (dialled == null) {
             if (server == null) {

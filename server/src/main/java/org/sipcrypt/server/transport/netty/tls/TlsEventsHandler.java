@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport.netty;
+package org.sipcrypt.server.transport.netty.tls;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,19 +22,19 @@ import org.slf4j.LoggerFactory;
 /**
  * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite}}, or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
- * {@code bad_certificate}, {@code closed}, {@code handshake}), logged once a minute per reason. The
+ * {@code bad_certificate}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
  * it was made before this connection was.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
-final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
+public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
 
     private static final RateLimitedLog rateLimited = new RateLimitedLog(LoggerFactory.getLogger(TlsEventsHandler.class));
 
     private final TransportCounters counters;
     private final long created = System.currentTimeMillis();
 
-    TlsEventsHandler(TransportCounters counters) {
+    public TlsEventsHandler(TransportCounters counters) {
         this.counters = counters;
     }
 
@@ -62,7 +62,7 @@ final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Loads the suite names now, on the start-up thread, so no event loop waits for the class path. */
-    static void loadSuiteNames() {
+    public static void loadSuiteNames() {
         if (SuiteNames.BY_CODE.isEmpty()) {
             LoggerFactory.getLogger(TlsEventsHandler.class).debug("no cipher-suite providers installed");
         }

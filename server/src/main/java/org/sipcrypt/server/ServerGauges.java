@@ -1,0 +1,70 @@
+package org.sipcrypt.server;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+import org.sipcrypt.server.location.DatabaseBreaker;
+import org.sipcrypt.server.location.JdbcLocationService;
+import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.transport.SipWorkers;
+import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.netty.NettyTransport;
+
+/**
+ * The meters of the server's state for {@code /metrics} and the stats line, read when scraped:
+ * the database breaker, live transactions, queued work, open connections per stream transport and
+ * bindings stored. The counters of events are registered where the events happen.
+ * Threading: immutable (static methods only); call during start.
+ */
+final class ServerGauges {
+
+    private ServerGauges() {
+    }
+
+    /**
+     * The database breaker's meters: {@code db.breaker.open} (1 while open),
+     * {@code db.breaker.transitions{to=open|closed}} and {@code db.breaker.rejected{op}}.
+     */
+    static void databaseBreaker(DatabaseBreaker breaker, MeterRegistry registry) {
+        Gauge.builder("db.breaker.open", breaker, b -> b.isOpen() ? 1 : 0).register(registry);
+        FunctionCounter.builder("db.breaker.transitions", breaker, b -> b.transitions(true))
+                .tag("to", "open").register(registry);
+        FunctionCounter.builder("db.breaker.transitions", breaker, b -> b.transitions(false))
+                .tag("to", "closed").register(registry);
+        for (String op : DatabaseBreaker.OPERATIONS) {
+            FunctionCounter.builder("db.breaker.rejected", breaker, b -> b.refused(op))
+                    .tag("op", op).register(registry);
+        }
+    }
+
+    /**
+     * Live transactions, messages queued per lane, open connections per stream transport listened on
+     * (sipcrypt's transport only; {@code transport} null otherwise), bindings stored.
+     */
+    static void serverState(MeterRegistry r, SipcryptServer server, ToDoubleFunction<SipcryptServer> transactions,
+                            SipWorkers workers, NettyTransport transport, Set<Transport> listened,
+                            LocationService location) {
+        Gauge.builder("sip.transactions.live", server, transactions)
+                .description("server and client transactions in the stack").register(r);
+        for (int i = 0; i < workers.laneCount(); i++) {
+            int lane = i;
+            Gauge.builder("sip.workers.queued", workers, w -> w.queuedInLane(lane)).tag("lane", String.valueOf(lane))
+                    .description("messages waiting in a SIP worker lane's queue").register(r);
+        }
+        if (transport != null) {
+            for (Transport t : listened) {
+                if (t != Transport.UDP) {
+                    Gauge.builder("transport.connections.current", transport, n -> n.openConnections(t))
+                            .tag("transport", t.configName())
+                            .description("open connections of a stream transport, inbound and outbound").register(r);
+                }
+            }
+        }
+        if (location instanceof JdbcLocationService jdbc) {
+            Gauge.builder("registrar.bindings", jdbc, l -> l.bindingsStored() < 0 ? Double.NaN : l.bindingsStored())
+                    .description("registrations (bindings) stored").register(r);
+        }
+    }
+}

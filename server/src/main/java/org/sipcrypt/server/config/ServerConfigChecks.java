@@ -1,0 +1,149 @@
+package org.sipcrypt.server.config;
+
+import static org.sipcrypt.server.config.ConfigValues.format;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * The checks that tie the records of one {@link ServerConfig} together (each record checks its own
+ * values in its constructor); run once, by {@link ServerConfig.Builder#build()}. Every failure is an
+ * {@link IllegalArgumentException} whose message names the key, the value and what was expected.
+ * Threading: immutable (static methods only).
+ */
+final class ServerConfigChecks {
+
+    private ServerConfigChecks() {
+    }
+
+    static void check(ServerConfig c) {
+        expiresOrder(c);
+        perCallNeedsNetty(c);
+        routesHaveListeners(c);
+        tls(c);
+        partialBytes(c);
+    }
+
+    private static void expiresOrder(ServerConfig c) {
+        String expected = " (expected registrar.minExpires <= registrar.defaultExpires <= registrar.maxExpires)";
+        if (c.minExpires().compareTo(c.maxExpires()) > 0) {
+            throw new IllegalArgumentException("registrar.minExpires: " + format(c.minExpires())
+                    + " is above registrar.maxExpires " + format(c.maxExpires()) + expected);
+        }
+        if (c.defaultExpires().compareTo(c.minExpires()) < 0) {
+            throw new IllegalArgumentException("registrar.defaultExpires: " + format(c.defaultExpires())
+                    + " is below registrar.minExpires " + format(c.minExpires()) + expected);
+        }
+        if (c.defaultExpires().compareTo(c.maxExpires()) > 0) {
+            throw new IllegalArgumentException("registrar.defaultExpires: " + format(c.defaultExpires())
+                    + " is above registrar.maxExpires " + format(c.maxExpires()) + expected);
+        }
+    }
+
+    /** JAIN-SIP's built-in transport only keeps connections; per-call needs sipcrypt's transport. */
+    private static void perCallNeedsNetty(ServerConfig c) {
+        if (c.transportImpl() == TransportImpl.NETTY) {
+            return;
+        }
+        String notNetty = " netty transport, not " + c.transportImpl().configName()
+                + " (expected persistent, or transport.impl=netty)";
+        if (c.tcpConnection() == ConnectionPattern.PER_CALL) {
+            throw new IllegalArgumentException("tcp.connection: \"per-call\" needs the" + notNetty);
+        }
+        for (int i = 0; i < c.routes().size(); i++) {
+            if (c.routes().get(i).connection() == ConnectionPattern.PER_CALL) {
+                throw new IllegalArgumentException("route[" + i + "]: connection \"per-call\" needs the" + notNetty);
+            }
+        }
+        if (c.defaultRoute() != null && c.defaultRoute().connection() == ConnectionPattern.PER_CALL) {
+            throw new IllegalArgumentException("defaultRoute: connection \"per-call\" needs the" + notNetty);
+        }
+    }
+
+    /**
+     * A request leaves from a listening point of its transport (its Via names it), so a route over a
+     * transport the server does not listen on would answer every call 503; refused at start instead.
+     */
+    private static void routesHaveListeners(ServerConfig c) {
+        List<RouteConfig> routes = c.routes();
+        for (int i = 0; i <= routes.size(); i++) {
+            RouteConfig r = i < routes.size() ? routes.get(i) : c.defaultRoute();
+            if (r == null || c.listeners().stream().anyMatch(l -> l.transport() == r.transport())) {
+                continue;
+            }
+            String key = i < routes.size() ? "route[" + i + "]" : "defaultRoute";
+            String t = r.transport().configName();
+            throw new IllegalArgumentException(key + ": transport " + t + " needs a " + t + " listener to send from"
+                    + " (expected e.g. listen=" + t + ":127.0.0.1:" + (r.transport() == Transport.TLS ? 5061 : 5060)
+                    + " besides the others)");
+        }
+    }
+
+    /**
+     * A tls listener needs a certificate and key and sipcrypt's transport; the cipher suites must
+     * run together on one TLS engine; client certificates need a trust file to check them against.
+     */
+    private static void tls(ServerConfig c) {
+        TlsConfig t = c.tls();
+        if (c.listeners().stream().anyMatch(l -> l.transport() == Transport.TLS)) {
+            if (t.cert() == null || t.key() == null && !KeyMaterial.isPkcs12(t.cert())) {
+                throw new IllegalArgumentException((t.cert() == null ? "tls.cert" : "tls.key")
+                        + ": needed by the tls listener (java -jar sipcrypt-server.jar certs --out DIR makes lab files)");
+            }
+            if (c.transportImpl() != TransportImpl.NETTY) {
+                throw new IllegalArgumentException("listen: tls needs the netty transport, not "
+                        + c.transportImpl().configName() + " (expected transport.impl=netty)");
+            }
+        }
+        readable("tls.cert", t.cert(), " (expected a PEM file)");
+        readable("tls.key", t.key(), " (expected a PEM file)");
+        readable("tls.trust", t.trust(), " (expected a PEM file)");
+        if (t.cert() != null && t.key() != null && KeyMaterial.isPkcs12(t.cert())) {
+            throw new IllegalArgumentException("tls.key: not used with a PKCS#12 tls.cert (the key is in \""
+                    + t.cert() + "\"; its password is tls.keyPassword)");
+        }
+        if (t.clientAuth() != TlsConfig.ClientAuth.NONE && t.trust() == null) {
+            throw new IllegalArgumentException("tls.trust: needed to check client certificates (tls.clientAuth="
+                    + t.clientAuth().configName() + ")");
+        }
+        CipherSuiteRegistry registry = CipherSuiteRegistry.load();
+        choices(registry, "", t);
+        for (int i = 0; i < t.peers().size(); i++) {
+            TlsConfig peer = t.peers().get(i).applyTo(t);
+            String where = "tls.peer[" + i + "]";
+            choices(registry, where + " ", peer);
+            for (Path p : new Path[] {peer.cert(), peer.key(), peer.trust()}) {
+                readable(where, p, "");
+            }
+        }
+    }
+
+    private static void readable(String key, Path p, String expected) {
+        if (p != null && !Files.isReadable(p)) {
+            throw new IllegalArgumentException(key + ": cannot read \"" + p + "\"" + expected);
+        }
+    }
+
+    private static void choices(CipherSuiteRegistry registry, String where, TlsConfig t) {
+        try {
+            TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(), t.versions());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + e.getMessage(), e);
+        }
+    }
+
+    /** One message of the largest size must fit in the bound on incomplete messages. */
+    private static void partialBytes(ServerConfig c) {
+        int partial = c.tcpLimits().maxPartialBytes();
+        if (partial < c.maxMessageBytes()) {
+            throw new IllegalArgumentException("tcp.maxPartialBytes: " + partial + " is below sip.maxMessageBytes "
+                    + c.maxMessageBytes() + " (expected room for at least one message of the largest size)");
+        }
+    }
+}

@@ -1,0 +1,394 @@
+package org.sipcrypt.server.config;
+
+import static org.sipcrypt.server.config.ConfigValues.bool;
+import static org.sipcrypt.server.config.ConfigValues.duration;
+import static org.sipcrypt.server.config.ConfigValues.expires;
+import static org.sipcrypt.server.config.ConfigValues.format;
+import static org.sipcrypt.server.config.ConfigValues.integer;
+import static org.sipcrypt.server.config.ConfigValues.items;
+import static org.sipcrypt.server.config.ConfigValues.jdbcUrl;
+import static org.sipcrypt.server.config.ConfigValues.nonBlank;
+import static org.sipcrypt.server.config.ConfigValues.one;
+import static org.sipcrypt.server.config.ConfigValues.parsed;
+import static org.sipcrypt.server.config.ConfigValues.path;
+import static org.sipcrypt.server.config.ConfigValues.tlsEngine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.sipcrypt.server.transport.ConnectionPattern;
+
+/**
+ * The table of settings: each one's key in the file, its command-line option, how its value is
+ * parsed into a {@link ServerConfig.Builder} and how it is shown; the order is the order of
+ * {@code --help} and of {@link ConfigLoader#describe}. Every key not given keeps its value from
+ * {@link ServerConfig#defaults()}.
+ * Threading: immutable.
+ */
+public enum Setting {
+    LISTEN("listen", Kind.REPEATABLE, "TRANSPORT:HOST:PORT",
+            "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; giving any replaces the defaults.",
+            c -> strings(c.listeners()), (b, k, v) -> b.listeners(items(k, v, ListenerConfig::parse))),
+    DATA_DIR("dataDir", Kind.SINGLE, "DIR", "Directory of the embedded database and other state.",
+            c -> List.of(c.dataDir().toString()), (b, k, v) -> b.dataDir(path(k, one(k, v)))),
+    DB("db", Kind.SINGLE, "JDBC-URL", "JDBC URL of the database; unset means embedded H2 under the data dir.",
+            c -> List.of(c.dbUrl() == null ? "embedded H2 under " + c.dataDir() : c.dbUrl()),
+            (b, k, v) -> b.dbUrl(jdbcUrl(k, one(k, v)))),
+    DB_USER("db.user", Kind.SINGLE, "USER", "Database user.",
+            c -> List.of(c.dbUser()), (b, k, v) -> b.dbUser(nonBlank(k, one(k, v), "a user name"))),
+    DB_PASSWORD("db.password", Kind.SECRET, "PASSWORD", "Database password (never logged).",
+            c -> List.of(c.dbPassword()), (b, k, v) -> b.dbPassword(one(k, v))),
+    DB_POOL_SIZE("db.poolSize", Kind.SINGLE, "N", "Database connections, also the database worker threads.",
+            c -> shown(c.dbPoolSize()), (b, k, v) -> b.dbPoolSize(integer(k, one(k, v), 1, 1000))),
+    DB_CONNECT_TIMEOUT("db.connectTimeout", Kind.SINGLE, "DURATION",
+            "Longest wait for a database connection (250ms to 60s); when it fails for want of the database,"
+                    + " requests needing it get 503 at once until it is back.",
+            c -> shown(c.dbBreaker().connectTimeout()),
+            (b, k, v) -> b.dbBreaker().connectTimeout(duration(k, one(k, v), false))),
+    DB_PROBE_INTERVAL("db.probeInterval", Kind.SINGLE, "DURATION",
+            "How often the server checks whether a database that went away is back (10ms to 60s).",
+            c -> shown(c.dbBreaker().probeInterval()),
+            (b, k, v) -> b.dbBreaker().probeInterval(duration(k, one(k, v), false))),
+    MODE("mode", Kind.SINGLE, "proxy|redirect", "Forward requests (stateful proxy) or answer with contacts (redirect).",
+            c -> List.of(c.mode().configName()), (b, k, v) -> b.mode(parsed(k, one(k, v), Mode::parse))),
+    ROUTE("route", Kind.REPEATABLE, "ROUTE",
+            "Static route DOMAIN=HOST[:PORT][;transport=udp|tcp|tls][;connection=persistent|per-call];"
+                    + " connection defaults to tcp.connection.",
+            c -> strings(c.routes()), (b, k, v) -> b.routes(items(k, v, t -> RouteConfig.parseDomainRoute(t, b.tcpConnection)))),
+    DEFAULT_ROUTE("defaultRoute", Kind.SINGLE, "TARGET",
+            "Route HOST[:PORT][;transport=..][;connection=..] for domains neither served nor routed.",
+            c -> optional(c.defaultRoute()),
+            (b, k, v) -> b.defaultRoute(parsed(k, one(k, v), t -> RouteConfig.parseDefaultRoute(t, b.tcpConnection)))),
+    DOMAIN("domain", Kind.REPEATABLE, "DOMAIN", "Extra domain served, besides the listener addresses and localhost.",
+            c -> c.domains(), (b, k, v) -> b.domains(items(k, v, ConfigValues::domainName))),
+    RECORD_ROUTE("recordRoute", Kind.SINGLE, "BOOL", "Whether the proxy inserts Record-Route (RFC 3261 16.6 step 4).",
+            c -> shown(c.recordRoute()), (b, k, v) -> b.recordRoute(bool(k, one(k, v)))),
+    PROXY_TIMER_C("proxy.timerC", Kind.SINGLE, "DURATION",
+            "An INVITE branch silent this long after its last provisional response is cancelled (RFC 3261 16.6 step 11).",
+            c -> shown(c.timerC()), (b, k, v) -> b.timerC(duration(k, one(k, v), false))),
+    TCP_CONNECTION("tcp.connection", Kind.SINGLE, "persistent|per-call",
+            "Outgoing TCP connection pattern for targets without a route of their own.",
+            c -> List.of(c.tcpConnection().configName()),
+            (b, k, v) -> b.tcpConnection(parsed(k, one(k, v), ConnectionPattern::parse))),
+    TCP_IDLE_TIMEOUT("tcp.idleTimeout", Kind.SINGLE, "DURATION", "A TCP connection idle this long is closed.",
+            c -> shown(c.tcpIdleTimeout()), (b, k, v) -> b.tcpIdleTimeout(duration(k, one(k, v), false))),
+    TCP_MAX_CONNECTIONS("tcp.maxConnections", Kind.SINGLE, "N", "Cap on open TCP connections, inbound and outbound.",
+            c -> shown(c.tcpMaxConnections()), (b, k, v) -> b.tcpMaxConnections(integer(k, one(k, v), 1, 1_000_000))),
+    TCP_CONNECT_TIMEOUT("tcp.connectTimeout", Kind.SINGLE, "DURATION", "How long an outgoing TCP connect may take.",
+            c -> shown(c.tcpConnectTimeout()), (b, k, v) -> b.tcpConnectTimeout(duration(k, one(k, v), false))),
+    TCP_MAX_CONNECTIONS_PER_SOURCE("tcp.maxConnectionsPerSource", Kind.SINGLE, "N",
+            "Most inbound TCP/TLS connections from one IP address; more are reset on accept (auth.trustedPeers exempt).",
+            c -> shown(c.tcpLimits().maxConnectionsPerSource()),
+            (b, k, v) -> b.tcpLimits().maxConnectionsPerSource(integer(k, one(k, v), 1, 1_000_000))),
+    TCP_FIRST_MESSAGE_TIMEOUT("tcp.firstMessageTimeout", Kind.SINGLE, "DURATION",
+            "An inbound connection without a complete SIP message this long after opening (after TLS handshake) is closed.",
+            c -> shown(c.tcpLimits().firstMessageTimeout()),
+            (b, k, v) -> b.tcpLimits().firstMessageTimeout(duration(k, one(k, v), false))),
+    TCP_MESSAGE_TIMEOUT("tcp.messageTimeout", Kind.SINGLE, "DURATION",
+            "A message must be complete this long after its first byte, else its connection is closed.",
+            c -> shown(c.tcpLimits().messageTimeout()),
+            (b, k, v) -> b.tcpLimits().messageTimeout(duration(k, one(k, v), false))),
+    TCP_MAX_PARTIAL_BYTES("tcp.maxPartialBytes", Kind.SINGLE, "BYTES",
+            "Most bytes of incomplete messages over all connections; beyond it the oldest are closed.",
+            c -> shown(c.tcpLimits().maxPartialBytes()),
+            (b, k, v) -> b.tcpLimits().maxPartialBytes(integer(k, one(k, v), 1024, Integer.MAX_VALUE))),
+    SIP_MAX_MESSAGE_BYTES("sip.maxMessageBytes", Kind.SINGLE, "BYTES", "Largest SIP message accepted (1024 to 16 MiB).",
+            c -> shown(c.maxMessageBytes()), (b, k, v) -> b.maxMessageBytes(integer(k, one(k, v), 1024, 16 * 1024 * 1024))),
+    SIP_WORKERS("sip.workers", Kind.SINGLE, "N", "SIP worker lanes; the messages of one call stay on one lane.",
+            c -> shown(c.sipWorkers()), (b, k, v) -> b.sipWorkers(integer(k, one(k, v), 1, 1024))),
+    SIP_QUEUE_CAPACITY("sip.queueCapacity", Kind.SINGLE, "N", "Bound of each lane's queue; messages beyond it are dropped.",
+            c -> shown(c.sipQueueCapacity()), (b, k, v) -> b.sipQueueCapacity(integer(k, one(k, v), 1, 10_000_000))),
+    IO_THREADS("io.threads", Kind.SINGLE, "N", "Event-loop threads; 0 means twice the number of cores.",
+            c -> shown(c.ioThreads()), (b, k, v) -> b.ioThreads(integer(k, one(k, v), 0, 1024))),
+    TRANSPORT_IMPL("transport.impl", Kind.SINGLE, "netty|jain-nio|jain-oio",
+            "Transport under JAIN-SIP: sipcrypt's Netty one, or JAIN-SIP's built-in NIO or blocking (default) one, for comparison.",
+            c -> List.of(c.transportImpl().configName()),
+            (b, k, v) -> b.transportImpl(parsed(k, one(k, v), TransportImpl::parse))),
+    REGISTRAR_MIN_EXPIRES("registrar.minExpires", Kind.SINGLE, "DURATION",
+            "Registrations asking for less get 423 Interval Too Brief.",
+            c -> shown(c.minExpires()), (b, k, v) -> b.minExpires(expires(k, one(k, v)))),
+    REGISTRAR_MAX_EXPIRES("registrar.maxExpires", Kind.SINGLE, "DURATION",
+            "Registrations asking for more are shortened to this.",
+            c -> shown(c.maxExpires()), (b, k, v) -> b.maxExpires(expires(k, one(k, v)))),
+    REGISTRAR_DEFAULT_EXPIRES("registrar.defaultExpires", Kind.SINGLE, "DURATION",
+            "Registrations that ask for no expiry get this.",
+            c -> shown(c.defaultExpires()), (b, k, v) -> b.defaultExpires(expires(k, one(k, v)))),
+    REGISTRAR_MAX_CONTACTS("registrar.maxContacts", Kind.SINGLE, "N",
+            "Most contacts one address-of-record may register (403 beyond it); also the most branches a"
+                    + " request forks to and the most contacts in a 302 or a REGISTER answer.",
+            c -> shown(c.maxContacts()), (b, k, v) -> b.maxContacts(integer(k, one(k, v), 1, 10_000))),
+    REGISTRAR_MAX_BINDINGS("registrar.maxBindings", Kind.SINGLE, "N",
+            "Most bindings held in all; a REGISTER adding one beyond it gets 503.",
+            c -> shown(c.maxBindings()), (b, k, v) -> b.maxBindings(integer(k, one(k, v), 1, 1_000_000_000))),
+    SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION", "How long shutdown waits for open transactions and established calls.",
+            c -> shown(c.shutdownGrace()), (b, k, v) -> b.shutdownGrace(duration(k, one(k, v), true))),
+    STATS_INTERVAL("stats.interval", Kind.SINGLE, "DURATION", "How often counters are logged; 0 turns it off.",
+            c -> shown(c.statsInterval()), (b, k, v) -> b.statsInterval(duration(k, one(k, v), true))),
+    OVERLOAD_QUEUE_THRESHOLD("overload.queueThreshold", Kind.SINGLE, "N",
+            "New requests get 503 while their lane holds this many messages (the rest of sip.queueCapacity"
+                    + " is kept for responses and in-dialog requests).",
+            c -> shown(c.overload().queueThreshold()),
+            (b, k, v) -> b.overload().queueThreshold(integer(k, one(k, v), 1, 10_000_000))),
+    OVERLOAD_MAX_QUEUE_DELAY("overload.maxQueueDelay", Kind.SINGLE, "DURATION",
+            "New requests get 503 while the oldest message in their lane has waited longer; 0 turns it off.",
+            c -> shown(c.overload().maxQueueDelay()), (b, k, v) -> b.overload().maxQueueDelay(duration(k, one(k, v), true))),
+    OVERLOAD_MAX_TRANSACTIONS("overload.maxTransactions", Kind.SINGLE, "N",
+            "New requests get 503 while this many requests await their final response; 0 turns it off.",
+            c -> shown(c.overload().maxTransactions()),
+            (b, k, v) -> b.overload().maxTransactions(integer(k, one(k, v), 0, 100_000_000))),
+    OVERLOAD_MAX_HEAP_AFTER_GC("overload.maxHeapAfterGc", Kind.SINGLE, "PERCENT",
+            "New requests get 503 while the heap used after the last GC is above this share of the maximum;"
+                    + " 0 turns it off.",
+            c -> shown(c.overload().maxHeapAfterGc()),
+            (b, k, v) -> b.overload().maxHeapAfterGc(integer(k, one(k, v), 0, 100))),
+    OVERLOAD_RETRY_AFTER("overload.retryAfter", Kind.SINGLE, "DURATION",
+            "Retry-After of a 503 for overload or shutdown, plus a random part of up to as much again.",
+            c -> shown(c.overload().retryAfter()), (b, k, v) -> b.overload().retryAfter(expires(k, one(k, v)))),
+    SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
+            "Most established calls remembered so that shutdown waits for their BYE; 0 waits for transactions only.",
+            c -> shown(c.overload().maxDialogs()),
+            (b, k, v) -> b.overload().maxDialogs(integer(k, one(k, v), 0, 100_000_000))),
+    SHUTDOWN_DIALOG_LIFETIME("shutdown.dialogLifetime", Kind.SINGLE, "DURATION",
+            "A remembered call without a re-INVITE for this long is forgotten (its BYE may have gone elsewhere).",
+            c -> shown(c.overload().dialogLifetime()),
+            (b, k, v) -> b.overload().dialogLifetime(duration(k, one(k, v), false))),
+    HTTP("http", Kind.SINGLE, "HOST:PORT",
+            "HTTP listener for /metrics (Prometheus) and /health; off means none. Bind it to loopback or a"
+                    + " management network only: it answers anyone who reaches it.",
+            c -> List.of(c.http().enabled() ? c.http().listen().toString() : "off"),
+            (b, k, v) -> b.http().listen(ConfigValues.httpListen(k, one(k, v)))),
+    HTTP_MAX_REQUEST_BYTES("http.maxRequestBytes", Kind.SINGLE, "BYTES",
+            "Most bytes of an HTTP request's line and headers; longer requests get 431.",
+            c -> shown(c.http().maxRequestBytes()),
+            (b, k, v) -> b.http().maxRequestBytes(integer(k, one(k, v), 256, 1024 * 1024))),
+    HTTP_MAX_CONNECTIONS("http.maxConnections", Kind.SINGLE, "N",
+            "Most HTTP connections open at once; more are closed as they arrive.",
+            c -> shown(c.http().maxConnections()), (b, k, v) -> b.http().maxConnections(integer(k, one(k, v), 1, 10_000))),
+    HTTP_IDLE_TIMEOUT("http.idleTimeout", Kind.SINGLE, "DURATION",
+            "An HTTP connection that has not sent a whole request within this is closed.",
+            c -> shown(c.http().idleTimeout()), (b, k, v) -> b.http().idleTimeout(duration(k, one(k, v), false))),
+    HTTP_HEALTH_TIMEOUT("http.healthTimeout", Kind.SINGLE, "DURATION",
+            "How long /health's database check may take; a slower database makes the server not ready.",
+            c -> shown(c.http().healthTimeout()), (b, k, v) -> b.http().healthTimeout(duration(k, one(k, v), false))),
+    AUTH("auth", Kind.FLAG, "BOOL", "Digest authentication (RFC 3261 22): challenge the methods of auth.methods.",
+            c -> shown(c.auth().enabled()), (b, k, v) -> b.auth().enabled(bool(k, one(k, v)))),
+    AUTH_METHODS("auth.methods", Kind.REPEATABLE, "METHOD",
+            "Methods challenged when auth is on (* = all): REGISTER gets 401, others 407; ACK and CANCEL never are."
+                    + " Narrowing it lets the rest reach local users unauthenticated (logged as a warning).",
+            c -> c.auth().methods(), (b, k, v) -> b.auth().methods(items(k, v, ConfigValues::challengedMethod))),
+    REALM("realm", Kind.SINGLE, "NAME", "Digest realm; unset means the host of the first listener.",
+            c -> List.of(c.effectiveRealm()), (b, k, v) -> b.auth().realm(nonBlank(k, one(k, v), "a realm"))),
+    AUTH_ALGORITHMS("auth.algorithms", Kind.REPEATABLE, "sha-256|md5",
+            "Digest algorithms offered, one challenge each, most preferred first (RFC 8760).",
+            c -> c.auth().algorithms().stream().map(a -> a.configName()).toList(),
+            (b, k, v) -> b.auth().algorithms(items(k, v, ConfigValues::digestAlgorithm))),
+    AUTH_LEGACY_NO_QOP("auth.legacyNoQop", Kind.SINGLE, "BOOL",
+            "Lab only: accept credentials without qop (RFC 2069 form); they have no nonce count, so captured"
+                    + " ones can be replayed (logged as a warning).",
+            c -> shown(c.auth().legacyNoQop()), (b, k, v) -> b.auth().legacyNoQop(bool(k, one(k, v)))),
+    AUTH_NONCE_LIFETIME("auth.nonceLifetime", Kind.SINGLE, "DURATION",
+            "Older nonces get a new challenge with stale=true.",
+            c -> shown(c.auth().nonceLifetime()), (b, k, v) -> b.auth().nonceLifetime(duration(k, one(k, v), false))),
+    AUTH_NONCE_SECRET("auth.nonceSecret", Kind.SECRET, "SECRET",
+            "HMAC key of nonces (16+ characters; never logged); servers sharing it accept each other's nonces."
+                    + " Unset means random per start.",
+            c -> List.of(c.auth().nonceSecret()), (b, k, v) -> b.auth().nonceSecret(one(k, v))),
+    AUTH_NONCE_BINDS_ADDRESS("auth.nonceBindsAddress", Kind.SINGLE, "BOOL",
+            "A nonce is valid only from the IP address it was sent to.",
+            c -> shown(c.auth().nonceBindsAddress()), (b, k, v) -> b.auth().nonceBindsAddress(bool(k, one(k, v)))),
+    AUTH_ON_FAILURE("auth.onFailure", Kind.SINGLE, "forbid|challenge",
+            "Answer to a wrong password or unknown user (the same for both): 403, or a new challenge.",
+            c -> List.of(c.auth().onFailure().configName()),
+            (b, k, v) -> b.auth().onFailure(parsed(k, one(k, v), AuthConfig.FailureAnswer::parse))),
+    AUTH_MATCH_IDENTITY("auth.matchIdentity", Kind.SINGLE, "BOOL",
+            "The digest user must be the To user of a REGISTER and the From user of other requests.",
+            c -> shown(c.auth().matchIdentity()), (b, k, v) -> b.auth().matchIdentity(bool(k, one(k, v)))),
+    AUTH_IN_DIALOG("auth.inDialog", Kind.SINGLE, "BOOL",
+            "Challenge requests inside a dialog too, even those carrying this proxy's signed Record-Route.",
+            c -> shown(c.auth().inDialog()), (b, k, v) -> b.auth().inDialog(bool(k, one(k, v)))),
+    AUTH_TRUSTED_PEERS("auth.trustedPeers", Kind.REPEATABLE, "ADDRESS[/PREFIX]",
+            "Addresses (IP or CIDR) whose requests are never challenged, e.g. the proxies next in a chain.",
+            c -> strings(c.auth().trustedPeers()), (b, k, v) -> b.auth().trustedPeers(items(k, v, AddressBlock::parse))),
+    AUTH_LAB_SKIP_URI_CHECK("auth.lab.skipUriCheck", Kind.SINGLE, "BOOL",
+            "Lab only: accept a digest uri other than the Request-URI, so credentials captured for one target"
+                    + " work for another (logged as a warning).",
+            c -> shown(c.auth().labSkipUriCheck()), (b, k, v) -> b.auth().labSkipUriCheck(bool(k, one(k, v)))),
+    AUTH_BATCH_SIZE("auth.batchSize", Kind.SINGLE, "N", "Most user names fetched by one credential query.",
+            c -> shown(c.auth().batchSize()), (b, k, v) -> b.auth().batchSize(integer(k, one(k, v), 1, 1000))),
+    AUTH_BATCH_WAIT("auth.batchWait", Kind.SINGLE, "DURATION",
+            "Longest a credential lookup waits for its batch to fill; 0 sends at once.",
+            c -> shown(c.auth().batchWait()), (b, k, v) -> b.auth().batchWait(duration(k, one(k, v), true))),
+    AUTH_QUEUE_CAPACITY("auth.queueCapacity", Kind.SINGLE, "N",
+            "Most credential lookups waiting; beyond it requests get 503.",
+            c -> shown(c.auth().queueCapacity()), (b, k, v) -> b.auth().queueCapacity(integer(k, one(k, v), 1, 10_000_000))),
+    AUTH_CACHE_SIZE("auth.cacheSize", Kind.SINGLE, "N", "Subscribers cached in memory; 0 turns the cache off.",
+            c -> shown(c.auth().cacheSize()), (b, k, v) -> b.auth().cacheSize(integer(k, one(k, v), 0, 10_000_000))),
+    AUTH_CACHE_TTL("auth.cacheTtl", Kind.SINGLE, "DURATION", "How long a cached subscriber is trusted.",
+            c -> shown(c.auth().cacheTtl()), (b, k, v) -> b.auth().cacheTtl(duration(k, one(k, v), false))),
+    AUTH_REPLAY_NONCES("auth.replayNonces", Kind.SINGLE, "N",
+            "Most nonces whose counts are remembered to reject replays.",
+            c -> shown(c.auth().replayNonces()), (b, k, v) -> b.auth().replayNonces(integer(k, one(k, v), 1, 100_000_000))),
+    TLS_CERT("tls.cert", Kind.SINGLE, "FILE",
+            "PEM certificate (chain), or a PKCS#12 file (.p12, .pfx) with its key, of the tls listener and outgoing TLS.",
+            c -> optional(c.tls().cert()), (b, k, v) -> b.tls().cert(path(k, one(k, v)))),
+    TLS_KEY("tls.key", Kind.SINGLE, "FILE", "PEM private key of a PEM tls.cert (none with a .p12 file).",
+            c -> optional(c.tls().key()), (b, k, v) -> b.tls().key(path(k, one(k, v)))),
+    TLS_TRUST("tls.trust", Kind.SINGLE, "FILE",
+            "PEM CA certificates peers must chain to; unset means the JDK's trust store for outgoing TLS.",
+            c -> optional(c.tls().trust()), (b, k, v) -> b.tls().trust(path(k, one(k, v)))),
+    TLS_CIPHERS("tls.ciphers", Kind.REPEATABLE, "NAME",
+            "Cipher-suite providers (aes, 3des, rc4, ...) or suite names, most preferred first.",
+            c -> c.tls().ciphers(), (b, k, v) -> b.tls().ciphers(List.copyOf(v))),
+    TLS_CLIENT_AUTH("tls.clientAuth", Kind.SINGLE, "none|want|need", "Client certificates on the tls listener.",
+            c -> List.of(c.tls().clientAuth().configName()),
+            (b, k, v) -> b.tls().clientAuth(parsed(k, one(k, v), TlsConfig.ClientAuth::parse))),
+    TLS_ALLOW_INSECURE("tls.allowInsecure", Kind.FLAG, "BOOL",
+            "Lab only: allow the insecure RC4 and 3DES suites in tls.ciphers (logged as a warning).",
+            c -> shown(c.tls().allowInsecure()), (b, k, v) -> b.tls().allowInsecure(bool(k, one(k, v)))),
+    TLS_HANDSHAKE_TIMEOUT("tls.handshakeTimeout", Kind.SINGLE, "DURATION",
+            "A TLS connection whose handshake takes longer is closed.",
+            c -> shown(c.tls().handshakeTimeout()), (b, k, v) -> b.tls().handshakeTimeout(duration(k, one(k, v), false))),
+    TLS_ENGINE("tls.engine", Kind.SINGLE, "auto|bc|jsse",
+            "TLS engine of the listener and outgoing TLS: bc (Bouncy Castle; Camellia, SEED), jsse (SunJSSE; RC4),"
+                    + " or auto (jsse when it runs every suite in tls.ciphers, else bc).",
+            c -> List.of(c.tls().engineName()), (b, k, v) -> b.tls().engine(tlsEngine(k, one(k, v)))),
+    TLS_CRYPTO("tls.crypto", Kind.REPEATABLE, "ENGINE|PROVIDER:ENGINE",
+            "On the bc engine, where bulk ciphers run: jca (the JVM's providers; AES-NI) or bc (Bouncy Castle's"
+                    + " lightweight engines), for every provider that has it or for one (e.g. aes:bc).",
+            c -> c.tls().crypto(), (b, k, v) -> b.tls().crypto(List.copyOf(v))),
+    TLS_SESSION_REUSE("tls.sessionReuse", Kind.SINGLE, "on|off",
+            "Whether TLS sessions are resumed: the listener's session cache and the sessions offered to peers dialled.",
+            c -> List.of(c.tls().sessionReuse() ? "on" : "off"), (b, k, v) -> b.tls().sessionReuse(bool(k, one(k, v)))),
+    TLS_SESSION_CACHE_SIZE("tls.sessionCacheSize", Kind.SINGLE, "N",
+            "Most TLS sessions kept for resumption, on each side.", c -> shown(c.tls().sessionCacheSize()),
+            (b, k, v) -> b.tls().sessionCacheSize(integer(k, one(k, v), 1, 10_000_000))),
+    TLS_SESSION_LIFETIME("tls.sessionLifetime", Kind.SINGLE, "DURATION",
+            "How long a TLS session may be resumed after its full handshake.",
+            c -> shown(c.tls().sessionLifetime()), (b, k, v) -> b.tls().sessionLifetime(duration(k, one(k, v), false))),
+    TLS_HANDSHAKE_THREADS("tls.handshakeThreads", Kind.SINGLE, "N",
+            "bc engine: threads that process TLS handshake records (the RSA work); 0 keeps them on the event loops.",
+            c -> shown(c.tls().handshakeThreads()), (b, k, v) -> b.tls().handshakeThreads(integer(k, one(k, v), 0, 256))),
+    TLS_HANDSHAKE_QUEUE("tls.handshakeQueue", Kind.SINGLE, "N",
+            "bc engine with tls.handshakeThreads: most handshake records waiting for a thread; a connection whose"
+                    + " record finds the queue full fails its handshake and is closed.",
+            c -> shown(c.tls().handshakeQueue()), (b, k, v) -> b.tls().handshakeQueue(integer(k, one(k, v), 1, 1_000_000))),
+    TLS_VERIFY_PEERS("tls.verifyPeers", Kind.SINGLE, "on|off",
+            "Lab only when off: accept any certificate from peers (servers dialled, clients), logged as a warning.",
+            c -> List.of(c.tls().verifyPeers() ? "on" : "off"), (b, k, v) -> b.tls().verifyPeers(bool(k, one(k, v)))),
+    TLS_VERSIONS("tls.versions", Kind.REPEATABLE, "1.2|1.3",
+            "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*).",
+            c -> c.tls().versions(), (b, k, v) -> b.tls().versions(List.copyOf(v))),
+    TLS_KEY_PASSWORD("tls.keyPassword", Kind.SECRET, "PASSWORD", "Password of a PKCS#12 tls.cert (never logged).",
+            c -> List.of(c.tls().keyPassword()), (b, k, v) -> b.tls().keyPassword(one(k, v))),
+    TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",
+            "TLS for connections to one peer, overriding tls.*: engine, ciphers, crypto, versions (lists joined"
+                    + " with +), cert, key, trust, reuse, verify; e.g. 10.0.0.2:5061;engine=bc;ciphers=seed.",
+            c -> strings(c.tls().peers()), (b, k, v) -> b.tls().peers(items(k, v, TlsPeerConfig::parse)));
+
+    private final String key;
+    private final Kind kind;
+    private final String paramLabel;
+    private final String description;
+    private final Function<ServerConfig, List<String>> render;
+    private final Applier applier;
+
+    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
+    private static final String MASK = "<masked>";
+
+    Setting(String key, Kind kind, String paramLabel, String description,
+            Function<ServerConfig, List<String>> render, Applier applier) {
+        this.key = key;
+        this.kind = kind;
+        this.paramLabel = paramLabel;
+        this.description = description;
+        this.render = render;
+        this.applier = applier;
+    }
+
+    /** The key in configuration files, dotted camelCase: {@code tcp.idleTimeout}. */
+    public String key() {
+        return key;
+    }
+
+    /** The command-line option: the key with dots and camel humps as dashes, {@code --tcp-idle-timeout}. */
+    public String option() {
+        return "--" + key.replace('.', '-').replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+    }
+
+    /** Whether the setting is a list: the option may be repeated, the file takes a list. */
+    public boolean repeatable() {
+        return kind == Kind.REPEATABLE;
+    }
+
+    /** Whether the option may be given without a value, meaning {@code true}: {@code --auth}. */
+    public boolean flag() {
+        return kind == Kind.FLAG;
+    }
+
+    /** Whether the value is a secret, masked wherever configuration is printed. */
+    public boolean secret() {
+        return kind == Kind.SECRET;
+    }
+
+    /** What the value looks like, for help: {@code DURATION}, {@code TRANSPORT:HOST:PORT}. */
+    public String paramLabel() {
+        return paramLabel;
+    }
+
+    /** One line for help. */
+    public String description() {
+        return description;
+    }
+
+    /** The default as shown in help, from {@link ServerConfig#defaults()}. */
+    public String defaultText() {
+        List<String> values = render.apply(Defaults.CONFIG);
+        if (values.isEmpty() || secret() && values.get(0).isEmpty()) {
+            return "none";
+        }
+        return secret() ? MASK : String.join(",", values);
+    }
+
+    /** This setting's value in {@code config}, as one printable line; secrets masked. */
+    String display(ServerConfig config) {
+        if (secret()) {
+            return MASK;
+        }
+        List<String> values = render.apply(config);
+        String text = values.isEmpty() ? "(none)" : String.join(",", values);
+        return URL_PASSWORD.matcher(text).replaceAll("$1" + Matcher.quoteReplacement(MASK));
+    }
+
+    /** Parses {@code values} given for this setting into {@code builder}. */
+    void apply(ServerConfig.Builder builder, List<String> values) throws ConfigException {
+        applier.apply(builder, key, values);
+    }
+
+    private enum Kind { SINGLE, FLAG, REPEATABLE, SECRET }
+
+    /** The defaults, built (and checked) once, when help first asks. */
+    private static final class Defaults {
+        static final ServerConfig CONFIG = ServerConfig.defaults();
+    }
+
+    @FunctionalInterface
+    private interface Applier {
+        void apply(ServerConfig.Builder builder, String key, List<String> values) throws ConfigException;
+    }
+
+    /** A value as help and the start-up line show it: durations in their shortest exact form. */
+    private static List<String> shown(Object value) {
+        return List.of(value instanceof Duration d ? format(d) : String.valueOf(value));
+    }
+
+    private static List<String> optional(Object valueOrNull) {
+        return valueOrNull == null ? List.of() : List.of(valueOrNull.toString());
+    }
+
+    private static List<String> strings(List<?> values) {
+        return values.stream().map(Object::toString).toList();
+    }
+}

@@ -1,0 +1,68 @@
+package org.sipcrypt.server.transport.netty.tls;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ThreadPoolExecutor;
+import org.sipcrypt.server.concurrent.NamedThreads;
+import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+
+/**
+ * The TLS stage on the {@code bc} engine: a {@link BcTlsHandler} around a Bouncy Castle connection
+ * from the shared {@link BcTlsSetup}. With {@code tls.handshakeThreads}, handshake records are
+ * processed on threads {@code sipcrypt-tls-N} whose queue holds at most {@code tls.handshakeQueue}
+ * records; a connection whose record finds it full fails its handshake
+ * ({@code tls.handshakes.failed{reason=overload}}) and is closed.
+ * Threading: thread-safe; {@link #newHandler} is called on event loops.
+ */
+final class BcTlsStage extends TlsStage {
+
+    private final BcTlsSetup setup;
+    private final long handshakeTimeoutMillis;
+    private final ThreadPoolExecutor handshakeExecutor;
+
+    BcTlsStage(BcTlsSetup setup, long handshakeTimeoutMillis, ThreadPoolExecutor handshakeExecutor) {
+        this.setup = setup;
+        this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+        this.handshakeExecutor = handshakeExecutor;
+    }
+
+    /** @param identity chain and key, or null for a client that presents none (no listener then) */
+    static BcTlsStage create(KeyMaterial identity, TlsConfig t, TlsChoices choices, CipherSuiteRegistry registry)
+            throws IOException {
+        BcTlsSetup setup = BcTlsSetup.create(identity, t.trust(), choices, registry,
+                BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name()), t.sessionReuse(), t.sessionCacheSize(),
+                t.sessionLifetime(), t.verifyPeers());
+        ThreadPoolExecutor handshakes = t.handshakeThreads() == 0 ? null
+                : NamedThreads.numbered("sipcrypt-tls").boundedPool(t.handshakeThreads(), t.handshakeQueue());
+        return new BcTlsStage(setup, t.handshakeTimeout().toMillis(), handshakes);
+    }
+
+    /** Most handshake records the handshake threads' queue holds; 0 without handshake threads. */
+    int handshakeQueueCapacity() {
+        return handshakeExecutor == null ? 0
+                : handshakeExecutor.getQueue().size() + handshakeExecutor.getQueue().remainingCapacity();
+    }
+
+    @Override
+    public boolean canServe() {
+        return setup.canServe();
+    }
+
+    @Override
+    public ChannelHandler newHandler(Channel ch, InetSocketAddress dialled) {
+        return new BcTlsHandler(setup.newConnection(dialled), handshakeTimeoutMillis, handshakeExecutor);
+    }
+
+    @Override
+    public void close() {
+        if (handshakeExecutor != null) {
+            handshakeExecutor.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package org.sipcrypt.server.transport.netty.tls;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.config.TlsPeerConfig;
+import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+import org.sipcrypt.server.tls.spi.TlsEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TLS stage of the stream transport, on the TLS engine the configuration chose: a handler for
+ * each new connection, accepted (the listener's certificate) or dialled (the peer's certificate
+ * checked against the trust anchors and the address dialled). Made from the {@code tls.*}
+ * settings whole: {@link #forListener} for the tls listener and outgoing TLS, {@link #forPeers}
+ * for the {@code tls.peer} overrides.
+ * Threading: immutable once created; {@link #newHandler} is called on event loops.
+ */
+public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsStage, BcTlsStage {
+
+    private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
+
+    private List<String> insecure = List.of();
+
+    /**
+     * The stage of the tls listener, when there is one, and of outgoing TLS to peers without a
+     * {@code tls.peer} entry; logs what it offers and warns of lab-only settings.
+     */
+    public static TlsStage forListener(TlsConfig tls, CipherSuiteRegistry registry) throws IOException {
+        return create(tls, registry, "TLS");
+    }
+
+    /** The stage of connections to one {@code tls.peer}: the {@code tls.*} settings with its overrides. */
+    public static TlsStage forPeer(TlsPeerConfig peer, TlsConfig tls, CipherSuiteRegistry registry) throws IOException {
+        return create(peer.applyTo(tls), registry, "TLS to " + peer.peer());
+    }
+
+    /** The stage of every {@code tls.peer}, by the address it resolves to now. */
+    public static Map<InetSocketAddress, TlsStage> forPeers(TlsConfig tls, CipherSuiteRegistry registry)
+            throws IOException {
+        Map<InetSocketAddress, TlsStage> out = new HashMap<>();
+        try {
+            for (TlsPeerConfig p : tls.peers()) {
+                InetSocketAddress peer = new InetSocketAddress(InetAddress.getByName(p.peer().host()), p.peer().port());
+                out.put(peer, forPeer(p, tls, registry));
+            }
+        } catch (IOException | RuntimeException e) {
+            out.values().forEach(TlsStage::close);
+            throw e;
+        }
+        return out;
+    }
+
+    private static TlsStage create(TlsConfig t, CipherSuiteRegistry registry, String what) throws IOException {
+        TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
+                t.versions());
+        if (!choices.insecure().isEmpty()) {
+            log.warn("{}: insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", what, choices.insecure());
+        }
+        if (!t.verifyPeers()) {
+            log.warn("{}: peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
+                    + " any client certificate is accepted", what);
+        }
+        KeyMaterial identity = KeyMaterial.read(t.cert(), t.key(), t.keyPassword());
+        TlsStage made = switch (choices.engine()) {
+            case JSSE -> JsseTlsStage.create(identity, t, choices);
+            case BC -> BcTlsStage.create(identity, t, choices, registry);
+        };
+        made.insecure = choices.insecure();
+        int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
+        log.info("{}: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
+                what, choices.engine().configName(), choices.versions(),
+                choices.suites().stream().map(CipherSuiteId::name).toList(), choices.crypto(),
+                t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops"
+                        : handshakeThreads + " threads, " + t.handshakeQueue() + " records queued at most");
+        return made;
+    }
+
+    /** The insecure providers among the suites offered (lab only), for the listener's warning. */
+    public List<String> insecureProviders() {
+        return insecure;
+    }
+
+    /** Whether a listener can be served (a certificate and key were configured). */
+    public abstract boolean canServe();
+
+    /**
+     * A TLS stage for a new connection.
+     *
+     * @param dialled the address an outgoing connection goes to, checked against the peer's
+     *                certificate; null for an accepted connection
+     */
+    public abstract ChannelHandler newHandler(Channel ch, InetSocketAddress dialled);
+
+    /** Stops the handshake threads, if any. */
+    @Override
+    public void close() {
+    }
+}
