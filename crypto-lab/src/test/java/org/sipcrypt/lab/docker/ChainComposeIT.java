@@ -29,9 +29,10 @@ class ChainComposeIT {
     @Test
     void udpAndAesCallsPassThroughTheProxyContainerIntoOneReport() throws Exception {
         Path results = Files.createDirectories(work.resolve("lab-results"));
-        int proxy = DockerCompose.freePorts(2);
-        int uas = DockerCompose.freePorts(2);
-        int http = DockerCompose.freePorts(2);
+        // one block of free ports: two ciphers each for the proxy, the UAS and /health
+        int proxy = DockerCompose.freePorts(6);
+        int uas = proxy + 2;
+        int http = proxy + 4;
         try (DockerCompose compose = new DockerCompose(work, "chain.yml")) {
             compose.env("CIPHERS", "udp,aes").env("RATE", "10").env("DURATION", "4").env("WARMUP", "2")
                     .env("PROXY_PORT", Integer.toString(proxy)).env("UAS_PORT", Integer.toString(uas))
