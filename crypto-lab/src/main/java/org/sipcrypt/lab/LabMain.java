@@ -5,7 +5,8 @@ import picocli.CommandLine.Command;
 
 /**
  * The lab's command line: {@code compare} and {@code run} (scenarios over ciphers, stored and reported),
- * {@code report} and {@code list} (stored studies), {@code uac} and {@code uas} (each side of a call alone). Exit codes: 0 ok,
+ * {@code report} and {@code list} (stored studies), {@code uac} and {@code uas} (each side of a call alone),
+ * {@code collect} (runs of generators elsewhere, e.g. containers, as one study). Exit codes: 0 ok,
  * 1 a failed run, 2 bad arguments.
  * Threading: the main thread only.
  */
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
         description = "The sipcrypt crypto lab: compares cipher suites for SIP over TLS by server CPU, throughput and call response time"
                 + " per transport and cipher suite.",
         subcommands = {CompareCommand.class, RunCommand.class, ReportCommand.class, ListCommand.class, UacCommand.class,
-            UasCommand.class})
+            UasCommand.class, CollectCommand.class})
 public final class LabMain implements Runnable {
 
     @CommandLine.Spec
@@ -37,6 +38,6 @@ public final class LabMain implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: compare, run, report, list, uac or uas");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: compare, run, report, list, uac, uas or collect");
     }
 }

@@ -45,6 +45,10 @@ final class UasCommand implements Callable<Integer> {
     @Option(names = "--cipher", defaultValue = "aes", split = ",", description = "TLS: provider or suite names (default: ${DEFAULT-VALUE}).")
     List<String> ciphers;
 
+    @Option(names = "--tls-engine", defaultValue = "bc",
+            description = "TLS: bc, or jsse for suites only SunJSSE runs (rc4) (default: ${DEFAULT-VALUE}).")
+    String tlsEngine;
+
     @Option(names = "--crypto", split = ",", description = "TLS: bc or jca, or PROVIDER:ENGINE.")
     List<String> crypto = new ArrayList<>();
 
@@ -57,7 +61,7 @@ final class UasCommand implements Callable<Integer> {
     @Option(names = "--session-reuse", defaultValue = "on", description = "TLS: on or off (default: ${DEFAULT-VALUE}).")
     String sessionReuse;
 
-    @Option(names = "--allow-insecure", description = "Lab only: allow 3DES.")
+    @Option(names = "--allow-insecure", description = "Lab only: allow 3DES and RC4 (RC4 with --tls-engine jsse).")
     boolean allowInsecure;
 
     @Option(names = "--duration", description = "Seconds to run (default: until stopped).")
@@ -74,8 +78,8 @@ final class UasCommand implements Callable<Integer> {
                 case "need" -> BcTlsSetup.ClientCertificates.NEED;
                 default -> throw new IllegalArgumentException("--client-auth: \"" + clientAuth + "\" (expected none, want or need)");
             };
-            // the UAS serves TLS on the bc engine, the server's own (SunJSSE suites such as RC4 are for the uac)
-            tls = new TlsOptions(ciphers, "bc", crypto, versions, trust, cert, key,
+            // the UAS serves TLS on the bc engine, the server's own, unless told otherwise (RC4 needs SunJSSE)
+            tls = new TlsOptions(ciphers, tlsEngine, crypto, versions, trust, cert, key,
                     UacCommand.onOff("--session-reuse", sessionReuse), cc, allowInsecure);
             for (String l : listen) {
                 int colon = l.indexOf(':');

@@ -224,7 +224,7 @@ final class Generators {
         return String.format(Locale.ROOT, "%.3f", v);
     }
 
-    private static List<Interval> intervals(JsonNode array) {
+    static List<Interval> intervals(JsonNode array) {
         List<Interval> out = new ArrayList<>();
         for (JsonNode i : array) {
             long[] buckets = new long[CrtBuckets.NAMES.length];
@@ -242,7 +242,7 @@ final class Generators {
     }
 
     /** Adds the processes' intervals by position; the server's CPU of the same interval beside them. */
-    private static List<Sample> samples(List<List<Interval>> perProcess, List<Double> serverCpu) {
+    static List<Sample> samples(List<List<Interval>> perProcess, List<Double> serverCpu) {
         int n = perProcess.stream().mapToInt(List::size).max().orElse(0);
         List<Sample> out = new ArrayList<>();
         for (int k = 0; k < n; k++) {

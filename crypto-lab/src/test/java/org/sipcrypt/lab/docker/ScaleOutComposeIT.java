@@ -1,0 +1,63 @@
+package org.sipcrypt.lab.docker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code docker/compose/scale-out.yml} run as the README runs it, briefly, over UDP: the generator
+ * registers {@code lab-uac-0@lab.test} through proxy 1 with the UAS as its Contact, then calls it
+ * through proxy 2, which has no route for {@code lab.test} and serves it from the PostgreSQL
+ * container both proxies share: a call completes only when proxy 2 finds the registration proxy 1
+ * stored (else it answers 404 and the call fails). Verdicts: the collector's exit code, calls
+ * completed with none failed, both proxy containers' health checks passed, nothing left after
+ * {@code down -v}.
+ */
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
+class ScaleOutComposeIT {
+
+    @TempDir
+    Path work;
+
+    @Test
+    void callsThroughProxy2FindTheRegistrationMadeThroughProxy1() throws Exception {
+        Path results = Files.createDirectories(work.resolve("lab-results"));
+        // one block of free ports: both proxies, their /health, the UAS and PostgreSQL
+        int base = DockerCompose.freePorts(6);
+        try (DockerCompose compose = new DockerCompose(work, "scale-out.yml")) {
+            compose.env("CIPHERS", "udp").env("RATE", "10").env("DURATION", "3").env("WARMUP", "1")
+                    .env("PROXY_PORT", Integer.toString(base)).env("PROXY2_PORT", Integer.toString(base + 1))
+                    .env("HTTP_PORT", Integer.toString(base + 2)).env("HTTP2_PORT", Integer.toString(base + 3))
+                    .env("UAS_PORT", Integer.toString(base + 4)).env("PG_PORT", Integer.toString(base + 5))
+                    .env("LAB_RESULTS", results.toString());
+            Path log = work.resolve("up.log");
+            int rc = compose.up(log);
+            String out = DockerCompose.read(log);
+            assertEquals(0, rc, "compose up:\n" + DockerCompose.tail(out));
+            assertTrue(out.contains("udp: registering through 127.0.0.1:"), "the generator registered first:\n"
+                    + DockerCompose.tail(out));
+
+            Map<String, Map<String, String>> rows = Reports.csvRows(results, "scale-out");
+            assertEquals(List.of("udp"), List.copyOf(rows.keySet()), "rows of results.csv");
+            Map<String, String> udp = rows.get("udp");
+            assertEquals(0.0, Double.parseDouble(udp.get("failed_pct")), "failed % of " + udp);
+            assertTrue(Double.parseDouble(udp.get("completed_cps")) > 0, "completed calls of " + udp);
+
+            for (String proxy : List.of("proxy1", "proxy2")) {
+                String health = compose.docker("inspect", "--format", "{{json .State.Health.Log}}",
+                        compose.container(proxy));
+                assertTrue(health.contains("\"ExitCode\":0") && health.contains("healthy: 1 server(s)"),
+                        "a passed health check of " + proxy + ": " + health);
+            }
+            compose.downAndCheckNothingLeft();
+        }
+    }
+}
