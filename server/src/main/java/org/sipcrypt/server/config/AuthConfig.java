@@ -125,6 +125,12 @@ public record AuthConfig(
                 .replayNonces(replayNonces);
     }
 
+    /** The settings, with passwords and secrets masked. */
+    @Override
+    public String toString() {
+        return RecordText.of(this);
+    }
+
     /**
      * Named settings for an {@link AuthConfig}, starting from the defaults; {@link #build} checks them.
      * Threading: not thread-safe; one per configuration being built.

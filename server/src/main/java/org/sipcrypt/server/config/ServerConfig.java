@@ -154,6 +154,12 @@ public record ServerConfig(
         return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).http(http).auth(auth).tls(tls);
     }
 
+    /** The settings, with passwords and secrets masked. */
+    @Override
+    public String toString() {
+        return RecordText.of(this);
+    }
+
     /**
      * Named settings for a {@link ServerConfig}, starting from the defaults (this is where they
      * live), with one nested builder per group of settings. {@link #build} checks each record and

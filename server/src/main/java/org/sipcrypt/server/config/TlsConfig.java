@@ -100,6 +100,12 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                 .keyPassword(keyPassword);
     }
 
+    /** The settings, with passwords and secrets masked. */
+    @Override
+    public String toString() {
+        return RecordText.of(this);
+    }
+
     /**
      * Named settings for a {@link TlsConfig}, starting from the defaults; {@link #build} checks them.
      * Threading: not thread-safe; one per configuration being built.

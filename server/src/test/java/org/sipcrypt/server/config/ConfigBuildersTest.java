@@ -57,6 +57,22 @@ class ConfigBuildersTest {
                 "components changed: " + changed);
     }
 
+    @org.junit.jupiter.api.Test
+    void secretsNeverShowInTheSettingsText() {
+        String nonceSecret = "nonce-secret-0123456789";
+        ServerConfig c = ServerConfig.defaults().toBuilder().dbPassword("db-pass-4711")
+                .auth(AuthConfig.defaults().toBuilder().nonceSecret(nonceSecret).build())
+                .tls(TlsConfig.defaults().toBuilder().keyPassword("key-pass-0815").build()).build();
+        String text = c.toString();
+        for (String secret : List.of("db-pass-4711", nonceSecret, "key-pass-0815")) {
+            assertTrue(!text.contains(secret), secret + " shown in " + text);
+        }
+        assertTrue(text.contains("dbPassword=***") && text.contains("nonceSecret=***")
+                && text.contains("keyPassword=***"), text);
+        assertTrue(text.startsWith("ServerConfig[listeners="), text);
+        assertTrue(AuthConfig.defaults().toString().contains("nonceSecret=,"), "an empty secret stays empty");
+    }
+
     private static boolean hasComponent(Class<?> type, String name) {
         for (RecordComponent c : type.getRecordComponents()) {
             if (c.getName().equals(name)) {
