@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Where the sipcrypt server spends its CPU under a steady SIPp load: a JFR profile of one case,
+# reduced to the share of CPU samples per package and per sipcrypt method (inclusive: a method's
+# share counts everything it called). A profile, not a benchmark: shares are comparable between
+# runs, the CPU per call printed alongside only on a quiet machine.
+#
+# For the case (udp, tcp: one connection, udp-auth: digest with USERS subscribers, MD5):
+#   1. start the server jar with JAVA_OPTS and -XX:StartFlightRecording (settings=profile), which
+#      records from DELAY seconds after the start for RECORD seconds; a SIPp UAS registered as
+#      bench-T@127.0.0.1 (udp-auth: the calls reach the UAS through the server as outbound proxy);
+#   2. place RATE calls/s for SECONDS (which must cover DELAY + RECORD);
+#   3. print: calls placed and failed, the server's CPU per call over the whole run, the samples
+#      recorded, the share of samples per top-level package (the first frame outside the JDK), and
+#      the TOP sipcrypt methods by inclusive share.
+#
+# Options (each also an environment variable of the upper-case name):
+#   --jar PATH          server jar (default server/target/sipcrypt-server.jar)
+#   --case udp|tcp|udp-auth  (default udp-auth)
+#   --rate N            calls/s (default 800)
+#   --seconds N         length of the run (default 45)
+#   --delay N           seconds from the server's start to the recording (default 15)
+#   --record N          seconds recorded (default 20)
+#   --users N           subscribers for udp-auth (default 10000)
+#   --top N             methods listed (default 25)
+#   --server-port N     server UDP and TCP port (default 27060); UAS on +10, UAC on +20, REGISTER on +21
+#   --keep              keep the work directory (the recording is rec.jfr there)
+# Env only: JAVA (default java), JAVA_OPTS (default: the server's recommended options), SIPP.
+#
+# Loopback only. Every SIPp and java run is bounded by `timeout`; everything started is ended by
+# PID on exit.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"
+# shellcheck source=../lib/sipp-stats.sh
+source "$root/scenarios/lib/sipp-stats.sh"
+
+CASE=${CASE:-udp-auth}
+RATE=${RATE:-800}
+SECONDS_RUN=${SECONDS_RUN:-45}
+DELAY=${DELAY:-15}
+RECORD=${RECORD:-20}
+USERS=${USERS:-10000}
+TOP=${TOP:-25}
+SERVER_PORT=${SERVER_PORT:-27060}
+
+while (( $# > 0 )); do
+    case $1 in
+        --case) CASE=$2; shift ;;
+        --rate) RATE=$2; shift ;;
+        --seconds) SECONDS_RUN=$2; shift ;;
+        --delay) DELAY=$2; shift ;;
+        --record) RECORD=$2; shift ;;
+        --users) USERS=$2; shift ;;
+        --top) TOP=$2; shift ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
+    esac
+    shift
+done
+require_whole_numbers RATE SECONDS_RUN DELAY RECORD USERS TOP SERVER_PORT
+[[ $CASE == udp || $CASE == tcp || $CASE == udp-auth ]] || die "--case: \"$CASE\" (expected udp, tcp or udp-auth)"
+(( DELAY + RECORD <= SECONDS_RUN )) || die "--delay + --record ($((DELAY + RECORD)) s) must fit in --seconds ($SECONDS_RUN)"
+require_jar_and_sipp
+command -v jfr >/dev/null || die "jfr (the JDK's tool) not found on PATH"
+UAS_PORT=$((SERVER_PORT + 10)) UAC_PORT=$((SERVER_PORT + 20)) REG_PORT=$((SERVER_PORT + 21))
+
+started=()
+work=$(mktemp -d /tmp/sipcrypt-profile.XXXXXX)
+trap 'cleanup; (( KEEP )) && log "work directory kept: $work" || rm -rf "$work"' EXIT
+
+transport=${CASE%-auth} mode=u1
+[[ $transport == tcp ]] && mode=t1
+server_args=()
+uac_args=(-sf "$here/uac.xml" -s "bench-$transport")
+remote=127.0.0.1:$SERVER_PORT
+if [[ $CASE == udp-auth ]]; then
+    "$JAVA" -jar "$JAR" users --data-dir "$work/data" generate --count "$USERS" --csv "$work/users.csv" \
+        >"$work/users.log" 2>&1 || die "users generate failed: $(tail -3 "$work/users.log")"
+    server_args=(--auth --auth-algorithms md5)
+    uac_args=(-sf "$here/uac-auth.xml" -inf "$work/users.csv" -s bench -rsa "127.0.0.1:$SERVER_PORT"
+              -auth_uri "bench@127.0.0.1:$UAS_PORT")
+    remote=127.0.0.1:$UAS_PORT
+fi
+limit=$((SECONDS_RUN + 120))
+start_server "$limit" "$work/server.log" "udp tcp" \
+    "-XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile,delay=${DELAY}s,duration=${RECORD}s" -- \
+    --data-dir "$work/data" --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
+    --stats-interval 0 "${server_args[@]}"
+start_uas "$limit" "$transport" "$work/uas.stderr"
+[[ $CASE != udp-auth ]] && register_uas "$transport"
+
+log "$CASE: $RATE calls/s for $SECONDS_RUN s, recording from ${DELAY} s for ${RECORD} s"
+cpu0=$(cpu_ticks "$server_pid")
+timeout -k 5 "$((SECONDS_RUN + 40))" "$SIPP" "${uac_args[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+    -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -r "$RATE" -m "$((RATE * SECONDS_RUN))" \
+    -timeout "$((SECONDS_RUN + 30))" -nostdin -trace_stat -stf "$work/stat.csv" \
+    -key contact_port "$UAS_PORT" -key contact_transport "$transport" \
+    "$remote" >/dev/null 2>"$work/uac.stderr"
+cpu1=$(cpu_ticks "$server_pid")
+read -r successful failed < <(stat_counts "$work/stat.csv" "$((RATE * SECONDS_RUN))" | awk '{print $2, $3}')
+ticks=$(getconf CLK_TCK)
+for _ in $(seq 1 50); do [[ -s $work/rec.jfr ]] && break; sleep 0.2; done
+stop_pid "$server_wrapper"
+[[ -s $work/rec.jfr ]] || die "no recording written (server log: $(tail -3 "$work/server.log"))"
+
+echo "case $CASE, $RATE calls/s for $SECONDS_RUN s: successful ${successful:-?}, failed ${failed:-?}"
+echo "server CPU per call over the run: $(( (cpu1 - cpu0) * 1000000 / ticks / (RATE * SECONDS_RUN) )) µs"
+jfr print --stack-depth 64 --events jdk.ExecutionSample "$work/rec.jfr" | awk -v top="$TOP" '
+    function flush(   k) {
+        if (!inside) return
+        n++
+        pkg[first == "" ? "(JDK only)" : first]++
+        for (k in seen) inc[k]++
+        delete seen
+        first = ""; inside = 0
+    }
+    /^jdk\.ExecutionSample/ { flush(); inside = 1; next }
+    inside && /^[ \t]+[a-zA-Z_$][a-zA-Z0-9_$.]*\(/ {
+        frame = $1; sub(/\(.*/, "", frame)
+        if (first == "" && frame !~ /^(java|javax|jdk|sun)\./) {
+            k = split(frame, p, "."); first = p[1]; for (i = 2; i <= (k > 4 ? 4 : k - 2); i++) first = first "." p[i]
+        }
+        if (frame ~ /^org\.sipcrypt\./) seen[frame] = 1
+    }
+    END {
+        flush()
+        printf "%d CPU samples\n\nshare of samples by package (first frame outside the JDK)\n", n
+        for (k in pkg) printf "%5.1f %%  %s\n", 100 * pkg[k] / n, k | "sort -rn"
+        close("sort -rn")
+        printf "\nsipcrypt methods, inclusive share (top %d)\n", top
+        for (k in inc) printf "%5.1f %%  %s\n", 100 * inc[k] / n, k | ("sort -rn | head -" top)
+        close("sort -rn | head -" top)
+    }'
