@@ -41,8 +41,9 @@ import org.sipcrypt.server.transport.Transport;
  * shared event loops: plain TCP, TLS on the server's bc engine ({@link BcTlsSetup}: one per side, so
  * sessions are kept per peer and resumed across per-call connections, and its identity is the client
  * certificate; driven by {@link BcTlsStreamHandler}), or TLS on SunJSSE in Netty's {@link SslHandler}
- * (an {@link SSLContext} per side; with reuse off each client session is invalidated after its
- * handshake, so nothing is resumed).
+ * (an {@link SSLContext} per side; with reuse off a client engine is made without its peer, so SunJSSE
+ * neither offers nor keeps a session, and the server's certificate is checked to name the dialled
+ * address after the handshake).
  * Threading: thread-safe; {@link #connect} never blocks, {@link #connectNow} and {@link #listen} block
  * (never call them on an event loop).
  */
@@ -194,36 +195,44 @@ public final class LegConnector {
         boolean isTls = transport == Transport.TLS;
         StreamConnection c = new StreamConnection(ch, isTls);
         ch.pipeline().addLast("count", counting);
-        boolean forget = false;
+        String peerName = null;
         if (isTls && bc != null) {
             ch.pipeline().addLast("tls", new BcTlsStreamHandler(bc.newConnection(target), connectTimeout));
         } else if (isTls) {
             SSLEngine engine;
-            if (target != null) {
-                engine = jsse.createSSLEngine(target.getAddress().getHostAddress(), target.getPort());
+            String host = target == null ? null : target.getAddress().getHostAddress();
+            if (target != null && tls.sessionReuse()) {
+                // the peer's host and port key SunJSSE's session cache: sessions are offered and kept
+                engine = jsse.createSSLEngine(host, target.getPort());
                 engine.setUseClientMode(true);
-                forget = !tls.sessionReuse();
+                configure(engine, false, true);
+            } else if (target != null) {
+                // no peer, no session offered or kept; the server's name is checked after the handshake
+                engine = jsse.createSSLEngine();
+                engine.setUseClientMode(true);
+                configure(engine, false, false);
+                peerName = host;
             } else {
                 engine = jsse.createSSLEngine();
                 engine.setUseClientMode(false);
+                configure(engine, true, false);
             }
-            configure(engine, target == null);
             SslHandler ssl = new SslHandler(engine);
             ssl.setHandshakeTimeoutMillis(connectTimeout.toMillis());
             ch.pipeline().addLast("tls", ssl);
         }
-        ch.pipeline().addLast("sip", new SipStreamHandler(c, isTls, forget, counters, listener, ready));
+        ch.pipeline().addLast("sip", new SipStreamHandler(c, isTls, peerName, counters, listener, ready));
         return c;
     }
 
-    private void configure(SSLEngine engine, boolean server) {
+    private void configure(SSLEngine engine, boolean server, boolean identifyEndpoint) {
         SSLParameters p = engine.getSSLParameters();
         p.setCipherSuites(choices.suites().stream().map(CipherSuiteId::jsseName).toArray(String[]::new));
         p.setProtocols(choices.versions().toArray(new String[0]));
         if (server) {
             p.setNeedClientAuth(tls.clientCerts() == BcTlsSetup.ClientCertificates.NEED);
             p.setWantClientAuth(tls.clientCerts() == BcTlsSetup.ClientCertificates.WANT);
-        } else {
+        } else if (identifyEndpoint) {
             // the dialled address must be named by the server's certificate, as on the bc engine
             p.setEndpointIdentificationAlgorithm("HTTPS");
         }

@@ -8,8 +8,12 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
+import org.sipcrypt.server.tls.PeerNames;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +31,7 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
 
     private final StreamConnection connection;
     private final boolean tls;
-    private final boolean forgetSessions;
+    private final String peerName;
     private final LegCounters counters;
     private final StreamConnection.Listener listener;
     private final CompletableFuture<StreamConnection> ready;
@@ -37,14 +41,15 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
     private String reason;
 
     /**
-     * @param forgetSessions a SunJSSE client with session reuse off: each session is invalidated once
-     *                       its handshake is done, so no later connection resumes it
+     * @param peerName the address the server's certificate must name (RFC 5922 §7.2), checked here
+     *                 after the handshake; for a SunJSSE client with session reuse off, whose engine
+     *                 knows no peer so that it neither offers nor keeps sessions; else null
      */
-    SipStreamHandler(StreamConnection connection, boolean tls, boolean forgetSessions, LegCounters counters,
+    SipStreamHandler(StreamConnection connection, boolean tls, String peerName, LegCounters counters,
                      StreamConnection.Listener listener, CompletableFuture<StreamConnection> ready) {
         this.connection = connection;
         this.tls = tls;
-        this.forgetSessions = forgetSessions;
+        this.peerName = peerName;
         this.counters = counters;
         this.listener = listener;
         this.ready = ready;
@@ -61,7 +66,8 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof SslHandshakeCompletionEvent e) {
-            if (e.isSuccess()) {
+            String wrongPeer = e.isSuccess() ? wrongPeer(ctx) : null;
+            if (e.isSuccess() && wrongPeer == null) {
                 boolean resumed = resumed(ctx);
                 connection.resumed(resumed);
                 counters.handshakes.increment();
@@ -71,7 +77,7 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
                 ready.complete(connection);
             } else {
                 counters.handshakesFailed.increment();
-                reason = "TLS handshake failed: " + e.cause().getMessage();
+                reason = "TLS handshake failed: " + (wrongPeer != null ? wrongPeer : e.cause().getMessage());
                 log.debug("{} {}", connection, reason);
                 ready.completeExceptionally(new SSLException(reason, e.cause()));
                 ctx.close();
@@ -80,17 +86,27 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
         ctx.fireUserEventTriggered(evt);
     }
 
+    /** Null when no name is to be checked or the server's certificate names {@link #peerName}, else why not. */
+    private String wrongPeer(ChannelHandlerContext ctx) {
+        if (peerName == null) {
+            return null;
+        }
+        try {
+            Certificate[] chain = ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+            return PeerNames.matches((X509Certificate) chain[0], peerName) ? null
+                    : "the server's certificate does not name " + peerName + " (RFC 5922 §7.2)";
+        } catch (SSLPeerUnverifiedException e) {
+            return "no server certificate: " + e.getMessage();
+        }
+    }
+
     private boolean resumed(ChannelHandlerContext ctx) {
         BcTlsStreamHandler bc = ctx.pipeline().get(BcTlsStreamHandler.class);
         if (bc != null) {
             return bc.resumed();
         }
         SSLSession s = ctx.pipeline().get(SslHandler.class).engine().getSession();
-        boolean resumed = s.getCreationTime() < beganMillis;
-        if (forgetSessions) {
-            s.invalidate();
-        }
-        return resumed;
+        return s.getCreationTime() < beganMillis;
     }
 
     @Override
