@@ -23,8 +23,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManagerFactory;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
@@ -132,7 +132,13 @@ public final class LegConnector {
         Bootstrap b = client.clone().handler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                pipeline(ch, target, listener, ready);
+                try {
+                    pipeline(ch, target, listener, ready);
+                } catch (RuntimeException e) {
+                    // Netty closes the channel; the call must hear why
+                    ready.completeExceptionally(e);
+                    throw e;
+                }
             }
         });
         b.connect(target).addListener((ChannelFuture f) -> {
