@@ -11,18 +11,19 @@
  * <tr><td>{@code lab-uac-arrivals}</td><td>1</td><td>none</td><td>the open-loop schedule: parks until
  *     each call is due, hands it to a worker</td><td>anything that blocks</td></tr>
  * <tr><td>{@code lab-uac-N}</td><td>16</td><td>10000; a full queue fails the call as
- *     {@code generator_overload}</td><td>starting operations: a per-call connect and TLS handshake, the first request</td>
- *     <td>response handling</td></tr>
+ *     {@code generator_overload}</td><td>starting operations: the first request, or starting a per-call
+ *     connect (the call goes on in its completion); waiting to reopen a lost persistent connection</td>
+ *     <td>response handling, waiting for a per-call connect or handshake</td></tr>
  * <tr><td>{@code lab-uac-timer}</td><td>1</td><td>unbounded (at most a few timers per call in
  *     flight)</td><td>Timers A, B, E, F, hold and call timeouts</td><td>connects</td></tr>
  * <tr><td>{@code lab-uac-udp}, {@code lab-uas-udp-PORT}</td><td>1 per UDP socket</td><td>the kernel's
  *     receive buffer (4 MiB asked)</td><td>parsing datagrams and the call or UAS logic they trigger</td>
  *     <td>anything that blocks</td></tr>
- * <tr><td>{@code lab-reader-N}</td><td>1 per TCP/TLS connection</td><td>none</td><td>reading, TLS
- *     records, framing, the call or UAS logic of each message; a JSSE server handshake</td><td>waiting for
- *     other connections</td></tr>
- * <tr><td>{@code lab-uas-accept-PORT}</td><td>1 per TCP/TLS listener</td><td>the listen backlog (1024)</td>
- *     <td>accepting</td><td>handshakes</td></tr>
+ * <tr><td>{@code lab-io-N}</td><td>1 per CPU the process may use (Netty event loops shared by the
+ *     generator and the UAS)</td><td>Netty's task queue; writes are queued per connection</td><td>every TCP
+ *     and TLS connection: connects, accepts (backlog 1024), TLS handshakes and records on both engines,
+ *     framing, the call or UAS logic of each message</td><td>anything that blocks: waiting for a connect,
+ *     a handshake or a lock held long</td></tr>
  * <tr><td>{@code lab-uas-timer}</td><td>1</td><td>unbounded (two timers per UDP transaction)</td><td>Timers
  *     G and H, forgetting transactions</td><td>anything that blocks long</td></tr>
  * </table>

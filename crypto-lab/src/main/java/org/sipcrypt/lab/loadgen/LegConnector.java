@@ -1,18 +1,30 @@
 package org.sipcrypt.lab.loadgen;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
@@ -25,11 +37,15 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Opens and accepts the stream connections of one side of a leg: plain TCP, TLS on the server's
- * bc engine ({@link BcTlsSetup}: one per side, so sessions are kept per peer and resumed across
- * per-call connections, and its identity is the client certificate), or TLS on SunJSSE (an
- * {@link SSLContext} per side; with reuse off a fresh one per connection, so nothing is resumed).
- * Threading: thread-safe; {@link #connect} blocks for the TCP connect and the TLS handshake.
+ * Opens and accepts the stream connections of one side of a leg as Netty channels on the lab's
+ * shared event loops: plain TCP, TLS on the server's bc engine ({@link BcTlsSetup}: one per side, so
+ * sessions are kept per peer and resumed across per-call connections, and its identity is the client
+ * certificate; driven by {@link BcTlsStreamHandler}), or TLS on SunJSSE in Netty's {@link SslHandler}
+ * (an {@link SSLContext} per side; with reuse off a client engine is made without its peer, so SunJSSE
+ * neither offers nor keeps a session, and the server's certificate is checked to name the dialled
+ * address after the handshake).
+ * Threading: thread-safe; {@link #connect} never blocks, {@link #connectNow} and {@link #listen} block
+ * (never call them on an event loop).
  */
 public final class LegConnector {
 
@@ -44,6 +60,8 @@ public final class LegConnector {
     private final BcTlsSetup bc;
     private final SSLContext jsse;
     private final KeyMaterial identity;
+    private final ByteCountingHandler counting;
+    private final Bootstrap client;
 
     /**
      * Resolves the TLS settings (for TLS) once for every connection of this side.
@@ -57,6 +75,12 @@ public final class LegConnector {
         this.counters = counters;
         this.connectTimeout = connectTimeout;
         this.tls = tls;
+        this.counting = new ByteCountingHandler(counters);
+        this.client = new Bootstrap()
+                .group(LabEventLoops.group())
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
         if (transport != Transport.TLS) {
             this.choices = null;
             this.bc = null;
@@ -98,88 +122,127 @@ public final class LegConnector {
         return counters;
     }
 
-    /** Opens a connection to {@code target} (TLS: the handshake is done when it returns). */
-    public StreamConnection connect(InetSocketAddress target, StreamConnection.Listener listener) throws IOException {
-        CountingSocket socket = new CountingSocket(counters);
-        try {
-            socket.setTcpNoDelay(true);
-            socket.connect(target, (int) connectTimeout.toMillis());
-            if (transport == Transport.TCP) {
-                PlainStream s = new PlainStream(socket, counters, listener);
-                s.startReader();
-                return s;
-            }
-            if (bc != null) {
-                BcTlsStream s = new BcTlsStream(socket, bc.newConnection(target), counters, listener);
-                s.begin();
-                s.awaitHandshake(connectTimeout);
-                return s;
-            }
-            SSLContext ctx = tls.sessionReuse() ? jsse : sslContext(identity, tls.trust());
-            SSLSocket ssl = (SSLSocket) ctx.getSocketFactory().createSocket(socket,
-                    target.getAddress().getHostAddress(), target.getPort(), true);
-            configure(ssl, false);
-            ssl.setSoTimeout((int) connectTimeout.toMillis());
-            JsseStream s = new JsseStream(ssl, counters, listener, false);
-            s.handshake();
-            ssl.setSoTimeout(0);
-            s.startReader();
-            return s;
-        } catch (IOException | RuntimeException e) {
-            socket.close();
-            throw e;
-        }
-    }
-
-    /** Takes over an accepted socket (TLS: the handshake runs on the connection's reader thread). */
-    public StreamConnection accept(Socket accepted, StreamConnection.Listener listener) throws IOException {
-        accepted.setTcpNoDelay(true);
-        if (transport == Transport.TCP) {
-            PlainStream s = new PlainStream(accepted, counters, listener);
-            s.startReader();
-            return s;
-        }
-        if (bc != null) {
-            BcTlsStream s = new BcTlsStream(accepted, bc.newConnection(null), counters, listener);
-            s.begin();
-            return s;
-        }
-        SSLSocket ssl = (SSLSocket) jsse.getSocketFactory().createSocket(accepted,
-                accepted.getInetAddress().getHostAddress(), accepted.getPort(), true);
-        ssl.setUseClientMode(false);
-        configure(ssl, true);
-        JsseStream s = new JsseStream(ssl, counters, listener, true);
-        s.startReader();
-        return s;
-    }
-
-    /** A listening socket whose accepted sockets count their bytes into this side's counters. */
-    public ServerSocket listen(InetSocketAddress address) throws IOException {
-        ServerSocket server = new ServerSocket() {
+    /**
+     * Opens a connection to {@code target} without blocking: the future completes, on the
+     * connection's event loop, when it is ready for SIP (TLS: the handshake is done), or fails when
+     * the connect or the handshake fails or takes longer than the connect timeout.
+     */
+    public CompletableFuture<StreamConnection> connect(InetSocketAddress target, StreamConnection.Listener listener) {
+        CompletableFuture<StreamConnection> ready = new CompletableFuture<>();
+        Bootstrap b = client.clone().handler(new ChannelInitializer<Channel>() {
             @Override
-            public Socket accept() throws IOException {
-                Socket s = new CountingSocket(counters);
-                implAccept(s);
-                return s;
+            protected void initChannel(Channel ch) {
+                try {
+                    pipeline(ch, target, listener, ready);
+                } catch (RuntimeException e) {
+                    // Netty closes the channel; the call must hear why
+                    ready.completeExceptionally(e);
+                    throw e;
+                }
             }
-        };
-        server.setReuseAddress(true);
-        server.bind(address, 1024);
-        return server;
+        });
+        b.connect(target).addListener((ChannelFuture f) -> {
+            if (!f.isSuccess()) {
+                ready.completeExceptionally(f.cause());
+            }
+        });
+        return ready;
     }
 
-    private void configure(SSLSocket ssl, boolean server) {
-        SSLParameters p = ssl.getSSLParameters();
+    /**
+     * Opens a connection and waits until it is ready; for a persistent connection, never on an event
+     * loop.
+     */
+    public StreamConnection connectNow(InetSocketAddress target, StreamConnection.Listener listener)
+            throws IOException {
+        try {
+            return connect(target, listener).get(connectTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while connecting to " + target, e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            throw c instanceof IOException io ? io : new IOException("connect to " + target + ": " + c, c);
+        } catch (TimeoutException e) {
+            throw new IOException("connect to " + target + " not done after " + connectTimeout.multipliedBy(2), e);
+        }
+    }
+
+    /**
+     * Listens on {@code address}; each accepted connection gets this side's pipeline (TLS: the
+     * server side of the handshake) and is handed to {@code accepted} on its event loop.
+     *
+     * @return the listening channel (its local address is the bound one)
+     */
+    public Channel listen(InetSocketAddress address, StreamConnection.Listener listener,
+                          Consumer<StreamConnection> accepted) throws IOException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(LabEventLoops.group())
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        accepted.accept(pipeline(ch, null, listener, new CompletableFuture<>()));
+                    }
+                });
+        ChannelFuture bound = b.bind(address).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new IOException("cannot listen on " + address + ": " + bound.cause(), bound.cause());
+        }
+        return bound.channel();
+    }
+
+    /** The pipeline of one connection; {@code target} null for an accepted one. */
+    private StreamConnection pipeline(Channel ch, InetSocketAddress target, StreamConnection.Listener listener,
+                                      CompletableFuture<StreamConnection> ready) {
+        boolean isTls = transport == Transport.TLS;
+        StreamConnection c = new StreamConnection(ch, isTls);
+        ch.pipeline().addLast("count", counting);
+        String peerName = null;
+        if (isTls && bc != null) {
+            ch.pipeline().addLast("tls", new BcTlsStreamHandler(bc.newConnection(target), connectTimeout));
+        } else if (isTls) {
+            SSLEngine engine;
+            String host = target == null ? null : target.getAddress().getHostAddress();
+            if (target != null && tls.sessionReuse()) {
+                // the peer's host and port key SunJSSE's session cache: sessions are offered and kept
+                engine = jsse.createSSLEngine(host, target.getPort());
+                engine.setUseClientMode(true);
+                configure(engine, false, true);
+            } else if (target != null) {
+                // no peer, no session offered or kept; the server's name is checked after the handshake
+                engine = jsse.createSSLEngine();
+                engine.setUseClientMode(true);
+                configure(engine, false, false);
+                peerName = host;
+            } else {
+                engine = jsse.createSSLEngine();
+                engine.setUseClientMode(false);
+                configure(engine, true, false);
+            }
+            SslHandler ssl = new SslHandler(engine);
+            ssl.setHandshakeTimeoutMillis(connectTimeout.toMillis());
+            ch.pipeline().addLast("tls", ssl);
+        }
+        ch.pipeline().addLast("sip", new SipStreamHandler(c, isTls, peerName, counters, listener, ready));
+        return c;
+    }
+
+    private void configure(SSLEngine engine, boolean server, boolean identifyEndpoint) {
+        SSLParameters p = engine.getSSLParameters();
         p.setCipherSuites(choices.suites().stream().map(CipherSuiteId::jsseName).toArray(String[]::new));
         p.setProtocols(choices.versions().toArray(new String[0]));
         if (server) {
             p.setNeedClientAuth(tls.clientCerts() == BcTlsSetup.ClientCertificates.NEED);
             p.setWantClientAuth(tls.clientCerts() == BcTlsSetup.ClientCertificates.WANT);
-        } else {
+        } else if (identifyEndpoint) {
             // the dialled address must be named by the server's certificate, as on the bc engine
             p.setEndpointIdentificationAlgorithm("HTTPS");
         }
-        ssl.setSSLParameters(p);
+        engine.setSSLParameters(p);
     }
 
     private static SSLContext sslContext(KeyMaterial identity, java.nio.file.Path trust) throws IOException {

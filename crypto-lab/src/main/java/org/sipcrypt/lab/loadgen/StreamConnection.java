@@ -1,141 +1,91 @@
 package org.sipcrypt.lab.loadgen;
 
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.sipcrypt.server.concurrent.NamedThreads;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * One TCP or TLS connection of the generator over a blocking socket: a reader thread of its own
- * reads, decrypts where needed, frames and hands each SIP message to the {@link Listener}; any
- * thread may {@link #send}. Blocking sockets with a thread per connection keep the TLS drivers
- * short and the byte path easy to check; they bound the generator to a few thousand open
- * connections, which per-call runs at lab rates stay well below.
- * Threading: thread-safe; {@link #send} blocks while the socket's send buffer is full.
+ * One TCP or TLS connection of the generator or the UAS: a Netty channel on the lab's shared event
+ * loops ({@link LabEventLoops}), whose pipeline ({@link ByteCountingHandler}, the TLS stage,
+ * {@link SipStreamHandler}) counts, decrypts and frames what it reads and hands each SIP message to
+ * the {@link Listener} on the channel's event loop. {@link #send} only queues the write; a write that
+ * fails closes the connection, which the listener hears as {@link Listener#closed}.
+ * Threading: thread-safe; never blocks.
  */
-public abstract class StreamConnection implements Closeable {
+public final class StreamConnection implements Closeable {
 
-    private static final Logger log = LoggerFactory.getLogger(StreamConnection.class);
-    private static final AtomicInteger READERS = new AtomicInteger();
     static final int MAX_MESSAGE_BYTES = 65535;
 
-    /** Receives what a connection reads. */
+    /** Receives what a connection reads; both methods run on the connection's event loop and must not block. */
     public interface Listener {
-        /** A whole SIP message arrived (on the connection's reader thread). */
+        /** A whole SIP message arrived. */
         void message(StreamConnection from, SipMessage message);
 
         /** The connection is closed; {@code reason} is {@code eof}, {@code closed}, or what failed. */
         void closed(StreamConnection connection, String reason);
     }
 
-    protected final Socket socket;
-    protected final LegCounters counters;
-    private final Listener listener;
-    private final StreamFramer framer = new StreamFramer(MAX_MESSAGE_BYTES);
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final String name;
+    private final Channel channel;
+    private final boolean tls;
+    private volatile boolean resumed;
 
-    protected StreamConnection(Socket socket, LegCounters counters, Listener listener, String name) {
-        this.socket = socket;
-        this.counters = counters;
-        this.listener = listener;
-        this.name = name;
+    StreamConnection(Channel channel, boolean tls) {
+        this.channel = channel;
+        this.tls = tls;
     }
 
     /** The transport name for Via headers: {@code TCP} or {@code TLS}. */
-    public abstract String viaTransport();
-
-    /** Sends one whole SIP message. */
-    public abstract void send(byte[] message) throws IOException;
-
-    /** Whether this connection's TLS handshake resumed a session (false for TCP). */
-    public abstract boolean resumed();
+    public String viaTransport() {
+        return tls ? "TLS" : "TCP";
+    }
 
     /**
-     * Turns bytes read from the socket into application bytes (decrypting, answering handshake
-     * records); null when there are none yet.
+     * Queues one whole SIP message for sending.
+     *
+     * @throws IOException the connection is closed
      */
-    protected abstract byte[] decode(byte[] raw, int len) throws IOException;
-
-    /** Runs on the reader thread before the first read (the server side of a JSSE handshake). */
-    protected void beforeReading() throws IOException {
+    public void send(byte[] message) throws IOException {
+        if (!channel.isActive()) {
+            throw new IOException(this + " is closed");
+        }
+        channel.writeAndFlush(Unpooled.wrappedBuffer(message)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
-    /** Starts the reader thread. */
-    final void startReader() {
-        NamedThreads.named("lab-reader-" + READERS.incrementAndGet()).start(this::readLoop);
+    /** Whether this connection's TLS handshake resumed a session (false for TCP). */
+    public boolean resumed() {
+        return resumed;
     }
 
-    private void readLoop() {
-        String reason = "eof";
-        try {
-            beforeReading();
-            InputStream in = socket.getInputStream();
-            byte[] buf = new byte[16384];
-            int n;
-            while ((n = in.read(buf)) >= 0) {
-                byte[] app = decode(buf, n);
-                if (app != null) {
-                    for (SipMessage m : framer.feed(app, 0, app.length)) {
-                        listener.message(this, m);
-                    }
-                }
-            }
-        } catch (IOException e) {
-            reason = closed.get() ? "closed" : e.getClass().getSimpleName() + ": " + e.getMessage();
-        } catch (IllegalArgumentException e) {
-            reason = "framing: " + e.getMessage();
-        }
-        if (!closed.get()) {
-            log.debug("{} closed by the peer or failed: {}", this, reason);
-        }
-        closeQuietly();
-        listener.closed(this, reason);
+    void resumed(boolean value) {
+        resumed = value;
     }
 
     /** The local address. */
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) socket.getLocalSocketAddress();
+        return (InetSocketAddress) channel.localAddress();
     }
 
     /** The peer's address. */
     public InetSocketAddress remoteAddress() {
-        return (InetSocketAddress) socket.getRemoteSocketAddress();
+        return (InetSocketAddress) channel.remoteAddress();
     }
 
     /** Whether {@link #close} was called or the connection failed. */
     public boolean isClosed() {
-        return closed.get();
+        return !channel.isOpen();
     }
 
-    /** Sends what closing needs (TLS close_notify) before the socket closes. */
-    protected void beforeClose() {
-    }
-
+    /** Closes the connection (TLS: after close_notify); returns at once. */
     @Override
     public void close() {
-        closeQuietly();
-    }
-
-    private void closeQuietly() {
-        if (closed.compareAndSet(false, true)) {
-            beforeClose();
-            try {
-                socket.close();
-            } catch (IOException e) {
-                log.debug("{} close failed: {}", this, e.toString());
-            }
-        }
+        channel.close();
     }
 
     @Override
     public String toString() {
-        return name + " " + socket.getLocalSocketAddress() + "->" + socket.getRemoteSocketAddress();
+        return (tls ? "tls " : "tcp ") + channel.localAddress() + "->" + channel.remoteAddress();
     }
 }

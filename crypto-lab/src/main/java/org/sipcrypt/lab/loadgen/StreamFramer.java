@@ -10,7 +10,7 @@ import java.util.Locale;
  * Cuts a TCP or TLS byte stream into SIP messages by Content-Length (RFC 3261 §18.3); CRLF
  * keep-alives between messages (RFC 5626 §3.5.1) are skipped. A message larger than
  * {@code maxMessageBytes} or without a usable Content-Length is a framing error.
- * Threading: one instance per connection, its reader thread only.
+ * Threading: one instance per connection, its event loop only.
  */
 final class StreamFramer {
 

@@ -42,9 +42,11 @@ import org.slf4j.LoggerFactory;
  * in every topology the lab builds. With a start time the schedule waits for it, so several generator
  * processes begin together.
  * Threads: {@code lab-uac-arrivals} keeps the schedule, {@code lab-uac-N} (16, queue of 10000,
- * an operation refused by a full queue fails as {@code generator_overload}) start operations, which
- * may block on a per-call connect and handshake, {@code lab-uac-timer} runs retransmissions, holds and
- * timeouts, reader threads handle responses, and the caller of {@link #run} samples every interval.
+ * an operation refused by a full queue fails as {@code generator_overload}) start operations (they
+ * block only to reopen a lost persistent connection; a per-call connection is opened asynchronously
+ * and the operation begins in its completion), {@code lab-uac-timer} runs retransmissions, holds and
+ * timeouts, the lab's shared event loops ({@code lab-io-N}) carry TCP and TLS connections, their
+ * handshakes and the responses read on them, and the caller of {@link #run} samples every interval.
  * Threading: one {@link #run} per instance.
  */
 public final class Uac {
@@ -117,7 +119,7 @@ public final class Uac {
             if (o.transport() == Transport.UDP) {
                 udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, "lab-uac-udp");
             } else if (o.connection() == ConnectionPattern.PERSISTENT) {
-                persistent = connector.connect(o.target(), listener());
+                persistent = connector.connectNow(o.target(), listener());
             }
             awaitStart();
             startNanos = System.nanoTime();
@@ -324,19 +326,49 @@ public final class Uac {
         return udp != null;
     }
 
-    /** On a worker: connects if the operation needs its own connection, sends its first request. */
+    /**
+     * On a worker: a per-call connection is opened without blocking and the operation begins in the
+     * connect's completion, on the connection's event loop; otherwise it begins here.
+     */
     private void start(UacCall call) {
+        if (o.transport() == Transport.UDP) {
+            begin(call, null);
+            return;
+        }
+        if (o.connection() == ConnectionPattern.PER_CALL) {
+            // in the table while it connects, so the run's end fails it if the connect never settles
+            calls.put(call.callId, call);
+            connector.connect(o.target(), listener()).whenComplete((c, e) -> {
+                if (e != null) {
+                    log.debug("call {} could not connect: {}", call.callId, e.toString());
+                    fail(call, "connect");
+                } else {
+                    begin(call, c);
+                }
+            });
+            return;
+        }
+        StreamConnection c;
         try {
-            if (o.transport() != Transport.UDP) {
-                call.channel = o.connection() == ConnectionPattern.PER_CALL ? connector.connect(o.target(), listener())
-                        : persistentConnection();
-            }
+            c = persistentConnection();
         } catch (IOException e) {
             log.debug("call {} could not connect: {}", call.callId, e.toString());
             fail(call, "connect");
             return;
         }
+        begin(call, c);
+    }
+
+    /** Sends the operation's first request on {@code channel} (null on UDP), unless it ended meanwhile. */
+    private void begin(UacCall call, StreamConnection channel) {
         synchronized (call) {
+            if (call.state == UacCall.State.DONE) {
+                if (channel != null && channel != persistent) {
+                    channel.close();
+                }
+                return;
+            }
+            call.channel = channel;
             calls.put(call.callId, call);
             started.increment();
             if (call.measured) {
@@ -348,7 +380,7 @@ public final class Uac {
 
     private synchronized StreamConnection persistentConnection() throws IOException {
         if (persistent == null || persistent.isClosed()) {
-            persistent = connector.connect(o.target(), listener());
+            persistent = connector.connectNow(o.target(), listener());
         }
         return persistent;
     }

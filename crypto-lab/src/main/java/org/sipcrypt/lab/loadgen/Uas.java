@@ -1,10 +1,9 @@
 package org.sipcrypt.lab.loadgen;
 
+import io.netty.channel.Channel;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +29,10 @@ import org.slf4j.LoggerFactory;
  * transaction memory (Call-ID, CSeq and top Via branch, for 64 × T1) and answers a retransmitted
  * request with the last response again, and it retransmits the 200 to an INVITE by Timer G until the
  * ACK comes or Timer H gives up (RFC 3261 §13.3.1.4).
- * Threads: one receiver per UDP listener, one acceptor per TCP/TLS listener, a reader per
- * connection, and {@code lab-uas-timer} for Timer G/H and forgetting transactions.
+ * Threads: one receiver per UDP listener; TCP and TLS listeners and their connections on the lab's
+ * shared event loops ({@code lab-io-N}, no thread per connection), where requests are answered (nothing
+ * there blocks: replies are queued writes, the INVITE limit a short lock); and {@code lab-uas-timer}
+ * for Timer G/H and forgetting transactions.
  * Threading: thread-safe; {@link #listen} before traffic, {@link #close} once.
  */
 public final class Uas implements Closeable {
@@ -86,20 +87,6 @@ public final class Uas implements Closeable {
             throw new IllegalArgumentException("--cert and --key: a tls listener needs a certificate and key");
         }
         LegConnector connector = new LegConnector(transport, tls, counters, java.time.Duration.ofSeconds(10));
-        ServerSocket server = connector.listen(address);
-        open.add(server);
-        InetSocketAddress bound = (InetSocketAddress) server.getLocalSocketAddress();
-        NamedThreads.named("lab-uas-accept-" + bound.getPort()).start(() -> accept(server, connector, transport));
-        log.info("uas listening on {}:{}{}", transport.configName(), hostPort(bound),
-                connector.tlsEngine() == null ? "" : " (" + connector.tlsEngine() + ")");
-        return bound;
-    }
-
-    private static String hostPort(InetSocketAddress a) {
-        return a.getAddress().getHostAddress() + ":" + a.getPort();
-    }
-
-    private void accept(ServerSocket server, LegConnector connector, Transport transport) {
         StreamConnection.Listener listener = new StreamConnection.Listener() {
             @Override
             public void message(StreamConnection from, SipMessage m) {
@@ -113,16 +100,16 @@ public final class Uas implements Closeable {
                 connections.remove(c);
             }
         };
-        while (!server.isClosed()) {
-            try {
-                Socket s = server.accept();
-                connections.add(connector.accept(s, listener));
-            } catch (IOException e) {
-                if (!server.isClosed()) {
-                    log.warn("uas accept on {} failed: {}", server.getLocalSocketAddress(), e.toString());
-                }
-            }
-        }
+        Channel server = connector.listen(address, listener, connections::add);
+        open.add(() -> server.close().syncUninterruptibly());
+        InetSocketAddress bound = (InetSocketAddress) server.localAddress();
+        log.info("uas listening on {}:{}{}", transport.configName(), hostPort(bound),
+                connector.tlsEngine() == null ? "" : " (" + connector.tlsEngine() + ")");
+        return bound;
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+        return a.getAddress().getHostAddress() + ":" + a.getPort();
     }
 
     /** The counters of this UAS (bytes, handshakes, Timer G retransmissions). */

@@ -10,11 +10,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.server.cli.CertsCommand;
@@ -112,18 +115,43 @@ class LoopbackCallsTest {
         assertEquals(1, s.handshakes(), "one connection, one handshake");
     }
 
-    @Test
-    void perCallTlsConnectionsResumeTheSessionWhenReuseIsOn() throws Exception {
-        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PER_CALL, uasTls("aes", true), uacTls("aes", "bc", true));
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"bc", "jsse"})
+    void perCallTlsConnectionsResumeTheSessionWhenReuseIsOn(String engine) throws Exception {
+        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PER_CALL, uasTls("aes", true).withEngine(engine),
+                uacTls("aes", engine, true));
         assertEquals(s.completed(), s.handshakes(), "a handshake per call");
         assertTrue(s.resumed() > 0, s.text());
     }
 
-    @Test
-    void perCallTlsConnectionsMakeFullHandshakesWhenReuseIsOff() throws Exception {
-        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PER_CALL, uasTls("aes", true), uacTls("aes", "bc", false));
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"bc", "jsse"})
+    void perCallTlsConnectionsMakeFullHandshakesWhenReuseIsOff(String engine) throws Exception {
+        RunSummary s = callUas(Transport.TLS, ConnectionPattern.PER_CALL, uasTls("aes", true).withEngine(engine),
+                uacTls("aes", engine, false));
         assertEquals(s.completed(), s.handshakes(), "a handshake per call");
         assertEquals(0, s.resumed(), s.text());
+    }
+
+    @ParameterizedTest(name = "reuse {0}")
+    @ValueSource(booleans = {true, false})
+    void jsseRefusesAServerWhoseCertificateDoesNotNameTheDialledAddress(boolean reuse) throws Exception {
+        Path other = dir.resolve("other");
+        assertEquals(0, new CommandLine(new CertsCommand()).execute("--out", other.toString(), "--san", "sip.example.invalid"));
+        TlsOptions uas = new TlsOptions(List.of("aes"), "jsse", List.of(), List.of("1.2"), other.resolve("ca.pem"),
+                other.resolve("server.pem"), other.resolve("server-key.pem"), true, BcTlsSetup.ClientCertificates.NONE,
+                false);
+        TlsOptions uac = TlsOptions.of(List.of("aes"), other.resolve("ca.pem")).withEngine("jsse").withSessionReuse(reuse);
+        try (Uas u = new Uas()) {
+            InetSocketAddress at = u.listen(Transport.TLS, new InetSocketAddress(LOOPBACK, 0), uas);
+            RunSummary s = call(Transport.TLS, ConnectionPattern.PER_CALL, uac, at, new ArrayList<>(), Duration.ofSeconds(5));
+            assertEquals(0, s.completed(), s.text());
+            assertTrue(s.causes().getOrDefault("connect", 0L) > 0, s.text());
+            // the run stops early on failures: calls still connecting then end as timeouts or stopped
+            assertTrue(Set.of("connect", "timeout", "stopped").containsAll(s.causes().keySet()), s.text());
+            assertEquals(0, s.handshakes(), s.text());
+            assertEquals(0, u.requests("INVITE"), "no INVITE went to a server of another name");
+        }
     }
 
     @Test

@@ -1,0 +1,149 @@
+package org.sipcrypt.lab.loadgen;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import org.sipcrypt.server.tls.PeerNames;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last stage of a lab stream connection: completes the connection's future when it is ready
+ * for SIP (TCP: connected; TLS: handshake done), counts TLS handshakes, resumptions and failures
+ * into the side's {@link LegCounters}, frames the byte stream into SIP messages by Content-Length
+ * and hands each to the {@link StreamConnection.Listener}, and tells the listener when the
+ * connection closes. A framing error closes that connection only.
+ * Threading: one instance per channel, event loop only (not @Sharable).
+ */
+final class SipStreamHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(SipStreamHandler.class);
+
+    private final StreamConnection connection;
+    private final boolean tls;
+    private final String peerName;
+    private final LegCounters counters;
+    private final StreamConnection.Listener listener;
+    private final CompletableFuture<StreamConnection> ready;
+    private final StreamFramer framer = new StreamFramer(StreamConnection.MAX_MESSAGE_BYTES);
+    /** When this connection's handshake began, to tell a resumed SunJSSE session from a new one. */
+    private final long beganMillis = System.currentTimeMillis();
+    private String reason;
+
+    /**
+     * @param peerName the address the server's certificate must name (RFC 5922 §7.2), checked here
+     *                 after the handshake; for a SunJSSE client with session reuse off, whose engine
+     *                 knows no peer so that it neither offers nor keeps sessions; else null
+     */
+    SipStreamHandler(StreamConnection connection, boolean tls, String peerName, LegCounters counters,
+                     StreamConnection.Listener listener, CompletableFuture<StreamConnection> ready) {
+        this.connection = connection;
+        this.tls = tls;
+        this.peerName = peerName;
+        this.counters = counters;
+        this.listener = listener;
+        this.ready = ready;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (!tls) {
+            ready.complete(connection);
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent e) {
+            String wrongPeer = e.isSuccess() ? wrongPeer(ctx) : null;
+            if (e.isSuccess() && wrongPeer == null) {
+                boolean resumed = resumed(ctx);
+                connection.resumed(resumed);
+                counters.handshakes.increment();
+                if (resumed) {
+                    counters.resumed.increment();
+                }
+                ready.complete(connection);
+            } else {
+                counters.handshakesFailed.increment();
+                reason = "TLS handshake failed: " + (wrongPeer != null ? wrongPeer : e.cause().getMessage());
+                log.debug("{} {}", connection, reason);
+                ready.completeExceptionally(new SSLException(reason, e.cause()));
+                ctx.close();
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /** Null when no name is to be checked or the server's certificate names {@link #peerName}, else why not. */
+    private String wrongPeer(ChannelHandlerContext ctx) {
+        if (peerName == null) {
+            return null;
+        }
+        try {
+            Certificate[] chain = ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+            return PeerNames.matches((X509Certificate) chain[0], peerName) ? null
+                    : "the server's certificate does not name " + peerName + " (RFC 5922 §7.2)";
+        } catch (SSLPeerUnverifiedException e) {
+            return "no server certificate: " + e.getMessage();
+        }
+    }
+
+    private boolean resumed(ChannelHandlerContext ctx) {
+        BcTlsStreamHandler bc = ctx.pipeline().get(BcTlsStreamHandler.class);
+        if (bc != null) {
+            return bc.resumed();
+        }
+        SSLSession s = ctx.pipeline().get(SslHandler.class).engine().getSession();
+        return s.getCreationTime() < beganMillis;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf b = (ByteBuf) msg;
+        try {
+            if (!ctx.channel().isOpen()) {
+                return;
+            }
+            byte[] bytes = new byte[b.readableBytes()];
+            b.readBytes(bytes);
+            for (SipMessage m : framer.feed(bytes, 0, bytes.length)) {
+                listener.message(connection, m);
+            }
+        } catch (IllegalArgumentException e) {
+            reason = "framing: " + e.getMessage();
+            log.debug("{} closed: {}", connection, reason);
+            ctx.close();
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (reason == null) {
+            reason = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+        }
+        log.debug("{} failed: {}", connection, reason);
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        String why = reason != null ? reason : "closed";
+        ready.completeExceptionally(new IOException(connection + " closed before it was ready: " + why));
+        listener.closed(connection, why);
+        ctx.fireChannelInactive();
+    }
+}
