@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.BobAndAlice;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestServer;
@@ -42,6 +43,9 @@ class OverloadIT {
     void overBudgetNewRequestsGet503WhileCallsInProgressGoOn(Transport t) throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, t, t, "overload.maxTransactions", "1");
              SipSocket client = u.server.socket(t)) {
+            // bob's REGISTER counts against the budget of one until its transaction ends, on a stack thread
+            Await.until(() -> u.server.server().unansweredRequests() == 0, WAIT,
+                    () -> "unanswered requests: " + u.server.server().unansweredRequests());
             TestUa.Call established = u.alice.call(u.bob.aor(), u.server.address(t));
             u.bob.awaitRequest(Request.ACK, WAIT);
 
@@ -86,6 +90,8 @@ class OverloadIT {
              SipSocket client = SipSocket.udp(server.address(t))) {
             callee.answer(Request.INVITE, TestUa.Answer.ringForever());
             callee.registerAt(server.address(t));
+            Await.until(() -> server.server().unansweredRequests() == 0, WAIT,
+                    () -> "unanswered requests: " + server.server().unansweredRequests());
             String hp = server.hostPort(t);
             String invite = client.request("INVITE", "sip:bob@" + hp, "carol", "bob@" + hp, "retransmitted", 1,
                     client.contact("carol"));
