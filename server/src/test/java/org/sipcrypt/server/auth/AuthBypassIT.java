@@ -133,16 +133,7 @@ class AuthBypassIT {
         useJainSipClients();
         try (TestUa alice = TestUa.start("alice", Transport.UDP);
              TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            InetSocketAddress proxy = server.address(Transport.UDP);
-            SipExchange reg = bob.send(registerWithContact(bob, proxy));
-            assertEquals(Response.UNAUTHORIZED, reg.awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
-
-            TestUa.Call challenged = alice.invite(bob.aor(), proxy);
-            assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED,
-                    challenged.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            TestUa.Call call = alice.authenticate(challenged, "secret");
-            call.awaitAnswered(TestUa.TIMEOUT);
+            TestUa.Call call = authenticatedCall(alice, bob);
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             RecordRouteHeader rr = (RecordRouteHeader) invite.getHeader(RecordRouteHeader.NAME);
             assertTrue(rr.getAddress().getURI().toString().contains(";" + DialogRouteSigner.PARAM + "="),
@@ -169,13 +160,7 @@ class AuthBypassIT {
         useJainSipClients();
         try (TestUa alice = TestUa.start("alice", Transport.UDP);
              TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            InetSocketAddress proxy = server.address(Transport.UDP);
-            SipExchange reg = bob.send(registerWithContact(bob, proxy));
-            reg.awaitFinal(TestUa.TIMEOUT);
-            assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            TestUa.Call challenged = alice.invite(bob.aor(), proxy);
-            challenged.invite().awaitFinal(TestUa.TIMEOUT);
-            alice.authenticate(challenged, "secret").awaitAnswered(TestUa.TIMEOUT);
+            authenticatedCall(alice, bob);
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             // what the callee (or anyone on the path) saw: the signed Record-Route of that dialog
             String signed = ((RecordRouteHeader) invite.getHeader(RecordRouteHeader.NAME)).getAddress().toString();
@@ -195,6 +180,23 @@ class AuthBypassIT {
     private void useJainSipClients() throws Exception {
         stop();
         start("auth", "true", "auth.algorithms", "md5");
+    }
+
+    /**
+     * bob registers (401, then his credentials) and alice calls him through the proxy (407, then
+     * hers); returns her call once answered.
+     */
+    private TestUa.Call authenticatedCall(TestUa alice, TestUa bob) throws Exception {
+        InetSocketAddress proxy = server.address(Transport.UDP);
+        SipExchange reg = bob.send(registerWithContact(bob, proxy));
+        assertEquals(Response.UNAUTHORIZED, reg.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+        assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
+        TestUa.Call challenged = alice.invite(bob.aor(), proxy);
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED,
+                challenged.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
+        TestUa.Call call = alice.authenticate(challenged, "secret");
+        call.awaitAnswered(TestUa.TIMEOUT);
+        return call;
     }
 
     private static Request registerWithContact(TestUa ua, InetSocketAddress proxy) throws Exception {
