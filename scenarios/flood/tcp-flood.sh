@@ -65,9 +65,7 @@ while (( $# > 0 )); do
     shift
 done
 
-for v in CONNECTIONS PROBES PROBE_TIMEOUT DEADLINE SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers CONNECTIONS PROBES PROBE_TIMEOUT DEADLINE SERVER_PORT
 (( CONNECTIONS > 0 && PROBES > 0 && PROBE_TIMEOUT > 0 && DEADLINE > 0 )) \
     || die "CONNECTIONS, PROBES, PROBE_TIMEOUT and DEADLINE must be positive"
 (( SERVER_PORT >= 1024 && SERVER_PORT <= 65535 )) || die "--server-port $SERVER_PORT out of 1024..65535"

@@ -82,9 +82,7 @@ while (( $# > 0 )); do
 done
 
 [[ $PART == cost || $PART == latency || $PART == all ]] || die "--part: \"$PART\" (expected cost, latency or all)"
-for v in USERS RATE WARMUP_SECONDS STEP_SECONDS START_RATE BUDGET_SECONDS RTT_MS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers USERS RATE WARMUP_SECONDS STEP_SECONDS START_RATE BUDGET_SECONDS RTT_MS SERVER_PORT
 [[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
 [[ $PART == cost || -f $TEST_CLASSES/org/sipcrypt/server/testing/DelayRelay.class ]] \
     || die "DelayRelay not compiled under $TEST_CLASSES (build with ./mvnw -q -DskipTests package)"

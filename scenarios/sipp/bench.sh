@@ -112,9 +112,7 @@ done
 for i in $IMPLS; do
     [[ $i == netty || $i == jain-nio || $i == jain-oio ]] || die "--impls: unknown implementation \"$i\" (expected netty, jain-nio or jain-oio)"
 done
-for v in START_RATE MAX_RATE REFINE STEP_SECONDS WARMUP_SECONDS BUDGET_SECONDS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers START_RATE MAX_RATE REFINE STEP_SECONDS WARMUP_SECONDS BUDGET_SECONDS SERVER_PORT
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
 (( STEP_SECONDS > 0 )) || die "STEP_SECONDS must be positive"
 UAC_SCENARIO=${UAC_SCENARIO:-$here/uac.xml}

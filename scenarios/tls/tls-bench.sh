@@ -144,9 +144,7 @@ done
 
 [[ $PART == calls || $PART == handshakes || $PART == all ]] || die "--part: \"$PART\" (expected calls, handshakes or all)"
 [[ $HS_CLIENT == bc || $HS_CLIENT == jsse ]] || die "--hs-client: \"$HS_CLIENT\" (expected bc or jsse)"
-for v in RATE MEASURE_SECONDS WARMUP_SECONDS CALL_TIMEOUT HANDSHAKES CONCURRENCY HS_WARMUP_SECONDS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers RATE MEASURE_SECONDS WARMUP_SECONDS CALL_TIMEOUT HANDSHAKES CONCURRENCY HS_WARMUP_SECONDS SERVER_PORT
 (( RATE > 0 && MEASURE_SECONDS > 0 && HANDSHAKES > 0 && CONCURRENCY > 0 && CALL_TIMEOUT > 0 )) \
     || die "RATE, MEASURE_SECONDS, HANDSHAKES, CONCURRENCY and CALL_TIMEOUT must be positive"
 (( SERVER_PORT >= 1024 && SERVER_PORT <= 65500 )) || die "--server-port $SERVER_PORT out of 1024..65500"
