@@ -45,14 +45,11 @@ DEADLINE=${DEADLINE:-300}
 SERVER_PORT=${SERVER_PORT:-15260}
 FLOOD_FROM=${FLOOD_FROM:-127.0.0.1}
 PROBE_FROM=${PROBE_FROM:-127.0.0.2}
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 SERVER_ARGS=${SERVER_ARGS:-}
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
 
 while (( $# > 0 )); do
     case $1 in
@@ -60,24 +57,15 @@ while (( $# > 0 )); do
         --probes) PROBES=$2; shift ;;
         --probe-timeout) PROBE_TIMEOUT=$2; shift ;;
         --deadline) DEADLINE=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
         --flood-from) FLOOD_FROM=$2; shift ;;
         --probe-from) PROBE_FROM=$2; shift ;;
-        --jar) JAR=$2; shift ;;
         --test-classes) TEST_CLASSES=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "tcp-flood.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;   # --jar, --server-port, --keep, --help
     esac
     shift
 done
 
-die() { echo "tcp-flood.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
-for v in CONNECTIONS PROBES PROBE_TIMEOUT DEADLINE SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers CONNECTIONS PROBES PROBE_TIMEOUT DEADLINE SERVER_PORT
 (( CONNECTIONS > 0 && PROBES > 0 && PROBE_TIMEOUT > 0 && DEADLINE > 0 )) \
     || die "CONNECTIONS, PROBES, PROBE_TIMEOUT and DEADLINE must be positive"
 (( SERVER_PORT >= 1024 && SERVER_PORT <= 65535 )) || die "--server-port $SERVER_PORT out of 1024..65535"

@@ -9,7 +9,7 @@
 JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
+JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}   # set but empty: no options
 SIPP=${SIPP:-sipp}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the script's header comment

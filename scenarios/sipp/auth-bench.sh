@@ -44,7 +44,6 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
 PART=${PART:-all}
 USERS=${USERS:-10000}
@@ -59,10 +58,9 @@ POOLS=${POOLS:-1 8 32}
 BATCH_WAIT=${BATCH_WAIT:-2ms}
 BASELINE=${BASELINE:-16:8 1:8}
 SERVER_PORT=${SERVER_PORT:-15060}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
 
 while (( $# > 0 )); do
     case $1 in
@@ -78,21 +76,13 @@ while (( $# > 0 )); do
         --pools) POOLS=$2; shift ;;
         --batch-wait) BATCH_WAIT=$2; shift ;;
         --baseline) BASELINE=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "auth-bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;   # --jar, --server-port, --keep, --help
     esac
     shift
 done
 
-die() { echo "auth-bench.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
 [[ $PART == cost || $PART == latency || $PART == all ]] || die "--part: \"$PART\" (expected cost, latency or all)"
-for v in USERS RATE WARMUP_SECONDS STEP_SECONDS START_RATE BUDGET_SECONDS RTT_MS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers USERS RATE WARMUP_SECONDS STEP_SECONDS START_RATE BUDGET_SECONDS RTT_MS SERVER_PORT
 [[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -DskipTests package)"
 [[ $PART == cost || -f $TEST_CLASSES/org/sipcrypt/server/testing/DelayRelay.class ]] \
     || die "DelayRelay not compiled under $TEST_CLASSES (build with ./mvnw -q -DskipTests package)"

@@ -57,7 +57,6 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 IMPLS=${IMPLS:-netty jain-nio jain-oio}
 TRANSPORTS=${TRANSPORTS:-udp tcp}
 START_RATE=${START_RATE:-200}
@@ -73,22 +72,18 @@ MIN_ACHIEVED_PCT=${MIN_ACHIEVED_PCT:-90}
 COOLDOWN_SECONDS=${COOLDOWN_SECONDS:-2}
 SERVER_PORT=${SERVER_PORT:-15060}
 NO_SERVER=${NO_SERVER:-0}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 SERVER_ARGS=${SERVER_ARGS:-}
-SIPP=${SIPP:-sipp}
 UAC_SCENARIO=${UAC_SCENARIO:-}
 INF=${INF:-}
 ROUTE_DIRECT=${ROUTE_DIRECT:-0}
 NO_REGISTER=${NO_REGISTER:-0}
 LABEL=${LABEL:-}
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
 
 while (( $# > 0 )); do
     case $1 in
-        --jar) JAR=$2; shift ;;
         --impls) IMPLS=$2; shift ;;
         --transports) TRANSPORTS=$2; shift ;;
         --start-rate) START_RATE=$2; shift ;;
@@ -100,22 +95,16 @@ while (( $# > 0 )); do
         --warmup-seconds) WARMUP_SECONDS=$2; shift ;;
         --budget-seconds) BUDGET_SECONDS=$2; shift ;;
         --max-failed-pct) MAX_FAILED_PCT=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
         --no-server) NO_SERVER=1 ;;
         --uac-scenario) UAC_SCENARIO=$2; shift ;;
         --inf) INF=$2; shift ;;
         --route-direct) ROUTE_DIRECT=1 ;;
         --no-register) NO_REGISTER=1 ;;
         --label) LABEL=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;   # --jar, --server-port, --keep, --help
     esac
     shift
 done
-
-die() { echo "bench.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 for t in $TRANSPORTS; do
     [[ $t == udp || $t == tcp ]] || die "--transports: unknown transport \"$t\" (expected udp or tcp)"
@@ -123,9 +112,7 @@ done
 for i in $IMPLS; do
     [[ $i == netty || $i == jain-nio || $i == jain-oio ]] || die "--impls: unknown implementation \"$i\" (expected netty, jain-nio or jain-oio)"
 done
-for v in START_RATE MAX_RATE REFINE STEP_SECONDS WARMUP_SECONDS BUDGET_SECONDS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers START_RATE MAX_RATE REFINE STEP_SECONDS WARMUP_SECONDS BUDGET_SECONDS SERVER_PORT
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
 (( STEP_SECONDS > 0 )) || die "STEP_SECONDS must be positive"
 UAC_SCENARIO=${UAC_SCENARIO:-$here/uac.xml}

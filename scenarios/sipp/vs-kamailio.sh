@@ -73,7 +73,6 @@ if (( quick )); then
     : "${COOLDOWN_SECONDS:=1}"
 fi
 
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 CASES=${CASES:-udp tcp udp-auth}
 FIXED_RATE=${FIXED_RATE:-1500}
 FIXED_SECONDS=${FIXED_SECONDS:-15}
@@ -92,17 +91,14 @@ MIN_ACHIEVED_PCT=${MIN_ACHIEVED_PCT:-90}
 COOLDOWN_SECONDS=${COOLDOWN_SECONDS:-2}
 PORT=${PORT:-15060}
 OUT=${OUT:-}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS:--Xmx1g -Xms1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 SERVER_ARGS=${SERVER_ARGS:-}
-SIPP=${SIPP:-sipp}
 KAMAILIO=${KAMAILIO:-kamailio}
 KAMAILIO_SHM_MB=${KAMAILIO_SHM_MB:-512}
 KAMAILIO_PKG_MB=${KAMAILIO_PKG_MB:-16}
 KAMAILIO_CFG=${KAMAILIO_CFG:-$root/scenarios/kamailio/kamailio.cfg}
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
 
 while (( $# > 0 )); do
     case $1 in
@@ -131,9 +127,6 @@ while (( $# > 0 )); do
     shift
 done
 
-die() { echo "vs-kamailio.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
 need_auth=0
 for c in $CASES; do
     case $c in
@@ -142,10 +135,8 @@ for c in $CASES; do
         *) die "--cases: unknown case \"$c\" (expected udp, tcp or udp-auth)" ;;
     esac
 done
-for v in FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIRM STEP_SECONDS WARMUP_SECONDS USERS \
-         BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIRM STEP_SECONDS WARMUP_SECONDS USERS \
+    BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
 (( STEP_SECONDS > 0 && FIXED_SECONDS > 0 && FIXED_RATE > 0 && USERS > 0 )) \
     || die "STEP_SECONDS, FIXED_SECONDS, FIXED_RATE and USERS must be positive"

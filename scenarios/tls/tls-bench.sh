@@ -103,7 +103,6 @@ declare -A CLIENT_EXTRA=(
     [tcp]="--client tcp"
 )
 
-JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
 HDR_JAR=${HDR_JAR:-}
 PART=${PART:-calls}
@@ -117,15 +116,12 @@ CONCURRENCY=${CONCURRENCY:-4}
 HS_WARMUP_SECONDS=${HS_WARMUP_SECONDS:-20}
 HS_CLIENT=${HS_CLIENT:-bc}
 SERVER_PORT=${SERVER_PORT:-15160}
-KEEP=${KEEP:-0}
-JAVA=${JAVA:-java}
-JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}
 CLIENT_JAVA_OPTS=${CLIENT_JAVA_OPTS:-}
 SERVER_ARGS=${SERVER_ARGS:-}
 CLIENT_ARGS=${CLIENT_ARGS:-}
-SIPP=${SIPP:-sipp}
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# shellcheck source=../lib/sipp-server.sh
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
 
 while (( $# > 0 )); do
     case $1 in
@@ -139,25 +135,16 @@ while (( $# > 0 )); do
         --concurrency) CONCURRENCY=$2; shift ;;
         --hs-warmup-seconds) HS_WARMUP_SECONDS=$2; shift ;;
         --hs-client) HS_CLIENT=$2; shift ;;
-        --server-port) SERVER_PORT=$2; shift ;;
-        --jar) JAR=$2; shift ;;
         --test-classes) TEST_CLASSES=$2; shift ;;
         --hdr-jar) HDR_JAR=$2; shift ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "tls-bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;   # --jar, --server-port, --keep, --help
     esac
     shift
 done
 
-die() { echo "tls-bench.sh: $*" >&2; exit 2; }
-log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-
 [[ $PART == calls || $PART == handshakes || $PART == all ]] || die "--part: \"$PART\" (expected calls, handshakes or all)"
 [[ $HS_CLIENT == bc || $HS_CLIENT == jsse ]] || die "--hs-client: \"$HS_CLIENT\" (expected bc or jsse)"
-for v in RATE MEASURE_SECONDS WARMUP_SECONDS CALL_TIMEOUT HANDSHAKES CONCURRENCY HS_WARMUP_SECONDS SERVER_PORT; do
-    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v: \"${!v}\" is not a whole number"
-done
+require_whole_numbers RATE MEASURE_SECONDS WARMUP_SECONDS CALL_TIMEOUT HANDSHAKES CONCURRENCY HS_WARMUP_SECONDS SERVER_PORT
 (( RATE > 0 && MEASURE_SECONDS > 0 && HANDSHAKES > 0 && CONCURRENCY > 0 && CALL_TIMEOUT > 0 )) \
     || die "RATE, MEASURE_SECONDS, HANDSHAKES, CONCURRENCY and CALL_TIMEOUT must be positive"
 (( SERVER_PORT >= 1024 && SERVER_PORT <= 65500 )) || die "--server-port $SERVER_PORT out of 1024..65500"

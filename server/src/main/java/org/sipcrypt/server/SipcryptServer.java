@@ -350,6 +350,11 @@ public final class SipcryptServer implements AutoCloseable {
         return stack.getServerTransactionTableSize() + stack.getClientTransactionTableSize();
     }
 
+    /** Requests whose server transaction has not ended yet: what {@code overload.maxTransactions} bounds. */
+    public int unansweredRequests() {
+        return context.unansweredRequests();
+    }
+
     /** Every non-zero counter and gauge as {@code name{tags}=value}, sorted, on one line. */
     public String statsLine() {
         return StatsLine.of(registry, openTransactions());

@@ -20,9 +20,6 @@ import org.sipcrypt.server.auth.AuthResult;
 import org.sipcrypt.server.auth.DigestAuthenticator;
 import org.sipcrypt.server.auth.DigestChallenge;
 import org.sipcrypt.server.config.Mode;
-import org.sipcrypt.server.sip.proxy.StatefulProxy;
-import org.sipcrypt.server.sip.redirect.RedirectServer;
-import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,9 +43,9 @@ public final class SipDispatcher implements SipListener {
 
     private final SipContext ctx;
     private final Mode mode;
-    private final Registrar registrar;
-    private final StatefulProxy proxy;
-    private final RedirectServer redirect;
+    private final RegistrarFunction registrar;
+    private final ProxyFunction proxy;
+    private final SipFunction redirect;
     private final DigestAuthenticator auth;
     private final AccessPolicy policy;
 
@@ -56,7 +53,7 @@ public final class SipDispatcher implements SipListener {
      * @param auth   digest authentication, or null when it is off
      * @param policy which requests need credentials; null exactly when {@code auth} is
      */
-    public SipDispatcher(SipContext ctx, Mode mode, Registrar registrar, StatefulProxy proxy, RedirectServer redirect,
+    public SipDispatcher(SipContext ctx, Mode mode, RegistrarFunction registrar, ProxyFunction proxy, SipFunction redirect,
                          DigestAuthenticator auth, AccessPolicy policy) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         if ((auth == null) != (policy == null)) {

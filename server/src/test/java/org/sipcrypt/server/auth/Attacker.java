@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import org.sipcrypt.server.testing.DigestClient;
+import org.sipcrypt.server.testing.SipSink;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
@@ -18,9 +21,10 @@ import org.sipcrypt.server.transport.Transport;
  */
 final class Attacker implements AutoCloseable {
 
-    static final Duration WAIT = Duration.ofSeconds(5);
-    /** How long a test waits to see that nothing reached a sink: several proxy retransmissions. */
-    static final Duration QUIET = Duration.ofSeconds(2);
+    /** How long a test waits for an answer it expects; generous, as the machine may be busy. */
+    static final Duration WAIT = Duration.ofSeconds(20);
+    /** The From tag of {@link #assertOnlyMarkerReached marker} requests. */
+    static final String MARKER_TAG = "sipcrypt-marker";
 
     private final SipSocket socket;
     private final String proxyHostPort;
@@ -78,17 +82,65 @@ final class Attacker implements AutoCloseable {
         socket.send(message);
     }
 
-    /** Sends a request and returns its final response (provisional ones skipped); fails on timeout. */
+    /**
+     * Sends a request and returns its final response (provisional ones skipped, and responses to
+     * earlier requests, such as a retransmitted 407 to an INVITE never acknowledged); fails on timeout.
+     */
     String finalResponse(String request) throws IOException {
         socket.send(request);
+        String branch = header(request, "Via").replaceAll(".*;branch=([^;]+).*", "$1");
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < deadline) {
             String r = socket.awaitMessage("SIP/2.0 ", Duration.ofMillis(500));
-            if (r != null && !r.startsWith("SIP/2.0 1")) {
+            if (r != null && !r.startsWith("SIP/2.0 1") && header(r, "Via").contains(";branch=" + branch)) {
                 return r;
             }
         }
         throw new AssertionError("no final response to " + request.substring(0, request.indexOf("\r\n")));
+    }
+
+    /**
+     * Proves that no request sent earlier from this socket with {@code callId} went to {@code sink},
+     * on an event the server controls instead of a quiet period: a marker (a MESSAGE from alice,
+     * password {@code secret}, From tag {@link #MARKER_TAG}) with the same Call-ID, to {@code target}
+     * with the {@code extra} headers (the attack's Route, if any), answered with credentials and
+     * relayed to the sink, whose 200 comes back. Why the marker comes last: the server hands every
+     * message of one Call-ID to the same worker lane in arrival order, its asynchronous steps
+     * (credential lookups) continue on that lane, and it sends to a UDP peer through one socket over
+     * loopback; the attack was answered before the marker was sent. So an attack relayed at all would
+     * have reached the sink before the marker did.
+     *
+     * @param before how many requests the sink had received before the attack
+     */
+    void assertOnlyMarkerReached(SipSink sink, int before, String callId, String target, String extra)
+            throws IOException {
+        String alice = "sip:alice@127.0.0.1";
+        String first = finalResponse(request("MESSAGE", target, alice, MARKER_TAG, target, null, callId, 100,
+                extra, ""));
+        String r = first;
+        if (status(first) == 407) {
+            String creds = DigestClient.answer("Proxy-Authorization", md5Challenge(first, "Proxy-Authenticate"),
+                    "alice", "secret", "MESSAGE", target, 1);
+            r = finalResponse(request("MESSAGE", target, alice, MARKER_TAG, target, null, callId, 101,
+                    extra + creds, ""));
+        }
+        assertEquals(200, status(r), "the marker was not relayed to the sink: " + r);
+        List<String> others = sink.requests().stream().skip(before)
+                .filter(m -> !header(m, "From").contains(";tag=" + MARKER_TAG)).toList();
+        assertEquals(List.of(), others.stream().map(m -> m.substring(0, m.indexOf("\r\n"))).toList(),
+                "requests reached " + sink.hostPort() + " before the marker");
+    }
+
+    /** The Call-ID of a message. */
+    static String callId(String message) {
+        return header(message, "Call-ID");
+    }
+
+    /** The value of the first header line {@code name} of a message, or "" when there is none. */
+    static String header(String message, String name) {
+        String prefix = name.toLowerCase(Locale.ROOT) + ":";
+        return message.lines().filter(l -> l.toLowerCase(Locale.ROOT).startsWith(prefix)).findFirst()
+                .map(l -> l.substring(prefix.length()).trim()).orElse("");
     }
 
     /** The status code of a response. */

@@ -1,15 +1,12 @@
 package org.sipcrypt.server.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.sipcrypt.server.auth.Attacker.QUIET;
 import static org.sipcrypt.server.auth.Attacker.status;
 
 import io.micrometer.core.instrument.Counter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.UUID;
 import javax.sip.Dialog;
 import javax.sip.header.RecordRouteHeader;
@@ -21,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.SipExchange;
+import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.SipSink;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
@@ -31,7 +29,8 @@ import org.sipcrypt.server.transport.Transport;
  * its default, requests that merely look in-dialog are challenged like any other, an ACK for a
  * 2xx is relayed only along a Record-Route this proxy signed, and a CANCEL matching nothing gets
  * 481. Each attack is played against the real server; the victim is a sink on 127.0.0.2 (or a
- * registered local user whose contact is that sink), and nothing may reach it. The positive
+ * registered local user whose contact is that sink), and nothing may reach it: a marker relayed
+ * after each attack proves it. The positive
  * side: a real authenticated call's re-INVITE, ACKs and BYEs, from either end, carry the signed
  * route and pass without a challenge.
  */
@@ -44,6 +43,7 @@ class AuthBypassIT {
     @TempDir
     Path dir;
 
+    private ProxyUnderAttack proxy;
     private TestServer server;
     private Attacker mallory;
     private SipSink victim;
@@ -54,17 +54,15 @@ class AuthBypassIT {
     }
 
     private void start(String... settings) throws Exception {
-        server = TestServer.start(dir, settings);
-        DigestRegistrarIT.provision(server, server.config().effectiveRealm());
-        mallory = new Attacker(server);
-        victim = SipSink.start();
+        proxy = ProxyUnderAttack.start(dir, settings);
+        server = proxy.server;
+        mallory = proxy.attacker;
+        victim = proxy.victim;
     }
 
     @AfterEach
     void stop() throws Exception {
-        victim.close();
-        mallory.close();
-        server.close();
+        proxy.close();
     }
 
     private String fakeInDialogInvite(String from, String target, String extra) {
@@ -72,42 +70,40 @@ class AuthBypassIT {
                 extra, SDP);
     }
 
-    private void assertNothingReachedTheVictim() throws InterruptedException {
-        Thread.sleep(QUIET.toMillis()); // what the proxy would have sent needs a moment: the waiting is the test
-        assertEquals(List.of(), victim.requestLines(), "requests reached the victim");
+    /** Sends an attack, expects a 407 to it, and proves by a marker to the same target that nothing reached the victim. */
+    private void assertChallengedAndNotRelayed(String attack, String target) throws Exception {
+        String r = mallory.finalResponse(attack);
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        proxy.assertNothingReachedTheVictim(Attacker.callId(attack), target, "");
     }
 
     @Test
     void fakeToTagInviteToAForeignTargetIsChallenged() throws Exception {
-        String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), ""));
-        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
-        assertNothingReachedTheVictim();
+        assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), ""),
+                victim.uri("victim"));
     }
 
     @Test
     void fakeToTagInviteSpoofingALocalUserIsChallenged() throws Exception {
-        String r = mallory.finalResponse(fakeInDialogInvite("sip:alice@127.0.0.1", victim.uri("victim"), ""));
-        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
-        assertNothingReachedTheVictim();
+        assertChallengedAndNotRelayed(fakeInDialogInvite("sip:alice@127.0.0.1", victim.uri("victim"), ""),
+                victim.uri("victim"));
     }
 
     @Test
     void fakeToTagInviteToARegisteredLocalUserIsChallenged() throws Exception {
         mallory.register("bob", "b0b", victim.uri("bob"));
-        String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", "sip:bob@127.0.0.1", ""));
-        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
-        assertNothingReachedTheVictim();
+        assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", "sip:bob@127.0.0.1", ""),
+                "sip:bob@127.0.0.1");
     }
 
     @Test
     void fakeToTagInviteWithAForgedRouteSignatureIsChallenged() throws Exception {
         String route = "Route: " + mallory.serverRoute(";" + DialogRouteSigner.PARAM + "=AAAAAAAAAAAAAAAAAAAAAA") + "\r\n";
-        String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), route));
-        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
+        assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), route),
+                victim.uri("victim"));
         String unsigned = "Route: " + mallory.serverRoute("") + "\r\n";
-        r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), unsigned));
-        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
-        assertNothingReachedTheVictim();
+        assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), unsigned),
+                victim.uri("victim"));
     }
 
     @Test
@@ -117,19 +113,19 @@ class AuthBypassIT {
                 "Route: " + mallory.serverRoute("") + "\r\n", SDP);
         mallory.send(ack);
         mallory.send(ack.replace("Route: " + mallory.serverRoute("") + "\r\n", ""));
-        assertNothingReachedTheVictim();
-        Counter dropped = server.server().registry().find("sip.requests.dropped")
-                .tag("reason", "ack_outside_dialog").counter();
-        assertNotNull(dropped, "dropped ACKs are counted");
-        assertEquals(2, dropped.count());
+        // dropping and relaying exclude each other: the count says both ACKs were dropped
+        Await.until(() -> droppedAcks() == 2, Attacker.WAIT, () -> "dropped ACKs counted: " + droppedAcks());
+        proxy.assertNothingReachedTheVictim(Attacker.callId(ack), victim.uri("victim"), "");
+        assertEquals(2, droppedAcks());
     }
 
     @Test
     void cancelMatchingNoTransactionGets481() throws Exception {
-        String r = mallory.finalResponse(mallory.request("CANCEL", victim.uri("victim"), "sip:mallory@evil.example",
-                "m1", victim.uri("victim"), null, UUID.randomUUID().toString(), 1, "", ""));
+        String cancel = mallory.request("CANCEL", victim.uri("victim"), "sip:mallory@evil.example", "m1",
+                victim.uri("victim"), null, UUID.randomUUID().toString(), 1, "", "");
+        String r = mallory.finalResponse(cancel);
         assertEquals(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, status(r), r);
-        assertNothingReachedTheVictim();
+        proxy.assertNothingReachedTheVictim(Attacker.callId(cancel), victim.uri("victim"), "");
     }
 
     @Test
@@ -137,16 +133,7 @@ class AuthBypassIT {
         useJainSipClients();
         try (TestUa alice = TestUa.start("alice", Transport.UDP);
              TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            InetSocketAddress proxy = server.address(Transport.UDP);
-            SipExchange reg = bob.send(registerWithContact(bob, proxy));
-            assertEquals(Response.UNAUTHORIZED, reg.awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
-
-            TestUa.Call challenged = alice.invite(bob.aor(), proxy);
-            assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED,
-                    challenged.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            TestUa.Call call = alice.authenticate(challenged, "secret");
-            call.awaitAnswered(TestUa.TIMEOUT);
+            TestUa.Call call = authenticatedCall(alice, bob);
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             RecordRouteHeader rr = (RecordRouteHeader) invite.getHeader(RecordRouteHeader.NAME);
             assertTrue(rr.getAddress().getURI().toString().contains(";" + DialogRouteSigner.PARAM + "="),
@@ -173,28 +160,43 @@ class AuthBypassIT {
         useJainSipClients();
         try (TestUa alice = TestUa.start("alice", Transport.UDP);
              TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            InetSocketAddress proxy = server.address(Transport.UDP);
-            SipExchange reg = bob.send(registerWithContact(bob, proxy));
-            reg.awaitFinal(TestUa.TIMEOUT);
-            assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            TestUa.Call challenged = alice.invite(bob.aor(), proxy);
-            challenged.invite().awaitFinal(TestUa.TIMEOUT);
-            alice.authenticate(challenged, "secret").awaitAnswered(TestUa.TIMEOUT);
+            authenticatedCall(alice, bob);
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             // what the callee (or anyone on the path) saw: the signed Record-Route of that dialog
             String signed = ((RecordRouteHeader) invite.getHeader(RecordRouteHeader.NAME)).getAddress().toString();
 
-            String r = mallory.finalResponse(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"),
-                    "Route: " + signed + "\r\n"));
-            assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
-            assertNothingReachedTheVictim();
+            assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"),
+                    "Route: " + signed + "\r\n"), victim.uri("victim"));
         }
+    }
+
+    private double droppedAcks() {
+        Counter dropped = server.server().registry().find("sip.requests.dropped")
+                .tag("reason", "ack_outside_dialog").counter();
+        return dropped == null ? 0 : dropped.count();
     }
 
     /** JAIN-SIP's digest client answers the first challenge and speaks MD5 only: offer MD5 alone. */
     private void useJainSipClients() throws Exception {
         stop();
         start("auth", "true", "auth.algorithms", "md5");
+    }
+
+    /**
+     * bob registers (401, then his credentials) and alice calls him through the proxy (407, then
+     * hers); returns her call once answered.
+     */
+    private TestUa.Call authenticatedCall(TestUa alice, TestUa bob) throws Exception {
+        InetSocketAddress proxy = server.address(Transport.UDP);
+        SipExchange reg = bob.send(registerWithContact(bob, proxy));
+        assertEquals(Response.UNAUTHORIZED, reg.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+        assertEquals(Response.OK, bob.authenticate(reg, "b0b").awaitFinal(TestUa.TIMEOUT).getStatusCode());
+        TestUa.Call challenged = alice.invite(bob.aor(), proxy);
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED,
+                challenged.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
+        TestUa.Call call = alice.authenticate(challenged, "secret");
+        call.awaitAnswered(TestUa.TIMEOUT);
+        return call;
     }
 
     private static Request registerWithContact(TestUa ua, InetSocketAddress proxy) throws Exception {

@@ -2,7 +2,6 @@ package org.sipcrypt.server.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.sipcrypt.server.auth.Attacker.QUIET;
 import static org.sipcrypt.server.auth.Attacker.WAIT;
 import static org.sipcrypt.server.auth.Attacker.md5Challenge;
 import static org.sipcrypt.server.auth.Attacker.status;
@@ -18,13 +17,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.DigestClient;
 import org.sipcrypt.server.testing.SipSink;
-import org.sipcrypt.server.testing.TestServer;
 
 /**
  * Captured credentials cannot be spent again (RFC 7616 §3.4, §5.12): with {@code --auth} and
  * every other setting at its default, credentials without qop (no nonce count) are refused, the
  * digest uri must be the Request-URI, and a qop=auth nonce count is accepted once. Eve has seen
- * alice's requests; premium-rate and her own contact are sinks on 127.0.0.2 and 127.0.0.3.
+ * alice's requests; premium-rate and her own contact are sinks on 127.0.0.2 and 127.0.0.3. That
+ * nothing reached premium-rate is proven by a marker relayed there after each attack.
  */
 @Timeout(60)
 class CredentialReplayIT {
@@ -34,27 +33,20 @@ class CredentialReplayIT {
     @TempDir
     Path dir;
 
-    private TestServer server;
+    private ProxyUnderAttack proxy;
     private Attacker eve;
     private SipSink premium;
 
     private void start(String... settings) throws Exception {
-        server = TestServer.start(dir, settings);
-        DigestRegistrarIT.provision(server, server.config().effectiveRealm());
-        eve = new Attacker(server);
-        premium = SipSink.start();
+        proxy = ProxyUnderAttack.start(dir, settings);
+        eve = proxy.attacker;
+        premium = proxy.victim;
     }
 
     @AfterEach
     void stop() throws Exception {
-        if (premium != null) {
-            premium.close();
-        }
-        if (eve != null) {
-            eve.close();
-        }
-        if (server != null) {
-            server.close();
+        if (proxy != null) {
+            proxy.close();
         }
     }
 
@@ -66,11 +58,6 @@ class CredentialReplayIT {
         return md5Challenge(r, "Proxy-Authenticate");
     }
 
-    private void assertNothingReached(SipSink sink) throws InterruptedException {
-        Thread.sleep(QUIET.toMillis()); // what the proxy would have sent needs a moment: the waiting is the test
-        assertEquals(List.of(), sink.requestLines(), "requests reached " + sink.hostPort());
-    }
-
     @Test
     void capturedNoQopCredentialsAreRefused() throws Exception {
         start("auth", "true");
@@ -78,10 +65,11 @@ class CredentialReplayIT {
         String captured = DigestClient.answerWithoutQop("Proxy-Authorization", inviteChallenge(bob), "alice",
                 "secret", "INVITE", bob);
         String target = premium.uri("premium");
-        String r = eve.finalResponse(eve.request("INVITE", target, ALICE, "e1", target, null,
-                UUID.randomUUID().toString(), 2, captured, ""));
+        String attack = eve.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2,
+                captured, "");
+        String r = eve.finalResponse(attack);
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
-        assertNothingReached(premium);
+        proxy.assertNothingReachedTheVictim(Attacker.callId(attack), target, "");
     }
 
     @Test
@@ -103,10 +91,14 @@ class CredentialReplayIT {
             // calls to alice still reach her own phone, not eve's contact
             String creds = DigestClient.answer("Proxy-Authorization", inviteChallenge(ALICE), "alice", "secret",
                     "INVITE", ALICE, 1);
-            eve.finalResponse(eve.request("INVITE", ALICE, ALICE, "a2", ALICE, null, UUID.randomUUID().toString(), 2,
-                    creds, ""));
+            String call = eve.request("INVITE", ALICE, ALICE, "a2", ALICE, null, UUID.randomUUID().toString(), 2,
+                    creds, "");
+            // a proxy forwards a non-2xx final response only when every branch has answered (RFC 3261
+            // §16.7 step 6): had eve's contact been bound beside alice's, it would have had the INVITE by now
+            String busy = eve.finalResponse(call);
+            assertEquals(Response.BUSY_HERE, status(busy), busy);
             alicePhone.await("INVITE", WAIT);
-            assertNothingReached(premium);
+            assertEquals(List.of(), premium.requestLines(), "requests reached eve's contact");
         }
     }
 
@@ -118,10 +110,11 @@ class CredentialReplayIT {
         String captured = DigestClient.answer("Proxy-Authorization", inviteChallenge(bob), "alice", "secret",
                 "INVITE", bob, 1);
         String target = premium.uri("premium");
-        String r = eve.finalResponse(eve.request("INVITE", target, ALICE, "e1", target, null,
-                UUID.randomUUID().toString(), 2, captured, ""));
+        String attack = eve.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2,
+                captured, "");
+        String r = eve.finalResponse(attack);
         assertEquals("SIP/2.0 403 Digest URI Mismatch", statusLine(r), r);
-        assertNothingReached(premium);
+        proxy.assertNothingReachedTheVictim(Attacker.callId(attack), target, "");
     }
 
     @Test
@@ -142,9 +135,7 @@ class CredentialReplayIT {
         String replay = eve.finalResponse(eve.request("MESSAGE", target, ALICE, "e1", target, null, replayCallId, 2,
                 creds, ""));
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(replay), replay);
-        Thread.sleep(QUIET.toMillis());
-        assertTrue(premium.requests().stream().skip(before).noneMatch(m -> m.contains(replayCallId)),
-                "the replay reached " + premium.hostPort());
+        eve.assertOnlyMarkerReached(premium, before, replayCallId, target, "");
     }
 
     @Test

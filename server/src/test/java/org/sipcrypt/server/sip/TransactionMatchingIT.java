@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
@@ -24,7 +25,7 @@ import org.sipcrypt.server.transport.Transport;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TransactionMatchingIT {
 
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String BRANCH = "z9hG4bK-reused-branch";
 
     @TempDir
@@ -68,6 +69,9 @@ class TransactionMatchingIT {
              SipSocket b = SipSocket.udp(server.address(Transport.UDP))) {
             a.send(withBranch(a, "OPTIONS", "sip:" + hp, hp, "first", ""));
             assertNotNull(a.awaitMessage("SIP/2.0 200", WAIT));
+            // the transaction ends right after its 200 is sent, on a stack thread: wait for that, not a guess
+            Await.until(() -> server.server().openTransactions() == 0, WAIT,
+                    () -> "open transactions: " + server.server().openTransactions());
 
             b.send(withBranch(b, "OPTIONS", "sip:" + hp, hp, "second", ""));
             String r = b.awaitMessage("SIP/2.0 ", WAIT);

@@ -23,6 +23,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.sip.ProxyFunction;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.transport.ConnectionScope;
 import org.sipcrypt.server.transport.Transport;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
  * waits for the database.
  */
-public final class StatefulProxy {
+public final class StatefulProxy implements ProxyFunction {
 
     private static final Logger log = LoggerFactory.getLogger(StatefulProxy.class);
 
@@ -79,6 +80,7 @@ public final class StatefulProxy {
     }
 
     /** Proxies a request that is neither ACK nor CANCEL, on its server transaction. */
+    @Override
     public void onRequest(Request request, ServerTransaction st) {
         String callId = callId(request);
         // §16.3 step 3: Max-Forwards
@@ -172,6 +174,7 @@ public final class StatefulProxy {
     }
 
     /** A response on a branch (§16.7). */
+    @Override
     public void onResponse(Response response, ClientTransaction ct) {
         ProxyCall.Branch branch = ct == null ? null : (ProxyCall.Branch) ct.getApplicationData();
         if (branch == null) {
@@ -231,6 +234,7 @@ public final class StatefulProxy {
     }
 
     /** A client transaction timed out: the branch ends with 408 (§16.7 step 2). */
+    @Override
     public void onTimeout(ClientTransaction ct) {
         ProxyCall.Branch branch = (ProxyCall.Branch) ct.getApplicationData();
         if (branch != null) {
@@ -347,6 +351,7 @@ public final class StatefulProxy {
     }
 
     /** CANCEL (§16.10): answered here with 200, then sent on every branch of the INVITE. */
+    @Override
     public void onCancel(Request cancel, ServerTransaction st) {
         SIPServerTransaction invite = ctx.answerCancel(cancel, st);
         if (invite == null) {
@@ -361,6 +366,7 @@ public final class StatefulProxy {
     }
 
     /** ACK for a 2xx: forwarded statelessly (§16.11) along its Route set or to its Request-URI. */
+    @Override
     public void onAck(Request ack) {
         Request out = (Request) ack.clone();
         popOwnRoutes(out);

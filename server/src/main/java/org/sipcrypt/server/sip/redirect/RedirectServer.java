@@ -13,6 +13,7 @@ import javax.sip.message.Response;
 import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.SipFunction;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * unknown user. CANCEL of a pending INVITE gets 200 and the INVITE 487.
  * Threading: thread-safe; runs on SIP worker lanes, never waits for the database.
  */
-public final class RedirectServer {
+public final class RedirectServer implements SipFunction {
 
     private static final Logger log = LoggerFactory.getLogger(RedirectServer.class);
 
@@ -36,6 +37,7 @@ public final class RedirectServer {
     }
 
     /** Answers a request that is neither ACK nor CANCEL. */
+    @Override
     public void onRequest(Request request, ServerTransaction st) {
         String aor = Registrar.aor(request.getRequestURI());
         if (!(request.getRequestURI() instanceof SipURI) || aor == null) {
@@ -79,6 +81,7 @@ public final class RedirectServer {
     }
 
     /** CANCEL: 200 for the CANCEL, 487 for the INVITE when it is still unanswered. */
+    @Override
     public void onCancel(Request cancel, ServerTransaction st) {
         SIPServerTransaction invite = ctx.answerCancel(cancel, st);
         if (invite != null && invite.getLastResponseStatusCode() < 200) {

@@ -28,6 +28,7 @@ import org.sipcrypt.server.location.ContactChange;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.RegisterChange;
 import org.sipcrypt.server.location.RegisterOutcome;
+import org.sipcrypt.server.sip.RegistrarFunction;
 import org.sipcrypt.server.sip.SipContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * holds {@code registrar.maxBindings} already.
  * Threading: thread-safe; runs on SIP worker lanes and never waits for the database.
  */
-public final class Registrar {
+public final class Registrar implements RegistrarFunction {
 
     private static final Logger log = LoggerFactory.getLogger(Registrar.class);
 
@@ -76,6 +77,7 @@ public final class Registrar {
     }
 
     /** Handles one REGISTER addressed to this server's domain. */
+    @Override
     public void register(Request request, ServerTransaction st) {
         String toHost = toHost(request);
         if (toHost != null && !ctx.local().isLocalDomain(toHost)) {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.sipcrypt.server.testing.BobAndAlice;
 import org.sipcrypt.server.testing.SipExchange;
 import org.sipcrypt.server.testing.SipHeaders;
 import org.sipcrypt.server.testing.TestServer;
@@ -59,82 +60,68 @@ class ProxyCallIT {
 
     @Test
     void callFromUdpToTcpIsRecordRoutedOnBothTransports() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa callee = TestUa.start("bob", Transport.TCP);
-             TestUa caller = TestUa.start("alice", Transport.UDP)) {
-            callee.registerAt(server.address(Transport.TCP));
-
-            TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
-            Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
-            assertProxyVia(invite, server, Transport.TCP);
+        try (BobAndAlice u = BobAndAlice.start(dir, Transport.TCP, Transport.UDP)) {
+            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
+            Request invite = u.bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            assertProxyVia(invite, u.server, Transport.TCP);
             // RFC 5658: one entry for the interface towards the callee, one towards the caller
-            assertEquals(List.of(recordRoute(server, Transport.TCP), recordRoute(server, Transport.UDP)),
+            assertEquals(List.of(recordRoute(u.server, Transport.TCP), recordRoute(u.server, Transport.UDP)),
                     SipHeaders.recordRoutes(invite));
 
-            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
-            assertProxyVia(callee.awaitRequest(Request.BYE, TestUa.TIMEOUT), server, Transport.TCP);
+            assertProxyVia(u.bob.awaitRequest(Request.BYE, TestUa.TIMEOUT), u.server, Transport.TCP);
         }
     }
 
     @Test
     void withoutRecordRouteOnlyTheInviteGoesThroughTheProxy() throws Exception {
-        try (TestServer server = TestServer.start(dir, "recordRoute", "false");
-             TestUa callee = TestUa.start("bob", Transport.UDP);
-             TestUa caller = TestUa.start("alice", Transport.UDP)) {
-            callee.registerAt(server.address(Transport.UDP));
-
-            TestUa.Call call = caller.call(callee.aor(), server.address(Transport.UDP));
-            Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+        try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.UDP, "recordRoute", "false")) {
+            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
+            Request invite = u.bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals(List.of(), SipHeaders.recordRoutes(invite));
-            assertProxyVia(invite, server, Transport.UDP);
+            assertProxyVia(invite, u.server, Transport.UDP);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
 
             // RFC 3261 §16.6 step 4: a proxy that does not record-route is not on the dialog's path
-            Request bye = callee.awaitRequest(Request.BYE, TestUa.TIMEOUT);
-            assertEquals(caller.port(), ((ViaHeader) bye.getHeader(ViaHeader.NAME)).getPort());
-            Request ack = callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
-            assertEquals(caller.port(), ((ViaHeader) ack.getHeader(ViaHeader.NAME)).getPort());
+            Request bye = u.bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertEquals(u.alice.port(), ((ViaHeader) bye.getHeader(ViaHeader.NAME)).getPort());
+            Request ack = u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            assertEquals(u.alice.port(), ((ViaHeader) ack.getHeader(ViaHeader.NAME)).getPort());
         }
     }
 
     @Test
     void reInviteWithinTheCallFollowsTheRouteSet() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa callee = TestUa.start("bob", Transport.UDP);
-             TestUa caller = TestUa.start("alice", Transport.TCP)) {
-            callee.registerAt(server.address(Transport.UDP));
-            TestUa.Call call = caller.call(callee.aor(), server.address(Transport.TCP));
-            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+        try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.TCP)) {
+            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.TCP));
+            u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
 
-            SipExchange reInvite = caller.sendInDialog(call.invite().dialog(), Request.INVITE);
+            SipExchange reInvite = u.alice.sendInDialog(call.invite().dialog(), Request.INVITE);
 
             assertEquals(Response.OK, reInvite.awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            List<Request> invites = callee.received(Request.INVITE);
+            List<Request> invites = u.bob.received(Request.INVITE);
             assertEquals(2, invites.size(), "initial INVITE and re-INVITE");
-            assertProxyVia(invites.get(1), server, Transport.UDP);
+            assertProxyVia(invites.get(1), u.server, Transport.UDP);
             assertEquals(List.of(), SipHeaders.recordRoutes(invites.get(1)), "the route set is fixed at dialog creation");
-            Request ack = callee.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).get(1);
-            assertProxyVia(ack, server, Transport.UDP);
+            Request ack = u.bob.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).get(1);
+            assertProxyVia(ack, u.server, Transport.UDP);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
         }
     }
 
     @Test
     void calleeHangsUpAcrossTheTransportChange() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa callee = TestUa.start("bob", Transport.TCP);
-             TestUa caller = TestUa.start("alice", Transport.UDP)) {
-            callee.registerAt(server.address(Transport.TCP));
-            caller.call(callee.aor(), server.address(Transport.UDP));
-            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+        try (BobAndAlice u = BobAndAlice.start(dir, Transport.TCP, Transport.UDP)) {
+            u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
+            u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
 
-            Response ok = callee.hangUpAnswered().awaitFinal(TestUa.TIMEOUT);
+            Response ok = u.bob.hangUpAnswered().awaitFinal(TestUa.TIMEOUT);
 
             assertEquals(Response.OK, ok.getStatusCode());
-            Request bye = caller.awaitRequest(Request.BYE, TestUa.TIMEOUT);
-            assertProxyVia(bye, server, Transport.UDP);
-            assertEquals(caller.contactUri().toString(), bye.getRequestURI().toString());
+            Request bye = u.alice.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertProxyVia(bye, u.server, Transport.UDP);
+            assertEquals(u.alice.contactUri().toString(), bye.getRequestURI().toString());
         }
     }
 

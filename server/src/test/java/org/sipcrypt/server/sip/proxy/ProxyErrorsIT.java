@@ -16,6 +16,7 @@ import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.BobAndAlice;
 import org.sipcrypt.server.testing.SipExchange;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
@@ -40,19 +41,16 @@ class ProxyErrorsIT {
 
     @Test
     void inviteForUserWhoseBindingsWereRemovedIsAnswered480() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.TCP);
-             TestUa alice = TestUa.start("alice", Transport.TCP)) {
-            bob.registerAt(server.address(Transport.TCP));
-            Request removeAll = bob.newRegister(server.address(Transport.TCP));
-            removeAll.addHeader(bob.headers().createContactHeader());
-            removeAll.addHeader(bob.headers().createExpiresHeader(0));
-            assertEquals(Response.OK, bob.send(removeAll).awaitFinal(TestUa.TIMEOUT).getStatusCode());
+        try (BobAndAlice u = BobAndAlice.start(dir, Transport.TCP, Transport.TCP)) {
+            Request removeAll = u.bob.newRegister(u.server.address(Transport.TCP));
+            removeAll.addHeader(u.bob.headers().createContactHeader());
+            removeAll.addHeader(u.bob.headers().createExpiresHeader(0));
+            assertEquals(Response.OK, u.bob.send(removeAll).awaitFinal(TestUa.TIMEOUT).getStatusCode());
 
-            TestUa.Call call = alice.invite(bob.aor(), server.address(Transport.TCP));
+            TestUa.Call call = u.alice.invite(u.bob.aor(), u.server.address(Transport.TCP));
 
             assertEquals(Response.TEMPORARILY_UNAVAILABLE, call.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            assertEquals(List.of(), bob.received(Request.INVITE));
+            assertEquals(List.of(), u.bob.received(Request.INVITE));
         }
     }
 
@@ -92,17 +90,14 @@ class ProxyErrorsIT {
 
     @Test
     void requestWithMaxForwardsZeroIsAnswered483AndNotForwarded() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP);
-             TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            bob.registerAt(server.address(Transport.UDP));
-            Request invite = alice.newRequest(Request.INVITE, bob.aor(), server.address(Transport.UDP));
+        try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.UDP)) {
+            Request invite = u.alice.newRequest(Request.INVITE, u.bob.aor(), u.server.address(Transport.UDP));
             ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).setMaxForwards(0);
 
-            Response r = alice.send(invite).awaitFinal(TestUa.TIMEOUT);
+            Response r = u.alice.send(invite).awaitFinal(TestUa.TIMEOUT);
 
             assertEquals(Response.TOO_MANY_HOPS, r.getStatusCode());
-            assertEquals(List.of(), bob.received(Request.INVITE));
+            assertEquals(List.of(), u.bob.received(Request.INVITE));
         }
     }
 

@@ -11,7 +11,7 @@ import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.sipcrypt.server.testing.TestServer;
+import org.sipcrypt.server.testing.BobAndAlice;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
 
@@ -24,23 +24,19 @@ class RegistrarRestartIT {
 
     @Test
     void bindingSurvivesRestartAndStillRoutesCalls() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP);
-             TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            bob.registerAt(server.address(Transport.UDP));
+        try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.UDP)) {
+            u.server.restart();
 
-            server.restart();
-
-            Response query = bob.send(bob.newRegister(server.address(Transport.UDP))).awaitFinal(TestUa.TIMEOUT);
+            Response query = u.bob.send(u.bob.newRegister(u.server.address(Transport.UDP))).awaitFinal(TestUa.TIMEOUT);
             assertEquals(Response.OK, query.getStatusCode());
-            assertEquals(List.of(bob.contactUri().toString()), TestUa.contacts(query).stream()
+            assertEquals(List.of(u.bob.contactUri().toString()), TestUa.contacts(query).stream()
                     .map(ContactHeader::getAddress).map(a -> a.getURI().toString()).toList());
 
-            TestUa.Call call = alice.call(bob.aor(), server.address(Transport.UDP));
-            assertEquals(bob.contactUri().toString(),
-                    bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT).getRequestURI().toString());
+            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
+            assertEquals(u.bob.contactUri().toString(),
+                    u.bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT).getRequestURI().toString());
             assertEquals(Response.OK, call.hangUp().getStatusCode());
-            bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            u.bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
         }
     }
 }
