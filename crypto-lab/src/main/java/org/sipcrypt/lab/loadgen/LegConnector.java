@@ -35,12 +35,13 @@ import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.tls.spi.TlsEngine;
 import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
 
 /**
  * Opens and accepts the stream connections of one side of a leg as Netty channels on the lab's
  * shared event loops: plain TCP, TLS on the server's bc engine ({@link BcTlsSetup}: one per side, so
  * sessions are kept per peer and resumed across per-call connections, and its identity is the client
- * certificate; driven by {@link BcTlsStreamHandler}), or TLS on SunJSSE in Netty's {@link SslHandler}
+ * certificate; driven by the server's {@link BcTlsHandler}), or TLS on SunJSSE in Netty's {@link SslHandler}
  * (an {@link SSLContext} per side; with reuse off a client engine is made without its peer, so SunJSSE
  * neither offers nor keeps a session, and the server's certificate is checked to name the dialled
  * address after the handshake).
@@ -203,7 +204,7 @@ public final class LegConnector {
         ch.pipeline().addLast("count", counting);
         String peerName = null;
         if (isTls && bc != null) {
-            ch.pipeline().addLast("tls", new BcTlsStreamHandler(bc.newConnection(target), connectTimeout));
+            ch.pipeline().addLast("tls", BcTlsHandler.onEventLoop(bc.newConnection(target), connectTimeout));
         } else if (isTls) {
             SSLEngine engine;
             String host = target == null ? null : target.getAddress().getHostAddress();

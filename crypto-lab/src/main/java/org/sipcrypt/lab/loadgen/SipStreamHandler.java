@@ -14,6 +14,7 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import org.sipcrypt.server.tls.PeerNames;
+import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,9 +102,9 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
     }
 
     private boolean resumed(ChannelHandlerContext ctx) {
-        BcTlsStreamHandler bc = ctx.pipeline().get(BcTlsStreamHandler.class);
+        BcTlsHandler bc = ctx.pipeline().get(BcTlsHandler.class);
         if (bc != null) {
-            return bc.resumed();
+            return bc.connection().resumed();
         }
         SSLSession s = ctx.pipeline().get(SslHandler.class).engine().getSession();
         return s.getCreationTime() < beganMillis;

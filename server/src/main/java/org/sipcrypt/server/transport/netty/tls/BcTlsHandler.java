@@ -28,10 +28,12 @@ import org.sipcrypt.server.tls.bc.BcTlsConnection;
  * so is a connection whose peer tries to renegotiate.
  * With a handshake executor, handshake records are processed there (reads paused meanwhile) and
  * only records after the handshake on the event loop.
+ * The crypto lab's generator and UAS use it too ({@link #onEventLoop}), so both ends of a lab
+ * connection run the same TLS stage.
  * Threading: one instance per channel; event loop only, except the handshake work handed to the
  * executor, during which the event loop does not touch the TLS state.
  */
-final class BcTlsHandler extends ChannelDuplexHandler {
+public final class BcTlsHandler extends ChannelDuplexHandler {
 
     private final BcTlsConnection tls;
     private final long handshakeTimeoutMillis;
@@ -51,8 +53,13 @@ final class BcTlsHandler extends ChannelDuplexHandler {
         this.handshakeExecutor = handshakeExecutor;
     }
 
+    /** A stage whose handshake runs on the channel's event loop, failed when not done within {@code handshakeTimeout}. */
+    public static BcTlsHandler onEventLoop(BcTlsConnection tls, java.time.Duration handshakeTimeout) {
+        return new BcTlsHandler(tls, handshakeTimeout.toMillis(), null);
+    }
+
     /** The connection's TLS state (resumption, suite), for the handshake counters. */
-    BcTlsConnection connection() {
+    public BcTlsConnection connection() {
         return tls;
     }
 
