@@ -91,3 +91,4 @@ echo "server stats (last line):"
 grep 'stats:' "$work/server.log" | tail -1
 grep -m3 'WARN.*\(maxConnectionsPerSource\|first_message_timeout\|message_timeout\|partial_bytes\)' "$work/server.log" \
     | cut -c1-240
+exit 0      # measured: the warnings above are optional (grep finds none when no bound was hit)
