@@ -1,7 +1,18 @@
+# shellcheck shell=bash disable=SC2034  # a library: it sets variables for the script that sources it
 # Process helpers shared by the benchmark scripts (sourced, not run). The sourcing script keeps
 # `started` (the PIDs of the `timeout` wrappers it started), `work` (its work directory), `KEEP`
-# (1 keeps the work directory) and a `log` function, and sets `trap cleanup EXIT`.
-# Loopback only; every process is ended by its PID.
+# (1 keeps the work directory) and a `log` function; start_work makes the first two and sets the
+# traps. Loopback only; every process is ended by its PID.
+
+# Makes the work directory sipcrypt-NAME.XXXXXX in the temporary directory and an empty `started`;
+# at exit runs `cleanup` (or the function named), on INT and TERM exits 130.
+start_work() {      # name [exit-function]
+    work=$(mktemp -d -t "sipcrypt-$1.XXXXXX") || die "cannot make a work directory"
+    started=()
+    # shellcheck disable=SC2064  # the handler's name is fixed now
+    trap "${2:-cleanup}" EXIT
+    trap 'exit 130' INT TERM
+}
 
 # At exit: stops every process the script started, then removes its work directory unless kept.
 cleanup() {
@@ -67,12 +78,53 @@ cpu_ticks() {       # utime + stime of a process, in clock ticks (fields 14 and 
         || echo 0
 }
 
+sum_ticks() {       # pid... : utime + stime of all of them, in clock ticks
+    local p t=0
+    for p in "$@"; do t=$(( t + $(cpu_ticks "$p") )); done
+    echo "$t"
+}
+
 now_ns() { date +%s%N; }
+
+# Waits for a `timeout` wrapper this script started and drops it from `started`; returns its status.
+wait_started() {    # wrapper-pid
+    local rc=0
+    wait "$1" || rc=$?
+    forget_pid "$1"
+    return "$rc"
+}
+
+# Runs COMMAND under `timeout` (LIMIT s, then KILL 10 s later) with its output in LOG, listed in
+# `started`; sets bg_wrapper and bg_pid (the command's PID) and waits until it listens on each of
+# LISTENS ("udp:PORT tcp:PORT ..."). Returns 1 when it did not start or does not listen.
+launch_listening() {    # limit log listens command...
+    local limit=$1 out=$2 listens=$3 l
+    shift 3
+    timeout -k 10 "$limit" "$@" >"$out" 2>&1 &
+    bg_wrapper=$!
+    started+=("$bg_wrapper")
+    bg_pid=$(command_pid "$bg_wrapper") || return 1
+    for l in $listens; do
+        wait_listening "${l%%:*}" "${l#*:}" "$bg_wrapper" || return 1
+    done
+}
 
 port_listening() {  # proto(udp|tcp) port
     local flag=-uln
     [[ $1 == tcp ]] && flag=-tln
     [[ -n $(ss -H "$flag" "sport = :$2" 2>/dev/null) ]]
+}
+
+# Fails naming OPTION when another process listens on PORT for one of PROTOS (udp, tcp).
+require_ports_free() {  # option "protos" port...
+    local option=$1 protos=$2 port proto
+    shift 2
+    for port in "$@"; do
+        for proto in $protos; do
+            port_listening "$proto" "$port" && die "$proto port 127.0.0.1:$port is already in use ($option)"
+        done
+    done
+    return 0
 }
 
 wait_listening() {  # proto port wrapper-pid

@@ -1,8 +1,14 @@
-# The sipcrypt server, a SIPp UAS and its registration, as the SIPp benchmark scripts set them up
+# shellcheck shell=bash disable=SC2034,SC2154  # a library: it sets and reads variables of the script that sources it
+# The sipcrypt server, a SIPp UAS and its registration, as the benchmark scripts set them up
 # (sourced right after the script has set `root`, not run), and what those scripts share besides:
-# defaults, usage, die and log. The sourcing script keeps `SERVER_PORT`, `UAS_PORT`, `REG_PORT` and
-# `started`, and sources processes.sh too. Loopback only; every process runs under `timeout` and is
-# listed in `started`, so cleanup ends it by PID.
+# defaults, option parsing, usage, die and log; it sources processes.sh and sipp-stats.sh too. The
+# sourcing script keeps `SERVER_PORT`, `UAS_PORT`, `REG_PORT` and `started`. Loopback only; every
+# process runs under `timeout` and is listed in `started`, so cleanup ends it by PID.
+
+# shellcheck source=../lib/processes.sh
+source "$root/scenarios/lib/processes.sh"
+# shellcheck source=../lib/sipp-stats.sh
+source "$root/scenarios/lib/sipp-stats.sh"
 
 # Defaults, each also an environment variable: the server jar, the JVM and its options (the
 # server's recommended ones), SIPp, and whether to keep the work directory.
@@ -16,16 +22,39 @@ usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the scri
 die() { echo "${0##*/}: $*" >&2; exit 2; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
-# The options every script takes, at the front of "$@": --jar, --server-port, --keep and --help;
-# any other is an error. Sets opt_used to how many arguments it took.
-shared_option() {           # "$@"
-    case $1 in
-        --jar) JAR=$2; opt_used=2 ;;
-        --server-port) SERVER_PORT=$2; opt_used=2 ;;
-        --keep) KEEP=1; opt_used=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) die "unknown option $1 (see --help)" ;;
-    esac
+# The options most scripts take: --jar, --server-port and --keep (--help every script takes).
+server_options=(--jar JAR --server-port SERVER_PORT --keep KEEP=1)
+
+# Parses "$@" by the script's table `options`: pairs of an option and either a variable (the option
+# takes a value: VAR=$2) or VAR=VALUE (a switch). -h and --help print the usage; anything else is an
+# error naming the option.
+parse_options() {           # "$@"
+    local -A takes=() sets=()
+    local i
+    for (( i = 0; i < ${#options[@]}; i += 2 )); do
+        if [[ ${options[i + 1]} == *=* ]]; then sets[${options[i]}]=${options[i + 1]}
+        else takes[${options[i]}]=${options[i + 1]}; fi
+    done
+    while (( $# > 0 )); do
+        if [[ -n ${takes[$1]+x} ]]; then
+            (( $# > 1 )) || die "$1 needs a value (see --help)"
+            printf -v "${takes[$1]}" '%s' "$2"
+            shift 2
+        elif [[ -n ${sets[$1]+x} ]]; then
+            printf -v "${sets[$1]%%=*}" '%s' "${sets[$1]#*=}"
+            shift
+        else
+            case $1 in
+                -h|--help) usage; exit 0 ;;
+                *) die "unknown option $1 (see --help)" ;;
+            esac
+        fi
+    done
+}
+
+# Sets the SIPp ports beside the server's: the UAS on +10, the UAC on +20, REGISTER on +21.
+sipp_ports() {              # server-port
+    UAS_PORT=$(( $1 + 10 )) UAC_PORT=$(( $1 + 20 )) REG_PORT=$(( $1 + 21 ))
 }
 
 # Fails unless every named variable holds a whole number.
@@ -44,40 +73,60 @@ require_jar_and_sipp() {
 
 # Starts the server jar for at most LIMIT seconds, its output in LOG, with extra JVM options before
 # `--` and server options after it; sets server_wrapper and server_pid and waits until it listens
-# on SERVER_PORT for each of PROTOS (a space-separated list of udp and tcp).
-start_server() {            # limit log protos [jvm-option...] -- [server-option...]
-    local limit=$1 out=$2 protos=$3 jvm=() p
+# for each of LISTENS (a space-separated list of udp, tcp, or PROTO:PORT; a bare protocol on
+# SERVER_PORT). Returns 1, the server stopped, when it does not come up.
+try_start_server() {        # limit log listens [jvm-option...] -- [server-option...]
+    local limit=$1 out=$2 listens=() l jvm=()
+    for l in $3; do [[ $l == *:* ]] && listens+=("$l") || listens+=("$l:$SERVER_PORT"); done
     shift 3
     while (( $# > 0 )) && [[ $1 != -- ]]; do jvm+=("$1"); shift; done
     (( $# > 0 )) && shift
     # shellcheck disable=SC2086  # JAVA_OPTS is a word list
-    timeout -k 10 "$limit" "$JAVA" $JAVA_OPTS "${jvm[@]}" -jar "$JAR" "$@" >"$out" 2>&1 &
-    server_wrapper=$!
-    started+=("$server_wrapper")
-    server_pid=$(command_pid "$server_wrapper") || die "server did not start"
-    for p in $protos; do
-        wait_listening "$p" "$SERVER_PORT" "$server_wrapper" \
-            || { tail -20 "$out" >&2; die "server not listening on $p 127.0.0.1:$SERVER_PORT"; }
-    done
+    if ! launch_listening "$limit" "$out" "${listens[*]}" "$JAVA" $JAVA_OPTS "${jvm[@]}" -jar "$JAR" "$@"; then
+        stop_pid "$bg_wrapper"
+        return 1
+    fi
+    server_wrapper=$bg_wrapper server_pid=$bg_pid
 }
 
-# Starts the SIPp UAS (uas.xml) on UAS_PORT for at most LIMIT seconds, over udp or tcp; sets
-# uas_wrapper and waits until it listens.
-start_uas() {               # limit transport(udp|tcp) stderr-file
-    local mode=u1
-    [[ $2 == tcp ]] && mode=t1
-    timeout -k 5 "$1" "$SIPP" -sf "$root/scenarios/sipp/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-        -p "$UAS_PORT" -t "$mode" -buff_size 4194304 -m 100000000 -timeout "$(( $1 - 10 ))" -nostdin \
-        >/dev/null 2>"$3" &
+# As try_start_server, but fails with the end of the server's log when it does not come up.
+start_server() {            # limit log listens [jvm-option...] -- [server-option...]
+    try_start_server "$@" && return 0
+    tail -20 "$2" >&2
+    die "the server did not start listening on $3 (127.0.0.1:$SERVER_PORT)"
+}
+
+# Starts the SIPp UAS (uas.xml) on UAS_PORT for at most LIMIT seconds, over udp or tcp, taking at
+# most MAX_CALLS calls (default 100000000); its statistics (every 5 s), errors and stderr go to
+# PREFIX-uas.csv, PREFIX-uas-errors.log and PREFIX-uas.stderr. Sets uas_wrapper and uas_pid and
+# waits until it listens.
+start_uas() {               # limit transport(udp|tcp) prefix [max-calls]
+    local limit=$1 transport=$2 prefix=$3 mode=u1
+    [[ $transport == tcp ]] && mode=t1
+    timeout -k 5 "$limit" "$SIPP" -sf "$root/scenarios/sipp/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+        -p "$UAS_PORT" -t "$mode" -buff_size 4194304 -m "${4:-100000000}" -timeout "$(( limit - 10 ))" -nostdin \
+        -trace_stat -stf "$prefix-uas.csv" -fd 5 -trace_err -error_file "$prefix-uas-errors.log" \
+        >/dev/null 2>"$prefix-uas.stderr" &
     uas_wrapper=$!
     started+=("$uas_wrapper")
-    wait_listening "$2" "$UAS_PORT" "$uas_wrapper" || die "SIPp UAS did not start: $(tail -3 "$3")"
+    uas_pid=$(command_pid "$uas_wrapper") || die "SIPp UAS did not start: $(tail -3 "$prefix-uas.stderr")"
+    wait_listening "$transport" "$UAS_PORT" "$uas_wrapper" \
+        || die "SIPp UAS is not listening on $transport 127.0.0.1:$UAS_PORT: $(tail -3 "$prefix-uas.stderr")"
 }
 
-# Registers the UAS as user bench-TRANSPORT at the server (REGISTER over UDP from REG_PORT), its
-# contact on UAS_PORT over TRANSPORT.
-register_uas() {            # transport(udp|tcp)
-    timeout -k 5 20 "$SIPP" -sf "$root/scenarios/sipp/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-        -p "$REG_PORT" -t u1 -s "bench-$1" -key contact_port "$UAS_PORT" -key contact_transport "$1" -m 1 \
-        -timeout 10 -nostdin "127.0.0.1:$SERVER_PORT" >/dev/null 2>&1 || die "REGISTER of the UAS failed"
+# Registers the UAS at the server on SERVER_PORT: one REGISTER over UDP from REG_PORT, its contact on
+# UAS_PORT over TRANSPORT; by default register.xml as user bench-TRANSPORT, else the SIPp scenario
+# arguments given. SIPp's errors and stderr go to PREFIX-register-errors.log and PREFIX-register.stderr.
+register_uas() {            # transport(udp|tcp) prefix [scenario-args...]
+    local transport=$1 prefix=$2 rc=0 who=(-sf "$root/scenarios/sipp/register.xml" -s "bench-$1")
+    shift 2
+    (( $# > 0 )) && who=("$@")
+    timeout -k 5 20 "$SIPP" "${who[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
+        -key contact_port "$UAS_PORT" -key contact_transport "$transport" -m 1 -timeout 10 -nostdin \
+        -trace_err -error_file "$prefix-register-errors.log" \
+        "127.0.0.1:$SERVER_PORT" >/dev/null 2>"$prefix-register.stderr" &
+    local wrapper=$!
+    started+=("$wrapper")
+    wait_started "$wrapper" || rc=$?
+    (( rc == 0 )) || die "REGISTER of the UAS (127.0.0.1:$UAS_PORT;transport=$transport) at 127.0.0.1:$SERVER_PORT failed (SIPp exit $rc): $(tail -c 600 "$prefix-register-errors.log" 2>/dev/null)"
 }

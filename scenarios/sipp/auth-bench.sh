@@ -60,26 +60,13 @@ BASELINE=${BASELINE:-16:8 1:8}
 SERVER_PORT=${SERVER_PORT:-15060}
 
 # shellcheck source=../lib/sipp-server.sh
-source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
 
-while (( $# > 0 )); do
-    case $1 in
-        --part) PART=$2; shift ;;
-        --users) USERS=$2; shift ;;
-        --rate) RATE=$2; shift ;;
-        --warmup-seconds) WARMUP_SECONDS=$2; shift ;;
-        --step-seconds) STEP_SECONDS=$2; shift ;;
-        --start-rate) START_RATE=$2; shift ;;
-        --budget-seconds) BUDGET_SECONDS=$2; shift ;;
-        --rtt-ms) RTT_MS=$2; shift ;;
-        --batches) BATCHES=$2; shift ;;
-        --pools) POOLS=$2; shift ;;
-        --batch-wait) BATCH_WAIT=$2; shift ;;
-        --baseline) BASELINE=$2; shift ;;
-        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;   # --jar, --server-port, --keep, --help
-    esac
-    shift
-done
+options=("${server_options[@]}"
+    --part PART  --users USERS  --rate RATE  --warmup-seconds WARMUP_SECONDS  --step-seconds STEP_SECONDS
+    --start-rate START_RATE  --budget-seconds BUDGET_SECONDS  --rtt-ms RTT_MS  --batches BATCHES
+    --pools POOLS  --batch-wait BATCH_WAIT  --baseline BASELINE)
+parse_options "$@"
 
 [[ $PART == cost || $PART == latency || $PART == all ]] || die "--part: \"$PART\" (expected cost, latency or all)"
 require_whole_numbers USERS RATE WARMUP_SECONDS STEP_SECONDS START_RATE BUDGET_SECONDS RTT_MS SERVER_PORT
@@ -87,26 +74,7 @@ require_whole_numbers USERS RATE WARMUP_SECONDS STEP_SECONDS START_RATE BUDGET_S
 [[ $PART == cost || -f $TEST_CLASSES/org/sipcrypt/server/testing/DelayRelay.class ]] \
     || die "DelayRelay not compiled under $TEST_CLASSES (build with ./mvnw -q -DskipTests package)"
 
-work=$(mktemp -d -t sipcrypt-auth-bench.XXXXXX)
-started=()
-
-stop_pid() {        # a process this script started: TERM, up to 5 s, then KILL
-    local pid=$1
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 0
-}
-
-cleanup() {
-    local pid
-    for pid in "${started[@]}"; do stop_pid "$pid"; done
-    if (( KEEP )); then log "work directory kept: $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_work auth-bench
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
@@ -154,20 +122,19 @@ fi
 latency_rows=()
 if [[ $PART == latency || $PART == all ]]; then
     h2_port=$(free_port)
-    timeout -k 5 36000 "$JAVA" -cp "$JAR" org.h2.tools.Server -tcp -tcpPort "$h2_port" -ifNotExists \
-        -baseDir "$work/h2" >"$work/h2.log" 2>&1 &
-    started+=($!)
+    launch_listening 36000 "$work/h2.log" "tcp:$h2_port" \
+        "$JAVA" -cp "$JAR" org.h2.tools.Server -tcp -tcpPort "$h2_port" -ifNotExists -baseDir "$work/h2" \
+        || die "the H2 server did not start: $(tail -3 "$work/h2.log")"
     direct="jdbc:h2:tcp://127.0.0.1:$h2_port/./bench"
-    for _ in $(seq 100); do [[ -n $(ss -H -tln "sport = :$h2_port") ]] && break; sleep 0.1; done
     log "provisioning $USERS subscribers (H2 server on port $h2_port)"
     "$JAVA" -jar "$JAR" users generate --count "$USERS" --csv "$users_csv" --db "$direct" >>"$work/bench.log" 2>&1 \
         || die "users generate on the H2 server failed: $(tail -3 "$work/bench.log")"
     relay_port=$(free_port)
     half=$((RTT_MS / 2))
-    timeout -k 5 36000 "$JAVA" -cp "$TEST_CLASSES:$JAR" org.sipcrypt.server.testing.DelayRelay \
-        --listen "127.0.0.1:$relay_port" --target "127.0.0.1:$h2_port" --delay-ms "$half" >"$work/relay.log" 2>&1 &
-    started+=($!)
-    for _ in $(seq 100); do [[ -n $(ss -H -tln "sport = :$relay_port") ]] && break; sleep 0.1; done
+    launch_listening 36000 "$work/relay.log" "tcp:$relay_port" \
+        "$JAVA" -cp "$TEST_CLASSES:$JAR" org.sipcrypt.server.testing.DelayRelay \
+        --listen "127.0.0.1:$relay_port" --target "127.0.0.1:$h2_port" --delay-ms "$half" \
+        || die "the relay did not start: $(tail -3 "$work/relay.log")"
     delayed="jdbc:h2:tcp://127.0.0.1:$relay_port/./bench"
     log "relay 127.0.0.1:$relay_port -> H2 127.0.0.1:$h2_port, $half ms each way"
 

@@ -80,31 +80,17 @@ NO_REGISTER=${NO_REGISTER:-0}
 LABEL=${LABEL:-}
 
 # shellcheck source=../lib/sipp-server.sh
-source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
+# shellcheck source=../lib/sipp-steps.sh
+source "$root/scenarios/lib/sipp-steps.sh"
 
-while (( $# > 0 )); do
-    case $1 in
-        --impls) IMPLS=$2; shift ;;
-        --transports) TRANSPORTS=$2; shift ;;
-        --start-rate) START_RATE=$2; shift ;;
-        --max-rate) MAX_RATE=$2; shift ;;
-        --step-factor) STEP_FACTOR=$2; shift ;;
-        --refine) REFINE=$2; shift ;;
-        --confirm) CONFIRM=$2; shift ;;
-        --step-seconds) STEP_SECONDS=$2; shift ;;
-        --warmup-seconds) WARMUP_SECONDS=$2; shift ;;
-        --budget-seconds) BUDGET_SECONDS=$2; shift ;;
-        --max-failed-pct) MAX_FAILED_PCT=$2; shift ;;
-        --no-server) NO_SERVER=1 ;;
-        --uac-scenario) UAC_SCENARIO=$2; shift ;;
-        --inf) INF=$2; shift ;;
-        --route-direct) ROUTE_DIRECT=1 ;;
-        --no-register) NO_REGISTER=1 ;;
-        --label) LABEL=$2; shift ;;
-        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;   # --jar, --server-port, --keep, --help
-    esac
-    shift
-done
+options=("${server_options[@]}"
+    --impls IMPLS  --transports TRANSPORTS  --start-rate START_RATE  --max-rate MAX_RATE
+    --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM  --step-seconds STEP_SECONDS
+    --warmup-seconds WARMUP_SECONDS  --budget-seconds BUDGET_SECONDS  --max-failed-pct MAX_FAILED_PCT
+    --no-server NO_SERVER=1  --uac-scenario UAC_SCENARIO  --inf INF  --route-direct ROUTE_DIRECT=1
+    --no-register NO_REGISTER=1  --label LABEL)
+parse_options "$@"
 
 for t in $TRANSPORTS; do
     [[ $t == udp || $t == tcp ]] || die "--transports: unknown transport \"$t\" (expected udp or tcp)"
@@ -128,75 +114,16 @@ else
     IMPLS=sipp-direct
 fi
 
-UAS_PORT=$((SERVER_PORT + 10))
-UAC_PORT=$((SERVER_PORT + 20))
-REG_PORT=$((SERVER_PORT + 21))
+sipp_ports "$SERVER_PORT"
 CLK_TCK=$(getconf CLK_TCK)
 GRACE_SECONDS=5
-work=$(mktemp -d -t sipcrypt-bench.XXXXXX)
-started=()          # PIDs of the `timeout` wrappers this script started
-
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
-# shellcheck source=../lib/sipp-stats.sh
-source "$root/scenarios/lib/sipp-stats.sh"
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-start_server() {    # impl -> sets server_wrapper, server_pid
-    local impl=$1 data=$work/$impl-data
-    mkdir -p "$data"
-    for proto in udp tcp; do
-        port_listening "$proto" "$SERVER_PORT" && die "$proto port $SERVER_PORT is already in use (--server-port)"
-    done
-    # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
-    timeout -k 10 "$((BUDGET_SECONDS + 60))" "$JAVA" $JAVA_OPTS -jar "$JAR" \
-        --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
-        --data-dir "$data" --transport-impl "$impl" $SERVER_ARGS \
-        >"$work/$impl-server.log" 2>&1 &
-    server_wrapper=$!
-    started+=("$server_wrapper")
-    server_pid=$(command_pid "$server_wrapper") || { tail -20 "$work/$impl-server.log" >&2; die "server did not start"; }
-    if ! wait_listening udp "$SERVER_PORT" "$server_wrapper" || ! wait_listening tcp "$SERVER_PORT" "$server_wrapper"; then
-        tail -30 "$work/$impl-server.log" >&2
-        die "server ($impl) is not listening on udp and tcp 127.0.0.1:$SERVER_PORT after 30 s"
-    fi
-    log "server $impl: pid $server_pid on udp+tcp 127.0.0.1:$SERVER_PORT"
-}
-
-start_uas() {       # transport tag -> sets uas_wrapper, uas_pid
-    local mode=u1 max_calls
-    [[ $1 == tcp ]] && mode=t1
-    max_calls=$(( MAX_RATE * (BUDGET_SECONDS + 60) ))
-    timeout -k 5 "$((BUDGET_SECONDS + 60))" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-        -p "$UAS_PORT" -t "$mode" -buff_size 4194304 -m "$max_calls" -timeout "$((BUDGET_SECONDS + 50))" -nostdin \
-        -trace_stat -stf "$work/$2-uas.csv" -fd 5 -trace_err -error_file "$work/$2-uas-errors.log" \
-        >/dev/null 2>"$work/$2-uas.stderr" &
-    uas_wrapper=$!
-    started+=("$uas_wrapper")
-    uas_pid=$(command_pid "$uas_wrapper") || die "SIPp UAS did not start: $(tail -3 "$work/$2-uas.stderr")"
-    wait_listening "$1" "$UAS_PORT" "$uas_wrapper" \
-        || die "SIPp UAS is not listening on $1 127.0.0.1:$UAS_PORT: $(tail -3 "$work/$2-uas.stderr")"
-}
-
-register_uas() {    # transport tag
-    local rc=0
-    timeout -k 5 20 "$SIPP" -sf "$here/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
-        -s "bench-$1" -key contact_port "$UAS_PORT" -key contact_transport "$1" -m 1 -timeout 10 -nostdin \
-        -trace_err -error_file "$work/$2-register-errors.log" \
-        "127.0.0.1:$SERVER_PORT" >/dev/null 2>"$work/$2-register.stderr" &
-    local wrapper=$!
-    started+=("$wrapper")
-    wait "$wrapper" || rc=$?
-    forget_pid "$wrapper"
-    (( rc == 0 )) || die "REGISTER of bench-$1@127.0.0.1 -> 127.0.0.1:$UAS_PORT;transport=$1 failed (SIPp exit $rc): $(tail -c 600 "$work/$2-register-errors.log" 2>/dev/null)"
-}
+start_work bench
 
 # Runs one step; sets step_ok step_failed_pct step_achieved (calls/s at which SIPp created the calls)
-# step_cpu_pct step_us_per_call step_sipp_pct
+# step_cpu_pct step_us step_sipp_pct (measure_step)
 step_no=0
 run_step() {        # transport rate seconds tag
-    local transport=$1 rate=$2 seconds=$3 tag=$4 mode=u1 target remote rc=0
+    local transport=$1 rate=$2 seconds=$3 tag=$4 mode=u1 target remote
     [[ $transport == tcp ]] && mode=t1
     target=$(( rate * seconds ))
     remote=127.0.0.1:$SERVER_PORT
@@ -212,10 +139,7 @@ run_step() {        # transport rate seconds tag
     step_no=$((step_no + 1))
     local stf="$work/$tag-step$step_no-r$rate.csv"
     local measured=${server_pid:-$uas_pid}
-    local cpu0 uas0 t0
-    cpu0=$(cpu_ticks "$measured")
-    uas0=$(cpu_ticks "$uas_pid")
-    t0=$(now_ns)
+    begin_step "$uas_pid" "$measured"
     timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" -sf "$UAC_SCENARIO" "${uac_inf[@]}" "${via_proxy[@]}" "${auth_uri[@]}" \
         -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
         -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -s "bench-$transport" -r "$rate" -m "$target" \
@@ -223,53 +147,12 @@ run_step() {        # transport rate seconds tag
         -timeout "$((seconds + GRACE_SECONDS))" -nostdin -trace_stat -stf "$stf" -fd 100ms \
         -trace_err -error_file "$work/$tag-step$step_no-errors.log" \
         "$remote" >/dev/null 2>"$work/$tag-step$step_no.stderr" &
-    local uac_wrapper=$!
-    started+=("$uac_wrapper")
-    local uac_pid uac_ticks=0 last col= made
-    uac_pid=$(command_pid "$uac_wrapper")
-    # The load window ends when SIPp has created the step's last call (its statistics line, written
-    # every 100 ms, says so): CPU % is taken over that window, so that a few calls still waiting for
-    # retransmissions do not dilute it. The UAC's CPU is read while it runs (its /proc entry goes
-    # when it exits).
-    local w_ns= w_cpu= w_uas= w_uac=
-    while kill -0 "$uac_wrapper" 2>/dev/null; do
-        [[ -n $uac_pid ]] && last=$(cpu_ticks "$uac_pid") && (( last > 0 )) && uac_ticks=$last
-        if [[ -z $w_ns && -s $stf ]]; then
-            [[ -n $col ]] || col=$(head -1 "$stf" | tr ';' '\n' | grep -nx 'TotalCallCreated' | cut -d: -f1)
-            made=$( [[ -n $col ]] && tail -n 1 "$stf" | cut -d';' -f"$col")
-            if [[ $made =~ ^[0-9]+$ ]] && (( made >= target )); then
-                w_ns=$(now_ns) w_cpu=$(cpu_ticks "$measured") w_uas=$(cpu_ticks "$uas_pid") w_uac=$uac_ticks
-            fi
-        fi
-        sleep 0.1
-    done
-    wait "$uac_wrapper" || rc=$?
-    local t1 cpu1
-    t1=$(now_ns)
-    cpu1=$(cpu_ticks "$measured")
-    forget_pid "$uac_wrapper"
-    if [[ -z $w_ns ]]; then      # SIPp ended before it had created every call: the whole run
-        w_ns=$t1 w_cpu=$cpu1 w_uas=$(cpu_ticks "$uas_pid") w_uac=$uac_ticks
-    fi
-    local created ok failed made_at creating_s
-    read -r created ok failed made_at creating_s < <(stat_counts "$stf" "$target")
-    read -r step_failed_pct step_achieved step_cpu_pct step_us_per_call step_sipp_pct < <(awk \
-        -v target="$target" -v ok="$ok" -v made="$made_at" -v creating="$creating_s" -v tck="$CLK_TCK" \
-        -v window="$(( (w_ns - t0) / 1000000 ))" -v wcpu="$((w_cpu - cpu0))" -v cpu="$((cpu1 - cpu0))" \
-        -v sipp="$(( w_uas - uas0 + w_uac ))" 'BEGIN {
-            window = (window > 0 ? window : 1) / 1000.0
-            printf "%.2f %.0f %.0f %.0f %.0f\n",
-                100.0 * (target - ok) / target,
-                (creating > 0 ? made / creating : 0),
-                100.0 * (wcpu / tck) / window,
-                (ok > 0 ? (cpu / tck) * 1e6 / ok : 0),
-                100.0 * (sipp / tck) / window }')
-    step_ok=$(awk -v f="$step_failed_pct" -v a="$step_achieved" -v r="$rate" \
-        -v maxf="$MAX_FAILED_PCT" -v mina="$MIN_ACHIEVED_PCT" \
-        'BEGIN { print ((f < maxf && a >= r * mina / 100.0) ? 1 : 0) }')
+    started+=("$!")
+    measure_step "$!" "$stf" "$target" "$uas_pid" "$measured"
+    step_ok=$(step_verdict "$rate")
     log "$(printf '%-14s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, created at %s cps, CPU %s%% (%s us/call), SIPp CPU %s%%' \
-        "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$ok" "$target" "$failed" "$rc" \
-        "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us_per_call" "$step_sipp_pct")"
+        "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$step_ok_calls" "$target" "$step_failed" \
+        "$step_rc" "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us" "$step_sipp_pct")"
     sleep "$COOLDOWN_SECONDS"
 }
 
@@ -277,7 +160,7 @@ run_step() {        # transport rate seconds tag
 in_budget() { (( $(date +%s) - combo_start + step_cost <= share )); }
 
 record_pass() {     # rate: keeps the last step's measurements as those of a passing rate
-    pass_cpu[$1]=$step_cpu_pct pass_us[$1]=$step_us_per_call
+    pass_cpu[$1]=$step_cpu_pct pass_us[$1]=$step_us
     pass_failed[$1]=$step_failed_pct pass_sipp[$1]=$step_sipp_pct
 }
 
@@ -293,11 +176,17 @@ for impl in $IMPLS; do
         step_cost=$(( STEP_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1 ))
         server_pid=
         if (( ! NO_SERVER )); then
-            start_server "$impl"
+            require_ports_free --server-port "udp tcp" "$SERVER_PORT"
+            mkdir -p "$work/$impl-data"
+            # shellcheck disable=SC2086  # SERVER_ARGS is a word list
+            start_server "$((BUDGET_SECONDS + 60))" "$work/$impl-server.log" "udp tcp" -- \
+                --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
+                --data-dir "$work/$impl-data" --transport-impl "$impl" $SERVER_ARGS
+            log "server $impl: pid $server_pid on udp+tcp 127.0.0.1:$SERVER_PORT"
         fi
-        start_uas "$transport" "$tag"
+        start_uas "$((BUDGET_SECONDS + 60))" "$transport" "$work/$tag" "$(( MAX_RATE * (BUDGET_SECONDS + 60) ))"
         if (( ! NO_SERVER && ! ROUTE_DIRECT && ! NO_REGISTER )); then
-            register_uas "$transport" "$tag"
+            register_uas "$transport" "$work/$tag"
         fi
         log "$tag: UAS pid $uas_pid on $transport 127.0.0.1:$UAS_PORT; budget ${share}s"
         if (( WARMUP_SECONDS > 0 )); then
@@ -314,8 +203,7 @@ for impl in $IMPLS; do
             if (( step_ok )); then
                 last_pass=$rate; record_pass "$rate"
                 (( rate >= MAX_RATE )) && break
-                rate=$(awk -v r="$rate" -v f="$STEP_FACTOR" -v m="$MAX_RATE" \
-                    'BEGIN { n = int(r * f / 10 + 0.5) * 10; if (n <= r) n = r + 10; print (n > m ? m : n) }')
+                rate=$(next_rate "$rate")
             else
                 first_fail=$rate
                 break

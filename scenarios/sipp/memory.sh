@@ -40,8 +40,6 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
 
@@ -56,21 +54,10 @@ USERS=${USERS:-10000}
 SERVER_PORT=${SERVER_PORT:-25060}
 HISTO=${HISTO:-15}
 
-while (( $# > 0 )); do
-    case $1 in
-        --cases) CASES=$2; shift ;;
-        --rate) RATE=$2; shift ;;
-        --seconds) SECONDS_RUN=$2; shift ;;
-        --sample-every) SAMPLE_EVERY=$2; shift ;;
-        --warmup-rate) WARMUP_RATE=$2; shift ;;
-        --warmup-calls) WARMUP_CALLS=$2; shift ;;
-        --idle-seconds) IDLE_SECONDS=$2; shift ;;
-        --users) USERS=$2; shift ;;
-        --histo) HISTO=$2; shift ;;
-        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
-    esac
-    shift
-done
+options=("${server_options[@]}"
+    --cases CASES  --rate RATE  --seconds SECONDS_RUN  --sample-every SAMPLE_EVERY  --warmup-rate WARMUP_RATE
+    --warmup-calls WARMUP_CALLS  --idle-seconds IDLE_SECONDS  --users USERS  --histo HISTO)
+parse_options "$@"
 
 require_whole_numbers RATE SECONDS_RUN SAMPLE_EVERY WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO
 for c in $CASES; do
@@ -79,14 +66,8 @@ done
 require_jar_and_sipp
 command -v jcmd >/dev/null && command -v jmap >/dev/null || die "jcmd and jmap (a JDK) are needed"
 
-UAS_PORT=$((SERVER_PORT + 10))
-UAC_PORT=$((SERVER_PORT + 20))
-REG_PORT=$((SERVER_PORT + 21))
-work=$(mktemp -d -t sipcrypt-memory.XXXXXX)
-started=()
-
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+sipp_ports "$SERVER_PORT"
+start_work memory
 
 heap_used_kb() {    # live heap in KB after GC.heap_info (call after a full GC)
     jcmd "$1" GC.heap_info 2>/dev/null | awk '/ heap / || /garbage-first heap/ {
@@ -142,9 +123,9 @@ for c in $CASES; do
         -Xlog:gc,gc+phases:file="$work/$c-gc.log":uptime -- \
         --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
         --data-dir "$data" --stats-interval 0 "${server_args[@]}"
-    start_uas "$case_limit" "$transport" "$work/$c-uas.stderr"
+    start_uas "$case_limit" "$transport" "$work/$c"
     if [[ $c != udp-auth ]]; then
-        register_uas "$transport"
+        register_uas "$transport" "$work/$c"
     fi
 
     uac() {         # rate calls csv -> SIPp exit code
@@ -182,8 +163,7 @@ for c in $CASES; do
     fi
     read -r load_objects _ < <(live_objects "$server_pid" "$work/$c-histo-load.txt")
     load_kb=$(heap_used_kb "$server_pid")
-    failed=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "FailedCall(C)") f = i }
-                        NR > 1 && NF > 1 { v = $f } END { print v + 0 }' "$work/$c-run.csv")
+    failed=$(stat_last "$work/$c-run.csv" "FailedCall(C)")
     read -r n p50 p99 max total < <(gc_pauses "$work/$c-gc.log" "$t0" "$t1")
     per_call_b=$(awk -v a="$load_kb" -v b="$base_kb" -v n="$calls" 'BEGIN { printf "%.0f", (a - b) * 1024 / n }')
     per_call_o=$(awk -v a="$load_objects" -v b="$base_objects" -v n="$calls" 'BEGIN { printf "%.1f", (a - b) / n }')
@@ -195,7 +175,7 @@ for c in $CASES; do
 done
 
 echo
-echo "sipcrypt server, JVM options: $JAVA_OPTS; CPU: $(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) cores"
+echo "sipcrypt server, JVM options: $JAVA_OPTS; CPU: $(cpu_model), $(nproc) cores"
 echo
 echo "| case | calls | failed | idle live heap KB | live heap after KB | bytes/call | objects/call | GC pauses | p50 ms | p99 ms | max ms | total ms |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

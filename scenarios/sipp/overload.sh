@@ -36,8 +36,6 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
 
@@ -51,20 +49,10 @@ WARMUP_CALLS=${WARMUP_CALLS:-10000}
 SERVER_ARGS=${SERVER_ARGS:-}
 SERVER_PORT=${SERVER_PORT:-26060}
 
-while (( $# > 0 )); do
-    case $1 in
-        --peak) PEAK=$2; shift ;;
-        --factor) FACTOR=$2; shift ;;
-        --overload-seconds) OVERLOAD_SECONDS=$2; shift ;;
-        --recovery-seconds) RECOVERY_SECONDS=$2; shift ;;
-        --base-seconds) BASE_SECONDS=$2; shift ;;
-        --warmup-rate) WARMUP_RATE=$2; shift ;;
-        --warmup-calls) WARMUP_CALLS=$2; shift ;;
-        --server-args) SERVER_ARGS=$2; shift ;;
-        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
-    esac
-    shift
-done
+options=("${server_options[@]}"
+    --peak PEAK  --factor FACTOR  --overload-seconds OVERLOAD_SECONDS  --recovery-seconds RECOVERY_SECONDS
+    --base-seconds BASE_SECONDS  --warmup-rate WARMUP_RATE  --warmup-calls WARMUP_CALLS  --server-args SERVER_ARGS)
+parse_options "$@"
 
 [[ -n $PEAK ]] || die "--peak N is required (the UDP peak measured by bench.sh or vs-kamailio.sh)"
 require_whole_numbers PEAK OVERLOAD_SECONDS RECOVERY_SECONDS BASE_SECONDS WARMUP_RATE WARMUP_CALLS SERVER_PORT
@@ -73,54 +61,39 @@ require_jar_and_sipp
 
 HALF=$(( PEAK / 2 ))
 OVER=$(awk -v p="$PEAK" -v f="$FACTOR" 'BEGIN { printf "%d", p * f }')
-UAS_PORT=$((SERVER_PORT + 10))
-UAC_PORT=$((SERVER_PORT + 20))
-REG_PORT=$((SERVER_PORT + 21))
-work=$(mktemp -d -t sipcrypt-overload.XXXXXX)
-started=()
+sipp_ports "$SERVER_PORT"
+start_work overload
 
-# shellcheck source=../lib/sipp-stats.sh
-source "$root/scenarios/lib/sipp-stats.sh"
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-port_listening udp "$SERVER_PORT" && die "udp port $SERVER_PORT is already in use (--server-port)"
+require_ports_free --server-port udp "$SERVER_PORT"
 total=$(( BASE_SECONDS + OVERLOAD_SECONDS + RECOVERY_SECONDS + WARMUP_CALLS / WARMUP_RATE + 600 ))
 
 log "starting the server ($JAVA_OPTS $SERVER_ARGS)"
 # shellcheck disable=SC2086  # SERVER_ARGS is a word list
 start_server "$total" "$work/server.log" udp -Xlog:gc,gc+phases:file="$work/gc.log":uptime -- \
     --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" --stats-interval 0 --shutdown-grace 3s $SERVER_ARGS
-start_uas "$total" udp "$work/uas.stderr"
-register_uas udp
+start_uas "$total" udp "$work/callee"
+register_uas udp "$work/callee"
 
 # Places RATE x SECONDS calls into DIR (stat.csv, *_rtt.csv); returns at once, the wrapper in uac_wrapper.
 start_uac() {       # rate seconds dir
-    local rate=$1 seconds=$2 dir=$3 rtt_freq
+    local rate=$1 seconds=$2 dir=$3
     mkdir -p "$dir"
-    # SIPp writes response times every rtt_freq samples and drops the last incomplete batch
-    rtt_freq=$(( rate / 50 )); (( rtt_freq < 1 )) && rtt_freq=1; (( rtt_freq > 100 )) && rtt_freq=100
     ( cd "$dir" && exec timeout -k 5 "$((seconds + 80))" "$SIPP" -sf "$here/uac-overload.xml" -s bench-udp \
         -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$UAC_PORT" -t u1 -buff_size 4194304 \
         -r "$rate" -m "$(( rate * seconds ))" -l "$(( rate * 40 ))" -timeout "$((seconds + 70))" -nostdin \
-        -trace_stat -stf "$dir/stat.csv" -fd 1 -trace_rtt -rtt_freq "$rtt_freq" \
+        -trace_stat -stf "$dir/stat.csv" -fd 1 -trace_rtt -rtt_freq "$(rtt_freq "$rate")" \
         -trace_err -error_file "$dir/errors.log" "127.0.0.1:$SERVER_PORT" >/dev/null 2>"$dir/stderr" ) &
     uac_wrapper=$!
     started+=("$uac_wrapper")
 }
 
-finish_uac() {
-    wait "$uac_wrapper"
-    forget_pid "$uac_wrapper"
-}
+finish_uac() { wait_started "$uac_wrapper"; }
 
 # "served refused mean_ms p99_ms" of an rtt file: calls answered 200 (rtd 1) and 503 (rtd 2)
 answers() {         # rtt-file
     local f=$1
     [[ -s $f ]] || { echo "0 0 - -"; return; }
-    read -r mean p99 < <(rtt_stats "$f")
-    awk -F';' -v mean="$mean" -v p99="$p99" 'NR > 1 && $3 == 1 { ok++ } NR > 1 && $3 == 2 { no++ }
-        END { printf "%d %d %s %s\n", ok, no, mean, p99 }' "$f"
+    echo "$(rtt_counts "$f") $(rtt_stats "$f")"
 }
 
 # Seconds from the start of the run until every later second is normal: per second of the rtt file's
@@ -146,15 +119,13 @@ recovered_after() { # rtt-file stat-file limit-ms
             if (bad >= last) print "not within the phase"; else print bad - t0 + 1 " s" }' "$1" "$2"
 }
 
-rtt_of() { ls "$1"/*_rtt.csv 2>/dev/null | head -1; }
-
 rows=()
 phase() {           # name rate seconds -> appends a row; sets ph_served ph_refused ph_mean ph_p99 ph_failed
     local name=$1 rate=$2 seconds=$3 dir=$work/$1 created ok failed made_at creating_s placed_at
     start_uac "$rate" "$seconds" "$dir"
     finish_uac
     read -r created ok failed made_at creating_s < <(stat_counts "$dir/stat.csv" "$(( rate * seconds ))")
-    read -r ph_served ph_refused ph_mean ph_p99 < <(answers "$(rtt_of "$dir")")
+    read -r ph_served ph_refused ph_mean ph_p99 < <(answers "$(rtt_file "$dir")")
     ph_failed=$failed
     placed_at=$(awk -v m="$made_at" -v s="$creating_s" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
     local goodput pct
@@ -188,7 +159,7 @@ start_uac "$HALF" "$RECOVERY_SECONDS" "$work/recovery"
 recovery_wrapper=$uac_wrapper
 uac_wrapper=$over_wrapper; finish_uac
 read -r created ok failed made_at creating_s < <(stat_counts "$work/overload/stat.csv" "$target")
-read -r o_served o_refused o_mean o_p99 < <(answers "$(rtt_of "$work/overload")")
+read -r o_served o_refused o_mean o_p99 < <(answers "$(rtt_file "$work/overload")")
 o_placed=$(awk -v m="$made_at" -v s="$creating_s" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
 o_goodput=$(awk -v n="$o_served" -v s="$OVERLOAD_SECONDS" 'BEGIN { printf "%.0f", n / s }')
 o_pct=$(awk -v g="$o_goodput" -v p="$PEAK" 'BEGIN { printf "%.0f", 100 * g / p }')
@@ -196,18 +167,17 @@ rows+=("| overload | $OVER | $o_placed | $target | $o_served | $o_goodput ($o_pc
 log "overload: placed at $o_placed/s, $o_served served, $o_refused refused, $failed failed; goodput $o_goodput/s = $o_pct % of $PEAK"
 uac_wrapper=$recovery_wrapper; finish_uac
 read -r created ok failed made_at creating_s < <(stat_counts "$work/recovery/stat.csv" "$(( HALF * RECOVERY_SECONDS ))")
-read -r r_served r_refused r_mean r_p99 < <(answers "$(rtt_of "$work/recovery")")
+read -r r_served r_refused r_mean r_p99 < <(answers "$(rtt_file "$work/recovery")")
 rows+=("| recovery | $HALF | - | $(( HALF * RECOVERY_SECONDS )) | $r_served | - | $r_refused | $failed | $r_mean | $r_p99 |")
-recovered=$(recovered_after "$(rtt_of "$work/recovery")" "$work/recovery/stat.csv" "$limit")
+recovered=$(recovered_after "$(rtt_file "$work/recovery")" "$work/recovery/stat.csv" "$limit")
 log "recovery: normal (no 503, no failed call, mean INVITE->200 <= $limit ms) after $recovered"
 
 stop_pid "$server_wrapper"
 stats=$(grep 'stats:' "$work/server.log" | tail -1 | sed 's/.*stats: //')
-pauses=$(awk '/ Pause / && $NF ~ /ms$/ { v = $NF; sub(/ms$/, "", v); n++; s += v; if (v > m) m = v }
-              END { printf "%d pauses, %.1f ms in all, longest %.1f ms", n, s, m }' "$work/gc.log")
+pauses=$(gc_pause_totals "$work/gc.log" | awk '{ printf "%d pauses, %.1f ms in all, longest %.1f ms", $1, $2, $3 }')
 
 echo
-echo "sipcrypt server, JVM options: $JAVA_OPTS $SERVER_ARGS; CPU: $(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) cores"
+echo "sipcrypt server, JVM options: $JAVA_OPTS $SERVER_ARGS; CPU: $(cpu_model), $(nproc) cores"
 echo "peak $PEAK calls/s; overload $FACTOR x peak for $OVERLOAD_SECONDS s; recovery at $HALF/s"
 echo
 echo "| phase | offered calls/s | placed at calls/s | calls | answered 200 | goodput calls/s | refused 503 | failed | INVITE->200 mean ms | p99 ms |"

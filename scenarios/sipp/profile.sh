@@ -32,12 +32,8 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
-# shellcheck source=../lib/sipp-stats.sh
-source "$root/scenarios/lib/sipp-stats.sh"
 
 CASE=${CASE:-udp-auth}
 RATE=${RATE:-800}
@@ -48,29 +44,16 @@ USERS=${USERS:-10000}
 TOP=${TOP:-25}
 SERVER_PORT=${SERVER_PORT:-27060}
 
-while (( $# > 0 )); do
-    case $1 in
-        --case) CASE=$2; shift ;;
-        --rate) RATE=$2; shift ;;
-        --seconds) SECONDS_RUN=$2; shift ;;
-        --delay) DELAY=$2; shift ;;
-        --record) RECORD=$2; shift ;;
-        --users) USERS=$2; shift ;;
-        --top) TOP=$2; shift ;;
-        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
-    esac
-    shift
-done
+options=("${server_options[@]}"
+    --case CASE  --rate RATE  --seconds SECONDS_RUN  --delay DELAY  --record RECORD  --users USERS  --top TOP)
+parse_options "$@"
 require_whole_numbers RATE SECONDS_RUN DELAY RECORD USERS TOP SERVER_PORT
 [[ $CASE == udp || $CASE == tcp || $CASE == udp-auth ]] || die "--case: \"$CASE\" (expected udp, tcp or udp-auth)"
 (( DELAY + RECORD <= SECONDS_RUN )) || die "--delay + --record ($((DELAY + RECORD)) s) must fit in --seconds ($SECONDS_RUN)"
 require_jar_and_sipp
 command -v jfr >/dev/null || die "jfr (the JDK's tool) not found on PATH"
-UAS_PORT=$((SERVER_PORT + 10)) UAC_PORT=$((SERVER_PORT + 20)) REG_PORT=$((SERVER_PORT + 21))
-
-started=()
-work=$(mktemp -d /tmp/sipcrypt-profile.XXXXXX)
-trap 'cleanup; (( KEEP )) && log "work directory kept: $work" || rm -rf "$work"' EXIT
+sipp_ports "$SERVER_PORT"
+start_work profile
 
 transport=${CASE%-auth} mode=u1
 [[ $transport == tcp ]] && mode=t1
@@ -90,8 +73,8 @@ start_server "$limit" "$work/server.log" "udp tcp" \
     "-XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile,delay=${DELAY}s,duration=${RECORD}s" -- \
     --data-dir "$work/data" --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
     --stats-interval 0 "${server_args[@]}"
-start_uas "$limit" "$transport" "$work/uas.stderr"
-[[ $CASE != udp-auth ]] && register_uas "$transport"
+start_uas "$limit" "$transport" "$work/callee"
+[[ $CASE != udp-auth ]] && register_uas "$transport" "$work/callee"
 
 log "$CASE: $RATE calls/s for $SECONDS_RUN s, recording from ${DELAY} s for ${RECORD} s"
 cpu0=$(cpu_ticks "$server_pid")

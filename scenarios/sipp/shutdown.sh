@@ -28,8 +28,6 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
 
@@ -39,36 +37,22 @@ TERM_AFTER=${TERM_AFTER:-10}
 GRACE=${GRACE:-10s}
 SERVER_PORT=${SERVER_PORT:-27060}
 
-while (( $# > 0 )); do
-    case $1 in
-        --rate) RATE=$2; shift ;;
-        --hold) HOLD=$2; shift ;;
-        --term-after) TERM_AFTER=$2; shift ;;
-        --grace) GRACE=$2; shift ;;
-        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;
-    esac
-    shift
-done
+options=("${server_options[@]}" --rate RATE  --hold HOLD  --term-after TERM_AFTER  --grace GRACE)
+parse_options "$@"
 
 require_whole_numbers RATE HOLD TERM_AFTER SERVER_PORT
 require_jar_and_sipp
 
-UAS_PORT=$((SERVER_PORT + 10))
-UAC_PORT=$((SERVER_PORT + 20))
-REG_PORT=$((SERVER_PORT + 21))
-work=$(mktemp -d -t sipcrypt-shutdown.XXXXXX)
-started=()
+sipp_ports "$SERVER_PORT"
+start_work shutdown
 
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-port_listening udp "$SERVER_PORT" && die "udp port $SERVER_PORT is already in use (--server-port)"
+require_ports_free --server-port udp "$SERVER_PORT"
 limit=$(( TERM_AFTER * 3 + HOLD / 1000 + 300 ))
 
 start_server "$limit" "$work/server.log" udp -- --listen "udp:127.0.0.1:$SERVER_PORT" --data-dir "$work/data" \
     --stats-interval 0 --shutdown-grace "$GRACE"
-start_uas "$limit" udp "$work/uas.stderr"
-register_uas udp
+start_uas "$limit" udp "$work/callee"
+register_uas udp "$work/callee"
 
 calls=$(( RATE * TERM_AFTER * 2 ))
 log "calls at $RATE/s holding ${HOLD} ms; SIGTERM to the server after ${TERM_AFTER} s (grace $GRACE)"
@@ -88,16 +72,12 @@ kill -TERM "$server_pid"
 while kill -0 "$server_pid" 2>/dev/null; do sleep 0.05; done
 exit_s=$(awk -v a="$term_ns" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 log "server exited ${exit_s} s after SIGTERM"
-wait "$uac_wrapper"
-forget_pid "$uac_wrapper"
+wait_started "$uac_wrapper"
 
-rtt=$(ls "$work"/uac/*_rtt.csv 2>/dev/null | head -1)
-read -r established refused < <(awk -F';' 'NR > 1 && $3 == 1 { ok++ } NR > 1 && $3 == 2 { no++ }
-    END { printf "%d %d\n", ok, no }' "${rtt:-/dev/null}")
-successful=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "SuccessfulCall(C)") c = i }
-    NR > 1 && NF > 1 { v = $c } END { print v + 0 }' "$work/uac/stat.csv")
-failed=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "FailedCall(C)") c = i }
-    NR > 1 && NF > 1 { v = $c } END { print v + 0 }' "$work/uac/stat.csv")
+rtt=$(rtt_file "$work/uac")
+read -r established refused < <(rtt_counts "${rtt:-/dev/null}")
+successful=$(stat_last "$work/uac/stat.csv" "SuccessfulCall(C)")
+failed=$(stat_last "$work/uac/stat.csv" "FailedCall(C)")
 # a refused call ends successfully too; an established call ends successfully only with its BYE answered
 lost_bye=$(( established - (successful - refused) ))
 (( lost_bye < 0 )) && lost_bye=0
@@ -106,7 +86,7 @@ unanswered=$(( failed - lost_bye ))
 drain=$(grep -o 'drained in [0-9]* ms\|shutting down after .*' "$work/server.log" | tail -1)
 
 echo
-echo "sipcrypt server, JVM options: $JAVA_OPTS, shutdown.grace $GRACE; CPU: $(lscpu 2>/dev/null | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }'), $(nproc) cores"
+echo "sipcrypt server, JVM options: $JAVA_OPTS, shutdown.grace $GRACE; CPU: $(cpu_model), $(nproc) cores"
 echo
 echo "| calls/s | hold ms | SIGTERM after | calls placed | established (200) | lost their BYE | refused 503 | unanswered | exit after SIGTERM |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

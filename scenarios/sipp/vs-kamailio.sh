@@ -98,34 +98,17 @@ KAMAILIO_PKG_MB=${KAMAILIO_PKG_MB:-16}
 KAMAILIO_CFG=${KAMAILIO_CFG:-$root/scenarios/kamailio/kamailio.cfg}
 
 # shellcheck source=../lib/sipp-server.sh
-source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
+# shellcheck source=../lib/sipp-steps.sh
+source "$root/scenarios/lib/sipp-steps.sh"
 
-while (( $# > 0 )); do
-    case $1 in
-        --jar) JAR=$2; shift ;;
-        --cases) CASES=$2; shift ;;
-        --fixed-rate) FIXED_RATE=$2; shift ;;
-        --fixed-seconds) FIXED_SECONDS=$2; shift ;;
-        --start-rate) START_RATE=$2; shift ;;
-        --max-rate) MAX_RATE=$2; shift ;;
-        --step-factor) STEP_FACTOR=$2; shift ;;
-        --refine) REFINE=$2; shift ;;
-        --confirm) CONFIRM=$2; shift ;;
-        --step-seconds) STEP_SECONDS=$2; shift ;;
-        --warmup-seconds) WARMUP_SECONDS=$2; shift ;;
-        --users) USERS=$2; shift ;;
-        --budget-seconds) BUDGET_SECONDS=$2; shift ;;
-        --max-failed-pct) MAX_FAILED_PCT=$2; shift ;;
-        --max-mean-ms) MAX_MEAN_MS=$2; shift ;;
-        --port) PORT=$2; shift ;;
-        --out) OUT=$2; shift ;;
-        --quick) ;;
-        --keep) KEEP=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "vs-kamailio.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-    esac
-    shift
-done
+options=(--jar JAR --keep KEEP=1 --quick quick=1
+    --cases CASES  --fixed-rate FIXED_RATE  --fixed-seconds FIXED_SECONDS  --start-rate START_RATE
+    --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
+    --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS  --users USERS
+    --budget-seconds BUDGET_SECONDS  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS
+    --port PORT  --out OUT)
+parse_options "$@"
 
 need_auth=0
 for c in $CASES; do
@@ -172,14 +155,8 @@ fi
 CLK_TCK=$(getconf CLK_TCK)
 GRACE_SECONDS=5
 SERVERS="sipcrypt kamailio"
-work=$(mktemp -d -t sipcrypt-vs-kamailio.XXXXXX)
-started=()          # PIDs of the `timeout` wrappers this script started
 kam_children=()     # "PID:STARTTIME" of Kamailio's worker processes, ended at exit if still there
 
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
-# shellcheck source=../lib/sipp-stats.sh
-source "$root/scenarios/lib/sipp-stats.sh"
 end_kamailio_children() {
     local e pid st
     for e in "${kam_children[@]}"; do
@@ -194,23 +171,7 @@ end_kamailio_children() {
     kam_children=()
 }
 on_exit() { cleanup; end_kamailio_children; }
-trap on_exit EXIT
-trap 'exit 130' INT TERM
-
-# ---------------------------------------------------------------- helpers from bench.sh
-
-# JVM unified GC log: "count total_ms max_ms" of the Pause lines
-gc_pauses() {       # file
-    [[ -s $1 ]] || { echo "0 0 0"; return; }
-    awk '/ Pause / && $NF ~ /ms$/ { v = $NF; sub(/ms$/, "", v); n++; s += v; if (v > m) m = v }
-         END { printf "%d %.1f %.1f\n", n, s, m }' "$1"
-}
-
-sum_ticks() {       # pid... : utime + stime of all of them
-    local p t=0
-    for p in "$@"; do t=$(( t + $(cpu_ticks "$p") )); done
-    echo "$t"
-}
+start_work vs-kamailio on_exit
 
 # ---------------------------------------------------------------- provisioning
 
@@ -246,94 +207,63 @@ fi
 
 # ---------------------------------------------------------------- servers and SIPp
 
-declare -A srv_port=() srv_wrapper=() srv_pids=() uas_wrapper=() uas_pid=()
+declare -A srv_port=() srv_wrapper=() srv_pids=() uas_wrappers=() uas_pids=()
 srv_port[sipcrypt]=$PORT
 srv_port[kamailio]=$((PORT + 100))
 case_timeout=$(( BUDGET_SECONDS + 300 ))
 
-check_ports_free() {    # base port
-    local p proto
-    for p in "$1" "$(( $1 + 10 ))" "$(( $1 + 20 ))" "$(( $1 + 21 ))"; do
-        for proto in udp tcp; do
-            port_listening "$proto" "$p" && die "$proto port 127.0.0.1:$p is already in use (--port)"
-        done
-    done
+at_server() {           # server: SERVER_PORT and the SIPp ports beside it are that server's
+    SERVER_PORT=${srv_port[$1]}
+    sipp_ports "$SERVER_PORT"
 }
 
 start_sipcrypt() {      # case auth
-    local c=$1 auth=$2 port=${srv_port[sipcrypt]} data=$work/$1-sipcrypt-data extra=()
+    local c=$1 auth=$2 data=$work/$1-sipcrypt-data extra=()
     (( auth )) && data=$auth_data && extra=(--auth --auth-algorithms md5)
     mkdir -p "$data"
-    # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
-    timeout -k 10 "$case_timeout" "$JAVA" $JAVA_OPTS "-Xlog:gc,gc+phases:file=$work/$c-gc.log" -jar "$JAR" \
-        --listen "udp:127.0.0.1:$port" --listen "tcp:127.0.0.1:$port" --data-dir "$data" "${extra[@]}" \
-        $SERVER_ARGS >"$work/$c-sipcrypt.log" 2>&1 &
-    srv_wrapper[sipcrypt]=$!
-    started+=("$!")
-    srv_pids[sipcrypt]=$(command_pid "${srv_wrapper[sipcrypt]}") \
-        || { tail -20 "$work/$c-sipcrypt.log" >&2; die "sipcrypt did not start"; }
-    if ! wait_listening udp "$port" "${srv_wrapper[sipcrypt]}" || ! wait_listening tcp "$port" "${srv_wrapper[sipcrypt]}"; then
-        tail -30 "$work/$c-sipcrypt.log" >&2
-        die "sipcrypt is not listening on udp and tcp 127.0.0.1:$port after 30 s"
-    fi
-    log "sipcrypt: pid ${srv_pids[sipcrypt]} on udp+tcp 127.0.0.1:$port ($JAVA_OPTS)"
+    at_server sipcrypt
+    # shellcheck disable=SC2086  # SERVER_ARGS is a word list
+    start_server "$case_timeout" "$work/$c-sipcrypt.log" "udp tcp" "-Xlog:gc,gc+phases:file=$work/$c-gc.log" -- \
+        --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" --data-dir "$data" "${extra[@]}" \
+        $SERVER_ARGS
+    srv_wrapper[sipcrypt]=$server_wrapper srv_pids[sipcrypt]=$server_pid
+    log "sipcrypt: pid $server_pid on udp+tcp 127.0.0.1:$SERVER_PORT ($JAVA_OPTS)"
 }
 
 start_kamailio() {      # case auth
-    local c=$1 auth=$2 port=${srv_port[kamailio]} run=$work/$1-kamailio-run defs=() main kids k
+    local c=$1 auth=$2 port=${srv_port[kamailio]} run=$work/$1-kamailio-run defs=() kids k
     (( auth )) && defs=(-A WITH_AUTH -A "DBURL=\"sqlite://$kam_db\"")
     mkdir -p "$run"
-    timeout -k 10 "$case_timeout" "$KAMAILIO" -f "$KAMAILIO_CFG" -DD -E -m "$KAMAILIO_SHM_MB" -M "$KAMAILIO_PKG_MB" \
-        -Y "$run" -P "$run/kamailio.pid" "${defs[@]}" \
-        -l "udp:127.0.0.1:$port" -l "tcp:127.0.0.1:$port" >"$work/$c-kamailio.log" 2>&1 &
-    srv_wrapper[kamailio]=$!
-    started+=("$!")
-    main=$(command_pid "${srv_wrapper[kamailio]}") || { tail -20 "$work/$c-kamailio.log" >&2; die "Kamailio did not start"; }
-    if ! wait_listening udp "$port" "${srv_wrapper[kamailio]}" || ! wait_listening tcp "$port" "${srv_wrapper[kamailio]}"; then
-        tail -30 "$work/$c-kamailio.log" >&2
-        die "Kamailio is not listening on udp and tcp 127.0.0.1:$port after 30 s"
-    fi
+    launch_listening "$case_timeout" "$work/$c-kamailio.log" "udp:$port tcp:$port" \
+        "$KAMAILIO" -f "$KAMAILIO_CFG" -DD -E -m "$KAMAILIO_SHM_MB" -M "$KAMAILIO_PKG_MB" \
+        -Y "$run" -P "$run/kamailio.pid" "${defs[@]}" -l "udp:127.0.0.1:$port" -l "tcp:127.0.0.1:$port" \
+        || { tail -30 "$work/$c-kamailio.log" >&2; die "Kamailio is not listening on udp and tcp 127.0.0.1:$port"; }
+    srv_wrapper[kamailio]=$bg_wrapper
     sleep 1     # let it fork all its workers
-    kids=$(ps -o pid= --ppid "$main" | tr -d ' ' | tr '\n' ' ')
-    srv_pids[kamailio]="$main $kids"
+    kids=$(ps -o pid= --ppid "$bg_pid" | tr -d ' ' | tr '\n' ' ')
+    srv_pids[kamailio]="$bg_pid $kids"
     for k in $kids; do kam_children+=("$k:$(start_time "$k")"); done
-    log "kamailio: pid $main + $(wc -w <<<"$kids") workers on udp+tcp 127.0.0.1:$port"
+    log "kamailio: pid $bg_pid + $(wc -w <<<"$kids") workers on udp+tcp 127.0.0.1:$port"
 }
 
-start_uas() {           # server transport case
-    local s=$1 mode=u1 port=$(( ${srv_port[$1]} + 10 )) tag=$3-$1
-    [[ $2 == tcp ]] && mode=t1
-    timeout -k 5 "$case_timeout" "$SIPP" -sf "$here/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-        -p "$port" -t "$mode" -buff_size 4194304 -m "$(( MAX_RATE * case_timeout ))" -timeout "$((case_timeout - 10))" \
-        -nostdin -trace_stat -stf "$work/$tag-uas.csv" -fd 5 -trace_err -error_file "$work/$tag-uas-errors.log" \
-        >/dev/null 2>"$work/$tag-uas.stderr" &
-    uas_wrapper[$s]=$!
-    started+=("$!")
-    uas_pid[$s]=$(command_pid "${uas_wrapper[$s]}") || die "SIPp UAS did not start: $(tail -3 "$work/$tag-uas.stderr")"
-    wait_listening "$2" "$port" "${uas_wrapper[$s]}" \
-        || die "SIPp UAS is not listening on $2 127.0.0.1:$port: $(tail -3 "$work/$tag-uas.stderr")"
-}
-
-register_uas() {        # server transport case auth
-    local s=$1 transport=$2 tag=$3-$1 auth=$4 rc=0 port=${srv_port[$1]} who=(-sf "$here/register.xml" -s "bench-$2")
-    (( auth )) && who=(-sf "$here/register-auth.xml" -inf "$callee_csv")
-    timeout -k 5 20 "$SIPP" "${who[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$(( port + 21 ))" -t u1 \
-        -key contact_port "$(( port + 10 ))" -key contact_transport "$transport" -m 1 -timeout 10 -nostdin \
-        -trace_err -error_file "$work/$tag-register-errors.log" \
-        "127.0.0.1:$port" >/dev/null 2>"$work/$tag-register.stderr" &
-    local wrapper=$!
-    started+=("$wrapper")
-    wait "$wrapper" || rc=$?
-    forget_pid "$wrapper"
-    (( rc == 0 )) || die "$s: REGISTER of the UAS failed (SIPp exit $rc): $(tail -c 600 "$work/$tag-register-errors.log" 2>/dev/null)"
+start_server_uas() {    # server transport case auth: its UAS, registered as the callee
+    local s=$1 transport=$2 prefix=$work/$3-$1 auth=$4
+    at_server "$s"
+    start_uas "$case_timeout" "$transport" "$prefix" "$(( MAX_RATE * case_timeout ))"
+    uas_wrappers[$s]=$uas_wrapper uas_pids[$s]=$uas_pid
+    if (( auth )); then
+        register_uas "$transport" "$prefix" -sf "$here/register-auth.xml" -inf "$callee_csv"
+    else
+        register_uas "$transport" "$prefix"
+    fi
 }
 
 stop_case() {
     local s
     for s in $SERVERS; do
-        [[ -n ${uas_wrapper[$s]:-} ]] && stop_pid "${uas_wrapper[$s]}"
+        [[ -n ${uas_wrappers[$s]:-} ]] && stop_pid "${uas_wrappers[$s]}"
         [[ -n ${srv_wrapper[$s]:-} ]] && stop_pid "${srv_wrapper[$s]}"
-        uas_wrapper[$s]= srv_wrapper[$s]=
+        uas_wrappers[$s]= srv_wrapper[$s]=
     done
     end_kamailio_children
 }
@@ -342,84 +272,36 @@ stop_case() {
 # step_cpu_pct step_us step_mean step_p99 step_sipp_pct
 step_no=0
 run_step() {            # server transport auth rate seconds tag
-    local s=$1 transport=$2 auth=$3 rate=$4 seconds=$5 tag=$6 mode=u1 target rc=0
+    local s=$1 transport=$2 auth=$3 rate=$4 seconds=$5 tag=$6 mode=u1 target
     [[ $transport == tcp ]] && mode=t1
     target=$(( rate * seconds ))
     step_no=$((step_no + 1))
     local dir=$work/steps/$step_no-$tag-r$rate
     mkdir -p "$dir"
-    local stf=$dir/stat.csv scen=(-sf "$here/uac.xml" -s "bench-$transport") rtt_freq
-    # SIPp writes the response times every rtt_freq calls and drops the last incomplete batch:
-    # about 50 flushes a second, so that only the last 20 ms or so of a step go unrecorded
-    rtt_freq=$(( rate / 50 )); (( rtt_freq < 1 )) && rtt_freq=1; (( rtt_freq > 100 )) && rtt_freq=100
+    local stf=$dir/stat.csv scen=(-sf "$here/uac.xml" -s "bench-$transport")
     # the digest uri must be the INVITE's Request-URI (sipcrypt checks it); SIPp's default lacks the user
     (( auth )) && scen=(-sf "$here/uac-auth.xml" -inf "$users_csv" -s callee -auth_uri "callee@127.0.0.1:${srv_port[$s]}")
     local measured
     read -r -a measured <<<"${srv_pids[$s]}"
-    local cpu0 uas0 t0
-    cpu0=$(sum_ticks "${measured[@]}")
-    uas0=$(cpu_ticks "${uas_pid[$s]}")
-    t0=$(now_ns)
+    begin_step "${uas_pids[$s]}" "${measured[@]}"
     # SIPp writes its -trace_rtt file into the working directory
     ( cd "$dir" && exec timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" "${scen[@]}" \
         -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$(( ${srv_port[$s]} + 20 ))" -t "$mode" -buff_size 4194304 \
         -r "$rate" -m "$target" -timeout "$((seconds + GRACE_SECONDS))" -nostdin \
-        -trace_stat -stf "$stf" -fd 100ms -trace_rtt -rtt_freq "$rtt_freq" \
+        -trace_stat -stf "$stf" -fd 100ms -trace_rtt -rtt_freq "$(rtt_freq "$rate")" \
         -trace_err -error_file "$dir/errors.log" \
         "127.0.0.1:${srv_port[$s]}" >/dev/null 2>"$dir/stderr" ) &
-    local uac_wrapper=$!
-    started+=("$uac_wrapper")
-    local uac_pid uac_ticks=0 last col= made
-    uac_pid=$(command_pid "$uac_wrapper")
-    local w_ns= w_cpu= w_uas= w_uac=
-    while kill -0 "$uac_wrapper" 2>/dev/null; do
-        [[ -n $uac_pid ]] && last=$(cpu_ticks "$uac_pid") && (( last > 0 )) && uac_ticks=$last
-        if [[ -z $w_ns && -s $stf ]]; then
-            [[ -n $col ]] || col=$(head -1 "$stf" | tr ';' '\n' | grep -nx 'TotalCallCreated' | cut -d: -f1)
-            made=$( [[ -n $col ]] && tail -n 1 "$stf" | cut -d';' -f"$col")
-            if [[ $made =~ ^[0-9]+$ ]] && (( made >= target )); then
-                w_ns=$(now_ns) w_cpu=$(sum_ticks "${measured[@]}") w_uas=$(cpu_ticks "${uas_pid[$s]}") w_uac=$uac_ticks
-            fi
-        fi
-        sleep 0.1
-    done
-    wait "$uac_wrapper" || rc=$?
-    local t1 cpu1
-    t1=$(now_ns)
-    cpu1=$(sum_ticks "${measured[@]}")
-    forget_pid "$uac_wrapper"
-    if [[ -z $w_ns ]]; then
-        w_ns=$t1 w_cpu=$cpu1 w_uas=$(cpu_ticks "${uas_pid[$s]}") w_uac=$uac_ticks
-    fi
-    local created ok failed made_at creating_s
-    read -r created ok failed made_at creating_s < <(stat_counts "$stf" "$target")
-    read -r step_failed_pct step_achieved step_cpu_pct step_us step_sipp_pct < <(awk \
-        -v target="$target" -v ok="$ok" -v made="$made_at" -v creating="$creating_s" -v tck="$CLK_TCK" \
-        -v window="$(( (w_ns - t0) / 1000000 ))" -v wcpu="$((w_cpu - cpu0))" -v cpu="$((cpu1 - cpu0))" \
-        -v sipp="$(( w_uas - uas0 + w_uac ))" 'BEGIN {
-            window = (window > 0 ? window : 1) / 1000.0
-            printf "%.2f %.0f %.0f %.0f %.0f\n",
-                100.0 * (target - ok) / target,
-                (creating > 0 ? made / creating : 0),
-                100.0 * (wcpu / tck) / window,
-                (ok > 0 ? (cpu / tck) * 1e6 / ok : 0),
-                100.0 * (sipp / tck) / window }')
-    read -r step_mean step_p99 < <(rtt_stats "$(ls "$dir"/*_rtt.csv 2>/dev/null | head -1)")
-    step_ok=$(awk -v f="$step_failed_pct" -v a="$step_achieved" -v r="$rate" \
-        -v maxf="$MAX_FAILED_PCT" -v mina="$MIN_ACHIEVED_PCT" -v mean="$step_mean" -v maxm="$MAX_MEAN_MS" \
-        'BEGIN { print ((f < maxf && a >= r * mina / 100.0 && (maxm == 0 || (mean != "-" && mean + 0 < maxm))) ? 1 : 0) }')
+    started+=("$!")
+    measure_step "$!" "$stf" "$target" "${uas_pids[$s]}" "${measured[@]}"
+    read -r step_mean step_p99 < <(rtt_stats "$(rtt_file "$dir")")
+    step_ok=$(step_verdict "$rate" "$step_mean")
     log "$(printf '%-22s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, created at %s cps, CPU %s%% (%s us/call), INVITE->200 mean %s ms p99 %s ms, SIPp CPU %s%%' \
-        "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$ok" "$target" "$failed" "$rc" \
-        "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us" "$step_mean" "$step_p99" "$step_sipp_pct")"
+        "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$step_ok_calls" "$target" "$step_failed" \
+        "$step_rc" "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us" "$step_mean" "$step_p99" "$step_sipp_pct")"
     sleep "$COOLDOWN_SECONDS"
 }
 
 # ---------------------------------------------------------------- the cases
-
-next_up() {             # rate -> the next step of the ladder, as bench.sh
-    awk -v r="$1" -v f="$STEP_FACTOR" -v m="$MAX_RATE" \
-        'BEGIN { n = int(r * f / 10 + 0.5) * 10; if (n <= r) n = r + 10; print (n > m ? m : n) }'
-}
 
 rows=()
 ncases=$(wc -w <<<"$CASES")
@@ -431,13 +313,14 @@ for c in $CASES; do
     auth=0
     [[ $c == *-auth ]] && auth=1
     case_start=$(date +%s)
-    check_ports_free "${srv_port[sipcrypt]}"
-    check_ports_free "${srv_port[kamailio]}"
+    for s in $SERVERS; do
+        p=${srv_port[$s]}
+        require_ports_free --port "udp tcp" "$p" "$((p + 10))" "$((p + 20))" "$((p + 21))"
+    done
     start_sipcrypt "$c" "$auth"
     start_kamailio "$c" "$auth"
     for s in $SERVERS; do
-        start_uas "$s" "$transport" "$c"
-        register_uas "$s" "$transport" "$c" "$auth"
+        start_server_uas "$s" "$transport" "$c" "$auth"
     done
     log "$c: both servers up, UAS registered; budget ${share}s"
 
@@ -499,7 +382,7 @@ for c in $CASES; do
                         if (( r >= MAX_RATE )); then
                             phase[$s]=refine note[$s]="${note[$s]:+${note[$s]}; }reached --max-rate"
                         else
-                            rate[$s]=$(next_up "$r")
+                            rate[$s]=$(next_rate "$r")
                         fi
                     else
                         first_fail[$s]=$r phase[$s]=refine
@@ -522,7 +405,7 @@ for c in $CASES; do
         (( active )) || break
     done
 
-    read -r gc_n gc_total gc_max < <(gc_pauses "$work/$c-gc.log")
+    read -r gc_n gc_total gc_max < <(gc_pause_totals "$work/$c-gc.log")
     stop_case
 
     for s in $SERVERS; do
@@ -555,14 +438,13 @@ done
 
 # ---------------------------------------------------------------- the table
 
-cpu_model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
 kam_version=$("$KAMAILIO" -v 2>/dev/null | sed -n 's/^version: *//p' | head -1 | sed 's/ *$//')
 java_version=$("$JAVA" -version 2>&1 | head -1)
 sipp_version=$("$SIPP" -v 2>&1 | grep -o 'SIPp v[^ ]*' | head -1)
 {
     echo
     echo "sipcrypt vs Kamailio, SIPp on loopback, $(date -u +%Y-%m-%dT%H:%MZ), $(( $(date +%s) - run_start )) s"
-    echo "CPU: ${cpu_model:-unknown} ($(nproc) cores online), SIPp and both servers on the same cores"
+    echo "CPU: $(cpu_model | grep . || echo unknown) ($(nproc) cores online), SIPp and both servers on the same cores"
     echo "sipcrypt: $(basename "$JAR") on $java_version, JAVA_OPTS=$JAVA_OPTS${SERVER_ARGS:+, SERVER_ARGS=$SERVER_ARGS}"
     echo "Kamailio: $kam_version, children=4, -m $KAMAILIO_SHM_MB -M $KAMAILIO_PKG_MB; $sipp_version"
     echo "Fixed rate $FIXED_RATE calls/s for ${FIXED_SECONDS} s; peak: < ${MAX_FAILED_PCT} % failed$( (( MAX_MEAN_MS > 0 )) && echo " and mean INVITE→200 < $MAX_MEAN_MS ms"), ${STEP_SECONDS} s steps from $START_RATE (x$STEP_FACTOR, $REFINE bisections, confirm $CONFIRM, max $MAX_RATE); udp-auth: $USERS users, MD5"

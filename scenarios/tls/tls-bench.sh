@@ -6,7 +6,7 @@
 # Lab certificates are made once (`certs --out DIR --san 127.0.0.1,localhost`). Then:
 # Part "calls", for each cipher in CIPHERS (aes 3des camellia seed rc4):
 #   1. start the server jar with a fresh data directory, a UDP listener and a TLS listener offering
-#      only that cipher's suite (the SUITE table below), plus the cipher's extra server arguments
+#      only that cipher's suite (the cipher table below), plus the cipher's extra server arguments
 #      (SERVER_EXTRA: --tls-allow-insecure for 3des and rc4, --tls-engine bc for camellia and seed),
 #   2. start a SIPp UAS on UDP (../sipp/uas.xml) and register it as sip:bench@127.0.0.1
 #      (../sipp/register.xml),
@@ -69,39 +69,27 @@ sipp_dir=$root/scenarios/sipp
 # lab switch. The -bc rows put the same suite on the server's bc engine (aes, 3des run on jsse by
 # default), with SunJCE (jca) or Bouncy Castle's lightweight (bc) crypto for the bulk cipher. The
 # tcp row is the plaintext baseline: the same driver and call flow on a TCP listener, no TLS.
-declare -A SUITE=(
-    [aes]=TLS_RSA_WITH_AES_128_CBC_SHA
-    [3des]=TLS_RSA_WITH_3DES_EDE_CBC_SHA
-    [camellia]=TLS_RSA_WITH_CAMELLIA_128_CBC_SHA
-    [seed]=TLS_RSA_WITH_SEED_CBC_SHA
-    [rc4]=TLS_RSA_WITH_RC4_128_SHA
-    [aes-bc-jca]=TLS_RSA_WITH_AES_128_CBC_SHA
-    [aes-bc-bc]=TLS_RSA_WITH_AES_128_CBC_SHA
-    [3des-bc]=TLS_RSA_WITH_3DES_EDE_CBC_SHA
-    [tcp]=""
-)
-declare -A SERVER_EXTRA=(
-    [aes]=""
-    [3des]="--tls-allow-insecure"
-    [camellia]="--tls-engine bc"
-    [seed]="--tls-engine bc"
-    [rc4]="--tls-allow-insecure"
-    [aes-bc-jca]="--tls-engine bc --tls-crypto jca"
-    [aes-bc-bc]="--tls-engine bc --tls-crypto bc"
-    [3des-bc]="--tls-allow-insecure --tls-engine bc --tls-crypto bc"
-    [tcp]=""
-)
-declare -A CLIENT_EXTRA=(
-    [aes]=""
-    [3des]=""
-    [camellia]="--crypto bc"
-    [seed]="--crypto bc"
-    [rc4]="--client jsse"
-    [aes-bc-jca]=""
-    [aes-bc-bc]=""
-    [3des-bc]=""
-    [tcp]="--client tcp"
-)
+# cipher    | suite                             | server extra                                         | driver extra
+cipher_table='
+aes         | TLS_RSA_WITH_AES_128_CBC_SHA      |                                                      |
+3des        | TLS_RSA_WITH_3DES_EDE_CBC_SHA     | --tls-allow-insecure                                 |
+camellia    | TLS_RSA_WITH_CAMELLIA_128_CBC_SHA | --tls-engine bc                                      | --crypto bc
+seed        | TLS_RSA_WITH_SEED_CBC_SHA         | --tls-engine bc                                      | --crypto bc
+rc4         | TLS_RSA_WITH_RC4_128_SHA          | --tls-allow-insecure                                 | --client jsse
+aes-bc-jca  | TLS_RSA_WITH_AES_128_CBC_SHA      | --tls-engine bc --tls-crypto jca                     |
+aes-bc-bc   | TLS_RSA_WITH_AES_128_CBC_SHA      | --tls-engine bc --tls-crypto bc                      |
+3des-bc     | TLS_RSA_WITH_3DES_EDE_CBC_SHA     | --tls-allow-insecure --tls-engine bc --tls-crypto bc |
+tcp         |                                   |                                                      | --client tcp
+'
+declare -A SUITE=() SERVER_EXTRA=() CLIENT_EXTRA=()
+while IFS='|' read -r c suite sx cx; do
+    read -r c <<<"$c"
+    [[ -n $c ]] || continue
+    read -r suite <<<"$suite"
+    read -r -a sx <<<"$sx"
+    read -r -a cx <<<"$cx"
+    SUITE[$c]=$suite SERVER_EXTRA[$c]=${sx[*]} CLIENT_EXTRA[$c]=${cx[*]}
+done <<<"$cipher_table"
 
 TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
 HDR_JAR=${HDR_JAR:-}
@@ -121,26 +109,13 @@ SERVER_ARGS=${SERVER_ARGS:-}
 CLIENT_ARGS=${CLIENT_ARGS:-}
 
 # shellcheck source=../lib/sipp-server.sh
-source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, shared_option
+source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
 
-while (( $# > 0 )); do
-    case $1 in
-        --part) PART=$2; shift ;;
-        --ciphers) CIPHERS=$2; shift ;;
-        --rate) RATE=$2; shift ;;
-        --seconds) MEASURE_SECONDS=$2; shift ;;
-        --warmup-seconds) WARMUP_SECONDS=$2; shift ;;
-        --call-timeout) CALL_TIMEOUT=$2; shift ;;
-        --handshakes) HANDSHAKES=$2; shift ;;
-        --concurrency) CONCURRENCY=$2; shift ;;
-        --hs-warmup-seconds) HS_WARMUP_SECONDS=$2; shift ;;
-        --hs-client) HS_CLIENT=$2; shift ;;
-        --test-classes) TEST_CLASSES=$2; shift ;;
-        --hdr-jar) HDR_JAR=$2; shift ;;
-        *) shared_option "$@"; shift $(( opt_used - 1 )) ;;   # --jar, --server-port, --keep, --help
-    esac
-    shift
-done
+options=("${server_options[@]}"
+    --part PART  --ciphers CIPHERS  --rate RATE  --seconds MEASURE_SECONDS  --warmup-seconds WARMUP_SECONDS
+    --call-timeout CALL_TIMEOUT  --handshakes HANDSHAKES  --concurrency CONCURRENCY
+    --hs-warmup-seconds HS_WARMUP_SECONDS  --hs-client HS_CLIENT  --test-classes TEST_CLASSES  --hdr-jar HDR_JAR)
+parse_options "$@"
 
 [[ $PART == calls || $PART == handshakes || $PART == all ]] || die "--part: \"$PART\" (expected calls, handshakes or all)"
 [[ $HS_CLIENT == bc || $HS_CLIENT == jsse ]] || die "--hs-client: \"$HS_CLIENT\" (expected bc or jsse)"
@@ -179,16 +154,9 @@ fi
 
 UDP_PORT=$SERVER_PORT
 TLS_PORT=$((SERVER_PORT + 1))
-UAS_PORT=$((SERVER_PORT + 10))
-REG_PORT=$((SERVER_PORT + 21))
+sipp_ports "$SERVER_PORT"
 CLK_TCK=$(getconf CLK_TCK)
-work=$(mktemp -d -t sipcrypt-tls-bench.XXXXXX)
-started=()          # PIDs of the `timeout` wrappers this script started
-
-# shellcheck source=../lib/processes.sh
-source "$root/scenarios/lib/processes.sh"
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_work tls-bench
 
 # value of key $1 in a RESULT line $2 ("-" when absent)
 kv() { awk -v k="$1" '{ for (i = 1; i <= NF; i++) { n = index($i, "="); if (substr($i, 1, n - 1) == k) { print substr($i, n + 1); exit } } print "-" }' <<<"$2"; }
@@ -198,43 +166,35 @@ mkdir -p "$work/lib"
 cp "$JAR" "$work/lib/sipcrypt-server.jar" || die "cannot copy $JAR"
 cp -r "$TEST_CLASSES" "$work/lib/test-classes" || die "cannot copy $TEST_CLASSES"
 cp "$HDR_JAR" "$work/lib/" || die "cannot copy $HDR_JAR"
-jar=$work/lib/sipcrypt-server.jar
-client_cp=$work/lib/test-classes:$jar:$work/lib/$(basename "$HDR_JAR")
+JAR=$work/lib/sipcrypt-server.jar
+client_cp=$work/lib/test-classes:$JAR:$work/lib/$(basename "$HDR_JAR")
 certs=$work/certs
 
 log "work directory $work; making lab certificates"
-timeout -k 5 120 "$JAVA" -jar "$jar" certs --out "$certs" --san 127.0.0.1,localhost >"$work/certs.log" 2>&1 \
+timeout -k 5 120 "$JAVA" -jar "$JAR" certs --out "$certs" --san 127.0.0.1,localhost >"$work/certs.log" 2>&1 \
     || die "certs failed: $(tail -3 "$work/certs.log")"
 
 # Starts the server offering one suite; sets server_wrapper, server_pid, server_log. Returns 1 (with
 # server_error set) when it does not come up, e.g. because it refuses the suite.
-start_server() {    # tag suite bound-seconds extra-args...
+start_tls_server() {    # tag suite bound-seconds extra-args...
     local tag=$1 suite=$2 bound=$3
     shift 3
     local data=$work/$tag-data
     server_log=$work/$tag-server.log
     server_error=
     mkdir -p "$data"
-    port_listening udp "$UDP_PORT" && die "udp port $UDP_PORT is already in use (--server-port)"
-    port_listening tcp "$TLS_PORT" && die "tcp port $TLS_PORT is already in use (--server-port)"
+    require_ports_free --server-port udp "$UDP_PORT"
+    require_ports_free --server-port tcp "$TLS_PORT"
     # no suite: the plaintext baseline, a TCP listener on the same port
     local stream=(--listen "tls:127.0.0.1:$TLS_PORT" --tls-cert "$certs/server.pem" --tls-key "$certs/server-key.pem"
         --tls-trust "$certs/ca.pem" --tls-ciphers "$suite")
     [[ -z $suite ]] && stream=(--listen "tcp:127.0.0.1:$TLS_PORT")
-    # shellcheck disable=SC2086  # JAVA_OPTS and SERVER_ARGS are word lists
-    timeout -k 10 "$bound" "$JAVA" $JAVA_OPTS -jar "$jar" \
-        --listen "udp:127.0.0.1:$UDP_PORT" "${stream[@]}" --data-dir "$data" \
-        --shutdown-grace 2s "$@" $SERVER_ARGS \
-        >"$server_log" 2>&1 &
-    server_wrapper=$!
-    started+=("$server_wrapper")
-    server_pid=$(command_pid "$server_wrapper")
-    if [[ -z $server_pid ]] || ! wait_listening udp "$UDP_PORT" "$server_wrapper" \
-            || ! wait_listening tcp "$TLS_PORT" "$server_wrapper"; then
+    # shellcheck disable=SC2086  # SERVER_ARGS is a word list
+    if ! try_start_server "$bound" "$server_log" "udp tcp:$TLS_PORT" -- \
+            --listen "udp:127.0.0.1:$UDP_PORT" "${stream[@]}" --data-dir "$data" --shutdown-grace 2s "$@" $SERVER_ARGS; then
         server_error=$(grep -m1 -E '^sipcrypt: | ERROR ' "$server_log" | cut -c1-200)
         [[ -n $server_error ]] || server_error=$(grep -v -E '^[0-9:.]+ +(DEBUG|INFO) ' "$server_log" | tail -1 | cut -c1-200)
         [[ -n $server_error ]] || server_error="not listening on udp/tls after 30 s"
-        stop_pid "$server_wrapper"
         return 1
     fi
     log "$tag: server pid $server_pid on udp:127.0.0.1:$UDP_PORT tls:127.0.0.1:$TLS_PORT ($suite $*)"
@@ -247,31 +207,6 @@ server_log_note() {  # log-file
     errors=$(grep -c ' ERROR ' "$1")
     warns=$(grep ' WARN ' "$1" | grep -vc 'insecure')
     (( errors + warns > 0 )) && echo "server log: $errors ERROR, $warns WARN lines"
-}
-
-start_uas() {       # tag bound-seconds -> sets uas_wrapper
-    timeout -k 5 "$2" "$SIPP" -sf "$sipp_dir/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-        -p "$UAS_PORT" -t u1 -buff_size 4194304 -m 100000000 -timeout "$(( $2 - 10 ))" -nostdin \
-        -trace_stat -stf "$work/$1-uas.csv" -fd 5 -trace_err -error_file "$work/$1-uas-errors.log" \
-        >/dev/null 2>"$work/$1-uas.stderr" &
-    uas_wrapper=$!
-    started+=("$uas_wrapper")
-    command_pid "$uas_wrapper" >/dev/null || die "SIPp UAS did not start: $(tail -3 "$work/$1-uas.stderr")"
-    wait_listening udp "$UAS_PORT" "$uas_wrapper" \
-        || die "SIPp UAS is not listening on udp 127.0.0.1:$UAS_PORT: $(tail -3 "$work/$1-uas.stderr")"
-}
-
-register_uas() {    # tag
-    local rc=0
-    timeout -k 5 20 "$SIPP" -sf "$sipp_dir/register.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" \
-        -t u1 -s bench -key contact_port "$UAS_PORT" -key contact_transport udp -m 1 -timeout 10 -nostdin \
-        -trace_err -error_file "$work/$1-register-errors.log" \
-        "127.0.0.1:$UDP_PORT" >/dev/null 2>"$work/$1-register.stderr" &
-    local wrapper=$!
-    started+=("$wrapper")
-    wait "$wrapper" || rc=$?
-    forget_pid "$wrapper"
-    (( rc == 0 )) || die "REGISTER of bench@127.0.0.1 -> 127.0.0.1:$UAS_PORT failed (SIPp exit $rc): $(tail -c 600 "$work/$1-register-errors.log" 2>/dev/null)"
 }
 
 # Runs the load driver; reads the server's (and the driver's) CPU time at its window markers.
@@ -299,8 +234,7 @@ run_client() {      # tag bound-seconds driver-args...
         esac
     done <"$fifo"
     client_rc=0
-    wait "$wrapper" || client_rc=$?
-    forget_pid "$wrapper"
+    wait_started "$wrapper" || client_rc=$?
     rm -f "$fifo"
     if [[ -n $t0 && -n $t1 ]]; then
         win_ms=$(( (t1 - t0) / 1000000 )) srv_ticks=$((c1 - c0)) drv_ticks=$((d1 - d0))
@@ -329,13 +263,13 @@ if [[ $PART == calls || $PART == all ]]; then
         read -r -a sx <<<"${SERVER_EXTRA[$c]}"
         read -r -a cx <<<"${CLIENT_EXTRA[$c]}"
         sargs=${SERVER_EXTRA[$c]:--} cargs=${CLIENT_EXTRA[$c]:--}
-        if ! start_server "calls-$c" "$suite" "$((bound + 60))" "${sx[@]}"; then
+        if ! start_tls_server "calls-$c" "$suite" "$((bound + 60))" "${sx[@]}"; then
             log "$c: server did not start: $server_error"
             call_rows+=("| $c | $suite | \`$sargs\` | \`$cargs\` | - | - | - | - | - | - | - | - | - | server refused to start: ${server_error//|/\\|} |")
             continue
         fi
-        start_uas "calls-$c" "$((bound + 30))"
-        register_uas "calls-$c"
+        start_uas "$((bound + 30))" udp "$work/calls-$c"
+        register_uas udp "$work/calls-$c" -sf "$sipp_dir/register.xml" -s bench
         log "$c: ${WARMUP_SECONDS}s warm-up, then $calls calls at $RATE/s"
         suite_arg=()
         [[ -n $suite ]] && suite_arg=(--suite "$suite")
@@ -378,7 +312,7 @@ if [[ $PART == handshakes || $PART == all ]]; then
             extra=("${sx[@]}")
             [[ $server_kind == mutual ]] && extra+=(--tls-client-auth need)
             hs_server_up=1
-            if ! start_server "hs-$server_kind" "$suite" "$(( 3 * bound + 60 ))" "${extra[@]}"; then
+            if ! start_tls_server "hs-$server_kind" "$suite" "$(( 3 * bound + 60 ))" "${extra[@]}"; then
                 hs_server_up=0
                 hs_server_error=$server_error
             fi
