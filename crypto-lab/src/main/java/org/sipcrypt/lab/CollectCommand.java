@@ -10,7 +10,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.sipcrypt.lab.runner.CollectedRuns;
 import org.sipcrypt.lab.runner.Environment;
@@ -35,10 +34,7 @@ import picocli.CommandLine.Option;
 @Command(name = "collect", mixinStandardHelpOptions = true,
         description = "Merge the uac --json runs of several generators (RUNS/CIPHER/*.json) into one study and one"
                 + " report, as compare does for its own processes.")
-final class CollectCommand implements Callable<Integer> {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class CollectCommand extends LabCommand {
 
     @Option(names = "--runs", required = true, paramLabel = "DIR",
             description = "Directory of CIPHER/*.json run files; repeatable, one study each (paired with --scenario).")
@@ -68,18 +64,18 @@ final class CollectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (generators < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--generators: " + generators + " (expected 1 or more)");
+            throw badArgument("--generators: " + generators + " (expected 1 or more)");
         }
         if (runs.size() != scenarios.size()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--runs and --scenario: " + runs.size() + " and "
+            throw badArgument("--runs and --scenario: " + runs.size() + " and "
                     + scenarios.size() + " (expected one scenario name per runs directory)");
         }
         for (Path r : runs) {
             if (!Files.isDirectory(r)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--runs: " + r + " is not a directory");
+                throw badArgument("--runs: " + r + " is not a directory");
             }
         }
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter err = err();
         boolean complete = true;
         List<Study> studies = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
@@ -129,7 +125,7 @@ final class CollectCommand implements Callable<Integer> {
         }
         Path dir = out != null ? out : Path.of("lab-results", String.join("+", scenarios) + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-        LabReports.write(stored, dir, spec.commandLine().getOut());
+        LabReports.write(stored, dir, out());
         boolean passed = stored.stream().flatMap(s -> s.fixed().stream()).allMatch(p -> p.uac().passed());
         return passed && complete ? 0 : 1;
     }

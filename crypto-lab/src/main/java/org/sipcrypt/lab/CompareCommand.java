@@ -9,7 +9,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.ExternalTarget;
 import org.sipcrypt.lab.runner.ScenarioRunner;
@@ -32,10 +31,7 @@ import picocli.CommandLine.Option;
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = "Compare cipher suites (and the udp/tcp baselines) on one or more scenarios: server CPU,"
                 + " throughput and call response time, with reports in --out.")
-final class CompareCommand implements Callable<Integer> {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class CompareCommand extends LabCommand {
 
     @Option(names = "--scenario", split = ",", defaultValue = "chain", paramLabel = "NAME|FILE",
             description = "Presets (chain, outbound, inbound, local, multi-to-one, tls-left, tls-right, ...) or YAML"
@@ -59,9 +55,9 @@ final class CompareCommand implements Callable<Integer> {
                 list.add(run.apply(ScenarioFiles.load(s)));
             }
         } catch (IllegalArgumentException | java.io.IOException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            throw badArgument(e.getMessage(), e);
         }
-        return run.execute(spec, list, ciphers);
+        return run.execute(this, list, ciphers);
     }
 
     /**
@@ -162,9 +158,9 @@ final class CompareCommand implements Callable<Integer> {
             return s;
         }
 
-        Integer execute(CommandLine.Model.CommandSpec spec, List<Scenario> list, List<String> ciphersAsked)
+        Integer execute(LabCommand command, List<Scenario> list, List<String> ciphersAsked)
                 throws Exception {
-            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter out = command.out();
             Path dir = this.out;
             if (dir == null) {
                 dir = Path.of("lab-results", String.join("+", list.stream().map(Scenario::name).toList()) + "-"
@@ -182,7 +178,7 @@ final class CompareCommand implements Callable<Integer> {
                             out.flush();
                         }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0));
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+                throw command.badArgument(e.getMessage(), e);
             }
             boolean fixed = rate != null || !findPeak;
             List<Study> studies = new ArrayList<>();

@@ -5,12 +5,10 @@ import java.io.PrintWriter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.sipcrypt.lab.store.ResultStore;
 import org.sipcrypt.lab.store.StudyHeader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code list}: the studies in the lab database, newest first, as a table (ID, start, scenario,
@@ -20,13 +18,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "list", mixinStandardHelpOptions = true,
         description = "List the studies in the lab database, newest first.")
-public final class ListCommand implements Callable<Integer> {
+public final class ListCommand extends LabCommand {
 
     private static final List<String> HEADER = List.of("id", "started", "scenario", "ciphers", "points", "ramps",
             "cores", "cpu");
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
 
     @CommandLine.Mixin
     DatabaseOptions db = new DatabaseOptions();
@@ -43,11 +38,11 @@ public final class ListCommand implements Callable<Integer> {
             url = store.url();
             studies = store.list();
         } catch (IOException e) {
-            spec.commandLine().getErr().println("list: " + e.getMessage());
-            spec.commandLine().getErr().flush();
+            err().println("list: " + e.getMessage());
+            err().flush();
             return 1;
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         if (studies.isEmpty()) {
             out.println("no studies in " + url);
         } else {

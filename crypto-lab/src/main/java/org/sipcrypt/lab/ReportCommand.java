@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.store.ResultStore;
 import picocli.CommandLine;
@@ -23,10 +22,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Report stored studies (IDs from list) as report.md, report.html, results.csv, peaks.csv"
                 + " and results.json.")
-final class ReportCommand implements Callable<Integer> {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class ReportCommand extends LabCommand {
 
     @CommandLine.Mixin
     DatabaseOptions db = new DatabaseOptions();
@@ -39,7 +35,7 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter err = err();
         List<Study> studies = new ArrayList<>();
         try (ResultStore store = db.open()) {
             for (long id : ids) {
@@ -53,7 +49,7 @@ final class ReportCommand implements Callable<Integer> {
             }
             Path dir = out != null ? out
                     : Path.of("lab-results", "report-" + String.join("+", ids.stream().map(String::valueOf).toList()));
-            LabReports.write(studies, dir, spec.commandLine().getOut());
+            LabReports.write(studies, dir, out());
             return 0;
         } catch (IOException e) {
             err.println("report: " + e.getMessage());

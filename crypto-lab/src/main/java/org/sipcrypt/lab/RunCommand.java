@@ -2,7 +2,6 @@ package org.sipcrypt.lab;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,10 +15,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Run a scenario file (or preset) as it says: its ciphers, load and repetitions.")
-final class RunCommand implements Callable<Integer> {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class RunCommand extends LabCommand {
 
     @Parameters(index = "0", paramLabel = "SCENARIO_FILE", description = "A scenario YAML file or a preset name.")
     String scenario;
@@ -33,12 +29,12 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try {
-            return run.execute(spec, List.of(run.apply(ScenarioFiles.load(scenario))), ciphers);
+            return run.execute(this, List.of(run.apply(ScenarioFiles.load(scenario))), ciphers);
         } catch (IllegalArgumentException | IOException e) {
             if (e instanceof IOException && !e.getMessage().startsWith("no scenario")) {
                 throw e;
             }
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            throw badArgument(e.getMessage(), e);
         }
     }
 }

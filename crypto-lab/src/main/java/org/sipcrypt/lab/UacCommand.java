@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.sipcrypt.lab.loadgen.Credential;
 import org.sipcrypt.lab.loadgen.CredentialFiles;
 import org.sipcrypt.lab.loadgen.TlsOptions;
@@ -24,7 +23,6 @@ import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -40,10 +38,7 @@ import picocli.CommandLine.Option;
 @Command(name = "uac", mixinStandardHelpOptions = true,
         description = "Run calls, registrations or refused INVITEs against a SIP target (a proxy, registrar, redirect"
                 + " server or UAS) at a set rate, open loop, and measure them.")
-final class UacCommand implements Callable<Integer> {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class UacCommand extends LabCommand {
 
     @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "Where every request goes.")
     String target;
@@ -144,9 +139,9 @@ final class UacCommand implements Callable<Integer> {
         try {
             options = options();
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            throw badArgument(e.getMessage(), e);
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         List<Interval> samples = new ArrayList<>();
         RunSummary summary;
         try {
@@ -156,9 +151,9 @@ final class UacCommand implements Callable<Integer> {
                 out.flush();
             });
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            throw badArgument(e.getMessage(), e);
         } catch (IOException e) {
-            spec.commandLine().getErr().println("uac: " + e.getMessage());
+            err().println("uac: " + e.getMessage());
             return 1;
         }
         out.println(summary.text());

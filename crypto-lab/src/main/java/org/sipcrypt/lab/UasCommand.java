@@ -5,14 +5,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uas;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.transport.Transport;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -24,10 +22,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "uas", mixinStandardHelpOptions = true,
         description = "Answer calls (INVITE 100/180/200, BYE 200, OPTIONS 200) on UDP, TCP or TLS listeners.")
-final class UasCommand implements Callable<Integer> {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class UasCommand extends LabCommand {
 
     @Option(names = "--listen", required = true, paramLabel = "udp|tcp|tls:HOST:PORT",
             description = "A listener, repeatable; port 0 picks a free one.")
@@ -93,9 +88,9 @@ final class UasCommand implements Callable<Integer> {
                 UacCommand.seconds("--duration", duration);
             }
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            throw badArgument(e.getMessage(), e);
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(1);
         try (Uas uas = new Uas()) {
@@ -107,10 +102,10 @@ final class UasCommand implements Callable<Integer> {
                     out.println("listening on " + t.configName() + ":" + bound.getAddress().getHostAddress() + ":"
                             + bound.getPort());
                 } catch (IllegalArgumentException e) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+                    throw badArgument(e.getMessage(), e);
                 } catch (java.io.IOException e) {
                     java.net.InetSocketAddress a = (java.net.InetSocketAddress) l[1];
-                    spec.commandLine().getErr().println("uas: cannot listen on " + t.configName() + ":"
+                    err().println("uas: cannot listen on " + t.configName() + ":"
                             + a.getHostString() + ":" + a.getPort() + ": " + e.getMessage());
                     return 1;
                 }

@@ -3,12 +3,14 @@ package org.sipcrypt.lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -63,14 +65,21 @@ class LabMainTest {
         assertTrue(out.toString().contains("line 2"), out.toString());
     }
 
+    /** Runs {@code uac} at a lab UAS listening on a free loopback port of {@code t}, then {@code args}. */
+    private static int uac(Uas uas, Transport t, StringWriter out, String... args) throws IOException {
+        InetSocketAddress at = uas.listen(t, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null);
+        List<String> all = new ArrayList<>(List.of("uac", "--target", "127.0.0.1:" + at.getPort(), "--transport",
+                t.configName()));
+        all.addAll(List.of(args));
+        return run(out, all.toArray(new String[0]));
+    }
+
     @Test
     void aRunPrintsItsIntervalsAndWritesJson() throws Exception {
         try (Uas uas = new Uas()) {
-            InetSocketAddress at = uas.listen(Transport.TCP, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null);
             StringWriter out = new StringWriter();
             Path json = dir.resolve("run.json");
-            int code = run(out, "uac", "--target", "127.0.0.1:" + at.getPort(), "--transport", "tcp", "--rate", "10",
-                    "--duration", "1", "--json", json.toString());
+            int code = uac(uas, Transport.TCP, out, "--rate", "10", "--duration", "1", "--json", json.toString());
             assertEquals(0, code, out.toString());
             assertTrue(out.toString().contains("result: ok"), out.toString());
             String text = Files.readString(json);
@@ -82,10 +91,9 @@ class LabMainTest {
     @Test
     void theSummaryOfTheJsonFileReadsBackAndMerges() throws Exception {
         try (Uas uas = new Uas()) {
-            InetSocketAddress at = uas.listen(Transport.UDP, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null);
             StringWriter out = new StringWriter();
             Path json = dir.resolve("run.json");
-            int code = run(out, "uac", "--target", "127.0.0.1:" + at.getPort(), "--rate", "10", "--duration", "1",
+            int code = uac(uas, Transport.UDP, out, "--rate", "10", "--duration", "1",
                     "--start-at", String.valueOf(System.currentTimeMillis() + 200), "--json", json.toString());
             assertEquals(0, code, out.toString());
             RunSummary s = RunSummary.parseSummaryJson(Files.readString(json));
@@ -101,10 +109,8 @@ class LabMainTest {
     @Test
     void anInviteNotFoundRunAnswered200FailsAsStatus200() throws Exception {
         try (Uas uas = new Uas()) {
-            InetSocketAddress at = uas.listen(Transport.TCP, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null);
             StringWriter out = new StringWriter();
-            int code = run(out, "uac", "--target", "127.0.0.1:" + at.getPort(), "--transport", "tcp",
-                    "--workload", "invite-not-found", "--rate", "10", "--duration", "1");
+            int code = uac(uas, Transport.TCP, out, "--workload", "invite-not-found", "--rate", "10", "--duration", "1");
             assertEquals(1, code, out.toString());
             assertTrue(out.toString().contains("failures: {status_200="), out.toString());
             assertTrue(uas.requests("ACK") > 0, "a 200 is ACKed all the same");

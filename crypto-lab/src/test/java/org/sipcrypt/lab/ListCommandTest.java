@@ -25,10 +25,6 @@ class ListCommandTest {
     @TempDir
     Path dir;
 
-    private String url() {
-        return "jdbc:h2:file:" + dir.resolve("lab").toAbsolutePath();
-    }
-
     private static int run(StringWriter out, StringWriter err, String... args) {
         CommandLine cl = new CommandLine(new ListCommand());
         cl.setOut(new PrintWriter(out));
@@ -40,7 +36,7 @@ class ListCommandTest {
     void savedStudiesAreListedNewestFirstInAlignedColumns() throws IOException {
         long chain;
         long inbound;
-        try (ResultStore store = ResultStore.open(url(), "sa", "")) {
+        try (ResultStore store = ResultStore.open(Studies.h2Url(dir), "sa", "")) {
             chain = store.save(Studies.study("chain", List.of("aes", "camellia"), 200, 500, 800));
             Study older = Studies.study("inbound", List.of("seed"), 50, 900);
             inbound = store.save(new Study(0, older.scenario(), older.scenarioText(),
@@ -49,7 +45,7 @@ class ListCommandTest {
         }
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        assertEquals(0, run(out, err, "--db", url(), "--db-user", "sa", "--db-password", ""), err.toString());
+        assertEquals(0, run(out, err, "--db", Studies.h2Url(dir), "--db-user", "sa", "--db-password", ""), err.toString());
         List<String> lines = out.toString().lines().toList();
         assertEquals(3, lines.size(), out.toString());
         String header = lines.get(0);
@@ -69,8 +65,8 @@ class ListCommandTest {
     @Test
     void anEmptyDatabaseSaysSo() {
         StringWriter out = new StringWriter();
-        assertEquals(0, run(out, new StringWriter(), "--db", url()));
-        assertEquals("no studies in " + url(), out.toString().strip());
+        assertEquals(0, run(out, new StringWriter(), "--db", Studies.h2Url(dir)));
+        assertEquals("no studies in " + Studies.h2Url(dir), out.toString().strip());
     }
 
     @Test

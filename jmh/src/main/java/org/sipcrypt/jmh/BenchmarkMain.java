@@ -174,7 +174,7 @@ public final class BenchmarkMain {
                 OutputFormatFactory.createFormatInstance(System.out, VerboseMode.SILENT), includes, options.getExcludes());
         Set<String> keys = new TreeSet<>();
         for (BenchmarkListEntry e : entries) {
-            String base = MarkdownSummary.simpleName(e.getUsername());
+            String base = JmhResults.simpleName(e.getUsername());
             Map<String, List<String>> params = new TreeMap<>();
             e.getParams().orElse(Map.of()).forEach((k, v) -> params.put(k,
                     options.getParameter(k).hasValue() ? List.copyOf(options.getParameter(k).get()) : List.of(v)));
@@ -196,7 +196,7 @@ public final class BenchmarkMain {
 
     private static List<String> missing(List<String> planned, Collection<RunResult> ran) {
         Set<String> got = new HashSet<>();
-        ran.forEach(r -> got.add(MarkdownSummary.key(r.getParams())));
+        ran.forEach(r -> got.add(JmhResults.key(r.getParams())));
         List<String> out = new ArrayList<>();
         for (String p : planned) {
             if (!got.contains(p)) {

@@ -3,19 +3,12 @@ package org.sipcrypt.jmh;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.auth.NonceService;
 
@@ -29,12 +22,7 @@ import org.sipcrypt.server.auth.NonceService;
  * Threading: one instance per benchmark thread (JMH thread scope).
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class DigestBenchmark {
+public class DigestBenchmark extends BenchmarkDefaults {
 
     @Param({"MD5", "SHA_256"})
     public DigestAlgorithm algorithm;

@@ -1,21 +1,9 @@
 package org.sipcrypt.jmh;
 
 import java.io.IOException;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherEngine;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -38,16 +26,7 @@ import org.sipcrypt.server.tls.spi.CipherSuiteId;
  * fails the run otherwise.
  * Threading: one instance per benchmark thread (JMH thread scope).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class HandshakeBenchmark extends LabFixture {
-
-    @Param({"full", "resumed", "mutual", "ecdhe"})
-    public String kind;
+public class HandshakeBenchmark extends HandshakeFixture {
 
     private BcTlsSetup clientSetup;
     private BcTlsSetup serverSetup;
@@ -58,19 +37,14 @@ public class HandshakeBenchmark extends LabFixture {
     public void configure() throws IOException {
         CipherSuiteId suite = suite(handshakeSuite(kind));
         expectedSuite = suite.code();
-        boolean reuse = kind.equals("resumed");
-        boolean mutual = kind.equals("mutual");
+        boolean reuse = resumes();
+        boolean mutual = mutual();
         BcTlsSetup.ClientCertificates asked = mutual ? BcTlsSetup.ClientCertificates.NEED : BcTlsSetup.ClientCertificates.NONE;
         Role clientRole = mutual ? Role.CLIENT_WITH_CERTIFICATE : Role.CLIENT;
         serverSetup = bcSetup(suite, CipherEngine.JCA, Role.SERVER, asked, reuse);
         clientSetup = bcSetup(suite, CipherEngine.JCA, clientRole, BcTlsSetup.ClientCertificates.NONE, reuse);
         BcHandshake first = BcHandshake.run(clientSetup, serverSetup, SERVER);
-        if (first.client.resumed() || first.server.resumed()) {
-            throw new IllegalStateException(kind + ": the first handshake resumed a session nobody had made");
-        }
-        if (mutual && first.server.peerCertificates() == null) {
-            throw new IllegalStateException("mutual: the server completed without the client's certificate");
-        }
+        checkFirst(first.client.resumed() || first.server.resumed(), first.server.peerCertificates() != null);
         expectResumed = reuse;
         check(BcHandshake.run(clientSetup, serverSetup, SERVER));
     }
@@ -80,18 +54,8 @@ public class HandshakeBenchmark extends LabFixture {
     public BcHandshake handshake(Sides sides) throws IOException {
         BcHandshake h = BcHandshake.run(clientSetup, serverSetup, SERVER);
         check(h);
-        sides.serverNanos += h.serverNanos;
-        sides.clientNanos += h.clientNanos;
-        sides.handshakes++;
+        sides.add(h.serverNanos, h.clientNanos);
         return h;
-    }
-
-    /** The suite of a handshake kind: ECDHE's own, else RFC 3261's RSA suite; refuses an unknown kind. */
-    static String handshakeSuite(String kind) {
-        if (!List.of("full", "resumed", "mutual", "ecdhe").contains(kind)) {
-            throw new IllegalArgumentException("handshake kind \"" + kind + "\" (expected full, resumed, mutual or ecdhe)");
-        }
-        return kind.equals("ecdhe") ? "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256" : "TLS_RSA_WITH_AES_128_CBC_SHA";
     }
 
     private void check(BcHandshake h) {
@@ -101,26 +65,6 @@ public class HandshakeBenchmark extends LabFixture {
         }
         if (h.server.cipherSuite() != expectedSuite || h.client.cipherSuite() != expectedSuite) {
             throw new IllegalStateException(kind + ": negotiated " + h.server.cipherSuite() + ", not " + expectedSuite);
-        }
-    }
-
-    /**
-     * Time spent in each side's calls, and handshakes made, in this iteration: JMH reports the
-     * public fields as secondary results ({@code AuxCounters} events).
-     * Threading: one instance per benchmark thread (JMH thread scope).
-     */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.EVENTS)
-    public static class Sides {
-        public long serverNanos;
-        public long clientNanos;
-        public long handshakes;
-
-        @Setup(Level.Iteration)
-        public void reset() {
-            serverNanos = 0;
-            clientNanos = 0;
-            handshakes = 0;
         }
     }
 }

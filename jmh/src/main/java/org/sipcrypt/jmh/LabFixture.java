@@ -45,7 +45,7 @@ import picocli.CommandLine;
  * at its first TLS use, so this happens in a static initialiser. Benchmark JVMs only.
  * Threading: static members thread-safe; instances are JMH thread-scoped states.
  */
-public abstract class LabFixture {
+public abstract class LabFixture extends BenchmarkDefaults {
 
     /** The system property naming a directory that already holds the lab certificates. */
     public static final String CERTS_PROPERTY = "sipcrypt.jmh.certs";

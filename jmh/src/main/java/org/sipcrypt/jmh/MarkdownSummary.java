@@ -1,19 +1,25 @@
 package org.sipcrypt.jmh;
 
+import static org.sipcrypt.jmh.ScoreCells.MB;
+import static org.sipcrypt.jmh.ScoreCells.err;
+import static org.sipcrypt.jmh.ScoreCells.mbCell;
+import static org.sipcrypt.jmh.ScoreCells.nanosPerOp;
+import static org.sipcrypt.jmh.ScoreCells.nsCell;
+import static org.sipcrypt.jmh.ScoreCells.num;
+import static org.sipcrypt.jmh.ScoreCells.opsCell;
+import static org.sipcrypt.jmh.ScoreCells.rate;
+import static org.sipcrypt.jmh.ScoreCells.ratio;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import org.openjdk.jmh.infra.BenchmarkParams;
-import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 
 /**
@@ -26,12 +32,7 @@ import org.openjdk.jmh.results.RunResult;
  */
 final class MarkdownSummary {
 
-    private static final double MB = 1e6;
-    private static final List<String> PROVIDER_ORDER = List.of("aes", "3des", "camellia", "seed", "rc4");
-    private static final List<String> ENGINE_ORDER = List.of("jsse", "bc/jca", "bc/bc");
-
-    private final Map<String, RunResult> byKey = new HashMap<>();
-    private final List<RunResult> results;
+    private final JmhResults runs;
     private final List<String> missing;
     private final OpensslSpeed.Figures openssl;
     private final String opensslAbsence;
@@ -44,13 +45,10 @@ final class MarkdownSummary {
      */
     MarkdownSummary(Collection<RunResult> results, List<String> missing, OpensslSpeed.Figures openssl,
                     String opensslAbsence) {
-        this.results = List.copyOf(results);
+        this.runs = new JmhResults(results);
         this.missing = List.copyOf(missing);
         this.openssl = openssl;
         this.opensslAbsence = opensslAbsence;
-        for (RunResult r : results) {
-            byKey.put(key(r.getParams()), r);
-        }
     }
 
     /** Writes the summary to {@code file} and returns it. */
@@ -82,11 +80,11 @@ final class MarkdownSummary {
     }
 
     private void header() {
-        if (results.isEmpty()) {
+        if (runs.all().isEmpty()) {
             out.append("No benchmark gave a result.\n\n");
             return;
         }
-        BenchmarkParams p = results.get(0).getParams();
+        BenchmarkParams p = runs.all().get(0).getParams();
         out.append(String.format(Locale.ROOT, "JMH %s on %s %s (%s), %d CPUs%s. Per benchmark: %d fork(s), warm-up %d × %s, "
                         + "measurement %d × %s. A score is the mean over the measurement iterations; ± is JMH's 99.9 %% "
                         + "confidence half-width as a share of the score (none with fewer than two iterations). "
@@ -97,8 +95,8 @@ final class MarkdownSummary {
     }
 
     private void recordLayer() {
-        List<RunResult> protects = of("RecordLayerBenchmark", "protect");
-        List<RunResult> unprotects = of("RecordLayerBenchmark", "unprotect");
+        List<RunResult> protects = runs.of("RecordLayerBenchmark", "protect");
+        List<RunResult> unprotects = runs.of("RecordLayerBenchmark", "unprotect");
         if (protects.isEmpty() && unprotects.isEmpty()) {
             return;
         }
@@ -110,11 +108,11 @@ final class MarkdownSummary {
                         + "and RC4-128-SHA. Two bc peers negotiate encrypt-then-MAC (RFC 7366; OpenSSL peers do too, "
                         + "SunJSSE has none), so a bc record is 4 bytes longer at 400 B (457 against 453). MB/s counts "
                         + "payload bytes only.\n\n");
-        Table t = new Table("row", "size (B)", "protect ns/op", "protect ops/s", "protect MB/s", "unprotect ns/op",
+        MarkdownTable t = new MarkdownTable("row", "size (B)", "protect ns/op", "protect ops/s", "protect MB/s", "unprotect ns/op",
                 "unprotect ops/s", "unprotect MB/s");
-        for (String[] rs : rowsAndSizes()) {
-            RunResult p = find("RecordLayerBenchmark", "protect", "row", rs[0], "size", rs[1]);
-            RunResult u = find("RecordLayerBenchmark", "unprotect", "row", rs[0], "size", rs[1]);
+        for (String[] rs : runs.rowsAndSizes()) {
+            RunResult p = runs.find("RecordLayerBenchmark", "protect", "row", rs[0], "size", rs[1]);
+            RunResult u = runs.find("RecordLayerBenchmark", "unprotect", "row", rs[0], "size", rs[1]);
             int size = Integer.parseInt(rs[1]);
             t.row("`" + rs[0] + "`", rs[1], nsCell(p), opsCell(p), mbCell(p, size), nsCell(u), opsCell(u), mbCell(u, size));
         }
@@ -127,7 +125,7 @@ final class MarkdownSummary {
     }
 
     private void handshakes(String benchmark, String engine) {
-        List<RunResult> hs = of(benchmark, "handshake");
+        List<RunResult> hs = runs.of(benchmark, "handshake");
         if (hs.isEmpty()) {
             return;
         }
@@ -136,16 +134,16 @@ final class MarkdownSummary {
                         + "handshake by session ID. `mutual`: full, plus a required client certificate. `ecdhe`: "
                         + "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256. Each side's share is the time inside its own calls; "
                         + "\"handshakes/s\" per side is what one core doing only that side would manage.\n\n");
-        Table t = new Table("kind", "µs/handshake (both)", "handshakes/s (both)", "server µs", "client µs",
+        MarkdownTable t = new MarkdownTable("kind", "µs/handshake (both)", "handshakes/s (both)", "server µs", "client µs",
                 "server handshakes/s", "client handshakes/s", "client/server");
         for (String kind : List.of("full", "resumed", "mutual", "ecdhe")) {
-            RunResult r = find(benchmark, "handshake", "kind", kind);
+            RunResult r = runs.find(benchmark, "handshake", "kind", kind);
             if (r == null) {
                 continue;
             }
             double both = nanosPerOp(r.getPrimaryResult());
-            double server = side(r, "serverNanos");
-            double client = side(r, "clientNanos");
+            double server = JmhResults.side(r, "serverNanos");
+            double client = JmhResults.side(r, "clientNanos");
             t.row("`" + kind + "`", num(both / 1e3) + err(r.getPrimaryResult()), rate(1e9 / both), num(server / 1e3),
                     num(client / 1e3), rate(1e9 / server), rate(1e9 / client),
                     ratio(client / server));
@@ -153,28 +151,18 @@ final class MarkdownSummary {
         t.appendTo(out);
     }
 
-    /** Nanoseconds per handshake spent on one side, from the auxiliary counters; NaN without them. */
-    static double side(RunResult r, String counter) {
-        Result<?> nanos = r.getSecondaryResults().get(counter);
-        Result<?> count = r.getSecondaryResults().get("handshakes");
-        if (nanos == null || count == null || count.getScore() <= 0) {
-            return Double.NaN;
-        }
-        return nanos.getScore() / count.getScore();
-    }
-
     private void digest() {
-        if (of("DigestBenchmark", null).isEmpty()) {
+        if (runs.of("DigestBenchmark", null).isEmpty()) {
             return;
         }
         out.append("## Digest authentication (DigestAlgorithm)\n\n")
                 .append("`ha1`: H(user:realm:password). `response`: the client's qop=auth response (HA2, then the "
                         + "response hash). `verify`: the server's check once HA1 is known (expected response and "
                         + "constant-time comparison).\n\n");
-        Table t = new Table("operation", "MD5 ns/op", "MD5 ops/s", "SHA-256 ns/op", "SHA-256 ops/s");
+        MarkdownTable t = new MarkdownTable("operation", "MD5 ns/op", "MD5 ops/s", "SHA-256 ns/op", "SHA-256 ops/s");
         for (String op : List.of("ha1", "response", "verify")) {
-            RunResult md5 = find("DigestBenchmark", op, "algorithm", "MD5");
-            RunResult sha = find("DigestBenchmark", op, "algorithm", "SHA_256");
+            RunResult md5 = runs.find("DigestBenchmark", op, "algorithm", "MD5");
+            RunResult sha = runs.find("DigestBenchmark", op, "algorithm", "SHA_256");
             if (md5 != null || sha != null) {
                 t.row("`" + op + "`", nsCell(md5), opsCell(md5), nsCell(sha), opsCell(sha));
             }
@@ -183,13 +171,13 @@ final class MarkdownSummary {
     }
 
     private void nonces() {
-        if (of("NonceBenchmark", null).isEmpty()) {
+        if (runs.of("NonceBenchmark", null).isEmpty()) {
             return;
         }
         out.append("## Digest nonces (NonceService: HMAC-SHA256, stateless)\n\n");
-        Table t = new Table("operation", "ns/op", "ops/s");
+        MarkdownTable t = new MarkdownTable("operation", "ns/op", "ops/s");
         for (String op : List.of("create", "check")) {
-            RunResult r = find("NonceBenchmark", op);
+            RunResult r = runs.find("NonceBenchmark", op);
             if (r != null) {
                 t.row("`" + op + "`", nsCell(r), opsCell(r));
             }
@@ -198,15 +186,15 @@ final class MarkdownSummary {
     }
 
     private void sip() {
-        if (of("SipParseBenchmark", null).isEmpty()) {
+        if (runs.of("SipParseBenchmark", null).isEmpty()) {
             return;
         }
         out.append("## SIP parsing and serialising (JAIN-SIP StringMsgParser, encodeAsBytes)\n\n");
-        Table t = new Table("message", "bytes", "parse ns/op", "parse ops/s", "parse MB/s", "serialize ns/op",
+        MarkdownTable t = new MarkdownTable("message", "bytes", "parse ns/op", "parse ops/s", "parse MB/s", "serialize ns/op",
                 "serialize ops/s");
         for (String m : SipMessages.NAMES) {
-            RunResult p = find("SipParseBenchmark", "parse", "message", m);
-            RunResult s = find("SipParseBenchmark", "serialize", "message", m);
+            RunResult p = runs.find("SipParseBenchmark", "parse", "message", m);
+            RunResult s = runs.find("SipParseBenchmark", "serialize", "message", m);
             if (p == null && s == null) {
                 continue;
             }
@@ -229,7 +217,7 @@ final class MarkdownSummary {
         openssl.bytesPerSecond().values().forEach(m -> sizes.addAll(m.keySet()));
         List<String> head = new ArrayList<>(List.of("primitive"));
         sizes.forEach(s -> head.add(s + " B MB/s"));
-        Table t = new Table(head.toArray(new String[0]));
+        MarkdownTable t = new MarkdownTable(head.toArray(new String[0]));
         for (Map.Entry<String, Map<Integer, Double>> e : openssl.bytesPerSecond().entrySet()) {
             List<String> cells = new ArrayList<>(List.of("`" + e.getKey() + "`"));
             sizes.forEach(s -> cells.add(e.getValue().containsKey(s) ? num(e.getValue().get(s) / MB) : "—"));
@@ -252,11 +240,11 @@ final class MarkdownSummary {
 
     private void javaVersusOpenssl() {
         Map<Integer, Double> hmac = openssl.bytesPerSecond().get(OpensslSpeed.HMAC);
-        Table t = new Table("Java row", "size (B)", "Java protect MB/s", "OpenSSL cipher", "OpenSSL MB/s", "Java/OpenSSL",
+        MarkdownTable t = new MarkdownTable("Java row", "size (B)", "Java protect MB/s", "OpenSSL cipher", "OpenSSL MB/s", "Java/OpenSSL",
                 "OpenSSL cipher+HMAC-SHA1 MB/s (est.)", "Java/(cipher+HMAC)");
         boolean any = false;
-        for (String[] rs : rowsAndSizes()) {
-            RunResult p = find("RecordLayerBenchmark", "protect", "row", rs[0], "size", rs[1]);
+        for (String[] rs : runs.rowsAndSizes()) {
+            RunResult p = runs.find("RecordLayerBenchmark", "protect", "row", rs[0], "size", rs[1]);
             String primitive = OpensslSpeed.BY_PROVIDER.get(CipherRow.parse(rs[0]).provider());
             int size = Integer.parseInt(rs[1]);
             Map<Integer, Double> nativeRates = primitive == null ? null : openssl.bytesPerSecond().get(primitive);
@@ -283,145 +271,22 @@ final class MarkdownSummary {
     }
 
     private void handshakesVersusRsa() {
-        RunResult full = find("HandshakeBenchmark", "handshake", "kind", "full");
+        RunResult full = runs.find("HandshakeBenchmark", "handshake", "kind", "full");
         if (full == null || Double.isNaN(openssl.rsaSignPerSecond())) {
             return;
         }
-        double server = 1e9 / side(full, "serverNanos");
-        double client = 1e9 / side(full, "clientNanos");
+        double server = 1e9 / JmhResults.side(full, "serverNanos");
+        double client = 1e9 / JmhResults.side(full, "clientNanos");
         out.append("### Full RSA handshakes against OpenSSL's RSA-2048\n\n")
                 .append("With RSA key exchange the server's big step is one RSA-2048 private-key decryption (the cost of "
                         + "a signature); the client's are a public-key encryption and the check of the server's chain "
                         + "(a verification, plus X.509 parsing and PKIX validation). The ratio sets a whole Java "
                         + "handshake side against OpenSSL doing only that one RSA step.\n\n");
-        Table t = new Table("side", "Java full handshakes/s", "OpenSSL RSA-2048 op", "OpenSSL ops/s", "Java/OpenSSL");
+        MarkdownTable t = new MarkdownTable("side", "Java full handshakes/s", "OpenSSL RSA-2048 op", "OpenSSL ops/s", "Java/OpenSSL");
         t.row("server", rate(server), "sign", rate(openssl.rsaSignPerSecond()), ratio(server / openssl.rsaSignPerSecond()));
         t.row("client", rate(client), "verify", rate(openssl.rsaVerifyPerSecond()),
                 ratio(client / openssl.rsaVerifyPerSecond()));
         t.appendTo(out);
-    }
-
-    /** The record-layer rows and sizes that have a result, providers and engines in a fixed order. */
-    private List<String[]> rowsAndSizes() {
-        TreeMap<String, TreeSet<Integer>> rows = new TreeMap<>(Comparator.comparingInt(MarkdownSummary::rowRank)
-                .thenComparing(Comparator.naturalOrder()));
-        for (RunResult r : of("RecordLayerBenchmark", null)) {
-            rows.computeIfAbsent(r.getParams().getParam("row"), k -> new TreeSet<>())
-                    .add(Integer.parseInt(r.getParams().getParam("size")));
-        }
-        List<String[]> out = new ArrayList<>();
-        rows.forEach((row, sizes) -> sizes.forEach(s -> out.add(new String[] {row, Integer.toString(s)})));
-        return out;
-    }
-
-    private static int rowRank(String row) {
-        CipherRow r = CipherRow.parse(row);
-        int p = PROVIDER_ORDER.indexOf(r.provider());
-        int e = ENGINE_ORDER.indexOf(row.substring(row.indexOf('/') + 1));
-        return (p < 0 ? PROVIDER_ORDER.size() : p) * 10 + (e < 0 ? ENGINE_ORDER.size() : e);
-    }
-
-    private List<RunResult> of(String benchmarkClass, String method) {
-        List<RunResult> found = new ArrayList<>();
-        for (RunResult r : results) {
-            String[] cm = classAndMethod(r.getParams().getBenchmark());
-            if (cm[0].equals(benchmarkClass) && (method == null || cm[1].equals(method))) {
-                found.add(r);
-            }
-        }
-        return found;
-    }
-
-    private RunResult find(String benchmarkClass, String method, String... params) {
-        StringBuilder k = new StringBuilder(benchmarkClass).append('.').append(method);
-        TreeMap<String, String> sorted = new TreeMap<>();
-        for (int i = 0; i < params.length; i += 2) {
-            sorted.put(params[i], params[i + 1]);
-        }
-        sorted.forEach((name, value) -> k.append(' ').append(name).append('=').append(value));
-        return byKey.get(k.toString());
-    }
-
-    /** {@code RecordLayerBenchmark.protect row=aes/jsse size=400}: simple class, method, parameters by name. */
-    static String key(BenchmarkParams p) {
-        StringBuilder k = new StringBuilder(simpleName(p.getBenchmark()));
-        new TreeSet<String>(p.getParamsKeys()).forEach(name -> k.append(' ').append(name).append('=').append(p.getParam(name)));
-        return k.toString();
-    }
-
-    /** {@code RecordLayerBenchmark.protect} for {@code org.sipcrypt.jmh.RecordLayerBenchmark.protect}. */
-    static String simpleName(String benchmark) {
-        String[] cm = classAndMethod(benchmark);
-        return cm[0] + "." + cm[1];
-    }
-
-    private static String[] classAndMethod(String benchmark) {
-        int dot = benchmark.lastIndexOf('.');
-        String cls = benchmark.substring(0, dot);
-        return new String[] {cls.substring(cls.lastIndexOf('.') + 1), benchmark.substring(dot + 1)};
-    }
-
-    /** A score as nanoseconds per operation, whatever mode and unit it was measured in. */
-    static double nanosPerOp(Result<?> r) {
-        String unit = r.getScoreUnit();
-        if (unit.endsWith("/op")) {
-            return r.getScore() * nanos(unit.substring(0, unit.length() - 3));
-        }
-        if (unit.startsWith("ops/")) {
-            return nanos(unit.substring(4)) / r.getScore();
-        }
-        throw new IllegalArgumentException("cannot read a time per operation from the unit \"" + unit + "\"");
-    }
-
-    private static double nanos(String timeUnit) {
-        return switch (timeUnit) {
-            case "ns" -> 1;
-            case "us" -> 1e3;
-            case "ms" -> 1e6;
-            case "s" -> 1e9;
-            case "min" -> 60e9;
-            case "hr" -> 3600e9;
-            default -> throw new IllegalArgumentException("unknown JMH time unit \"" + timeUnit + "\"");
-        };
-    }
-
-    private static String nsCell(RunResult r) {
-        return r == null ? "—" : num(nanosPerOp(r.getPrimaryResult())) + err(r.getPrimaryResult());
-    }
-
-    private static String opsCell(RunResult r) {
-        return r == null ? "—" : rate(1e9 / nanosPerOp(r.getPrimaryResult()));
-    }
-
-    private static String mbCell(RunResult r, int bytes) {
-        return r == null ? "—" : num(bytes / nanosPerOp(r.getPrimaryResult()) * 1e9 / MB);
-    }
-
-    private static String err(Result<?> r) {
-        double rel = r.getScoreError() / r.getScore();
-        return Double.isNaN(rel) || Double.isInfinite(rel) ? "" : String.format(Locale.ROOT, " ±%.0f%%", rel * 100);
-    }
-
-    /** Three significant figures or so, thousands separated. */
-    static String num(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            return "n/a";
-        }
-        double a = Math.abs(v);
-        String f = a >= 100 ? "%,.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f";
-        return String.format(Locale.ROOT, f, v);
-    }
-
-    private static String rate(double perSecond) {
-        return num(perSecond);
-    }
-
-    /** Two decimals, three below 0.1, so that small ratios do not show as zero. */
-    private static String ratio(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            return "n/a";
-        }
-        return String.format(Locale.ROOT, Math.abs(v) >= 0.1 ? "%.2f" : "%.3f", v);
     }
 
     private static String cpuModel() {
@@ -435,34 +300,5 @@ final class MarkdownSummary {
             return "";
         }
         return "";
-    }
-
-    /**
-     * A Markdown table.
-     * Threading: confined to the calling thread.
-     */
-    private static final class Table {
-        private final String[] head;
-        private final List<String[]> rows = new ArrayList<>();
-
-        Table(String... head) {
-            this.head = head;
-        }
-
-        void row(String... cells) {
-            rows.add(cells);
-        }
-
-        void appendTo(StringBuilder out) {
-            out.append("| ").append(String.join(" | ", head)).append(" |\n|");
-            for (int i = 0; i < head.length; i++) {
-                out.append(i == 0 ? " --- |" : " ---: |");
-            }
-            out.append('\n');
-            for (String[] r : rows) {
-                out.append("| ").append(String.join(" | ", r)).append(" |\n");
-            }
-            out.append('\n');
-        }
     }
 }

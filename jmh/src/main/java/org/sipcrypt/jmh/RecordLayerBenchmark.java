@@ -2,20 +2,13 @@ package org.sipcrypt.jmh;
 
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -43,12 +36,7 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * server's bc engine does with OpenSSL clients; SunJSSE has no encrypt-then-MAC.
  * Threading: stateless; its states are one per benchmark thread (JMH thread scope).
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class RecordLayerBenchmark {
+public class RecordLayerBenchmark extends BenchmarkDefaults {
 
     /** Records unprotected per invocation of {@link #unprotect}. */
     public static final int BATCH = 64;

@@ -4,19 +4,12 @@ import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.parser.MessageParserFactory;
 import gov.nist.javax.sip.parser.StringMsgParserFactory;
 import java.text.ParseException;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * JAIN-SIP's message parser and encoder on typical messages ({@link SipMessages}: REGISTER,
@@ -28,12 +21,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Threading: one instance per benchmark thread (JMH thread scope).
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class SipParseBenchmark {
+public class SipParseBenchmark extends BenchmarkDefaults {
 
     @Param({"register", "invite", "ok200"})
     public String message;

@@ -1,8 +1,5 @@
 package org.sipcrypt.lab.loadgen;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -10,14 +7,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.sipcrypt.server.config.DigestAlgorithm;
 
 /**
  * The UAC's side of digest authentication (RFC 3261 §22.2 and §22.3, RFC 7616 §3.4, RFC 8760 for
  * SHA-256 in SIP): parses the challenges of a 401 (WWW-Authenticate) or 407 (Proxy-Authenticate),
- * picks one, and computes the credentials that answer it. Written on the JDK's
- * {@link MessageDigest} alone, so the generator checks the server's digest code instead of sharing it.
- * Only {@code qop=auth} and the RFC 2069 form without qop are answered, and only MD5 and SHA-256
- * (no {@code -sess} variants, which SIP user agents do not use).
+ * picks one, and computes the credentials that answer it with the server's {@link DigestAlgorithm}
+ * (its unit test holds it to RFC 7616 §3.9.1's worked example, so sharing the hashing does not let a
+ * mistake in it pass unseen). Only {@code qop=auth} and the RFC 2069 form without qop are answered,
+ * and only MD5 and SHA-256 (no {@code -sess} variants, which SIP user agents do not use).
  * Threading: immutable (static methods and records only).
  */
 public final class DigestCredentials {
@@ -27,39 +25,6 @@ public final class DigestCredentials {
     public static final String FIRST_NONCE_COUNT = "00000001";
 
     private DigestCredentials() {
-    }
-
-    /**
-     * The digest algorithms answered, in order of preference (RFC 8760 §2.4: SHA-256 before MD5).
-     * Threading: immutable.
-     */
-    public enum Algorithm {
-        SHA_256("SHA-256"),
-        MD5("MD5");
-
-        private final String token;
-
-        Algorithm(String token) {
-            this.token = token;
-        }
-
-        /** The value of the {@code algorithm} parameter, also the JDK's name for the hash. */
-        public String token() {
-            return token;
-        }
-
-        /** The algorithm a parameter names; a missing one means MD5 (RFC 7616 §3.3); null if unsupported. */
-        public static Algorithm fromToken(String tokenOrNull) {
-            if (tokenOrNull == null) {
-                return MD5;
-            }
-            for (Algorithm a : values()) {
-                if (a.token.equalsIgnoreCase(tokenOrNull.trim())) {
-                    return a;
-                }
-            }
-            return null;
-        }
     }
 
     /**
@@ -91,8 +56,8 @@ public final class DigestCredentials {
         }
 
         /** The algorithm, or null when it is one the UAC does not answer. */
-        public Algorithm algorithm() {
-            return Algorithm.fromToken(params.get("algorithm"));
+        public DigestAlgorithm algorithm() {
+            return DigestAlgorithm.fromToken(params.get("algorithm"));
         }
 
         /** Whether a {@code qop} list was offered; the answer then uses {@code qop=auth}. */
@@ -130,7 +95,7 @@ public final class DigestCredentials {
                 if (!c.answerable()) {
                     continue;
                 }
-                if (c.algorithm() == Algorithm.SHA_256) {
+                if (c.algorithm() == DigestAlgorithm.SHA_256) {
                     return c;
                 }
                 if (md5 == null) {
@@ -150,10 +115,10 @@ public final class DigestCredentials {
      * @param cnonce the client nonce, e.g. from {@link #newCnonce}
      */
     public static String authorization(Challenge c, Credential who, String method, String uri, String cnonce) {
-        Algorithm a = c.algorithm();
+        DigestAlgorithm a = c.algorithm();
         String qop = c.offersQop() ? "auth" : null;
-        String ha1 = hash(a, who.user(), c.realm(), who.password());
-        String response = response(a, ha1, c.nonce(), FIRST_NONCE_COUNT, cnonce, qop, method, uri);
+        String ha1 = a.ha1(who.user(), c.realm(), who.password());
+        String response = a.response(ha1, c.nonce(), FIRST_NONCE_COUNT, cnonce, qop, method, uri);
         StringBuilder b = new StringBuilder("Digest username=").append(quote(who.user()))
                 .append(",realm=").append(quote(c.realm()))
                 .append(",nonce=").append(quote(c.nonce()))
@@ -167,38 +132,6 @@ public final class DigestCredentials {
             b.append(",opaque=").append(quote(c.opaque()));
         }
         return b.toString();
-    }
-
-    /**
-     * The request-digest (RFC 7616 §3.4.1, HA2 = H(method:uri) of §3.4.3): with {@code qop=auth}
-     * H(HA1:nonce:nc:cnonce:qop:HA2), without qop (RFC 2069) H(HA1:nonce:HA2).
-     *
-     * @param qop {@code auth}, or null for the RFC 2069 form ({@code nc} and {@code cnonce} unused then)
-     */
-    public static String response(Algorithm a, String ha1, String nonce, String nc, String cnonce, String qop,
-                                  String method, String uri) {
-        String ha2 = hash(a, method, uri);
-        return qop == null ? hash(a, ha1, nonce, ha2) : hash(a, ha1, nonce, nc, cnonce, qop, ha2);
-    }
-
-    /**
-     * The lower-case hex hash of the parts joined by colons, UTF-8 encoded; HA1 is
-     * {@code hash(a, user, realm, password)} (RFC 7616 §3.4.2).
-     */
-    public static String hash(Algorithm a, String... parts) {
-        MessageDigest md;
-        try {
-            md = MessageDigest.getInstance(a.token());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK lacks " + a.token() + ", which every Java platform must have", e);
-        }
-        for (int i = 0; i < parts.length; i++) {
-            if (i > 0) {
-                md.update((byte) ':');
-            }
-            md.update(parts[i].getBytes(StandardCharsets.UTF_8));
-        }
-        return HEX.formatHex(md.digest());
     }
 
     /** A random client nonce of 64 bits in hex. */

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,15 +12,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
-import org.HdrHistogram.Histogram;
-import org.sipcrypt.lab.metrics.CallTimer;
-import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.Interval;
-import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.transport.ConnectionPattern;
@@ -54,24 +47,12 @@ public final class Uac {
     private static final Logger log = LoggerFactory.getLogger(Uac.class);
     private static final int WORKERS = 16;
     private static final int WORK_QUEUE = 10_000;
-    private static final double SATURATED_LAG_MS = 100;
 
     private final UacOptions o;
     private final LegCounters counters = new LegCounters();
-    private final CallTimer crt = new CallTimer();
+    private final UacTally tally = new UacTally(counters);
     private final Map<String, UacCall> calls = new ConcurrentHashMap<>();
-    private final Map<String, LongAdder> causes = new ConcurrentHashMap<>();
     private final String runTag = Long.toString(System.nanoTime() & 0xFFFFFFFFFFL, 36);
-    private final LongAdder offered = new LongAdder();
-    private final LongAdder started = new LongAdder();
-    private final LongAdder completed = new LongAdder();
-    private final LongAdder failed = new LongAdder();
-    private final LongAdder mOffered = new LongAdder();
-    private final LongAdder mStarted = new LongAdder();
-    private final LongAdder mCompleted = new LongAdder();
-    private final LongAdder mFailed = new LongAdder();
-    private final LongAdder mChallenges = new LongAdder();
-    private final AtomicLong maxLagNanos = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
     private LegConnector connector;
     private UdpEndpoint udp;
@@ -108,13 +89,6 @@ public final class Uac {
         workers = NamedThreads.numbered("lab-uac").boundedPool(WORKERS, WORK_QUEUE);
         Thread arrivals = null;
         String stoppedEarly = null;
-        long cpuStart = -1;
-        long cpuMeasuredStart = -1;
-        long measuredBytesSent = 0;
-        long measuredBytesReceived = 0;
-        long measuredHandshakes = 0;
-        long measuredResumed = 0;
-        long measuredRetransmissions = 0;
         try {
             if (o.transport() == Transport.UDP) {
                 udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, "lab-uac-udp");
@@ -129,14 +103,7 @@ public final class Uac {
             arrivals = NamedThreads.named("lab-uac-arrivals").start(() -> arrive(arrivalsEnd));
             long intervalNanos = o.interval().toNanos();
             long next = startNanos + intervalNanos;
-            cpuStart = ProcessCpu.micros();
-            long cpuLast = cpuStart;
-            long lastNanos = startNanos;
-            long[] last = new long[9];
-            boolean measuring = o.warmup().isZero();
-            if (measuring) {
-                cpuMeasuredStart = cpuStart;
-            }
+            tally.begin(startNanos, warmupEndNanos);
             while (true) {
                 long now = System.nanoTime();
                 if (next > now) {
@@ -144,34 +111,9 @@ public final class Uac {
                 }
                 now = System.nanoTime();
                 next += intervalNanos;
-                if (!measuring && now >= warmupEndNanos) {
-                    measuring = true;
-                    cpuMeasuredStart = ProcessCpu.micros();
-                    measuredBytesSent = counters.bytesSent();
-                    measuredBytesReceived = counters.bytesReceived();
-                    measuredHandshakes = counters.handshakes();
-                    measuredResumed = counters.resumed();
-                    measuredRetransmissions = counters.retransmissions();
-                }
-                long cpu = ProcessCpu.micros();
-                double cpuPct = cpu < 0 || cpuLast < 0 ? -1 : (cpu - cpuLast) / 10.0 / ((now - lastNanos) / 1e6);
-                // an interval that began within the warm-up is a warm-up sample
-                boolean warmupSample = lastNanos < warmupEndNanos;
-                cpuLast = cpu;
-                lastNanos = now;
-                long[] cur = {offered.sum(), started.sum(), completed.sum(), failed.sum(), counters.bytesSent(),
-                    counters.bytesReceived(), counters.handshakes(), counters.resumed(), counters.retransmissions()};
-                Histogram h = crt.takeInterval();
-                double[] pct = RunSummary.percentilesMs(h);
-                onInterval.accept(new Interval((now - startNanos) / 1e9, warmupSample, cur[0] - last[0],
-                        cur[1] - last[1], cur[2] - last[2], cur[3] - last[3], cur[4] - last[4], cur[5] - last[5],
-                        h.getTotalCount(), pct[0], pct[1], pct[2], pct[3], CrtBuckets.of(h), cur[6] - last[6],
-                        cur[7] - last[7], cur[8] - last[8], cpuPct));
-                last = cur;
-                long mf = mFailed.sum();
-                if (mf >= UacOptions.MIN_FAILED_TO_STOP && mf * 100.0 > o.maxFailedPct() * Math.max(1, mStarted.sum())) {
-                    stoppedEarly = String.format(Locale.ROOT, "%d of %d measured calls failed (above %.2f %%)", mf,
-                            mStarted.sum(), o.maxFailedPct());
+                onInterval.accept(tally.sample(now));
+                stoppedEarly = tally.failuresAbove(o.maxFailedPct());
+                if (stoppedEarly != null) {
                     break;
                 }
                 if (now >= arrivalsEnd && (inFlight.get() == 0 || now >= hardEnd)) {
@@ -199,24 +141,7 @@ public final class Uac {
                 udp.close();
             }
         }
-        double seconds = Math.max(0, (System.nanoTime() - Math.max(warmupEndNanos, startNanos)) / 1e9);
-        seconds = Math.min(seconds, o.duration().toNanos() / 1e9);
-        long cpuEnd = ProcessCpu.micros();
-        double wall = (System.nanoTime() - warmupEndNanos) / 1e9;
-        double cpuPct = cpuMeasuredStart < 0 || cpuEnd < 0 || wall <= 0 ? -1 : (cpuEnd - cpuMeasuredStart) / 1e4 / wall;
-        int cores = Runtime.getRuntime().availableProcessors();
-        double lagMs = maxLagNanos.get() / 1e6;
-        Histogram total = crt.total();
-        double[] pct = RunSummary.percentilesMs(total);
-        Map<String, Long> why = new HashMap<>();
-        causes.forEach((k, v) -> why.put(k, v.sum()));
-        return new RunSummary(description(), o.rate(), seconds, mOffered.sum(), mStarted.sum(), mCompleted.sum(),
-                mFailed.sum(), why, total.getTotalCount(), pct[0], pct[1], pct[2], pct[3], CrtBuckets.of(total),
-                counters.bytesSent() - measuredBytesSent, counters.bytesReceived() - measuredBytesReceived,
-                counters.handshakes() - measuredHandshakes, counters.resumed() - measuredResumed,
-                counters.retransmissions() - measuredRetransmissions, cpuPct, cores,
-                cpuPct > 90.0 * cores || lagMs > SATURATED_LAG_MS, lagMs, stoppedEarly, o.maxFailedPct(),
-                mChallenges.sum(), CallTimer.encode(total));
+        return tally.summary(description(), o, stoppedEarly);
     }
 
     /** Sleeps until the start time, when there is one and it has not passed. */
@@ -260,14 +185,9 @@ public final class Uac {
                 LockSupport.parkNanos(wait);
                 wait = due - System.nanoTime();
             }
-            long lag = -wait;
-            maxLagNanos.accumulateAndGet(lag, Math::max);
             boolean measured = due >= warmupEndNanos;
             UacCall call = flow.newCall(i, due, measured, runTag);
-            offered.increment();
-            if (measured) {
-                mOffered.increment();
-            }
+            tally.offered(measured, -wait);
             inFlight.incrementAndGet();
             try {
                 workers.execute(new CallStart(call));
@@ -370,10 +290,7 @@ public final class Uac {
             }
             call.channel = channel;
             calls.put(call.callId, call);
-            started.increment();
-            if (call.measured) {
-                mStarted.increment();
-            }
+            tally.started(call.measured);
             flow.begin(call);
         }
     }
@@ -408,16 +325,14 @@ public final class Uac {
 
     /** Counts a digest challenge answered. */
     void challengeAnswered(UacCall call) {
-        if (call.measured) {
-            mChallenges.increment();
-        }
+        tally.challengeAnswered(call.measured);
     }
 
     /** Records the operation's response time, from when it was due to now, once. */
     void responseTime(UacCall call) {
         if (!call.timed) {
             call.timed = true;
-            crt.record((System.nanoTime() - call.dueNanos) / 1000, call.measured);
+            tally.responseTime((System.nanoTime() - call.dueNanos) / 1000, call.measured);
         }
     }
 
@@ -445,10 +360,7 @@ public final class Uac {
     /** Ends the operation as completed. */
     void complete(UacCall call) {
         if (end(call)) {
-            completed.increment();
-            if (call.measured) {
-                mCompleted.increment();
-            }
+            tally.completed(call.measured);
         }
     }
 
@@ -456,11 +368,7 @@ public final class Uac {
     void fail(UacCall call, String cause) {
         synchronized (call) {
             if (end(call)) {
-                failed.increment();
-                if (call.measured) {
-                    mFailed.increment();
-                    causes.computeIfAbsent(cause, k -> new LongAdder()).increment();
-                }
+                tally.failed(call.measured, cause);
                 log.debug("call {} failed: {}", call.callId, cause);
             }
         }

@@ -99,32 +99,22 @@ public record UacOptions(InetSocketAddress target, Transport transport, Connecti
 
     /** A copy running another workload. */
     public UacOptions withWorkload(Workload w) {
-        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
-                maxFailedPct, requestUri, local, interval, w, domain, users, registerContact, startAt);
+        return with(w, domain, users);
     }
 
     /** A copy acting as these users (empty: no authentication). */
     public UacOptions withUsers(List<Credential> u) {
-        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
-                maxFailedPct, requestUri, local, interval, workload, domain, u, registerContact, startAt);
+        return with(workload, domain, u);
     }
 
     /** A copy with another users' domain. */
     public UacOptions withDomain(String d) {
-        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
-                maxFailedPct, requestUri, local, interval, workload, d, users, registerContact, startAt);
+        return with(workload, d, users);
     }
 
-    /** A copy whose REGISTER Contacts point at {@code contact}. */
-    public UacOptions withRegisterContact(InetSocketAddress contact) {
+    private UacOptions with(Workload w, String d, List<Credential> u) {
         return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
-                maxFailedPct, requestUri, local, interval, workload, domain, users, contact, startAt);
-    }
-
-    /** A copy whose schedule begins at {@code at}. */
-    public UacOptions withStartAt(Instant at) {
-        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
-                maxFailedPct, requestUri, local, interval, workload, domain, users, registerContact, at);
+                maxFailedPct, requestUri, local, interval, w, d, u, registerContact, startAt);
     }
 
     /** The host of an address as it stands in a SIP URI (IPv6 in brackets, RFC 3261 §25.1). */

@@ -37,9 +37,7 @@ class ChainComposeIT {
             compose.env("CIPHERS", "udp,aes").env("RATE", "10").env("DURATION", "4").env("WARMUP", "2")
                     .env("PROXY_PORT", Integer.toString(proxy)).env("UAS_PORT", Integer.toString(uas))
                     .env("HTTP_PORT", Integer.toString(http)).env("LAB_RESULTS", results.toString());
-            Path log = work.resolve("up.log");
-            int rc = compose.up(log);
-            assertEquals(0, rc, "compose up:\n" + DockerCompose.tail(DockerCompose.read(log)));
+            compose.upOrFail();
 
             Map<String, Map<String, String>> rows = Reports.csvRows(results, "chain");
             assertEquals(List.of("aes", "udp"), List.copyOf(new TreeMap<>(rows).keySet()), "rows of results.csv");
@@ -51,9 +49,7 @@ class ChainComposeIT {
             String md = Reports.reportMd(results, "chain");
             assertTrue(md.contains("| udp |") && md.contains("| aes |"), md);
 
-            String health = compose.docker("inspect", "--format", "{{json .State.Health.Log}}", compose.container("proxy"));
-            assertTrue(health.contains("\"ExitCode\":0") && health.contains("healthy: 2 server(s)"),
-                    "a passed health check of the proxy container: " + health);
+            compose.assertHealthy("proxy", 2);
 
             compose.downAndCheckNothingLeft();
         }

@@ -81,6 +81,25 @@ final class DockerCompose implements AutoCloseable {
         return compose(log, UP_TIMEOUT, "up", "--build", "--abort-on-container-exit", "--exit-code-from", "lab");
     }
 
+    /**
+     * Runs {@link #up} with its output in WORK/up.log and fails with the log's tail unless it exits 0;
+     * returns the log.
+     */
+    String upOrFail() throws Exception {
+        Path log = work.resolve("up.log");
+        int rc = up(log);
+        String out = read(log);
+        assertEquals(0, rc, "compose up:\n" + tail(out));
+        return out;
+    }
+
+    /** Checks that a service's container passed its health check, which saw {@code servers} server(s). */
+    void assertHealthy(String service, int servers) throws Exception {
+        String health = docker("inspect", "--format", "{{json .State.Health.Log}}", container(service));
+        assertTrue(health.contains("\"ExitCode\":0") && health.contains("healthy: " + servers + " server(s)"),
+                "a passed health check of the " + service + " container: " + health);
+    }
+
     /** The ID of a service's (first) container. */
     String container(String service) throws Exception {
         Path log = work.resolve("ps-" + service + ".log");

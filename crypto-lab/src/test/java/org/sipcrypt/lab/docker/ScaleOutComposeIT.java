@@ -38,10 +38,7 @@ class ScaleOutComposeIT {
                     .env("HTTP_PORT", Integer.toString(base + 2)).env("HTTP2_PORT", Integer.toString(base + 3))
                     .env("UAS_PORT", Integer.toString(base + 4)).env("PG_PORT", Integer.toString(base + 5))
                     .env("LAB_RESULTS", results.toString());
-            Path log = work.resolve("up.log");
-            int rc = compose.up(log);
-            String out = DockerCompose.read(log);
-            assertEquals(0, rc, "compose up:\n" + DockerCompose.tail(out));
+            String out = compose.upOrFail();
             assertTrue(out.contains("udp: registering through 127.0.0.1:"), "the generator registered first:\n"
                     + DockerCompose.tail(out));
 
@@ -52,10 +49,7 @@ class ScaleOutComposeIT {
             assertTrue(Double.parseDouble(udp.get("completed_cps")) > 0, "completed calls of " + udp);
 
             for (String proxy : List.of("proxy1", "proxy2")) {
-                String health = compose.docker("inspect", "--format", "{{json .State.Health.Log}}",
-                        compose.container(proxy));
-                assertTrue(health.contains("\"ExitCode\":0") && health.contains("healthy: 1 server(s)"),
-                        "a passed health check of " + proxy + ": " + health);
+                compose.assertHealthy(proxy, 1);
             }
             compose.downAndCheckNothingLeft();
         }

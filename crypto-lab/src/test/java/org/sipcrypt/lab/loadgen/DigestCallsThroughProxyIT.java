@@ -45,14 +45,9 @@ class DigestCallsThroughProxyIT {
                         .withUsers(users);
                 List<Interval> samples = new ArrayList<>();
                 RunSummary r = new Uac(o).run(samples::add);
-                assertEquals(20, r.offered(), r.text());
-                assertEquals(0, r.failed(), r.text());
-                assertEquals(20, r.completed(), r.text());
-                assertEquals(20, r.crtCount(), r.text());
+                UacThroughProxyOverTlsIT.assertEveryCallCompleted(r, 20, uas);
                 assertEquals(20, r.challenges(), "one 407 per call: " + r.text());
                 assertEquals(20, uas.requests("INVITE"), "only the authenticated INVITEs reached the UAS");
-                assertEquals(20, uas.requests("ACK"), "every ACK reached the UAS through the proxy");
-                assertEquals(20, uas.requests("BYE"), "every BYE reached the UAS through the proxy");
                 assertTrue(r.description().contains("digest auth as 5 users"), r.description());
             }
         }

@@ -8,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,14 +47,7 @@ class TlsConnectionPerCallThroughProxyIT {
         try (Uas uas = UacThroughProxyOverTlsIT.uas(dir)) {
             InetSocketAddress uasAt = UacThroughProxyOverTlsIT.listenUdp(uas);
             Path certs = dir.resolve("certs");
-            Map<String, List<String>> s = new LinkedHashMap<>();
-            s.put("dataDir", List.of(dir.resolve("data").toString()));
-            s.put("stats.interval", List.of("0"));
-            s.put("shutdown.grace", List.of("2s"));
-            s.put("listen", List.of("udp:127.0.0.1:0", "tls:127.0.0.1:0"));
-            s.put("tls.cert", List.of(certs.resolve("server.pem").toString()));
-            s.put("tls.key", List.of(certs.resolve("server-key.pem").toString()));
-            s.put("tls.trust", List.of(certs.resolve("ca.pem").toString()));
+            Map<String, List<String>> s = UacThroughProxyOverTlsIT.tlsProxySettings(dir, uasAt);
             // a busy machine may make the server slow; it must not make it refuse what this test offers
             s.put("tls.handshakeTimeout", List.of("60s"));
             s.put("overload.maxQueueDelay", List.of("0"));
@@ -64,7 +56,6 @@ class TlsConnectionPerCallThroughProxyIT {
             s.put("sip.queueCapacity", List.of("200000"));
             s.put("tcp.maxConnections", List.of("20000"));
             s.put("tcp.maxConnectionsPerSource", List.of("10000"));
-            s.put("route", List.of("lab.test=127.0.0.1:" + uasAt.getPort() + ";transport=udp"));
             try (SipcryptServer server = SipcryptServer.start(ConfigLoader.load(null, s))) {
                 TlsOptions tls = TlsOptions.of(List.of(SUITE), certs.resolve("ca.pem")).withEngine(engine)
                         .withSessionReuse(false);

@@ -41,6 +41,26 @@ class UacThroughProxyOverTlsIT {
      */
     static RunSummary callThroughServer(Path dir, Uas uas, InetSocketAddress uasAt, TlsOptions uacTls,
                                         ConnectionPattern pattern, String... serverSettings) throws Exception {
+        Map<String, List<String>> s = tlsProxySettings(dir, uasAt);
+        for (int i = 0; i + 1 < serverSettings.length; i += 2) {
+            s.put(serverSettings[i], List.of(serverSettings[i + 1]));
+        }
+        try (SipcryptServer server = SipcryptServer.start(ConfigLoader.load(null, s))) {
+            UacOptions o = new UacOptions(server.address(Transport.TLS), Transport.TLS, pattern, uacTls, 10,
+                    Duration.ofSeconds(3), Duration.ZERO, Duration.ofSeconds(5), Duration.ZERO, 1.0,
+                    "sip:lab-uas@lab.test", InetAddress.getLoopbackAddress(), Duration.ofSeconds(1));
+            List<Interval> samples = new ArrayList<>();
+            RunSummary r = new Uac(o).run(samples::add);
+            assertEveryCallCompleted(r, 30, uas);
+            return r;
+        }
+    }
+
+    /**
+     * The settings of a server with a UDP and a TLS listener on loopback (certificates of {@link #uas}
+     * in DIR/certs) whose static route sends {@code lab.test} to the UAS at {@code uasAt} over UDP.
+     */
+    static Map<String, List<String>> tlsProxySettings(Path dir, InetSocketAddress uasAt) {
         Path certs = dir.resolve("certs");
         Map<String, List<String>> s = new LinkedHashMap<>();
         s.put("dataDir", List.of(dir.resolve("data").toString()));
@@ -51,23 +71,20 @@ class UacThroughProxyOverTlsIT {
         s.put("tls.key", List.of(certs.resolve("server-key.pem").toString()));
         s.put("tls.trust", List.of(certs.resolve("ca.pem").toString()));
         s.put("route", List.of("lab.test=127.0.0.1:" + uasAt.getPort() + ";transport=udp"));
-        for (int i = 0; i + 1 < serverSettings.length; i += 2) {
-            s.put(serverSettings[i], List.of(serverSettings[i + 1]));
-        }
-        try (SipcryptServer server = SipcryptServer.start(ConfigLoader.load(null, s))) {
-            UacOptions o = new UacOptions(server.address(Transport.TLS), Transport.TLS, pattern, uacTls, 10,
-                    Duration.ofSeconds(3), Duration.ZERO, Duration.ofSeconds(5), Duration.ZERO, 1.0,
-                    "sip:lab-uas@lab.test", InetAddress.getLoopbackAddress(), Duration.ofSeconds(1));
-            List<Interval> samples = new ArrayList<>();
-            RunSummary r = new Uac(o).run(samples::add);
-            assertEquals(30, r.offered(), r.text());
-            assertEquals(30, r.completed(), r.text());
-            assertEquals(0, r.failed(), r.text());
-            assertEquals(30, r.crtCount(), r.text());
-            assertEquals(30, uas.requests("ACK"), "every ACK reached the UAS through the proxy");
-            assertEquals(30, uas.requests("BYE"), "every BYE reached the UAS through the proxy");
-            return r;
-        }
+        return s;
+    }
+
+    /**
+     * Checks that all {@code calls} were offered and completed with a response time each, none failed,
+     * and every ACK and BYE reached the UAS.
+     */
+    static void assertEveryCallCompleted(RunSummary r, long calls, Uas uas) {
+        assertEquals(calls, r.offered(), r.text());
+        assertEquals(calls, r.completed(), r.text());
+        assertEquals(0, r.failed(), r.text());
+        assertEquals(calls, r.crtCount(), r.text());
+        assertEquals(calls, uas.requests("ACK"), "every ACK reached the UAS through the proxy");
+        assertEquals(calls, uas.requests("BYE"), "every BYE reached the UAS through the proxy");
     }
 
     static Uas uas(Path dir) {

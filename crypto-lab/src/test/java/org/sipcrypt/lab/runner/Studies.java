@@ -1,5 +1,6 @@
 package org.sipcrypt.lab.runner;
 
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,11 @@ import org.sipcrypt.lab.metrics.RunSummary;
 public final class Studies {
 
     private Studies() {
+    }
+
+    /** The JDBC URL of an H2 lab database in {@code dir}. */
+    public static String h2Url(Path dir) {
+        return "jdbc:h2:file:" + dir.resolve("lab").toAbsolutePath();
     }
 
     /** A generator summary of a point: {@code completed} calls in {@code seconds}, CRT p50 as given. */

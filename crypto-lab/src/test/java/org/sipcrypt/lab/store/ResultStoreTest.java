@@ -37,12 +37,8 @@ class ResultStoreTest {
     @TempDir
     Path dir;
 
-    private String url() {
-        return "jdbc:h2:file:" + dir.resolve("lab").toAbsolutePath();
-    }
-
     private ResultStore open() throws IOException {
-        return ResultStore.open(url(), ResultStore.DEFAULT_USER, "");
+        return ResultStore.open(Studies.h2Url(dir), ResultStore.DEFAULT_USER, "");
     }
 
     /** Three ciphers at 200 calls/s with a ramp each, plus an invalid point with failures and nothing known of its server. */
@@ -206,7 +202,7 @@ class ResultStoreTest {
             execute("INSERT INTO schema_version (version, applied_at) VALUES (2, 0)");
         }
         IOException e = assertThrows(IOException.class, this::open);
-        assertTrue(e.getMessage().contains(url()) && e.getMessage().contains("newer"), e.getMessage());
+        assertTrue(e.getMessage().contains(Studies.h2Url(dir)) && e.getMessage().contains("newer"), e.getMessage());
     }
 
     @Test
@@ -254,7 +250,7 @@ class ResultStoreTest {
     }
 
     private Connection connect() throws SQLException {
-        return DriverManager.getConnection(url(), ResultStore.DEFAULT_USER, "");
+        return DriverManager.getConnection(Studies.h2Url(dir), ResultStore.DEFAULT_USER, "");
     }
 
     private long count(String sql) throws SQLException {
