@@ -15,15 +15,18 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.SipcryptServer;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.DigestClient;
+import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.transport.Transport;
 
 /**
  * An INVITE the proxy challenges over UDP (RFC 3261 §22.3, 407) leaves no JAIN-SIP transaction:
  * the transport keeps the 407's bytes and answers a retransmitted INVITE with them (§17.2.1), and
  * absorbs the ACK, which carries the INVITE's branch (§17.1.1.3), so that it never reaches the
- * proxy or the callee; the INVITE with credentials then goes through.
+ * proxy or the callee; the INVITE with credentials then goes through. Over TCP the stack's
+ * transaction stays until the ACK, as before.
  */
 @Timeout(120)
-class ChallengedInviteOverUdpIT {
+class ChallengedInviteTransactionIT {
 
     private static final String ALICE = "sip:alice@127.0.0.1";
     private static final String TARGET = "sip:bob@127.0.0.1";
@@ -106,6 +109,25 @@ class ChallengedInviteOverUdpIT {
             alice.send(ackFor(alice, authenticated, busy, 2));
             // the ACK to the relayed 486 ends at the proxy's transaction (§16.7 step 3, §17.2.1)
             alice.assertOnlyMarkerReached(proxy.victim, 2, callId, TARGET, "");
+        }
+    }
+
+    @Test
+    void overTcpTheChallengedInviteKeepsItsTransactionUntilItsAck() throws Exception {
+        try (ProxyUnderAttack proxy = ProxyUnderAttack.start(dir, "auth", "true");
+             SipSocket alice = SipSocket.tcp(proxy.server.address(Transport.TCP))) {
+            SipcryptServer server = proxy.server.server();
+            String hp = proxy.server.hostPort(Transport.TCP);
+            String invite = alice.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "tcp-challenge", 1,
+                    alice.contact("alice"));
+            String challenge = alice.exchange(invite, "SIP/2.0 407", Attacker.WAIT);
+            // RFC 3261 §17.2.1: over a reliable transport the stack's transaction waits for the ACK (Timer H)
+            assertEquals(1, server.openTransactions(), "the INVITE's transaction is kept until its ACK");
+            alice.send(alice.request("ACK", "sip:bob@" + hp, "alice", "bob@" + hp, "tcp-challenge", 1, "")
+                    .replace("To: <sip:bob@" + hp + ">", "To: " + header(challenge, "To")));
+            Await.until(() -> server.openTransactions() == 0, Attacker.WAIT,
+                    () -> "transactions left in the stack: " + server.openTransactions());
+            assertEquals(0.0, counter(server, "sip.acks.absorbed"), "the stack's transaction took the ACK");
         }
     }
 }
