@@ -150,8 +150,7 @@ public final class SipcryptServer implements AutoCloseable {
             NettyTransport transport = config.transportImpl() != TransportImpl.NETTY ? null
                     : opened(opened, new NettyTransport(transportSettings(config, routes), transportCounters, workers,
                             new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
-                                    COMPLETED_TRANSACTIONS,
-                                    Ticker.systemTicker())));
+                                    COMPLETED_TRANSACTIONS, Ticker.systemTicker())));
             Map<Transport, InetSocketAddress> addresses = Listeners.bind(config, routes, transport);
             SipStackImpl stack = SipStackBuilder.build(config);
             opened.add(stack::stop);
