@@ -149,8 +149,8 @@ public final class SipcryptServer implements AutoCloseable {
             RouteTable routes = new RouteTable(config.routes(), config.defaultRoute());
             NettyTransport transport = config.transportImpl() != TransportImpl.NETTY ? null
                     : opened(opened, new NettyTransport(transportSettings(config, routes), transportCounters, workers,
-                            new CompletedTransactions(CompletedTransactions.TIMER_J, COMPLETED_TRANSACTIONS,
-                                    Ticker.systemTicker())));
+                            new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
+                                    COMPLETED_TRANSACTIONS, Ticker.systemTicker())));
             Map<Transport, InetSocketAddress> addresses = Listeners.bind(config, routes, transport);
             SipStackImpl stack = SipStackBuilder.build(config);
             opened.add(stack::stop);

@@ -1,5 +1,6 @@
 package org.sipcrypt.server.sip;
 
+import gov.nist.javax.sip.message.MessageExt;
 import gov.nist.javax.sip.stack.SIPServerTransaction;
 import java.time.Clock;
 import java.util.EnumMap;
@@ -204,7 +205,7 @@ public final class SipContext {
             for (Header h : extra) {
                 response.addHeader(h);
             }
-            send(st, response);
+            answer(st, response);
         } catch (java.text.ParseException e) {
             counters.error("build_response");
             log.warn("cannot build {} response: {}", status, e.toString());
@@ -231,17 +232,34 @@ public final class SipContext {
     }
 
     /**
-     * Whether a response is the final one of a non-INVITE transaction over UDP: sent without the
-     * stack's transaction, which then ends, while the transport keeps the response's bytes and
-     * answers retransmissions of the request with them for Timer J (RFC 3261 §17.2.2).
+     * Whether a final response completes its transaction over UDP without the stack's transaction,
+     * which then ends, while the transport keeps the response's bytes and answers retransmissions
+     * of the request with them: the final response of a non-INVITE transaction, for Timer J
+     * (RFC 3261 §17.2.2), and a 300–699 the server itself gives an INVITE ({@code own}), until its
+     * ACK, which the transport absorbs (§17.2.1; with digest authentication every call has such a
+     * 407). The latter only while no provisional response has gone: the client is then still
+     * "Calling" and retransmits the INVITE until a response reaches it (§17.1.1.2, Timer A), so the
+     * kept bytes stand in for Timer G; after a 100 the client stops retransmitting, and only the
+     * stack's transaction would send the response again. A response relayed to an INVITE stays
+     * with its transaction (§16.7).
      */
-    private static boolean completesOverUdp(ServerTransaction st, Response response) {
-        if (response.getStatusCode() < 200) {
+    private static boolean completesOverUdp(ServerTransaction st, Response response, boolean own) {
+        if (response.getStatusCode() < 200
+                || !"UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
             return false;
         }
         CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
-        return cseq != null && !Request.INVITE.equals(cseq.getMethod())
-                && "UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport());
+        if (cseq == null) {
+            return false;
+        }
+        if (!Request.INVITE.equals(cseq.getMethod())) {
+            return true;
+        }
+        if (own && response.getStatusCode() >= 300 && ((SIPServerTransaction) st).getLastResponseStatusCode() == 0) {
+            ((MessageExt) response).setApplicationData(CompletedTransactions.Mark.REJECTED_INVITE);
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -268,7 +286,8 @@ public final class SipContext {
      * 5 s) after the ACK only to absorb retransmissions of the ACK. Once the ACK has arrived the
      * response is not sent again, so the only ACK still to come is one answering a copy already in
      * flight, within a round trip; one timer tick (500 ms) covers that and releases the transaction
-     * ten times sooner (with digest authentication every call has such a 407).
+     * ten times sooner. This is for the rejections the server relays; its own go without the
+     * stack's transaction ({@link #completesOverUdp}).
      */
     private static void shortTimerI(ServerTransaction st, Response response) {
         CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
@@ -290,12 +309,24 @@ public final class SipContext {
         tx.getSIPStack().removeTransaction(tx);
     }
 
-    /** Sends a response on a server transaction, or statelessly when there is none. */
+    /**
+     * Sends a response this server relays (RFC 3261 §16.7) on a server transaction, or statelessly
+     * when there is none.
+     */
     public void send(ServerTransaction st, Response response) {
+        send(st, response, false);
+    }
+
+    /** Sends a response this server built itself, as {@link #send} does. */
+    public void answer(ServerTransaction st, Response response) {
+        send(st, response, true);
+    }
+
+    private void send(ServerTransaction st, Response response, boolean own) {
         try {
-            if (st != null && completed != null && completesOverUdp(st, response)) {
-                // RFC 3261 §17.2.2: the transport keeps the bytes for Timer J; the stack's
-                // transaction would keep itself, both parsed messages and a timer for 32 s
+            if (st != null && completed != null && completesOverUdp(st, response, own)) {
+                // RFC 3261 §17.2.1, §17.2.2: the transport keeps the bytes for Timer J (H); the
+                // stack's transaction would keep itself, both parsed messages and timers
                 provider.sendResponse(response);
                 endTransaction(st);
             } else if (st != null) {

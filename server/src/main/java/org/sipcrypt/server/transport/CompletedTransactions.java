@@ -2,6 +2,7 @@ package org.sipcrypt.server.transport;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Ticker;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -9,8 +10,8 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * What is left of a non-INVITE server transaction over UDP once its final response has gone:
- * the response's bytes, where they went, and the transaction's key. RFC 3261 §17.2.2 keeps such a
+ * What is left of a server transaction over UDP once its final response has gone: the response's
+ * bytes, where they went, and the transaction's key. RFC 3261 §17.2.2 keeps a non-INVITE
  * transaction "completed" for Timer J (64 × T1 = 32 s) only so that a retransmitted request is
  * answered with the same response; this keeps exactly that, a few hundred bytes, instead of
  * JAIN-SIP's transaction with both parsed messages, its timers and its channel. The server ends
@@ -21,16 +22,40 @@ import java.util.Objects;
  * a new request (the registrar and the proxy answer it again; a proxied BYE is forwarded again).
  * Only requests with an RFC 3261 branch ({@code z9hG4bK}) are kept: older ones cannot be matched
  * by branch.
+ * <p>An INVITE the server rejects itself (300–699, e.g. the 407 of a digest challenge) is kept the
+ * same way (RFC 3261 §17.2.1): its retransmissions get the response again until the ACK, for
+ * Timer H (64 × T1); the ACK, which carries the INVITE's branch (§17.1.1.3), is absorbed here and
+ * the bytes go, leaving only the key to absorb copies of the ACK and of the INVITE for Timer I
+ * (T4 = 5 s). An INVITE answered with 2xx keeps its key only, for Timer J (RFC 6026 §7.1).
  * Threading: thread-safe; never blocks.
  */
 public final class CompletedTransactions {
 
-    /** RFC 3261 §17.1.2.2: Timer J for unreliable transports, 64 × T1 with T1 = 500 ms. */
+    /**
+     * RFC 3261 §17.1.2.2: Timer J for unreliable transports, 64 × T1 with T1 = 500 ms; also Timer H
+     * (§17.2.1), how long a rejected INVITE waits for its ACK.
+     */
     public static final Duration TIMER_J = Duration.ofSeconds(32);
+    /** RFC 3261 §17.2.1: Timer I for unreliable transports, T4 = 5 s after the ACK. */
+    public static final Duration TIMER_I = Duration.ofSeconds(5);
+    /**
+     * What a response's application data ({@code MessageExt.setApplicationData}) says to the transport.
+     */
+    public enum Mark {
+        /**
+         * A 300–699 response to an INVITE that the server sends without the stack's transaction: the
+         * transport keeps its bytes here. Other responses to an INVITE are not kept: a relayed one
+         * stays with its transaction.
+         */
+        REJECTED_INVITE
+    }
 
     private static final String MAGIC_COOKIE = "z9hG4bK";
 
-    /** The response to send again, and where; no bytes and no destination for an INVITE answered with 2xx. */
+    /**
+     * The response to send again, and where; no bytes and no destination when the retransmission is
+     * absorbed (an INVITE answered with 2xx, or a rejected one whose ACK has arrived).
+     */
     public record Answer(byte[] response, InetSocketAddress destination) {
         public Answer {
             Objects.requireNonNull(response, "response");
@@ -42,24 +67,48 @@ public final class CompletedTransactions {
         }
     }
 
-    private static final Answer ABSORB = new Answer(new byte[0], null);
+    /** An INVITE answered with 2xx: its retransmissions are absorbed, its ACK (a new transaction) is not. */
+    private static final Answer ACCEPTED = new Answer(new byte[0], null);
+    /** A rejected INVITE whose ACK has arrived (RFC 3261 §17.2.1, "Confirmed"). */
+    private static final Answer CONFIRMED = new Answer(new byte[0], null);
 
     private final Cache<String, Answer> answers;
 
     /**
-     * @param lifetime   how long a final response is kept (Timer J)
+     * @param lifetime   how long a final response is kept (Timer J; Timer H for a rejected INVITE)
+     * @param afterAck   how long a rejected INVITE's key is kept once its ACK has arrived (Timer I)
      * @param maxEntries most responses kept at once
      * @param ticker     the clock entries age by (nanoseconds; tests pass their own)
      */
-    public CompletedTransactions(Duration lifetime, long maxEntries, Ticker ticker) {
+    public CompletedTransactions(Duration lifetime, Duration afterAck, long maxEntries, Ticker ticker) {
         if (lifetime.isNegative() || lifetime.isZero()) {
             throw new IllegalArgumentException("lifetime must be positive: " + lifetime);
+        }
+        if (afterAck.isNegative() || afterAck.isZero()) {
+            throw new IllegalArgumentException("afterAck must be positive: " + afterAck);
         }
         if (maxEntries < 1) {
             throw new IllegalArgumentException("maxEntries must be at least 1: " + maxEntries);
         }
+        long lifetimeNanos = lifetime.toNanos();
+        long afterAckNanos = afterAck.toNanos();
         this.answers = Caffeine.newBuilder()
-                .expireAfterWrite(lifetime)
+                .expireAfter(new Expiry<String, Answer>() {
+                    @Override
+                    public long expireAfterCreate(String key, Answer answer, long now) {
+                        return answer == CONFIRMED ? afterAckNanos : lifetimeNanos;
+                    }
+
+                    @Override
+                    public long expireAfterUpdate(String key, Answer answer, long now, long remaining) {
+                        return expireAfterCreate(key, answer, now);
+                    }
+
+                    @Override
+                    public long expireAfterRead(String key, Answer answer, long now, long remaining) {
+                        return remaining;
+                    }
+                })
                 .maximumSize(maxEntries)
                 .ticker(Objects.requireNonNull(ticker, "ticker"))
                 .executor(Runnable::run)
@@ -97,8 +146,28 @@ public final class CompletedTransactions {
      */
     public void absorbed(String key) {
         if (key != null) {
-            answers.put(key, ABSORB);
+            answers.put(key, ACCEPTED);
         }
+    }
+
+    /**
+     * An ACK (RFC 3261 §17.2.1): whether it belongs to a rejected INVITE kept here, {@code inviteKey}
+     * being the ACK's key with method INVITE. If so it is to be absorbed: the first one drops the
+     * response's bytes and keeps the key for Timer I, to absorb its copies. An ACK matching an INVITE
+     * answered with 2xx, or nothing, is not absorbed (it is the start of a transaction of its own).
+     */
+    public boolean acknowledged(String inviteKey) {
+        if (inviteKey == null) {
+            return false;
+        }
+        Answer kept = answers.getIfPresent(inviteKey);
+        if (kept == null || kept == ACCEPTED) {
+            return false;
+        }
+        if (kept != CONFIRMED) {
+            answers.asMap().replace(inviteKey, kept, CONFIRMED);
+        }
+        return true;
     }
 
     /** The response kept for a retransmitted request, or null; {@link Answer#absorb()} says to send nothing. */

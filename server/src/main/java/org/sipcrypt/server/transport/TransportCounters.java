@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code sip.requests.rejected{reason}}, {@code sip.datagrams.dropped{reason}},
  * {@code sip.messages.dropped{reason}}, {@code transport.connections.closed{reason}},
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
- * {@code transport.keepalives{kind}}, {@code sip.retransmissions.absorbed},
+ * {@code transport.keepalives{kind}}, {@code sip.retransmissions.absorbed}, {@code sip.acks.absorbed},
  * {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}}.
  * Threading: thread-safe; never blocks.
  */
@@ -45,6 +45,14 @@ public final class TransportCounters {
     public void retransmissionAbsorbed() {
         counters.computeIfAbsent("sip.retransmissions.absorbed",
                 k -> Counter.builder(k).register(registry)).increment();
+    }
+
+    /**
+     * An ACK for a final response the server sent without the stack's transaction (an INVITE it
+     * rejected itself over UDP), absorbed by the transport ({@code sip.acks.absorbed}).
+     */
+    public void ackAbsorbed() {
+        counters.computeIfAbsent("sip.acks.absorbed", k -> Counter.builder(k).register(registry)).increment();
     }
 
     /** A datagram dropped without an answer. */

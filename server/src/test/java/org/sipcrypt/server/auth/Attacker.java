@@ -87,13 +87,26 @@ final class Attacker implements AutoCloseable {
      * earlier requests, such as a retransmitted 407 to an INVITE never acknowledged); fails on timeout.
      */
     String finalResponse(String request) throws IOException {
+        List<String> responses = responses(request);
+        return responses.get(responses.size() - 1);
+    }
+
+    /**
+     * Sends a request and returns its responses up to the final one, provisional ones first, in the
+     * order they came (responses to earlier requests skipped); fails when no final one comes in time.
+     */
+    List<String> responses(String request) throws IOException {
         socket.send(request);
         String branch = header(request, "Via").replaceAll(".*;branch=([^;]+).*", "$1");
+        List<String> responses = new java.util.ArrayList<>();
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < deadline) {
             String r = socket.awaitMessage("SIP/2.0 ", Duration.ofMillis(500));
-            if (r != null && !r.startsWith("SIP/2.0 1") && header(r, "Via").contains(";branch=" + branch)) {
-                return r;
+            if (r != null && header(r, "Via").contains(";branch=" + branch)) {
+                responses.add(r);
+                if (!r.startsWith("SIP/2.0 1")) {
+                    return responses;
+                }
             }
         }
         throw new AssertionError("no final response to " + request.substring(0, request.indexOf("\r\n")));

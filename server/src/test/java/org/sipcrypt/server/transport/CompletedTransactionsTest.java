@@ -22,7 +22,7 @@ class CompletedTransactionsTest {
     private final InetSocketAddress peer = new InetSocketAddress("127.0.0.1", 5070);
 
     private CompletedTransactions store(long max) {
-        return new CompletedTransactions(CompletedTransactions.TIMER_J, max, nanos::get);
+        return new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I, max, nanos::get);
     }
 
     private static byte[] bytes(String s) {
@@ -65,12 +65,45 @@ class CompletedTransactionsTest {
     }
 
     @Test
-    void anAcceptedInviteIsAbsorbedWithoutAnAnswer() {
+    void anAcceptedInviteIsAbsorbedWithoutAnAnswerButNotItsAck() {
         CompletedTransactions c = store(10);
         String key = CompletedTransactions.key("z9hG4bK-i", "127.0.0.1", 5070, "INVITE");
         c.absorbed(key);
         assertTrue(c.retransmission(key).absorb());
+        assertFalse(c.acknowledged(key), "an ACK for a 2xx is a transaction of its own (RFC 3261 §13.2.2.4)");
         assertNull(c.retransmission(CompletedTransactions.key("z9hG4bK-i", "127.0.0.1", 5070, "BYE")));
+    }
+
+    @Test
+    void aRejectedInviteIsAnsweredAgainUntilItsAckThenOnlyAbsorbedForTimerI() {
+        CompletedTransactions c = store(10);
+        String key = CompletedTransactions.key("z9hG4bK-r", "127.0.0.1", 5070, "INVITE");
+        c.completed(key, bytes("SIP/2.0 407 Proxy Authentication Required\r\n"), peer);
+        assertArrayEquals(bytes("SIP/2.0 407 Proxy Authentication Required\r\n"), c.retransmission(key).response());
+        assertFalse(c.acknowledged(CompletedTransactions.key("z9hG4bK-other", "127.0.0.1", 5070, "INVITE")),
+                "an ACK of another branch is not this transaction's");
+        assertFalse(c.acknowledged(null));
+
+        nanos.addAndGet(CompletedTransactions.TIMER_J.minusSeconds(1).toNanos());
+        assertTrue(c.acknowledged(key), "the ACK, within Timer H, is absorbed");
+        assertTrue(c.retransmission(key).absorb(), "after the ACK the response is not sent again");
+        assertTrue(c.acknowledged(key), "a copy of the ACK is absorbed too");
+
+        nanos.addAndGet(CompletedTransactions.TIMER_I.minusMillis(1).toNanos());
+        assertTrue(c.acknowledged(key), "still absorbed just before Timer I");
+        nanos.addAndGet(Duration.ofMillis(2).toNanos());
+        assertFalse(c.acknowledged(key), "gone after Timer I, counted from the first ACK");
+        assertNull(c.retransmission(key));
+    }
+
+    @Test
+    void anUnacknowledgedRejectedInviteGoesAfterTimerH() {
+        CompletedTransactions c = store(10);
+        String key = CompletedTransactions.key("z9hG4bK-h", "127.0.0.1", 5070, "INVITE");
+        c.completed(key, bytes("SIP/2.0 486 Busy Here\r\n"), peer);
+        nanos.addAndGet(CompletedTransactions.TIMER_J.plusMillis(1).toNanos());
+        assertNull(c.retransmission(key));
+        assertFalse(c.acknowledged(key), "a late ACK is not absorbed here");
     }
 
     @Test
@@ -85,8 +118,10 @@ class CompletedTransactionsTest {
 
     @Test
     void settingsAreChecked() {
-        assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(Duration.ZERO, 1, nanos::get));
-        assertThrows(IllegalArgumentException.class,
-                () -> new CompletedTransactions(CompletedTransactions.TIMER_J, 0, nanos::get));
+        Duration j = CompletedTransactions.TIMER_J;
+        Duration i = CompletedTransactions.TIMER_I;
+        assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(Duration.ZERO, i, 1, nanos::get));
+        assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(j, Duration.ZERO, 1, nanos::get));
+        assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(j, i, 0, nanos::get));
     }
 }

@@ -72,7 +72,7 @@ public final class RedirectServer implements SipFunction {
                 c.setExpires((int) Math.min(Integer.MAX_VALUE, b.secondsLeft(now)));
                 r.addHeader(c);
             }
-            ctx.send(st, r);
+            ctx.answer(st, r);
         } catch (ParseException | InvalidArgumentException e) {
             ctx.counters().error("redirect_answer");
             log.warn("cannot build 302: {}", e.toString());

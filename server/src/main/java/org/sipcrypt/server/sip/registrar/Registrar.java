@@ -139,7 +139,7 @@ public final class Registrar implements RegistrarFunction {
             Calendar date = new GregorianCalendar(TimeZone.getTimeZone("GMT"), Locale.ROOT);
             date.setTimeInMillis(now.toEpochMilli());
             ok.addHeader(ctx.headers().createDateHeader(date));
-            ctx.send(st, ok);
+            ctx.answer(st, ok);
         } catch (java.text.ParseException | javax.sip.InvalidArgumentException e) {
             ctx.counters().error("register_answer");
             log.warn("cannot build REGISTER answer: {}", e.toString());

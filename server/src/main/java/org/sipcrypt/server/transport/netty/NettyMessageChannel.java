@@ -313,14 +313,24 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
 
     /**
      * RFC 3261 §17.2.2: a retransmission of a non-INVITE request whose transaction has completed
-     * is answered with the final response kept for it, without reaching the transaction layer.
+     * is answered with the final response kept for it, without reaching the transaction layer; so
+     * is one of an INVITE the server rejected itself (§17.2.1), whose ACK is absorbed here too: it
+     * ends a transaction the stack no longer holds and must not reach the proxy.
      */
     private boolean absorbedRetransmission(SIPRequest request) {
         CompletedTransactions completed = processor.transport().completedTransactions();
-        if (isReliable() || completed == null || Request.ACK.equals(request.getMethod())) {
+        if (isReliable() || completed == null) {
             return false;
         }
         Via via = request.getTopmostVia();
+        if (Request.ACK.equals(request.getMethod())) {
+            if (!completed.acknowledged(CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(),
+                    Request.INVITE))) {
+                return false;
+            }
+            counters.ackAbsorbed();
+            return true;
+        }
         CompletedTransactions.Answer answer = completed.retransmission(
                 CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(), request.getMethod()));
         if (answer == null) {
@@ -352,12 +362,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         message.setLocalPort(processor.getPort());
     }
 
-    /** Keeps the final response of a non-INVITE transaction for its retransmissions (Timer J). */
+    /**
+     * Keeps the final response of a non-INVITE transaction for its retransmissions (Timer J), and
+     * that of an INVITE the server rejected without its transaction until the ACK (Timer H).
+     */
     private void keepFinalResponse(SIPResponse response, byte[] bytes, InetSocketAddress peer) {
         CompletedTransactions completed = processor.transport().completedTransactions();
         CSeq cseq = (CSeq) response.getCSeq();
         Via via = response.getTopmostVia();
-        if (completed == null || cseq == null || via == null || Request.INVITE.equals(cseq.getMethod())) {
+        if (completed == null || cseq == null || via == null || Request.INVITE.equals(cseq.getMethod())
+                && response.getApplicationData() != CompletedTransactions.Mark.REJECTED_INVITE) {
             return;
         }
         completed.completed(CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(),
