@@ -70,8 +70,11 @@ sipp_ports "$SERVER_PORT"
 start_work memory
 
 heap_used_kb() {    # live heap in KB after GC.heap_info (call after a full GC)
-    jcmd "$1" GC.heap_info 2>/dev/null | awk '/ heap / || /garbage-first heap/ {
-        for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v; exit } }'
+    # G1 and Parallel print "... heap ... used 123456K", ZGC "ZHeap used 62M" (M or G, rounded)
+    jcmd "$1" GC.heap_info 2>/dev/null | awk '/ heap / || /garbage-first heap/ || /^ *ZHeap / {
+        for (i = 1; i <= NF; i++) if ($i == "used") {
+            v = $(i + 1); sub(/,$/, "", v); u = substr(v, length(v)); n = substr(v, 1, length(v) - 1)
+            print (u == "G" ? n * 1048576 : u == "M" ? n * 1024 : n); exit } }'
 }
 
 live_objects() {    # jmap -histo:live PID FILE -> prints "objects bytes" of the Total line
