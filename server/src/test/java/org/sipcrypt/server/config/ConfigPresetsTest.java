@@ -61,7 +61,9 @@ class ConfigPresetsTest {
         assertEquals(List.of("aes", "3des"), t.ciphers());
         assertTrue(t.allowInsecure());
         assertEquals(Optional.empty(), t.presetName());
-        assertTrue(ConfigLoader.describe(load(Map.of("tls.versions", List.of("1.3")))).contains("\ntls.preset=(none)\n"));
+        ServerConfig modern13 = load(Map.of("tls.versions", List.of("1.3"), "tls.preset", List.of("modern")));
+        assertEquals(TlsConfig.MODERN.toBuilder().versions(List.of("1.3")).build(), modern13.tls());
+        assertTrue(ConfigLoader.describe(modern13).contains("\ntls.preset=(none)\n"));
     }
 
     @Test
