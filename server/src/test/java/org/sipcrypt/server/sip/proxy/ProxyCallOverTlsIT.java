@@ -128,12 +128,19 @@ class ProxyCallOverTlsIT {
         String bye = uac.request("BYE", contact, "alice", "x", callId, 2, route.toString())
                 .replace("To: <sip:x>", "To: " + to);
         uac.send(bye);
-        String byeAtCallee = callee.awaitMessage("BYE ", WAIT);
-        assertNotNull(byeAtCallee, "BYE reached the callee");
-        callee.send(SipSocket.response(byeAtCallee, "200 OK"));
-        String byeOk = uac.awaitMessage("SIP/2.0 200", WAIT);
-        assertNotNull(byeOk);
+        String byeOk = answeredByCallee(uac, callee, "BYE");
         assertTrue(byeOk.contains("CSeq: 2 BYE"), byeOk);
+    }
+
+    /** Awaits {@code method} at the callee, answers it 200 there, and returns the caller's answer, a 200. */
+    private static String answeredByCallee(SipSocket uac, SipSocket callee, String method) throws Exception {
+        String request = callee.awaitMessage(method + " ", WAIT);
+        assertNotNull(request, method + " reached the callee");
+        callee.send(SipSocket.response(request, "200 OK"));
+        String ok = uac.awaitMessage("SIP/2.0 ", WAIT);
+        assertNotNull(ok, "the caller's answer to " + method);
+        assertTrue(ok.startsWith("SIP/2.0 200"), ok);
+        return ok;
     }
 
     @Test
@@ -223,13 +230,8 @@ class ProxyCallOverTlsIT {
             String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
             uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", "unchecked-" + engine, 1, ""));
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
-                String options = callee.awaitMessage("OPTIONS ", WAIT);
-                assertNotNull(options, "the callee is reached");
-                callee.send(SipSocket.response(options, "200 OK"));
+                answeredByCallee(uac, callee, "OPTIONS");
             }
-            String ok = uac.awaitMessage("SIP/2.0 ", WAIT);
-            assertNotNull(ok);
-            assertTrue(ok.startsWith("SIP/2.0 200"), ok);
         }
     }
 
