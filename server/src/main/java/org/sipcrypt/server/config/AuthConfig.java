@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.sipcrypt.server.transport.ConfigNamed;
 
 /**
  * Digest authentication settings (RFC 3261 §22, RFC 7616 / RFC 8760); keys {@code auth},
@@ -100,24 +101,20 @@ public record AuthConfig(
     }
 
     /** What a request with wrong credentials gets. */
-    public enum FailureAnswer {
+    public enum FailureAnswer implements ConfigNamed {
         /** 403 Forbidden. */
         FORBID,
         /** A new 401/407 challenge. */
         CHALLENGE;
 
         /** The name in configuration: {@code forbid}, {@code challenge}. */
+        @Override
         public String configName() {
             return name().toLowerCase(Locale.ROOT);
         }
 
         static FailureAnswer parse(String text) {
-            for (FailureAnswer a : values()) {
-                if (a.configName().equalsIgnoreCase(text)) {
-                    return a;
-                }
-            }
-            throw new IllegalArgumentException("\"" + text + "\" is not an answer (expected forbid or challenge)");
+            return ConfigNamed.parse(FailureAnswer.class, text, "answer to wrong credentials");
         }
     }
 

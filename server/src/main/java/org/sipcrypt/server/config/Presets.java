@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import org.sipcrypt.server.transport.ConfigNamed;
 
 /**
  * The named presets of one settings record, as a setting such as {@code tls.preset} names them: each
@@ -47,8 +48,6 @@ final class Presets<C> {
 
     /** The names, for help and messages: {@code modern, compatible or lab-insecure}. */
     String names() {
-        List<String> names = new ArrayList<>(byName.keySet());
-        String last = names.remove(names.size() - 1);
-        return names.isEmpty() ? last : String.join(", ", names) + " or " + last;
+        return ConfigNamed.alternatives(new ArrayList<>(byName.keySet()));
     }
 }

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.sipcrypt.server.transport.ConfigNamed;
 import org.sipcrypt.server.tls.spi.TlsEngine;
 
 /**
@@ -90,21 +91,17 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
     }
 
     /** Client certificates: not asked for, asked for, or required. */
-    public enum ClientAuth {
+    public enum ClientAuth implements ConfigNamed {
         NONE, WANT, NEED;
 
         /** The name in configuration. */
+        @Override
         public String configName() {
             return name().toLowerCase(Locale.ROOT);
         }
 
         static ClientAuth parse(String text) {
-            for (ClientAuth a : values()) {
-                if (a.configName().equalsIgnoreCase(text)) {
-                    return a;
-                }
-            }
-            throw new IllegalArgumentException("\"" + text + "\" is not a client-auth mode (expected none, want or need)");
+            return ConfigNamed.parse(ClientAuth.class, text, "client-auth mode");
         }
     }
 

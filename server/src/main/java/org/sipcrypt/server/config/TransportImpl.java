@@ -1,6 +1,6 @@
 package org.sipcrypt.server.config;
 
-import java.util.Locale;
+import org.sipcrypt.server.transport.ConfigNamed;
 
 /**
  * Which transport implementation carries SIP under the JAIN-SIP stack: sipcrypt's Netty transport
@@ -9,7 +9,7 @@ import java.util.Locale;
  * same application.
  * Threading: immutable.
  */
-public enum TransportImpl {
+public enum TransportImpl implements ConfigNamed {
     NETTY("netty"),
     JAIN_NIO("jain-nio"),
     JAIN_OIO("jain-oio");
@@ -21,6 +21,7 @@ public enum TransportImpl {
     }
 
     /** The name used in configuration and reports. */
+    @Override
     public String configName() {
         return configName;
     }
@@ -31,12 +32,6 @@ public enum TransportImpl {
      * @throws IllegalArgumentException naming the value when it is neither
      */
     public static TransportImpl parse(String name) {
-        for (TransportImpl t : values()) {
-            if (t.configName.equals(name.toLowerCase(Locale.ROOT))) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException(
-                "unknown transport implementation \"" + name + "\" (expected netty, jain-nio or jain-oio)");
+        return ConfigNamed.parse(TransportImpl.class, name, "transport implementation");
     }
 }

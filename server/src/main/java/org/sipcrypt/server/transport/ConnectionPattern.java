@@ -6,7 +6,7 @@ package org.sipcrypt.server.transport;
  * ({@code per-call}). The two patterns of the TLS-cost literature's deployments.
  * Threading: immutable.
  */
-public enum ConnectionPattern {
+public enum ConnectionPattern implements ConfigNamed {
     PERSISTENT("persistent"),
     PER_CALL("per-call");
 
@@ -17,6 +17,7 @@ public enum ConnectionPattern {
     }
 
     /** The name used in configuration and reports. */
+    @Override
     public String configName() {
         return configName;
     }
@@ -27,12 +28,6 @@ public enum ConnectionPattern {
      * @throws IllegalArgumentException naming the value when it is neither
      */
     public static ConnectionPattern parse(String name) {
-        for (ConnectionPattern p : values()) {
-            if (p.configName.equalsIgnoreCase(name)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException(
-                "unknown connection pattern \"" + name + "\" (expected persistent or per-call)");
+        return ConfigNamed.parse(ConnectionPattern.class, name, "connection pattern");
     }
 }

@@ -7,7 +7,7 @@ import java.util.Locale;
  * (RFC 3261 §18).
  * Threading: immutable.
  */
-public enum Transport {
+public enum Transport implements ConfigNamed {
     UDP(false),
     TCP(true),
     /** SIP over TLS over TCP (RFC 3261 §26.2); the same stream framing as TCP. */
@@ -30,6 +30,7 @@ public enum Transport {
     }
 
     /** The name as written in configuration and URIs: {@code udp}, {@code tcp}, {@code tls}. */
+    @Override
     public String configName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -40,11 +41,6 @@ public enum Transport {
      * @throws IllegalArgumentException naming the value when it is not a known transport
      */
     public static Transport parse(String name) {
-        for (Transport t : values()) {
-            if (t.name().equalsIgnoreCase(name)) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("unknown transport \"" + name + "\" (expected udp, tcp or tls)");
+        return ConfigNamed.parse(Transport.class, name, "transport");
     }
 }
