@@ -3,7 +3,6 @@ package org.sipcrypt.server.config;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -107,11 +106,6 @@ public record AuthConfig(
         /** A new 401/407 challenge. */
         CHALLENGE;
 
-        /** The name in configuration: {@code forbid}, {@code challenge}. */
-        @Override
-        public String configName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
 
         static FailureAnswer parse(String text) {
             return ConfigNamed.parse(FailureAnswer.class, text, "answer to wrong credentials");

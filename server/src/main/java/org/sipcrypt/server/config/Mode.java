@@ -1,6 +1,5 @@
 package org.sipcrypt.server.config;
 
-import java.util.Locale;
 import org.sipcrypt.server.transport.ConfigNamed;
 
 /**
@@ -12,11 +11,6 @@ public enum Mode implements ConfigNamed {
     PROXY,
     REDIRECT;
 
-    /** The name used in configuration: {@code proxy}, {@code redirect}. */
-    @Override
-    public String configName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     /**
      * Parses {@code proxy} or {@code redirect}.

@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -94,11 +93,6 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
     public enum ClientAuth implements ConfigNamed {
         NONE, WANT, NEED;
 
-        /** The name in configuration. */
-        @Override
-        public String configName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
 
         static ClientAuth parse(String text) {
             return ConfigNamed.parse(ClientAuth.class, text, "client-auth mode");

@@ -10,21 +10,11 @@ import org.sipcrypt.server.transport.ConfigNamed;
  * Threading: immutable.
  */
 public enum TransportImpl implements ConfigNamed {
-    NETTY("netty"),
-    JAIN_NIO("jain-nio"),
-    JAIN_OIO("jain-oio");
+    NETTY,
+    JAIN_NIO,
+    JAIN_OIO;
 
-    private final String configName;
 
-    TransportImpl(String configName) {
-        this.configName = configName;
-    }
-
-    /** The name used in configuration and reports. */
-    @Override
-    public String configName() {
-        return configName;
-    }
 
     /**
      * Parses {@code netty}, {@code jain-nio} or {@code jain-oio}.

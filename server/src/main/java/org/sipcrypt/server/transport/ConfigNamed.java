@@ -2,6 +2,7 @@ package org.sipcrypt.server.transport;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * An enum whose constants are written in configuration, URIs and reports by a lower-case name
@@ -11,8 +12,10 @@ import java.util.List;
  */
 public interface ConfigNamed {
 
-    /** The name in configuration. */
-    String configName();
+    /** The name in configuration: the constant's name in lower case, {@code _} written {@code -} ({@code per-call}). */
+    default String configName() {
+        return ((Enum<?>) this).name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
 
     /**
      * The constant of {@code type} named {@code text}, in any case.

@@ -7,20 +7,10 @@ package org.sipcrypt.server.transport;
  * Threading: immutable.
  */
 public enum ConnectionPattern implements ConfigNamed {
-    PERSISTENT("persistent"),
-    PER_CALL("per-call");
+    PERSISTENT,
+    PER_CALL;
 
-    private final String configName;
 
-    ConnectionPattern(String configName) {
-        this.configName = configName;
-    }
-
-    /** The name used in configuration and reports. */
-    @Override
-    public String configName() {
-        return configName;
-    }
 
     /**
      * Parses {@code persistent} or {@code per-call}.

@@ -1,6 +1,5 @@
 package org.sipcrypt.server.transport;
 
-import java.util.Locale;
 
 /**
  * A SIP transport protocol as named in Via headers and URI {@code transport} parameters
@@ -29,11 +28,6 @@ public enum Transport implements ConfigNamed {
         return name();
     }
 
-    /** The name as written in configuration and URIs: {@code udp}, {@code tcp}, {@code tls}. */
-    @Override
-    public String configName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     /**
      * Parses a transport name in any case.
