@@ -84,6 +84,18 @@ class ProxyCallOverTlsIT {
         });
     }
 
+    /**
+     * Sends an OPTIONS from the caller to a TLS callee on 127.0.0.2, an address the lab certificate
+     * does not name; returns the callee's side of the proxy's connection, once accepted.
+     */
+    private static CompletableFuture<SipSocket> optionsToMisnamedCallee(SipSocket uac, SSLServerSocket listener,
+                                                                       String callId) throws Exception {
+        CompletableFuture<SipSocket> uas = accept(listener);
+        String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
+        uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", callId, 1, ""));
+        return uas;
+    }
+
     private static List<String> headerValues(String message, String name) {
         return message.lines().filter(l -> l.regionMatches(true, 0, name + ":", 0, name.length() + 1))
                 .map(l -> l.substring(name.length() + 1).trim()).toList();
@@ -203,9 +215,7 @@ class ProxyCallOverTlsIT {
         try (TestServer server = start(engine);
              SSLServerSocket listener = callee("127.0.0.2");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
-            CompletableFuture<SipSocket> uas = accept(listener);
-            String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
-            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", "misnamed-" + engine, 1, ""));
+            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "misnamed-" + engine);
             // the JDK's server socket handshakes when its side reads
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
                 assertNull(callee.awaitMessage("OPTIONS ", Duration.ofSeconds(5)), "nothing reaches the callee");
@@ -226,9 +236,7 @@ class ProxyCallOverTlsIT {
         try (TestServer server = start(engine, "tls.verifyPeers", "off");
              SSLServerSocket listener = callee("127.0.0.2");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
-            CompletableFuture<SipSocket> uas = accept(listener);
-            String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
-            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", "unchecked-" + engine, 1, ""));
+            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "unchecked-" + engine);
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
                 answeredByCallee(uac, callee, "OPTIONS");
             }
