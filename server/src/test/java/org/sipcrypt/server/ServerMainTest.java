@@ -34,35 +34,38 @@ class ServerMainTest {
         }, args);
     }
 
+    /** Runs with {@code args}, which must be refused: exit code 2 and nothing launched; returns standard error so far. */
+    private String refused(String... args) {
+        launched.set(null);
+        assertEquals(2, run(args));
+        assertNull(launched.get(), "nothing launched");
+        return err.toString();
+    }
+
     @Test
     @Timeout(10)
     void badOptionValueExitsWithTwoAndNamesTheKey() {
-        assertEquals(2, run("--tcp-idle-timeout", "5x"));
-        assertTrue(err.toString().startsWith("sipcrypt: tcp.idleTimeout: \"5x\" is not a duration"), err.toString());
-        assertNull(launched.get());
+        assertTrue(refused("--tcp-idle-timeout", "5x").startsWith("sipcrypt: tcp.idleTimeout: \"5x\" is not a duration"),
+                err.toString());
     }
 
     @Test
     @Timeout(10)
     void unknownOptionExitsWithTwo() {
-        assertEquals(2, run("--tcp-idel-timeout", "5m"));
-        assertTrue(err.toString().startsWith("sipcrypt: Unknown option"), err.toString());
-        assertNull(launched.get());
+        assertTrue(refused("--tcp-idel-timeout", "5m").startsWith("sipcrypt: Unknown option"), err.toString());
     }
 
     @Test
     @Timeout(10)
     void singleValuedOptionGivenTwiceExitsWithTwo() {
-        assertEquals(2, run("--mode", "proxy", "--mode", "redirect"));
-        assertNull(launched.get());
+        refused("--mode", "proxy", "--mode", "redirect");
     }
 
     @Test
     @Timeout(10)
     void missingConfigFileExitsWithTwo(@TempDir Path dir) {
         Path missing = dir.resolve("missing.yaml");
-        assertEquals(2, run("--config", missing.toString()));
-        assertTrue(err.toString().contains(missing.toString()), err.toString());
+        assertTrue(refused("--config", missing.toString()).contains(missing.toString()), err.toString());
     }
 
     @Test
@@ -137,20 +140,17 @@ class ServerMainTest {
         assertTrue(auth.trusted(java.net.InetAddress.getByName("192.0.2.77")));
         assertFalse(auth.trusted(java.net.InetAddress.getByName("192.0.3.1")));
         assertTrue(auth.labSkipUriCheck());
-        assertEquals(2, run("--auth-trusted-peers", "peer.example.com"));
-        assertTrue(err.toString().contains("auth.trustedPeers[0]"), err.toString());
+        assertTrue(refused("--auth-trusted-peers", "peer.example.com").contains("auth.trustedPeers[0]"),
+                err.toString());
     }
 
     @Test
     @Timeout(10)
     void ackCannotBeChallengedAndUnknownAlgorithmsAreRefused() {
-        assertEquals(2, run("--auth", "--auth-methods", "INVITE,ACK"));
-        assertTrue(err.toString().contains("auth.methods[1]"), err.toString());
-        assertEquals(2, run("--auth-algorithms", "sha-512"));
-        assertTrue(err.toString().contains("unknown digest algorithm \"sha-512\""), err.toString());
-        assertEquals(2, run("--auth-nonce-secret", "short"));
-        assertTrue(err.toString().contains("auth.nonceSecret"), err.toString());
-        assertNull(launched.get());
+        assertTrue(refused("--auth", "--auth-methods", "INVITE,ACK").contains("auth.methods[1]"), err.toString());
+        assertTrue(refused("--auth-algorithms", "sha-512").contains("unknown digest algorithm \"sha-512\""),
+                err.toString());
+        assertTrue(refused("--auth-nonce-secret", "short").contains("auth.nonceSecret"), err.toString());
     }
 
     @Test

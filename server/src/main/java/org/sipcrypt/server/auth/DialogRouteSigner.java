@@ -1,7 +1,6 @@
 package org.sipcrypt.server.auth;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
@@ -9,7 +8,6 @@ import java.util.ListIterator;
 import java.util.Objects;
 import java.util.function.Predicate;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import javax.sip.header.CallIdHeader;
@@ -40,14 +38,12 @@ public final class DialogRouteSigner {
     /** The Record-Route URI parameter carrying the signature. */
     public static final String PARAM = "sc-dlg";
 
-    private static final String HMAC = "HmacSHA256";
     private static final int MAC_BYTES = 16;
     private static final byte[] LABEL = "sipcrypt record-route v1".getBytes(StandardCharsets.UTF_8);
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
-    private final SecretKeySpec key;
-    private final ThreadLocal<Mac> macs;
+    private final HmacSha256 hmac;
 
     /**
      * @param secret the server secret (the nonces' key); a key of its own is derived from it so a
@@ -58,14 +54,7 @@ public final class DialogRouteSigner {
         if (secret.length < 16) {
             throw new IllegalArgumentException("route secret must have at least 16 bytes, not " + secret.length);
         }
-        try {
-            Mac derive = Mac.getInstance(HMAC);
-            derive.init(new SecretKeySpec(secret.clone(), HMAC));
-            this.key = new SecretKeySpec(derive.doFinal(LABEL), HMAC);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK lacks " + HMAC + ", which every Java platform must have", e);
-        }
-        this.macs = ThreadLocal.withInitial(this::newMac);
+        this.hmac = new HmacSha256(secret).derive(LABEL);
     }
 
     /** The signature for a dialog: what goes in the {@value #PARAM} parameter. */
@@ -118,7 +107,7 @@ public final class DialogRouteSigner {
     }
 
     private byte[] mac(String callId, String tag) {
-        Mac mac = macs.get();
+        Mac mac = hmac.mac();
         mac.update(String.valueOf(callId).getBytes(StandardCharsets.UTF_8));
         // a separator no Call-ID or tag contains (both are tokens), so ("ab","c") and ("a","bc") differ
         mac.update((byte) 0);
@@ -139,16 +128,6 @@ public final class DialogRouteSigner {
     private static String toTag(Request r) {
         ToHeader h = (ToHeader) r.getHeader(ToHeader.NAME);
         return h == null ? null : h.getTag();
-    }
-
-    private Mac newMac() {
-        try {
-            Mac mac = Mac.getInstance(HMAC);
-            mac.init(key);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK lacks " + HMAC + ", which every Java platform must have", e);
-        }
     }
 
     /** Never shows the key. */

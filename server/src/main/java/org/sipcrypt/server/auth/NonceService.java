@@ -2,7 +2,6 @@ package org.sipcrypt.server.auth;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,7 +9,6 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Stateless nonces (RFC 7616 §3.3 suggests this construction): a nonce is the issue time, 8 random
@@ -33,7 +31,6 @@ public final class NonceService {
     private static final int NONCE_BYTES = TIME_BYTES + RANDOM_BYTES + MAC_BYTES;
     /** Length of a nonce: 32 bytes in unpadded base64url. */
     static final int NONCE_LENGTH = 43;
-    private static final String HMAC = "HmacSHA256";
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
@@ -51,11 +48,10 @@ public final class NonceService {
         static final Check INVALID = new Check(Status.INVALID, 0);
     }
 
-    private final SecretKeySpec key;
+    private final HmacSha256 hmac;
     private final Clock clock;
     private final Duration lifetime;
     private final boolean bindAddress;
-    private final ThreadLocal<Mac> macs;
 
     /**
      * @param secret      the HMAC key; at least 16 bytes
@@ -70,11 +66,10 @@ public final class NonceService {
         if (lifetime.isNegative() || lifetime.isZero()) {
             throw new IllegalArgumentException("nonce lifetime must be positive: " + lifetime);
         }
-        this.key = new SecretKeySpec(secret.clone(), HMAC);
+        this.hmac = new HmacSha256(secret);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.lifetime = lifetime;
         this.bindAddress = bindAddress;
-        this.macs = ThreadLocal.withInitial(this::newMac);
     }
 
     /** How long a nonce is accepted. */
@@ -122,23 +117,13 @@ public final class NonceService {
 
     /** The MAC over a nonce's time and random bytes (the first 16 of {@code raw}) and the address. */
     private byte[] mac(byte[] raw, String clientAddress) {
-        Mac mac = macs.get();
+        Mac mac = hmac.mac();
         mac.update(raw, 0, TIME_BYTES + RANDOM_BYTES);
         if (bindAddress) {
             mac.update((byte) '|');
             mac.update(String.valueOf(clientAddress).getBytes(StandardCharsets.UTF_8));
         }
         return Arrays.copyOf(mac.doFinal(), MAC_BYTES);
-    }
-
-    private Mac newMac() {
-        try {
-            Mac mac = Mac.getInstance(HMAC);
-            mac.init(key);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK lacks " + HMAC + ", which every Java platform must have", e);
-        }
     }
 
     /** Never shows the secret. */

@@ -28,6 +28,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
@@ -130,14 +131,33 @@ public final class UsersCommand {
         int run(SubscriberStore store, String realm, PrintWriter out, PrintWriter err) throws SQLException, IOException;
     }
 
-    /** {@code users add NAME PASSWORD}. */
-    @Command(name = "add", mixinStandardHelpOptions = true,
-            description = "Add a subscriber, or replace its password. PASSWORD - reads it from standard input.")
-    static final class Add implements Callable<Integer> {
-        @picocli.CommandLine.ParentCommand
+    /**
+     * What every subcommand has: the parent's database options, its own command line, and the
+     * way it reports bad arguments.
+     * Threading: main thread only.
+     */
+    abstract static class Subcommand implements Callable<Integer> {
+        @ParentCommand
         UsersCommand parent;
         @Spec
         CommandSpec spec;
+
+        /** Runs {@code action} against the store of the configured database and realm. */
+        int withStore(StoreAction action) {
+            return parent.withStore(spec, action);
+        }
+
+        /** Prints {@code message} on standard error; returns the usage exit code. */
+        int usage(String message) {
+            spec.commandLine().getErr().println("sipcrypt users: " + message);
+            return EXIT_USAGE;
+        }
+    }
+
+    /** {@code users add NAME PASSWORD}. */
+    @Command(name = "add", mixinStandardHelpOptions = true,
+            description = "Add a subscriber, or replace its password. PASSWORD - reads it from standard input.")
+    static final class Add extends Subcommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
         @Parameters(index = "1", paramLabel = "PASSWORD")
@@ -151,15 +171,12 @@ public final class UsersCommand {
                     ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine()
                     : password;
             if (pw == null) {
-                spec.commandLine().getErr().println("sipcrypt users: no password on standard input");
-                return EXIT_USAGE;
+                return usage("no password on standard input");
             }
             if (name.isEmpty() || name.length() > SubscriberStore.MAX_NAME_LENGTH) {
-                spec.commandLine().getErr().println("sipcrypt users: NAME must be 1 to "
-                        + SubscriberStore.MAX_NAME_LENGTH + " characters");
-                return EXIT_USAGE;
+                return usage("NAME must be 1 to " + SubscriberStore.MAX_NAME_LENGTH + " characters");
             }
-            return parent.withStore(spec, (store, realm, out, err) -> {
+            return withStore((store, realm, out, err) -> {
                 boolean added = store.put(subscriber(name, realm, pw, !disabled));
                 out.println((added ? "added " : "updated ") + name + " in realm " + realm);
                 return 0;
@@ -169,17 +186,13 @@ public final class UsersCommand {
 
     /** {@code users remove NAME}. */
     @Command(name = "remove", mixinStandardHelpOptions = true, description = "Remove a subscriber.")
-    static final class Remove implements Callable<Integer> {
-        @picocli.CommandLine.ParentCommand
-        UsersCommand parent;
-        @Spec
-        CommandSpec spec;
+    static final class Remove extends Subcommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
         @Override
         public Integer call() {
-            return parent.withStore(spec, (store, realm, out, err) -> {
+            return withStore((store, realm, out, err) -> {
                 if (!store.remove(realm, name)) {
                     err.println("sipcrypt users: no subscriber " + name + " in realm " + realm);
                     return EXIT_FAILED;
@@ -195,11 +208,7 @@ public final class UsersCommand {
             description = {"Add or replace subscribers from a file of NAME;PASSWORD (or NAME,PASSWORD) lines.",
                     "A first line SEQUENTIAL, RANDOM or USER (a SIPp injection file), blank lines and"
                             + " lines starting with # are skipped."})
-    static final class Import implements Callable<Integer> {
-        @picocli.CommandLine.ParentCommand
-        UsersCommand parent;
-        @Spec
-        CommandSpec spec;
+    static final class Import extends Subcommand {
         @Parameters(index = "0", paramLabel = "FILE")
         Path file;
 
@@ -216,17 +225,14 @@ public final class UsersCommand {
                     }
                     String[] cols = line.split("[;,]", -1);
                     if (cols.length < 2 || cols[0].isEmpty()) {
-                        spec.commandLine().getErr().println("sipcrypt users: " + file + " line " + (i + 1)
-                                + ": expected NAME;PASSWORD");
-                        return EXIT_USAGE;
+                        return usage(file + " line " + (i + 1) + ": expected NAME;PASSWORD");
                     }
                     rows.add(new String[] {cols[0], cols[1]});
                 }
             } catch (IOException e) {
-                spec.commandLine().getErr().println("sipcrypt users: cannot read " + file + ": " + e);
-                return EXIT_USAGE;
+                return usage("cannot read " + file + ": " + e);
             }
-            return parent.withStore(spec, (store, realm, out, err) -> {
+            return withStore((store, realm, out, err) -> {
                 int added = putAll(store, realm, rows);
                 out.println("imported " + rows.size() + " subscribers into realm " + realm + " (" + added
                         + " new)");
@@ -238,11 +244,7 @@ public final class UsersCommand {
     /** {@code users generate --count N}: user1..userN, and the SIPp injection file. */
     @Command(name = "generate", mixinStandardHelpOptions = true,
             description = "Create numbered subscribers and write them as a SIPp injection file.")
-    static final class Generate implements Callable<Integer> {
-        @picocli.CommandLine.ParentCommand
-        UsersCommand parent;
-        @Spec
-        CommandSpec spec;
+    static final class Generate extends Subcommand {
         @Option(names = "--count", required = true, paramLabel = "N", description = "How many subscribers.")
         int count;
         @Option(names = "--first", paramLabel = "N", defaultValue = "1", description = "First number (default: 1).")
@@ -259,10 +261,8 @@ public final class UsersCommand {
 
         @Override
         public Integer call() {
-            PrintWriter err = spec.commandLine().getErr();
             if (count < 1 || count > 10_000_000 || first < 0) {
-                err.println("sipcrypt users: --count must be 1 to 10000000 and --first at least 0");
-                return EXIT_USAGE;
+                return usage("--count must be 1 to 10000000 and --first at least 0");
             }
             List<String[]> rows = new ArrayList<>(count);
             try {
@@ -271,10 +271,9 @@ public final class UsersCommand {
                             String.format(Locale.ROOT, passwordPattern, i)});
                 }
             } catch (IllegalFormatException e) {
-                err.println("sipcrypt users: bad pattern: " + e.getMessage() + " (expected e.g. user%d)");
-                return EXIT_USAGE;
+                return usage("bad pattern: " + e.getMessage() + " (expected e.g. user%d)");
             }
-            return parent.withStore(spec, (store, realm, out, e) -> {
+            return withStore((store, realm, out, e) -> {
                 int added = putAll(store, realm, rows);
                 if (csv != null) {
                     try (BufferedWriter w = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
@@ -293,15 +292,11 @@ public final class UsersCommand {
 
     /** {@code users list}. */
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List the subscribers of the realm.")
-    static final class ListUsers implements Callable<Integer> {
-        @picocli.CommandLine.ParentCommand
-        UsersCommand parent;
-        @Spec
-        CommandSpec spec;
+    static final class ListUsers extends Subcommand {
 
         @Override
         public Integer call() {
-            return parent.withStore(spec, (store, realm, out, err) -> {
+            return withStore((store, realm, out, err) -> {
                 List<Subscriber> all = store.list(realm);
                 for (Subscriber s : all) {
                     out.println(s.username() + (s.enabled() ? "" : " (disabled)"));

@@ -1,9 +1,12 @@
 package org.sipcrypt.server.config;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import org.sipcrypt.server.transport.ConfigNamed;
 
 /**
  * Digest authentication settings (RFC 3261 §22, RFC 7616 / RFC 8760); keys {@code auth},
@@ -61,25 +64,51 @@ public record AuthConfig(
     /** The {@link #methods} entry that stands for every method (but ACK and CANCEL). */
     public static final String ALL_METHODS = "*";
 
+    /**
+     * Digest authentication on with the secure defaults (preset {@code secure}): every method but ACK
+     * and CANCEL challenged, SHA-256 then MD5 offered, only credentials with qop=auth whose uri is the
+     * Request-URI accepted, the digest user matched to the To or From user, 403 on a wrong password.
+     */
+    public static final AuthConfig SECURE = new Builder().enabled(true).build();
+
+    /**
+     * Lab only (preset {@code lab-legacy-digest}): digest authentication on for old test clients such as
+     * SIPp's: MD5 only, credentials without qop (RFC 2069) and with another uri than the Request-URI
+     * accepted, so captured credentials can be replayed and spent on other targets. Logged as a warning
+     * at start, as {@code auth.legacyNoQop} and {@code auth.lab.skipUriCheck} are.
+     */
+    public static final AuthConfig LAB_LEGACY_DIGEST = new Builder().enabled(true)
+            .algorithms(List.of(DigestAlgorithm.MD5)).legacyNoQop(true).labSkipUriCheck(true).build();
+
+    /** The presets by name; a preset fixes who is challenged and which credentials are accepted. */
+    static final Presets<AuthConfig> PRESETS = new Presets<>(presetMap(), AuthConfig::presetPolicy);
+
+    private static Map<String, AuthConfig> presetMap() {
+        Map<String, AuthConfig> m = new LinkedHashMap<>();
+        m.put("secure", SECURE);
+        m.put("lab-legacy-digest", LAB_LEGACY_DIGEST);
+        return m;
+    }
+
+    private List<Object> presetPolicy() {
+        return List.of(enabled, methods, algorithms, legacyNoQop, onFailure, matchIdentity, labSkipUriCheck);
+    }
+
+    /** The name of the preset these settings follow ({@code auth.preset}), if any. */
+    public Optional<String> presetName() {
+        return PRESETS.nameOf(this);
+    }
+
     /** What a request with wrong credentials gets. */
-    public enum FailureAnswer {
+    public enum FailureAnswer implements ConfigNamed {
         /** 403 Forbidden. */
         FORBID,
         /** A new 401/407 challenge. */
         CHALLENGE;
 
-        /** The name in configuration: {@code forbid}, {@code challenge}. */
-        public String configName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
 
         static FailureAnswer parse(String text) {
-            for (FailureAnswer a : values()) {
-                if (a.configName().equalsIgnoreCase(text)) {
-                    return a;
-                }
-            }
-            throw new IllegalArgumentException("\"" + text + "\" is not an answer (expected forbid or challenge)");
+            return ConfigNamed.parse(FailureAnswer.class, text, "answer to wrong credentials");
         }
     }
 
@@ -175,6 +204,13 @@ public record AuthConfig(
         public Builder cacheSize(int v) { cacheSize = v; return this; }
         public Builder cacheTtl(Duration v) { cacheTtl = v; return this; }
         public Builder replayNonces(int v) { replayNonces = v; return this; }
+
+        /** Who is challenged and which credentials pass, as in {@code preset} ({@link #SECURE}, ...); the rest stays. */
+        public Builder preset(AuthConfig preset) {
+            return enabled(preset.enabled).methods(preset.methods).algorithms(preset.algorithms)
+                    .legacyNoQop(preset.legacyNoQop).onFailure(preset.onFailure).matchIdentity(preset.matchIdentity)
+                    .labSkipUriCheck(preset.labSkipUriCheck);
+        }
 
         public AuthConfig build() {
             return new AuthConfig(enabled, methods, realm, algorithms, legacyNoQop, nonceLifetime, nonceSecret,

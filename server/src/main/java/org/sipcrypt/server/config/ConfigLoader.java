@@ -52,9 +52,11 @@ public final class ConfigLoader {
             given.put(setting(e.getKey(), " on the command line"), List.copyOf(e.getValue()));
         }
         log.debug("configuration keys given: {}", given.keySet());
-        // Routes go last: their connection pattern defaults to the effective tcp.connection.
+        // Presets go first, so that the keys of their group given too change them; routes go last:
+        // their connection pattern defaults to the effective tcp.connection.
         List<Setting> order = new ArrayList<>(given.keySet());
-        order.sort(Comparator.comparing(s -> s == Setting.ROUTE || s == Setting.DEFAULT_ROUTE));
+        order.sort(Comparator.comparing(s -> s == Setting.TLS_PRESET || s == Setting.AUTH_PRESET ? 0
+                : s == Setting.ROUTE || s == Setting.DEFAULT_ROUTE ? 2 : 1));
         ServerConfig.Builder builder = new ServerConfig.Builder();
         for (Setting s : order) {
             List<String> values = given.get(s);

@@ -1,20 +1,16 @@
 package org.sipcrypt.server.config;
 
-import java.util.Locale;
+import org.sipcrypt.server.transport.ConfigNamed;
 
 /**
  * What the server does with requests for users it knows: forward them (stateful proxy,
  * RFC 3261 §16) or answer with their contacts (redirect server, RFC 3261 §8.3).
  * Threading: immutable.
  */
-public enum Mode {
+public enum Mode implements ConfigNamed {
     PROXY,
     REDIRECT;
 
-    /** The name used in configuration: {@code proxy}, {@code redirect}. */
-    public String configName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     /**
      * Parses {@code proxy} or {@code redirect}.
@@ -22,11 +18,6 @@ public enum Mode {
      * @throws IllegalArgumentException naming the value when it is neither
      */
     public static Mode parse(String name) {
-        for (Mode m : values()) {
-            if (m.name().equalsIgnoreCase(name)) {
-                return m;
-            }
-        }
-        throw new IllegalArgumentException("unknown mode \"" + name + "\" (expected proxy or redirect)");
+        return ConfigNamed.parse(Mode.class, name, "mode");
     }
 }

@@ -173,6 +173,11 @@ public enum Setting {
     HTTP_HEALTH_TIMEOUT("http.healthTimeout", Kind.SINGLE, "DURATION",
             "How long /health's database check may take; a slower database makes the server not ready.",
             c -> shown(c.http().healthTimeout()), (b, k, v) -> b.http().healthTimeout(duration(k, one(k, v), false))),
+    AUTH_PRESET("auth.preset", Kind.SINGLE, "secure|lab-legacy-digest",
+            "Digest authentication as a whole: secure (auth on with the defaults) or lab-legacy-digest (lab only: MD5,"
+                    + " no qop and any uri accepted, logged as warnings); auth.* keys given too change it.",
+            c -> optional(c.auth().presetName().orElse(null)),
+            (b, k, v) -> b.auth().preset(parsed(k, one(k, v), AuthConfig.PRESETS::parse))),
     AUTH("auth", Kind.FLAG, "BOOL", "Digest authentication (RFC 3261 22): challenge the methods of auth.methods.",
             c -> shown(c.auth().enabled()), (b, k, v) -> b.auth().enabled(bool(k, one(k, v)))),
     AUTH_METHODS("auth.methods", Kind.REPEATABLE, "METHOD",
@@ -231,6 +236,11 @@ public enum Setting {
     AUTH_REPLAY_NONCES("auth.replayNonces", Kind.SINGLE, "N",
             "Most nonces whose counts are remembered to reject replays.",
             c -> shown(c.auth().replayNonces()), (b, k, v) -> b.auth().replayNonces(integer(k, one(k, v), 1, 100_000_000))),
+    TLS_PRESET("tls.preset", Kind.SINGLE, "modern|compatible|lab-insecure",
+            "Suites and versions as a whole: modern (forward secrecy only), compatible (every AES suite; the default)"
+                    + " or lab-insecure (lab only: 3DES and RC4 too, logged as a warning); tls.* keys given too change it.",
+            c -> optional(c.tls().presetName().orElse(null)),
+            (b, k, v) -> b.tls().preset(parsed(k, one(k, v), TlsConfig.PRESETS::parse))),
     TLS_CERT("tls.cert", Kind.SINGLE, "FILE",
             "PEM certificate (chain), or a PKCS#12 file (.p12, .pfx) with its key, of the tls listener and outgoing TLS.",
             c -> optional(c.tls().cert()), (b, k, v) -> b.tls().cert(path(k, one(k, v)))),

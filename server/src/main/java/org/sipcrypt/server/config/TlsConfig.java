@@ -2,9 +2,12 @@ package org.sipcrypt.server.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import org.sipcrypt.server.transport.ConfigNamed;
 import org.sipcrypt.server.tls.spi.TlsEngine;
 
 /**
@@ -43,22 +46,56 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                         int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
                         String keyPassword) {
 
+    /**
+     * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-RSA with AES-GCM, for a
+     * deployment whose peers are all current (preset {@code modern}). Peers that know only RFC 3261's
+     * {@code TLS_RSA_WITH_AES_128_CBC_SHA} cannot connect.
+     */
+    public static final TlsConfig MODERN = new Builder().ciphers(List.of("TLS_AES_128_GCM_SHA256",
+            "TLS_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"))
+            .build();
+
+    /**
+     * The defaults (preset {@code compatible}): every AES suite, forward secrecy first, down to
+     * {@code TLS_RSA_WITH_AES_128_CBC_SHA}, the suite RFC 3261 §26.3.1 makes mandatory; TLS 1.2 and 1.3.
+     */
+    public static final TlsConfig COMPATIBLE = new Builder().build();
+
+    /**
+     * Lab only (preset {@code lab-insecure}): AES, then the broken 3DES and RC4 suites, allowed, on the
+     * jsse engine that runs all three; for measuring what old ciphers cost. Logged as a warning at start
+     * and on the listener, as {@code tls.allowInsecure} is.
+     */
+    public static final TlsConfig LAB_INSECURE = new Builder().ciphers(List.of("aes", "3des", "rc4"))
+            .allowInsecure(true).build();
+
+    /** The presets by name; a preset fixes the suites, the versions and whether insecure ones may be given. */
+    static final Presets<TlsConfig> PRESETS = new Presets<>(presetMap(), TlsConfig::presetPolicy);
+
+    private static Map<String, TlsConfig> presetMap() {
+        Map<String, TlsConfig> m = new LinkedHashMap<>();
+        m.put("modern", MODERN);
+        m.put("compatible", COMPATIBLE);
+        m.put("lab-insecure", LAB_INSECURE);
+        return m;
+    }
+
+    private List<Object> presetPolicy() {
+        return List.of(ciphers, versions, allowInsecure);
+    }
+
+    /** The name of the preset these settings follow ({@code tls.preset}), if any. */
+    public Optional<String> presetName() {
+        return PRESETS.nameOf(this);
+    }
+
     /** Client certificates: not asked for, asked for, or required. */
-    public enum ClientAuth {
+    public enum ClientAuth implements ConfigNamed {
         NONE, WANT, NEED;
 
-        /** The name in configuration. */
-        public String configName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
 
         static ClientAuth parse(String text) {
-            for (ClientAuth a : values()) {
-                if (a.configName().equalsIgnoreCase(text)) {
-                    return a;
-                }
-            }
-            throw new IllegalArgumentException("\"" + text + "\" is not a client-auth mode (expected none, want or need)");
+            return ConfigNamed.parse(ClientAuth.class, text, "client-auth mode");
         }
     }
 
@@ -149,6 +186,11 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public Builder versions(List<String> v) { versions = v; return this; }
         public Builder peers(List<TlsPeerConfig> v) { peers = v; return this; }
         public Builder keyPassword(String v) { keyPassword = v; return this; }
+
+        /** The suites, versions and insecure switch of {@code preset} ({@link #MODERN}, ...); the rest stays. */
+        public Builder preset(TlsConfig preset) {
+            return ciphers(preset.ciphers).versions(preset.versions).allowInsecure(preset.allowInsecure);
+        }
 
         public TlsConfig build() {
             return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,

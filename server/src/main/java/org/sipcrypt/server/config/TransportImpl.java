@@ -1,6 +1,6 @@
 package org.sipcrypt.server.config;
 
-import java.util.Locale;
+import org.sipcrypt.server.transport.ConfigNamed;
 
 /**
  * Which transport implementation carries SIP under the JAIN-SIP stack: sipcrypt's Netty transport
@@ -9,21 +9,12 @@ import java.util.Locale;
  * same application.
  * Threading: immutable.
  */
-public enum TransportImpl {
-    NETTY("netty"),
-    JAIN_NIO("jain-nio"),
-    JAIN_OIO("jain-oio");
+public enum TransportImpl implements ConfigNamed {
+    NETTY,
+    JAIN_NIO,
+    JAIN_OIO;
 
-    private final String configName;
 
-    TransportImpl(String configName) {
-        this.configName = configName;
-    }
-
-    /** The name used in configuration and reports. */
-    public String configName() {
-        return configName;
-    }
 
     /**
      * Parses {@code netty}, {@code jain-nio} or {@code jain-oio}.
@@ -31,12 +22,6 @@ public enum TransportImpl {
      * @throws IllegalArgumentException naming the value when it is neither
      */
     public static TransportImpl parse(String name) {
-        for (TransportImpl t : values()) {
-            if (t.configName.equals(name.toLowerCase(Locale.ROOT))) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException(
-                "unknown transport implementation \"" + name + "\" (expected netty, jain-nio or jain-oio)");
+        return ConfigNamed.parse(TransportImpl.class, name, "transport implementation");
     }
 }

@@ -115,55 +115,54 @@ final class BindingsTable {
     }
 
     static void delete(Connection c, String aor, List<String> keys) throws SQLException {
-        if (keys.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(DELETE_BINDING)) {
-            for (String key : keys) {
-                ps.setString(1, aor);
-                ps.setString(2, key);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
+        batch(c, DELETE_BINDING, keys, (ps, key) -> {
+            ps.setString(1, aor);
+            ps.setString(2, key);
+        });
     }
 
     static void update(Connection c, String aor, List<Row> rows) throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(UPDATE_BINDING)) {
-            for (Row r : rows) {
-                ps.setString(1, r.contact());
-                ps.setLong(2, r.expiresAt());
-                ps.setString(3, r.callId());
-                ps.setLong(4, r.cseq());
-                ps.setFloat(5, r.q());
-                ps.setString(6, r.received());
-                ps.setLong(7, r.updatedAt());
-                ps.setString(8, aor);
-                ps.setString(9, r.contactKey());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
+        batch(c, UPDATE_BINDING, rows, (ps, r) -> {
+            ps.setString(1, r.contact());
+            ps.setLong(2, r.expiresAt());
+            ps.setString(3, r.callId());
+            ps.setLong(4, r.cseq());
+            ps.setFloat(5, r.q());
+            ps.setString(6, r.received());
+            ps.setLong(7, r.updatedAt());
+            ps.setString(8, aor);
+            ps.setString(9, r.contactKey());
+        });
     }
 
     static void insert(Connection c, String aor, List<Row> rows) throws SQLException {
-        if (rows.isEmpty()) {
+        batch(c, INSERT_BINDING, rows, (ps, r) -> {
+            ps.setString(1, aor);
+            ps.setString(2, r.contactKey());
+            ps.setString(3, r.contact());
+            ps.setLong(4, r.expiresAt());
+            ps.setString(5, r.callId());
+            ps.setLong(6, r.cseq());
+            ps.setFloat(7, r.q());
+            ps.setString(8, r.received());
+            ps.setLong(9, r.updatedAt());
+        });
+    }
+
+    /** Sets the parameters of one execution of a batched statement. */
+    @FunctionalInterface
+    private interface Binder<T> {
+        void bind(PreparedStatement ps, T item) throws SQLException;
+    }
+
+    /** Runs {@code sql} once per item, as one batch; nothing at all when there are none. */
+    private static <T> void batch(Connection c, String sql, List<T> items, Binder<T> binder) throws SQLException {
+        if (items.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(INSERT_BINDING)) {
-            for (Row r : rows) {
-                ps.setString(1, aor);
-                ps.setString(2, r.contactKey());
-                ps.setString(3, r.contact());
-                ps.setLong(4, r.expiresAt());
-                ps.setString(5, r.callId());
-                ps.setLong(6, r.cseq());
-                ps.setFloat(7, r.q());
-                ps.setString(8, r.received());
-                ps.setLong(9, r.updatedAt());
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (T item : items) {
+                binder.bind(ps, item);
                 ps.addBatch();
             }
             ps.executeBatch();

@@ -201,11 +201,7 @@ public final class JdbcLocationService implements LocationService {
                 }
                 return outcome;
             } catch (SQLException | RuntimeException e) {
-                try {
-                    c.rollback();
-                } catch (SQLException rollbackFailure) {
-                    e.addSuppressed(rollbackFailure);
-                }
+                SqlTransactions.rollbackAfter(c, e);
                 throw e;
             }
         }

@@ -150,11 +150,7 @@ public final class SchemaMigrator {
             c.commit();
             log.info("{}: applied schema version {}", database, m.version());
         } catch (SQLException e) {
-            try {
-                c.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
+            SqlTransactions.rollbackAfter(c, e);
             boolean appliedElsewhere;
             try {
                 appliedElsewhere = isApplied(c, m.version());

@@ -149,7 +149,7 @@ public final class SubscriberStore {
                 c.commit();
                 return chunk.size() - replaced;
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                SqlTransactions.rollbackAfter(c, e);
                 throw e;
             } finally {
                 c.setAutoCommit(true);

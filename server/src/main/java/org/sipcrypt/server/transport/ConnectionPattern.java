@@ -6,20 +6,11 @@ package org.sipcrypt.server.transport;
  * ({@code per-call}). The two patterns of the TLS-cost literature's deployments.
  * Threading: immutable.
  */
-public enum ConnectionPattern {
-    PERSISTENT("persistent"),
-    PER_CALL("per-call");
+public enum ConnectionPattern implements ConfigNamed {
+    PERSISTENT,
+    PER_CALL;
 
-    private final String configName;
 
-    ConnectionPattern(String configName) {
-        this.configName = configName;
-    }
-
-    /** The name used in configuration and reports. */
-    public String configName() {
-        return configName;
-    }
 
     /**
      * Parses {@code persistent} or {@code per-call}.
@@ -27,12 +18,6 @@ public enum ConnectionPattern {
      * @throws IllegalArgumentException naming the value when it is neither
      */
     public static ConnectionPattern parse(String name) {
-        for (ConnectionPattern p : values()) {
-            if (p.configName.equalsIgnoreCase(name)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException(
-                "unknown connection pattern \"" + name + "\" (expected persistent or per-call)");
+        return ConfigNamed.parse(ConnectionPattern.class, name, "connection pattern");
     }
 }

@@ -1,6 +1,8 @@
 package org.sipcrypt.server.transport;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Reads single header values out of raw SIP message bytes without parsing the message: enough to
@@ -25,6 +27,27 @@ public final class SipBytes {
      * @param shortName lower-case compact form, or {@code null}
      */
     public static String headerValue(byte[] msg, String longName, String shortName) {
+        return scan(msg, longName, shortName, null);
+    }
+
+    /**
+     * Every value of a header within the header section, in order (one per header line; values
+     * a line joins with commas stay together).
+     *
+     * @param longName  lower-case header name
+     * @param shortName lower-case compact form, or {@code null}
+     */
+    public static List<String> headerValues(byte[] msg, String longName, String shortName) {
+        List<String> values = new ArrayList<>(2);
+        scan(msg, longName, shortName, values);
+        return values;
+    }
+
+    /**
+     * Scans the header section for a header: returns its first value when {@code all} is null
+     * (nothing allocated but that value), else adds every value to {@code all} and returns null.
+     */
+    private static String scan(byte[] msg, String longName, String shortName, List<String> all) {
         int end = msg.length;
         int lineStart = nextLine(msg, 0, end);
         // stop at the blank line that ends the headers: the body is not searched
@@ -35,36 +58,15 @@ public final class SipBytes {
             }
             if (valueStart >= 0) {
                 int lineEnd = lineEnd(msg, valueStart, end);
-                return new String(msg, valueStart, lineEnd - valueStart, StandardCharsets.UTF_8).trim();
+                String value = new String(msg, valueStart, lineEnd - valueStart, StandardCharsets.UTF_8).trim();
+                if (all == null) {
+                    return value;
+                }
+                all.add(value);
             }
             lineStart = nextLine(msg, lineStart, end);
         }
         return null;
-    }
-
-    /**
-     * Every value of a header within the header section, in order (one per header line; values
-     * a line joins with commas stay together).
-     *
-     * @param longName  lower-case header name
-     * @param shortName lower-case compact form, or {@code null}
-     */
-    public static java.util.List<String> headerValues(byte[] msg, String longName, String shortName) {
-        java.util.List<String> values = new java.util.ArrayList<>(2);
-        int end = msg.length;
-        int lineStart = nextLine(msg, 0, end);
-        while (lineStart >= 0 && lineStart < end && msg[lineStart] != '\r' && msg[lineStart] != '\n') {
-            int valueStart = matchName(msg, lineStart, end, longName);
-            if (valueStart < 0 && shortName != null) {
-                valueStart = matchName(msg, lineStart, end, shortName);
-            }
-            if (valueStart >= 0) {
-                int lineEnd = lineEnd(msg, valueStart, end);
-                values.add(new String(msg, valueStart, lineEnd - valueStart, StandardCharsets.UTF_8).trim());
-            }
-            lineStart = nextLine(msg, lineStart, end);
-        }
-        return values;
     }
 
     /** Offset of the blank line ending the headers, or the message length when there is none. */

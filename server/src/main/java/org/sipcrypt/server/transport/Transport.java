@@ -1,13 +1,12 @@
 package org.sipcrypt.server.transport;
 
-import java.util.Locale;
 
 /**
  * A SIP transport protocol as named in Via headers and URI {@code transport} parameters
  * (RFC 3261 §18).
  * Threading: immutable.
  */
-public enum Transport {
+public enum Transport implements ConfigNamed {
     UDP(false),
     TCP(true),
     /** SIP over TLS over TCP (RFC 3261 §26.2); the same stream framing as TCP. */
@@ -29,10 +28,6 @@ public enum Transport {
         return name();
     }
 
-    /** The name as written in configuration and URIs: {@code udp}, {@code tcp}, {@code tls}. */
-    public String configName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     /**
      * Parses a transport name in any case.
@@ -40,11 +35,6 @@ public enum Transport {
      * @throws IllegalArgumentException naming the value when it is not a known transport
      */
     public static Transport parse(String name) {
-        for (Transport t : values()) {
-            if (t.name().equalsIgnoreCase(name)) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("unknown transport \"" + name + "\" (expected udp, tcp or tls)");
+        return ConfigNamed.parse(Transport.class, name, "transport");
     }
 }

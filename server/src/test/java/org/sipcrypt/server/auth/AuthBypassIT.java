@@ -6,21 +6,16 @@ import static org.sipcrypt.server.auth.Attacker.status;
 
 import io.micrometer.core.instrument.Counter;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.UUID;
 import javax.sip.Dialog;
 import javax.sip.header.RecordRouteHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.SipExchange;
 import org.sipcrypt.server.testing.Await;
-import org.sipcrypt.server.testing.SipSink;
-import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
 
@@ -35,44 +30,24 @@ import org.sipcrypt.server.transport.Transport;
  * route and pass without a challenge.
  */
 @Timeout(60)
-class AuthBypassIT {
+class AuthBypassIT extends ProxyAttackFixture {
 
     private static final String SDP = "v=0\r\no=m 1 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\n"
             + "m=audio 4000 RTP/AVP 0\r\n";
-
-    @TempDir
-    Path dir;
-
-    private ProxyUnderAttack proxy;
-    private TestServer server;
-    private Attacker mallory;
-    private SipSink victim;
 
     @BeforeEach
     void start() throws Exception {
         start("auth", "true");
     }
 
-    private void start(String... settings) throws Exception {
-        proxy = ProxyUnderAttack.start(dir, settings);
-        server = proxy.server;
-        mallory = proxy.attacker;
-        victim = proxy.victim;
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        proxy.close();
-    }
-
     private String fakeInDialogInvite(String from, String target, String extra) {
-        return mallory.request("INVITE", target, from, "m1", target, "fake-to-tag", UUID.randomUUID().toString(), 1,
+        return attacker.request("INVITE", target, from, "m1", target, "fake-to-tag", UUID.randomUUID().toString(), 1,
                 extra, SDP);
     }
 
     /** Sends an attack, expects a 407 to it, and proves by a marker to the same target that nothing reached the victim. */
     private void assertChallengedAndNotRelayed(String attack, String target) throws Exception {
-        String r = mallory.finalResponse(attack);
+        String r = attacker.finalResponse(attack);
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
         proxy.assertNothingReachedTheVictim(Attacker.callId(attack), target, "");
     }
@@ -91,28 +66,28 @@ class AuthBypassIT {
 
     @Test
     void fakeToTagInviteToARegisteredLocalUserIsChallenged() throws Exception {
-        mallory.register("bob", "b0b", victim.uri("bob"));
+        attacker.register("bob", "b0b", victim.uri("bob"));
         assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", "sip:bob@127.0.0.1", ""),
                 "sip:bob@127.0.0.1");
     }
 
     @Test
     void fakeToTagInviteWithAForgedRouteSignatureIsChallenged() throws Exception {
-        String route = "Route: " + mallory.serverRoute(";" + DialogRouteSigner.PARAM + "=AAAAAAAAAAAAAAAAAAAAAA") + "\r\n";
+        String route = "Route: " + attacker.serverRoute(";" + DialogRouteSigner.PARAM + "=AAAAAAAAAAAAAAAAAAAAAA") + "\r\n";
         assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), route),
                 victim.uri("victim"));
-        String unsigned = "Route: " + mallory.serverRoute("") + "\r\n";
+        String unsigned = "Route: " + attacker.serverRoute("") + "\r\n";
         assertChallengedAndNotRelayed(fakeInDialogInvite("sip:mallory@evil.example", victim.uri("victim"), unsigned),
                 victim.uri("victim"));
     }
 
     @Test
     void statelessAckWithABodyToAForeignTargetIsDroppedAndCounted() throws Exception {
-        String ack = mallory.request("ACK", victim.uri("victim"), "sip:mallory@evil.example", "m1",
+        String ack = attacker.request("ACK", victim.uri("victim"), "sip:mallory@evil.example", "m1",
                 victim.uri("victim"), "fake-to-tag", UUID.randomUUID().toString(), 1,
-                "Route: " + mallory.serverRoute("") + "\r\n", SDP);
-        mallory.send(ack);
-        mallory.send(ack.replace("Route: " + mallory.serverRoute("") + "\r\n", ""));
+                "Route: " + attacker.serverRoute("") + "\r\n", SDP);
+        attacker.send(ack);
+        attacker.send(ack.replace("Route: " + attacker.serverRoute("") + "\r\n", ""));
         // dropping and relaying exclude each other: the count says both ACKs were dropped
         Await.until(() -> droppedAcks() == 2, Attacker.WAIT, () -> "dropped ACKs counted: " + droppedAcks());
         proxy.assertNothingReachedTheVictim(Attacker.callId(ack), victim.uri("victim"), "");
@@ -121,9 +96,9 @@ class AuthBypassIT {
 
     @Test
     void cancelMatchingNoTransactionGets481() throws Exception {
-        String cancel = mallory.request("CANCEL", victim.uri("victim"), "sip:mallory@evil.example", "m1",
+        String cancel = attacker.request("CANCEL", victim.uri("victim"), "sip:mallory@evil.example", "m1",
                 victim.uri("victim"), null, UUID.randomUUID().toString(), 1, "", "");
-        String r = mallory.finalResponse(cancel);
+        String r = attacker.finalResponse(cancel);
         assertEquals(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, status(r), r);
         proxy.assertNothingReachedTheVictim(Attacker.callId(cancel), victim.uri("victim"), "");
     }
@@ -178,7 +153,6 @@ class AuthBypassIT {
 
     /** JAIN-SIP's digest client answers the first challenge and speaks MD5 only: offer MD5 alone. */
     private void useJainSipClients() throws Exception {
-        stop();
         start("auth", "true", "auth.algorithms", "md5");
     }
 

@@ -7,14 +7,11 @@ import static org.sipcrypt.server.auth.Attacker.md5Challenge;
 import static org.sipcrypt.server.auth.Attacker.status;
 import static org.sipcrypt.server.auth.Attacker.statusLine;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import javax.sip.message.Response;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.DigestClient;
 import org.sipcrypt.server.testing.SipSink;
 
@@ -26,33 +23,13 @@ import org.sipcrypt.server.testing.SipSink;
  * nothing reached premium-rate is proven by a marker relayed there after each attack.
  */
 @Timeout(60)
-class CredentialReplayIT {
+class CredentialReplayIT extends ProxyAttackFixture {
 
     private static final String ALICE = "sip:alice@127.0.0.1";
 
-    @TempDir
-    Path dir;
-
-    private ProxyUnderAttack proxy;
-    private Attacker eve;
-    private SipSink premium;
-
-    private void start(String... settings) throws Exception {
-        proxy = ProxyUnderAttack.start(dir, settings);
-        eve = proxy.attacker;
-        premium = proxy.victim;
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
-
     /** A 407 challenge for an INVITE from alice to {@code target}, as alice's client would get it. */
     private String inviteChallenge(String target) throws Exception {
-        String r = eve.finalResponse(eve.request("INVITE", target, ALICE, "a1", target, null,
+        String r = attacker.finalResponse(attacker.request("INVITE", target, ALICE, "a1", target, null,
                 UUID.randomUUID().toString(), 1, "", ""));
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
         return md5Challenge(r, "Proxy-Authenticate");
@@ -64,10 +41,10 @@ class CredentialReplayIT {
         String bob = "sip:bob@127.0.0.1";
         String captured = DigestClient.answerWithoutQop("Proxy-Authorization", inviteChallenge(bob), "alice",
                 "secret", "INVITE", bob);
-        String target = premium.uri("premium");
-        String attack = eve.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2,
+        String target = victim.uri("premium");
+        String attack = attacker.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2,
                 captured, "");
-        String r = eve.finalResponse(attack);
+        String r = attacker.finalResponse(attack);
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
         proxy.assertNothingReachedTheVictim(Attacker.callId(attack), target, "");
     }
@@ -76,29 +53,29 @@ class CredentialReplayIT {
     void capturedNoQopRegisterIsRefusedAndTheBindingStays() throws Exception {
         start("auth", "true");
         try (SipSink alicePhone = SipSink.start("127.0.0.3")) {
-            eve.register("alice", "secret", alicePhone.uri("alice"));
+            attacker.register("alice", "secret", alicePhone.uri("alice"));
             String callId = UUID.randomUUID().toString();
-            String reg = eve.serverUri();
-            String first = eve.finalResponse(eve.request("REGISTER", reg, ALICE, "r1", ALICE, null, callId, 1,
+            String reg = attacker.serverUri();
+            String first = attacker.finalResponse(attacker.request("REGISTER", reg, ALICE, "r1", ALICE, null, callId, 1,
                     "Expires: 600\r\n", ""));
             String captured = DigestClient.answerWithoutQop("Authorization", md5Challenge(first, "WWW-Authenticate"),
                     "alice", "secret", "REGISTER", reg);
-            String evesContact = "Contact: <" + premium.uri("eve") + ">\r\nExpires: 600\r\n";
-            String r = eve.finalResponse(eve.request("REGISTER", reg, ALICE, "r1", ALICE, null, callId, 2,
+            String evesContact = "Contact: <" + victim.uri("eve") + ">\r\nExpires: 600\r\n";
+            String r = attacker.finalResponse(attacker.request("REGISTER", reg, ALICE, "r1", ALICE, null, callId, 2,
                     evesContact + captured, ""));
             assertEquals(Response.UNAUTHORIZED, status(r), r);
 
             // calls to alice still reach her own phone, not eve's contact
             String creds = DigestClient.answer("Proxy-Authorization", inviteChallenge(ALICE), "alice", "secret",
                     "INVITE", ALICE, 1);
-            String call = eve.request("INVITE", ALICE, ALICE, "a2", ALICE, null, UUID.randomUUID().toString(), 2,
+            String call = attacker.request("INVITE", ALICE, ALICE, "a2", ALICE, null, UUID.randomUUID().toString(), 2,
                     creds, "");
             // a proxy forwards a non-2xx final response only when every branch has answered (RFC 3261
             // §16.7 step 6): had eve's contact been bound beside alice's, it would have had the INVITE by now
-            String busy = eve.finalResponse(call);
+            String busy = attacker.finalResponse(call);
             assertEquals(Response.BUSY_HERE, status(busy), busy);
             alicePhone.await("INVITE", WAIT);
-            assertEquals(List.of(), premium.requestLines(), "requests reached eve's contact");
+            assertEquals(List.of(), victim.requestLines(), "requests reached eve's contact");
         }
     }
 
@@ -109,10 +86,10 @@ class CredentialReplayIT {
         // qop=auth credentials for a call to bob that never went out (eve intercepted it)
         String captured = DigestClient.answer("Proxy-Authorization", inviteChallenge(bob), "alice", "secret",
                 "INVITE", bob, 1);
-        String target = premium.uri("premium");
-        String attack = eve.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2,
+        String target = victim.uri("premium");
+        String attack = attacker.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2,
                 captured, "");
-        String r = eve.finalResponse(attack);
+        String r = attacker.finalResponse(attack);
         assertEquals("SIP/2.0 403 Digest URI Mismatch", statusLine(r), r);
         proxy.assertNothingReachedTheVictim(Attacker.callId(attack), target, "");
     }
@@ -120,22 +97,22 @@ class CredentialReplayIT {
     @Test
     void replayedQopCredentialsAreRefused() throws Exception {
         start("auth", "true");
-        String target = premium.uri("friend");
-        String challenge = eve.finalResponse(eve.request("MESSAGE", target, ALICE, "a1", target, null,
+        String target = victim.uri("friend");
+        String challenge = attacker.finalResponse(attacker.request("MESSAGE", target, ALICE, "a1", target, null,
                 UUID.randomUUID().toString(), 1, "", ""));
         String creds = DigestClient.answer("Proxy-Authorization", md5Challenge(challenge, "Proxy-Authenticate"), "alice",
                 "secret", "MESSAGE", target, 1);
-        String ok = eve.finalResponse(eve.request("MESSAGE", target, ALICE, "a1", target, null,
+        String ok = attacker.finalResponse(attacker.request("MESSAGE", target, ALICE, "a1", target, null,
                 UUID.randomUUID().toString(), 2, creds, ""));
         assertEquals(Response.OK, status(ok), ok);
-        premium.await("MESSAGE", WAIT);
-        int before = premium.requests().size();
+        victim.await("MESSAGE", WAIT);
+        int before = victim.requests().size();
 
         String replayCallId = UUID.randomUUID().toString();
-        String replay = eve.finalResponse(eve.request("MESSAGE", target, ALICE, "e1", target, null, replayCallId, 2,
-                creds, ""));
+        String replay = attacker.finalResponse(attacker.request("MESSAGE", target, ALICE, "e1", target, null,
+                replayCallId, 2, creds, ""));
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(replay), replay);
-        eve.assertOnlyMarkerReached(premium, before, replayCallId, target, "");
+        attacker.assertOnlyMarkerReached(victim, before, replayCallId, target, "");
     }
 
     @Test
@@ -145,9 +122,9 @@ class CredentialReplayIT {
         String bob = "sip:bob@127.0.0.1";
         String captured = DigestClient.answerWithoutQop("Proxy-Authorization", inviteChallenge(bob), "alice",
                 "secret", "INVITE", bob);
-        String target = premium.uri("premium");
-        eve.send(eve.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2, captured,
-                ""));
-        premium.await("INVITE", WAIT);
+        String target = victim.uri("premium");
+        attacker.send(attacker.request("INVITE", target, ALICE, "e1", target, null, UUID.randomUUID().toString(), 2,
+                captured, ""));
+        victim.await("INVITE", WAIT);
     }
 }

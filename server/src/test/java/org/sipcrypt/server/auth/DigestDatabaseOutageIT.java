@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.h2.tools.Server;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.DigestClient;
 import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestH2Server;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
 
@@ -45,12 +45,8 @@ class DigestDatabaseOutageIT {
 
     @Test
     void lookupsDuringAnOutageGet503AndAuthenticationRecoversByItself() throws Exception {
-        System.setProperty("h2.bindAddress", "127.0.0.1");
-        Path dbDir = dir.resolve("h2");
-        Server h2 = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", dbDir.toString()).start();
-        int port = h2.getPort();
-        String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/./sipcrypt";
-        try (TestServer server = TestServer.start(dir.resolve("data"), "db", url, "auth", "true");
+        try (TestH2Server h2 = TestH2Server.start(dir.resolve("h2"));
+             TestServer server = TestServer.start(dir.resolve("data"), "db", h2.url(), "auth", "true");
              SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
             String realm = server.server().config().effectiveRealm();
             server.server().subscribers().putAll(List.of(DigestRegistrarIT.subscriber("alice", realm, "secret", true)));
@@ -67,11 +63,8 @@ class DigestDatabaseOutageIT {
             assertTrue(unavailable.startsWith("SIP/2.0 503 "), unavailable);
             assertTrue(unavailable.contains("Retry-After:"), unavailable);
 
-            h2 = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists", "-baseDir",
-                    dbDir.toString()).start();
+            h2.startAgain();
             registerUntil(s, hp, challenge, n, "200", Duration.ofSeconds(30));
-        } finally {
-            h2.stop();
         }
     }
 }

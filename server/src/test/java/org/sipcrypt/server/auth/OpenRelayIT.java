@@ -4,18 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sipcrypt.server.auth.Attacker.status;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import javax.sip.message.Response;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.server.testing.DigestClient;
-import org.sipcrypt.server.testing.SipSink;
 
 /**
  * The proxy is no open relay: with {@code --auth} and every other setting at its default, no
@@ -25,27 +21,7 @@ import org.sipcrypt.server.testing.SipSink;
  * 127.0.0.2; that nothing reached it is proven by a marker relayed after each attack.
  */
 @Timeout(60)
-class OpenRelayIT {
-
-    @TempDir
-    Path dir;
-
-    private ProxyUnderAttack proxy;
-    private Attacker mallory;
-    private SipSink victim;
-
-    private void start(String... settings) throws Exception {
-        proxy = ProxyUnderAttack.start(dir, settings);
-        mallory = proxy.attacker;
-        victim = proxy.victim;
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (proxy != null) {
-            proxy.close();
-        }
-    }
+class OpenRelayIT extends ProxyAttackFixture {
 
     /** Headers some methods cannot do without, so the request fails on nothing but authentication. */
     private static String needs(String method) {
@@ -59,7 +35,7 @@ class OpenRelayIT {
 
     /** A request outside any dialog of ours; a NOTIFY claims one with a made-up To tag, as it must (RFC 6665 §4.1.3). */
     private String outOfDialog(String method, String from, String target, String extra) {
-        return mallory.request(method, target, from, "m1", target, "NOTIFY".equals(method) ? "fake-to-tag" : null,
+        return attacker.request(method, target, from, "m1", target, "NOTIFY".equals(method) ? "fake-to-tag" : null,
                 UUID.randomUUID().toString(), 1, needs(method) + extra, "");
     }
 
@@ -69,7 +45,7 @@ class OpenRelayIT {
     void unauthenticatedRequestFromAForeignUserToAForeignDomainIsChallenged(String method) throws Exception {
         start("auth", "true");
         String attack = outOfDialog(method, "sip:mallory@evil.example", victim.uri("victim"), "");
-        String r = mallory.finalResponse(attack);
+        String r = attacker.finalResponse(attack);
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
         proxy.assertNothingReachedTheVictim(Attacker.callId(attack), victim.uri("victim"), "");
     }
@@ -77,12 +53,12 @@ class OpenRelayIT {
     @Test
     void outOfDialogByeToALocalUserIsChallenged() throws Exception {
         start("auth", "true");
-        mallory.register("bob", "b0b", victim.uri("bob"));
+        attacker.register("bob", "b0b", victim.uri("bob"));
         String bye = outOfDialog("BYE", "sip:mallory@evil.example", "sip:bob@127.0.0.1", "");
-        String r = mallory.finalResponse(bye);
+        String r = attacker.finalResponse(bye);
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
         String message = outOfDialog("MESSAGE", "sip:alice@127.0.0.1", "sip:bob@127.0.0.1", "");
-        r = mallory.finalResponse(message);
+        r = attacker.finalResponse(message);
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), r);
         proxy.assertNothingReachedTheVictim(Attacker.callId(bye), "sip:bob@127.0.0.1", "");
         proxy.assertNothingReachedTheVictim(Attacker.callId(message), "sip:bob@127.0.0.1", "");
@@ -93,12 +69,12 @@ class OpenRelayIT {
         start("auth", "true");
         String callId = UUID.randomUUID().toString();
         String target = victim.uri("friend");
-        String first = mallory.finalResponse(mallory.request("MESSAGE", target, "sip:alice@127.0.0.1", "a1", target,
+        String first = attacker.finalResponse(attacker.request("MESSAGE", target, "sip:alice@127.0.0.1", "a1", target,
                 null, callId, 1, "", ""));
         assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(first), first);
         String creds = DigestClient.answer("Proxy-Authorization",
                 Attacker.md5Challenge(first, "Proxy-Authenticate"), "alice", "secret", "MESSAGE", target, 1);
-        String ok = mallory.finalResponse(mallory.request("MESSAGE", target, "sip:alice@127.0.0.1", "a1", target,
+        String ok = attacker.finalResponse(attacker.request("MESSAGE", target, "sip:alice@127.0.0.1", "a1", target,
                 null, callId, 2, creds, ""));
         assertEquals(Response.OK, status(ok), ok);
         assertTrue(victim.await("MESSAGE", Attacker.WAIT).startsWith("MESSAGE " + target));
@@ -109,20 +85,20 @@ class OpenRelayIT {
         start("auth", "true", "auth.methods", "REGISTER", "auth.methods", "INVITE");
         for (String method : List.of("MESSAGE", "OPTIONS", "BYE")) {
             String attack = outOfDialog(method, "sip:mallory@evil.example", victim.uri("victim"), "");
-            String r = mallory.finalResponse(attack);
+            String r = attacker.finalResponse(attack);
             assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(r), method + ": " + r);
             proxy.assertNothingReachedTheVictim(Attacker.callId(attack), victim.uri("victim"), "");
         }
         String route = "Route: <sip:" + victim.hostPort() + ";lr>\r\n";
         String viaRoute = outOfDialog("MESSAGE", "sip:mallory@evil.example", "sip:bob@127.0.0.1", route);
-        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(mallory.finalResponse(viaRoute)));
+        assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, status(attacker.finalResponse(viaRoute)));
         proxy.assertNothingReachedTheVictim(Attacker.callId(viaRoute), "sip:bob@127.0.0.1", route);
     }
 
     @Test
     void trustedPeerIsNotChallenged() throws Exception {
         start("auth", "true", "auth.trustedPeers", "127.0.0.0/30");
-        String r = mallory.finalResponse(outOfDialog("MESSAGE", "sip:carrier@upstream.example", victim.uri("friend"),
+        String r = attacker.finalResponse(outOfDialog("MESSAGE", "sip:carrier@upstream.example", victim.uri("friend"),
                 ""));
         assertEquals(Response.OK, status(r), r);
         victim.await("MESSAGE", Attacker.WAIT);

@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
-import org.h2.tools.Server;
 import org.hawkular.agent.prometheus.types.MetricType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.HttpProbe;
 import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.TestH2Server;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
@@ -158,12 +158,8 @@ class HttpEndpointsIT {
 
     @Test
     void healthIsNotReadyWhileTheDatabaseIsDownAndReadyAgainWhenItReturns() throws Exception {
-        System.setProperty("h2.bindAddress", "127.0.0.1");
-        Path dbDir = dir.resolve("h2");
-        Server h2 = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", dbDir.toString()).start();
-        int port = h2.getPort();
-        String db = "jdbc:h2:tcp://127.0.0.1:" + port + "/./sipcrypt";
-        try (TestServer server = TestServer.start(dir.resolve("data"), "db", db, "http", "127.0.0.1:0")) {
+        try (TestH2Server h2 = TestH2Server.start(dir.resolve("h2"));
+             TestServer server = TestServer.start(dir.resolve("data"), "db", h2.url(), "http", "127.0.0.1:0")) {
             assertEquals(200, HttpProbe.get(url(server, "/health")).status());
 
             h2.stop();
@@ -176,12 +172,9 @@ class HttpEndpointsIT {
             assertTrue(!down.get("database").asText().equals("up"), down.toString());
             assertEquals(200, HttpProbe.get(url(server, "/health/live")).status(), "still live");
 
-            h2 = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists", "-baseDir",
-                    dbDir.toString()).start();
+            h2.startAgain();
             Await.until(() -> status(url(server, "/health"), last) == 200, Duration.ofSeconds(30),
                     () -> "200 once the database is back; last: " + last[0]);
-        } finally {
-            h2.stop();
         }
     }
 

@@ -16,7 +16,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,6 +24,8 @@ import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.DigestClient;
 import org.sipcrypt.server.testing.SipSocket;
+import org.sipcrypt.server.testing.RestartableDatabase;
+import org.sipcrypt.server.testing.TestH2Server;
 import org.sipcrypt.server.testing.TestPostgres;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
@@ -53,43 +54,18 @@ class DatabaseOutageIT {
     @TempDir
     Path dir;
 
-    private Path dbDir;
-    private int port;
-    private Server h2;
-
-    /** A database server the test stops and starts again, on the same port with the same data. */
-    private interface DatabaseServer {
-        void stop() throws Exception;
-
-        void startAgain() throws Exception;
-    }
+    private TestH2Server h2;
 
     /** H2 in server mode on a loopback port; the JDBC URL of its database. */
     private String startH2() throws Exception {
-        System.setProperty("h2.bindAddress", "127.0.0.1");
-        dbDir = dir.resolve("h2");
-        h2 = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", dbDir.toString()).start();
-        port = h2.getPort();
-        return "jdbc:h2:tcp://127.0.0.1:" + port + "/./sipcrypt";
+        h2 = TestH2Server.start(dir.resolve("h2"));
+        return h2.url();
     }
-
-    private final DatabaseServer h2Server = new DatabaseServer() {
-        @Override
-        public void stop() {
-            h2.stop();
-        }
-
-        @Override
-        public void startAgain() throws Exception {
-            h2 = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists", "-baseDir",
-                    dbDir.toString()).start();
-        }
-    };
 
     @AfterEach
     void stopH2() {
         if (h2 != null) {
-            h2.stop();
+            h2.close();
         }
     }
 
@@ -147,23 +123,14 @@ class DatabaseOutageIT {
 
     @Test
     void anH2OutageIsAnswered503UntilTheDatabaseReturnsAndNoAcknowledgedRegistrationIsLost() throws Exception {
-        outage(h2Server, "db", startH2());
+        String url = startH2();
+        outage(h2, "db", url);
     }
 
     @Test
     void aPostgresCrashIsAnswered503UntilTheDatabaseReturnsAndNoAcknowledgedRegistrationIsLost() throws Exception {
         try (TestPostgres pg = TestPostgres.start()) {
-            outage(new DatabaseServer() {
-                @Override
-                public void stop() throws Exception {
-                    pg.stop();
-                }
-
-                @Override
-                public void startAgain() throws Exception {
-                    pg.startAgain();
-                }
-            }, "db", pg.url(), "db.user", "sipcrypt");
+            outage(pg, "db", pg.url(), "db.user", "sipcrypt");
         }
     }
 
@@ -171,7 +138,7 @@ class DatabaseOutageIT {
      * Registrations acknowledged, the database stopped, REGISTERs and a routed INVITE refused with 503,
      * the database started again, REGISTERs accepted and every registration acknowledged before still there.
      */
-    private void outage(DatabaseServer database, String... settings) throws Exception {
+    private void outage(RestartableDatabase database, String... settings) throws Exception {
         try (TestServer server = TestServer.start(dir.resolve("data"), settings);
              SipSocket carol = SipSocket.udp(server.address(Transport.UDP));
              SipSocket bob = SipSocket.udp(server.address(Transport.UDP));
@@ -303,7 +270,7 @@ class DatabaseOutageIT {
             String registered = authenticatedRegister(alice, hp, challenge, n);
             assertTrue(registered.startsWith("SIP/2.0 200"), registered);
 
-            h2Server.stop();
+            h2.stop();
             long deadline = System.nanoTime() + NOTICE.toNanos();
             String r = authenticatedRegister(alice, hp, challenge, n);
             while (!r.startsWith("SIP/2.0 503") && System.nanoTime() < deadline) {
@@ -330,7 +297,7 @@ class DatabaseOutageIT {
                     .replace("To: <" + target + ">", "To: " + header(refused, "To")));
             assertTrue(counter(server.server().registry(), "db.breaker.rejected", "op", "credentials") >= 2);
 
-            h2Server.startAgain();
+            h2.startAgain();
             deadline = System.nanoTime() + NOTICE.toNanos();
             r = authenticatedRegister(alice, hp, challenge, n);
             while (!r.startsWith("SIP/2.0 200") && System.nanoTime() < deadline) {

@@ -83,6 +83,18 @@ class MalformedRequestsIT {
         assertTrue(first.contains("Subject: marker"), "the request reached bob before the marker: " + first);
     }
 
+    /**
+     * Sends {@code request} (an INVITE to bob with {@code callId}), expects a 400 whose reason phrase
+     * starts with {@code reason}, and then that nothing reached bob.
+     */
+    private void assertAnswered400AndNotProxied(String callId, String request, String reason) throws Exception {
+        caller.send(request);
+        String r = caller.awaitMessage("SIP/2.0 4", WAIT);
+        assertNotNull(r);
+        assertTrue(r.startsWith("SIP/2.0 400 " + reason), r);
+        assertNothingReachedTheSink(callId);
+    }
+
     private double counter(String name, String tag, String value) {
         return server.server().transportCounters().value(name, tag, value);
     }
@@ -99,30 +111,23 @@ class MalformedRequestsIT {
     void requestWithADuplicatedSingleInstanceHeaderGets400AndIsNotProxied(String header, String line)
             throws Exception {
         String callId = "dup-" + header.hashCode();
-        caller.send(inviteBob(callId).replace("Content-Length: 0\r\n", line + "\r\nContent-Length: 0\r\n"));
-        String r = caller.awaitMessage("SIP/2.0 4", WAIT);
-        assertNotNull(r);
-        assertTrue(r.startsWith("SIP/2.0 400 Duplicate " + header + " header"), r);
-        assertNothingReachedTheSink(callId);
+        assertAnswered400AndNotProxied(callId,
+                inviteBob(callId).replace("Content-Length: 0\r\n", line + "\r\nContent-Length: 0\r\n"),
+                "Duplicate " + header + " header");
     }
 
     @Test
     void twoDifferentContentLengthsGet400AndAreNotProxied() throws Exception {
-        caller.send(inviteBob("two-lengths").replace("Content-Length: 0\r\n\r\n",
-                "Content-Type: text/plain\r\nContent-Length: 4\r\nl: 0\r\n\r\nabcd"));
-        String r = caller.awaitMessage("SIP/2.0 4", WAIT);
-        assertNotNull(r);
-        assertTrue(r.startsWith("SIP/2.0 400 Duplicate Content-Length header"), r);
-        assertNothingReachedTheSink("two-lengths");
+        assertAnswered400AndNotProxied("two-lengths", inviteBob("two-lengths").replace("Content-Length: 0\r\n\r\n",
+                "Content-Type: text/plain\r\nContent-Length: 4\r\nl: 0\r\n\r\nabcd"),
+                "Duplicate Content-Length header");
     }
 
     @Test
     void datagramShorterThanItsContentLengthGets400AndIsNotProxied() throws Exception {
-        caller.send(inviteBob("short").replace("Content-Length: 0\r\n\r\n", "Content-Length: 120\r\n\r\n"));
-        String r = caller.awaitMessage("SIP/2.0 4", WAIT);
-        assertNotNull(r);
-        assertTrue(r.startsWith("SIP/2.0 400 Content-Length exceeds datagram"), r);
-        assertNothingReachedTheSink("short");
+        assertAnswered400AndNotProxied("short",
+                inviteBob("short").replace("Content-Length: 0\r\n\r\n", "Content-Length: 120\r\n\r\n"),
+                "Content-Length exceeds datagram");
     }
 
     @Test

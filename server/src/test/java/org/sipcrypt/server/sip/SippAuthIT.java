@@ -65,10 +65,7 @@ class SippAuthIT {
                     .timeout(SIPP_TIMEOUT)
                     .run();
 
-            Supplier<String> both = () -> reg.describe() + "\n  server: " + server.server().statsLine();
-            assertTrue(reg.allCallsSucceeded(), both);
-            assertEquals(USERS, reg.successfulCalls(), both);
-            assertEquals(0, reg.failedCalls(), both);
+            assertEveryCallSucceeded(reg, server);
             Await.until(() -> outcomes(server, "accepted") >= USERS, Duration.ofSeconds(10),
                     () -> server.server().statsLine());
         }
@@ -105,10 +102,7 @@ class SippAuthIT {
                     .timeout(SIPP_TIMEOUT)
                     .run();
 
-            Supplier<String> both = () -> uac.describe() + "\n  server: " + server.server().statsLine();
-            assertTrue(uac.allCallsSucceeded(), both);
-            assertEquals(USERS, uac.successfulCalls(), both);
-            assertEquals(0, uac.failedCalls(), both);
+            assertEveryCallSucceeded(uac, server);
             // the UAS exits by itself after its last call's timewait
             Await.until(() -> !uas.isAlive(), Duration.ofSeconds(15), () -> "SIPp UAS still running");
             Sipp.Result served = uas.stop();
@@ -118,6 +112,14 @@ class SippAuthIT {
             Await.until(() -> outcomes(server, "accepted") >= USERS + 1, Duration.ofSeconds(10),
                     () -> server.server().statsLine());
         }
+    }
+
+    /** Every one of the run's {@link #USERS} calls succeeded and none failed; the server's counters shown if not. */
+    private static void assertEveryCallSucceeded(Sipp.Result run, TestServer server) {
+        Supplier<String> both = () -> run.describe() + "\n  server: " + server.server().statsLine();
+        assertTrue(run.allCallsSucceeded(), both);
+        assertEquals(USERS, run.successfulCalls(), both);
+        assertEquals(0, run.failedCalls(), both);
     }
 
     private TestServer startServer() throws Exception {

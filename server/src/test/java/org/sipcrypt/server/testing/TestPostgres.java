@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code postgres} user (PostgreSQL refuses root). Closing it stops the server and deletes the cluster.
  * Threading: start and close from the test thread.
  */
-public final class TestPostgres implements AutoCloseable {
+public final class TestPostgres implements RestartableDatabase {
 
     /** Install hint when the server binaries are missing. */
     public static final String INSTALL_HINT = "PostgreSQL not found: install it with 'apt-get install -y postgresql'";
@@ -107,11 +107,13 @@ public final class TestPostgres implements AutoCloseable {
      * Stops the server the way a crash does ({@code pg_ctl -m immediate}): connections are cut, and
      * what was committed is recovered from the log at the next start. The cluster is kept.
      */
+    @Override
     public void stop() throws IOException, InterruptedException {
         run(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m", "immediate", "-w", "stop");
     }
 
     /** Starts the server again after {@link #stop}, on the same port with the same cluster. */
+    @Override
     public void startAgain() throws IOException, InterruptedException {
         startServer();
     }
@@ -139,6 +141,7 @@ public final class TestPostgres implements AutoCloseable {
     }
 
     /** The JDBC URL of the {@code sipcrypt} database. */
+    @Override
     public String url() {
         return url("sipcrypt");
     }

@@ -59,24 +59,27 @@ public final class BcTlsConnection {
 
     /** TLS bytes to send to the peer, or null when there are none. */
     public byte[] takeOutput() {
-        int n = protocol.getAvailableOutputBytes();
-        if (n == 0) {
-            return null;
-        }
-        byte[] out = new byte[n];
-        protocol.readOutput(out, 0, n);
-        return out;
+        return take(protocol.getAvailableOutputBytes(), protocol::readOutput);
     }
 
     /** Decrypted application data, or null when there is none. */
     public byte[] takeInput() {
-        int n = protocol.getAvailableInputBytes();
-        if (n == 0) {
+        return take(protocol.getAvailableInputBytes(), protocol::readInput);
+    }
+
+    /** Reads bytes the protocol holds: its output records or its decrypted input. */
+    @FunctionalInterface
+    private interface Reader {
+        int read(byte[] buffer, int off, int len);
+    }
+
+    private static byte[] take(int available, Reader reader) {
+        if (available == 0) {
             return null;
         }
-        byte[] in = new byte[n];
-        protocol.readInput(in, 0, n);
-        return in;
+        byte[] bytes = new byte[available];
+        reader.read(bytes, 0, available);
+        return bytes;
     }
 
     /** Encrypts application data; the records are then in {@link #takeOutput}. Only after the handshake. */

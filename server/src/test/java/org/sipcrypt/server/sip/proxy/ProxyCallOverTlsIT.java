@@ -84,6 +84,18 @@ class ProxyCallOverTlsIT {
         });
     }
 
+    /**
+     * Sends an OPTIONS from the caller to a TLS callee on 127.0.0.2, an address the lab certificate
+     * does not name; returns the callee's side of the proxy's connection, once accepted.
+     */
+    private static CompletableFuture<SipSocket> optionsToMisnamedCallee(SipSocket uac, SSLServerSocket listener,
+                                                                       String callId) throws Exception {
+        CompletableFuture<SipSocket> uas = accept(listener);
+        String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
+        uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", callId, 1, ""));
+        return uas;
+    }
+
     private static List<String> headerValues(String message, String name) {
         return message.lines().filter(l -> l.regionMatches(true, 0, name + ":", 0, name.length() + 1))
                 .map(l -> l.substring(name.length() + 1).trim()).toList();
@@ -128,12 +140,19 @@ class ProxyCallOverTlsIT {
         String bye = uac.request("BYE", contact, "alice", "x", callId, 2, route.toString())
                 .replace("To: <sip:x>", "To: " + to);
         uac.send(bye);
-        String byeAtCallee = callee.awaitMessage("BYE ", WAIT);
-        assertNotNull(byeAtCallee, "BYE reached the callee");
-        callee.send(SipSocket.response(byeAtCallee, "200 OK"));
-        String byeOk = uac.awaitMessage("SIP/2.0 200", WAIT);
-        assertNotNull(byeOk);
+        String byeOk = answeredByCallee(uac, callee, "BYE");
         assertTrue(byeOk.contains("CSeq: 2 BYE"), byeOk);
+    }
+
+    /** Awaits {@code method} at the callee, answers it 200 there, and returns the caller's answer, a 200. */
+    private static String answeredByCallee(SipSocket uac, SipSocket callee, String method) throws Exception {
+        String request = callee.awaitMessage(method + " ", WAIT);
+        assertNotNull(request, method + " reached the callee");
+        callee.send(SipSocket.response(request, "200 OK"));
+        String ok = uac.awaitMessage("SIP/2.0 ", WAIT);
+        assertNotNull(ok, "the caller's answer to " + method);
+        assertTrue(ok.startsWith("SIP/2.0 200"), ok);
+        return ok;
     }
 
     @Test
@@ -196,9 +215,7 @@ class ProxyCallOverTlsIT {
         try (TestServer server = start(engine);
              SSLServerSocket listener = callee("127.0.0.2");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
-            CompletableFuture<SipSocket> uas = accept(listener);
-            String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
-            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", "misnamed-" + engine, 1, ""));
+            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "misnamed-" + engine);
             // the JDK's server socket handshakes when its side reads
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
                 assertNull(callee.awaitMessage("OPTIONS ", Duration.ofSeconds(5)), "nothing reaches the callee");
@@ -219,17 +236,10 @@ class ProxyCallOverTlsIT {
         try (TestServer server = start(engine, "tls.verifyPeers", "off");
              SSLServerSocket listener = callee("127.0.0.2");
              SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
-            CompletableFuture<SipSocket> uas = accept(listener);
-            String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
-            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", "unchecked-" + engine, 1, ""));
+            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "unchecked-" + engine);
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
-                String options = callee.awaitMessage("OPTIONS ", WAIT);
-                assertNotNull(options, "the callee is reached");
-                callee.send(SipSocket.response(options, "200 OK"));
+                answeredByCallee(uac, callee, "OPTIONS");
             }
-            String ok = uac.awaitMessage("SIP/2.0 ", WAIT);
-            assertNotNull(ok);
-            assertTrue(ok.startsWith("SIP/2.0 200"), ok);
         }
     }
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +26,18 @@ class ProxyTimerCIT {
 
     @TempDir
     Path dir;
+    private TestServer server;
+    private SipSocket callee;
+    private SipSocket caller;
+    private String hp;
 
-    private static void register(SipSocket callee, String hp) throws Exception {
+    /** The server with a Timer C of one second, bob registered at the callee socket. */
+    @BeforeEach
+    void start() throws Exception {
+        server = TestServer.start(dir, "proxy.timerC", "1s");
+        callee = SipSocket.udp(server.address(Transport.UDP));
+        caller = SipSocket.udp(server.address(Transport.UDP));
+        hp = server.hostPort(Transport.UDP);
         callee.send(callee.request("REGISTER", "sip:" + hp, "bob", "bob@" + hp, "reg-c", 1,
                 callee.contact("bob") + "Expires: 600\r\n"));
         String ok = callee.awaitMessage("SIP/2.0 ", WAIT);
@@ -33,40 +45,40 @@ class ProxyTimerCIT {
         assertTrue(ok.startsWith("SIP/2.0 200"), ok);
     }
 
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : new AutoCloseable[] {caller, callee, server}) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    /** alice's INVITE to bob; returns it as it reached the callee. */
+    private String callBob(String callId) throws Exception {
+        caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, callId, 1, caller.contact("alice")));
+        String invite = callee.awaitMessage("INVITE ", WAIT);
+        assertNotNull(invite);
+        return invite;
+    }
+
     @Test
     void ringingBranchThatNeverAnswersIsCancelled() throws Exception {
-        try (TestServer server = TestServer.start(dir, "proxy.timerC", "1s");
-             SipSocket callee = SipSocket.udp(server.address(Transport.UDP));
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            String hp = server.hostPort(Transport.UDP);
-            register(callee, hp);
-            caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "ring-forever", 1,
-                    caller.contact("alice")));
-            String invite = callee.awaitMessage("INVITE ", WAIT);
-            assertNotNull(invite);
-            callee.send(SipSocket.response(invite, "180 Ringing"));
+        String invite = callBob("ring-forever");
+        callee.send(SipSocket.response(invite, "180 Ringing"));
 
-            String cancel = callee.awaitMessage("CANCEL ", WAIT);
-            assertNotNull(cancel, "Timer C did not cancel the ringing branch");
-            callee.send(SipSocket.response(cancel, "200 OK"));
-            callee.send(SipSocket.response(invite, "487 Request Terminated"));
-            String terminated = caller.awaitMessage("SIP/2.0 487", WAIT);
-            assertNotNull(terminated, "the caller did not get the branch's 487");
-        }
+        String cancel = callee.awaitMessage("CANCEL ", WAIT);
+        assertNotNull(cancel, "Timer C did not cancel the ringing branch");
+        callee.send(SipSocket.response(cancel, "200 OK"));
+        callee.send(SipSocket.response(invite, "487 Request Terminated"));
+        String terminated = caller.awaitMessage("SIP/2.0 487", WAIT);
+        assertNotNull(terminated, "the caller did not get the branch's 487");
     }
 
     @Test
     void silentBranchEndsAsIfItAnswered408() throws Exception {
-        try (TestServer server = TestServer.start(dir, "proxy.timerC", "1s");
-             SipSocket callee = SipSocket.udp(server.address(Transport.UDP));
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            String hp = server.hostPort(Transport.UDP);
-            register(callee, hp);
-            caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, "silent", 1,
-                    caller.contact("alice")));
-            assertNotNull(callee.awaitMessage("INVITE ", WAIT));
-            String timeout = caller.awaitMessage("SIP/2.0 408", WAIT);
-            assertNotNull(timeout, "the caller did not get 408 after Timer C");
-        }
+        callBob("silent");
+        String timeout = caller.awaitMessage("SIP/2.0 408", WAIT);
+        assertNotNull(timeout, "the caller did not get 408 after Timer C");
     }
 }

@@ -71,6 +71,18 @@ class StreamLimitsHandlerTest {
         ch.runPendingTasks();
     }
 
+    /**
+     * The channel is still open {@code millis - 1} ms from now and closed at {@code millis}, for
+     * {@code reason} alone.
+     */
+    private void assertClosesAfter(EmbeddedChannel ch, long millis, String reason, String deadline) {
+        advance(ch, millis - 1);
+        assertTrue(ch.isOpen(), "closed before " + deadline);
+        advance(ch, 1);
+        assertFalse(ch.isOpen());
+        assertEquals(List.of(reason), reasons);
+    }
+
     @Test
     void aMessageInTwoReadsIsHeldUntilComplete() {
         PartialMessages partials = new PartialMessages(1 << 20);
@@ -90,11 +102,7 @@ class StreamLimitsHandlerTest {
         write(ch, OPTIONS.substring(0, 10));
         advance(ch, 500);
         write(ch, OPTIONS.substring(10, 20));
-        advance(ch, 499);
-        assertTrue(ch.isOpen(), "closed before the deadline");
-        advance(ch, 1);
-        assertFalse(ch.isOpen());
-        assertEquals(List.of("message_timeout"), reasons);
+        assertClosesAfter(ch, 500, "message_timeout", "the deadline");
         assertEquals(0, partials.heldBytes());
     }
 
@@ -109,11 +117,7 @@ class StreamLimitsHandlerTest {
         assertInstanceOf(SipFrame.Message.class, ch.readInbound());
         advance(ch, 400);
         assertTrue(ch.isOpen(), "the second message was timed from the first one's first byte");
-        advance(ch, 599);
-        assertTrue(ch.isOpen(), "closed before the second message's deadline");
-        advance(ch, 1);
-        assertFalse(ch.isOpen());
-        assertEquals(List.of("message_timeout"), reasons);
+        assertClosesAfter(ch, 600, "message_timeout", "the second message's deadline");
     }
 
     @Test
@@ -123,11 +127,7 @@ class StreamLimitsHandlerTest {
         write(ch, "\r\n\r\n");
         write(ch, "\r\n");
         assertEquals(0, partials.heldBytes());
-        advance(ch, 1999);
-        assertTrue(ch.isOpen(), "closed before the first-message deadline");
-        advance(ch, 1);
-        assertFalse(ch.isOpen());
-        assertEquals(List.of("first_message_timeout"), reasons);
+        assertClosesAfter(ch, 2000, "first_message_timeout", "the first-message deadline");
     }
 
     @Test
