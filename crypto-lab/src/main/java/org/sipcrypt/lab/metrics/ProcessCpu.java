@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * CPU time (user plus system) from {@code /proc}, in the kernel's clock ticks of 10 ms (USER_HZ, 100
@@ -45,9 +48,26 @@ public final class ProcessCpu {
         return total < 0 ? -1 : total - jitMicros(proc.resolve("task"));
     }
 
+    /** CPU time the JIT compiler threads of another process used so far; 0 when it has none or is gone. */
+    public static long jitMicros(long pid) {
+        return jitMicros(Path.of("/proc", Long.toString(pid), "task"));
+    }
+
+    /** The thread IDs of another process's JIT compiler threads; empty when it has none or is gone. */
+    public static List<Long> jitThreads(long pid) {
+        List<Long> ids = new ArrayList<>();
+        forEachJitThread(Path.of("/proc", Long.toString(pid), "task"), (id, stat) -> ids.add(id));
+        return ids;
+    }
+
     /** CPU time of the JIT compiler threads among the threads of a {@code /proc/PID/task} directory. */
     static long jitMicros(Path taskDir) {
-        long sum = 0;
+        long[] sum = {0};
+        forEachJitThread(taskDir, (id, stat) -> sum[0] += cpuMicros(stat));
+        return sum[0];
+    }
+
+    private static void forEachJitThread(Path taskDir, BiConsumer<Long, String> action) {
         try (DirectoryStream<Path> threads = Files.newDirectoryStream(taskDir)) {
             for (Path t : threads) {
                 String stat;
@@ -59,14 +79,13 @@ public final class ProcessCpu {
                 String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                 for (String jit : JIT_THREADS) {
                     if (comm.startsWith(jit)) {
-                        sum += cpuMicros(stat);
+                        action.accept(Long.parseLong(t.getFileName().toString()), stat);
                     }
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return 0;
+            // no such process, or not Linux: no JIT threads to speak of
         }
-        return sum;
     }
 
     private static long micros(Path stat) {

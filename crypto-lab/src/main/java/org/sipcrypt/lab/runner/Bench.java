@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uas;
+import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
@@ -105,6 +106,13 @@ final class Bench implements Closeable {
             }
             ServerProcess server = ServerProcess.start(dir, pinning.serverLauncher(), s.serverJvm(),
                     serverArgs(s, cipher, dir, certs, uasAt), Duration.ofSeconds(60));
+            try {
+                // compiling is a warm-up transient, not a cost of the calls: off the server's CPUs
+                pinning.moveToLab(ProcessCpu.jitThreads(server.pid()));
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                server.close();
+                throw e;
+            }
             Transport left = s.left().transportFor(cipher);
             return new Bench(s, cipher, uas, uasAt, server, null, server.address(left), server.pid());
         } catch (IOException | InterruptedException | RuntimeException e) {

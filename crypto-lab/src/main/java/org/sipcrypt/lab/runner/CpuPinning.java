@@ -83,9 +83,10 @@ public record CpuPinning(List<Integer> serverCpus, List<Integer> labCpus, String
         return pinned() ? List.of(taskset(), "-c", format(serverCpus)) : List.of();
     }
 
-    /** One line for reports: {@code server on CPU 0, generator and UAS on CPU 1}, or why not pinned. */
+    /** One line for reports: {@code server on CPU 0, its JIT compiler, generator and UAS on CPU 1}, or why not pinned. */
     public String describe() {
-        return pinned() ? "server on CPU " + format(serverCpus) + ", generator and UAS on CPU " + format(labCpus)
+        return pinned() ? "server on CPU " + format(serverCpus) + ", its JIT compiler, generator and UAS on CPU "
+                + format(labCpus)
                 : "not pinned: " + why;
     }
 
@@ -105,16 +106,37 @@ public record CpuPinning(List<Integer> serverCpus, List<Integer> labCpus, String
         return () -> setOwnAffinity(before);
     }
 
+    /**
+     * Moves threads of the server (its JIT compiler threads) to the lab's CPUs, so that compiling does
+     * not take the server's own CPUs while its calls are measured. Does nothing when not pinned.
+     *
+     * @throws IOException taskset failed
+     */
+    public void moveToLab(List<Long> threadIds) throws IOException, InterruptedException {
+        if (!pinned()) {
+            return;
+        }
+        for (long id : threadIds) {
+            taskset(List.of("-p", "-c", format(labCpus), Long.toString(id)));
+        }
+    }
+
     private static void setOwnAffinity(List<Integer> cpus) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(taskset(), "-a", "-p", "-c", format(cpus),
-                Long.toString(ProcessHandle.current().pid())).redirectErrorStream(true).start();
+        taskset(List.of("-a", "-p", "-c", format(cpus), Long.toString(ProcessHandle.current().pid())));
+    }
+
+    private static void taskset(List<String> args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(taskset());
+        cmd.addAll(args);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IOException("taskset did not finish in 30 s");
         }
         if (p.exitValue() != 0) {
-            throw new IOException("taskset -a -p -c " + format(cpus) + " failed (" + p.exitValue() + "): " + said);
+            throw new IOException("taskset " + String.join(" ", args) + " failed (" + p.exitValue() + "): " + said);
         }
     }
 

@@ -19,6 +19,7 @@ import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uac;
 import org.sipcrypt.lab.loadgen.UacOptions;
 import org.sipcrypt.lab.loadgen.Workload;
+import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.scenario.LoadProfile;
 import org.sipcrypt.lab.scenario.Scenario;
@@ -46,6 +47,22 @@ public final class ScenarioRunner {
 
     /** How {@link PointRun#invalid()} begins for a point whose generator was saturated. */
     static final String GENERATOR_SATURATED = "generator saturated";
+
+    /**
+     * How {@link PointRun#invalid()} begins for a fixed-rate point that failed more calls than the
+     * scenario allows: the server (or the path to it) did not keep up, so its CPU per call is not
+     * the cost of a call.
+     */
+    static final String NOT_KEPT_UP = "calls failed";
+
+    /** A warm-up window of a fixed-rate point (see {@code settle}). */
+    static final Duration SETTLE_WINDOW = Duration.ofSeconds(5);
+    /** The JIT compiler is quiet below this share of a core over a warm-up window. */
+    static final double JIT_QUIET_PCT = 5;
+    /** A warm-up waits for a quiet JIT compiler for at most this many times the scenario's warm-up. */
+    static final int SETTLE_LIMIT = 3;
+    /** The warm-up of a settled point's measured run: its connections and its rate set up again. */
+    static final Duration SETTLED_WARMUP = Duration.ofSeconds(1);
 
     /**
      * How the runner runs.
@@ -249,10 +266,53 @@ public final class ScenarioRunner {
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds after %ds warm-up",
                 progress.next(), scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(), l.warmup().toSeconds()));
         try (Bench b = bench(cipher)) {
-            PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), l.warmup());
+            Duration warmup = l.warmup();
+            if (b.server != null && !warmup.isZero()) {
+                options.progress().accept("  " + settle(b, cipher, rep, l.rate(), warmup));
+                warmup = min(SETTLED_WARMUP, warmup);
+            }
+            PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), warmup);
             options.progress().accept(line(p));
             return p;
         }
+    }
+
+    /**
+     * Warms the server up at the point's rate, in windows of {@link #SETTLE_WINDOW} (or the warm-up
+     * when shorter), for at least
+     * {@code warmup} and then until its JIT compiler used less than {@link #JIT_QUIET_PCT} % of a
+     * core in the last window, for at most {@link #SETTLE_LIMIT} times {@code warmup}: compiled code
+     * that is still changing changes what a call costs. Says how it ended.
+     */
+    private String settle(Bench b, String cipher, int rep, double rate, Duration warmup) throws Exception {
+        long start = System.nanoTime();
+        long atLeast = warmup.toNanos();
+        long atMost = atLeast * SETTLE_LIMIT;
+        while (true) {
+            long jitBefore = ProcessCpu.jitMicros(b.serverPid);
+            long windowStart = System.nanoTime();
+            measure(b, cipher, rep, "warmup", rate, min(SETTLE_WINDOW, warmup), Duration.ZERO);
+            long now = System.nanoTime();
+            double jitPct = jitPercent(ProcessCpu.jitMicros(b.serverPid) - jitBefore, now - windowStart);
+            long elapsed = now - start;
+            if (elapsed >= atLeast && jitPct < JIT_QUIET_PCT) {
+                return String.format(Locale.ROOT, "warm-up %.0f s: the JIT compiler quiet (%.1f %% of a core)",
+                        elapsed / 1e9, jitPct);
+            }
+            if (elapsed >= atMost) {
+                return String.format(Locale.ROOT, "warm-up %.0f s: the JIT compiler still at %.1f %% of a core",
+                        elapsed / 1e9, jitPct);
+            }
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /** The share of one core that {@code cpuMicros} of CPU time is over {@code nanos}. */
+    static double jitPercent(long cpuMicros, long nanos) {
+        return nanos <= 0 ? 0 : cpuMicros * 1e3 / nanos * 100;
     }
 
     private PeakSearch ramp(String cipher, int rep) throws Exception {
@@ -311,11 +371,26 @@ public final class ScenarioRunner {
             }
         }
         ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes(), pauses[0], pauses[1]);
-        String invalid = u.saturated() ? String.format(Locale.ROOT,
-                GENERATOR_SATURATED + " (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)", u.cpuPercent(), u.cores(),
-                u.maxArrivalLagMs()) : null;
         return new PointRun(studyName(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
-                g.uasBytes(), server, g.samples(), invalid);
+                g.uasBytes(), server, g.samples(), invalid(mode, u, server));
+    }
+
+    /**
+     * Why a point is left out of the means, or null: the generator saturated (any point), or a
+     * fixed-rate point failed more calls than the scenario allows (a ramp's step fails instead).
+     */
+    static String invalid(String mode, RunSummary u, ServerSample server) {
+        if (u.saturated()) {
+            return String.format(Locale.ROOT, GENERATOR_SATURATED + " (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)",
+                    u.cpuPercent(), u.cores(), u.maxArrivalLagMs());
+        }
+        if ("fixed".equals(mode) && !u.passed()) {
+            return String.format(Locale.ROOT, NOT_KEPT_UP + " (%.2f %%, more than %.2f %%%s; server CPU %.0f %% of a core,"
+                            + " call response p50 %.0f ms): the server did not keep up with the rate",
+                    u.failedPct(), u.maxFailedPct(), u.stoppedEarly() == null ? "" : ", stopped early: " + u.stoppedEarly(),
+                    server.cpuPercent(), u.crtP50Ms());
+        }
+        return null;
     }
 
     private UacOptions uacOptions(Bench b, double rate, Duration duration, Duration warmup, LoadProfile l)

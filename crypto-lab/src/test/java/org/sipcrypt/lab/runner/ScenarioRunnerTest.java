@@ -1,6 +1,7 @@
 package org.sipcrypt.lab.runner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -29,5 +30,24 @@ class ScenarioRunnerTest {
         assertEquals("45 s", ScenarioRunner.Progress.duration(TimeUnit.SECONDS.toNanos(45)));
         assertEquals("13 min", ScenarioRunner.Progress.duration(TimeUnit.SECONDS.toNanos(12 * 60 + 40)));
         assertEquals("2 h 05 min", ScenarioRunner.Progress.duration(TimeUnit.MINUTES.toNanos(125)));
+    }
+
+    @Test
+    void aFixedPointThatFailedMoreCallsThanAllowedIsLeftOutAndSaysWhy() {
+        ServerSample server = new ServerSample(4242, 81, 2627, 64L << 20);
+        // 1,000 of 8,000 calls failed against the scenario's 1 %: the server did not keep up
+        String why = ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7000, 1000, 4400), server);
+        assertTrue(why.startsWith(ScenarioRunner.NOT_KEPT_UP + " (12.50 %, more than 1.00 %; server CPU 81 %"), why);
+        assertTrue(why.endsWith("the server did not keep up with the rate"), why);
+        // within the limit, and a ramp's step (which fails instead of being left out), are not
+        assertNull(ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7995, 5, 1), server));
+        assertNull(ScenarioRunner.invalid("step", Studies.summary(800, 10, 7000, 1000, 4400), server));
+    }
+
+    @Test
+    void theJitCompilersShareOfACoreOverAWindow() {
+        assertEquals(50.0, ScenarioRunner.jitPercent(2_500_000, TimeUnit.SECONDS.toNanos(5)), 1e-9);
+        assertEquals(0.0, ScenarioRunner.jitPercent(0, TimeUnit.SECONDS.toNanos(5)), 1e-9);
+        assertEquals(0.0, ScenarioRunner.jitPercent(1000, 0), 1e-9);
     }
 }
