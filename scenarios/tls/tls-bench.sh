@@ -193,7 +193,7 @@ start_tls_server() {    # tag suite bound-seconds extra-args...
     local data=$work/$tag-data
     server_log=$work/$tag-server.log
     server_error=
-    mkdir -p -m 700 "$data"     # the server warns about a data directory others can read
+    mkdir -p "$data" && chmod 700 "$data"     # the server warns about a data directory others can read
     require_ports_free --server-port udp "$UDP_PORT"
     require_ports_free --server-port tcp "$TLS_PORT"
     # no suite: the plaintext baseline, a TCP listener on the same port
@@ -287,16 +287,34 @@ cpu_figures() {     # ticks window-ms operations
                           (n > 0 ? sprintf("%.0f", (t / tck) * 1e6 / n) : "-") }'
 }
 
-# Offered and completed operations a second of the measured part, and the generator's CPU %: "offered completed cpu"
-rates() {
-    awk -v o="$(jv offered)" -v c="$(jv completed)" -v s="$(jv seconds)" -v cpu="$(jv cpuPercent)" 'BEGIN {
+# The figures of the last run_uac: sets ok (completed operations), pct and us (server CPU % and µs
+# per completed operation), offered and achieved (operations a second of the measured part), dpct
+# (the generator's CPU %)
+run_figures() {
+    ok=$(jv completed)
+    read -r pct us < <(cpu_figures "$srv_ticks" "$win_ms" "$ok")
+    read -r offered achieved dpct < <(awk -v o="$(jv offered)" -v c="$ok" -v s="$(jv seconds)" \
+        -v cpu="$(jv cpuPercent)" 'BEGIN {
         printf "%s %s %s\n", (s > 0 ? sprintf("%.1f", o / s) : "-"), (s > 0 ? sprintf("%.1f", c / s) : "-"),
-                             (cpu >= 0 ? sprintf("%.0f", cpu) : "-") }'
+                             (cpu >= 0 ? sprintf("%.0f", cpu) : "-") }')
 }
 
-# The uac's log's last line, fit for a table cell
-uac_complaint() {   # tag
-    tail -1 "$work/$1-uac.log" | cut -c1-150 | tr '|' '/'
+# N empty table cells, for a row without figures
+dashes() {          # N
+    local i s=''
+    for (( i = 0; i < $1; i++ )); do s+="- | "; done
+    echo "$s"
+}
+
+# The note of a row whose uac run left no summary: its exit code and why (a bad argument: the
+# first line of its log, before the usage; a connection it could not set up: its "uac:" line;
+# else the log's last line)
+no_result() {       # tag
+    local log=$work/$1-uac.log why
+    why=$(grep -m1 '^uac: ' "$log")
+    (( client_rc == 2 )) && why=$(head -1 "$log")
+    [[ -n $why ]] || why=$(tail -1 "$log")
+    echo "no result (uac exit $client_rc: $(cut -c1-150 <<<"$why" | tr '|' '/'))"
 }
 
 call_rows=()
@@ -312,7 +330,7 @@ if [[ $PART == calls || $PART == all ]]; then
         sargs=${SERVER_EXTRA[$c]:--} cargs=${CLIENT_EXTRA[$c]:--}
         if ! start_tls_server "calls-$c" "$suite" "$((bound + 60))" "${sx[@]}"; then
             log "$c: server did not start: $server_error"
-            call_rows+=("| $c | $suite | \`$sargs\` | \`$cargs\` | - | - | - | - | - | - | - | - | - | server refused to start: ${server_error//|/\\|} |")
+            call_rows+=("| $c | $suite | \`$sargs\` | \`$cargs\` | $(dashes 9)server refused to start: ${server_error//|/\\|} |")
             continue
         fi
         start_uas "$((bound + 30))" udp "$work/calls-$c"
@@ -326,12 +344,10 @@ if [[ $PART == calls || $PART == all ]]; then
         stop_pid "$server_wrapper"
         note=$(server_log_note "$server_log")
         if [[ -z $summary ]]; then
-            call_rows+=("| $c | $suite | \`$sargs\` | \`$cargs\` | - | - | - | - | - | - | - | - | - | no result (uac exit $client_rc: $(uac_complaint "calls-$c"))${note:+; $note} |")
+            call_rows+=("| $c | $suite | \`$sargs\` | \`$cargs\` | $(dashes 9)$(no_result "calls-$c")${note:+; $note} |")
             continue
         fi
-        ok=$(jv completed)
-        read -r pct us < <(cpu_figures "$srv_ticks" "$win_ms" "$ok")
-        read -r offered achieved dpct < <(rates)
+        run_figures
         more=$(summary_note)
         note=${note:+$note${more:+; }}$more
         log "$c: $ok calls ok, $(jv failed) failed, server CPU $pct % ($us us per call) over ${win_ms} ms"
@@ -364,19 +380,17 @@ if [[ $PART == handshakes || $PART == all ]]; then
             fi
         fi
         if (( ! hs_server_up )); then
-            hs_rows+=("| $kind | $suite | \`${extra[*]:--}\` | \`${cargs[*]//$certs\//}\` | - | - | - | - | - | - | - | - | - | - | server refused to start: ${hs_server_error//|/\\|} |")
+            hs_rows+=("| $kind | $suite | \`${extra[*]:--}\` | \`${cargs[*]//$certs\//}\` | $(dashes 10)server refused to start: ${hs_server_error//|/\\|} |")
             continue
         fi
         log "handshakes $kind: ${HS_WARMUP_SECONDS}s warm-up, then $HANDSHAKES connections at $HS_RATE/s"
         run_uac "hs-$kind" "$bound" --workload options --transport tls --connection per-call --cipher "$suite" \
             --trust "$certs/ca.pem" --rate "$HS_RATE" --warmup "$HS_WARMUP_SECONDS" --duration "$hs_seconds" "${cargs[@]}"
         if [[ -z $summary ]]; then
-            hs_rows+=("| $kind | $suite | \`${extra[*]:--}\` | \`${cargs[*]//$certs\//}\` | - | - | - | - | - | - | - | - | - | - | no result (uac exit $client_rc: $(uac_complaint "hs-$kind")) |")
+            hs_rows+=("| $kind | $suite | \`${extra[*]:--}\` | \`${cargs[*]//$certs\//}\` | $(dashes 10)$(no_result "hs-$kind") |")
             continue
         fi
-        ok=$(jv completed)
-        read -r pct us < <(cpu_figures "$srv_ticks" "$win_ms" "$ok")
-        read -r offered achieved dpct < <(rates)
+        run_figures
         note=$(summary_note)
         log "handshakes $kind: $ok ok, $(jv failed) failed, $(jv resumed) resumed, server CPU $pct % ($us us per handshake)"
         hs_rows+=("| $kind | $suite | \`${extra[*]:--}\` | \`${cargs[*]//$certs\//}\` | $ok | $(jv failed) | $(jv resumed) | $offered | $achieved | $pct | $us | $(jv crtP50Ms) | $(jv crtP99Ms) | $dpct | ${note:-} |")
