@@ -27,24 +27,25 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code uac}: runs a workload (calls, registrations, INVITEs answered 404 or 302) against a target at
- * a set rate for a set time, as the users of a users file when given (answering digest challenges),
- * printing a line per interval and a summary; {@code --json} writes both to a file whose summary
- * {@link RunSummary#parseSummaryJson} reads back, and {@code --start-at} lets several generator
- * processes begin together. Exit 0 when the run passed, 1 when it failed (stopped by the failure
- * threshold, or ended above it), 2 for bad arguments.
+ * {@code uac}: runs a workload (calls, registrations, INVITEs answered 404 or 302, OPTIONS to the
+ * target) against a target at a set rate for a set time, as the users of a users file when given
+ * (answering digest challenges), printing a line per interval and a summary; {@code --json} writes
+ * both to a file whose summary {@link RunSummary#parseSummaryJson} reads back, and {@code --start-at}
+ * lets several generator processes begin together. Exit 0 when the run passed, 1 when it failed
+ * (stopped by the failure threshold, or ended above it), 2 for bad arguments.
  * Threading: the main thread only.
  */
 @Command(name = "uac", mixinStandardHelpOptions = true,
-        description = "Run calls, registrations or refused INVITEs against a SIP target (a proxy, registrar, redirect"
-                + " server or UAS) at a set rate, open loop, and measure them.")
+        description = "Run calls, registrations, refused INVITEs or OPTIONS against a SIP target (a proxy, registrar,"
+                + " redirect server or UAS) at a set rate, open loop, and measure them.")
 final class UacCommand extends LabCommand {
 
     @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "Where every request goes.")
     String target;
 
     @Option(names = "--workload", defaultValue = "call",
-            description = "call, register, refresh, unregister, invite-not-found or redirect (default: ${DEFAULT-VALUE}).")
+            description = "call, register, refresh, unregister, invite-not-found, redirect or options (an OPTIONS to the"
+                    + " target itself, answered 200 by it) (default: ${DEFAULT-VALUE}).")
     String workload;
 
     @Option(names = "--users", paramLabel = "FILE",

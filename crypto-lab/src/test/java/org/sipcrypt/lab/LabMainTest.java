@@ -44,7 +44,7 @@ class LabMainTest {
                 "--cipher", "rc4"));
         assertEquals(2, run(new StringWriter(), "uas", "--listen", "tls:127.0.0.1:0"));
         assertEquals(2, run(new StringWriter()));
-        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--workload", "options"));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--workload", "subscribe"));
         assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--domain", "a b"));
         assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--start-at", "-1"));
         assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--start-at",

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * The UAC role: operations start on an open-loop schedule (operation n is due at n / rate seconds,
  * whatever became of earlier ones, so a slow target cannot slow the arrivals down and hide its
  * latency), each with a fresh Call-ID, tags and branches, and runs its {@link Workload}: a call
- * (INVITE/100/180/200/ACK/(hold)/BYE/200), a registration, its refresh or removal, or an INVITE
- * answered 404 or 302; digest challenges are answered when the run has users ({@link UacFlow} has the
- * flows and the RFC 3261 timers). The response time runs from the moment the operation was due (so
+ * (INVITE/100/180/200/ACK/(hold)/BYE/200), a registration, its refresh or removal, an INVITE
+ * answered 404 or 302, or an OPTIONS to the target itself; digest challenges are answered when the
+ * run has users ({@link UacFlow} has the flows and the RFC 3261 timers). The response time runs from the moment the operation was due (so
  * it includes a per-call connection's TCP connect and TLS handshake, a challenge round trip, and any
  * lag of the generator) to its first final success response. In-dialog requests follow the route set
  * (§12.2.1.1) on UDP; on TCP and TLS they use the call's connection, which goes to the same next hop

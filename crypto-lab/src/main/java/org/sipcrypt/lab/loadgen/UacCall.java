@@ -9,17 +9,19 @@ import java.util.concurrent.ScheduledFuture;
 
 /**
  * One operation of the UAC (a call, a registration, an INVITE expected to be refused or
- * redirected): its identifiers, the client transaction it has open, the dialog a call learns from
- * the 200 (RFC 3261 §12.1.2: the route set is the 200's Record-Route reversed, the remote target its
- * Contact), and the requests it sends: INVITE, ACK (for a 2xx a new transaction, §13.2.2.4; for a
- * final non-2xx the INVITE's own, §17.1.1.3), BYE and REGISTER (§10.2). Every new request, a digest
- * answer included, gets a new branch and the next CSeq of the Call-ID (§8.1.3.4, §22.2).
+ * redirected, an OPTIONS to the target): its identifiers, the client transaction it has open, the
+ * dialog a call learns from the 200 (RFC 3261 §12.1.2: the route set is the 200's Record-Route
+ * reversed, the remote target its Contact), and the requests it sends: INVITE, ACK (for a 2xx a new
+ * transaction, §13.2.2.4; for a final non-2xx the INVITE's own, §17.1.1.3), BYE, REGISTER (§10.2)
+ * and OPTIONS (§11). Every new request, a digest answer included, gets a new branch and the next
+ * CSeq of the Call-ID (§8.1.3.4, §22.2).
  * Threading: state changes under the call's own lock ({@code synchronized} blocks of {@link Uac} and
  * {@link UacFlow}).
  */
 final class UacCall {
 
-    enum State { INVITING, PROCEEDING, CONFIRMED, BYEING, REGISTERING, DONE }
+    /** Where the operation stands; {@code QUERYING}: its OPTIONS (RFC 3261 §11) is unanswered. */
+    enum State { INVITING, PROCEEDING, CONFIRMED, BYEING, REGISTERING, QUERYING, DONE }
 
     final long number;
     final long dueNanos;
@@ -30,7 +32,7 @@ final class UacCall {
     final String user;
     /** The From URI: {@code sip:USER@DOMAIN}, or {@code sip:lab-uac@sipcrypt.lab} for calls without users. */
     final String fromUri;
-    /** The Request-URI of the INVITE, or of the REGISTER ({@code sip:DOMAIN}). */
+    /** The Request-URI of the INVITE, of the REGISTER ({@code sip:DOMAIN}), or of the OPTIONS (the target itself). */
     final String requestUri;
     /** Whose password answers challenges; null when the run has no users. */
     final Credential credential;
@@ -113,6 +115,17 @@ final class UacCall {
         return (head("REGISTER", via, aor, "<" + aor + ">")
                 + "Contact: " + contact + "\r\n"
                 + "Expires: " + expiresSeconds + "\r\n"
+                + authorizationLine()
+                + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The OPTIONS in progress (RFC 3261 §11): To the Request-URI, accepting SDP as §11.1 shows;
+     * answered by the server itself when the Request-URI is its address.
+     */
+    byte[] buildOptions(String via) {
+        return (head("OPTIONS", via, fromUri, "<" + requestUri + ">")
+                + "Accept: application/sdp\r\n"
                 + authorizationLine()
                 + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
     }

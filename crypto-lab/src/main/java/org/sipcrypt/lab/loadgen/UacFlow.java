@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  * transport (§17.1.1.3); the expected one (404 for {@code invite-not-found}, 302 for
  * {@code redirect}) completes the operation. A 2xx is ACKed in a new transaction (§13.2.2.4), and for
  * calls the BYE follows after the hold.</li>
- * <li>REGISTER and BYE (§17.1.2.2): retransmitted by Timer E, doubling up to T2 (at T2 once a
- * provisional response came), given up by Timer F (64 × T1).</li>
+ * <li>REGISTER, OPTIONS and BYE (§17.1.2.2): retransmitted by Timer E, doubling up to T2 (at T2 once a
+ * provisional response came), given up by Timer F (64 × T1). A 2xx to the OPTIONS of the
+ * {@code options} workload, sent to the target itself (§11), completes the operation.</li>
  * <li>A 401 or 407 is answered once per request when the operation has a credential (§22.2,
  * §22.3): the same request again with a new branch, CSeq + 1 and Authorization or
  * Proxy-Authorization; a second challenge for it fails the operation as {@code auth_rejected}.</li>
@@ -63,9 +64,13 @@ final class UacFlow {
         String requestUri = switch (o.workload()) {
             case INVITE_NOT_FOUND -> "sip:" + UNKNOWN_USER + "@" + domain;
             case REDIRECT -> cred != null ? "sip:" + cred.user() + "@" + domain : o.requestUri();
+            // RFC 3261 §11: the server itself, no user part; the port, since without one it means 5060
+            case OPTIONS -> "sip:" + UacOptions.hostOf(o.target()) + ":" + o.target().getPort() + ";transport="
+                    + o.transport().configName();
             default -> o.requestUri();
         };
-        return new UacCall(number, dueNanos, measured, runTag, UacCall.State.INVITING, user, from, requestUri, cred);
+        UacCall.State first = o.workload() == Workload.OPTIONS ? UacCall.State.QUERYING : UacCall.State.INVITING;
+        return new UacCall(number, dueNanos, measured, runTag, first, user, from, requestUri, cred);
     }
 
     /** Sends the operation's first request and starts its timeout. */
@@ -75,6 +80,8 @@ final class UacFlow {
         if (call.state == UacCall.State.REGISTERING) {
             call.registerPhase = 1;
             sendRegister(call);
+        } else if (call.state == UacCall.State.QUERYING) {
+            sendOptions(call);
         } else {
             sendInvite(call);
         }
@@ -94,7 +101,12 @@ final class UacFlow {
             }
             case "BYE" -> {
                 if (call.state == UacCall.State.BYEING && cseq == call.cseq) {
-                    onByeResponse(call, m, status);
+                    onLastResponse(call, m, status, "BYE");
+                }
+            }
+            case "OPTIONS" -> {
+                if (call.state == UacCall.State.QUERYING && cseq == call.cseq) {
+                    onLastResponse(call, m, status, "OPTIONS");
                 }
             }
             default -> uac.fail(call, "unexpected");
@@ -204,13 +216,18 @@ final class UacFlow {
         }
     }
 
-    private void onByeResponse(UacCall call, SipMessage m, int status) {
+    /**
+     * A response to the operation's last request, a BYE or an OPTIONS: a 2xx completes the operation
+     * and ends the response time of an OPTIONS (a call's ended at the INVITE's 200, recorded once).
+     */
+    private void onLastResponse(UacCall call, SipMessage m, int status, String method) {
         if (status < 200) {
             call.provisional = true;
         } else if (status < 300) {
+            uac.responseTime(call);
             uac.complete(call);
         } else if ((status == 401 || status == 407) && call.credential != null) {
-            answerChallenge(call, m, status, "BYE");
+            answerChallenge(call, m, status, method);
         } else {
             uac.fail(call, "status_" + status);
         }
@@ -244,6 +261,7 @@ final class UacFlow {
                 sendInvite(call);
             }
             case "REGISTER" -> sendRegister(call);
+            case "OPTIONS" -> sendOptions(call);
             default -> startTransaction(call, call.buildBye(uac.via(call)), call.nextHop);
         }
     }
@@ -263,6 +281,10 @@ final class UacFlow {
         int expires = call.registerPhase == 2 && o.workload() == Workload.UNREGISTER ? 0 : REGISTER_EXPIRES_SECONDS;
         startTransaction(call, call.buildRegister(uac.via(call), call.fromUri, contact(call, o.registerContact()),
                 expires), o.target());
+    }
+
+    private void sendOptions(UacCall call) {
+        startTransaction(call, call.buildOptions(uac.via(call)), o.target());
     }
 
     private void sendBye(UacCall call) {
@@ -316,13 +338,14 @@ final class UacFlow {
     }
 
     /**
-     * Timer A (INVITE, doubling, RFC 3261 §17.1.1.2) and Timer E (REGISTER and BYE, doubling up to T2,
+     * Timer A (INVITE, doubling, RFC 3261 §17.1.1.2) and Timer E (REGISTER, OPTIONS and BYE, doubling up to T2,
      * T2 once a provisional response came, §17.1.2.2), until Timer B or F (64 × T1) gives up.
      */
     private void retransmit(UacCall call) {
         synchronized (call) {
             boolean invite = call.state == UacCall.State.INVITING;
-            if (!invite && call.state != UacCall.State.BYEING && call.state != UacCall.State.REGISTERING) {
+            if (!invite && call.state != UacCall.State.BYEING && call.state != UacCall.State.REGISTERING
+                    && call.state != UacCall.State.QUERYING) {
                 return;
             }
             long elapsedMillis = (System.nanoTime() - call.transactionStartNanos) / 1_000_000;

@@ -11,7 +11,7 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * What a UAC run does: which operations ({@link Workload}: calls, registrations, INVITEs answered
- * 404 or 302), as which users with which passwords, where to, over which transport and connection
+ * 404 or 302, OPTIONS to the target), as which users with which passwords, where to, over which transport and connection
  * pattern, with which TLS settings, at which rate for how long, and when it gives up. The first
  * thirteen components are those of a call run; the constructor of those alone runs calls as
  * {@code lab-uac} without authentication, starting at once.

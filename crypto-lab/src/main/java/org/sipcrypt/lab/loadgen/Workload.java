@@ -25,7 +25,13 @@ public enum Workload {
     /** An INVITE to a user the server does not know: the 404 is the expected answer, ACKed (§17.1.1.3). */
     INVITE_NOT_FOUND,
     /** An INVITE to a registered user of a redirect server: the 302 is the expected answer, ACKed (§8.3, §17.1.1.3). */
-    REDIRECT;
+    REDIRECT,
+    /**
+     * An OPTIONS to the target itself ({@code sip:HOST:PORT;transport=T}, no user part), answered 200 by
+     * it (RFC 3261 §11): the least a request can cost the server, so that with a connection per
+     * operation the TLS handshake is what is measured.
+     */
+    OPTIONS;
 
     /** The name in configuration: {@code call}, {@code register}, ..., {@code invite-not-found}. */
     public String configName() {

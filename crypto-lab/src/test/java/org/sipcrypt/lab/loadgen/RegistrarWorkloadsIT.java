@@ -86,7 +86,8 @@ class RegistrarWorkloadsIT {
         return r;
     }
 
-    private static void assertAllCompleted(RunSummary r) {
+    /** Checks that the 20 operations of {@link #run} were offered and completed, each with its response time. */
+    static void assertAllCompleted(RunSummary r) {
         assertEquals(OPERATIONS, r.offered(), r.text());
         assertEquals(0, r.failed(), r.text());
         assertEquals(OPERATIONS, r.completed(), r.text());
