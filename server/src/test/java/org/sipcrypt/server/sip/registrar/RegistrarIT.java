@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import javax.sip.address.SipURI;
 import javax.sip.header.ContactHeader;
+import javax.sip.header.Header;
 import javax.sip.header.MinExpiresHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -38,7 +39,6 @@ class RegistrarIT {
              TestUa bob = TestUa.start("bob", Transport.UDP)) {
             Response ok = bob.register(registrar(server, bob), 600);
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(bob.contactUri().toString(), 600), ok);
             assertNotNull(ok.getHeader("Date"), "200 for REGISTER carries Date (RFC 3261 §10.3 step 8)");
         }
@@ -52,7 +52,6 @@ class RegistrarIT {
 
             Response refreshed = bob.register(registrar(server, bob), 1200);
 
-            assertEquals(Response.OK, refreshed.getStatusCode());
             assertBindings(Map.of(bob.contactUri().toString(), 1200), refreshed);
         }
     }
@@ -62,14 +61,11 @@ class RegistrarIT {
         try (TestServer server = TestServer.start(dir);
              TestUa desk = TestUa.start("bob", Transport.UDP);
              TestUa mobile = TestUa.start("bob", Transport.TCP)) {
-            Request twoContacts = desk.newRegister(registrar(server, desk));
-            twoContacts.addHeader(desk.contact(desk.contactUri(), 600));
-            twoContacts.addHeader(desk.contact(spare(desk), 900));
-            assertEquals(Response.OK, desk.send(twoContacts).awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            Response two = register(server, desk, desk.contact(desk.contactUri(), 600), desk.contact(spare(desk), 900));
+            assertEquals(Response.OK, two.getStatusCode());
 
             Response ok = mobile.register(registrar(server, mobile), 300);
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(desk.contactUri().toString(), 600, spare(desk).toString(), 900,
                     mobile.contactUri().toString(), 300), ok);
         }
@@ -79,16 +75,11 @@ class RegistrarIT {
     void expiresZeroRemovesOnlyThatContact() throws Exception {
         try (TestServer server = TestServer.start(dir);
              TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Request two = bob.newRegister(registrar(server, bob));
-            two.addHeader(bob.contact(bob.contactUri(), 600));
-            two.addHeader(bob.contact(spare(bob), 600));
-            assertEquals(2, bindings(bob.send(two).awaitFinal(TestUa.TIMEOUT)).size());
+            assertEquals(2, bindings(register(server, bob, bob.contact(bob.contactUri(), 600),
+                    bob.contact(spare(bob), 600))).size());
 
-            Request removeSpare = bob.newRegister(registrar(server, bob));
-            removeSpare.addHeader(bob.contact(spare(bob), 0));
-            Response ok = bob.send(removeSpare).awaitFinal(TestUa.TIMEOUT);
+            Response ok = register(server, bob, bob.contact(spare(bob), 0));
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(bob.contactUri().toString(), 600), ok);
         }
     }
@@ -101,15 +92,11 @@ class RegistrarIT {
             assertEquals(Response.OK, desk.register(registrar(server, desk), 600).getStatusCode());
             assertEquals(2, bindings(mobile.register(registrar(server, mobile), 600)).size());
 
-            Request removeAll = desk.newRegister(registrar(server, desk));
-            removeAll.addHeader(desk.headers().createContactHeader());
-            removeAll.addHeader(desk.headers().createExpiresHeader(0));
-            Response ok = desk.send(removeAll).awaitFinal(TestUa.TIMEOUT);
+            Response ok = register(server, desk, desk.headers().createContactHeader(),
+                    desk.headers().createExpiresHeader(0));
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(), ok);
-            Response query = desk.send(desk.newRegister(registrar(server, desk))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(), query);
+            assertBindings(Map.of(), register(server, desk));
         }
     }
 
@@ -119,11 +106,9 @@ class RegistrarIT {
              TestUa bob = TestUa.start("bob", Transport.UDP)) {
             assertEquals(Response.OK, bob.register(registrar(server, bob), 600).getStatusCode());
 
-            Request wildcardWithLifetime = bob.newRegister(registrar(server, bob));
-            wildcardWithLifetime.addHeader(bob.headers().createContactHeader());
-            wildcardWithLifetime.addHeader(bob.headers().createExpiresHeader(600));
-            assertEquals(Response.BAD_REQUEST,
-                    bob.send(wildcardWithLifetime).awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            Response wildcardWithLifetime = register(server, bob, bob.headers().createContactHeader(),
+                    bob.headers().createExpiresHeader(600));
+            assertEquals(Response.BAD_REQUEST, wildcardWithLifetime.getStatusCode());
 
             // by hand: JAIN-SIP would fold both into one "Contact: *,<...>" line, which parses as a display name
             try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
@@ -144,8 +129,7 @@ class RegistrarIT {
                 assertTrue(answer.startsWith("SIP/2.0 400 "), answer);
             }
 
-            Response query = bob.send(bob.newRegister(registrar(server, bob))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(bob.contactUri().toString(), 600), query);
+            assertBindings(Map.of(bob.contactUri().toString(), 600), register(server, bob));
         }
     }
 
@@ -175,8 +159,7 @@ class RegistrarIT {
             Response refused = bob.send(stale).awaitFinal(TestUa.TIMEOUT);
 
             assertEquals(Response.SERVER_INTERNAL_ERROR, refused.getStatusCode());
-            Response query = bob.send(bob.newRegister(registrar(server, bob))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(bob.contactUri().toString(), 600), query);
+            assertBindings(Map.of(bob.contactUri().toString(), 600), register(server, bob));
         }
     }
 
@@ -204,13 +187,21 @@ class RegistrarIT {
             assertEquals(Response.TEMPORARILY_UNAVAILABLE, status, "statuses seen: " + seen);
             assertTrue(seen.stream().allMatch(s -> s == Response.OK || s == Response.TEMPORARILY_UNAVAILABLE),
                     "statuses seen: " + seen);
-            Response query = bob.send(bob.newRegister(registrar(server, bob))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(), query);
+            assertBindings(Map.of(), register(server, bob));
         }
     }
 
     private static InetSocketAddress registrar(TestServer server, TestUa ua) {
         return server.address(ua.transport());
+    }
+
+    /** Sends a REGISTER carrying these headers (none: a query) and returns its final answer. */
+    private static Response register(TestServer server, TestUa ua, Header... headers) throws Exception {
+        Request r = ua.newRegister(registrar(server, ua));
+        for (Header h : headers) {
+            r.addHeader(h);
+        }
+        return ua.send(r).awaitFinal(TestUa.TIMEOUT);
     }
 
     /** A second contact of the same agent: the port beside its own. */
@@ -233,7 +224,7 @@ class RegistrarIT {
     }
 
     /**
-     * Asserts the bindings a 200 lists: the same contacts, each with the lifetime asked for, less at
+     * Asserts that the answer is a 200 listing these bindings: the same contacts, each with the lifetime asked for, less at
      * most a few seconds that passed since (lifetimes count down while the test runs).
      */
     private static void assertBindings(Map<String, Integer> expected, Response r) {
