@@ -14,11 +14,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 
@@ -37,6 +40,67 @@ class ConfigLoaderTest {
 
     private static String failure(Map<String, List<String>> commandLine) {
         return assertThrows(ConfigException.class, () -> flags(commandLine)).getMessage();
+    }
+
+    static Stream<Arguments> refusedCommandLines() {
+        return Stream.of(
+                Arguments.of("a bad duration names the key, the value and the expected form",
+                        Map.of("tcp.idleTimeout", List.of("5x")),
+                        "tcp.idleTimeout: \"5x\" is not a duration (expected e.g. 300s, 5m, 1h, 250ms"),
+                Arguments.of("a bad boolean is refused",
+                        Map.of("recordRoute", List.of("maybe")),
+                        "recordRoute: \"maybe\" is not a boolean"),
+                Arguments.of("the default expires must not lie below the minimum",
+                        Map.of("registrar.minExpires", List.of("2h")),
+                        "registrar.defaultExpires: 1h is below registrar.minExpires 2h"),
+                Arguments.of("the default expires must not lie above the maximum",
+                        Map.of("registrar.maxExpires", List.of("30m")),
+                        "registrar.defaultExpires: 1h is above registrar.maxExpires 30m"),
+                Arguments.of("server config checks come out as ConfigException",
+                        Map.of("listen", List.of("udp:127.0.0.1:5060", "udp:127.0.0.1:5062")),
+                        "listen: more than one udp listener"),
+                Arguments.of("a bad route names its index",
+                        Map.of("route", List.of("example.com=10.0.0.2", "example.org=10.0.0.3;transport=sctp")),
+                        "route[1]: unknown transport \"sctp\""),
+                Arguments.of("a route over a transport without a listener is refused",
+                        Map.of("listen", List.of("udp:127.0.0.1:5060", "tcp:127.0.0.1:5060"),
+                                "route", List.of("example.com=10.0.0.2;transport=tcp",
+                                        "example.org=10.0.0.3:5061;transport=tls")),
+                        "route[1]: transport tls needs a tls listener to send from"),
+                Arguments.of("a default route over a transport without a listener is refused",
+                        Map.of("listen", List.of("tcp:127.0.0.1:5060"), "defaultRoute", List.of("10.0.0.2")),
+                        "defaultRoute: transport udp needs a udp listener"),
+                Arguments.of("per-call needs the netty transport",
+                        Map.of("transport.impl", List.of("jain-nio"), "tcp.connection", List.of("per-call")),
+                        "tcp.connection: \"per-call\" needs the netty transport"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedCommandLines")
+    @Timeout(10)
+    void refusedCommandLinesNameTheKey(String rule, Map<String, List<String>> commandLine, String expectedStart) {
+        String message = failure(commandLine);
+        assertTrue(message.startsWith(expectedStart), message);
+    }
+
+    static Stream<Arguments> refusedCommandLinesWithTheirWholeMessage() {
+        return Stream.of(
+                Arguments.of("an unknown transport in the second listener names listen[1]",
+                        Map.of("listen", List.of("udp:127.0.0.1:5060", "sctp:127.0.0.1:5060")),
+                        "listen[1]: unknown transport \"sctp\" (expected udp, tcp or tls)"),
+                Arguments.of("a single-valued key given twice is refused",
+                        Map.of("mode", List.of("proxy", "redirect")),
+                        "mode: 2 values given (expected exactly one)"),
+                Arguments.of("an unknown mode names the key",
+                        Map.of("mode", List.of("forward")),
+                        "mode: unknown mode \"forward\" (expected proxy or redirect)"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedCommandLinesWithTheirWholeMessage")
+    @Timeout(10)
+    void refusedCommandLinesGiveTheWholeMessage(String rule, Map<String, List<String>> commandLine, String expected) {
+        assertEquals(expected, failure(commandLine));
     }
 
     @Test
@@ -133,25 +197,10 @@ class ConfigLoaderTest {
 
     @Test
     @Timeout(10)
-    void unknownTransportInSecondListenerNamesListen1() {
-        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "sctp:127.0.0.1:5060")));
-        assertEquals("listen[1]: unknown transport \"sctp\" (expected udp, tcp or tls)", message);
-    }
-
-    @Test
-    @Timeout(10)
     void unknownTransportInYamlListNamesItsIndex() throws IOException {
         Path file = write("bad.yaml", "listen: [udp:127.0.0.1:5060, sctp:127.0.0.1:5060]\n");
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
         assertTrue(e.getMessage().startsWith("listen[1]: unknown transport \"sctp\""), e.getMessage());
-    }
-
-    @Test
-    @Timeout(10)
-    void badDurationNamesTheKeyTheValueAndTheExpectedForm() {
-        String message = failure(Map.of("tcp.idleTimeout", List.of("5x")));
-        assertTrue(message.startsWith("tcp.idleTimeout: \"5x\" is not a duration (expected e.g. 300s, 5m, 1h, 250ms"),
-                message);
     }
 
     @ParameterizedTest(name = "{0}={1} is {2}")
@@ -172,12 +221,6 @@ class ConfigLoaderTest {
     @Timeout(10)
     void booleansAcceptTrueFalseOnOffYesNo(String text, boolean expected) throws ConfigException {
         assertEquals(expected, flags(Map.of("recordRoute", List.of(text))).recordRoute());
-    }
-
-    @Test
-    @Timeout(10)
-    void badBooleanIsRefused() {
-        assertTrue(failure(Map.of("recordRoute", List.of("maybe"))).startsWith("recordRoute: \"maybe\" is not a boolean"));
     }
 
     @Test
@@ -256,36 +299,6 @@ class ConfigLoaderTest {
 
     @Test
     @Timeout(10)
-    void defaultExpiresMustLieBetweenMinAndMax() {
-        String below = failure(Map.of("registrar.minExpires", List.of("2h")));
-        assertTrue(below.startsWith("registrar.defaultExpires: 1h is below registrar.minExpires 2h"), below);
-        String above = failure(Map.of("registrar.maxExpires", List.of("30m")));
-        assertTrue(above.startsWith("registrar.defaultExpires: 1h is above registrar.maxExpires 30m"), above);
-    }
-
-    @Test
-    @Timeout(10)
-    void serverConfigChecksComeOutAsConfigException() {
-        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "udp:127.0.0.1:5062")));
-        assertTrue(message.startsWith("listen: more than one udp listener"), message);
-    }
-
-    @Test
-    @Timeout(10)
-    void singleValuedKeyGivenTwiceIsRefused() {
-        assertEquals("mode: 2 values given (expected exactly one)",
-                failure(Map.of("mode", List.of("proxy", "redirect"))));
-    }
-
-    @Test
-    @Timeout(10)
-    void unknownModeNamesTheKey() {
-        assertEquals("mode: unknown mode \"forward\" (expected proxy or redirect)",
-                failure(Map.of("mode", List.of("forward"))));
-    }
-
-    @Test
-    @Timeout(10)
     void missingFileIsNamed() {
         Path missing = dir.resolve("nowhere.yaml");
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(missing, Map.of()));
@@ -353,30 +366,6 @@ class ConfigLoaderTest {
         ServerConfig c = flags(Map.of("route", List.of("example.com=10.0.0.2:5060;transport=tcp")));
         assertEquals(ConnectionPattern.PERSISTENT, c.routes().get(0).connection());
         assertNull(c.defaultRoute());
-    }
-
-    @Test
-    @Timeout(10)
-    void badRouteNamesItsIndex() {
-        String message = failure(Map.of("route", List.of("example.com=10.0.0.2", "example.org=10.0.0.3;transport=sctp")));
-        assertTrue(message.startsWith("route[1]: unknown transport \"sctp\""), message);
-    }
-
-    @Test
-    @Timeout(10)
-    void aRouteOverATransportWithoutAListenerIsRefused() {
-        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "tcp:127.0.0.1:5060"),
-                "route", List.of("example.com=10.0.0.2;transport=tcp", "example.org=10.0.0.3:5061;transport=tls")));
-        assertTrue(message.startsWith("route[1]: transport tls needs a tls listener to send from"), message);
-        message = failure(Map.of("listen", List.of("tcp:127.0.0.1:5060"), "defaultRoute", List.of("10.0.0.2")));
-        assertTrue(message.startsWith("defaultRoute: transport udp needs a udp listener"), message);
-    }
-
-    @Test
-    @Timeout(10)
-    void perCallNeedsTheNettyTransport() {
-        String message = failure(Map.of("transport.impl", List.of("jain-nio"), "tcp.connection", List.of("per-call")));
-        assertTrue(message.startsWith("tcp.connection: \"per-call\" needs the netty transport"), message);
     }
 
     @Test
