@@ -1,12 +1,9 @@
 package org.sipcrypt.server.testing;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -45,19 +42,7 @@ public final class ServerPerTest implements BeforeEachCallback, AfterEachCallbac
             }
         } finally {
             server = null;
-            delete(dir);
-        }
-    }
-
-    private static void delete(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot delete " + p, e);
-                }
-            });
+            FileTrees.delete(dir);
         }
     }
 
