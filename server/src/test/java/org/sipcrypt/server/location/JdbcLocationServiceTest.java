@@ -361,13 +361,11 @@ class JdbcLocationServiceTest {
     @Test
     void bindingBeyondMaxContactsIsRefusedAndNothingOfThatRequestIsWritten() throws Exception {
         try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 2, 100)) {
-            applied(bounded.register(new RegisterChange(ALICE, "c", 1, false,
-                    List.of(contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
-                    .get(5, TimeUnit.SECONDS));
+            applied(register(bounded, ALICE, "c", 1, RECEIVED, T0,
+                    contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)));
 
-            RegisterOutcome third = bounded.register(new RegisterChange(ALICE, "c", 2, false,
-                    List.of(contact("sip:a1@192.0.2.1", 120), contact("sip:a3@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
-                    .get(5, TimeUnit.SECONDS);
+            RegisterOutcome third = register(bounded, ALICE, "c", 2, RECEIVED, T0,
+                    contact("sip:a1@192.0.2.1", 120), contact("sip:a3@192.0.2.1", 60));
 
             assertEquals(new RegisterOutcome.TooManyContacts(2), third);
             List<Binding> kept = bounded.lookup(ALICE, T0).get(5, TimeUnit.SECONDS).bindings();
@@ -379,23 +377,26 @@ class JdbcLocationServiceTest {
     @Test
     void bindingBeyondMaxBindingsIsRefusedWhileRemovalsPass() throws Exception {
         try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 5, 2)) {
-            applied(bounded.register(new RegisterChange(ALICE, "c", 1, false,
-                    List.of(contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
-                    .get(5, TimeUnit.SECONDS));
-            RegisterOutcome bob = bounded.register(new RegisterChange("sip:bob@example.org", "b", 1, false,
-                    List.of(contact("sip:b@192.0.2.2", 60)), "udp:192.0.2.2:5060", T0)).get(5, TimeUnit.SECONDS);
+            applied(register(bounded, ALICE, "c", 1, RECEIVED, T0,
+                    contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)));
+            RegisterOutcome bob = register(bounded, "sip:bob@example.org", "b", 1, "udp:192.0.2.2:5060", T0,
+                    contact("sip:b@192.0.2.2", 60));
             assertEquals(new RegisterOutcome.Full(2), bob);
 
-            applied(bounded.register(new RegisterChange(ALICE, "c", 2, false,
-                    List.of(contact("sip:a1@192.0.2.1", 0)), "udp:192.0.2.1:5060", T0)).get(5, TimeUnit.SECONDS));
-            applied(bounded.register(new RegisterChange("sip:bob@example.org", "b", 2, false,
-                    List.of(contact("sip:b@192.0.2.2", 60)), "udp:192.0.2.2:5060", T0)).get(5, TimeUnit.SECONDS));
+            applied(register(bounded, ALICE, "c", 2, RECEIVED, T0, contact("sip:a1@192.0.2.1", 0)));
+            applied(register(bounded, "sip:bob@example.org", "b", 2, "udp:192.0.2.2:5060", T0,
+                    contact("sip:b@192.0.2.2", 60)));
         }
     }
 
     private RegisterOutcome register(String aor, String callId, long cseq, Instant now, ContactChange... contacts)
             throws Exception {
-        return locations.register(new RegisterChange(aor, callId, cseq, false, List.of(contacts), RECEIVED, now))
+        return register(locations, aor, callId, cseq, RECEIVED, now, contacts);
+    }
+
+    private static RegisterOutcome register(JdbcLocationService service, String aor, String callId, long cseq,
+                                            String received, Instant now, ContactChange... contacts) throws Exception {
+        return service.register(new RegisterChange(aor, callId, cseq, false, List.of(contacts), received, now))
                 .get(30, TimeUnit.SECONDS);
     }
 
