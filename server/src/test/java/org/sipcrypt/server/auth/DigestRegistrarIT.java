@@ -17,6 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.location.Subscriber;
 import org.sipcrypt.server.location.SubscriberStore;
@@ -160,10 +162,15 @@ class DigestRegistrarIT {
         assertEquals(statusLine(wrong), statusLine(unknown));
     }
 
-    @Test
-    void disabledSubscriberIsRefusedLikeAWrongPassword() throws Exception {
-        String r = registerAnswering("carol", "MD5", "carol", "carol");
-        assertEquals("SIP/2.0 403 Forbidden", statusLine(r));
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "a disabled subscriber is refused like a wrong password | carol | MD5     | carol | carol  | 403 Forbidden",
+        "credentials of one user cannot register another        | bob   | SHA-256 | alice | secret | 403 Identity Mismatch",
+    })
+    void answeredCredentialsAreRefused(String rule, String toUser, String algorithm, String user, String password,
+                                       String status) throws Exception {
+        String r = registerAnswering(toUser, algorithm, user, password);
+        assertEquals("SIP/2.0 " + status, statusLine(r));
     }
 
     @Test
@@ -225,12 +232,6 @@ class DigestRegistrarIT {
         String r = register("alice", UUID.randomUUID().toString(), 1, "Authorization: Digest username=\"alice\", realm=\""
                 + realm + "\", nonce=\"abc\", uri=\"" + registrarUri + "\"\r\n");
         assertEquals("SIP/2.0 400 Missing response in Authorization", statusLine(r));
-    }
-
-    @Test
-    void credentialsOfOneUserCannotRegisterAnother() throws Exception {
-        String r = registerAnswering("bob", "SHA-256", "alice", "secret");
-        assertEquals("SIP/2.0 403 Identity Mismatch", statusLine(r));
     }
 
     @Test
