@@ -194,23 +194,11 @@ abstract class TlsListenerContract {
 
     @Test
     void sessionsAreResumedWithReuseOnAndNotWithReuseOff() throws Exception {
-        // session IDs only (no tickets), so the server's own cache decides
-        String[] reconnect = {"-tls1_2", "-no_ticket", "-reconnect", "-CAfile", "ca.pem"};
         try (TestServer server = start()) {
-            int port = server.address(Transport.TLS).getPort();
-            String out = openssl("", null, concat(new String[] {"-connect", "127.0.0.1:" + port}, reconnect));
-            assertEquals(5, count(out, "\nReused, "), out);
-            assertEquals(1, count(out, "\nNew, "), out);
-            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "resumed") == 5,
-                    Duration.ofSeconds(5), () -> server.server().statsLine());
+            assertReconnections(server, 5, "resumed", 5);
         }
         try (TestServer server = start("tls.sessionReuse", "off")) {
-            int port = server.address(Transport.TLS).getPort();
-            String out = openssl("", null, concat(new String[] {"-connect", "127.0.0.1:" + port}, reconnect));
-            assertEquals(0, count(out, "\nReused, "), out);
-            assertEquals(6, count(out, "\nNew, "), out);
-            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "full") == 6,
-                    Duration.ofSeconds(5), () -> server.server().statsLine());
+            assertReconnections(server, 0, "full", 6);
             assertEquals(0, server.server().transportCounters().value("tls.handshakes", "kind", "resumed"));
         }
     }
@@ -279,6 +267,21 @@ abstract class TlsListenerContract {
     }
 
     /**
+     * Connects with {@code openssl s_client} and reconnects five times, offering session IDs only (no
+     * tickets, so the server's own cache decides); expects {@code reused} of the six connections to
+     * resume and the rest to be new, and the server to count {@code counted} handshakes of {@code kind}.
+     */
+    private void assertReconnections(TestServer server, int reused, String kind, int counted) throws Exception {
+        int port = server.address(Transport.TLS).getPort();
+        String out = openssl("", null, "-connect", "127.0.0.1:" + port, "-tls1_2", "-no_ticket", "-reconnect",
+                "-CAfile", "ca.pem");
+        assertEquals(reused, count(out, "\nReused, "), out);
+        assertEquals(6 - reused, count(out, "\nNew, "), out);
+        Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", kind) == counted,
+                Duration.ofSeconds(5), () -> server.server().statsLine());
+    }
+
+    /**
      * Writes {@code bytes} on a plain socket (then ends its output if {@code endOutput}) and reads until
      * the server closes it; an alert may come first, and a reset is the same outcome as a close.
      */
@@ -304,12 +307,6 @@ abstract class TlsListenerContract {
         String out = openssl(options(port, callId), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
                 "-CAfile", "ca.pem", "-brief");
         assertTrue(out.contains("SIP/2.0 200 OK"), "the listener still serves: " + out);
-    }
-
-    private static String[] concat(String[] a, String[] b) {
-        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
     }
 
     private static int count(String text, String what) {
