@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +19,9 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.sipcrypt.server.testing.ServerPerTest;
 import org.sipcrypt.server.testing.SipSocket;
-import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
 
@@ -30,14 +29,13 @@ import org.sipcrypt.server.transport.Transport;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RegistrarIT {
 
-    @TempDir
-    Path dir;
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest();
 
     @Test
     void registerIsAnsweredWithTheBindingAndItsExpires() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Response ok = bob.register(registrar(server, bob), 600);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            Response ok = bob.register(registrar(bob), 600);
 
             assertBindings(Map.of(bob.contactUri().toString(), 600), ok);
             assertNotNull(ok.getHeader("Date"), "200 for REGISTER carries Date (RFC 3261 §10.3 step 8)");
@@ -46,11 +44,10 @@ class RegistrarIT {
 
     @Test
     void refreshWithHigherCseqOnTheSameCallIdReplacesTheLifetime() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.TCP)) {
-            assertEquals(Response.OK, bob.register(registrar(server, bob), 600).getStatusCode());
+        try (TestUa bob = TestUa.start("bob", Transport.TCP)) {
+            assertEquals(Response.OK, bob.register(registrar(bob), 600).getStatusCode());
 
-            Response refreshed = bob.register(registrar(server, bob), 1200);
+            Response refreshed = bob.register(registrar(bob), 1200);
 
             assertBindings(Map.of(bob.contactUri().toString(), 1200), refreshed);
         }
@@ -58,13 +55,12 @@ class RegistrarIT {
 
     @Test
     void severalContactsOfOneAddressOfRecordAreAllListed() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa desk = TestUa.start("bob", Transport.UDP);
+        try (TestUa desk = TestUa.start("bob", Transport.UDP);
              TestUa mobile = TestUa.start("bob", Transport.TCP)) {
-            Response two = register(server, desk, desk.contact(desk.contactUri(), 600), desk.contact(spare(desk), 900));
+            Response two = register(desk, desk.contact(desk.contactUri(), 600), desk.contact(spare(desk), 900));
             assertEquals(Response.OK, two.getStatusCode());
 
-            Response ok = mobile.register(registrar(server, mobile), 300);
+            Response ok = mobile.register(registrar(mobile), 300);
 
             assertBindings(Map.of(desk.contactUri().toString(), 600, spare(desk).toString(), 900,
                     mobile.contactUri().toString(), 300), ok);
@@ -73,12 +69,11 @@ class RegistrarIT {
 
     @Test
     void expiresZeroRemovesOnlyThatContact() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            assertEquals(2, bindings(register(server, bob, bob.contact(bob.contactUri(), 600),
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            assertEquals(2, bindings(register(bob, bob.contact(bob.contactUri(), 600),
                     bob.contact(spare(bob), 600))).size());
 
-            Response ok = register(server, bob, bob.contact(spare(bob), 0));
+            Response ok = register(bob, bob.contact(spare(bob), 0));
 
             assertBindings(Map.of(bob.contactUri().toString(), 600), ok);
         }
@@ -86,27 +81,25 @@ class RegistrarIT {
 
     @Test
     void wildcardWithExpiresZeroRemovesEveryBinding() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa desk = TestUa.start("bob", Transport.UDP);
+        try (TestUa desk = TestUa.start("bob", Transport.UDP);
              TestUa mobile = TestUa.start("bob", Transport.UDP)) {
-            assertEquals(Response.OK, desk.register(registrar(server, desk), 600).getStatusCode());
-            assertEquals(2, bindings(mobile.register(registrar(server, mobile), 600)).size());
+            assertEquals(Response.OK, desk.register(registrar(desk), 600).getStatusCode());
+            assertEquals(2, bindings(mobile.register(registrar(mobile), 600)).size());
 
-            Response ok = register(server, desk, desk.headers().createContactHeader(),
+            Response ok = register(desk, desk.headers().createContactHeader(),
                     desk.headers().createExpiresHeader(0));
 
             assertBindings(Map.of(), ok);
-            assertBindings(Map.of(), register(server, desk));
+            assertBindings(Map.of(), register(desk));
         }
     }
 
     @Test
     void wildcardWithoutExpiresZeroOrBesideAnotherContactIsRefusedWith400() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            assertEquals(Response.OK, bob.register(registrar(server, bob), 600).getStatusCode());
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            assertEquals(Response.OK, bob.register(registrar(bob), 600).getStatusCode());
 
-            Response wildcardWithLifetime = register(server, bob, bob.headers().createContactHeader(),
+            Response wildcardWithLifetime = register(bob, bob.headers().createContactHeader(),
                     bob.headers().createExpiresHeader(600));
             assertEquals(Response.BAD_REQUEST, wildcardWithLifetime.getStatusCode());
 
@@ -129,15 +122,15 @@ class RegistrarIT {
                 assertTrue(answer.startsWith("SIP/2.0 400 "), answer);
             }
 
-            assertBindings(Map.of(bob.contactUri().toString(), 600), register(server, bob));
+            assertBindings(Map.of(bob.contactUri().toString(), 600), register(bob));
         }
     }
 
     @Test
+    @ServerPerTest.Settings({"registrar.minExpires", "60s"})
     void tooShortLifetimeIsRefusedWith423AndMinExpires() throws Exception {
-        try (TestServer server = TestServer.start(dir, "registrar.minExpires", "60s");
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Response tooBrief = bob.register(registrar(server, bob), 30);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            Response tooBrief = bob.register(registrar(bob), 30);
 
             assertEquals(Response.INTERVAL_TOO_BRIEF, tooBrief.getStatusCode());
             MinExpiresHeader min = (MinExpiresHeader) tooBrief.getHeader(MinExpiresHeader.NAME);
@@ -148,27 +141,26 @@ class RegistrarIT {
 
     @Test
     void lowerCseqOnTheSameCallIdIsRefusedWith500() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Request first = bob.newRegister(registrar(server, bob), 5);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            Request first = bob.newRegister(registrar(bob), 5);
             first.addHeader(bob.contact(bob.contactUri(), 600));
             assertEquals(Response.OK, bob.send(first).awaitFinal(TestUa.TIMEOUT).getStatusCode());
 
-            Request stale = bob.newRegister(registrar(server, bob), 3);
+            Request stale = bob.newRegister(registrar(bob), 3);
             stale.addHeader(bob.contact(bob.contactUri(), 1200));
             Response refused = bob.send(stale).awaitFinal(TestUa.TIMEOUT);
 
             assertEquals(Response.SERVER_INTERNAL_ERROR, refused.getStatusCode());
-            assertBindings(Map.of(bob.contactUri().toString(), 600), register(server, bob));
+            assertBindings(Map.of(bob.contactUri().toString(), 600), register(bob));
         }
     }
 
     @Test
+    @ServerPerTest.Settings({"registrar.minExpires", "1s"})
     void bindingLapsesWhenItsLifetimeEnds() throws Exception {
-        try (TestServer server = TestServer.start(dir, "registrar.minExpires", "1s");
-             TestUa bob = TestUa.start("bob", Transport.UDP);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            Response ok = bob.register(registrar(server, bob), 2);
+            Response ok = bob.register(registrar(bob), 2);
             assertEquals(Response.OK, ok.getStatusCode());
             assertTrue(bindings(ok).get(bob.contactUri().toString()) <= 2, ok.toString());
 
@@ -187,17 +179,17 @@ class RegistrarIT {
             assertEquals(Response.TEMPORARILY_UNAVAILABLE, status, "statuses seen: " + seen);
             assertTrue(seen.stream().allMatch(s -> s == Response.OK || s == Response.TEMPORARILY_UNAVAILABLE),
                     "statuses seen: " + seen);
-            assertBindings(Map.of(), register(server, bob));
+            assertBindings(Map.of(), register(bob));
         }
     }
 
-    private static InetSocketAddress registrar(TestServer server, TestUa ua) {
+    private InetSocketAddress registrar(TestUa ua) {
         return server.address(ua.transport());
     }
 
     /** Sends a REGISTER carrying these headers (none: a query) and returns its final answer. */
-    private static Response register(TestServer server, TestUa ua, Header... headers) throws Exception {
-        Request r = ua.newRegister(registrar(server, ua));
+    private Response register(TestUa ua, Header... headers) throws Exception {
+        Request r = ua.newRegister(registrar(ua));
         for (Header h : headers) {
             r.addHeader(h);
         }
