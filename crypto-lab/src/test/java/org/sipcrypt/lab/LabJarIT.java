@@ -131,13 +131,8 @@ class LabJarIT {
         return ports;
     }
 
-    private static int count(Pattern p, String text) {
-        Matcher m = p.matcher(text);
-        int n = 0;
-        while (m.find()) {
-            n++;
-        }
-        return n;
+    private static long count(Pattern p, String text) {
+        return p.matcher(text).results().count();
     }
 
     /** The server jar with {@code args}; the listeners of its "ready on udp:H:P, tls:H:P" line. */

@@ -8,12 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.report.Stats.Estimate;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ScenarioCipher;
 import org.sipcrypt.lab.runner.Study;
 
 /**
@@ -52,7 +54,8 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                         Estimate crtP99Ms, Estimate kbps, Estimate serverCpuPct, Estimate cpuMicrosPerCall,
                         Estimate heapAfterGcMiB, Estimate gcPauseTotalMs, Estimate gcPauseMaxMs,
                         Estimate generatorCpuPct, Estimate handshakesPerSecond,
-                        Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns) {
+                        Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns)
+        implements ScenarioCipher {
 
     /** The mode of fixed-rate points in {@link PointRun#mode()}. */
     public static final String FIXED = "fixed";
@@ -95,17 +98,10 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
 
     /** The repetitions of one scenario and cipher (fixed-rate points, all of the same scenario and cipher). */
     public static Aggregate of(List<PointRun> repetitions) {
-        if (repetitions.isEmpty()) {
-            throw new IllegalArgumentException("repetitions must not be empty");
-        }
-        PointRun first = repetitions.get(0);
+        PointRun first = oneScenarioAndCipher(repetitions, "repetitions");
         List<PointRun> valid = new ArrayList<>();
         List<PointRun> invalid = new ArrayList<>();
         for (PointRun p : repetitions) {
-            if (!p.scenario().equals(first.scenario()) || !p.cipher().equals(first.cipher())) {
-                throw new IllegalArgumentException("repetitions mix " + first.scenario() + "/" + first.cipher()
-                        + " with " + p.scenario() + "/" + p.cipher());
-            }
             (p.invalid() == null ? valid : invalid).add(p);
         }
         long[] buckets = new long[CrtBuckets.NAMES.length];
@@ -129,37 +125,18 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
 
     /** One aggregate per scenario and cipher of a study's fixed-rate points, in the study's cipher order. */
     public static List<Aggregate> fixed(Study study) {
-        Map<String, List<PointRun>> groups = new LinkedHashMap<>();
-        for (PointRun p : study.fixed()) {
-            if (FIXED.equals(p.mode())) {
-                groups.computeIfAbsent(p.scenario() + '\n' + p.cipher(), k -> new ArrayList<>()).add(p);
-            }
-        }
-        List<Aggregate> out = new ArrayList<>();
-        for (List<PointRun> g : groups.values()) {
-            out.add(of(g));
-        }
-        out.sort(Comparator.comparingInt(a -> order(study, a.cipher())));
-        return out;
+        return perScenarioAndCipher(study, study.fixed().stream().filter(p -> FIXED.equals(p.mode())).toList(),
+                Aggregate::of);
     }
 
     /** One peak per scenario and cipher of a study's ramps, in the study's cipher order. */
     public static List<Peak> peaks(Study study) {
-        Map<String, List<PeakSearch>> groups = new LinkedHashMap<>();
-        for (PeakSearch r : study.peaks()) {
-            groups.computeIfAbsent(r.scenario() + '\n' + r.cipher(), k -> new ArrayList<>()).add(r);
-        }
-        List<Peak> out = new ArrayList<>();
-        for (List<PeakSearch> g : groups.values()) {
-            out.add(Peak.of(g));
-        }
-        out.sort(Comparator.comparingInt(p -> order(study, p.cipher())));
-        return out;
+        return perScenarioAndCipher(study, study.peaks(), Peak::of);
     }
 
     /** The aggregate of a cipher (or a baseline such as {@code udp}) among those of one study. */
     public static Optional<Aggregate> find(Collection<Aggregate> aggregates, String cipher) {
-        return aggregates.stream().filter(a -> a.cipher().equals(cipher)).findFirst();
+        return ofCipher(aggregates, cipher);
     }
 
     /**
@@ -180,7 +157,8 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
      * @param excludedRamps  ramps left out
      */
     public record Peak(String scenario, String cipher, int validRamps, int allRamps, Estimate peakCps,
-                       Estimate sustainableCps, boolean lowerBound, List<PeakSearch> excludedRamps) {
+                       Estimate sustainableCps, boolean lowerBound, List<PeakSearch> excludedRamps)
+            implements ScenarioCipher {
 
         public Peak {
             Objects.requireNonNull(scenario, "scenario");
@@ -195,24 +173,17 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
 
         /** The peak of a cipher (or a baseline such as {@code udp}) among those of one study. */
         public static Optional<Peak> find(Collection<Peak> peaks, String cipher) {
-            return peaks.stream().filter(p -> p.cipher().equals(cipher)).findFirst();
+            return ofCipher(peaks, cipher);
         }
 
         /** The ramps of one scenario and cipher. */
         public static Peak of(List<PeakSearch> ramps) {
-            if (ramps.isEmpty()) {
-                throw new IllegalArgumentException("ramps must not be empty");
-            }
-            PeakSearch first = ramps.get(0);
+            PeakSearch first = oneScenarioAndCipher(ramps, "ramps");
             List<Double> peak = new ArrayList<>();
             List<Double> sustainable = new ArrayList<>();
             List<PeakSearch> excluded = new ArrayList<>();
             boolean lowerBound = false;
             for (PeakSearch r : ramps) {
-                if (!r.scenario().equals(first.scenario()) || !r.cipher().equals(first.cipher())) {
-                    throw new IllegalArgumentException("ramps mix " + first.scenario() + "/" + first.cipher()
-                            + " with " + r.scenario() + "/" + r.cipher());
-                }
                 if (SATURATED_GENERATOR.equals(r.stoppedBy())) {
                     excluded.add(r);
                     continue;
@@ -228,6 +199,47 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
 
     private static double ratio(Estimate a, Estimate b) {
         return a.known() && b.known() && b.mean() != 0 ? a.mean() / b.mean() : Double.NaN;
+    }
+
+    /**
+     * Groups {@code items} by scenario and cipher (in the order first seen), reduces each group, and
+     * sorts the reductions in the study's cipher order.
+     */
+    private static <T extends ScenarioCipher, R extends ScenarioCipher> List<R> perScenarioAndCipher(Study study,
+            List<T> items, Function<List<T>, R> reduce) {
+        Map<String, List<T>> groups = new LinkedHashMap<>();
+        for (T item : items) {
+            groups.computeIfAbsent(item.scenario() + '\n' + item.cipher(), k -> new ArrayList<>()).add(item);
+        }
+        List<R> out = new ArrayList<>();
+        for (List<T> g : groups.values()) {
+            out.add(reduce.apply(g));
+        }
+        out.sort(Comparator.comparingInt(r -> order(study, r.cipher())));
+        return out;
+    }
+
+    /**
+     * The first of {@code items}, after checking that there is one and that all are of its scenario and cipher.
+     *
+     * @param what what the items are, for the message
+     */
+    private static <T extends ScenarioCipher> T oneScenarioAndCipher(List<T> items, String what) {
+        if (items.isEmpty()) {
+            throw new IllegalArgumentException(what + " must not be empty");
+        }
+        T first = items.get(0);
+        for (T item : items) {
+            if (!item.scenario().equals(first.scenario()) || !item.cipher().equals(first.cipher())) {
+                throw new IllegalArgumentException(what + " mix " + first.scenario() + "/" + first.cipher()
+                        + " with " + item.scenario() + "/" + item.cipher());
+            }
+        }
+        return first;
+    }
+
+    private static <T extends ScenarioCipher> Optional<T> ofCipher(Collection<T> items, String cipher) {
+        return items.stream().filter(i -> i.cipher().equals(cipher)).findFirst();
     }
 
     private static int order(Study study, String cipher) {

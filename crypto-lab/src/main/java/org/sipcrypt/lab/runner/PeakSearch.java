@@ -19,7 +19,7 @@ import java.util.Objects;
  * @param steps           the steps run
  */
 public record PeakSearch(String scenario, String cipher, int repetition, double peakRate, double sustainableRate,
-                         String stoppedBy, List<PointRun> steps) {
+                         String stoppedBy, List<PointRun> steps) implements ScenarioCipher {
 
     public PeakSearch {
         Objects.requireNonNull(scenario, "scenario");

@@ -25,7 +25,7 @@ import org.sipcrypt.lab.metrics.RunSummary;
  */
 public record PointRun(String scenario, String cipher, String mode, int repetition, double rate, RunSummary uac,
                        long uasHandshakes, long uasResumed, long uasBytes, ServerSample server, List<Sample> samples,
-                       String invalid) {
+                       String invalid) implements ScenarioCipher {
 
     public PointRun {
         Objects.requireNonNull(scenario, "scenario");

@@ -72,6 +72,19 @@ final class DockerCompose implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Sets what the lab's generator offers (CIPHERS, RATE calls/s for DURATION seconds after WARMUP
+     * seconds) and mounts a new lab-results directory under the work directory for the collector.
+     *
+     * @return that lab-results directory
+     */
+    Path load(String ciphers, int rate, int durationSeconds, int warmupSeconds) throws IOException {
+        Path results = Files.createDirectories(work.resolve("lab-results"));
+        env("CIPHERS", ciphers).env("RATE", Integer.toString(rate)).env("DURATION", Integer.toString(durationSeconds))
+                .env("WARMUP", Integer.toString(warmupSeconds)).env("LAB_RESULTS", results.toString());
+        return results;
+    }
+
     String project() {
         return project;
     }

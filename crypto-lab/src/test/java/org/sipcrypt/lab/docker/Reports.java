@@ -1,6 +1,7 @@
 package org.sipcrypt.lab.docker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,12 @@ import java.util.stream.Stream;
 final class Reports {
 
     private Reports() {
+    }
+
+    /** Asserts that a row of results.csv completed calls and failed none. */
+    static void assertCompletedNoneFailed(Map<String, String> row) {
+        assertEquals(0.0, Double.parseDouble(row.get("failed_pct")), "failed % of " + row);
+        assertTrue(Double.parseDouble(row.get("completed_cps")) > 0, "completed calls of " + row);
     }
 
     /** The one report directory of a scenario ({@code SCENARIO-YYYYMMDD-HHMMSS}). */

@@ -3,7 +3,6 @@ package org.sipcrypt.lab.docker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -29,24 +28,20 @@ class ScaleOutComposeIT {
 
     @Test
     void callsThroughProxy2FindTheRegistrationMadeThroughProxy1() throws Exception {
-        Path results = Files.createDirectories(work.resolve("lab-results"));
         // one block of free ports: both proxies, their /health, the UAS and PostgreSQL
         int base = DockerCompose.freePorts(6);
         try (DockerCompose compose = new DockerCompose(work, "scale-out.yml")) {
-            compose.env("CIPHERS", "udp").env("RATE", "10").env("DURATION", "3").env("WARMUP", "1")
-                    .env("PROXY_PORT", Integer.toString(base)).env("PROXY2_PORT", Integer.toString(base + 1))
+            Path results = compose.load("udp", 10, 3, 1);
+            compose.env("PROXY_PORT", Integer.toString(base)).env("PROXY2_PORT", Integer.toString(base + 1))
                     .env("HTTP_PORT", Integer.toString(base + 2)).env("HTTP2_PORT", Integer.toString(base + 3))
-                    .env("UAS_PORT", Integer.toString(base + 4)).env("PG_PORT", Integer.toString(base + 5))
-                    .env("LAB_RESULTS", results.toString());
+                    .env("UAS_PORT", Integer.toString(base + 4)).env("PG_PORT", Integer.toString(base + 5));
             String out = compose.upOrFail();
             assertTrue(out.contains("udp: registering through 127.0.0.1:"), "the generator registered first:\n"
                     + DockerCompose.tail(out));
 
             Map<String, Map<String, String>> rows = Reports.csvRows(results, "scale-out");
             assertEquals(List.of("udp"), List.copyOf(rows.keySet()), "rows of results.csv");
-            Map<String, String> udp = rows.get("udp");
-            assertEquals(0.0, Double.parseDouble(udp.get("failed_pct")), "failed % of " + udp);
-            assertTrue(Double.parseDouble(udp.get("completed_cps")) > 0, "completed calls of " + udp);
+            Reports.assertCompletedNoneFailed(rows.get("udp"));
 
             for (String proxy : List.of("proxy1", "proxy2")) {
                 compose.assertHealthy(proxy, 1);

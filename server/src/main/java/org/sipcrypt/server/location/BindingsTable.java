@@ -123,15 +123,9 @@ final class BindingsTable {
 
     static void update(Connection c, String aor, List<Row> rows) throws SQLException {
         batch(c, UPDATE_BINDING, rows, (ps, r) -> {
-            ps.setString(1, r.contact());
-            ps.setLong(2, r.expiresAt());
-            ps.setString(3, r.callId());
-            ps.setLong(4, r.cseq());
-            ps.setFloat(5, r.q());
-            ps.setString(6, r.received());
-            ps.setLong(7, r.updatedAt());
-            ps.setString(8, aor);
-            ps.setString(9, r.contactKey());
+            int next = bindValues(ps, 1, r);
+            ps.setString(next, aor);
+            ps.setString(next + 1, r.contactKey());
         });
     }
 
@@ -139,14 +133,25 @@ final class BindingsTable {
         batch(c, INSERT_BINDING, rows, (ps, r) -> {
             ps.setString(1, aor);
             ps.setString(2, r.contactKey());
-            ps.setString(3, r.contact());
-            ps.setLong(4, r.expiresAt());
-            ps.setString(5, r.callId());
-            ps.setLong(6, r.cseq());
-            ps.setFloat(7, r.q());
-            ps.setString(8, r.received());
-            ps.setLong(9, r.updatedAt());
+            bindValues(ps, 3, r);
         });
+    }
+
+    /**
+     * Sets a binding's values (contact, expires_at, call_id, cseq, q, received, updated_at: the order both
+     * UPDATE_BINDING and INSERT_BINDING list them in) from parameter {@code first} on.
+     *
+     * @return the index of the parameter after them
+     */
+    private static int bindValues(PreparedStatement ps, int first, Row r) throws SQLException {
+        ps.setString(first, r.contact());
+        ps.setLong(first + 1, r.expiresAt());
+        ps.setString(first + 2, r.callId());
+        ps.setLong(first + 3, r.cseq());
+        ps.setFloat(first + 4, r.q());
+        ps.setString(first + 5, r.received());
+        ps.setLong(first + 6, r.updatedAt());
+        return first + 7;
     }
 
     /** Sets the parameters of one execution of a batched statement. */

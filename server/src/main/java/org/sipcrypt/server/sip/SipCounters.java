@@ -1,10 +1,7 @@
 package org.sipcrypt.server.sip;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.Locale;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
+import org.sipcrypt.server.transport.TaggedCounters;
 
 /**
  * Counters of the SIP application: {@code sip.responses.sent{status}} (by class, e.g. 2xx),
@@ -15,12 +12,11 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class SipCounters {
 
-    private final MeterRegistry registry;
-    private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final TaggedCounters counters;
     private final TransactionTimes transactionTimes;
 
     public SipCounters(MeterRegistry registry) {
-        this.registry = registry;
+        this.counters = new TaggedCounters(registry);
         this.transactionTimes = new TransactionTimes(registry);
     }
 
@@ -60,8 +56,6 @@ public final class SipCounters {
     }
 
     private void count(String name, String tagKey, String tagValue) {
-        String tag = tagValue.toLowerCase(Locale.ROOT);
-        counters.computeIfAbsent(name + '\u0000' + tag,
-                k -> Counter.builder(name).tag(tagKey, tag).register(registry)).increment();
+        counters.increment(name, tagKey, tagValue);
     }
 }

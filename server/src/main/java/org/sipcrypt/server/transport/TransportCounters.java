@@ -2,10 +2,7 @@ package org.sipcrypt.server.transport;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,10 +18,11 @@ public final class TransportCounters {
 
     private final MeterRegistry registry;
     private final AtomicInteger openConnections = new AtomicInteger();
-    private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final TaggedCounters counters;
 
     public TransportCounters(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.counters = new TaggedCounters(registry);
         registry.gauge("transport.connections.open", openConnections);
     }
 
@@ -43,8 +41,7 @@ public final class TransportCounters {
      * ({@code sip.retransmissions.absorbed}).
      */
     public void retransmissionAbsorbed() {
-        counters.computeIfAbsent("sip.retransmissions.absorbed",
-                k -> Counter.builder(k).register(registry)).increment();
+        counters.increment("sip.retransmissions.absorbed");
     }
 
     /**
@@ -52,7 +49,7 @@ public final class TransportCounters {
      * rejected itself over UDP), absorbed by the transport ({@code sip.acks.absorbed}).
      */
     public void ackAbsorbed() {
-        counters.computeIfAbsent("sip.acks.absorbed", k -> Counter.builder(k).register(registry)).increment();
+        counters.increment("sip.acks.absorbed");
     }
 
     /** A datagram dropped without an answer. */
@@ -81,10 +78,7 @@ public final class TransportCounters {
      * its standard name ({@code TLS_RSA_WITH_AES_128_CBC_SHA}).
      */
     public void tlsHandshake(boolean resumed, String suite) {
-        String kind = resumed ? "resumed" : "full";
-        counters.computeIfAbsent("tls.handshakes\u0000" + kind + '\u0000' + suite,
-                k -> Counter.builder("tls.handshakes").tag("kind", kind).tag("suite", suite).register(registry))
-                .increment();
+        counters.increment("tls.handshakes", "kind", resumed ? "resumed" : "full", "suite", suite);
     }
 
     /** A TLS handshake that failed, by reason. */
@@ -116,8 +110,6 @@ public final class TransportCounters {
     }
 
     private void count(String name, String tagKey, String tagValue) {
-        String tag = tagValue.toLowerCase(Locale.ROOT);
-        counters.computeIfAbsent(name + '\u0000' + tag,
-                k -> Counter.builder(name).tag(tagKey, tag).register(registry)).increment();
+        counters.increment(name, tagKey, tagValue);
     }
 }

@@ -18,29 +18,20 @@ class ReplayGuardTest {
 
     @Test
     void eachNonceCountPassesOnce() {
-        ReplayGuard g = new ReplayGuard(10, Duration.ofMinutes(5), clock);
-        assertEquals(ReplayGuard.Verdict.FRESH, g.accept("n", T0, 1));
-        assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("n", T0, 1));
-        assertEquals(ReplayGuard.Verdict.FRESH, g.accept("n", T0, 2));
-        assertEquals(ReplayGuard.Verdict.FRESH, g.accept("other", T0, 1));
+        assertVerdicts(guard(10), fresh("n", 1), replay("n", 1), fresh("n", 2), fresh("other", 1));
     }
 
     @Test
     void countsOutOfOrderWithinTheWindowPassOnce() {
-        ReplayGuard g = new ReplayGuard(10, Duration.ofMinutes(5), clock);
-        assertEquals(ReplayGuard.Verdict.FRESH, g.accept("n", T0, 5));
-        assertEquals(ReplayGuard.Verdict.FRESH, g.accept("n", T0, 3));
-        assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("n", T0, 3));
-        assertEquals(ReplayGuard.Verdict.FRESH, g.accept("n", T0, 4));
-        assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("n", T0, 5));
-        assertEquals(ReplayGuard.Verdict.FRESH, g.accept("n", T0, 100));
-        assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("n", T0, 36), "64 or more below the highest: too old");
-        assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("n", T0, 0));
+        assertVerdicts(guard(10), fresh("n", 5), fresh("n", 3), replay("n", 3), fresh("n", 4), replay("n", 5),
+                fresh("n", 100),
+                replay("n", 36), // 64 or more below the highest: too old
+                replay("n", 0));
     }
 
     @Test
     void memoryIsBoundedAndForgottenNoncesMustBeRenewed() {
-        ReplayGuard g = new ReplayGuard(100, Duration.ofMinutes(5), clock);
+        ReplayGuard g = guard(100);
         for (int i = 0; i < 1_000; i++) {
             assertEquals(ReplayGuard.Verdict.FRESH, g.accept("n" + i, T0 + i, 1));
             assertTrue(g.size() <= 100);
@@ -66,5 +57,28 @@ class ReplayGuardTest {
         assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("live1", live, 1));
         assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("live2", live, 1));
         assertEquals(ReplayGuard.Verdict.REPLAY, g.accept("live3", live, 1));
+    }
+
+    private ReplayGuard guard(int maxNonces) {
+        return new ReplayGuard(maxNonces, Duration.ofMinutes(5), clock);
+    }
+
+    /** One nonce count offered for a nonce issued at T0, and the verdict expected for it. */
+    private record Step(String nonce, long count, ReplayGuard.Verdict expected) {
+    }
+
+    private static Step fresh(String nonce, long count) {
+        return new Step(nonce, count, ReplayGuard.Verdict.FRESH);
+    }
+
+    private static Step replay(String nonce, long count) {
+        return new Step(nonce, count, ReplayGuard.Verdict.REPLAY);
+    }
+
+    /** Offers the steps in order, each checked before the next is offered. */
+    private static void assertVerdicts(ReplayGuard g, Step... steps) {
+        for (Step s : steps) {
+            assertEquals(s.expected(), g.accept(s.nonce(), T0, s.count()), s.toString());
+        }
     }
 }

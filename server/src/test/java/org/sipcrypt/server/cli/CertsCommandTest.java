@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.sipcrypt.server.testing.OpenSslClient;
 import org.sipcrypt.server.testing.TestPki;
 import picocli.CommandLine;
 
@@ -53,12 +54,7 @@ class CertsCommandTest {
     private static String openssl(Path workDir, String... args) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of("openssl"));
         cmd.addAll(List.of(args));
-        Process p;
-        try {
-            p = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new AssertionError("openssl is needed for this test: apt-get install -y openssl", e);
-        }
+        Process p = OpenSslClient.start(workDir, cmd);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "openssl did not finish");
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), String.join(" ", cmd) + ": " + out);

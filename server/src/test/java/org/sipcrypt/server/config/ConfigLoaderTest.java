@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 
+@Timeout(10)
 class ConfigLoaderTest {
 
     @TempDir
@@ -39,14 +42,76 @@ class ConfigLoaderTest {
         return assertThrows(ConfigException.class, () -> flags(commandLine)).getMessage();
     }
 
+    private static String fileFailure(Path file) {
+        return assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of())).getMessage();
+    }
+
+    /**
+     * A command line written as {@code key=value} words, e.g. {@code listen=udp:127.0.0.1:5060 mode=proxy};
+     * a key given twice becomes a list, as on the real command line.
+     */
+    private static Map<String, List<String>> commandLine(String words) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (String word : words.trim().split("\\s+")) {
+            int eq = word.indexOf('=');
+            out.computeIfAbsent(word.substring(0, eq), k -> new ArrayList<>()).add(word.substring(eq + 1));
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "a bad duration names the key, the value and the expected form | tcp.idleTimeout=5x"
+            + " | tcp.idleTimeout: \"5x\" is not a duration (expected e.g. 300s, 5m, 1h, 250ms",
+        "a bad boolean is refused | recordRoute=maybe | recordRoute: \"maybe\" is not a boolean",
+        "the default expires must not lie below the minimum | registrar.minExpires=2h"
+            + " | registrar.defaultExpires: 1h is below registrar.minExpires 2h",
+        "the default expires must not lie above the maximum | registrar.maxExpires=30m"
+            + " | registrar.defaultExpires: 1h is above registrar.maxExpires 30m",
+        "server config checks come out as ConfigException | listen=udp:127.0.0.1:5060 listen=udp:127.0.0.1:5062"
+            + " | listen: more than one udp listener",
+        "a bad route names its index | route=example.com=10.0.0.2 route=example.org=10.0.0.3;transport=sctp"
+            + " | route[1]: unknown transport \"sctp\"",
+        "a route over a transport without a listener is refused"
+            + " | listen=udp:127.0.0.1:5060 listen=tcp:127.0.0.1:5060"
+            + " route=example.com=10.0.0.2;transport=tcp route=example.org=10.0.0.3:5061;transport=tls"
+            + " | route[1]: transport tls needs a tls listener to send from",
+        "a default route over a transport without a listener is refused"
+            + " | listen=tcp:127.0.0.1:5060 defaultRoute=10.0.0.2 | defaultRoute: transport udp needs a udp listener",
+        "per-call needs the netty transport | transport.impl=jain-nio tcp.connection=per-call"
+            + " | tcp.connection: \"per-call\" needs the netty transport",
+        "the overload queue threshold must fit the lane queue | sip.queueCapacity=100"
+            + " | overload.queueThreshold: 200 is above sip.queueCapacity 100",
+        "the partial-bytes bound is checked against the message size | tcp.maxPartialBytes=4096"
+            + " | tcp.maxPartialBytes: 4096 is below sip.maxMessageBytes 65535",
+        "a zero message timeout names its key | tcp.messageTimeout=0 | 'tcp.messageTimeout: '",
+        "zero connections per source is out of range | tcp.maxConnectionsPerSource=0"
+            + " | tcp.maxConnectionsPerSource: \"0\" is out of range",
+    })
+    void refusedCommandLinesNameTheKey(String rule, String words, String expectedStart) {
+        String message = failure(commandLine(words));
+        assertTrue(message.startsWith(expectedStart), message);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "an unknown transport in the second listener names listen[1]"
+            + " | listen=udp:127.0.0.1:5060 listen=sctp:127.0.0.1:5060"
+            + " | listen[1]: unknown transport \"sctp\" (expected udp, tcp or tls)",
+        "a single-valued key given twice is refused | mode=proxy mode=redirect"
+            + " | mode: 2 values given (expected exactly one)",
+        "an unknown mode names the key | mode=forward | mode: unknown mode \"forward\" (expected proxy or redirect)",
+    })
+    void refusedCommandLinesGiveTheWholeMessage(String rule, String words, String expected) {
+        assertEquals(expected, failure(commandLine(words)));
+    }
+
     @Test
-    @Timeout(10)
     void noFileAndNoFlagsGiveTheDefaults() throws ConfigException {
         assertEquals(ServerConfig.defaults(), ConfigLoader.load(null, Map.of()));
     }
 
     @Test
-    @Timeout(10)
     void yamlNestedMapsAreFlattenedToDottedKeys() throws Exception {
         Path file = write("sipcrypt.yaml", """
                 listen:
@@ -87,7 +152,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
     void propertiesTakeListsCommaSeparated() throws Exception {
         Path file = write("sipcrypt.properties", """
                 listen=udp:127.0.0.1:5080, tcp:127.0.0.1:5080
@@ -109,7 +173,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
     void commandLineWinsOverTheFilePerKey() throws Exception {
         Path file = write("sipcrypt.yml", """
                 tcp: {idleTimeout: 5m}
@@ -125,33 +188,16 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
     void anyListenerReplacesTheDefaultListeners() throws ConfigException {
         ServerConfig c = flags(Map.of("listen", List.of("udp:[::1]:0")));
         assertEquals(List.of(new ListenerConfig(Transport.UDP, "::1", 0)), c.listeners());
     }
 
     @Test
-    @Timeout(10)
-    void unknownTransportInSecondListenerNamesListen1() {
-        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "sctp:127.0.0.1:5060")));
-        assertEquals("listen[1]: unknown transport \"sctp\" (expected udp, tcp or tls)", message);
-    }
-
-    @Test
-    @Timeout(10)
     void unknownTransportInYamlListNamesItsIndex() throws IOException {
         Path file = write("bad.yaml", "listen: [udp:127.0.0.1:5060, sctp:127.0.0.1:5060]\n");
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
-        assertTrue(e.getMessage().startsWith("listen[1]: unknown transport \"sctp\""), e.getMessage());
-    }
-
-    @Test
-    @Timeout(10)
-    void badDurationNamesTheKeyTheValueAndTheExpectedForm() {
-        String message = failure(Map.of("tcp.idleTimeout", List.of("5x")));
-        assertTrue(message.startsWith("tcp.idleTimeout: \"5x\" is not a duration (expected e.g. 300s, 5m, 1h, 250ms"),
-                message);
+        String message = fileFailure(file);
+        assertTrue(message.startsWith("listen[1]: unknown transport \"sctp\""), message);
     }
 
     @ParameterizedTest(name = "{0}={1} is {2}")
@@ -162,40 +208,30 @@ class ConfigLoaderTest {
         "5m,    PT5M",
         "1h,    PT1H",
     })
-    @Timeout(10)
     void durationsAcceptUnitsAndBareSeconds(String text, Duration expected) throws ConfigException {
         assertEquals(expected, flags(Map.of("tcp.connectTimeout", List.of(text))).tcpConnectTimeout());
     }
 
     @ParameterizedTest(name = "{0}={1} is {2}")
     @CsvSource({"true, true", "on, true", "YES, true", "false, false", "off, false", "no, false"})
-    @Timeout(10)
     void booleansAcceptTrueFalseOnOffYesNo(String text, boolean expected) throws ConfigException {
         assertEquals(expected, flags(Map.of("recordRoute", List.of(text))).recordRoute());
     }
 
     @Test
-    @Timeout(10)
-    void badBooleanIsRefused() {
-        assertTrue(failure(Map.of("recordRoute", List.of("maybe"))).startsWith("recordRoute: \"maybe\" is not a boolean"));
-    }
-
-    @Test
-    @Timeout(10)
     void unknownFileKeyIsNamedWithTheClosestKnownKey() throws IOException {
         Path file = write("typo.yaml", "tcp:\n  idletimeout: 5m\n");
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
-        assertTrue(e.getMessage().startsWith("tcp.idletimeout: unknown key in " + file), e.getMessage());
-        assertTrue(e.getMessage().endsWith("(did you mean tcp.idleTimeout?)"), e.getMessage());
+        String message = fileFailure(file);
+        assertTrue(message.startsWith("tcp.idletimeout: unknown key in " + file), message);
+        assertTrue(message.endsWith("(did you mean tcp.idleTimeout?)"), message);
     }
 
     @Test
-    @Timeout(10)
     void indexedListKeysInPropertiesPointToTheCommaForm() throws IOException {
         Path file = write("old.properties", "listen.0=udp:127.0.0.1:5060\n");
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
-        assertTrue(e.getMessage().startsWith("listen.0: unknown key"), e.getMessage());
-        assertTrue(e.getMessage().contains("comma-separated"), e.getMessage());
+        String message = fileFailure(file);
+        assertTrue(message.startsWith("listen.0: unknown key"), message);
+        assertTrue(message.contains("comma-separated"), message);
     }
 
     @ParameterizedTest(name = "{0}={1} is refused")
@@ -225,7 +261,6 @@ class ConfigLoaderTest {
         "shutdown.dialogLifetime, 0",
         "tls.handshakeQueue,  0",
     })
-    @Timeout(10)
     void valuesOutOfRangeNameTheKeyAndTheValue(String key, String value) {
         String message = failure(Map.of(key, List.of(value)));
         assertTrue(message.startsWith(key + ": \"" + value + "\""), message);
@@ -233,7 +268,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
     void rangeEndsAreAccepted() throws ConfigException {
         assertEquals(1024, flags(Map.of("sip.maxMessageBytes", List.of("1024"))).maxMessageBytes());
         assertEquals(16 * 1024 * 1024, flags(Map.of("sip.maxMessageBytes", List.of("16777216"))).maxMessageBytes());
@@ -245,72 +279,35 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
-    void overloadQueueThresholdMustFitTheLaneQueue() throws ConfigException {
-        String message = failure(Map.of("sip.queueCapacity", List.of("100")));
-        assertTrue(message.startsWith("overload.queueThreshold: 200 is above sip.queueCapacity 100"), message);
+    void overloadQueueThresholdThatFitsTheLaneQueueIsTaken() throws ConfigException {
         ServerConfig fits = flags(Map.of("sip.queueCapacity", List.of("100"), "overload.queueThreshold", List.of("100")));
         assertEquals(100, fits.overload().queueThreshold());
         assertEquals(Duration.ZERO, flags(Map.of("overload.maxQueueDelay", List.of("0"))).overload().maxQueueDelay());
     }
 
     @Test
-    @Timeout(10)
-    void defaultExpiresMustLieBetweenMinAndMax() {
-        String below = failure(Map.of("registrar.minExpires", List.of("2h")));
-        assertTrue(below.startsWith("registrar.defaultExpires: 1h is below registrar.minExpires 2h"), below);
-        String above = failure(Map.of("registrar.maxExpires", List.of("30m")));
-        assertTrue(above.startsWith("registrar.defaultExpires: 1h is above registrar.maxExpires 30m"), above);
-    }
-
-    @Test
-    @Timeout(10)
-    void serverConfigChecksComeOutAsConfigException() {
-        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "udp:127.0.0.1:5062")));
-        assertTrue(message.startsWith("listen: more than one udp listener"), message);
-    }
-
-    @Test
-    @Timeout(10)
-    void singleValuedKeyGivenTwiceIsRefused() {
-        assertEquals("mode: 2 values given (expected exactly one)",
-                failure(Map.of("mode", List.of("proxy", "redirect"))));
-    }
-
-    @Test
-    @Timeout(10)
-    void unknownModeNamesTheKey() {
-        assertEquals("mode: unknown mode \"forward\" (expected proxy or redirect)",
-                failure(Map.of("mode", List.of("forward"))));
-    }
-
-    @Test
-    @Timeout(10)
     void missingFileIsNamed() {
         Path missing = dir.resolve("nowhere.yaml");
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(missing, Map.of()));
-        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
-        assertTrue(e.getMessage().contains("not found"), e.getMessage());
+        String message = fileFailure(missing);
+        assertTrue(message.contains(missing.toString()), message);
+        assertTrue(message.contains("not found"), message);
     }
 
     @Test
-    @Timeout(10)
     void unknownFileExtensionIsRefused() throws IOException {
         Path file = write("sipcrypt.toml", "mode = \"proxy\"\n");
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
-        assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains(".yaml"), e.getMessage());
+        String message = fileFailure(file);
+        assertTrue(message.contains(file.toString()) && message.contains(".yaml"), message);
     }
 
     @Test
-    @Timeout(10)
     void malformedYamlNamesTheFile() throws IOException {
         Path file = write("broken.yaml", "tcp: [unclosed\n");
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
-        assertTrue(e.getMessage().startsWith("config file " + file + ": not valid YAML"), e.getMessage());
+        String message = fileFailure(file);
+        assertTrue(message.startsWith("config file " + file + ": not valid YAML"), message);
     }
 
     @Test
-    @Timeout(10)
     void passwordIsMaskedInDescribe() throws ConfigException {
         ServerConfig c = flags(Map.of(
                 "db.password", List.of("s3cret"),
@@ -323,7 +320,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
     void describeHasOneLinePerKey() {
         List<String> lines = ConfigLoader.describe(ServerConfig.defaults()).lines().toList();
         assertEquals(ConfigLoader.settings().size(), lines.size());
@@ -332,7 +328,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
     void routesDefaultToTheEffectiveTcpConnectionPattern() throws ConfigException {
         ServerConfig c = flags(Map.of(
                 "tcp.connection", List.of("per-call"),
@@ -348,7 +343,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
     void routesWithoutTcpConnectionArePersistent() throws ConfigException {
         ServerConfig c = flags(Map.of("route", List.of("example.com=10.0.0.2:5060;transport=tcp")));
         assertEquals(ConnectionPattern.PERSISTENT, c.routes().get(0).connection());
@@ -356,31 +350,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    @Timeout(10)
-    void badRouteNamesItsIndex() {
-        String message = failure(Map.of("route", List.of("example.com=10.0.0.2", "example.org=10.0.0.3;transport=sctp")));
-        assertTrue(message.startsWith("route[1]: unknown transport \"sctp\""), message);
-    }
-
-    @Test
-    @Timeout(10)
-    void aRouteOverATransportWithoutAListenerIsRefused() {
-        String message = failure(Map.of("listen", List.of("udp:127.0.0.1:5060", "tcp:127.0.0.1:5060"),
-                "route", List.of("example.com=10.0.0.2;transport=tcp", "example.org=10.0.0.3:5061;transport=tls")));
-        assertTrue(message.startsWith("route[1]: transport tls needs a tls listener to send from"), message);
-        message = failure(Map.of("listen", List.of("tcp:127.0.0.1:5060"), "defaultRoute", List.of("10.0.0.2")));
-        assertTrue(message.startsWith("defaultRoute: transport udp needs a udp listener"), message);
-    }
-
-    @Test
-    @Timeout(10)
-    void perCallNeedsTheNettyTransport() {
-        String message = failure(Map.of("transport.impl", List.of("jain-nio"), "tcp.connection", List.of("per-call")));
-        assertTrue(message.startsWith("tcp.connection: \"per-call\" needs the netty transport"), message);
-    }
-
-    @Test
-    @Timeout(10)
     void everySettingHasOneKeyAndAKebabCaseOption() {
         // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload and http records'
         // components counted one by one
@@ -404,15 +373,13 @@ class ConfigLoaderTest {
 
     @Test
     void wildcardListenAddressIsRefusedBecauseViaMustNameAReachableAddress() {
-        ConfigException e = assertThrows(ConfigException.class,
-                () -> ConfigLoader.load(null, Map.of("listen", List.of("udp:0.0.0.0:5060"))));
-        assertTrue(e.getMessage().startsWith("listen[0]: "), e.getMessage());
-        assertTrue(e.getMessage().contains("0.0.0.0"), e.getMessage());
+        String message = failure(Map.of("listen", List.of("udp:0.0.0.0:5060")));
+        assertTrue(message.startsWith("listen[0]: "), message);
+        assertTrue(message.contains("0.0.0.0"), message);
     }
 
     @Test
-    @Timeout(10)
-    void tcpFloodLimitsAreReadAndCheckedAgainstTheMessageSize() throws Exception {
+    void tcpFloodLimitsAreRead() throws Exception {
         ServerConfig c = ConfigLoader.load(null, Map.of("tcp.maxConnectionsPerSource", List.of("20"),
                 "tcp.firstMessageTimeout", List.of("3s"), "tcp.messageTimeout", List.of("1500ms"),
                 "tcp.maxPartialBytes", List.of("70000")));
@@ -420,12 +387,6 @@ class ConfigLoaderTest {
                 .firstMessageTimeout(java.time.Duration.ofSeconds(3)).messageTimeout(java.time.Duration.ofMillis(1500))
                 .maxPartialBytes(70_000).build(),
                 c.tcpLimits());
-        String message = failure(Map.of("tcp.maxPartialBytes", List.of("4096")));
-        assertTrue(message.startsWith("tcp.maxPartialBytes: 4096 is below sip.maxMessageBytes 65535"), message);
-        message = failure(Map.of("tcp.messageTimeout", List.of("0")));
-        assertTrue(message.startsWith("tcp.messageTimeout: "), message);
-        message = failure(Map.of("tcp.maxConnectionsPerSource", List.of("0")));
-        assertTrue(message.startsWith("tcp.maxConnectionsPerSource: \"0\" is out of range"), message);
     }
 
     @Test
@@ -443,14 +404,17 @@ class ConfigLoaderTest {
         assertEquals("--http-max-request-bytes", Setting.HTTP_MAX_REQUEST_BYTES.option());
     }
 
-    @Test
-    void badHttpSettingsNameTheirKey() {
-        for (String[] bad : new String[][] {{"http", "127.0.0.1"}, {"http", "127.0.0.1:70000"},
-                {"http.maxRequestBytes", "10"}, {"http.maxConnections", "0"}, {"http.healthTimeout", "0"},
-                {"http.idleTimeout", "soon"}}) {
-            ConfigException e = assertThrows(ConfigException.class,
-                    () -> ConfigLoader.load(null, Map.of(bad[0], List.of(bad[1]))));
-            assertTrue(e.getMessage().startsWith(bad[0] + ": "), e.getMessage());
-        }
+    @ParameterizedTest(name = "{0}={1} names its key")
+    @CsvSource({
+        "http,                 127.0.0.1",
+        "http,                 127.0.0.1:70000",
+        "http.maxRequestBytes, 10",
+        "http.maxConnections,  0",
+        "http.healthTimeout,   0",
+        "http.idleTimeout,     soon",
+    })
+    void badHttpSettingsNameTheirKey(String key, String value) {
+        String message = failure(Map.of(key, List.of(value)));
+        assertTrue(message.startsWith(key + ": "), message);
     }
 }

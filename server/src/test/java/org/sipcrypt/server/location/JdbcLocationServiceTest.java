@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+@Timeout(30)
 class JdbcLocationServiceTest {
 
     private static final String ALICE = "sip:alice@example.com";
@@ -59,7 +60,6 @@ class JdbcLocationServiceTest {
     // ---- adding and refreshing ----------------------------------------------------------------
 
     @Test
-    @Timeout(30)
     void registerAddsOneBinding() throws Exception {
         List<Binding> bindings = applied(register(ALICE, "cid-1", 1, T0,
                 new ContactChange("sip:alice@192.0.2.1", "<sip:alice@192.0.2.1;transport=udp>",
@@ -79,7 +79,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void severalContactsPerAorAreKept() throws Exception {
         applied(register(ALICE, "cid-desk", 1, T0, contact("sip:desk@192.0.2.1", 3600)));
         applied(register(ALICE, "cid-phone", 1, T0, contact("sip:phone@192.0.2.2", 3600),
@@ -90,7 +89,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void refreshWithHigherCseqOfSameCallIdExtendsExpiry() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:alice@192.0.2.1", 60)));
         Instant later = T0.plusSeconds(50);
@@ -103,7 +101,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void sameCallIdWithCseqNotHigherIsOutOfOrderAndChangesNothing() throws Exception {
         List<Binding> before = applied(register(ALICE, "cid-1", 5, T0, contact("sip:alice@192.0.2.1", 60)));
 
@@ -118,7 +115,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void differentCallIdUpdatesTheBindingWhateverItsCseq() throws Exception {
         applied(register(ALICE, "cid-1", 100, T0, contact("sip:alice@192.0.2.1", 60)));
         List<Binding> bindings = applied(register(ALICE, "cid-2", 1, T0.plusSeconds(10),
@@ -136,7 +132,6 @@ class JdbcLocationServiceTest {
     // ---- removing ---------------------------------------------------------------------------
 
     @Test
-    @Timeout(30)
     void expiresZeroRemovesBinding() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:a@192.0.2.1", 60), contact("sip:b@192.0.2.2", 60)));
         List<Binding> bindings = applied(register(ALICE, "cid-2", 1, T0.plusSeconds(1), contact("sip:a@192.0.2.1", 0)));
@@ -146,7 +141,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void expiresZeroForAnAbsentBindingDoesNothing() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:a@192.0.2.1", 60)));
         List<Binding> bindings = applied(register(ALICE, "cid-1", 2, T0.plusSeconds(1), contact("sip:zz@192.0.2.9", 0)));
@@ -155,7 +149,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void contactStarRemovesBindingsOfOtherCallIdsAndOfSameCallIdWithLowerCseq() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:a@192.0.2.1", 60)));
         applied(register(ALICE, "cid-2", 7, T0, contact("sip:b@192.0.2.2", 60)));
@@ -170,7 +163,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void contactStarWithSameCallIdAndCseqNotHigherIsOutOfOrderAndRemovesNothing() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:a@192.0.2.1", 60)));
         List<Binding> before = applied(register(ALICE, "cid-2", 7, T0, contact("sip:b@192.0.2.2", 60)));
@@ -185,7 +177,6 @@ class JdbcLocationServiceTest {
     // ---- lapsed bindings --------------------------------------------------------------------
 
     @Test
-    @Timeout(30)
     void lapsedBindingsAreNotReturnedAndArePurged() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:short@192.0.2.1", 10), contact("sip:long@192.0.2.2", 100)));
         applied(register("sip:bob@example.com", "cid-9", 1, T0, contact("sip:bob@192.0.2.3", 10)));
@@ -199,7 +190,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void lapsedBindingCountsAsAbsentForCseqRules() throws Exception {
         applied(register(ALICE, "cid-1", 10, T0, contact("sip:a@192.0.2.1", 10)));
 
@@ -211,7 +201,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void registerReturnsOnlyLiveBindingsAndDeletesLapsedOnes() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:a@192.0.2.1", 10)));
 
@@ -224,13 +213,11 @@ class JdbcLocationServiceTest {
     // ---- lookup -----------------------------------------------------------------------------
 
     @Test
-    @Timeout(30)
     void lookupOfUnknownAorIsNotKnown() throws Exception {
         assertEquals(new LookupResult(false, List.of()), lookup("sip:nobody@example.com", T0));
     }
 
     @Test
-    @Timeout(30)
     void aorWhoseBindingsWereAllRemovedIsKnownWithoutBindings() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0, contact("sip:a@192.0.2.1", 60)));
         applied(register(ALICE, "cid-1", 2, T0.plusSeconds(1), contact("sip:a@192.0.2.1", 0)));
@@ -239,7 +226,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void bindingsAreOrderedByQThenMostRecentlyWritten() throws Exception {
         applied(register(ALICE, "cid-1", 1, T0,
                 new ContactChange("sip:low@h", "sip:low@h", Duration.ofSeconds(600), 0.1f),
@@ -296,7 +282,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void closedDatabaseCompletesFuturesExceptionallyInsteadOfHanging() {
         db.close();
 
@@ -350,7 +335,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void closedServiceRefusesWorkButLeavesTheDatabaseOpen() throws Exception {
         locations.close();
 
@@ -363,7 +347,6 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void jdbcRunsOnNamedDbThreads() throws Exception {
         lookup(ALICE, T0);
 
@@ -376,16 +359,13 @@ class JdbcLocationServiceTest {
     // ---- bounded state ----------------------------------------------------------------------
 
     @Test
-    @Timeout(30)
     void bindingBeyondMaxContactsIsRefusedAndNothingOfThatRequestIsWritten() throws Exception {
         try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 2, 100)) {
-            applied(bounded.register(new RegisterChange(ALICE, "c", 1, false,
-                    List.of(contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
-                    .get(5, TimeUnit.SECONDS));
+            applied(register(bounded, ALICE, "c", 1, RECEIVED, T0,
+                    contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)));
 
-            RegisterOutcome third = bounded.register(new RegisterChange(ALICE, "c", 2, false,
-                    List.of(contact("sip:a1@192.0.2.1", 120), contact("sip:a3@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
-                    .get(5, TimeUnit.SECONDS);
+            RegisterOutcome third = register(bounded, ALICE, "c", 2, RECEIVED, T0,
+                    contact("sip:a1@192.0.2.1", 120), contact("sip:a3@192.0.2.1", 60));
 
             assertEquals(new RegisterOutcome.TooManyContacts(2), third);
             List<Binding> kept = bounded.lookup(ALICE, T0).get(5, TimeUnit.SECONDS).bindings();
@@ -395,26 +375,28 @@ class JdbcLocationServiceTest {
     }
 
     @Test
-    @Timeout(30)
     void bindingBeyondMaxBindingsIsRefusedWhileRemovalsPass() throws Exception {
         try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 5, 2)) {
-            applied(bounded.register(new RegisterChange(ALICE, "c", 1, false,
-                    List.of(contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)), "udp:192.0.2.1:5060", T0))
-                    .get(5, TimeUnit.SECONDS));
-            RegisterOutcome bob = bounded.register(new RegisterChange("sip:bob@example.org", "b", 1, false,
-                    List.of(contact("sip:b@192.0.2.2", 60)), "udp:192.0.2.2:5060", T0)).get(5, TimeUnit.SECONDS);
+            applied(register(bounded, ALICE, "c", 1, RECEIVED, T0,
+                    contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)));
+            RegisterOutcome bob = register(bounded, "sip:bob@example.org", "b", 1, "udp:192.0.2.2:5060", T0,
+                    contact("sip:b@192.0.2.2", 60));
             assertEquals(new RegisterOutcome.Full(2), bob);
 
-            applied(bounded.register(new RegisterChange(ALICE, "c", 2, false,
-                    List.of(contact("sip:a1@192.0.2.1", 0)), "udp:192.0.2.1:5060", T0)).get(5, TimeUnit.SECONDS));
-            applied(bounded.register(new RegisterChange("sip:bob@example.org", "b", 2, false,
-                    List.of(contact("sip:b@192.0.2.2", 60)), "udp:192.0.2.2:5060", T0)).get(5, TimeUnit.SECONDS));
+            applied(register(bounded, ALICE, "c", 2, RECEIVED, T0, contact("sip:a1@192.0.2.1", 0)));
+            applied(register(bounded, "sip:bob@example.org", "b", 2, "udp:192.0.2.2:5060", T0,
+                    contact("sip:b@192.0.2.2", 60)));
         }
     }
 
     private RegisterOutcome register(String aor, String callId, long cseq, Instant now, ContactChange... contacts)
             throws Exception {
-        return locations.register(new RegisterChange(aor, callId, cseq, false, List.of(contacts), RECEIVED, now))
+        return register(locations, aor, callId, cseq, RECEIVED, now, contacts);
+    }
+
+    private static RegisterOutcome register(JdbcLocationService service, String aor, String callId, long cseq,
+                                            String received, Instant now, ContactChange... contacts) throws Exception {
+        return service.register(new RegisterChange(aor, callId, cseq, false, List.of(contacts), received, now))
                 .get(30, TimeUnit.SECONDS);
     }
 

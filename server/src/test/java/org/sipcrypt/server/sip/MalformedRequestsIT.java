@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,12 +12,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.ServerPerTest;
 import org.sipcrypt.server.testing.SipSocket;
-import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
 
 /**
@@ -32,16 +31,14 @@ class MalformedRequestsIT {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    @TempDir
-    Path dir;
-    TestServer server;
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest();
     SipSocket sink;
     SipSocket caller;
     String hp;
 
     @BeforeEach
     void start() throws Exception {
-        server = TestServer.start(dir);
         hp = server.hostPort(Transport.UDP);
         sink = SipSocket.udp(server.address(Transport.UDP));
         caller = SipSocket.udp(server.address(Transport.UDP));
@@ -54,7 +51,6 @@ class MalformedRequestsIT {
     void stop() throws Exception {
         caller.close();
         sink.close();
-        server.close();
     }
 
     private String register(SipSocket s, String user, String callId, int cseq, String extra) throws Exception {

@@ -5,17 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.ServerPerTest;
 import org.sipcrypt.server.testing.SipSocket;
-import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
 
 /**
@@ -28,20 +26,13 @@ class TransactionMatchingIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String BRANCH = "z9hG4bK-reused-branch";
 
-    @TempDir
-    Path dir;
-    TestServer server;
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest();
     String hp;
 
     @BeforeEach
     void start() throws Exception {
-        server = TestServer.start(dir);
         hp = server.hostPort(Transport.UDP);
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
     }
 
     /** A request from {@code s} whose top Via carries {@link #BRANCH}. */

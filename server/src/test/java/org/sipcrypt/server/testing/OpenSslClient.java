@@ -22,6 +22,18 @@ public final class OpenSslClient {
     }
 
     /**
+     * Starts {@code cmd} (an {@code openssl} command line) in {@code dir}, its errors merged into its
+     * output; fails the test with how to install openssl when it is absent.
+     */
+    public static Process start(Path dir, List<String> cmd) {
+        try {
+            return new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new AssertionError("openssl is needed for this test: apt-get install -y openssl", e);
+        }
+    }
+
+    /**
      * Runs {@code openssl s_client ARGS} in {@code dir}, sends {@code input}, and returns its output
      * once it contains {@code until}; with {@code until} null, its input is closed after
      * {@code input} and the output returned once it exits.
@@ -29,12 +41,7 @@ public final class OpenSslClient {
     public static String run(Path dir, String input, String until, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("openssl", "s_client"));
         cmd.addAll(List.of(args));
-        Process p;
-        try {
-            p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new AssertionError("openssl is needed for this test: apt-get install -y openssl", e);
-        }
+        Process p = start(dir, cmd);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Thread copier = new Thread(() -> {
             try (InputStream o = p.getInputStream()) {

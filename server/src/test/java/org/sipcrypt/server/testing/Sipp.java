@@ -13,14 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Runs SIPp (Debian package {@code sip-tester}, 3.6) from tests, on 127.0.0.1 only, with a call
@@ -643,10 +641,8 @@ public final class Sipp {
     }
 
     private static void deleteTree(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            FileTrees.delete(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("deleting SIPp work directory " + dir, e);
         }

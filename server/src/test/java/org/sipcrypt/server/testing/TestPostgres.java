@@ -173,11 +173,7 @@ public final class TestPostgres implements RestartableDatabase {
                         "stop");
             }
         } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(f);
-                }
-            }
+            FileTrees.delete(dir);
         }
     }
 }

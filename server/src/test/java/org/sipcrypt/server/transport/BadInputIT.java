@@ -4,17 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sipcrypt.server.testing.Await;
+import org.sipcrypt.server.testing.ServerPerTest;
 import org.sipcrypt.server.testing.SipSocket;
-import org.sipcrypt.server.testing.TestServer;
 
 /** Malformed input over UDP and TCP: answered with 400/505 when possible, else dropped and counted. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -22,19 +19,8 @@ class BadInputIT {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    @TempDir
-    Path dir;
-    TestServer server;
-
-    @BeforeEach
-    void start() throws Exception {
-        server = TestServer.start(dir, "sip.maxMessageBytes", "4096");
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest("sip.maxMessageBytes", "4096");
 
     /** An OPTIONS to the server from this socket, with extra header lines. */
     private String options(SipSocket s, String callId, String extra) {

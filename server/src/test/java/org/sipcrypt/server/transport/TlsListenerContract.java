@@ -117,24 +117,10 @@ abstract class TlsListenerContract {
     void bytesThatAreNotTlsCloseOnlyThatConnection() throws Exception {
         try (TestServer server = start()) {
             int port = server.address(Transport.TLS).getPort();
-            try (Socket raw = new Socket()) {
-                raw.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-                raw.setSoTimeout(10_000);
-                raw.getOutputStream().write(options(port, "plain-on-tls").getBytes(StandardCharsets.US_ASCII));
-                raw.getOutputStream().flush();
-                InputStream in = raw.getInputStream();
-                int b;
-                do {
-                    b = in.read(); // an alert may come first; then the server closes
-                } while (b >= 0);
-            } catch (java.net.SocketException reset) {
-                // closed hard: the same outcome
-            }
+            sendUntilClosed(port, options(port, "plain-on-tls").getBytes(StandardCharsets.US_ASCII), false);
             Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "not_tls") >= 1,
                     Duration.ofSeconds(5), () -> "counted as not_tls");
-            String out = openssl(options(port, "after-garbage"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
-                    "-CAfile", "ca.pem", "-brief");
-            assertTrue(out.contains("SIP/2.0 200 OK"), "the listener still serves: " + out);
+            assertStillServes(port, "after-garbage");
         }
     }
 
@@ -208,23 +194,11 @@ abstract class TlsListenerContract {
 
     @Test
     void sessionsAreResumedWithReuseOnAndNotWithReuseOff() throws Exception {
-        // session IDs only (no tickets), so the server's own cache decides
-        String[] reconnect = {"-tls1_2", "-no_ticket", "-reconnect", "-CAfile", "ca.pem"};
         try (TestServer server = start()) {
-            int port = server.address(Transport.TLS).getPort();
-            String out = openssl("", null, concat(new String[] {"-connect", "127.0.0.1:" + port}, reconnect));
-            assertEquals(5, count(out, "\nReused, "), out);
-            assertEquals(1, count(out, "\nNew, "), out);
-            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "resumed") == 5,
-                    Duration.ofSeconds(5), () -> server.server().statsLine());
+            assertReconnections(server, 5, "resumed", 5);
         }
         try (TestServer server = start("tls.sessionReuse", "off")) {
-            int port = server.address(Transport.TLS).getPort();
-            String out = openssl("", null, concat(new String[] {"-connect", "127.0.0.1:" + port}, reconnect));
-            assertEquals(0, count(out, "\nReused, "), out);
-            assertEquals(6, count(out, "\nNew, "), out);
-            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "full") == 6,
-                    Duration.ofSeconds(5), () -> server.server().statsLine());
+            assertReconnections(server, 0, "full", 6);
             assertEquals(0, server.server().transportCounters().value("tls.handshakes", "kind", "resumed"));
         }
     }
@@ -248,28 +222,15 @@ abstract class TlsListenerContract {
     void aTruncatedRecordClosesOnlyThatConnection() throws Exception {
         try (TestServer server = start()) {
             int port = server.address(Transport.TLS).getPort();
-            try (Socket raw = new Socket()) {
-                raw.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-                // a handshake record header announcing 512 bytes, then 4 of them, then the end
-                raw.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xFC});
-                raw.getOutputStream().flush();
-                raw.shutdownOutput();
-                raw.setSoTimeout(10_000);
-                while (raw.getInputStream().read() >= 0) {
-                    // until the server closes
-                }
-            } catch (java.net.SocketException reset) {
-                // closed hard: the same outcome
-            }
+            // a handshake record header announcing 512 bytes, then 4 of them, then the end
+            sendUntilClosed(port, new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xFC}, true);
             Await.until(() -> server.server().transportCounters().value("transport.connections.closed", "reason",
                     "peer_closed") + server.server().transportCounters().value("transport.connections.closed", "reason",
                     "tls") >= 1, Duration.ofSeconds(5), () -> server.server().statsLine());
             Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "closed")
                     + server.server().transportCounters().value("tls.handshakes.failed", "reason", "handshake") >= 1,
                     Duration.ofSeconds(5), () -> server.server().statsLine());
-            String out = openssl(options(port, "after-truncated"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
-                    "-CAfile", "ca.pem", "-brief");
-            assertTrue(out.contains("SIP/2.0 200 OK"), "the listener still serves: " + out);
+            assertStillServes(port, "after-truncated");
         }
     }
 
@@ -305,10 +266,47 @@ abstract class TlsListenerContract {
         assertTrue(String.valueOf(wrong.getMessage()).contains("PKCS#12"), String.valueOf(wrong));
     }
 
-    private static String[] concat(String[] a, String[] b) {
-        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
+    /**
+     * Connects with {@code openssl s_client} and reconnects five times, offering session IDs only (no
+     * tickets, so the server's own cache decides); expects {@code reused} of the six connections to
+     * resume and the rest to be new, and the server to count {@code counted} handshakes of {@code kind}.
+     */
+    private void assertReconnections(TestServer server, int reused, String kind, int counted) throws Exception {
+        int port = server.address(Transport.TLS).getPort();
+        String out = openssl("", null, "-connect", "127.0.0.1:" + port, "-tls1_2", "-no_ticket", "-reconnect",
+                "-CAfile", "ca.pem");
+        assertEquals(reused, count(out, "\nReused, "), out);
+        assertEquals(6 - reused, count(out, "\nNew, "), out);
+        Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", kind) == counted,
+                Duration.ofSeconds(5), () -> server.server().statsLine());
+    }
+
+    /**
+     * Writes {@code bytes} on a plain socket (then ends its output if {@code endOutput}) and reads until
+     * the server closes it; an alert may come first, and a reset is the same outcome as a close.
+     */
+    private static void sendUntilClosed(int port, byte[] bytes, boolean endOutput) throws Exception {
+        try (Socket raw = new Socket()) {
+            raw.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            raw.setSoTimeout(10_000);
+            raw.getOutputStream().write(bytes);
+            raw.getOutputStream().flush();
+            if (endOutput) {
+                raw.shutdownOutput();
+            }
+            while (raw.getInputStream().read() >= 0) {
+                // until the server closes
+            }
+        } catch (java.net.SocketException reset) {
+            // closed hard: the same outcome
+        }
+    }
+
+    /** After a connection was refused, an OPTIONS over a new one is still answered. */
+    private void assertStillServes(int port, String callId) throws Exception {
+        String out = openssl(options(port, callId), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                "-CAfile", "ca.pem", "-brief");
+        assertTrue(out.contains("SIP/2.0 200 OK"), "the listener still serves: " + out);
     }
 
     private static int count(String text, String what) {

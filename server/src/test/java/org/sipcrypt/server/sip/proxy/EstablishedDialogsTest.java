@@ -26,13 +26,12 @@ class EstablishedDialogsTest {
     @Test
     void aByeFromEitherSideEndsTheDialog() throws Exception {
         EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
-        d.established(ok("c1", "alice", "bob"));
-        d.established(ok("c2", "alice", "bob"));
+        establish(d, "c1", "c2");
         assertEquals(2, d.size());
         assertEquals(2, registry.find("sip.dialogs.established").gauge().value());
 
-        d.ended(bye("c1", "alice", "bob"));
-        d.ended(bye("c2", "bob", "alice"));
+        d.ended(bye("c1", "a", "b"));
+        d.ended(bye("c2", "b", "a"));
 
         assertEquals(0, d.size());
     }
@@ -40,18 +39,15 @@ class EstablishedDialogsTest {
     @Test
     void aByeOfAnotherDialogEndsNothing() throws Exception {
         EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
-        d.established(ok("c1", "alice", "bob"));
-        d.ended(bye("c1", "alice", "carol"));
+        establish(d, "c1");
+        d.ended(bye("c1", "a", "c"));
         assertEquals(1, d.size());
     }
 
     @Test
     void beyondTheBoundTheOldestIsForgotten() throws Exception {
         EstablishedDialogs d = dialogs(2, Duration.ofHours(1));
-        d.established(ok("c1", "a", "b"));
-        d.established(ok("c2", "a", "b"));
-        d.established(ok("c1", "a", "b"));
-        d.established(ok("c3", "a", "b"));
+        establish(d, "c1", "c2", "c1", "c3");
 
         assertEquals(2, d.size());
         assertEquals(1, registry.find("sip.dialogs.forgotten").tag("reason", "full").counter().count());
@@ -63,36 +59,39 @@ class EstablishedDialogsTest {
     @Test
     void aDialogWithoutRefreshIsForgottenAfterItsLifetime() throws Exception {
         EstablishedDialogs d = dialogs(10, Duration.ofMinutes(10));
-        d.established(ok("c1", "a", "b"));
+        establish(d, "c1");
         now.addAndGet(Duration.ofMinutes(5).toNanos());
-        d.established(ok("c2", "a", "b"));
+        establish(d, "c2");
         now.addAndGet(Duration.ofMinutes(5).toNanos());
 
         assertEquals(1, d.size());
         assertEquals(1, registry.find("sip.dialogs.forgotten").tag("reason", "expired").counter().count());
-        d.established(ok("c2", "a", "b"));
+        establish(d, "c2");
         now.addAndGet(Duration.ofMinutes(9).toNanos());
         assertEquals(1, d.size(), "a re-INVITE's 2xx refreshed it");
     }
 
-    private static Message ok(String callId, String fromTag, String toTag) throws Exception {
-        return SipFactory.getInstance().createMessageFactory().createResponse("SIP/2.0 200 OK\r\n"
-                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-" + callId + "\r\n"
-                + "From: <sip:a@127.0.0.1>;tag=" + fromTag + "\r\n"
-                + "To: <sip:b@127.0.0.1>;tag=" + toTag + "\r\n"
-                + "Call-ID: " + callId + "\r\n"
-                + "CSeq: 1 INVITE\r\n"
-                + "Content-Length: 0\r\n\r\n");
+    /** Gives each call, in order, the 2xx of its INVITE from tag a to tag b. */
+    private static void establish(EstablishedDialogs d, String... callIds) throws Exception {
+        for (String callId : callIds) {
+            d.established(SipFactory.getInstance().createMessageFactory().createResponse("SIP/2.0 200 OK\r\n"
+                    + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-" + callId + "\r\n"
+                    + dialogHeaders(callId, "a", "b", "1 INVITE")));
+        }
     }
 
     private static Message bye(String callId, String fromTag, String toTag) throws Exception {
         return SipFactory.getInstance().createMessageFactory().createRequest("BYE sip:b@127.0.0.1 SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-bye-" + callId + "\r\n"
                 + "Max-Forwards: 70\r\n"
-                + "From: <sip:a@127.0.0.1>;tag=" + fromTag + "\r\n"
+                + dialogHeaders(callId, fromTag, toTag, "2 BYE"));
+    }
+
+    private static String dialogHeaders(String callId, String fromTag, String toTag, String cseq) {
+        return "From: <sip:a@127.0.0.1>;tag=" + fromTag + "\r\n"
                 + "To: <sip:b@127.0.0.1>;tag=" + toTag + "\r\n"
                 + "Call-ID: " + callId + "\r\n"
-                + "CSeq: 2 BYE\r\n"
-                + "Content-Length: 0\r\n\r\n");
+                + "CSeq: " + cseq + "\r\n"
+                + "Content-Length: 0\r\n\r\n";
     }
 }

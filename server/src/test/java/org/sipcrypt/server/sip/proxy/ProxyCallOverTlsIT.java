@@ -60,6 +60,11 @@ class ProxyCallOverTlsIT {
         return TestServer.start(dir.resolve("data"), s.toArray(new String[0]));
     }
 
+    /** A caller connected over TLS to the server's listener, trusting the test CA, with no certificate of its own. */
+    private SipSocket caller(TestServer server) throws Exception {
+        return SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null));
+    }
+
     /** A TLS callee on {@code address} with the lab server certificate (names 127.0.0.1 and localhost). */
     private SSLServerSocket callee(String address) throws Exception {
         SSLContext calleeCtx = TestPki.sslContext(certs, "server.pem", "server-key.pem");
@@ -158,7 +163,7 @@ class ProxyCallOverTlsIT {
     @Test
     void callerOnTlsCalleeOnUdp() throws Exception {
         try (TestServer server = start();
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null));
+             SipSocket uac = caller(server);
              SipSocket uas = SipSocket.udp(server.address(Transport.UDP))) {
             call(uac, CompletableFuture.completedFuture(uas), "sip:bob@127.0.0.1:" + uas.localPort());
         }
@@ -169,7 +174,7 @@ class ProxyCallOverTlsIT {
     void callerAndCalleeOnTlsWithTheProxyConnectingOut(String engine) throws Exception {
         try (TestServer server = start(engine);
              SSLServerSocket listener = callee("127.0.0.1");
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+             SipSocket uac = caller(server)) {
             listener.setNeedClientAuth(true);
             CompletableFuture<SipSocket> uas = accept(listener);
             call(uac, uas, "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls");
@@ -183,7 +188,7 @@ class ProxyCallOverTlsIT {
         // TLS 1.2 with session IDs: the inbound pattern of the TLS cost study (the proxy a TLS client per call)
         try (TestServer server = start(engine, "tcp.connection", "per-call", "tls.ciphers", "TLS_RSA_WITH_AES_128_CBC_SHA");
              SSLServerSocket listener = callee("127.0.0.1");
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+             SipSocket uac = caller(server)) {
             String target = "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls";
             List<SipSocket> callees = new java.util.ArrayList<>();
             var counters = server.server().transportCounters();
@@ -214,7 +219,7 @@ class ProxyCallOverTlsIT {
         // the lab certificate names 127.0.0.1 and localhost, not 127.0.0.2 (RFC 5922 section 7.2)
         try (TestServer server = start(engine);
              SSLServerSocket listener = callee("127.0.0.2");
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+             SipSocket uac = caller(server)) {
             CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "misnamed-" + engine);
             // the JDK's server socket handshakes when its side reads
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
@@ -235,7 +240,7 @@ class ProxyCallOverTlsIT {
     void withPeerChecksOffTheLabReachesAMisnamedCallee(String engine) throws Exception {
         try (TestServer server = start(engine, "tls.verifyPeers", "off");
              SSLServerSocket listener = callee("127.0.0.2");
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+             SipSocket uac = caller(server)) {
             CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "unchecked-" + engine);
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
                 answeredByCallee(uac, callee, "OPTIONS");
@@ -249,7 +254,7 @@ class ProxyCallOverTlsIT {
         try (SSLServerSocket listener = callee("127.0.0.1");
              TestServer server = start("jsse", "tls.peer", "127.0.0.1:" + listener.getLocalPort()
                      + ";engine=bc;ciphers=TLS_RSA_WITH_AES_256_CBC_SHA;reuse=off");
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+             SipSocket uac = caller(server)) {
             CompletableFuture<javax.net.ssl.SSLSocket> accepted = new CompletableFuture<>();
             CompletableFuture<SipSocket> uas = accept(listener, accepted);
             call(uac, uas, "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls");
@@ -263,7 +268,7 @@ class ProxyCallOverTlsIT {
     void sipsTargetsGoOutOverTls() throws Exception {
         try (TestServer server = start();
              SSLServerSocket listener = callee("127.0.0.1");
-             SipSocket uac = SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null))) {
+             SipSocket uac = caller(server)) {
             CompletableFuture<SipSocket> uas = accept(listener);
             String callId = "sips-" + System.nanoTime();
             String target = "sips:bob@127.0.0.1:" + listener.getLocalPort();

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,14 +13,15 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import javax.sip.address.SipURI;
 import javax.sip.header.ContactHeader;
+import javax.sip.header.Header;
 import javax.sip.header.MinExpiresHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.sipcrypt.server.testing.ServerPerTest;
 import org.sipcrypt.server.testing.SipSocket;
-import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
 
@@ -29,16 +29,14 @@ import org.sipcrypt.server.transport.Transport;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RegistrarIT {
 
-    @TempDir
-    Path dir;
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest();
 
     @Test
     void registerIsAnsweredWithTheBindingAndItsExpires() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Response ok = bob.register(registrar(server, bob), 600);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            Response ok = bob.register(registrar(bob), 600);
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(bob.contactUri().toString(), 600), ok);
             assertNotNull(ok.getHeader("Date"), "200 for REGISTER carries Date (RFC 3261 §10.3 step 8)");
         }
@@ -46,30 +44,24 @@ class RegistrarIT {
 
     @Test
     void refreshWithHigherCseqOnTheSameCallIdReplacesTheLifetime() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.TCP)) {
-            assertEquals(Response.OK, bob.register(registrar(server, bob), 600).getStatusCode());
+        try (TestUa bob = TestUa.start("bob", Transport.TCP)) {
+            assertEquals(Response.OK, bob.register(registrar(bob), 600).getStatusCode());
 
-            Response refreshed = bob.register(registrar(server, bob), 1200);
+            Response refreshed = bob.register(registrar(bob), 1200);
 
-            assertEquals(Response.OK, refreshed.getStatusCode());
             assertBindings(Map.of(bob.contactUri().toString(), 1200), refreshed);
         }
     }
 
     @Test
     void severalContactsOfOneAddressOfRecordAreAllListed() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa desk = TestUa.start("bob", Transport.UDP);
+        try (TestUa desk = TestUa.start("bob", Transport.UDP);
              TestUa mobile = TestUa.start("bob", Transport.TCP)) {
-            Request twoContacts = desk.newRegister(registrar(server, desk));
-            twoContacts.addHeader(desk.contact(desk.contactUri(), 600));
-            twoContacts.addHeader(desk.contact(spare(desk), 900));
-            assertEquals(Response.OK, desk.send(twoContacts).awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            Response two = register(desk, desk.contact(desk.contactUri(), 600), desk.contact(spare(desk), 900));
+            assertEquals(Response.OK, two.getStatusCode());
 
-            Response ok = mobile.register(registrar(server, mobile), 300);
+            Response ok = mobile.register(registrar(mobile), 300);
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(desk.contactUri().toString(), 600, spare(desk).toString(), 900,
                     mobile.contactUri().toString(), 300), ok);
         }
@@ -77,53 +69,39 @@ class RegistrarIT {
 
     @Test
     void expiresZeroRemovesOnlyThatContact() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Request two = bob.newRegister(registrar(server, bob));
-            two.addHeader(bob.contact(bob.contactUri(), 600));
-            two.addHeader(bob.contact(spare(bob), 600));
-            assertEquals(2, bindings(bob.send(two).awaitFinal(TestUa.TIMEOUT)).size());
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            assertEquals(2, bindings(register(bob, bob.contact(bob.contactUri(), 600),
+                    bob.contact(spare(bob), 600))).size());
 
-            Request removeSpare = bob.newRegister(registrar(server, bob));
-            removeSpare.addHeader(bob.contact(spare(bob), 0));
-            Response ok = bob.send(removeSpare).awaitFinal(TestUa.TIMEOUT);
+            Response ok = register(bob, bob.contact(spare(bob), 0));
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(bob.contactUri().toString(), 600), ok);
         }
     }
 
     @Test
     void wildcardWithExpiresZeroRemovesEveryBinding() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa desk = TestUa.start("bob", Transport.UDP);
+        try (TestUa desk = TestUa.start("bob", Transport.UDP);
              TestUa mobile = TestUa.start("bob", Transport.UDP)) {
-            assertEquals(Response.OK, desk.register(registrar(server, desk), 600).getStatusCode());
-            assertEquals(2, bindings(mobile.register(registrar(server, mobile), 600)).size());
+            assertEquals(Response.OK, desk.register(registrar(desk), 600).getStatusCode());
+            assertEquals(2, bindings(mobile.register(registrar(mobile), 600)).size());
 
-            Request removeAll = desk.newRegister(registrar(server, desk));
-            removeAll.addHeader(desk.headers().createContactHeader());
-            removeAll.addHeader(desk.headers().createExpiresHeader(0));
-            Response ok = desk.send(removeAll).awaitFinal(TestUa.TIMEOUT);
+            Response ok = register(desk, desk.headers().createContactHeader(),
+                    desk.headers().createExpiresHeader(0));
 
-            assertEquals(Response.OK, ok.getStatusCode());
             assertBindings(Map.of(), ok);
-            Response query = desk.send(desk.newRegister(registrar(server, desk))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(), query);
+            assertBindings(Map.of(), register(desk));
         }
     }
 
     @Test
     void wildcardWithoutExpiresZeroOrBesideAnotherContactIsRefusedWith400() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            assertEquals(Response.OK, bob.register(registrar(server, bob), 600).getStatusCode());
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            assertEquals(Response.OK, bob.register(registrar(bob), 600).getStatusCode());
 
-            Request wildcardWithLifetime = bob.newRegister(registrar(server, bob));
-            wildcardWithLifetime.addHeader(bob.headers().createContactHeader());
-            wildcardWithLifetime.addHeader(bob.headers().createExpiresHeader(600));
-            assertEquals(Response.BAD_REQUEST,
-                    bob.send(wildcardWithLifetime).awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            Response wildcardWithLifetime = register(bob, bob.headers().createContactHeader(),
+                    bob.headers().createExpiresHeader(600));
+            assertEquals(Response.BAD_REQUEST, wildcardWithLifetime.getStatusCode());
 
             // by hand: JAIN-SIP would fold both into one "Contact: *,<...>" line, which parses as a display name
             try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
@@ -144,16 +122,15 @@ class RegistrarIT {
                 assertTrue(answer.startsWith("SIP/2.0 400 "), answer);
             }
 
-            Response query = bob.send(bob.newRegister(registrar(server, bob))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(bob.contactUri().toString(), 600), query);
+            assertBindings(Map.of(bob.contactUri().toString(), 600), register(bob));
         }
     }
 
     @Test
+    @ServerPerTest.Settings({"registrar.minExpires", "60s"})
     void tooShortLifetimeIsRefusedWith423AndMinExpires() throws Exception {
-        try (TestServer server = TestServer.start(dir, "registrar.minExpires", "60s");
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Response tooBrief = bob.register(registrar(server, bob), 30);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            Response tooBrief = bob.register(registrar(bob), 30);
 
             assertEquals(Response.INTERVAL_TOO_BRIEF, tooBrief.getStatusCode());
             MinExpiresHeader min = (MinExpiresHeader) tooBrief.getHeader(MinExpiresHeader.NAME);
@@ -164,28 +141,26 @@ class RegistrarIT {
 
     @Test
     void lowerCseqOnTheSameCallIdIsRefusedWith500() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.UDP)) {
-            Request first = bob.newRegister(registrar(server, bob), 5);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            Request first = bob.newRegister(registrar(bob), 5);
             first.addHeader(bob.contact(bob.contactUri(), 600));
             assertEquals(Response.OK, bob.send(first).awaitFinal(TestUa.TIMEOUT).getStatusCode());
 
-            Request stale = bob.newRegister(registrar(server, bob), 3);
+            Request stale = bob.newRegister(registrar(bob), 3);
             stale.addHeader(bob.contact(bob.contactUri(), 1200));
             Response refused = bob.send(stale).awaitFinal(TestUa.TIMEOUT);
 
             assertEquals(Response.SERVER_INTERNAL_ERROR, refused.getStatusCode());
-            Response query = bob.send(bob.newRegister(registrar(server, bob))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(bob.contactUri().toString(), 600), query);
+            assertBindings(Map.of(bob.contactUri().toString(), 600), register(bob));
         }
     }
 
     @Test
+    @ServerPerTest.Settings({"registrar.minExpires", "1s"})
     void bindingLapsesWhenItsLifetimeEnds() throws Exception {
-        try (TestServer server = TestServer.start(dir, "registrar.minExpires", "1s");
-             TestUa bob = TestUa.start("bob", Transport.UDP);
+        try (TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
-            Response ok = bob.register(registrar(server, bob), 2);
+            Response ok = bob.register(registrar(bob), 2);
             assertEquals(Response.OK, ok.getStatusCode());
             assertTrue(bindings(ok).get(bob.contactUri().toString()) <= 2, ok.toString());
 
@@ -204,13 +179,21 @@ class RegistrarIT {
             assertEquals(Response.TEMPORARILY_UNAVAILABLE, status, "statuses seen: " + seen);
             assertTrue(seen.stream().allMatch(s -> s == Response.OK || s == Response.TEMPORARILY_UNAVAILABLE),
                     "statuses seen: " + seen);
-            Response query = bob.send(bob.newRegister(registrar(server, bob))).awaitFinal(TestUa.TIMEOUT);
-            assertBindings(Map.of(), query);
+            assertBindings(Map.of(), register(bob));
         }
     }
 
-    private static InetSocketAddress registrar(TestServer server, TestUa ua) {
+    private InetSocketAddress registrar(TestUa ua) {
         return server.address(ua.transport());
+    }
+
+    /** Sends a REGISTER carrying these headers (none: a query) and returns its final answer. */
+    private Response register(TestUa ua, Header... headers) throws Exception {
+        Request r = ua.newRegister(registrar(ua));
+        for (Header h : headers) {
+            r.addHeader(h);
+        }
+        return ua.send(r).awaitFinal(TestUa.TIMEOUT);
     }
 
     /** A second contact of the same agent: the port beside its own. */
@@ -233,7 +216,7 @@ class RegistrarIT {
     }
 
     /**
-     * Asserts the bindings a 200 lists: the same contacts, each with the lifetime asked for, less at
+     * Asserts that the answer is a 200 listing these bindings: the same contacts, each with the lifetime asked for, less at
      * most a few seconds that passed since (lifetimes count down while the test runs).
      */
     private static void assertBindings(Map<String, Integer> expected, Response r) {

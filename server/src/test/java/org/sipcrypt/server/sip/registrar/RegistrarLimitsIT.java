@@ -54,13 +54,8 @@ class RegistrarLimitsIT {
         return r;
     }
 
-    private static int count(Pattern p, String message) {
-        Matcher m = p.matcher(message);
-        int n = 0;
-        while (m.find()) {
-            n++;
-        }
-        return n;
+    private static long count(Pattern p, String message) {
+        return p.matcher(message).results().count();
     }
 
     @Test

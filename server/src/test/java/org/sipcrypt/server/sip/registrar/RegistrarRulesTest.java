@@ -10,12 +10,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import javax.sip.SipFactory;
 import javax.sip.header.HeaderFactory;
 import javax.sip.message.Request;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The registrar's rules (RFC 3261 §10.3) on parsed REGISTER requests, without a database. */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
@@ -66,9 +70,22 @@ class RegistrarRulesTest {
         assertEquals(Duration.ofSeconds(300), d.change.contacts().get(2).expires());
         assertEquals(0.5f, d.change.contacts().get(2).q());
         assertEquals("sip:a@10.0.0.3;transport=tcp", d.change.contacts().get(2).contactKey());
+    }
 
-        Registrar.Decision none = decide(register("Contact: <sip:a@10.0.0.1>\r\n", ""));
-        assertEquals(Duration.ofHours(1), none.change.contacts().get(0).expires());
+    static Stream<Arguments> singleContactLifetimes() {
+        return Stream.of(
+                Arguments.of("without expires the default applies", "", Duration.ofHours(1)),
+                Arguments.of("too long expires is shortened to the maximum", ";expires=999999", Duration.ofHours(2)),
+                Arguments.of("zero expires is a removal, not too brief", ";expires=0", Duration.ZERO));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("singleContactLifetimes")
+    void aSingleContactGetsTheLifetimeThePolicyAllows(String rule, String expiresParameter, Duration expected)
+            throws Exception {
+        Registrar.Decision d = decide(register("Contact: <sip:a@10.0.0.1>" + expiresParameter + "\r\n", ""));
+        assertEquals(0, d.status);
+        assertEquals(expected, d.change.contacts().get(0).expires());
     }
 
     @Test
@@ -77,19 +94,6 @@ class RegistrarRulesTest {
         assertEquals(423, d.status);
         assertTrue(d.extra.get(0).toString().startsWith("Min-Expires: 60"), d.extra.toString());
         assertNull(d.change);
-    }
-
-    @Test
-    void tooLongExpiresIsShortenedToTheMaximum() throws Exception {
-        Registrar.Decision d = decide(register("Contact: <sip:a@10.0.0.1>;expires=999999\r\n", ""));
-        assertEquals(Duration.ofHours(2), d.change.contacts().get(0).expires());
-    }
-
-    @Test
-    void zeroExpiresIsARemovalNotTooBrief() throws Exception {
-        Registrar.Decision d = decide(register("Contact: <sip:a@10.0.0.1>;expires=0\r\n", ""));
-        assertEquals(0, d.status);
-        assertEquals(Duration.ZERO, d.change.contacts().get(0).expires());
     }
 
     @Test

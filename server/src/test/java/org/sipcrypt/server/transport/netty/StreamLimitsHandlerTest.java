@@ -34,6 +34,7 @@ class StreamLimitsHandlerTest {
 
     private final List<String> reasons = new ArrayList<>();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
+    private final PartialMessages partials = new PartialMessages(1 << 20);
 
     @AfterEach
     void closeChannels() {
@@ -61,6 +62,11 @@ class StreamLimitsHandlerTest {
         return ch;
     }
 
+    /** An active connection sharing {@link #partials}, in front of a framer of 4096 bytes, time frozen. */
+    private EmbeddedChannel channel(Duration firstMessage, Duration message, boolean inbound) {
+        return channel(limits(firstMessage, message), partials, inbound, 4096);
+    }
+
     private static void write(EmbeddedChannel ch, String text) {
         ch.writeInbound(Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII));
     }
@@ -85,8 +91,7 @@ class StreamLimitsHandlerTest {
 
     @Test
     void aMessageInTwoReadsIsHeldUntilComplete() {
-        PartialMessages partials = new PartialMessages(1 << 20);
-        EmbeddedChannel ch = channel(limits(Duration.ofHours(1), Duration.ofSeconds(10)), partials, true, 4096);
+        EmbeddedChannel ch = channel(Duration.ofHours(1), Duration.ofSeconds(10), true);
         write(ch, OPTIONS.substring(0, 100));
         assertEquals(100, partials.heldBytes());
         assertNull(ch.readInbound());
@@ -97,8 +102,7 @@ class StreamLimitsHandlerTest {
 
     @Test
     void aMessageIncompleteAtItsDeadlineClosesTheConnection() {
-        PartialMessages partials = new PartialMessages(1 << 20);
-        EmbeddedChannel ch = channel(limits(Duration.ofHours(1), Duration.ofSeconds(1)), partials, true, 4096);
+        EmbeddedChannel ch = channel(Duration.ofHours(1), Duration.ofSeconds(1), true);
         write(ch, OPTIONS.substring(0, 10));
         advance(ch, 500);
         write(ch, OPTIONS.substring(10, 20));
@@ -108,8 +112,7 @@ class StreamLimitsHandlerTest {
 
     @Test
     void aMessageBegunAfterAnotherGetsItsOwnFullDeadline() {
-        PartialMessages partials = new PartialMessages(1 << 20);
-        EmbeddedChannel ch = channel(limits(Duration.ofHours(1), Duration.ofSeconds(1)), partials, true, 4096);
+        EmbeddedChannel ch = channel(Duration.ofHours(1), Duration.ofSeconds(1), true);
         write(ch, OPTIONS.substring(0, 10));
         advance(ch, 600);
         // the first completes and the second begins in the same read
@@ -122,8 +125,7 @@ class StreamLimitsHandlerTest {
 
     @Test
     void keepAlivesNeitherStartADeadlineNorCountAsTheFirstMessage() {
-        PartialMessages partials = new PartialMessages(1 << 20);
-        EmbeddedChannel ch = channel(limits(Duration.ofSeconds(2), Duration.ofSeconds(1)), partials, true, 4096);
+        EmbeddedChannel ch = channel(Duration.ofSeconds(2), Duration.ofSeconds(1), true);
         write(ch, "\r\n\r\n");
         write(ch, "\r\n");
         assertEquals(0, partials.heldBytes());
@@ -132,8 +134,7 @@ class StreamLimitsHandlerTest {
 
     @Test
     void aCompleteFirstMessageEndsTheFirstMessageDeadline() {
-        PartialMessages partials = new PartialMessages(1 << 20);
-        EmbeddedChannel ch = channel(limits(Duration.ofSeconds(2), Duration.ofSeconds(1)), partials, true, 4096);
+        EmbeddedChannel ch = channel(Duration.ofSeconds(2), Duration.ofSeconds(1), true);
         write(ch, OPTIONS);
         advance(ch, 60_000);
         assertTrue(ch.isOpen());
@@ -142,19 +143,18 @@ class StreamLimitsHandlerTest {
 
     @Test
     void outboundConnectionsHaveNoFirstMessageDeadline() {
-        PartialMessages partials = new PartialMessages(1 << 20);
-        EmbeddedChannel ch = channel(limits(Duration.ofSeconds(2), Duration.ofSeconds(1)), partials, false, 4096);
+        EmbeddedChannel ch = channel(Duration.ofSeconds(2), Duration.ofSeconds(1), false);
         advance(ch, 60_000);
         assertTrue(ch.isOpen());
     }
 
     @Test
     void beyondTheGlobalBoundTheConnectionWithTheOldestMessageIsClosed() {
-        PartialMessages partials = new PartialMessages(2048);
+        PartialMessages bounded = new PartialMessages(2048);
         StreamLimits limits = limits(Duration.ofHours(1), Duration.ofHours(1));
-        EmbeddedChannel oldest = channel(limits, partials, true, 1024);
-        EmbeddedChannel middle = channel(limits, partials, true, 1024);
-        EmbeddedChannel newest = channel(limits, partials, true, 1024);
+        EmbeddedChannel oldest = channel(limits, bounded, true, 1024);
+        EmbeddedChannel middle = channel(limits, bounded, true, 1024);
+        EmbeddedChannel newest = channel(limits, bounded, true, 1024);
         String pad = "X-Pad: " + "p".repeat(800) + "\r\n";
         String message = OPTIONS.replace("Content-Length: 0", pad + "Content-Length: 0");
         String head = message.substring(0, 900);
@@ -164,11 +164,11 @@ class StreamLimitsHandlerTest {
         oldest.runPendingTasks();
         assertFalse(oldest.isOpen());
         assertEquals(List.of("partial_bytes"), reasons);
-        assertEquals(1800, partials.heldBytes());
+        assertEquals(1800, bounded.heldBytes());
         write(middle, message.substring(900));
         write(newest, message.substring(900));
         assertInstanceOf(SipFrame.Message.class, middle.readInbound());
         assertInstanceOf(SipFrame.Message.class, newest.readInbound());
-        assertEquals(0, partials.heldBytes());
+        assertEquals(0, bounded.heldBytes());
     }
 }

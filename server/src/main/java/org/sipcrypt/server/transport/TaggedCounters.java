@@ -1,0 +1,42 @@
+package org.sipcrypt.server.transport;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Micrometer counters registered once per name and tags and then kept, so that counting at packet
+ * rate neither builds a meter nor searches the registry; what {@link TransportCounters} and the SIP
+ * layer's counters both count through.
+ * Threading: thread-safe; never blocks.
+ */
+public final class TaggedCounters {
+
+    private final MeterRegistry registry;
+    private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+
+    public TaggedCounters(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /** Adds one to the untagged counter {@code name}. */
+    public void increment(String name) {
+        counters.computeIfAbsent(name, k -> Counter.builder(name).register(registry)).increment();
+    }
+
+    /** Adds one to {@code name{tagKey=tagValue}}, the value lower-cased ({@code INVITE} counts as {@code invite}). */
+    public void increment(String name, String tagKey, String tagValue) {
+        String tag = tagValue.toLowerCase(Locale.ROOT);
+        counters.computeIfAbsent(name + '\u0000' + tagKey + '\u0000' + tag,
+                k -> Counter.builder(name).tag(tagKey, tag).register(registry)).increment();
+    }
+
+    /** Adds one to {@code name{key1=value1,key2=value2}}, the values as given. */
+    public void increment(String name, String key1, String value1, String key2, String value2) {
+        counters.computeIfAbsent(name + '\u0000' + key1 + '\u0000' + value1 + '\u0000' + key2 + '\u0000' + value2,
+                k -> Counter.builder(name).tag(key1, value1).tag(key2, value2).register(registry)).increment();
+    }
+}
