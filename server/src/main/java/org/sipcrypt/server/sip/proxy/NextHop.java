@@ -7,7 +7,7 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * A next-hop proxy a request is sent to by a static route (proxy-chain deployments), pushed as a
- * loose Route (RFC 3261 §16.6 step 7).
+ * loose Route (RFC 3261 §16.6 step 6).
  * Threading: immutable.
  */
 public record NextHop(String host, int port, Transport transport, ConnectionPattern connection) {
