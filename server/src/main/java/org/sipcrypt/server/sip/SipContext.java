@@ -275,8 +275,7 @@ public final class SipContext {
         }
         if ("UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
             ViaHeader via = (ViaHeader) response.getHeader(ViaHeader.NAME);
-            completed.absorbed(CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(),
-                    Request.INVITE));
+            completed.absorbed(CompletedTransactions.key(via, Request.INVITE));
         }
         endTransaction(st);
     }

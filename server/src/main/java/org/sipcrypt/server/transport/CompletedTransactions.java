@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import javax.sip.header.ViaHeader;
 
 /**
  * What is left of a server transaction over UDP once its final response has gone: the response's
@@ -130,6 +131,11 @@ public final class CompletedTransactions {
             return null;
         }
         return branch + ' ' + host.toLowerCase(Locale.ROOT) + ':' + port + ' ' + method.toUpperCase(Locale.ROOT);
+    }
+
+    /** {@link #key(String, String, int, String)} of a message's top Via; null when there is no Via. */
+    public static String key(ViaHeader via, String method) {
+        return via == null ? null : key(via.getBranch(), via.getHost(), via.getPort(), method);
     }
 
     /** Keeps the final response of a completed transaction; a null key is ignored. */

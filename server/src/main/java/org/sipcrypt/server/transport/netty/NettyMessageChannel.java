@@ -324,15 +324,14 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         Via via = request.getTopmostVia();
         if (Request.ACK.equals(request.getMethod())) {
-            if (!completed.acknowledged(CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(),
-                    Request.INVITE))) {
+            if (!completed.acknowledged(CompletedTransactions.key(via, Request.INVITE))) {
                 return false;
             }
             counters.ackAbsorbed();
             return true;
         }
         CompletedTransactions.Answer answer = completed.retransmission(
-                CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(), request.getMethod()));
+                CompletedTransactions.key(via, request.getMethod()));
         if (answer == null) {
             return false;
         }
@@ -374,8 +373,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 && response.getApplicationData() != CompletedTransactions.Mark.REJECTED_INVITE) {
             return;
         }
-        completed.completed(CompletedTransactions.key(via.getBranch(), via.getHost(), via.getPort(),
-                cseq.getMethod()), bytes, peer);
+        completed.completed(CompletedTransactions.key(via, cseq.getMethod()), bytes, peer);
     }
 
     /** The peer this channel talks to. */
