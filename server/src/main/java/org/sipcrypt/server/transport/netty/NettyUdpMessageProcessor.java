@@ -5,9 +5,7 @@ import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
@@ -23,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The UDP listening point: one datagram socket; each datagram is one SIP message (RFC 3261 §18.1.1)
- * handed to the SIP worker lanes, and every message to a UDP peer leaves through the same socket.
+ * handed to the SIP worker lanes, and every message to a UDP peer leaves through the same socket,
+ * written by the sending lane itself where the transport allows it ({@link DatagramSender}).
  * Threading: thread-safe; the inbound handler runs on the socket's event loop and never blocks.
  */
 final class NettyUdpMessageProcessor extends NettyMessageProcessor {
@@ -34,6 +33,7 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
     private static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
     private volatile Channel channel;
+    private volatile DatagramSender sender;
 
     NettyUdpMessageProcessor(InetAddress address, int port, SIPTransactionStack stack, NettyTransport transport) {
         super(address, port, Transport.UDP, stack, transport);
@@ -62,6 +62,10 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
             ch = bind(transport(), localAddress());
         }
         ch.pipeline().get(DatagramHandler.class).processor = this;
+        sender = new DatagramSender(ch, true, (target, cause) -> {
+            transport().counters().datagramDropped("send_failed");
+            rateLimited.warn("udp_send", "{} -> {}: send failed: {}", this, target, cause.toString());
+        });
         channel = ch;
         log.info("listening on {}", this);
     }
@@ -99,19 +103,16 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
     /** Writes one datagram; never blocks. */
     void send(byte[] bytes, InetSocketAddress target) throws IOException {
         Channel ch = channel;
-        if (ch == null || !ch.isActive()) {
+        DatagramSender out = sender;
+        if (ch == null || !ch.isActive() || out == null) {
             throw new IOException(this + " is not open");
         }
-        if (bytes.length > MAX_DATAGRAM - 28) {
-            throw new IOException("message of " + bytes.length + " bytes does not fit a UDP datagram");
-        }
-        ch.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(bytes), target))
-                .addListener((ChannelFutureListener) f -> {
-                    if (!f.isSuccess()) {
-                        transport().counters().datagramDropped("send_failed");
-                        rateLimited.warn("udp_send", "{} -> {}: send failed: {}", this, target, f.cause().toString());
-                    }
-                });
+        out.send(bytes, target);
+    }
+
+    /** How this processor's datagrams leave (for tests: how many took which path). */
+    DatagramSender sender() {
+        return sender;
     }
 
     /**
