@@ -28,7 +28,7 @@ class ChainComposeIT {
     @Test
     void udpAndAesCallsPassThroughTheProxyContainerIntoOneReport() throws Exception {
         // one block of free ports: two ciphers each for the proxy, the UAS and /health
-        int proxy = DockerCompose.freePorts(6);
+        int proxy = Docker.freePorts(6);
         int uas = proxy + 2;
         int http = proxy + 4;
         try (DockerCompose compose = new DockerCompose(work, "chain.yml")) {

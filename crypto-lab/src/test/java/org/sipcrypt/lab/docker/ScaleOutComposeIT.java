@@ -29,7 +29,7 @@ class ScaleOutComposeIT {
     @Test
     void callsThroughProxy2FindTheRegistrationMadeThroughProxy1() throws Exception {
         // one block of free ports: both proxies, their /health, the UAS and PostgreSQL
-        int base = DockerCompose.freePorts(6);
+        int base = Docker.freePorts(6);
         try (DockerCompose compose = new DockerCompose(work, "scale-out.yml")) {
             Path results = compose.load("udp", 10, 3, 1);
             compose.env("PROXY_PORT", Integer.toString(base)).env("PROXY2_PORT", Integer.toString(base + 1))
@@ -37,7 +37,7 @@ class ScaleOutComposeIT {
                     .env("UAS_PORT", Integer.toString(base + 4)).env("PG_PORT", Integer.toString(base + 5));
             String out = compose.upOrFail();
             assertTrue(out.contains("udp: registering through 127.0.0.1:"), "the generator registered first:\n"
-                    + DockerCompose.tail(out));
+                    + Docker.tail(out));
 
             Map<String, Map<String, String>> rows = Reports.csvRows(results, "scale-out");
             assertEquals(List.of("udp"), List.copyOf(rows.keySet()), "rows of results.csv");
