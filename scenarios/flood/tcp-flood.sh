@@ -46,7 +46,6 @@ SERVER_PORT=${SERVER_PORT:-15260}
 FLOOD_FROM=${FLOOD_FROM:-127.0.0.1}
 PROBE_FROM=${PROBE_FROM:-127.0.0.2}
 TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
-SERVER_ARGS=${SERVER_ARGS:-}
 
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options

@@ -11,11 +11,13 @@ source "$root/scenarios/lib/processes.sh"
 source "$root/scenarios/lib/sipp-stats.sh"
 
 # Defaults, each also an environment variable: the server jar, the JVM and its options (the
-# server's recommended ones), SIPp, and whether to keep the work directory.
+# server's recommended ones), extra server options (a word list, none by default), SIPp, and
+# whether to keep the work directory.
 JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
 JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}   # set but empty: no options
+SERVER_ARGS=${SERVER_ARGS:-}
 SIPP=${SIPP:-sipp}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the script's header comment

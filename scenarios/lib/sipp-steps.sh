@@ -1,8 +1,21 @@
 # shellcheck shell=bash disable=SC2034  # a library: it sets variables for the script that sources it
 # The measured load step of bench.sh and vs-kamailio.sh (sourced after sipp-server.sh, not run): a
 # SIPp UAC places RATE x SECONDS calls while the server's CPU time is read from /proc. The sourcing
-# script sets CLK_TCK, MAX_FAILED_PCT, MIN_ACHIEVED_PCT, STEP_FACTOR, MAX_RATE and (vs-kamailio.sh)
-# MAX_MEAN_MS.
+# script sets CLK_TCK, START_RATE and (vs-kamailio.sh) MAX_MEAN_MS; the step ladder's other settings
+# have their defaults here.
+
+# Defaults of the step ladder both scripts climb, each also an environment variable (and an option
+# of the script): the highest rate, the factor between passing steps, the bisections after the first
+# failure, whether the best rate is repeated, a step's length, the pass marks of a step, and the
+# pause between steps.
+MAX_RATE=${MAX_RATE:-20000}
+STEP_FACTOR=${STEP_FACTOR:-1.5}
+REFINE=${REFINE:-3}
+CONFIRM=${CONFIRM:-1}
+STEP_SECONDS=${STEP_SECONDS:-10}
+MAX_FAILED_PCT=${MAX_FAILED_PCT:-1}
+MIN_ACHIEVED_PCT=${MIN_ACHIEVED_PCT:-90}
+COOLDOWN_SECONDS=${COOLDOWN_SECONDS:-2}
 
 # Before the UAC starts: the measured processes' and the UAS's CPU time, and the clock.
 begin_step() {      # uas-pid measured-pid...

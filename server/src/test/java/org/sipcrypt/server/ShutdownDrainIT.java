@@ -41,49 +41,49 @@ class ShutdownDrainIT {
     @EnumSource(value = Transport.class, names = {"UDP", "TCP"})
     void drainRefusesNewCallsAndKeepsEstablishedOnesUntilTheirBye(Transport t) throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, t, t, "shutdown.grace", "120s");
-             SipSocket probe = u.server.socket(t)) {
-            TestUa.Call first = u.alice.call(u.bob.aor(), u.server.address(t));
-            u.alice.call(u.bob.aor(), u.server.address(t));
-            u.bob.awaitRequests(Request.ACK, 2, WAIT);
+             SipSocket probe = u.server().socket(t)) {
+            TestUa.Call first = u.alice().call(u.bob().aor(), u.server().address(t));
+            u.alice().call(u.bob().aor(), u.server().address(t));
+            u.bob().awaitRequests(Request.ACK, 2, WAIT);
 
             long closeStarted = System.nanoTime();
-            Thread closer = new Thread(u.server.server()::close, "test-closer");
+            Thread closer = new Thread(u.server().server()::close, "test-closer");
             closer.start();
             try {
-                String refusal = firstRefusal(probe, u.server.hostPort(t));
+                String refusal = firstRefusal(probe, u.server().hostPort(t));
                 assertTrue(refusal.startsWith("SIP/2.0 503 Shutting Down\r\n"), refusal);
                 assertTrue(refusal.contains("\r\nRetry-After: "), refusal);
 
                 // a new TCP client is still accepted, and answered 503
-                try (SipSocket fresh = SipSocket.tcp(u.server.address(Transport.TCP))) {
-                    String hp = u.server.hostPort(Transport.TCP);
+                try (SipSocket fresh = SipSocket.tcp(u.server().address(Transport.TCP))) {
+                    String hp = u.server().hostPort(Transport.TCP);
                     fresh.send(fresh.request("OPTIONS", "sip:" + hp, "late", hp, "drain-late", 1, ""));
                     String answer = fresh.awaitMessage("SIP/2.0 ", WAIT);
                     assertNotNull(answer, "no answer to a new TCP client during the drain");
                     assertTrue(answer.startsWith("SIP/2.0 503 Shutting Down\r\n"), answer);
                 }
                 // a new call and a new registration are refused, with Retry-After
-                Response refused = u.alice.invite(u.bob.aor(), u.server.address(t)).invite().awaitFinal(WAIT);
+                Response refused = u.alice().invite(u.bob().aor(), u.server().address(t)).invite().awaitFinal(WAIT);
                 assertEquals(Response.SERVICE_UNAVAILABLE, refused.getStatusCode());
                 assertNotNull(refused.getHeader(RetryAfterHeader.NAME), refused.toString());
-                assertEquals(Response.SERVICE_UNAVAILABLE, u.bob.register(u.server.address(t), 600).getStatusCode());
-                assertEquals(2, u.bob.received(Request.INVITE).size(), "a refused INVITE was forwarded");
+                assertEquals(Response.SERVICE_UNAVAILABLE, u.bob().register(u.server().address(t), 600).getStatusCode());
+                assertEquals(2, u.bob().received(Request.INVITE).size(), "a refused INVITE was forwarded");
 
                 assertTrue(closer.isAlive(), "shutdown ended with two calls established");
                 // the caller hangs up the first call, the callee the second: both BYEs go through
                 assertEquals(Response.OK, first.hangUp().getStatusCode());
-                u.bob.awaitRequest(Request.BYE, WAIT);
+                u.bob().awaitRequest(Request.BYE, WAIT);
                 assertTrue(closer.isAlive(), "shutdown ended with a call established");
-                assertEquals(Response.OK, u.bob.hangUpAnswered().awaitFinal(WAIT).getStatusCode());
-                u.alice.awaitRequest(Request.BYE, WAIT);
+                assertEquals(Response.OK, u.bob().hangUpAnswered().awaitFinal(WAIT).getStatusCode());
+                u.alice().awaitRequest(Request.BYE, WAIT);
 
                 closer.join(TimeUnit.SECONDS.toMillis(60));
                 assertFalse(closer.isAlive(), "shutdown still waiting after the last BYE");
                 long took = System.nanoTime() - closeStarted;
                 assertTrue(took < GRACE.toNanos() / 2, "shutdown took " + took / 1_000_000 + " ms of its "
                         + GRACE + " grace: it waited for the grace instead of the calls");
-                assertEquals(List.of(), u.bob.errors());
-                assertEquals(List.of(), u.alice.errors());
+                assertEquals(List.of(), u.bob().errors());
+                assertEquals(List.of(), u.alice().errors());
             } finally {
                 closer.join(GRACE.toMillis() + 30_000);
             }

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.SubscriberDatabase;
 import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.location.Database;
 import org.sipcrypt.server.location.DatabaseUnavailableException;
@@ -38,24 +39,21 @@ class CredentialBatcherTest {
     @TempDir
     Path dir;
 
-    private Database db;
-    private SubscriberStore store;
+    private SubscriberDatabase h2;
     private final MeterRegistry registry = new SimpleMeterRegistry();
 
     @BeforeEach
     void open() throws SQLException {
-        db = Database.open("jdbc:h2:file:" + dir.resolve("db"), "sa", "", 4);
-        store = new SubscriberStore(db.dataSource());
         List<Subscriber> users = new ArrayList<>();
         for (int i = 1; i <= 100; i++) {
             users.add(DigestRegistrarIT.subscriber("user" + i, REALM, "pass" + i, true));
         }
-        store.putAll(users);
+        h2 = SubscriberDatabase.open(dir, 4, users);
     }
 
     @AfterEach
     void close() {
-        db.close();
+        h2.close();
     }
 
     private static Optional<Subscriber> get(CompletableFuture<Optional<Subscriber>> f) throws Exception {
@@ -65,7 +63,7 @@ class CredentialBatcherTest {
     @Test
     void whileTheBreakerIsOpenLookupsFailAtOnceUnlessCached() throws Exception {
         // a probe interval far beyond the test, so the breaker stays open until the test is done with it
-        try (Database probed = Database.open("jdbc:h2:file:" + dir.resolve("db"), "sa", "", 2, Duration.ofSeconds(1),
+        try (Database probed = Database.open(SubscriberDatabase.url(dir), "sa", "", 2, Duration.ofSeconds(1),
                 Duration.ofSeconds(60));
              CredentialBatcher b = new CredentialBatcher(new SubscriberStore(probed.dataSource()), REALM, 1, 1,
                      Duration.ZERO, 1000, 100, Duration.ofMinutes(1), registry, probed.breaker())) {
@@ -81,8 +79,8 @@ class CredentialBatcherTest {
 
     @Test
     void lookupsQueuedTogetherGoOutAsOneQuery() throws Exception {
-        try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 16, Duration.ofSeconds(5), 1000, 0,
-                Duration.ofMinutes(1), registry, db.breaker())) {
+        try (CredentialBatcher b = new CredentialBatcher(h2.store(), REALM, 1, 16, Duration.ofSeconds(5), 1000, 0,
+                Duration.ofMinutes(1), registry, h2.db().breaker())) {
             List<CompletableFuture<Optional<Subscriber>>> futures = new ArrayList<>();
             for (int i = 1; i <= 16; i++) {
                 futures.add(b.lookup("user" + i));
@@ -98,8 +96,8 @@ class CredentialBatcherTest {
 
     @Test
     void aLoneLookupIsSentWhenItsWaitRunsOut() throws Exception {
-        try (CredentialBatcher b = new CredentialBatcher(store, REALM, 2, 64, Duration.ofMillis(20), 1000, 0,
-                Duration.ofMinutes(1), registry, db.breaker())) {
+        try (CredentialBatcher b = new CredentialBatcher(h2.store(), REALM, 2, 64, Duration.ofMillis(20), 1000, 0,
+                Duration.ofMinutes(1), registry, h2.db().breaker())) {
             assertEquals("user7", get(b.lookup("user7")).orElseThrow().username());
             assertEquals(1.0, registry.get("auth.batch.size").summary().max());
         }
@@ -107,21 +105,21 @@ class CredentialBatcherTest {
 
     @Test
     void unknownAndOddNamesAreAbsentAndTheTableIsIntact() throws Exception {
-        try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 4, Duration.ZERO, 1000, 0,
-                Duration.ofMinutes(1), registry, db.breaker())) {
+        try (CredentialBatcher b = new CredentialBatcher(h2.store(), REALM, 1, 4, Duration.ZERO, 1000, 0,
+                Duration.ofMinutes(1), registry, h2.db().breaker())) {
             for (String name : List.of("nobody", "x' OR '1'='1", "user1'; DROP TABLE subscribers; --", "\u00e9\u4e2d",
                     "%", "a".repeat(500))) {
                 assertFalse(get(b.lookup(name)).isPresent(), name);
             }
-            assertEquals(100, store.list(REALM).size());
+            assertEquals(100, h2.store().list(REALM).size());
             assertFalse(get(b.lookup("user1")).isEmpty());
         }
     }
 
     @Test
     void beyondTheQueueCapacityLookupsFailAtOnce() throws Exception {
-        try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 100, Duration.ofSeconds(20), 2, 0,
-                Duration.ofMinutes(1), registry, db.breaker())) {
+        try (CredentialBatcher b = new CredentialBatcher(h2.store(), REALM, 1, 100, Duration.ofSeconds(20), 2, 0,
+                Duration.ofMinutes(1), registry, h2.db().breaker())) {
             CompletableFuture<Optional<Subscriber>> first = b.lookup("user1");
             b.lookup("user2");
             CompletableFuture<Optional<Subscriber>> third = b.lookup("user3");
@@ -134,12 +132,12 @@ class CredentialBatcherTest {
 
     @Test
     void cacheAnswersRepeatsAndForgetsChangedSubscribers() throws Exception {
-        try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 1, Duration.ZERO, 1000, 100,
-                Duration.ofMinutes(1), registry, db.breaker())) {
+        try (CredentialBatcher b = new CredentialBatcher(h2.store(), REALM, 1, 1, Duration.ZERO, 1000, 100,
+                Duration.ofMinutes(1), registry, h2.db().breaker())) {
             String before = get(b.lookup("user1")).orElseThrow().ha1Md5();
             assertEquals(before, get(b.lookup("user1")).orElseThrow().ha1Md5());
             assertEquals(1.0, registry.get("auth.cache").tag("result", "hit").counter().count());
-            store.put(DigestRegistrarIT.subscriber("user1", REALM, "changed", true));
+            h2.store().put(DigestRegistrarIT.subscriber("user1", REALM, "changed", true));
             String after = get(b.lookup("user1")).orElseThrow().ha1Md5();
             assertEquals(DigestAlgorithm.MD5.ha1("user1", REALM, "changed"), after);
             assertEquals(1.0, registry.get("auth.cache").tag("result", "hit").counter().count());
@@ -148,15 +146,15 @@ class CredentialBatcherTest {
 
     @Test
     void databaseFailureFailsTheLookupAndLaterOnesSucceedAgain() throws Exception {
-        try (CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 1, Duration.ZERO, 1000, 0,
-                Duration.ofMinutes(1), registry, db.breaker())) {
-            try (var c = db.dataSource().getConnection(); var s = c.createStatement()) {
+        try (CredentialBatcher b = new CredentialBatcher(h2.store(), REALM, 1, 1, Duration.ZERO, 1000, 0,
+                Duration.ofMinutes(1), registry, h2.db().breaker())) {
+            try (var c = h2.db().dataSource().getConnection(); var s = c.createStatement()) {
                 s.execute("ALTER TABLE subscribers RENAME TO subscribers_away");
             }
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> b.lookup("user1").get(10, TimeUnit.SECONDS));
             assertInstanceOf(SQLException.class, e.getCause());
-            try (var c = db.dataSource().getConnection(); var s = c.createStatement()) {
+            try (var c = h2.db().dataSource().getConnection(); var s = c.createStatement()) {
                 s.execute("ALTER TABLE subscribers_away RENAME TO subscribers");
             }
             assertTrue(get(b.lookup("user1")).isPresent());
@@ -165,8 +163,8 @@ class CredentialBatcherTest {
 
     @Test
     void closingFailsWaitingLookupsAndRefusesNewOnes() throws Exception {
-        CredentialBatcher b = new CredentialBatcher(store, REALM, 1, 100, Duration.ofSeconds(20), 1000, 0,
-                Duration.ofMinutes(1), registry, db.breaker());
+        CredentialBatcher b = new CredentialBatcher(h2.store(), REALM, 1, 100, Duration.ofSeconds(20), 1000, 0,
+                Duration.ofMinutes(1), registry, h2.db().breaker());
         CompletableFuture<Optional<Subscriber>> waiting = b.lookup("user1");
         b.close();
         assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.SubscriberDatabase;
 
 /** The credential query on the embedded database: right rows, and whole keys looked up in the index. */
 @Timeout(30)
@@ -24,24 +25,21 @@ class SubscriberStoreTest {
     @TempDir
     Path dir;
 
-    private Database db;
-    private SubscriberStore store;
+    private SubscriberDatabase h2;
 
     @BeforeEach
     void open() throws Exception {
-        db = Database.open("jdbc:h2:file:" + dir.resolve("db"), "sa", "", 2);
-        store = new SubscriberStore(db.dataSource());
         List<Subscriber> users = new ArrayList<>();
         for (int i = 1; i <= 50; i++) {
             users.add(subscriber("user" + i, "a.example", true));
             users.add(subscriber("user" + i, "b.example", i % 2 == 0));
         }
-        store.putAll(users);
+        h2 = SubscriberDatabase.open(dir, 2, users);
     }
 
     @AfterEach
     void close() {
-        db.close();
+        h2.close();
     }
 
     private static Subscriber subscriber(String name, String realm, boolean enabled) {
@@ -52,21 +50,22 @@ class SubscriberStoreTest {
 
     @Test
     void findReturnsTheNamedSubscribersOfThatRealmOnly() throws Exception {
-        Map<String, Subscriber> found = store.find("b.example", List.of("user2", "user3", "user7", "nobody"));
+        Map<String, Subscriber> found = h2.store().find("b.example", List.of("user2", "user3", "user7", "nobody"));
         assertEquals(3, found.size(), found.toString());
         assertEquals(subscriber("user2", "b.example", true), found.get("user2"));
         assertEquals(subscriber("user3", "b.example", false), found.get("user3"));
         assertEquals("b.example", found.get("user7").realm());
         assertFalse(found.containsKey("nobody"));
-        assertTrue(store.find("c.example", List.of("user2")).isEmpty());
-        assertEquals(subscriber("user2", "a.example", true), store.find("a.example", List.of("user2")).get("user2"));
+        assertTrue(h2.store().find("c.example", List.of("user2")).isEmpty());
+        assertEquals(subscriber("user2", "a.example", true),
+                h2.store().find("a.example", List.of("user2")).get("user2"));
     }
 
     @Test
     void aBatchLooksWholePrimaryKeysUpInsteadOfReadingTheRealm() throws Exception {
         // H2 uses an IN list for an index lookup only on an index's first column; a query naming the
         // realm and an IN list of names read every subscriber of the realm for each batch.
-        try (Connection c = db.dataSource().getConnection();
+        try (Connection c = h2.db().dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement("EXPLAIN " + SubscriberStore.findSql(3))) {
             for (int i = 1; i <= 6; i += 2) {
                 ps.setString(i, "a.example");

@@ -42,43 +42,43 @@ class OverloadIT {
     @EnumSource(value = Transport.class, names = {"UDP", "TCP"})
     void overBudgetNewRequestsGet503WhileCallsInProgressGoOn(Transport t) throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, t, t, "overload.maxTransactions", "1");
-             SipSocket client = u.server.socket(t)) {
+             SipSocket client = u.server().socket(t)) {
             // bob's REGISTER counts against the budget of one until its transaction ends, on a stack thread
-            Await.until(() -> u.server.server().unansweredRequests() == 0, WAIT,
-                    () -> "unanswered requests: " + u.server.server().unansweredRequests());
-            TestUa.Call established = u.alice.call(u.bob.aor(), u.server.address(t));
-            u.bob.awaitRequest(Request.ACK, WAIT);
+            Await.until(() -> u.server().server().unansweredRequests() == 0, WAIT,
+                    () -> "unanswered requests: " + u.server().server().unansweredRequests());
+            TestUa.Call established = u.alice().call(u.bob().aor(), u.server().address(t));
+            u.bob().awaitRequest(Request.ACK, WAIT);
 
             // the second call rings for ever: its INVITE awaits a final response, the budget is used up
-            u.bob.answer(Request.INVITE, TestUa.Answer.ringForever());
-            TestUa.Call ringing = u.alice.invite(u.bob.aor(), u.server.address(t));
-            u.bob.awaitRequests(Request.INVITE, 2, WAIT);
+            u.bob().answer(Request.INVITE, TestUa.Answer.ringForever());
+            TestUa.Call ringing = u.alice().invite(u.bob().aor(), u.server().address(t));
+            u.bob().awaitRequests(Request.INVITE, 2, WAIT);
             ringing.invite().await(Response.RINGING, WAIT);
 
-            String hp = u.server.hostPort(t);
+            String hp = u.server().hostPort(t);
             client.send(client.request("INVITE", "sip:bob@" + hp, "carol", "bob@" + hp, "shed-invite", 1,
                     client.contact("carol")));
             assertRefused(client.awaitMessage("SIP/2.0 ", WAIT), "INVITE");
             client.send(client.request("REGISTER", "sip:" + hp, "carol", "carol@" + hp, "shed-register", 1,
                     client.contact("carol") + "Expires: 600\r\n"));
             assertRefused(client.awaitMessage("SIP/2.0 ", WAIT), "REGISTER");
-            assertEquals(1, rejected(u.server, "invite"));
-            assertEquals(1, rejected(u.server, "register"));
+            assertEquals(1, rejected(u.server(), "invite"));
+            assertEquals(1, rejected(u.server(), "register"));
 
             // within the established call, requests and responses still go through
             assertEquals(Response.OK, established.hangUp().getStatusCode());
-            u.bob.awaitRequest(Request.BYE, WAIT);
+            u.bob().awaitRequest(Request.BYE, WAIT);
             // CANCEL is never refused, and the 487 it brings goes back to the caller
             ringing.cancel();
-            u.bob.awaitRequest(Request.CANCEL, WAIT);
+            u.bob().awaitRequest(Request.CANCEL, WAIT);
             assertEquals(Response.REQUEST_TERMINATED, ringing.invite().await(Response.REQUEST_TERMINATED, WAIT)
                     .getStatusCode());
-            assertEquals(1, rejected(u.server, "invite"), "nothing of the calls in progress was refused");
+            assertEquals(1, rejected(u.server(), "invite"), "nothing of the calls in progress was refused");
 
             // with the ringing INVITE answered the budget is free again: new requests are served
             assertTrue(registersAgain(client, hp), "REGISTER still refused after the INVITE was answered");
-            assertEquals(List.of(), u.bob.errors());
-            assertEquals(List.of(), u.alice.errors());
+            assertEquals(List.of(), u.bob().errors());
+            assertEquals(List.of(), u.alice().errors());
         }
     }
 

@@ -9,17 +9,7 @@ import org.sipcrypt.server.transport.Transport;
  * then the server (which checks that no connection is left open).
  * Threading: one test thread.
  */
-public final class BobAndAlice implements AutoCloseable {
-
-    public final TestServer server;
-    public final TestUa bob;
-    public final TestUa alice;
-
-    private BobAndAlice(TestServer server, TestUa bob, TestUa alice) {
-        this.server = server;
-        this.bob = bob;
-        this.alice = alice;
-    }
+public record BobAndAlice(TestServer server, TestUa bob, TestUa alice) implements AutoCloseable {
 
     /**
      * Starts the server in {@code dir} with {@code settings} (key, value pairs), then bob over

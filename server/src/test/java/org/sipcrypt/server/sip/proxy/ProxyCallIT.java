@@ -61,51 +61,51 @@ class ProxyCallIT {
     @Test
     void callFromUdpToTcpIsRecordRoutedOnBothTransports() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.TCP, Transport.UDP)) {
-            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
-            Request invite = u.bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
-            assertProxyVia(invite, u.server, Transport.TCP);
+            TestUa.Call call = u.alice().call(u.bob().aor(), u.server().address(Transport.UDP));
+            Request invite = u.bob().awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            assertProxyVia(invite, u.server(), Transport.TCP);
             // RFC 5658: one entry for the interface towards the callee, one towards the caller
-            assertEquals(List.of(recordRoute(u.server, Transport.TCP), recordRoute(u.server, Transport.UDP)),
+            assertEquals(List.of(recordRoute(u.server(), Transport.TCP), recordRoute(u.server(), Transport.UDP)),
                     SipHeaders.recordRoutes(invite));
 
-            u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            u.bob().awaitRequest(Request.ACK, TestUa.TIMEOUT);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
-            assertProxyVia(u.bob.awaitRequest(Request.BYE, TestUa.TIMEOUT), u.server, Transport.TCP);
+            assertProxyVia(u.bob().awaitRequest(Request.BYE, TestUa.TIMEOUT), u.server(), Transport.TCP);
         }
     }
 
     @Test
     void withoutRecordRouteOnlyTheInviteGoesThroughTheProxy() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.UDP, "recordRoute", "false")) {
-            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
-            Request invite = u.bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
+            TestUa.Call call = u.alice().call(u.bob().aor(), u.server().address(Transport.UDP));
+            Request invite = u.bob().awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals(List.of(), SipHeaders.recordRoutes(invite));
-            assertProxyVia(invite, u.server, Transport.UDP);
+            assertProxyVia(invite, u.server(), Transport.UDP);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
 
             // RFC 3261 §16.6 step 4: a proxy that does not record-route is not on the dialog's path
-            Request bye = u.bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
-            assertEquals(u.alice.port(), ((ViaHeader) bye.getHeader(ViaHeader.NAME)).getPort());
-            Request ack = u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
-            assertEquals(u.alice.port(), ((ViaHeader) ack.getHeader(ViaHeader.NAME)).getPort());
+            Request bye = u.bob().awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertEquals(u.alice().port(), ((ViaHeader) bye.getHeader(ViaHeader.NAME)).getPort());
+            Request ack = u.bob().awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            assertEquals(u.alice().port(), ((ViaHeader) ack.getHeader(ViaHeader.NAME)).getPort());
         }
     }
 
     @Test
     void reInviteWithinTheCallFollowsTheRouteSet() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.TCP)) {
-            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.TCP));
-            u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            TestUa.Call call = u.alice().call(u.bob().aor(), u.server().address(Transport.TCP));
+            u.bob().awaitRequest(Request.ACK, TestUa.TIMEOUT);
 
-            SipExchange reInvite = u.alice.sendInDialog(call.invite().dialog(), Request.INVITE);
+            SipExchange reInvite = u.alice().sendInDialog(call.invite().dialog(), Request.INVITE);
 
             assertEquals(Response.OK, reInvite.awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            List<Request> invites = u.bob.received(Request.INVITE);
+            List<Request> invites = u.bob().received(Request.INVITE);
             assertEquals(2, invites.size(), "initial INVITE and re-INVITE");
-            assertProxyVia(invites.get(1), u.server, Transport.UDP);
+            assertProxyVia(invites.get(1), u.server(), Transport.UDP);
             assertEquals(List.of(), SipHeaders.recordRoutes(invites.get(1)), "the route set is fixed at dialog creation");
-            Request ack = u.bob.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).get(1);
-            assertProxyVia(ack, u.server, Transport.UDP);
+            Request ack = u.bob().awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).get(1);
+            assertProxyVia(ack, u.server(), Transport.UDP);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
         }
     }
@@ -113,15 +113,15 @@ class ProxyCallIT {
     @Test
     void calleeHangsUpAcrossTheTransportChange() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.TCP, Transport.UDP)) {
-            u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
-            u.bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            u.alice().call(u.bob().aor(), u.server().address(Transport.UDP));
+            u.bob().awaitRequest(Request.ACK, TestUa.TIMEOUT);
 
-            Response ok = u.bob.hangUpAnswered().awaitFinal(TestUa.TIMEOUT);
+            Response ok = u.bob().hangUpAnswered().awaitFinal(TestUa.TIMEOUT);
 
             assertEquals(Response.OK, ok.getStatusCode());
-            Request bye = u.alice.awaitRequest(Request.BYE, TestUa.TIMEOUT);
-            assertProxyVia(bye, u.server, Transport.UDP);
-            assertEquals(u.alice.contactUri().toString(), bye.getRequestURI().toString());
+            Request bye = u.alice().awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertProxyVia(bye, u.server(), Transport.UDP);
+            assertEquals(u.alice().contactUri().toString(), bye.getRequestURI().toString());
         }
     }
 

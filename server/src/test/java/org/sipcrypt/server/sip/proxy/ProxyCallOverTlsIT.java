@@ -71,6 +71,33 @@ class ProxyCallOverTlsIT {
         return (SSLServerSocket) calleeCtx.getServerSocketFactory().createServerSocket(0, 5, InetAddress.getByName(address));
     }
 
+    /**
+     * The three ends of a proxied TLS call: the server (on {@code engine}, with {@code extra} settings),
+     * a TLS callee listening on {@code calleeAddress}, and a caller connected to the server. Closing
+     * it closes the caller, the callee's listener and the server, in that order.
+     */
+    private TlsCallEnds ends(String engine, String calleeAddress, String... extra) throws Exception {
+        TestServer server = start(engine, extra);
+        SSLServerSocket listener = null;
+        try {
+            listener = callee(calleeAddress);
+            return new TlsCallEnds(server, listener, caller(server));
+        } catch (Exception e) {
+            try (TestServer s = server; SSLServerSocket l = listener) {
+                throw e;
+            }
+        }
+    }
+
+    private record TlsCallEnds(TestServer server, SSLServerSocket listener, SipSocket uac) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            try (TestServer s = server; SSLServerSocket l = listener; SipSocket u = uac) {
+                // closed by the try, in reverse order
+            }
+        }
+    }
+
     private static CompletableFuture<SipSocket> accept(SSLServerSocket listener) {
         return accept(listener, new CompletableFuture<>());
     }
@@ -93,11 +120,11 @@ class ProxyCallOverTlsIT {
      * Sends an OPTIONS from the caller to a TLS callee on 127.0.0.2, an address the lab certificate
      * does not name; returns the callee's side of the proxy's connection, once accepted.
      */
-    private static CompletableFuture<SipSocket> optionsToMisnamedCallee(SipSocket uac, SSLServerSocket listener,
-                                                                       String callId) throws Exception {
-        CompletableFuture<SipSocket> uas = accept(listener);
-        String target = "sip:bob@127.0.0.2:" + listener.getLocalPort() + ";transport=tls";
-        uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.2", callId, 1, ""));
+    private static CompletableFuture<SipSocket> optionsToMisnamedCallee(TlsCallEnds ends, String callId)
+            throws Exception {
+        CompletableFuture<SipSocket> uas = accept(ends.listener());
+        String target = "sip:bob@127.0.0.2:" + ends.listener().getLocalPort() + ";transport=tls";
+        ends.uac().send(ends.uac().request("OPTIONS", target, "alice", "bob@127.0.0.2", callId, 1, ""));
         return uas;
     }
 
@@ -172,12 +199,10 @@ class ProxyCallOverTlsIT {
     @ParameterizedTest(name = "{0} engine")
     @ValueSource(strings = {"jsse", "bc"})
     void callerAndCalleeOnTlsWithTheProxyConnectingOut(String engine) throws Exception {
-        try (TestServer server = start(engine);
-             SSLServerSocket listener = callee("127.0.0.1");
-             SipSocket uac = caller(server)) {
-            listener.setNeedClientAuth(true);
-            CompletableFuture<SipSocket> uas = accept(listener);
-            call(uac, uas, "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls");
+        try (TlsCallEnds ends = ends(engine, "127.0.0.1")) {
+            ends.listener().setNeedClientAuth(true);
+            CompletableFuture<SipSocket> uas = accept(ends.listener());
+            call(ends.uac(), uas, "sip:bob@127.0.0.1:" + ends.listener().getLocalPort() + ";transport=tls");
             uas.get().close();
         }
     }
@@ -186,30 +211,30 @@ class ProxyCallOverTlsIT {
     @ValueSource(strings = {"jsse", "bc"})
     void perCallConnectionsToTheCalleeResumeTheFirstSession(String engine) throws Exception {
         // TLS 1.2 with session IDs: the inbound pattern of the TLS cost study (the proxy a TLS client per call)
-        try (TestServer server = start(engine, "tcp.connection", "per-call", "tls.ciphers", "TLS_RSA_WITH_AES_128_CBC_SHA");
-             SSLServerSocket listener = callee("127.0.0.1");
-             SipSocket uac = caller(server)) {
-            String target = "sip:bob@127.0.0.1:" + listener.getLocalPort() + ";transport=tls";
+        try (TlsCallEnds ends = ends(engine, "127.0.0.1", "tcp.connection", "per-call",
+                "tls.ciphers", "TLS_RSA_WITH_AES_128_CBC_SHA")) {
+            String target = "sip:bob@127.0.0.1:" + ends.listener().getLocalPort() + ";transport=tls";
             List<SipSocket> callees = new java.util.ArrayList<>();
-            var counters = server.server().transportCounters();
+            var sut = ends.server().server();
+            var counters = sut.transportCounters();
             try {
                 for (int i = 0; i < 2; i++) {
-                    CompletableFuture<SipSocket> uas = accept(listener);
-                    call(uac, uas, target);
+                    CompletableFuture<SipSocket> uas = accept(ends.listener());
+                    call(ends.uac(), uas, target);
                     callees.add(uas.get());
                 }
                 // the proxy closes each call's connection itself once the call has ended
                 org.sipcrypt.server.testing.Await.until(() -> counters.value("transport.connections.closed", "reason",
-                        "call_ended") == 2, WAIT, () -> server.server().statsLine());
+                        "call_ended") == 2, WAIT, sut::statsLine);
             } finally {
                 for (SipSocket c : callees) {
                     c.close();
                 }
             }
-            assertEquals(2, counters.value("transport.connections.opened", "direction", "outbound"), server.server().statsLine());
+            assertEquals(2, counters.value("transport.connections.opened", "direction", "outbound"), sut.statsLine());
             // the caller's one connection is full; of the proxy's two outgoing ones, the second resumes the first
-            assertEquals(2, counters.value("tls.handshakes", "kind", "full"), server.server().statsLine());
-            assertEquals(1, counters.value("tls.handshakes", "kind", "resumed"), server.server().statsLine());
+            assertEquals(2, counters.value("tls.handshakes", "kind", "full"), sut.statsLine());
+            assertEquals(1, counters.value("tls.handshakes", "kind", "resumed"), sut.statsLine());
         }
     }
 
@@ -217,33 +242,30 @@ class ProxyCallOverTlsIT {
     @ValueSource(strings = {"jsse", "bc"})
     void aCalleeWhoseCertificateDoesNotNameTheAddressDialledIsRefused(String engine) throws Exception {
         // the lab certificate names 127.0.0.1 and localhost, not 127.0.0.2 (RFC 5922 section 7.2)
-        try (TestServer server = start(engine);
-             SSLServerSocket listener = callee("127.0.0.2");
-             SipSocket uac = caller(server)) {
-            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "misnamed-" + engine);
+        try (TlsCallEnds ends = ends(engine, "127.0.0.2")) {
+            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(ends, "misnamed-" + engine);
             // the JDK's server socket handshakes when its side reads
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
                 assertNull(callee.awaitMessage("OPTIONS ", Duration.ofSeconds(5)), "nothing reaches the callee");
             } catch (java.io.IOException handshakeFailed) {
                 // the proxy's alert ends the callee's handshake: the same outcome
             }
-            String answer = uac.awaitMessage("SIP/2.0 ", Duration.ofSeconds(40));
+            String answer = ends.uac().awaitMessage("SIP/2.0 ", Duration.ofSeconds(40));
             assertNotNull(answer, "the caller gets an answer");
             assertTrue(!answer.startsWith("SIP/2.0 200"), answer);
-            assertTrue(server.server().transportCounters().value("tls.handshakes.failed", "reason", "bad_certificate") >= 1,
-                    server.server().statsLine());
+            var sut = ends.server().server();
+            assertTrue(sut.transportCounters().value("tls.handshakes.failed", "reason", "bad_certificate") >= 1,
+                    sut.statsLine());
         }
     }
 
     @ParameterizedTest(name = "{0} engine")
     @ValueSource(strings = {"jsse", "bc"})
     void withPeerChecksOffTheLabReachesAMisnamedCallee(String engine) throws Exception {
-        try (TestServer server = start(engine, "tls.verifyPeers", "off");
-             SSLServerSocket listener = callee("127.0.0.2");
-             SipSocket uac = caller(server)) {
-            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(uac, listener, "unchecked-" + engine);
+        try (TlsCallEnds ends = ends(engine, "127.0.0.2", "tls.verifyPeers", "off")) {
+            CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(ends, "unchecked-" + engine);
             try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
-                answeredByCallee(uac, callee, "OPTIONS");
+                answeredByCallee(ends.uac(), callee, "OPTIONS");
             }
         }
     }
@@ -266,13 +288,11 @@ class ProxyCallOverTlsIT {
 
     @Test
     void sipsTargetsGoOutOverTls() throws Exception {
-        try (TestServer server = start();
-             SSLServerSocket listener = callee("127.0.0.1");
-             SipSocket uac = caller(server)) {
-            CompletableFuture<SipSocket> uas = accept(listener);
+        try (TlsCallEnds ends = ends("jsse", "127.0.0.1")) {
+            CompletableFuture<SipSocket> uas = accept(ends.listener());
             String callId = "sips-" + System.nanoTime();
-            String target = "sips:bob@127.0.0.1:" + listener.getLocalPort();
-            uac.send(uac.request("OPTIONS", target, "alice", "bob@127.0.0.1", callId, 1, ""));
+            String target = "sips:bob@127.0.0.1:" + ends.listener().getLocalPort();
+            ends.uac().send(ends.uac().request("OPTIONS", target, "alice", "bob@127.0.0.1", callId, 1, ""));
             SipSocket callee = uas.get(30, TimeUnit.SECONDS);
             String options = callee.awaitMessage("OPTIONS ", WAIT);
             assertNotNull(options);

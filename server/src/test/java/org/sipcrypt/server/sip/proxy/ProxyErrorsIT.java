@@ -42,15 +42,15 @@ class ProxyErrorsIT {
     @Test
     void inviteForUserWhoseBindingsWereRemovedIsAnswered480() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.TCP, Transport.TCP)) {
-            Request removeAll = u.bob.newRegister(u.server.address(Transport.TCP));
-            removeAll.addHeader(u.bob.headers().createContactHeader());
-            removeAll.addHeader(u.bob.headers().createExpiresHeader(0));
-            assertEquals(Response.OK, u.bob.send(removeAll).awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            Request removeAll = u.bob().newRegister(u.server().address(Transport.TCP));
+            removeAll.addHeader(u.bob().headers().createContactHeader());
+            removeAll.addHeader(u.bob().headers().createExpiresHeader(0));
+            assertEquals(Response.OK, u.bob().send(removeAll).awaitFinal(TestUa.TIMEOUT).getStatusCode());
 
-            TestUa.Call call = u.alice.invite(u.bob.aor(), u.server.address(Transport.TCP));
+            TestUa.Call call = u.alice().invite(u.bob().aor(), u.server().address(Transport.TCP));
 
             assertEquals(Response.TEMPORARILY_UNAVAILABLE, call.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
-            assertEquals(List.of(), u.bob.received(Request.INVITE));
+            assertEquals(List.of(), u.bob().received(Request.INVITE));
         }
     }
 
@@ -91,13 +91,13 @@ class ProxyErrorsIT {
     @Test
     void requestWithMaxForwardsZeroIsAnswered483AndNotForwarded() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.UDP)) {
-            Request invite = u.alice.newRequest(Request.INVITE, u.bob.aor(), u.server.address(Transport.UDP));
+            Request invite = u.alice().newRequest(Request.INVITE, u.bob().aor(), u.server().address(Transport.UDP));
             ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).setMaxForwards(0);
 
-            Response r = u.alice.send(invite).awaitFinal(TestUa.TIMEOUT);
+            Response r = u.alice().send(invite).awaitFinal(TestUa.TIMEOUT);
 
             assertEquals(Response.TOO_MANY_HOPS, r.getStatusCode());
-            assertEquals(List.of(), u.bob.received(Request.INVITE));
+            assertEquals(List.of(), u.bob().received(Request.INVITE));
         }
     }
 

@@ -25,18 +25,18 @@ class RegistrarRestartIT {
     @Test
     void bindingSurvivesRestartAndStillRoutesCalls() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.UDP)) {
-            u.server.restart();
+            u.server().restart();
 
-            Response query = u.bob.send(u.bob.newRegister(u.server.address(Transport.UDP))).awaitFinal(TestUa.TIMEOUT);
+            Response query = u.bob().send(u.bob().newRegister(u.server().address(Transport.UDP))).awaitFinal(TestUa.TIMEOUT);
             assertEquals(Response.OK, query.getStatusCode());
-            assertEquals(List.of(u.bob.contactUri().toString()), TestUa.contacts(query).stream()
+            assertEquals(List.of(u.bob().contactUri().toString()), TestUa.contacts(query).stream()
                     .map(ContactHeader::getAddress).map(a -> a.getURI().toString()).toList());
 
-            TestUa.Call call = u.alice.call(u.bob.aor(), u.server.address(Transport.UDP));
-            assertEquals(u.bob.contactUri().toString(),
-                    u.bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT).getRequestURI().toString());
+            TestUa.Call call = u.alice().call(u.bob().aor(), u.server().address(Transport.UDP));
+            assertEquals(u.bob().contactUri().toString(),
+                    u.bob().awaitRequest(Request.INVITE, TestUa.TIMEOUT).getRequestURI().toString());
             assertEquals(Response.OK, call.hangUp().getStatusCode());
-            u.bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            u.bob().awaitRequest(Request.BYE, TestUa.TIMEOUT);
         }
     }
 }
