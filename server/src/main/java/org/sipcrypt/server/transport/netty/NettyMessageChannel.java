@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
+import java.util.Objects;
 import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
@@ -51,17 +52,19 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     /** @param peer the address this channel talks to */
     NettyMessageChannel(NettyMessageProcessor processor, InetSocketAddress peer) {
         this.processor = processor;
+        this.peer = Objects.requireNonNull(peer, "peer");
         this.messageProcessor = processor;
         this.stack = processor.getSIPStack();
         this.counters = processor.transport().counters();
-        this.peer = peer;
     }
 
     /** The transport this channel carries. */
     abstract Transport transportKind();
 
-    /** Where the bytes being received came from. */
-    abstract InetSocketAddress source();
+    /** Where the bytes being received came from: the peer (a connection's, or a datagram's sender). */
+    final InetSocketAddress source() {
+        return peer;
+    }
 
     /**
      * Sends bytes that answer the message being received, back the way it came; counted as dropped

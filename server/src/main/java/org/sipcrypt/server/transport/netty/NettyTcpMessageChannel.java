@@ -46,12 +46,6 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
         return tcp.kind();
     }
 
-    /** The peer: a connection's bytes all come from it. */
-    @Override
-    InetSocketAddress source() {
-        return peer();
-    }
-
     @Override
     void writeBack(byte[] bytes) throws IOException {
         write(bytes);

@@ -6,18 +6,16 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * A UDP message channel: a peer address on the processor's one datagram socket. One is made per
- * received datagram (remembering where it came from) and per destination the stack sends to.
+ * received datagram (its sender is the peer, where answers go back to) and per destination the stack sends to.
  * Threading: thread-safe; sending never blocks.
  */
 final class NettyUdpMessageChannel extends NettyMessageChannel {
 
     private final NettyUdpMessageProcessor udp;
-    private final InetSocketAddress source;
 
-    NettyUdpMessageChannel(NettyUdpMessageProcessor processor, InetSocketAddress peer, InetSocketAddress source) {
+    NettyUdpMessageChannel(NettyUdpMessageProcessor processor, InetSocketAddress peer) {
         super(processor, peer);
         this.udp = processor;
-        this.source = source;
     }
 
     @Override
@@ -26,13 +24,8 @@ final class NettyUdpMessageChannel extends NettyMessageChannel {
     }
 
     @Override
-    InetSocketAddress source() {
-        return source;
-    }
-
-    @Override
     void writeBack(byte[] bytes) throws IOException {
-        udp.send(bytes, source);
+        udp.send(bytes, peer());
     }
 
     @Override
