@@ -81,7 +81,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     /** Writes bytes back the way the message being received came. */
     abstract void writeBack(byte[] bytes) throws IOException;
 
-    /** Sends a message's bytes to an address; the TRACE dump is done. */
+    /** Sends a message's bytes to an address; {@link #sendMessage(byte[], InetAddress, int, boolean)} has dumped them. */
     abstract void send(byte[] message, InetSocketAddress to) throws IOException;
 
     /** Counts a message dropped without an answer. */
