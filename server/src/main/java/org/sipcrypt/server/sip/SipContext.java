@@ -296,13 +296,19 @@ public final class SipContext {
         }
     }
 
-    private void endTransaction(ServerTransaction st) {
-        var tx = (gov.nist.javax.sip.stack.SIPServerTransaction) st;
+    /**
+     * Ends a server or client transaction now and removes it from the stack, which would otherwise
+     * keep it, with its parsed messages, for its timers; counted as {@code sip.app.errors{reason=end_transaction}}
+     * when the stack refuses.
+     */
+    public void endTransaction(javax.sip.Transaction t) {
+        var tx = (gov.nist.javax.sip.stack.SIPTransaction) t;
         try {
-            st.terminate();
+            t.terminate();
         } catch (javax.sip.ObjectInUseException e) {
             counters.error("end_transaction");
-            log.debug("cannot end transaction {}: {}", tx.getTransactionId(), e.toString());
+            log.debug("cannot end {} transaction {}: {}", t instanceof ServerTransaction ? "server" : "client",
+                    tx.getTransactionId(), e.toString());
             return;
         }
         tx.getSIPStack().removeTransaction(tx);

@@ -2,20 +2,15 @@ package org.sipcrypt.server.sip;
 
 import gov.nist.core.ServerLogger;
 import gov.nist.javax.sip.message.SIPMessage;
-import java.util.Properties;
 import javax.sip.SipStack;
 import org.sipcrypt.server.transport.MessageDump;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * JAIN-SIP's message log, as TRACE-level message dumps on logger {@code sipcrypt.messages}
  * rather than a file of the stack's own.
  * Threading: thread-safe; never blocks beyond the logging backend.
  */
-public final class Slf4jServerLogger implements ServerLogger {
-
-    private static final Logger log = LoggerFactory.getLogger(MessageDump.LOGGER);
+public final class Slf4jServerLogger extends Slf4jStackLogging implements ServerLogger {
 
     /** Called by JAIN-SIP through reflection (stack property {@code gov.nist.javax.sip.SERVER_LOGGER}). */
     public Slf4jServerLogger() {
@@ -28,8 +23,8 @@ public final class Slf4jServerLogger implements ServerLogger {
 
     @Override
     public void logMessage(SIPMessage message, String from, String to, boolean sender, long time) {
-        if (log.isTraceEnabled()) {
-            log.trace("{} {} -> {}\n{}", sender ? "sent" : "received", from, to, MessageDump.text(message.toString()));
+        if (messages.isTraceEnabled()) {
+            messages.trace("{} {} -> {}\n{}", sender ? "sent" : "received", from, to, MessageDump.text(message.toString()));
         }
     }
 
@@ -45,12 +40,7 @@ public final class Slf4jServerLogger implements ServerLogger {
 
     @Override
     public void logException(Exception ex) {
-        log.debug("stack exception", ex);
-    }
-
-    @Override
-    public void setStackProperties(Properties properties) {
-        // configuration comes from logback
+        messages.debug("stack exception", ex);
     }
 
     @Override

@@ -2,7 +2,6 @@ package org.sipcrypt.server.sip;
 
 import gov.nist.core.LogLevels;
 import gov.nist.core.StackLogger;
-import java.util.Properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,13 +9,12 @@ import org.slf4j.LoggerFactory;
  * Sends JAIN-SIP's own logging to SLF4J (logger {@code gov.nist.javax.sip}) instead of log4j 1.x.
  * JAIN-SIP reports routine conditions as errors, so its levels are shifted down one step: its
  * fatal is our ERROR, its error and warning our WARN, its info our DEBUG, its debug our TRACE.
+ * JAIN-SIP's transports ask it whether to feed the message dumps ({@link Slf4jServerLogger}).
  * Threading: thread-safe; never blocks beyond the logging backend.
  */
-public final class Slf4jStackLogger implements StackLogger {
+public final class Slf4jStackLogger extends Slf4jStackLogging implements StackLogger {
 
     private static final Logger log = LoggerFactory.getLogger("gov.nist.javax.sip");
-    /** The message dumps' logger ({@link Slf4jServerLogger}); JAIN-SIP's transports ask this class whether to feed it. */
-    private static final Logger messages = LoggerFactory.getLogger(org.sipcrypt.server.transport.MessageDump.LOGGER);
 
     /** Called by JAIN-SIP through reflection (stack property {@code gov.nist.javax.sip.STACK_LOGGER}). */
     public Slf4jStackLogger() {
@@ -122,11 +120,6 @@ public final class Slf4jStackLogger implements StackLogger {
     @Override
     public void setBuildTimeStamp(String buildTimeStamp) {
         log.debug("JAIN-SIP build {}", buildTimeStamp);
-    }
-
-    @Override
-    public void setStackProperties(Properties stackProperties) {
-        // configuration comes from logback, not from stack properties
     }
 
     @Override

@@ -72,7 +72,6 @@ public final class TransportCounters {
         count("transport.connections.opened", "direction", direction);
     }
 
-    /** A keep-alive seen or answered: {@code ping} answered, {@code pong} received. */
     /**
      * A completed TLS handshake: {@code tls.handshakes{kind=full|resumed,suite=NAME}}, the suite by
      * its standard name ({@code TLS_RSA_WITH_AES_128_CBC_SHA}).
@@ -86,6 +85,7 @@ public final class TransportCounters {
         count("tls.handshakes.failed", "reason", reason);
     }
 
+    /** A keep-alive seen or answered: {@code ping} answered, {@code pong} received. */
     public void keepAlive(String kind) {
         count("transport.keepalives", "kind", kind);
     }

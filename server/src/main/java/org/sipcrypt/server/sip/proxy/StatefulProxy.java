@@ -222,15 +222,7 @@ public final class StatefulProxy implements ProxyFunction {
      * stack would keep the transaction, with both parsed messages, for 32 s more.
      */
     private void endAcceptedClientTransaction(ClientTransaction ct) {
-        var tx = (gov.nist.javax.sip.stack.SIPClientTransaction) ct;
-        try {
-            ct.terminate();
-        } catch (javax.sip.ObjectInUseException e) {
-            ctx.counters().error("end_transaction");
-            log.debug("cannot end client transaction {}: {}", tx.getTransactionId(), e.toString());
-            return;
-        }
-        tx.getSIPStack().removeTransaction(tx);
+        ctx.endTransaction(ct);
     }
 
     /** A client transaction timed out: the branch ends with 408 (§16.7 step 2). */

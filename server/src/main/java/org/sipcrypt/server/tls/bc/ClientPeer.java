@@ -102,9 +102,7 @@ final class ClientPeer extends DefaultTlsClient {
     @Override
     public void notifyHandshakeComplete() throws IOException {
         super.notifyHandshakeComplete();
-        outcome.complete = true;
-        outcome.resumed = context.getSecurityParametersConnection().isResumedSession();
-        outcome.suite = context.getSecurityParametersConnection().getCipherSuite();
+        outcome.completed(context);
         setup.keepObtained(dialled, context.getSession());
     }
 

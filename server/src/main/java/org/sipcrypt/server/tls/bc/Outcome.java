@@ -1,6 +1,7 @@
 package org.sipcrypt.server.tls.bc;
 
 import java.security.cert.X509Certificate;
+import org.bouncycastle.tls.TlsContext;
 
 /**
  * What a bc TLS peer learnt during its handshake: whether it completed, whether it resumed a
@@ -16,6 +17,13 @@ final class Outcome {
     boolean alertSent;
     String alertMessage;
     boolean renegotiationRefused;
+
+    /** The handshake completed: notes whether it resumed a session, and the suite agreed. */
+    void completed(TlsContext context) {
+        complete = true;
+        resumed = context.getSecurityParametersConnection().isResumedSession();
+        suite = context.getSecurityParametersConnection().getCipherSuite();
+    }
 
     /** An alert this side sent, with BC's message and the cause's, when there is one. */
     void raised(short description, String message, Throwable cause) {

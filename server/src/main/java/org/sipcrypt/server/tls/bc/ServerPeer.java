@@ -119,9 +119,7 @@ final class ServerPeer extends DefaultTlsServer {
     @Override
     public void notifyHandshakeComplete() throws IOException {
         super.notifyHandshakeComplete();
-        outcome.complete = true;
-        outcome.resumed = context.getSecurityParametersConnection().isResumedSession();
-        outcome.suite = context.getSecurityParametersConnection().getCipherSuite();
+        outcome.completed(context);
         if (!outcome.resumed) {
             setup.keepGranted(context.getSession());
         }

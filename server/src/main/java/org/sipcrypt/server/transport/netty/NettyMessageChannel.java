@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
+import java.util.Objects;
 import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
@@ -46,8 +47,12 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     protected final SIPTransactionStack stack;
     protected final TransportCounters counters;
 
-    NettyMessageChannel(NettyMessageProcessor processor) {
+    private final InetSocketAddress peer;
+
+    /** @param peer the address this channel talks to */
+    NettyMessageChannel(NettyMessageProcessor processor, InetSocketAddress peer) {
         this.processor = processor;
+        this.peer = Objects.requireNonNull(peer, "peer");
         this.messageProcessor = processor;
         this.stack = processor.getSIPStack();
         this.counters = processor.transport().counters();
@@ -56,11 +61,28 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     /** The transport this channel carries. */
     abstract Transport transportKind();
 
-    /** Where the bytes being received came from. */
-    abstract InetSocketAddress source();
+    /** Where the bytes being received came from: the peer (a connection's, or a datagram's sender). */
+    final InetSocketAddress source() {
+        return peer;
+    }
 
-    /** Sends bytes that answer the message being received, back the way it came. */
-    abstract void reply(byte[] bytes);
+    /**
+     * Sends bytes that answer the message being received, back the way it came; counted as dropped
+     * ({@code send_failed}) when they cannot be.
+     */
+    final void reply(byte[] bytes) {
+        try {
+            writeBack(bytes);
+        } catch (IOException e) {
+            countDropped("send_failed");
+        }
+    }
+
+    /** Writes bytes back the way the message being received came. */
+    abstract void writeBack(byte[] bytes) throws IOException;
+
+    /** Sends a message's bytes to an address; {@link #sendMessage(byte[], InetAddress, int, boolean)} has dumped them. */
+    abstract void send(byte[] message, InetSocketAddress to) throws IOException;
 
     /** Counts a message dropped without an answer. */
     abstract void countDropped(String reason);
@@ -348,6 +370,13 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     }
 
     @Override
+    protected final void sendMessage(byte[] message, InetAddress address, int port, boolean retry) throws IOException {
+        InetSocketAddress to = new InetSocketAddress(address, port);
+        dumpSent(message, to);
+        send(message, to);
+    }
+
+    @Override
     public void sendMessage(SIPMessage message) throws IOException {
         InetSocketAddress peer = peer();
         byte[] bytes = message.encodeAsBytes(getTransport());
@@ -377,7 +406,9 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     }
 
     /** The peer this channel talks to. */
-    abstract InetSocketAddress peer();
+    final InetSocketAddress peer() {
+        return peer;
+    }
 
     @Override
     public String getPeerAddress() {
@@ -422,5 +453,11 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     @Override
     public int getViaPort() {
         return processor.getPort();
+    }
+
+    @Override
+    public String toString() {
+        return transportKind().configName() + " " + localText() + "<->" + peer().getAddress().getHostAddress() + ":"
+                + peer().getPort();
     }
 }

@@ -4,7 +4,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.Transport;
@@ -23,15 +22,13 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
 
     private final NettyTcpMessageProcessor tcp;
     private final Channel channel;
-    private final InetSocketAddress remote;
     private final SipConnectionHandler handler;
 
     NettyTcpMessageChannel(NettyTcpMessageProcessor processor, Channel channel, SipConnectionHandler handler) {
-        super(processor);
+        super(processor, (InetSocketAddress) channel.remoteAddress());
         this.tcp = processor;
         this.channel = channel;
         this.handler = handler;
-        this.remote = (InetSocketAddress) channel.remoteAddress();
     }
 
     boolean isOpen() {
@@ -50,22 +47,8 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     }
 
     @Override
-    InetSocketAddress source() {
-        return remote;
-    }
-
-    @Override
-    InetSocketAddress peer() {
-        return remote;
-    }
-
-    @Override
-    void reply(byte[] bytes) {
-        try {
-            write(bytes);
-        } catch (IOException e) {
-            counters.messageDropped("send_failed");
-        }
+    void writeBack(byte[] bytes) throws IOException {
+        write(bytes);
     }
 
     @Override
@@ -86,23 +69,16 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     }
 
     @Override
-    protected void sendMessage(byte[] message, InetAddress address, int port, boolean retry) throws IOException {
-        dumpSent(message, new InetSocketAddress(address, port));
-        if (remote.getPort() == port && remote.getAddress().equals(address) && channel.isActive()) {
+    void send(byte[] message, InetSocketAddress to) throws IOException {
+        if (to.equals(peer()) && channel.isActive()) {
             write(message);
         } else {
-            tcp.connection(new InetSocketAddress(address, port)).write(message);
+            tcp.connection(to).write(message);
         }
     }
 
     @Override
     public void close() {
         closeWith("stack");
-    }
-
-    @Override
-    public String toString() {
-        return tcp.kind().configName() + " " + tcp.getIpAddress().getHostAddress() + ":" + tcp.getPort() + "<->"
-                + remote.getAddress().getHostAddress() + ":" + remote.getPort();
     }
 }

@@ -86,7 +86,7 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
     @Override
     public MessageChannel createMessageChannel(InetAddress host, int port) {
         InetSocketAddress peer = new InetSocketAddress(host, port <= 0 ? 5060 : port);
-        return new NettyUdpMessageChannel(this, peer, peer);
+        return new NettyUdpMessageChannel(this, peer);
     }
 
     @Override
@@ -142,7 +142,7 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
             byte[] bytes = new byte[n];
             content.getBytes(content.readerIndex(), bytes);
             InetSocketAddress sender = packet.sender();
-            p.dispatch(new NettyUdpMessageChannel(p, sender, sender), bytes);
+            p.dispatch(new NettyUdpMessageChannel(p, sender), bytes);
         }
 
         private static boolean isOnlyWhitespace(ByteBuf b) {
