@@ -80,6 +80,9 @@ class TransactionMatchingIT {
             a.send(withBranch(a, "REGISTER", "sip:" + hp, "alice@127.0.0.1", "reg", a.contact("alice")));
             String registered = a.awaitMessage("SIP/2.0 200", WAIT);
             assertNotNull(registered);
+            // the REGISTER's transaction ends right after its 200 is sent, on a stack thread
+            Await.until(() -> server.server().openTransactions() == 0, WAIT,
+                    () -> "open transactions: " + server.server().openTransactions());
 
             a.send(withBranch(a, "OPTIONS", "sip:" + hp, hp, "options", ""));
             String r = a.awaitMessage("SIP/2.0 ", WAIT);
