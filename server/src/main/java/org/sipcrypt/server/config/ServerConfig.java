@@ -33,7 +33,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param tcpConnectTimeout  how long an outgoing TCP connect may take
  * @param maxMessageBytes    largest SIP message accepted (headers and body)
  * @param ioThreads          Netty event-loop threads; 0 means twice the number of cores
- * @param sipWorkers         SIP worker lanes (each a single thread; a call stays on one lane)
+ * @param sipWorkers         SIP worker lanes (each a single thread; a call stays on one lane); by default one per core
  * @param sipQueueCapacity   bound of each lane's queue; messages beyond it are dropped and counted
  * @param transportImpl      netty (sipcrypt's), or jain-nio or jain-oio (JAIN-SIP's built-in ones, for comparison)
  * @param minExpires         registrations asking for less get 423 (RFC 3261 §10.3 step 7)
@@ -186,7 +186,7 @@ public record ServerConfig(
         private Duration tcpConnectTimeout = Duration.ofSeconds(3);
         private int maxMessageBytes = 65_535;
         private int ioThreads;
-        private int sipWorkers = 4;
+        private int sipWorkers = Runtime.getRuntime().availableProcessors();
         private int sipQueueCapacity = 10_000;
         private TransportImpl transportImpl = TransportImpl.NETTY;
         private Duration minExpires = Duration.ofSeconds(60);
