@@ -42,7 +42,8 @@
  *     ({@code tls.handshakes.failed{reason=overload}}) and it is closed</td>
  *     <td>Bouncy Castle handshake records (RSA, ECDHE) of connections whose reads are paused meanwhile</td>
  *     <td>records after the handshake, SIP, database</td></tr>
- * <tr><td>JAIN-SIP timer</td><td>1</td><td>unbounded (one task per transaction timer)</td>
+ * <tr><td>{@code sipcrypt-sip-timer}</td><td>1 (JAIN-SIP's timers on a hashed wheel, {@code WheelSipTimer})</td>
+ *     <td>unbounded (one entry per pending transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
  * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (two periodic tasks and one
  *     Timer C per ringing INVITE branch, removed when cancelled)</td>

@@ -55,7 +55,7 @@ public final class SipStackBuilder {
         // stack's table at once instead of lingering 8 s
         p.setProperty("gov.nist.javax.sip.RELEASE_REFERENCES_STRATEGY", "Aggressive");
         p.setProperty("gov.nist.javax.sip.LINGER_TIMER", "0");
-        p.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", "gov.nist.javax.sip.stack.timers.ScheduledExecutorSipTimer");
+        p.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", WheelSipTimer.class.getName());
         p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY", switch (config.transportImpl()) {
             case NETTY -> NETTY_FACTORY;
             case JAIN_NIO -> JAIN_NIO_FACTORY;
