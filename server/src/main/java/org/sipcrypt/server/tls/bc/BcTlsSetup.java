@@ -16,8 +16,6 @@ import java.util.Map;
 import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.tls.ProtocolVersion;
-import org.bouncycastle.tls.TlsClientProtocol;
-import org.bouncycastle.tls.TlsServerProtocol;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.util.encoders.Hex;
 import org.sipcrypt.server.tls.KeyMaterial;
@@ -131,9 +129,9 @@ public final class BcTlsSetup {
             if (!canServe()) {
                 throw new IllegalStateException("no tls.cert and tls.key: cannot accept TLS connections");
             }
-            return new BcTlsConnection(new TlsServerProtocol(), new ServerPeer(this), null);
+            return new BcTlsConnection(new ServerPeer(this));
         }
-        return new BcTlsConnection(new TlsClientProtocol(), null, new ClientPeer(this, dialled));
+        return new BcTlsConnection(new ClientPeer(this, dialled));
     }
 
     /** Sessions the listener granted and may resume; 0 with reuse off. */
