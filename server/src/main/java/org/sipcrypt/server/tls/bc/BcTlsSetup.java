@@ -17,6 +17,7 @@ import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.tls.ProtocolVersion;
 import org.bouncycastle.tls.TlsSession;
+import org.bouncycastle.tls.TlsUtils;
 import org.bouncycastle.util.encoders.Hex;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PeerTrust;
@@ -39,6 +40,7 @@ public final class BcTlsSetup {
     public enum ClientCertificates { NONE, WANT, NEED }
 
     final BulkCipherCrypto crypto;
+    /** The configured suites {@link #crypto} can run, in order: worked out once, not on every handshake. */
     final int[] suites;
     final ProtocolVersion[] versions;
     final X509Certificate[] chain;
@@ -58,7 +60,7 @@ public final class BcTlsSetup {
                        boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers)
             throws IOException {
         this.crypto = crypto;
-        this.suites = suites;
+        this.suites = TlsUtils.getSupportedCipherSuites(crypto, suites);
         this.versions = versions;
         this.chain = chain;
         this.tlsChain = chain == null ? null : Credentials.tlsCertificates(crypto, chain);
