@@ -104,6 +104,7 @@ require_whole_numbers FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIR
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
 (( STEP_SECONDS > 0 && FIXED_SECONDS > 0 && FIXED_RATE > 0 && USERS > 0 )) \
     || die "STEP_SECONDS, FIXED_SECONDS, FIXED_RATE and USERS must be positive"
+# shellcheck disable=SC2153  # PORT is set by parse_options from its table entry
 (( PORT + 121 < 65536 )) || die "--port $PORT: too high"
 [[ -f $KAMAILIO_CFG ]] || die "$KAMAILIO_CFG not found"
 [[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -o -pl server -DskipTests package, or give --jar)"
