@@ -38,21 +38,13 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-CONNECTIONS=${CONNECTIONS:-12000}
-PROBES=${PROBES:-20}
-PROBE_TIMEOUT=${PROBE_TIMEOUT:-5}
-DEADLINE=${DEADLINE:-300}
-SERVER_PORT=${SERVER_PORT:-15260}
-FLOOD_FROM=${FLOOD_FROM:-127.0.0.1}
-PROBE_FROM=${PROBE_FROM:-127.0.0.2}
-TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
-
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
 
-options=("${server_options[@]}"
-    --connections CONNECTIONS  --probes PROBES  --probe-timeout PROBE_TIMEOUT  --deadline DEADLINE
-    --flood-from FLOOD_FROM  --probe-from PROBE_FROM  --test-classes TEST_CLASSES)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-15260
+    --connections CONNECTIONS:-12000  --probes PROBES:-20  --probe-timeout PROBE_TIMEOUT:-5
+    --deadline DEADLINE:-300  --flood-from FLOOD_FROM:-127.0.0.1  --probe-from PROBE_FROM:-127.0.0.2
+    --test-classes TEST_CLASSES:-"$root/server/target/test-classes")
 parse_options "$@"
 
 require_whole_numbers CONNECTIONS PROBES PROBE_TIMEOUT DEADLINE SERVER_PORT

@@ -24,18 +24,24 @@ usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the scri
 die() { echo "${0##*/}: $*" >&2; exit 2; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
-# The options most scripts take: --jar, --server-port and --keep (--help every script takes).
-server_options=(--jar JAR --server-port SERVER_PORT --keep KEEP=1)
+# The options most scripts take: --jar and --keep (--help every script takes); each script names its
+# --server-port SERVER_PORT:-N in its own table, with its own default port.
+server_options=(--jar JAR --keep KEEP=1)
 
 # Parses "$@" by the script's table `options`: pairs of an option and either a variable (the option
-# takes a value: VAR=$2) or VAR=VALUE (a switch). -h and --help print the usage; anything else is an
-# error naming the option.
+# takes a value: VAR=$2), VAR:-DEFAULT (the same, VAR first set to DEFAULT unless the environment
+# sets it, as VAR=${VAR:-DEFAULT}: each setting is named once, with its option and its default) or
+# VAR=VALUE (a switch). -h and --help print the usage; anything else is an error naming the option.
 parse_options() {           # "$@"
     local -A takes=() sets=()
-    local i
+    local i spec
     for (( i = 0; i < ${#options[@]}; i += 2 )); do
-        if [[ ${options[i + 1]} == *=* ]]; then sets[${options[i]}]=${options[i + 1]}
-        else takes[${options[i]}]=${options[i + 1]}; fi
+        spec=${options[i + 1]}
+        if [[ $spec == *:-* ]]; then
+            takes[${options[i]}]=${spec%%:-*}
+            [[ -n ${!takes[${options[i]}]:-} ]] || printf -v "${spec%%:-*}" '%s' "${spec#*:-}"
+        elif [[ $spec == *=* ]]; then sets[${options[i]}]=$spec
+        else takes[${options[i]}]=$spec; fi
     done
     while (( $# > 0 )); do
         if [[ -n ${takes[$1]+x} ]]; then

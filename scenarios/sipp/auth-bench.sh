@@ -45,27 +45,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 TEST_CLASSES=${TEST_CLASSES:-$root/server/target/test-classes}
-PART=${PART:-all}
-USERS=${USERS:-10000}
-RATE=${RATE:-300}
-WARMUP_SECONDS=${WARMUP_SECONDS:-20}
-STEP_SECONDS=${STEP_SECONDS:-10}
-START_RATE=${START_RATE:-300}
-BUDGET_SECONDS=${BUDGET_SECONDS:-150}
-RTT_MS=${RTT_MS:-30}
-BATCHES=${BATCHES:-1 4 16 64}
-POOLS=${POOLS:-1 8 32}
-BATCH_WAIT=${BATCH_WAIT:-2ms}
-BASELINE=${BASELINE:-16:8 1:8}
-SERVER_PORT=${SERVER_PORT:-15060}
 
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
 
-options=("${server_options[@]}"
-    --part PART  --users USERS  --rate RATE  --warmup-seconds WARMUP_SECONDS  --step-seconds STEP_SECONDS
-    --start-rate START_RATE  --budget-seconds BUDGET_SECONDS  --rtt-ms RTT_MS  --batches BATCHES
-    --pools POOLS  --batch-wait BATCH_WAIT  --baseline BASELINE)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-15060
+    --part PART:-all  --users USERS:-10000  --rate RATE:-300  --warmup-seconds WARMUP_SECONDS:-20
+    --step-seconds STEP_SECONDS:-10  --start-rate START_RATE:-300  --budget-seconds BUDGET_SECONDS:-150
+    --rtt-ms RTT_MS:-30  --batches BATCHES:-"1 4 16 64"  --pools POOLS:-"1 8 32"  --batch-wait BATCH_WAIT:-2ms
+    --baseline BASELINE:-"16:8 1:8")
 parse_options "$@"
 
 [[ $PART == cost || $PART == latency || $PART == all ]] || die "--part: \"$PART\" (expected cost, latency or all)"

@@ -57,30 +57,21 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-IMPLS=${IMPLS:-netty jain-nio jain-oio}
-TRANSPORTS=${TRANSPORTS:-udp tcp}
-START_RATE=${START_RATE:-200}
-WARMUP_SECONDS=${WARMUP_SECONDS:-5}
-BUDGET_SECONDS=${BUDGET_SECONDS:-1200}
-SERVER_PORT=${SERVER_PORT:-15060}
 NO_SERVER=${NO_SERVER:-0}
-UAC_SCENARIO=${UAC_SCENARIO:-}
-INF=${INF:-}
 ROUTE_DIRECT=${ROUTE_DIRECT:-0}
 NO_REGISTER=${NO_REGISTER:-0}
-LABEL=${LABEL:-}
 
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
 # shellcheck source=../lib/sipp-steps.sh
 source "$root/scenarios/lib/sipp-steps.sh"
 
-options=("${server_options[@]}"
-    --impls IMPLS  --transports TRANSPORTS  --start-rate START_RATE  --max-rate MAX_RATE
-    --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM  --step-seconds STEP_SECONDS
-    --warmup-seconds WARMUP_SECONDS  --budget-seconds BUDGET_SECONDS  --max-failed-pct MAX_FAILED_PCT
-    --no-server NO_SERVER=1  --uac-scenario UAC_SCENARIO  --inf INF  --route-direct ROUTE_DIRECT=1
-    --no-register NO_REGISTER=1  --label LABEL)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-15060
+    --impls IMPLS:-"netty jain-nio jain-oio"  --transports TRANSPORTS:-"udp tcp"  --start-rate START_RATE:-200
+    --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
+    --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-5  --budget-seconds BUDGET_SECONDS:-1200
+    --max-failed-pct MAX_FAILED_PCT  --no-server NO_SERVER=1  --uac-scenario UAC_SCENARIO:-  --inf INF:-
+    --route-direct ROUTE_DIRECT=1  --no-register NO_REGISTER=1  --label LABEL:-)
 parse_options "$@"
 
 for t in $TRANSPORTS; do

@@ -43,20 +43,10 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
 
-CASES=${CASES:-udp tcp udp-auth}
-RATE=${RATE:-1500}
-SECONDS_RUN=${SECONDS_RUN:-10}
-SAMPLE_EVERY=${SAMPLE_EVERY:-0}
-WARMUP_RATE=${WARMUP_RATE:-500}
-WARMUP_CALLS=${WARMUP_CALLS:-5000}
-IDLE_SECONDS=${IDLE_SECONDS:-40}
-USERS=${USERS:-10000}
-SERVER_PORT=${SERVER_PORT:-25060}
-HISTO=${HISTO:-15}
-
-options=("${server_options[@]}"
-    --cases CASES  --rate RATE  --seconds SECONDS_RUN  --sample-every SAMPLE_EVERY  --warmup-rate WARMUP_RATE
-    --warmup-calls WARMUP_CALLS  --idle-seconds IDLE_SECONDS  --users USERS  --histo HISTO)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-25060
+    --cases CASES:-"udp tcp udp-auth"  --rate RATE:-1500  --seconds SECONDS_RUN:-10
+    --sample-every SAMPLE_EVERY:-0  --warmup-rate WARMUP_RATE:-500  --warmup-calls WARMUP_CALLS:-5000
+    --idle-seconds IDLE_SECONDS:-40  --users USERS:-10000  --histo HISTO:-15)
 parse_options "$@"
 
 require_whole_numbers RATE SECONDS_RUN SAMPLE_EVERY WARMUP_RATE WARMUP_CALLS IDLE_SECONDS USERS SERVER_PORT HISTO

@@ -39,18 +39,10 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
 
-PEAK=${PEAK:-}
-FACTOR=${FACTOR:-2}
-OVERLOAD_SECONDS=${OVERLOAD_SECONDS:-60}
-RECOVERY_SECONDS=${RECOVERY_SECONDS:-30}
-BASE_SECONDS=${BASE_SECONDS:-20}
-WARMUP_RATE=${WARMUP_RATE:-500}
-WARMUP_CALLS=${WARMUP_CALLS:-10000}
-SERVER_PORT=${SERVER_PORT:-26060}
-
-options=("${server_options[@]}"
-    --peak PEAK  --factor FACTOR  --overload-seconds OVERLOAD_SECONDS  --recovery-seconds RECOVERY_SECONDS
-    --base-seconds BASE_SECONDS  --warmup-rate WARMUP_RATE  --warmup-calls WARMUP_CALLS  --server-args SERVER_ARGS)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-26060
+    --peak PEAK:-  --factor FACTOR:-2  --overload-seconds OVERLOAD_SECONDS:-60
+    --recovery-seconds RECOVERY_SECONDS:-30  --base-seconds BASE_SECONDS:-20  --warmup-rate WARMUP_RATE:-500
+    --warmup-calls WARMUP_CALLS:-10000  --server-args SERVER_ARGS)
 parse_options "$@"
 
 [[ -n $PEAK ]] || die "--peak N is required (the UDP peak measured by bench.sh or vs-kamailio.sh)"

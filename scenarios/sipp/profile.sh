@@ -35,17 +35,9 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
 
-CASE=${CASE:-udp-auth}
-RATE=${RATE:-800}
-SECONDS_RUN=${SECONDS_RUN:-45}
-DELAY=${DELAY:-15}
-RECORD=${RECORD:-20}
-USERS=${USERS:-10000}
-TOP=${TOP:-25}
-SERVER_PORT=${SERVER_PORT:-27060}
-
-options=("${server_options[@]}"
-    --case CASE  --rate RATE  --seconds SECONDS_RUN  --delay DELAY  --record RECORD  --users USERS  --top TOP)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-27060
+    --case CASE:-udp-auth  --rate RATE:-800  --seconds SECONDS_RUN:-45  --delay DELAY:-15  --record RECORD:-20
+    --users USERS:-10000  --top TOP:-25)
 parse_options "$@"
 require_whole_numbers RATE SECONDS_RUN DELAY RECORD USERS TOP SERVER_PORT
 [[ $CASE == udp || $CASE == tcp || $CASE == udp-auth ]] || die "--case: \"$CASE\" (expected udp, tcp or udp-auth)"

@@ -31,13 +31,8 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"
 
-RATE=${RATE:-200}
-HOLD=${HOLD:-3000}
-TERM_AFTER=${TERM_AFTER:-10}
-GRACE=${GRACE:-10s}
-SERVER_PORT=${SERVER_PORT:-27060}
-
-options=("${server_options[@]}" --rate RATE  --hold HOLD  --term-after TERM_AFTER  --grace GRACE)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-27060
+    --rate RATE:-200  --hold HOLD:-3000  --term-after TERM_AFTER:-10  --grace GRACE:-10s)
 parse_options "$@"
 
 require_whole_numbers RATE HOLD TERM_AFTER SERVER_PORT

@@ -73,16 +73,6 @@ if (( quick )); then
     : "${COOLDOWN_SECONDS:=1}"
 fi
 
-CASES=${CASES:-udp tcp udp-auth}
-FIXED_RATE=${FIXED_RATE:-1500}
-FIXED_SECONDS=${FIXED_SECONDS:-15}
-START_RATE=${START_RATE:-500}
-WARMUP_SECONDS=${WARMUP_SECONDS:-20}
-USERS=${USERS:-10000}
-BUDGET_SECONDS=${BUDGET_SECONDS:-3600}
-MAX_MEAN_MS=${MAX_MEAN_MS:-0}
-PORT=${PORT:-15060}
-OUT=${OUT:-}
 KAMAILIO=${KAMAILIO:-kamailio}
 KAMAILIO_SHM_MB=${KAMAILIO_SHM_MB:-512}
 KAMAILIO_PKG_MB=${KAMAILIO_PKG_MB:-16}
@@ -93,12 +83,12 @@ source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP
 # shellcheck source=../lib/sipp-steps.sh
 source "$root/scenarios/lib/sipp-steps.sh"
 
-options=(--jar JAR --keep KEEP=1 --quick quick=1
-    --cases CASES  --fixed-rate FIXED_RATE  --fixed-seconds FIXED_SECONDS  --start-rate START_RATE
+options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-auth"
+    --fixed-rate FIXED_RATE:-1500  --fixed-seconds FIXED_SECONDS:-15  --start-rate START_RATE:-500
     --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
-    --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS  --users USERS
-    --budget-seconds BUDGET_SECONDS  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS
-    --port PORT  --out OUT)
+    --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-20  --users USERS:-10000
+    --budget-seconds BUDGET_SECONDS:-3600  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS:-0
+    --port PORT:-15060  --out OUT:-)
 parse_options "$@"
 
 need_auth=0
@@ -114,6 +104,7 @@ require_whole_numbers FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIR
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
 (( STEP_SECONDS > 0 && FIXED_SECONDS > 0 && FIXED_RATE > 0 && USERS > 0 )) \
     || die "STEP_SECONDS, FIXED_SECONDS, FIXED_RATE and USERS must be positive"
+# shellcheck disable=SC2153  # PORT is set by parse_options from its table entry
 (( PORT + 121 < 65536 )) || die "--port $PORT: too high"
 [[ -f $KAMAILIO_CFG ]] || die "$KAMAILIO_CFG not found"
 [[ -f $JAR ]] || die "server jar $JAR not found (build it with ./mvnw -q -o -pl server -DskipTests package, or give --jar)"

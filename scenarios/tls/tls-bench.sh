@@ -107,18 +107,6 @@ while IFS='|' read -r c suite sx cx; do
     SUITE[$c]=$suite SERVER_EXTRA[$c]=${sx[*]} CLIENT_EXTRA[$c]=${cx[*]}
 done <<<"$cipher_table"
 
-LAB_JAR=${LAB_JAR:-$root/crypto-lab/target/sipcrypt-lab.jar}
-PART=${PART:-calls}
-CIPHERS=${CIPHERS:-aes 3des camellia seed rc4}
-RATE=${RATE:-300}
-MEASURE_SECONDS=${MEASURE_SECONDS:-20}
-WARMUP_SECONDS=${WARMUP_SECONDS:-60}
-CALL_TIMEOUT=${CALL_TIMEOUT:-10}
-HANDSHAKES=${HANDSHAKES:-2000}
-HS_RATE=${HS_RATE:-100}
-HS_WARMUP_SECONDS=${HS_WARMUP_SECONDS:-20}
-HS_CLIENT=${HS_CLIENT:-bc}
-SERVER_PORT=${SERVER_PORT:-15160}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-0.1}
 CLIENT_JAVA_OPTS=${CLIENT_JAVA_OPTS:-}
 CLIENT_ARGS=${CLIENT_ARGS:-}
@@ -127,10 +115,12 @@ concurrency_given=
 # shellcheck source=../lib/sipp-server.sh
 source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
 
-options=("${server_options[@]}"
-    --part PART  --ciphers CIPHERS  --rate RATE  --seconds MEASURE_SECONDS  --warmup-seconds WARMUP_SECONDS
-    --call-timeout CALL_TIMEOUT  --handshakes HANDSHAKES  --hs-rate HS_RATE  --hs-warmup-seconds HS_WARMUP_SECONDS
-    --hs-client HS_CLIENT  --concurrency concurrency_given  --lab-jar LAB_JAR)
+options=("${server_options[@]}"  --server-port SERVER_PORT:-15160
+    --part PART:-calls  --ciphers CIPHERS:-"aes 3des camellia seed rc4"  --rate RATE:-300
+    --seconds MEASURE_SECONDS:-20  --warmup-seconds WARMUP_SECONDS:-60  --call-timeout CALL_TIMEOUT:-10
+    --handshakes HANDSHAKES:-2000  --hs-rate HS_RATE:-100  --hs-warmup-seconds HS_WARMUP_SECONDS:-20
+    --hs-client HS_CLIENT:-bc  --concurrency concurrency_given
+    --lab-jar LAB_JAR:-"$root/crypto-lab/target/sipcrypt-lab.jar")
 parse_options "$@"
 
 [[ -z $concurrency_given ]] || die "--concurrency: the lab's generator is open loop: set the handshakes part's rate" \

@@ -21,26 +21,37 @@ public final class BcTlsConnection {
     private static final int LAST_CONTENT_TYPE = 24;
 
     private final TlsProtocol protocol;
-    private final ServerPeer server;
-    private final ClientPeer client;
     private final Outcome outcome;
+    /** The protocol's first step with its peer: a server protocol accepts, a client protocol connects. */
+    private final Start start;
     private boolean sawInput;
     private boolean notTls;
 
-    BcTlsConnection(TlsProtocol protocol, ServerPeer server, ClientPeer client) {
-        this.protocol = protocol;
-        this.server = server;
-        this.client = client;
-        this.outcome = server != null ? server.outcome : client.outcome;
+    /** An accepted connection: a server protocol with {@code server} as its peer. */
+    BcTlsConnection(ServerPeer server) {
+        TlsServerProtocol accepting = new TlsServerProtocol();
+        this.protocol = accepting;
+        this.outcome = server.outcome;
+        this.start = () -> accepting.accept(server);
+    }
+
+    /** An outgoing connection: a client protocol with {@code client} as its peer. */
+    BcTlsConnection(ClientPeer client) {
+        TlsClientProtocol connecting = new TlsClientProtocol();
+        this.protocol = connecting;
+        this.outcome = client.outcome;
+        this.start = () -> connecting.connect(client);
+    }
+
+    /** How the handshake begins, bound to the protocol and its peer when the connection is made. */
+    @FunctionalInterface
+    private interface Start {
+        void run() throws IOException;
     }
 
     /** Begins the handshake; a client's ClientHello is then in {@link #takeOutput}. */
     public void start() throws IOException {
-        if (server != null) {
-            ((TlsServerProtocol) protocol).accept(server);
-        } else {
-            ((TlsClientProtocol) protocol).connect(client);
-        }
+        start.run();
     }
 
     /**

@@ -16,9 +16,8 @@ import java.util.Map;
 import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.tls.ProtocolVersion;
-import org.bouncycastle.tls.TlsClientProtocol;
-import org.bouncycastle.tls.TlsServerProtocol;
 import org.bouncycastle.tls.TlsSession;
+import org.bouncycastle.tls.TlsUtils;
 import org.bouncycastle.util.encoders.Hex;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PeerTrust;
@@ -41,6 +40,7 @@ public final class BcTlsSetup {
     public enum ClientCertificates { NONE, WANT, NEED }
 
     final BulkCipherCrypto crypto;
+    /** The configured suites {@link #crypto} can run, in order: worked out once, not on every handshake. */
     final int[] suites;
     final ProtocolVersion[] versions;
     final X509Certificate[] chain;
@@ -60,7 +60,7 @@ public final class BcTlsSetup {
                        boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers)
             throws IOException {
         this.crypto = crypto;
-        this.suites = suites;
+        this.suites = TlsUtils.getSupportedCipherSuites(crypto, suites);
         this.versions = versions;
         this.chain = chain;
         this.tlsChain = chain == null ? null : Credentials.tlsCertificates(crypto, chain);
@@ -131,9 +131,9 @@ public final class BcTlsSetup {
             if (!canServe()) {
                 throw new IllegalStateException("no tls.cert and tls.key: cannot accept TLS connections");
             }
-            return new BcTlsConnection(new TlsServerProtocol(), new ServerPeer(this), null);
+            return new BcTlsConnection(new ServerPeer(this));
         }
-        return new BcTlsConnection(new TlsClientProtocol(), null, new ClientPeer(this, dialled));
+        return new BcTlsConnection(new ClientPeer(this, dialled));
     }
 
     /** Sessions the listener granted and may resume; 0 with reuse off. */

@@ -43,7 +43,7 @@ final class ClientPeer extends DefaultTlsClient {
 
     @Override
     protected int[] getSupportedCipherSuites() {
-        return TlsUtils.getSupportedCipherSuites(getCrypto(), setup.suites);
+        return setup.suites.clone();
     }
 
     @Override

@@ -42,7 +42,7 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     protected int[] getSupportedCipherSuites() {
-        return TlsUtils.getSupportedCipherSuites(getCrypto(), setup.suites);
+        return setup.suites.clone();
     }
 
     @Override
