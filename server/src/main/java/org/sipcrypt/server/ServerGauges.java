@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
+import org.sipcrypt.server.location.CachedLocationService;
 import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
@@ -39,6 +40,12 @@ final class ServerGauges {
         }
     }
 
+    /** The location cache's {@code location.cache{result=hit|miss}}: lookups answered from memory, and from the database. */
+    static void locationCache(CachedLocationService cache, MeterRegistry registry) {
+        FunctionCounter.builder("location.cache", cache, CachedLocationService::hits).tag("result", "hit").register(registry);
+        FunctionCounter.builder("location.cache", cache, CachedLocationService::misses).tag("result", "miss").register(registry);
+    }
+
     /**
      * Live transactions, messages queued per lane, open connections per stream transport listened on
      * (sipcrypt's transport only; {@code transport} null otherwise), bindings stored.
@@ -62,7 +69,8 @@ final class ServerGauges {
                 }
             }
         }
-        if (location instanceof JdbcLocationService jdbc) {
+        LocationService stored = location instanceof CachedLocationService cached ? cached.store() : location;
+        if (stored instanceof JdbcLocationService jdbc) {
             Gauge.builder("registrar.bindings", jdbc, l -> l.bindingsStored() < 0 ? Double.NaN : l.bindingsStored())
                     .description("registrations (bindings) stored").register(r);
         }

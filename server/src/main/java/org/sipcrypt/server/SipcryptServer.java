@@ -33,6 +33,7 @@ import org.sipcrypt.server.http.NettyHttpListener;
 import org.sipcrypt.server.http.ServerMetrics;
 import org.sipcrypt.server.location.Database;
 import org.sipcrypt.server.location.EmbeddedDatabase;
+import org.sipcrypt.server.location.CachedLocationService;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.SubscriberStore;
@@ -144,6 +145,11 @@ public final class SipcryptServer implements AutoCloseable {
             ServerGauges.databaseBreaker(database.breaker(), registry);
             LocationService location = opened(opened, new JdbcLocationService(database, config.dbPoolSize(), 10_000,
                     config.maxContacts(), config.maxBindings()));
+            if (config.locationCached()) {
+                CachedLocationService cached = new CachedLocationService(location, config.locationCacheSize());
+                ServerGauges.locationCache(cached, registry);
+                location = cached;
+            }
             SipWorkers workers = opened(opened, new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
                     e -> sipCounters.error("worker_task")));
             RouteTable routes = new RouteTable(config.routes(), config.defaultRoute());

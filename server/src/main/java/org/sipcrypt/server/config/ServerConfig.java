@@ -42,6 +42,8 @@ import org.sipcrypt.server.transport.Transport;
  * @param maxContacts        most bindings one address-of-record may hold; a REGISTER adding more
  *                           gets 403, and lookups (forking, redirects, the REGISTER answer) return
  *                           at most this many contacts
+ * @param locationCache      whether the location service keeps what it read in memory (auto: with the embedded database)
+ * @param locationCacheSize  most addresses-of-record whose bindings are kept in memory
  * @param maxBindings        most bindings the location service holds in all; a REGISTER adding
  *                           one beyond it gets 503
  * @param shutdownGrace      how long shutdown waits for open transactions and established calls
@@ -80,6 +82,8 @@ public record ServerConfig(
         Duration defaultExpires,
         int maxContacts,
         int maxBindings,
+        LocationCacheMode locationCache,
+        int locationCacheSize,
         Duration shutdownGrace,
         Duration statsInterval,
         DbBreakerConfig dbBreaker,
@@ -98,6 +102,7 @@ public record ServerConfig(
         routes = List.copyOf(Objects.requireNonNull(routes, "routes"));
         domains = List.copyOf(Objects.requireNonNull(domains, "domains"));
         Objects.requireNonNull(timerC, "timerC");
+        Objects.requireNonNull(locationCache, "locationCache");
         Objects.requireNonNull(tcpConnection, "tcpConnection");
         Objects.requireNonNull(tcpIdleTimeout, "tcpIdleTimeout");
         Objects.requireNonNull(tcpConnectTimeout, "tcpConnectTimeout");
@@ -149,7 +154,8 @@ public record ServerConfig(
                 .tcpConnectTimeout(tcpConnectTimeout).maxMessageBytes(maxMessageBytes).ioThreads(ioThreads)
                 .sipWorkers(sipWorkers).sipQueueCapacity(sipQueueCapacity).transportImpl(transportImpl)
                 .minExpires(minExpires).maxExpires(maxExpires).defaultExpires(defaultExpires)
-                .maxContacts(maxContacts).maxBindings(maxBindings).shutdownGrace(shutdownGrace)
+                .maxContacts(maxContacts).maxBindings(maxBindings).locationCache(locationCache)
+                .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
         return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).http(http).auth(auth).tls(tls);
     }
@@ -194,6 +200,8 @@ public record ServerConfig(
         private Duration defaultExpires = Duration.ofHours(1);
         private int maxContacts = 10;
         private int maxBindings = 1_000_000;
+        private LocationCacheMode locationCache = LocationCacheMode.AUTO;
+        private int locationCacheSize = 100_000;
         private Duration shutdownGrace = Duration.ofSeconds(10);
         private Duration statsInterval = Duration.ofSeconds(60);
         private DbBreakerConfig.Builder dbBreaker = new DbBreakerConfig.Builder();
@@ -230,6 +238,8 @@ public record ServerConfig(
         public Builder defaultExpires(Duration v) { defaultExpires = v; return this; }
         public Builder maxContacts(int v) { maxContacts = v; return this; }
         public Builder maxBindings(int v) { maxBindings = v; return this; }
+        public Builder locationCache(LocationCacheMode v) { locationCache = v; return this; }
+        public Builder locationCacheSize(int v) { locationCacheSize = v; return this; }
         public Builder shutdownGrace(Duration v) { shutdownGrace = v; return this; }
         public Builder statsInterval(Duration v) { statsInterval = v; return this; }
         public Builder dbBreaker(DbBreakerConfig v) { dbBreaker = v.toBuilder(); return this; }
@@ -278,7 +288,8 @@ public record ServerConfig(
             ServerConfig c = new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode, routes,
                     defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout, tcpMaxConnections,
                     tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
-                    minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, shutdownGrace, statsInterval,
+                    minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
+                    shutdownGrace, statsInterval,
                     dbBreaker.build(), tcpLimits.build(), overload.build(), http.build(), auth.build(), tls.build());
             ServerConfigChecks.check(c);
             return c;
@@ -288,6 +299,14 @@ public record ServerConfig(
     /** The digest realm: {@code realm} when set, otherwise the host of the first listener. */
     public String effectiveRealm() {
         return auth.realm() != null ? auth.realm() : listeners.get(0).host();
+    }
+
+    /**
+     * Whether the location service keeps bindings in memory: {@code location.cache on}, or {@code auto}
+     * with the embedded database (which no other server writes).
+     */
+    public boolean locationCached() {
+        return locationCache == LocationCacheMode.ON || locationCache == LocationCacheMode.AUTO && dbUrl == null;
     }
 
     /** The JDBC URL in effect: the configured one, or the embedded H2 file under the data directory. */

@@ -212,6 +212,15 @@ class ConfigLoaderTest {
         assertEquals(expected, flags(Map.of("tcp.connectTimeout", List.of(text))).tcpConnectTimeout());
     }
 
+    @ParameterizedTest(name = "location.cache {0} with db {1}: cached {2}")
+    @CsvSource({"auto, '', true", "auto, jdbc:h2:mem:shared, false", "on, jdbc:h2:mem:shared, true", "off, '', false"})
+    void theLocationCacheIsOnByDefaultOnlyForTheEmbeddedDatabase(String mode, String db, boolean cached)
+            throws ConfigException {
+        Map<String, List<String>> given = db.isEmpty() ? Map.of("location.cache", List.of(mode))
+                : Map.of("location.cache", List.of(mode), "db", List.of(db));
+        assertEquals(cached, flags(given).locationCached());
+    }
+
     @ParameterizedTest(name = "{0}={1} is {2}")
     @CsvSource({"true, true", "on, true", "YES, true", "false, false", "off, false", "no, false"})
     void booleansAcceptTrueFalseOnOffYesNo(String text, boolean expected) throws ConfigException {
