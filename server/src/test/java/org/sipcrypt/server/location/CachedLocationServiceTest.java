@@ -3,6 +3,9 @@ package org.sipcrypt.server.location;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.sipcrypt.server.location.Locations.RECEIVED;
+import static org.sipcrypt.server.location.Locations.T0;
+import static org.sipcrypt.server.location.Locations.contact;
 
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -27,23 +30,20 @@ class CachedLocationServiceTest {
 
     private static final String ALICE = "sip:alice@example.com";
     private static final String BOB = "sip:bob@example.com";
-    private static final String RECEIVED = "udp:192.0.2.1:5060";
-    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
     @TempDir
     Path dir;
 
     private Database db;
-    private JdbcLocationService store;
     private CachedLocationService cache;
 
     @BeforeEach
     void open() throws SQLException {
-        db = Database.open("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(), "sa", "", 4);
-        store = new JdbcLocationService(db, 4, 1_000);
-        cache = new CachedLocationService(store, 100);
+        db = Locations.open(dir);
+        cache = new CachedLocationService(new JdbcLocationService(db, 4, 1_000), 100);
     }
 
+    /** Closes the cache and the JDBC store behind it, then the database. */
     @AfterEach
     void close() {
         cache.close();
@@ -60,7 +60,7 @@ class CachedLocationServiceTest {
         assertEquals(first, second);
         assertEquals(1, cache.misses());
         assertEquals(1, cache.hits());
-        assertEquals(store.lookup(ALICE, T0.plusSeconds(2)).get(10, TimeUnit.SECONDS), second, "the store agrees");
+        assertEquals(cache.store().lookup(ALICE, T0.plusSeconds(2)).get(10, TimeUnit.SECONDS), second, "the store agrees");
     }
 
     @Test
@@ -104,7 +104,7 @@ class CachedLocationServiceTest {
     void anAnswerReadBeforeARegisterAndReportedAfterItIsNotKept() throws Exception {
         register(cache, ALICE, "cid-1", 1, T0, "sip:alice@192.0.2.1", 3600);
         CompletableFuture<Void> release = new CompletableFuture<>();
-        CachedLocationService gated = new CachedLocationService(new HeldLookups(store, release), 100);
+        CachedLocationService gated = new CachedLocationService(new HeldLookups(cache.store(), release), 100);
 
         // the lookup reads the old binding at once, but its answer is reported only after the REGISTER
         // that replaces the binding has completed: it must not be kept
@@ -122,7 +122,7 @@ class CachedLocationServiceTest {
 
     @Test
     void atMostMaxEntriesAddressesAreKept() throws Exception {
-        CachedLocationService small = new CachedLocationService(store, 1);
+        CachedLocationService small = new CachedLocationService(cache.store(), 1);
         for (int i = 0; i < 50; i++) {
             small.lookup("sip:u" + i + "@example.com", T0).get(10, TimeUnit.SECONDS);
         }
@@ -137,12 +137,7 @@ class CachedLocationServiceTest {
 
     private static void register(LocationService service, String aor, String callId, long cseq, Instant now,
                                  String contact, long seconds) throws Exception {
-        service.register(new RegisterChange(aor, callId, cseq, false, List.of(contact(contact, seconds)), RECEIVED, now))
-                .get(30, TimeUnit.SECONDS);
-    }
-
-    private static ContactChange contact(String uri, long seconds) {
-        return new ContactChange(uri, uri, Duration.ofSeconds(seconds), -1f);
+        Locations.register(service, aor, callId, cseq, RECEIVED, now, contact(contact, seconds));
     }
 
     private static List<String> contacts(LookupResult r) {

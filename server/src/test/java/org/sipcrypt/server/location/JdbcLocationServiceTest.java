@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.sipcrypt.server.location.Locations.RECEIVED;
+import static org.sipcrypt.server.location.Locations.T0;
+import static org.sipcrypt.server.location.Locations.contact;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -36,8 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 class JdbcLocationServiceTest {
 
     private static final String ALICE = "sip:alice@example.com";
-    private static final String RECEIVED = "udp:192.0.2.1:5060";
-    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
     @TempDir
     Path dir;
@@ -47,7 +48,7 @@ class JdbcLocationServiceTest {
 
     @BeforeEach
     void open() throws SQLException {
-        db = Database.open("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(), "sa", "", 4);
+        db = Locations.open(dir);
         locations = new JdbcLocationService(db, 4, 1_000);
     }
 
@@ -361,10 +362,10 @@ class JdbcLocationServiceTest {
     @Test
     void bindingBeyondMaxContactsIsRefusedAndNothingOfThatRequestIsWritten() throws Exception {
         try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 2, 100)) {
-            applied(register(bounded, ALICE, "c", 1, RECEIVED, T0,
+            applied(Locations.register(bounded, ALICE, "c", 1, RECEIVED, T0,
                     contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)));
 
-            RegisterOutcome third = register(bounded, ALICE, "c", 2, RECEIVED, T0,
+            RegisterOutcome third = Locations.register(bounded, ALICE, "c", 2, RECEIVED, T0,
                     contact("sip:a1@192.0.2.1", 120), contact("sip:a3@192.0.2.1", 60));
 
             assertEquals(new RegisterOutcome.TooManyContacts(2), third);
@@ -377,35 +378,25 @@ class JdbcLocationServiceTest {
     @Test
     void bindingBeyondMaxBindingsIsRefusedWhileRemovalsPass() throws Exception {
         try (JdbcLocationService bounded = new JdbcLocationService(db, 2, 100, 5, 2)) {
-            applied(register(bounded, ALICE, "c", 1, RECEIVED, T0,
+            applied(Locations.register(bounded, ALICE, "c", 1, RECEIVED, T0,
                     contact("sip:a1@192.0.2.1", 60), contact("sip:a2@192.0.2.1", 60)));
-            RegisterOutcome bob = register(bounded, "sip:bob@example.org", "b", 1, "udp:192.0.2.2:5060", T0,
+            RegisterOutcome bob = Locations.register(bounded, "sip:bob@example.org", "b", 1, "udp:192.0.2.2:5060", T0,
                     contact("sip:b@192.0.2.2", 60));
             assertEquals(new RegisterOutcome.Full(2), bob);
 
-            applied(register(bounded, ALICE, "c", 2, RECEIVED, T0, contact("sip:a1@192.0.2.1", 0)));
-            applied(register(bounded, "sip:bob@example.org", "b", 2, "udp:192.0.2.2:5060", T0,
+            applied(Locations.register(bounded, ALICE, "c", 2, RECEIVED, T0, contact("sip:a1@192.0.2.1", 0)));
+            applied(Locations.register(bounded, "sip:bob@example.org", "b", 2, "udp:192.0.2.2:5060", T0,
                     contact("sip:b@192.0.2.2", 60)));
         }
     }
 
     private RegisterOutcome register(String aor, String callId, long cseq, Instant now, ContactChange... contacts)
             throws Exception {
-        return register(locations, aor, callId, cseq, RECEIVED, now, contacts);
-    }
-
-    private static RegisterOutcome register(JdbcLocationService service, String aor, String callId, long cseq,
-                                            String received, Instant now, ContactChange... contacts) throws Exception {
-        return service.register(new RegisterChange(aor, callId, cseq, false, List.of(contacts), received, now))
-                .get(30, TimeUnit.SECONDS);
+        return Locations.register(locations, aor, callId, cseq, RECEIVED, now, contacts);
     }
 
     private LookupResult lookup(String aor, Instant now) throws Exception {
         return locations.lookup(aor, now).get(10, TimeUnit.SECONDS);
-    }
-
-    private static ContactChange contact(String uri, long seconds) {
-        return new ContactChange(uri, uri, Duration.ofSeconds(seconds), -1f);
     }
 
     private static List<Binding> applied(RegisterOutcome outcome) {
