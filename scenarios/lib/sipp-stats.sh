@@ -53,7 +53,7 @@ rtt_freq() {        # rate
 # "count total_ms max_ms" of the Pause lines of a JVM unified GC log (-Xlog:gc,gc+phases)
 gc_pause_totals() { # file
     [[ -s $1 ]] || { echo "0 0.0 0.0"; return; }
-    awk '/ Pause / && $NF ~ /ms$/ { v = $NF; sub(/ms$/, "", v); n++; s += v; if (v > m) m = v }
+    awk '/ Pause / && $NF ~ /ms$/ { v = $NF; sub(/ms$/, "", v); v += 0; n++; s += v; if (v > m) m = v }
          END { printf "%d %.1f %.1f\n", n, s, m }' "$1"
 }
 
