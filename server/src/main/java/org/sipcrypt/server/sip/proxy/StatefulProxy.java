@@ -196,8 +196,8 @@ public final class StatefulProxy implements ProxyFunction {
             return;
         }
         branchFinal(branch, status, upstreamCopy(response));
-        if (call.invite && status / 100 == 2) {
-            endAcceptedClientTransaction(ct);
+        if (!call.invite || status / 100 == 2) {
+            endAnsweredClientTransaction(ct);
         }
     }
 
@@ -219,9 +219,12 @@ public final class StatefulProxy implements ProxyFunction {
     /**
      * RFC 3261 §17.1.1.2: an INVITE client transaction ends when a 2xx arrives; retransmissions of
      * the 2xx are forwarded statelessly by their Via (§16.7), as RFC 6026 §8.4 asks of a proxy. The
-     * stack would keep the transaction, with both parsed messages, for 32 s more.
+     * stack would keep the transaction, with both parsed messages, for 32 s more. A non-INVITE
+     * client transaction ends once its final response has been relayed: Timer K only absorbs
+     * retransmissions of that response ({@link #shortTimerK}), which, should one come, is
+     * forwarded statelessly by its Via to the upstream client, whose transaction absorbs it.
      */
-    private void endAcceptedClientTransaction(ClientTransaction ct) {
+    private void endAnsweredClientTransaction(ClientTransaction ct) {
         ctx.endTransaction(ct);
     }
 
