@@ -25,7 +25,7 @@ import java.util.concurrent.locks.StampedLock;
  */
 final class KeptEntryTable {
 
-    /** The largest bound accepted: the table then holds 2^25 references (128 MiB). */
+    /** The largest bound accepted: the table then holds 2^25 references (128 MiB; 256 MiB under ZGC). */
     static final long MAX_ENTRIES = 1 << 24;
     /** Most expired or replaced ring slots a write removes from each ring: more than a write adds. */
     private static final int SWEEP_PER_WRITE = 4;
@@ -84,8 +84,7 @@ final class KeptEntryTable {
         try {
             long now = ticker.read();
             KeptEntry.written(entry, now);
-            sweep(lasting, now, SWEEP_PER_WRITE);
-            sweep(confirmed, now, SWEEP_PER_WRITE);
+            sweep(now, SWEEP_PER_WRITE);
             int i = indexOf(entry, KeptEntry.KEY, keyLength, hash);
             if (i >= 0) {
                 KeptEntry.markRemoved(slots[i]);
@@ -119,8 +118,7 @@ final class KeptEntryTable {
             KeptEntry.markRemoved(expected);
             slots[i] = replacement;
             ring(replacement).add(replacement);
-            sweep(lasting, now, SWEEP_PER_WRITE);
-            sweep(confirmed, now, SWEEP_PER_WRITE);
+            sweep(now, SWEEP_PER_WRITE);
             return true;
         } finally {
             lock.unlockWrite(stamp);
@@ -132,8 +130,7 @@ final class KeptEntryTable {
         long stamp = lock.writeLock();
         try {
             long now = ticker.read();
-            sweep(lasting, now, Integer.MAX_VALUE);
-            sweep(confirmed, now, Integer.MAX_VALUE);
+            sweep(now, Integer.MAX_VALUE);
             return size;
         } finally {
             lock.unlockWrite(stamp);
@@ -157,6 +154,12 @@ final class KeptEntryTable {
 
     private Ring ring(byte[] entry) {
         return KeptEntry.kind(entry) == KeptEntry.CONFIRMED ? confirmed : lasting;
+    }
+
+    /** Drops up to {@code limit} replaced or expired entries from the head of each ring. */
+    private void sweep(long now, int limit) {
+        sweep(lasting, now, limit);
+        sweep(confirmed, now, limit);
     }
 
     /** Drops up to {@code limit} ring slots from the head that are replaced or expired. */
