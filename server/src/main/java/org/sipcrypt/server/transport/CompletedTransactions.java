@@ -28,8 +28,8 @@ import javax.sip.header.ViaHeader;
  * (T4 = 5 s). An INVITE answered with 2xx keeps its key only, for Timer J (RFC 6026 §7.1).
  * <p>What is kept per transaction is one byte array ({@link KeptEntry}: key, destination as address
  * bytes and port, response bytes) in a {@link KeptEntryTable}, so that a server answering thousands of
- * calls a second holds two small objects per call for Timer J, not a cache node, a key, an answer and an
- * address graph for each; the {@link Answer} and its destination are built only for a retransmission.
+ * calls a second holds two objects per call for Timer J (the INVITE's key, the BYE's answer), not a cache
+ * node, a key, an answer and an address graph for each; the {@link Answer} and its destination are built only for a retransmission.
  * Threading: thread-safe; lookups share a read lock, writes hold a write lock for a few probes.
  */
 public final class CompletedTransactions {
@@ -78,8 +78,7 @@ public final class CompletedTransactions {
     /**
      * @param lifetime   how long a final response is kept (Timer J; Timer H for a rejected INVITE)
      * @param afterAck   how long a rejected INVITE's key is kept once its ACK has arrived (Timer I)
-     * @param maxEntries most responses kept at once (at most 2^24); the
-     *                   table is sized for it at once
+     * @param maxEntries most responses kept at once (at most 2^24); the table is sized for it at once
      * @param ticker     the clock entries age by (nanoseconds; tests pass their own)
      */
     public CompletedTransactions(Duration lifetime, Duration afterAck, long maxEntries, Ticker ticker) {
