@@ -1,10 +1,8 @@
 package org.sipcrypt.server.transport;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Ticker;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -28,7 +26,11 @@ import javax.sip.header.ViaHeader;
  * Timer H (64 × T1); the ACK, which carries the INVITE's branch (§17.1.1.3), is absorbed here and
  * the bytes go, leaving only the key to absorb copies of the ACK and of the INVITE for Timer I
  * (T4 = 5 s). An INVITE answered with 2xx keeps its key only, for Timer J (RFC 6026 §7.1).
- * Threading: thread-safe; never blocks.
+ * <p>What is kept per transaction is one byte array ({@link KeptEntry}: key, destination as address
+ * bytes and port, response bytes) in a {@link KeptEntryTable}, so that a server answering thousands of
+ * calls a second holds two objects per call for Timer J (the INVITE's key, the BYE's answer), not a cache
+ * node, a key, an answer and an address graph for each; the {@link Answer} and its destination are built only for a retransmission.
+ * Threading: thread-safe; lookups share a read lock, writes hold a write lock for a few probes.
  */
 public final class CompletedTransactions {
 
@@ -68,52 +70,19 @@ public final class CompletedTransactions {
         }
     }
 
-    /** An INVITE answered with 2xx: its retransmissions are absorbed, its ACK (a new transaction) is not. */
-    private static final Answer ACCEPTED = new Answer(new byte[0], null);
-    /** A rejected INVITE whose ACK has arrived (RFC 3261 §17.2.1, "Confirmed"). */
-    private static final Answer CONFIRMED = new Answer(new byte[0], null);
+    /** What a retransmission gets when it is absorbed without an answer. */
+    private static final Answer ABSORB = new Answer(new byte[0], null);
 
-    private final Cache<String, Answer> answers;
+    private final KeptEntryTable entries;
 
     /**
      * @param lifetime   how long a final response is kept (Timer J; Timer H for a rejected INVITE)
      * @param afterAck   how long a rejected INVITE's key is kept once its ACK has arrived (Timer I)
-     * @param maxEntries most responses kept at once
+     * @param maxEntries most responses kept at once (at most 2^24); the table is sized for it at once
      * @param ticker     the clock entries age by (nanoseconds; tests pass their own)
      */
     public CompletedTransactions(Duration lifetime, Duration afterAck, long maxEntries, Ticker ticker) {
-        if (lifetime.isNegative() || lifetime.isZero()) {
-            throw new IllegalArgumentException("lifetime must be positive: " + lifetime);
-        }
-        if (afterAck.isNegative() || afterAck.isZero()) {
-            throw new IllegalArgumentException("afterAck must be positive: " + afterAck);
-        }
-        if (maxEntries < 1) {
-            throw new IllegalArgumentException("maxEntries must be at least 1: " + maxEntries);
-        }
-        long lifetimeNanos = lifetime.toNanos();
-        long afterAckNanos = afterAck.toNanos();
-        this.answers = Caffeine.newBuilder()
-                .expireAfter(new Expiry<String, Answer>() {
-                    @Override
-                    public long expireAfterCreate(String key, Answer answer, long now) {
-                        return answer == CONFIRMED ? afterAckNanos : lifetimeNanos;
-                    }
-
-                    @Override
-                    public long expireAfterUpdate(String key, Answer answer, long now, long remaining) {
-                        return expireAfterCreate(key, answer, now);
-                    }
-
-                    @Override
-                    public long expireAfterRead(String key, Answer answer, long now, long remaining) {
-                        return remaining;
-                    }
-                })
-                .maximumSize(maxEntries)
-                .ticker(Objects.requireNonNull(ticker, "ticker"))
-                .executor(Runnable::run)
-                .build();
+        this.entries = new KeptEntryTable(lifetime, afterAck, maxEntries, ticker);
     }
 
     /**
@@ -142,7 +111,7 @@ public final class CompletedTransactions {
     public void completed(String key, byte[] response, InetSocketAddress destination) {
         Objects.requireNonNull(destination, "destination");
         if (key != null) {
-            answers.put(key, new Answer(response, destination));
+            entries.put(KeptEntry.answer(bytes(key), Objects.requireNonNull(response, "response"), destination));
         }
     }
 
@@ -152,7 +121,7 @@ public final class CompletedTransactions {
      */
     public void absorbed(String key) {
         if (key != null) {
-            answers.put(key, ACCEPTED);
+            entries.put(KeptEntry.absorbing(KeptEntry.ACCEPTED, bytes(key)));
         }
     }
 
@@ -166,23 +135,39 @@ public final class CompletedTransactions {
         if (inviteKey == null) {
             return false;
         }
-        Answer kept = answers.getIfPresent(inviteKey);
-        if (kept == null || kept == ACCEPTED) {
+        byte[] key = bytes(inviteKey);
+        byte[] kept = entries.get(key);
+        if (kept == null || KeptEntry.kind(kept) == KeptEntry.ACCEPTED) {
             return false;
         }
-        if (kept != CONFIRMED) {
-            answers.asMap().replace(inviteKey, kept, CONFIRMED);
+        if (KeptEntry.kind(kept) != KeptEntry.CONFIRMED) {
+            entries.replace(kept, KeptEntry.absorbing(KeptEntry.CONFIRMED, key));
         }
         return true;
     }
 
     /** The response kept for a retransmitted request, or null; {@link Answer#absorb()} says to send nothing. */
     public Answer retransmission(String key) {
-        return key == null ? null : answers.getIfPresent(key);
+        byte[] kept = key == null ? null : entries.get(bytes(key));
+        if (kept == null) {
+            return null;
+        }
+        byte kind = KeptEntry.kind(kept);
+        return kind == KeptEntry.ACCEPTED || kind == KeptEntry.CONFIRMED ? ABSORB
+                : new Answer(KeptEntry.response(kept), KeptEntry.destination(kept));
     }
 
-    /** Responses kept now (an estimate while expired ones await removal). */
+    /** Responses kept now, expired ones removed first. */
     public long size() {
-        return answers.estimatedSize();
+        return entries.size();
+    }
+
+    /** Entries held, expired ones that no write has swept yet included (for tests). */
+    long held() {
+        return entries.held();
+    }
+
+    private static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -4,18 +4,28 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
+@Timeout(60)
 class CompletedTransactionsTest {
 
     private final AtomicLong nanos = new AtomicLong();
@@ -110,10 +120,221 @@ class CompletedTransactionsTest {
     void theBoundKeepsTheNewestEntries() {
         CompletedTransactions c = store(100);
         for (int i = 0; i < 1_000; i++) {
-            c.completed(CompletedTransactions.key("z9hG4bK-" + i, "h", 1, "BYE"), bytes("r" + i), peer);
+            c.completed(bye(i), bytes("r" + i), peer);
+            nanos.incrementAndGet();
         }
-        // Caffeine evicts by frequency and recency; what matters here is the bound itself
-        assertTrue(c.size() <= 100, "size " + c.size());
+        assertEquals(100, c.size());
+        for (int i = 0; i < 900; i++) {
+            assertNull(c.retransmission(bye(i)), "older entry " + i + " evicted");
+        }
+        for (int i = 900; i < 1_000; i++) {
+            assertArrayEquals(bytes("r" + i), c.retransmission(bye(i)).response(), "newer entry " + i + " kept");
+        }
+    }
+
+    @Test
+    void theBoundEvictsTheOldestWrittenAcrossBothLifetimes() {
+        CompletedTransactions c = store(3);
+        String rejected = CompletedTransactions.key("z9hG4bK-rej", "127.0.0.1", 5070, "INVITE");
+        c.completed(rejected, bytes("SIP/2.0 407 Proxy Authentication Required\r\n"), peer);
+        nanos.addAndGet(1);
+        c.completed(bye(1), bytes("b1"), peer);
+        nanos.addAndGet(1);
+        assertTrue(c.acknowledged(rejected), "the ACK rewrites the rejected INVITE's entry, now the newest");
+        nanos.addAndGet(1);
+        c.completed(bye(2), bytes("b2"), peer);
+        nanos.addAndGet(1);
+        c.completed(bye(3), bytes("b3"), peer);
+        assertNull(c.retransmission(bye(1)), "the oldest written goes first");
+        assertTrue(c.acknowledged(rejected), "the acknowledged INVITE, written after it, stays");
+        nanos.addAndGet(1);
+        c.completed(bye(4), bytes("b4"), peer);
+        assertFalse(c.acknowledged(rejected), "now the acknowledged INVITE is the oldest and goes");
+        assertArrayEquals(bytes("b2"), c.retransmission(bye(2)).response());
+        assertArrayEquals(bytes("b3"), c.retransmission(bye(3)).response());
+        assertArrayEquals(bytes("b4"), c.retransmission(bye(4)).response());
+        assertEquals(3, c.size());
+    }
+
+    @Test
+    void theBoundTakesAnExpiredEntryBeforeALiveOlderOne() {
+        CompletedTransactions c = store(2);
+        c.completed(bye(1), bytes("b1"), peer);
+        String rejected = CompletedTransactions.key("z9hG4bK-rej", "127.0.0.1", 5070, "INVITE");
+        nanos.addAndGet(1);
+        c.completed(rejected, bytes("SIP/2.0 403 Forbidden\r\n"), peer);
+        nanos.addAndGet(1);
+        assertTrue(c.acknowledged(rejected));
+        nanos.addAndGet(CompletedTransactions.TIMER_I.toNanos());
+        c.completed(bye(2), bytes("b2"), peer);
+        assertArrayEquals(bytes("b1"), c.retransmission(bye(1)).response(),
+                "the older entry stays: the acknowledged INVITE's had expired and made room");
+        assertArrayEquals(bytes("b2"), c.retransmission(bye(2)).response());
+        assertEquals(2, c.size());
+    }
+
+    @Test
+    void anExpiredEntryMakesRoomBeforeAnOlderLiveOneEvenBehindReplacedOnes() {
+        // seven entries, the bound: an old BYE, five rejected INVITEs answered anew after their ACK
+        // (their ACK-time entries stay behind as replaced slots in the expiry order, more than a write
+        // sweeps), and a sixth whose ACK-time entry expires behind them
+        CompletedTransactions c = store(7);
+        c.completed(bye(0), bytes("old"), peer);
+        nanos.set(Duration.ofSeconds(10).toNanos());
+        String[] invites = new String[6];
+        for (int i = 0; i < invites.length; i++) {
+            invites[i] = CompletedTransactions.key("z9hG4bK-inv" + i, "127.0.0.1", 5070, "INVITE");
+            c.completed(invites[i], bytes("SIP/2.0 407 Proxy Authentication Required\r\n"), peer);
+            assertTrue(c.acknowledged(invites[i]));
+            nanos.incrementAndGet();
+        }
+        nanos.set(Duration.ofSeconds(11).toNanos());
+        // the first last, so that the five replaced entries stand together at the head of their class
+        for (int i : new int[] {1, 2, 3, 4, 0}) {
+            c.completed(invites[i], bytes("again " + i), peer);
+            nanos.incrementAndGet();
+        }
+        nanos.set(Duration.ofSeconds(10).plus(CompletedTransactions.TIMER_I).toNanos() + invites.length);
+        assertFalse(c.acknowledged(invites[5]), "the sixth INVITE's ACK-time entry has expired");
+
+        c.completed(bye(1), bytes("new"), peer);
+        assertArrayEquals(bytes("old"), c.retransmission(bye(0)).response(),
+                "the expired entry made room, not the oldest live one");
+        assertArrayEquals(bytes("new"), c.retransmission(bye(1)).response());
+        for (int i = 0; i < 5; i++) {
+            assertArrayEquals(bytes("again " + i), c.retransmission(invites[i]).response());
+        }
+    }
+
+    @Test
+    void anEntryExpiringBetweenItsAckLookupAndItsRewriteIsNotRevived() {
+        AtomicLong ticks = new AtomicLong();
+        CompletedTransactions c = new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
+                10, ticks::getAndIncrement);
+        String key = CompletedTransactions.key("z9hG4bK-edge", "127.0.0.1", 5070, "INVITE");
+        c.completed(key, bytes("SIP/2.0 486 Busy Here\r\n"), peer);
+        // the lookup reads the clock 1 ns before Timer H ends, the rewrite of the entry at its end
+        ticks.set(CompletedTransactions.TIMER_J.toNanos() - 1);
+        assertTrue(c.acknowledged(key), "the ACK arrived while the entry was kept");
+        assertFalse(c.acknowledged(key), "the entry had expired: no Timer I entry was started");
+    }
+
+    @Test
+    void entriesExpireByTheirOwnLifetimeAcrossBothClasses() {
+        CompletedTransactions c = store(10);
+        c.completed(bye(1), bytes("b1"), peer);
+        String rejected = CompletedTransactions.key("z9hG4bK-rej", "127.0.0.1", 5070, "INVITE");
+        c.completed(rejected, bytes("SIP/2.0 486 Busy Here\r\n"), peer);
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        assertTrue(c.acknowledged(rejected), "acknowledged at 1 s: kept until 6 s");
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        c.completed(bye(2), bytes("b2"), peer);
+        assertEquals(3, c.size());
+
+        nanos.set(Duration.ofSeconds(6).minusNanos(1).toNanos());
+        assertTrue(c.acknowledged(rejected));
+        nanos.set(Duration.ofSeconds(6).toNanos());
+        assertFalse(c.acknowledged(rejected), "written after the first BYE, gone before it");
+        assertEquals(2, c.size(), "the expired entry leaves the table, not only the answers");
+
+        nanos.set(CompletedTransactions.TIMER_J.minusNanos(1).toNanos());
+        assertArrayEquals(bytes("b1"), c.retransmission(bye(1)).response());
+        nanos.set(CompletedTransactions.TIMER_J.toNanos());
+        assertNull(c.retransmission(bye(1)));
+        assertArrayEquals(bytes("b2"), c.retransmission(bye(2)).response());
+        assertEquals(1, c.size());
+
+        nanos.set(CompletedTransactions.TIMER_J.plusSeconds(2).toNanos());
+        assertNull(c.retransmission(bye(2)));
+        assertEquals(0, c.size());
+    }
+
+    @Test
+    void writesSweepExpiredEntriesAwayWithoutALookup() {
+        CompletedTransactions c = store(1_000);
+        for (int i = 0; i < 100; i++) {
+            c.completed(bye(i), bytes("r" + i), peer);
+        }
+        nanos.addAndGet(CompletedTransactions.TIMER_J.toNanos());
+        for (int i = 100; i < 125; i++) {
+            c.completed(bye(i), bytes("r" + i), peer);
+        }
+        assertEquals(25, c.held(), "each write removed four expired entries");
+    }
+
+    @Test
+    void keepingAKeyAgainReplacesItsAnswerAndRestartsItsTime() {
+        CompletedTransactions c = store(10);
+        c.completed(bye(1), bytes("first"), peer);
+        nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+        c.completed(bye(1), bytes("second"), peer);
+        assertEquals(1, c.size());
+        nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+        assertArrayEquals(bytes("second"), c.retransmission(bye(1)).response(), "kept 32 s from the second write");
+        assertEquals(1, c.size(), "the first write's place in the expiry order was skipped, not expired");
+        nanos.addAndGet(Duration.ofSeconds(12).toNanos());
+        assertNull(c.retransmission(bye(1)));
+        assertEquals(0, c.size());
+    }
+
+    @Test
+    void theDestinationIsRebuiltFromItsAddressBytesAndPort() throws Exception {
+        CompletedTransactions c = store(10);
+        byte[] linkLocal = InetAddress.getByName("fe80::1").getAddress();
+        InetSocketAddress[] destinations = {
+                new InetSocketAddress(InetAddress.getByAddress(new byte[] {10, 1, 2, 3}), 65535),
+                new InetSocketAddress(InetAddress.getByName("2001:db8::5"), 5060),
+                new InetSocketAddress(Inet6Address.getByAddress(null, linkLocal, 7), 1),
+        };
+        for (int i = 0; i < destinations.length; i++) {
+            c.completed(bye(i), bytes("r" + i), destinations[i]);
+        }
+        for (int i = 0; i < destinations.length; i++) {
+            InetSocketAddress kept = c.retransmission(bye(i)).destination();
+            assertEquals(destinations[i], kept);
+            assertNotSame(destinations[i], kept, "the entry holds bytes, not the caller's address objects");
+            assertEquals(destinations[i].getAddress().getClass(), kept.getAddress().getClass());
+        }
+        assertEquals(7, ((Inet6Address) c.retransmission(bye(2)).destination().getAddress()).getScopeId(),
+                "a link-local destination keeps its scope");
+        assertThrows(IllegalArgumentException.class,
+                () -> c.completed(bye(9), bytes("r"), InetSocketAddress.createUnresolved("host.example", 5060)));
+    }
+
+    @Test
+    void threadsWritingAndReadingAtOnceFindEveryEntry() throws Exception {
+        int threads = 4;
+        int perThread = 5_000;
+        CompletedTransactions c = store(threads * perThread);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> found = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int first = t * perThread;
+                found.add(pool.submit(() -> {
+                    int hits = 0;
+                    for (int i = first; i < first + perThread; i++) {
+                        c.completed(bye(i), bytes("r" + i), peer);
+                        CompletedTransactions.Answer a = c.retransmission(bye(i));
+                        hits += a != null && Arrays.equals(bytes("r" + i), a.response()) ? 1 : 0;
+                    }
+                    return hits;
+                }));
+            }
+            for (Future<Integer> f : found) {
+                assertEquals(perThread, f.get(30, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(threads * perThread, c.size());
+        for (int i = 0; i < threads * perThread; i++) {
+            assertArrayEquals(bytes("r" + i), c.retransmission(bye(i)).response());
+        }
+    }
+
+    private static String bye(int i) {
+        return CompletedTransactions.key("z9hG4bK-" + i, "127.0.0.1", 5070, "BYE");
     }
 
     @Test
@@ -123,5 +344,6 @@ class CompletedTransactionsTest {
         assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(Duration.ZERO, i, 1, nanos::get));
         assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(j, Duration.ZERO, 1, nanos::get));
         assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(j, i, 0, nanos::get));
+        assertThrows(IllegalArgumentException.class, () -> new CompletedTransactions(j, i, (1 << 24) + 1, nanos::get));
     }
 }

@@ -1,0 +1,310 @@
+package org.sipcrypt.server.transport;
+
+import com.github.benmanes.caffeine.cache.Ticker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * The store behind {@link CompletedTransactions}: a hash table of {@link KeptEntry} arrays, one
+ * object per entry, with no node, key or value object around it. Every entry lives for one of two
+ * fixed times ({@code lifetime}, or {@code afterAck} for a {@link KeptEntry#CONFIRMED} one), so within
+ * each the entries expire in the order they were written: two queues in write order (rings holding the
+ * same arrays) are swept from their heads on every write, a few entries at a time, and lookups check
+ * an entry's age themselves. Beyond {@code maxEntries} a write first removes an expired head, else
+ * the oldest entry (the older of the two heads). An entry replaced under its key is flagged removed
+ * and its ring slot skipped when it reaches the head. Open addressing with linear probing and
+ * backward-shift deletion, in an array sized once for the bound at half load (never resized, so no
+ * write rehashes); the hash is seeded per table so that peers cannot aim keys at one slot.
+ * Threading: thread-safe; lookups share a read lock, writes take the write lock for a few probes and
+ * ring steps (no I/O; a ring grows by copying at most once per doubling).
+ */
+final class KeptEntryTable {
+
+    /** The largest bound accepted: the table then holds 2^25 references (128 MiB; 256 MiB under ZGC). */
+    static final long MAX_ENTRIES = 1 << 24;
+    /** Most expired or replaced ring slots a write removes from each ring: more than a write adds. */
+    private static final int SWEEP_PER_WRITE = 4;
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final long lifetimeNanos;
+    private final long afterAckNanos;
+    private final int maxEntries;
+    private final Ticker ticker;
+    private final long seed = new SecureRandom().nextLong();
+    private final StampedLock lock = new StampedLock();
+    private final byte[][] slots;
+    private final int mask;
+    private final Ring lasting = new Ring();
+    private final Ring confirmed = new Ring();
+    private int size;
+
+    KeptEntryTable(Duration lifetime, Duration afterAck, long maxEntries, Ticker ticker) {
+        if (lifetime.isNegative() || lifetime.isZero()) {
+            throw new IllegalArgumentException("lifetime must be positive: " + lifetime);
+        }
+        if (afterAck.isNegative() || afterAck.isZero()) {
+            throw new IllegalArgumentException("afterAck must be positive: " + afterAck);
+        }
+        if (maxEntries < 1 || maxEntries > MAX_ENTRIES) {
+            throw new IllegalArgumentException("maxEntries must be 1 to " + MAX_ENTRIES + ": " + maxEntries);
+        }
+        this.lifetimeNanos = lifetime.toNanos();
+        this.afterAckNanos = afterAck.toNanos();
+        this.maxEntries = (int) maxEntries;
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        // at most half full, so that probes stay short and every probe sequence meets an empty slot
+        this.slots = new byte[Integer.highestOneBit(2 * this.maxEntries - 1) << 1][];
+        this.mask = slots.length - 1;
+    }
+
+    /** The live entry kept under {@code key}, or null. */
+    byte[] get(byte[] key) {
+        int hash = hash(key, 0, key.length);
+        long now = ticker.read();
+        long stamp = lock.readLock();
+        try {
+            int i = indexOf(key, 0, key.length, hash);
+            return i < 0 || expired(slots[i], now) ? null : slots[i];
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /** Keeps {@code entry} (filled but not yet published), replacing what its key held. */
+    void put(byte[] entry) {
+        int keyLength = KeptEntry.keyLength(entry);
+        int hash = hash(entry, KeptEntry.KEY, keyLength);
+        KeptEntry.hash(entry, hash);
+        long stamp = lock.writeLock();
+        try {
+            long now = ticker.read();
+            KeptEntry.written(entry, now);
+            sweep(now, SWEEP_PER_WRITE);
+            int i = indexOf(entry, KeptEntry.KEY, keyLength, hash);
+            if (i >= 0) {
+                KeptEntry.markRemoved(slots[i]);
+                slots[i] = entry;
+            } else {
+                if (size == maxEntries) {
+                    removeOne(now);
+                }
+                insert(entry, hash);
+            }
+            ring(entry).add(entry);
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * Puts {@code replacement} (same key, filled but not yet published) in place of {@code expected}
+     * if that is still kept and live; whether it was.
+     */
+    boolean replace(byte[] expected, byte[] replacement) {
+        KeptEntry.hash(replacement, KeptEntry.hash(expected));
+        long stamp = lock.writeLock();
+        try {
+            long now = ticker.read();
+            if (KeptEntry.removed(expected) || expired(expected, now)) {
+                return false;
+            }
+            KeptEntry.written(replacement, now);
+            int i = indexOfEntry(expected);
+            KeptEntry.markRemoved(expected);
+            slots[i] = replacement;
+            ring(replacement).add(replacement);
+            sweep(now, SWEEP_PER_WRITE);
+            return true;
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
+    /** Entries kept now, after removing every expired one. */
+    int size() {
+        long stamp = lock.writeLock();
+        try {
+            long now = ticker.read();
+            sweep(now, Integer.MAX_VALUE);
+            return size;
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
+    /** Entries in the table, expired ones not yet swept included. */
+    int held() {
+        long stamp = lock.readLock();
+        try {
+            return size;
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    private boolean expired(byte[] entry, long now) {
+        long age = now - KeptEntry.written(entry);
+        return age >= (KeptEntry.kind(entry) == KeptEntry.CONFIRMED ? afterAckNanos : lifetimeNanos);
+    }
+
+    private Ring ring(byte[] entry) {
+        return KeptEntry.kind(entry) == KeptEntry.CONFIRMED ? confirmed : lasting;
+    }
+
+    /** Drops up to {@code limit} replaced or expired entries from the head of each ring. */
+    private void sweep(long now, int limit) {
+        sweep(lasting, now, limit);
+        sweep(confirmed, now, limit);
+    }
+
+    /** Drops up to {@code limit} ring slots from the head that are replaced or expired. */
+    private void sweep(Ring ring, long now, int limit) {
+        for (int n = 0; n < limit; n++) {
+            byte[] head = ring.peek();
+            if (head == null) {
+                return;
+            }
+            if (!KeptEntry.removed(head)) {
+                if (!expired(head, now)) {
+                    return;
+                }
+                removeAt(indexOfEntry(head));
+            }
+            ring.poll();
+        }
+    }
+
+    /**
+     * Makes room for one entry: an expired head if there is one (behind a live head every entry of
+     * that ring is younger), else the older head, the oldest entry kept.
+     */
+    private void removeOne(long now) {
+        byte[] a = lasting.live();
+        byte[] b = confirmed.live();
+        Ring from;
+        if (a != null && expired(a, now)) {
+            from = lasting;
+        } else if (b != null && expired(b, now)) {
+            from = confirmed;
+        } else {
+            from = b == null || a != null && KeptEntry.written(a) - KeptEntry.written(b) <= 0 ? lasting : confirmed;
+        }
+        removeAt(indexOfEntry(from.poll()));
+    }
+
+    private void insert(byte[] entry, int hash) {
+        int i = hash & mask;
+        while (slots[i] != null) {
+            i = (i + 1) & mask;
+        }
+        slots[i] = entry;
+        size++;
+    }
+
+    /** The slot of the entry whose key is that region of {@code key}, or -1. */
+    private int indexOf(byte[] key, int offset, int length, int hash) {
+        for (int i = hash & mask; ; i = (i + 1) & mask) {
+            byte[] e = slots[i];
+            if (e == null) {
+                return -1;
+            }
+            if (KeptEntry.hash(e) == hash && KeptEntry.keyEquals(e, key, offset, length)) {
+                return i;
+            }
+        }
+    }
+
+    /** The slot holding this very entry, which must be in the table. */
+    private int indexOfEntry(byte[] entry) {
+        for (int i = KeptEntry.hash(entry) & mask; ; i = (i + 1) & mask) {
+            if (slots[i] == entry) {
+                return i;
+            }
+            if (slots[i] == null) {
+                throw new IllegalStateException("a kept entry is missing from its slots");
+            }
+        }
+    }
+
+    /** Empties slot {@code gap}, moving back the entries after it that may not stay behind a gap. */
+    private void removeAt(int gap) {
+        KeptEntry.markRemoved(slots[gap]);
+        for (int j = (gap + 1) & mask; slots[j] != null; j = (j + 1) & mask) {
+            int home = KeptEntry.hash(slots[j]) & mask;
+            // the entry at j may fill the gap when the gap lies between its home slot and j
+            if (((j - home) & mask) >= ((j - gap) & mask)) {
+                slots[gap] = slots[j];
+                gap = j;
+            }
+        }
+        slots[gap] = null;
+        size--;
+    }
+
+    /** A hash of the region, keyed by this table's seed (64-bit mixing per 8 bytes, MurmurHash3's finaliser). */
+    private int hash(byte[] bytes, int offset, int length) {
+        long h = seed ^ length * 0x9E3779B97F4A7C15L;
+        int end = offset + length;
+        int i = offset;
+        for (; i + 8 <= end; i += 8) {
+            h = mix(h ^ (long) LONG.get(bytes, i));
+        }
+        long tail = 0;
+        for (int shift = 0; i < end; i++, shift += 8) {
+            tail |= (bytes[i] & 0xffL) << shift;
+        }
+        h = mix(h ^ tail);
+        return (int) (h ^ h >>> 32);
+    }
+
+    private static long mix(long z) {
+        z = (z ^ z >>> 33) * 0xff51afd7ed558ccdL;
+        z = (z ^ z >>> 33) * 0xc4ceb9fe1a85ec53L;
+        return z ^ z >>> 33;
+    }
+
+    /** Entries in write order; a power-of-two array used as a ring, grown by doubling. */
+    private static final class Ring {
+        private byte[][] items = new byte[16][];
+        private int head;
+        private int count;
+
+        void add(byte[] entry) {
+            if (count == items.length) {
+                byte[][] grown = new byte[items.length * 2][];
+                for (int n = 0; n < count; n++) {
+                    grown[n] = items[(head + n) & (items.length - 1)];
+                }
+                items = grown;
+                head = 0;
+            }
+            items[(head + count) & (items.length - 1)] = entry;
+            count++;
+        }
+
+        byte[] peek() {
+            return count == 0 ? null : items[head];
+        }
+
+        byte[] poll() {
+            byte[] entry = items[head];
+            items[head] = null;
+            head = (head + 1) & (items.length - 1);
+            count--;
+            return entry;
+        }
+
+        /** The head after dropping replaced entries, or null. */
+        byte[] live() {
+            while (count > 0 && KeptEntry.removed(items[head])) {
+                poll();
+            }
+            return peek();
+        }
+    }
+}
