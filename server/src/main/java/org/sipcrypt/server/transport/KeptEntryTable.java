@@ -20,7 +20,8 @@ import java.util.concurrent.locks.StampedLock;
  * and its ring slot skipped when it reaches the head. Open addressing with linear probing and
  * backward-shift deletion, in an array sized once for the bound at half load (never resized, so no
  * write rehashes); the hash is seeded per table so that peers cannot aim keys at one slot.
- * Threading: thread-safe; lookups share a read lock, writes take the write lock for a few probes and
+ * Threading: thread-safe; lookups read optimistically (the read lock only when a write ran meanwhile),
+ * writes take the write lock for a few probes and
  * ring steps (no I/O; a ring grows by copying at most once per doubling).
  */
 final class KeptEntryTable {
@@ -62,17 +63,38 @@ final class KeptEntryTable {
         this.mask = slots.length - 1;
     }
 
-    /** The live entry kept under {@code key}, or null. */
+    /**
+     * The live entry kept under {@code key}, or null. Lookups run on the event loops: they read
+     * without the lock (the slot array never changes size and an entry is whole before it is
+     * published, so a probe racing a write reads stale references, never a broken entry) and take
+     * the read lock only when a write ran meanwhile.
+     */
     byte[] get(byte[] key) {
         int hash = hash(key, 0, key.length);
         long now = ticker.read();
-        long stamp = lock.readLock();
+        long stamp = lock.tryOptimisticRead();
+        if (stamp != 0) {
+            try {
+                byte[] found = live(key, hash, now);
+                if (lock.validate(stamp)) {
+                    return found;
+                }
+            } catch (IndexOutOfBoundsException raced) {
+                // an entry read while a write published it; the locked lookup below reads it whole
+            }
+        }
+        stamp = lock.readLock();
         try {
-            int i = indexOf(key, 0, key.length, hash);
-            return i < 0 || expired(slots[i], now) ? null : slots[i];
+            return live(key, hash, now);
         } finally {
             lock.unlockRead(stamp);
         }
+    }
+
+    private byte[] live(byte[] key, int hash, long now) {
+        int i = indexOf(key, 0, key.length, hash);
+        byte[] entry = i < 0 ? null : slots[i];
+        return entry == null || expired(entry, now) ? null : entry;
     }
 
     /** Keeps {@code entry} (filled but not yet published), replacing what its key held. */
