@@ -107,6 +107,9 @@ public final class SchemaMigrator {
         }
     }
 
+    /** How many times a migration runs where DDL commits before its failure is reported. */
+    private static final int DDL_ATTEMPTS = 3;
+
     private static void createVersionTable(Connection c, String database) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(CREATE_SCHEMA_VERSION);
@@ -133,6 +136,25 @@ public final class SchemaMigrator {
      */
     private static void apply(Connection c, Migration m, String database) throws SQLException {
         boolean ddlCommits = c.getMetaData().dataDefinitionCausesTransactionCommit();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                applyOnce(c, m, database, ddlCommits);
+                return;
+            } catch (SQLException e) {
+                // Where DDL commits, the statements are idempotent and two processes may run them at
+                // once; the database may then refuse one of them (H2: "object already exists" from
+                // inside CREATE INDEX IF NOT EXISTS). Run again, they find the objects made.
+                if (!ddlCommits || attempt == DDL_ATTEMPTS) {
+                    throw e;
+                }
+                log.debug("{}: schema version {} raced another process ({}); applying it again",
+                        database, m.version(), e.toString());
+            }
+        }
+    }
+
+    private static void applyOnce(Connection c, Migration m, String database, boolean ddlCommits)
+            throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         try {
