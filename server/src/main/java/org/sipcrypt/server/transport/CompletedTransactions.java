@@ -29,8 +29,10 @@ import javax.sip.header.ViaHeader;
  * <p>What is kept per transaction is one byte array ({@link KeptEntry}: key, destination as address
  * bytes and port, response bytes) in a {@link KeptEntryTable}, so that a server answering thousands of
  * calls a second holds two objects per call for Timer J (the INVITE's key, the BYE's answer), not a cache
- * node, a key, an answer and an address graph for each; the {@link Answer} and its destination are built only for a retransmission.
- * Threading: thread-safe; lookups share a read lock, writes hold a write lock for a few probes.
+ * node, a key, an answer and an address graph for each; the {@link Answer} and its destination are
+ * built only for a retransmission.
+ * Threading: thread-safe; lookups read without a lock unless a write ran meanwhile, writes hold a
+ * write lock for a few probes.
  */
 public final class CompletedTransactions {
 
