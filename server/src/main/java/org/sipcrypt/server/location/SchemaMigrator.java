@@ -23,6 +23,9 @@ public final class SchemaMigrator {
 
     private static final Logger log = LoggerFactory.getLogger(SchemaMigrator.class);
 
+    /** How many times a migration runs where DDL commits before its failure is reported. */
+    private static final int DDL_ATTEMPTS = 3;
+
     private static final String CREATE_SCHEMA_VERSION =
             "CREATE TABLE IF NOT EXISTS schema_version ("
                     + "version INTEGER PRIMARY KEY, "
@@ -106,9 +109,6 @@ public final class SchemaMigrator {
             }
         }
     }
-
-    /** How many times a migration runs where DDL commits before its failure is reported. */
-    private static final int DDL_ATTEMPTS = 3;
 
     private static void createVersionTable(Connection c, String database) throws SQLException {
         try (Statement s = c.createStatement()) {
