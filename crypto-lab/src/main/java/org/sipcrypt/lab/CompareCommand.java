@@ -124,6 +124,11 @@ final class CompareCommand extends LabCommand {
                         + " with a persistent right leg, no 3DES or RC4) (default: ${DEFAULT-VALUE}).")
         List<String> sut;
 
+        @Option(names = "--fresh-servers",
+                description = "Start a fresh server, and warm it up, for every repetition of a fixed-rate point,"
+                        + " instead of one warm server per cipher whose repetitions are interleaved windows.")
+        boolean freshServers;
+
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
@@ -176,7 +181,7 @@ final class CompareCommand extends LabCommand {
                         quiet ? line -> { } : line -> {
                             out.println(line);
                             out.flush();
-                        }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0));
+                        }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0), freshServers);
             } catch (IllegalArgumentException e) {
                 throw command.badArgument(e.getMessage(), e);
             }

@@ -74,8 +74,13 @@ class CompareCommandIT {
         assertEquals(everyPointValid ? 0 : 1, rc, "0 when every point passed, 1 when one was invalid\n" + said);
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertEquals(1 + 8, csv.size(), "a header and a row per point");
-        assertTrue(said.toString().contains("[1/4] chain tcp #1") && said.toString().contains("[4/4, "),
-                "each point says which of how many it is and the time left\n" + said);
+        // one warm server per cipher: its start and warm-up is a step, then the four measured windows
+        assertTrue(said.toString().contains("[1/6] chain tcp: server 1 of 2 started")
+                        && said.toString().contains("chain tcp #1: 20/s") && said.toString().contains("[6/6, "),
+                "each step says which of how many it is and the time left\n" + said);
+        assertEquals(1, benches(out.resolve("work"), "chain-sipcrypt-tcp-"), "one server for tcp's two repetitions");
+        assertTrue(studies.get(0).environment().pinning().endsWith("one warm server per cipher, repetitions as"
+                + " interleaved windows"), studies.get(0).environment().pinning());
         String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("| CPU pinning |"), md);
         assertTrue(md.contains("| tcp |") && md.contains("| aes |"), md);
@@ -93,6 +98,27 @@ class CompareCommandIT {
                 reported.toString());
         assertEquals(1, JsonExport.read(again.resolve("results.json")).size());
         assertEquals(1, run(new StringWriter(), "report", "999", "--db", db), "an unknown study");
+    }
+
+    @Test
+    void freshServersStartAServerForEveryRepetition() throws Exception {
+        Path out = dir.resolve("fresh");
+        StringWriter said = new StringWriter();
+        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "udp", "--rate", "20", "--duration", "2",
+                "--warmup", "1", "--repeat", "2", "--fresh-servers", "--out", out.toString(),
+                "--db", "jdbc:h2:file:" + dir.resolve("db/fresh"));
+        assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
+        assertEquals(2, JsonExport.read(out.resolve("results.json")).get(0).fixed().size(), said.toString());
+        assertEquals(2, benches(out.resolve("work"), "chain-sipcrypt-udp-"), "a server per repetition");
+        assertTrue(said.toString().contains("[1/2] chain udp #1") && said.toString().contains("[2/2, "), said.toString());
+        assertTrue(said.toString().contains("a fresh server per repetition"), said.toString());
+    }
+
+    /** How many server work directories a comparison made whose names begin so. */
+    private static long benches(Path work, String prefix) throws java.io.IOException {
+        try (var dirs = Files.list(work)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith(prefix)).count();
+        }
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.sipcrypt.lab.loadgen.Credential;
 import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uas;
 import org.sipcrypt.lab.metrics.ProcessCpu;
@@ -45,9 +46,11 @@ final class Bench implements Closeable {
     final KamailioServer kamailio;
     final InetSocketAddress target;
     final long serverPid;
+    /** The users the generators authenticate as (empty without authentication). */
+    final List<Credential> users;
 
     private Bench(Scenario scenario, String cipher, Uas uas, InetSocketAddress uasAddress, ServerProcess server,
-                  KamailioServer kamailio, InetSocketAddress target, long serverPid) {
+                  KamailioServer kamailio, InetSocketAddress target, long serverPid, List<Credential> users) {
         this.scenario = scenario;
         this.cipher = cipher;
         this.leftTransport = scenario.left().transportFor(cipher);
@@ -58,6 +61,7 @@ final class Bench implements Closeable {
         this.kamailio = kamailio;
         this.target = target;
         this.serverPid = serverPid;
+        this.users = List.copyOf(users);
     }
 
     private static final CipherSuiteRegistry SUITES = CipherSuiteRegistry.load();
@@ -84,9 +88,10 @@ final class Bench implements Closeable {
      * @param external where an external server listens, or null to start ours
      * @param pinning  the CPUs the server is started on
      * @param sut      which server to start (when not external)
+     * @param users    the users provisioned for it (empty without authentication)
      */
     static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external, CpuPinning pinning,
-                       ServerUnderTest sut) throws IOException, InterruptedException {
+                       ServerUnderTest sut, List<Credential> users) throws IOException, InterruptedException {
         Transport right = s.right().transportFor(cipher);
         Uas uas = null;
         InetSocketAddress uasAt = null;
@@ -98,11 +103,11 @@ final class Bench implements Closeable {
                         right == Transport.TLS ? uasTls(s.right(), cipher, certs) : null);
             }
             if (external != null) {
-                return new Bench(s, cipher, uas, uasAt, null, null, external.address(), external.pid());
+                return new Bench(s, cipher, uas, uasAt, null, null, external.address(), external.pid(), users);
             }
             if (sut == ServerUnderTest.KAMAILIO) {
                 KamailioServer k = KamailioServer.start(s, cipher, dir, certs, uasAt, pinning);
-                return new Bench(s, cipher, uas, uasAt, null, k, k.address(), k.pid());
+                return new Bench(s, cipher, uas, uasAt, null, k, k.address(), k.pid(), users);
             }
             ServerProcess server = ServerProcess.start(dir, pinning.serverLauncher(), s.serverJvm(),
                     serverArgs(s, cipher, dir, certs, uasAt), Duration.ofSeconds(60));
@@ -114,7 +119,7 @@ final class Bench implements Closeable {
                 throw e;
             }
             Transport left = s.left().transportFor(cipher);
-            return new Bench(s, cipher, uas, uasAt, server, null, server.address(left), server.pid());
+            return new Bench(s, cipher, uas, uasAt, server, null, server.address(left), server.pid(), users);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (uas != null) {
                 uas.close();

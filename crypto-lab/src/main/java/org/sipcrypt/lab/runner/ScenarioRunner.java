@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import org.sipcrypt.lab.loadgen.Credential;
@@ -33,11 +35,16 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
- * Runs a scenario over a list of ciphers and baselines: for every cipher and repetition a fresh
- * server process and UAS ({@link Bench}), a warm-up and a measured fixed-rate run, and/or a ramp
- * ({@link PeakFinder}) on one server; the server's CPU is read from its process every interval.
- * A fresh server per repetition keeps repetitions independent, as the confidence intervals assume;
- * repetitions are interleaved (every cipher once, then the next repetition, in a rotated order) so
+ * Runs a scenario over a list of ciphers and baselines, with a server process and UAS per cipher
+ * ({@link Bench}); the server's CPU is read from its process every interval.
+ * <ul>
+ * <li>Fixed-rate points: by default every cipher's server is started and warmed up once, and stays
+ * up while the repetitions, short measured windows, go round the ciphers; with
+ * {@link Options#freshServers()} (and against an external target) each repetition gets a fresh
+ * server and its own warm-up instead.</li>
+ * <li>Ramps ({@link PeakFinder}): a fresh server for each.</li>
+ * </ul>
+ * Repetitions are interleaved (every cipher once, then the next repetition, in a rotated order) so
  * that a drift of the machine does not fall on one cipher.
  * Threading: one caller thread; the generator's threads report back to it.
  */
@@ -74,14 +81,22 @@ public final class ScenarioRunner {
      * @param interval the sample interval
      * @param pinning  the CPUs of the server and of the lab
      * @param sut      the server the lab starts for each point
+     * @param freshServers a fresh server and warm-up for every fixed-rate repetition, instead of one
+     *                 warm server per cipher for all of them
      */
     public record Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
-                          CpuPinning pinning, ServerUnderTest sut) {
+                          CpuPinning pinning, ServerUnderTest sut, boolean freshServers) {
         public Options {
             Objects.requireNonNull(workDir, "workDir");
             Objects.requireNonNull(progress, "progress");
             Objects.requireNonNull(pinning, "pinning");
             Objects.requireNonNull(sut, "sut");
+        }
+
+        /** Options with one warm server per cipher. */
+        public Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
+                       CpuPinning pinning, ServerUnderTest sut) {
+            this(workDir, external, progress, interval, pinning, sut, false);
         }
 
         /** Options with nothing pinned, for sipcrypt. */
@@ -91,7 +106,23 @@ public final class ScenarioRunner {
 
         /** The same options for another server under test. */
         public Options withSut(ServerUnderTest other) {
-            return new Options(workDir, external, progress, interval, pinning, other);
+            return new Options(workDir, external, progress, interval, pinning, other, freshServers);
+        }
+
+        /** The same options, with a fresh server for every fixed-rate repetition or not. */
+        public Options withFreshServers(boolean fresh) {
+            return new Options(workDir, external, progress, interval, pinning, sut, fresh);
+        }
+
+        /** Whether fixed-rate repetitions run as windows on one warm server per cipher. */
+        boolean warmServers() {
+            return !freshServers && external == null;
+        }
+
+        /** How the servers of fixed-rate points were run, for the study's environment. */
+        String serversDescribed() {
+            return warmServers() ? "one warm server per cipher, repetitions as interleaved windows"
+                    : "a fresh server per repetition";
         }
     }
 
@@ -100,7 +131,6 @@ public final class ScenarioRunner {
     private final Generators generators;
     private Path certs;
     private int benchCount;
-    private List<Credential> users = List.of();
     private Progress progress = new Progress(1);
 
     /** A runner for one scenario. */
@@ -139,12 +169,18 @@ public final class ScenarioRunner {
         Instant started = Instant.now();
         List<PointRun> points = new ArrayList<>();
         List<PeakSearch> ramps = new ArrayList<>();
-        progress = new Progress(ciphers.size() * scenario.repeat() * ((fixed ? 1 : 0) + (peak ? 1 : 0)));
-        options.progress().accept(scenario.name() + ": " + options.pinning().describe());
+        // a warm server's start and warm-up is a step of its own
+        progress = new Progress(ciphers.size() * scenario.repeat() * ((fixed ? 1 : 0) + (peak ? 1 : 0))
+                + (fixed && options.warmServers() ? ciphers.size() : 0));
+        String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
+        options.progress().accept(scenario.name() + ": " + where);
         try (AutoCloseable pinned = options.pinning().pinLab()) {
+            if (fixed && options.warmServers()) {
+                points.addAll(warmPoints(ciphers));
+            }
             for (int rep = 1; rep <= scenario.repeat(); rep++) {
                 for (String cipher : interleaved(ciphers, rep)) {
-                    if (fixed) {
+                    if (fixed && !options.warmServers()) {
                         points.add(fixedPoint(cipher, rep));
                     }
                     if (peak) {
@@ -154,7 +190,7 @@ public final class ScenarioRunner {
             }
         }
         return new Study(0, studyName(), ScenarioFiles.toYaml(scenario), ciphers, started,
-                Environment.current().withPinning(options.pinning().describe()), points, ramps);
+                Environment.current().withPinning(where), points, ramps);
     }
 
     /**
@@ -231,11 +267,12 @@ public final class ScenarioRunner {
     private Bench bench(String cipher) throws Exception {
         Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%s-%03d", scenario.name(),
                 options.sut().configName(), cipher, ++benchCount));
-        users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
+        List<Credential> users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
         // the generator's garbage of the previous point (a ramp leaves much) is collected now, not as
         // a pause in the middle of this point's schedule
         System.gc();
-        Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning(), options.sut());
+        Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning(), options.sut(),
+                users);
         try {
             if (scenario.workload().equals("redirect")) {
                 register(b);
@@ -252,7 +289,7 @@ public final class ScenarioRunner {
      * authentication), so the redirect server has a contact to answer 302 with.
      */
     private void register(Bench b) throws Exception {
-        int n = users.isEmpty() ? 100 : users.size();
+        int n = b.users.isEmpty() ? 100 : b.users.size();
         UacOptions o = uacOptions(b, Math.min(200, n), Duration.ofMillis(Math.max(1000, n * 1000L / 200)), Duration.ZERO,
                 scenario.load()).withWorkload(Workload.REGISTER);
         RunSummary r = new Uac(o).run(i -> { });
@@ -274,6 +311,44 @@ public final class ScenarioRunner {
             PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), warmup);
             options.progress().accept(line(p));
             return p;
+        }
+    }
+
+    /**
+     * Every repetition of every cipher's fixed-rate point, on one server per cipher: each server is
+     * started and warmed up ({@link #settle}) in turn and then stays up, idle, while the repetitions go
+     * round the ciphers in interleaved order, each a measured window after a short warm-up that sets
+     * its connections up again. A JVM pays its start and its JIT compiler's warm-up once instead of
+     * once per repetition, so a comparison affords more, shorter repetitions.
+     */
+    private List<PointRun> warmPoints(List<String> ciphers) throws Exception {
+        LoadProfile l = scenario.load();
+        Map<String, Bench> benches = new LinkedHashMap<>();
+        try {
+            int n = 0;
+            for (String cipher : ciphers) {
+                options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server %d of %d started, warm-up at %.0f/s",
+                        progress.next(), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
+                Bench b = bench(cipher);
+                benches.put(cipher, b);
+                if (b.server != null && !l.warmup().isZero()) {
+                    options.progress().accept("  " + settle(b, cipher, 0, l.rate(), l.warmup()));
+                }
+            }
+            Duration windowWarmup = min(SETTLED_WARMUP, l.warmup());
+            List<PointRun> points = new ArrayList<>();
+            for (int rep = 1; rep <= scenario.repeat(); rep++) {
+                for (String cipher : interleaved(ciphers, rep)) {
+                    options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds", progress.next(),
+                            scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds()));
+                    PointRun p = measure(benches.get(cipher), cipher, rep, "fixed", l.rate(), l.duration(), windowWarmup);
+                    options.progress().accept(line(p));
+                    points.add(p);
+                }
+            }
+            return points;
+        } finally {
+            benches.values().forEach(Bench::close);
         }
     }
 
@@ -407,6 +482,6 @@ public final class ScenarioRunner {
         String uri = w == Workload.REDIRECT ? "sip:lab-uac-0@" + Bench.DOMAIN : "sip:lab-uas@" + Bench.DOMAIN;
         return new UacOptions(b.target, b.leftTransport, scenario.left().connection(), tls, rate, duration, warmup,
                 l.callTimeout(), l.hold(), l.maxFailedPct(), uri, InetAddress.getLoopbackAddress(), options.interval())
-                .withWorkload(w).withDomain(Bench.DOMAIN).withUsers(users);
+                .withWorkload(w).withDomain(Bench.DOMAIN).withUsers(b.users);
     }
 }

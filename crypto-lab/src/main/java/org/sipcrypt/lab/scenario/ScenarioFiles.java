@@ -104,7 +104,7 @@ public final class ScenarioFiles {
         return new Scenario(name, str(m, "description", ""), str(m, "workload", "call"), bool(m, "auth", "auth", false),
                 (int) num(m, "users", "users", 100), left, right, lp, (int) num(m, "repeat", "repeat", 3),
                 (int) num(m, "generators", "generators", 1), list(m, "ciphers", ALL_CIPHERS), server,
-                list(m, "serverJvm", Scenario.RECOMMENDED_SERVER_JVM));
+                list(m, "serverJvm", Scenario.LAB_SERVER_JVM));
     }
 
     private static Leg leg(String key, Object v) {
