@@ -75,7 +75,7 @@ class CompareCommandIT {
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertEquals(1 + 8, csv.size(), "a header and a row per point");
         // one warm server per cipher: its start and warm-up is a step, then the four measured windows
-        assertTrue(said.toString().contains("[1/6] chain tcp: server 1 of 2 started")
+        assertTrue(said.toString().contains("[1/6] chain tcp: server 1 of 2, its start and warm-up")
                         && said.toString().contains("chain tcp #1: 20/s") && said.toString().contains("[6/6, "),
                 "each step says which of how many it is and the time left\n" + said);
         assertEquals(1, benches(out.resolve("work"), "chain-sipcrypt-tcp-"), "one server for tcp's two repetitions");

@@ -9,8 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -107,11 +107,6 @@ public final class ScenarioRunner {
         /** The same options for another server under test. */
         public Options withSut(ServerUnderTest other) {
             return new Options(workDir, external, progress, interval, pinning, other, freshServers);
-        }
-
-        /** The same options, with a fresh server for every fixed-rate repetition or not. */
-        public Options withFreshServers(boolean fresh) {
-            return new Options(workDir, external, progress, interval, pinning, sut, fresh);
         }
 
         /** Whether fixed-rate repetitions run as windows on one warm server per cipher. */
@@ -327,12 +322,15 @@ public final class ScenarioRunner {
         try {
             int n = 0;
             for (String cipher : ciphers) {
-                options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server %d of %d started, warm-up at %.0f/s",
+                options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server %d of %d, its start and warm-up at %.0f/s",
                         progress.next(), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
                 Bench b = bench(cipher);
                 benches.put(cipher, b);
                 if (b.server != null && !l.warmup().isZero()) {
                     options.progress().accept("  " + settle(b, cipher, 0, l.rate(), l.warmup()));
+                } else if (!l.warmup().isZero()) {
+                    // a server with no JIT compiler to wait for (Kamailio): the scenario's warm-up as it is
+                    measure(b, cipher, 0, "warmup", l.rate(), l.warmup(), Duration.ZERO);
                 }
             }
             Duration windowWarmup = min(SETTLED_WARMUP, l.warmup());
