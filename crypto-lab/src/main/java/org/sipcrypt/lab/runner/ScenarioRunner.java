@@ -298,12 +298,7 @@ public final class ScenarioRunner {
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds after %ds warm-up",
                 progress.next(), scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(), l.warmup().toSeconds()));
         try (Bench b = bench(cipher)) {
-            Duration warmup = l.warmup();
-            if (b.server != null && !warmup.isZero()) {
-                options.progress().accept("  " + settle(b, cipher, rep, l.rate(), warmup));
-                warmup = min(SETTLED_WARMUP, warmup);
-            }
-            PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), warmup);
+            PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), settleFirst(b, cipher, rep));
             options.progress().accept(line(p));
             return p;
         }
@@ -326,11 +321,10 @@ public final class ScenarioRunner {
                         progress.next(), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
                 Bench b = bench(cipher);
                 benches.put(cipher, b);
-                if (b.server != null && !l.warmup().isZero()) {
-                    options.progress().accept("  " + settle(b, cipher, 0, l.rate(), l.warmup()));
-                } else if (!l.warmup().isZero()) {
-                    // a server with no JIT compiler to wait for (Kamailio): the scenario's warm-up as it is
-                    measure(b, cipher, 0, "warmup", l.rate(), l.warmup(), Duration.ZERO);
+                Duration rest = settleFirst(b, cipher, 0);
+                if (!rest.isZero() && b.server == null) {
+                    // a server with no JIT compiler to wait for (Kamailio): the scenario's warm-up, once
+                    measure(b, cipher, 0, "warmup", l.rate(), rest, Duration.ZERO);
                 }
             }
             Duration windowWarmup = min(SETTLED_WARMUP, l.warmup());
@@ -348,6 +342,20 @@ public final class ScenarioRunner {
         } finally {
             benches.values().forEach(Bench::close);
         }
+    }
+
+    /**
+     * Settles a JVM server ({@link #settle}) when the scenario has a warm-up, saying how it ended;
+     * returns the warm-up a measured run on the bench still needs: a short one that sets its
+     * connections up again after settling, the scenario's whole warm-up otherwise.
+     */
+    private Duration settleFirst(Bench b, String cipher, int rep) throws Exception {
+        LoadProfile l = scenario.load();
+        if (b.server == null || l.warmup().isZero()) {
+            return l.warmup();
+        }
+        options.progress().accept("  " + settle(b, cipher, rep, l.rate(), l.warmup()));
+        return min(SETTLED_WARMUP, l.warmup());
     }
 
     /**

@@ -80,7 +80,7 @@ final class KeptEntryTable {
                     return found;
                 }
             } catch (IndexOutOfBoundsException raced) {
-                // an entry read while a write published it; the locked lookup below reads it whole
+                // a probe raced a write that moved entries between slots; the locked lookup reads them still
             }
         }
         stamp = lock.readLock();
