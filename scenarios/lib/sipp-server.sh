@@ -20,6 +20,36 @@ JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}   # set but
 SERVER_ARGS=${SERVER_ARGS:-}
 SIPP=${SIPP:-sipp}
 
+# CPU pinning (set_pinning): command prefixes that run the server under test and the load (SIPp)
+# on CPU sets of their own; empty, as every script starts, when nothing is pinned.
+server_pin=() load_pin=() pin_note="SIPp and the server on the same cores"
+
+# Sets the pinning from SPEC: "off" (none), "auto" (with two CPUs or more online, the server on the
+# last one and the load on the others; none on one CPU) or "SERVER-CPUS/LOAD-CPUS" (taskset lists,
+# e.g. 1/0 or 2-3/0-1). Sets server_pin, load_pin and pin_note (how the run was pinned, for reports).
+set_pinning() {             # spec
+    local spec=$1 server= load= cpus
+    case $spec in
+        off) ;;
+        auto)
+            cpus=$(nproc)
+            if (( cpus >= 2 )); then
+                server=$(( cpus - 1 )) load=0
+                (( cpus > 2 )) && load=0-$(( cpus - 2 ))
+            fi ;;
+        */*) server=${spec%%/*} load=${spec#*/} ;;
+        *) die "--pin: \"$spec\" is not auto, off or SERVER-CPUS/LOAD-CPUS (e.g. 1/0)" ;;
+    esac
+    server_pin=() load_pin=() pin_note="SIPp and the server on the same cores"
+    [[ -z $server && -z $load ]] && return 0
+    command -v taskset >/dev/null || die "--pin: taskset not found (util-linux)"
+    [[ -n $server ]] && { taskset -c "$server" true 2>/dev/null || die "--pin: no such CPUs for the server: $server"; }
+    [[ -n $load ]] && { taskset -c "$load" true 2>/dev/null || die "--pin: no such CPUs for the load: $load"; }
+    [[ -n $server ]] && server_pin=(taskset -c "$server")
+    [[ -n $load ]] && load_pin=(taskset -c "$load")
+    pin_note="server under test pinned to CPU ${server:-any}, SIPp to CPU ${load:-any} (taskset)"
+}
+
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the script's header comment
 die() { echo "${0##*/}: $*" >&2; exit 2; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
@@ -90,7 +120,7 @@ try_start_server() {        # limit log listens [jvm-option...] -- [server-optio
     while (( $# > 0 )) && [[ $1 != -- ]]; do jvm+=("$1"); shift; done
     (( $# > 0 )) && shift
     # shellcheck disable=SC2086  # JAVA_OPTS is a word list
-    if ! launch_listening "$limit" "$out" "${listens[*]}" "$JAVA" $JAVA_OPTS "${jvm[@]}" -jar "$JAR" "$@"; then
+    if ! launch_listening "$limit" "$out" "${listens[*]}" "${server_pin[@]}" "$JAVA" $JAVA_OPTS "${jvm[@]}" -jar "$JAR" "$@"; then
         stop_pid "$bg_wrapper"
         return 1
     fi
@@ -111,7 +141,7 @@ start_server() {            # limit log listens [jvm-option...] -- [server-optio
 start_uas() {               # limit transport(udp|tcp) prefix [max-calls]
     local limit=$1 transport=$2 prefix=$3 mode=u1
     [[ $transport == tcp ]] && mode=t1
-    timeout -k 5 "$limit" "$SIPP" -sf "$root/scenarios/sipp/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+    timeout -k 5 "$limit" "${load_pin[@]}" "$SIPP" -sf "$root/scenarios/sipp/uas.xml" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
         -p "$UAS_PORT" -t "$mode" -buff_size 4194304 -m "${4:-100000000}" -timeout "$(( limit - 10 ))" -nostdin \
         -trace_stat -stf "$prefix-uas.csv" -fd 5 -trace_err -error_file "$prefix-uas-errors.log" \
         >/dev/null 2>"$prefix-uas.stderr" &
@@ -129,7 +159,7 @@ register_uas() {            # transport(udp|tcp) prefix [scenario-args...]
     local transport=$1 prefix=$2 rc=0 who=(-sf "$root/scenarios/sipp/register.xml" -s "bench-$1")
     shift 2
     (( $# > 0 )) && who=("$@")
-    timeout -k 5 20 "$SIPP" "${who[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
+    timeout -k 5 20 "${load_pin[@]}" "$SIPP" "${who[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$REG_PORT" -t u1 \
         -key contact_port "$UAS_PORT" -key contact_transport "$transport" -m 1 -timeout 10 -nostdin \
         -trace_err -error_file "$prefix-register-errors.log" \
         "127.0.0.1:$SERVER_PORT" >/dev/null 2>"$prefix-register.stderr" &

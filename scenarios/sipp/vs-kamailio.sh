@@ -44,6 +44,11 @@
 #   --max-mean-ms N          a step also fails when its mean INVITE→200 is N ms or more (default 0:
 #                            no latency limit, as bench.sh; a passing step with a mean of 50 ms or
 #                            more is flagged "queueing" in the note)
+#   --pin auto|off|S/L       CPU pinning (default auto): with two CPUs or more, each server under
+#                            test (the sipcrypt JVM, Kamailio and all its processes) on the last
+#                            CPU and every SIPp on the others, so that a peak is the server's own
+#                            core's and not the load generator's; S/L gives taskset CPU lists,
+#                            e.g. 1/0; off runs everything on every core
 #   --port N                 sipcrypt's UDP and TCP port (default 15060), Kamailio on N+100;
 #                            each server's UAS on +10, UAC on +20, REGISTER on +21
 #   --out FILE               also write the table (with its header lines) to FILE
@@ -88,8 +93,10 @@ options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-
     --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
     --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-20  --users USERS:-10000
     --budget-seconds BUDGET_SECONDS:-3600  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS:-0
-    --port PORT:-15060  --out OUT:-)
+    --port PORT:-15060  --pin PIN:-auto  --out OUT:-)
 parse_options "$@"
+set_pinning "$PIN"
+log "$pin_note"
 
 need_auth=0
 for c in $CASES; do
@@ -217,7 +224,7 @@ start_kamailio() {      # case auth
     (( auth )) && defs=(-A WITH_AUTH -A "DBURL=\"sqlite://$kam_db\"")
     mkdir -p "$run"
     launch_listening "$case_timeout" "$work/$c-kamailio.log" "udp:$port tcp:$port" \
-        "$KAMAILIO" -f "$KAMAILIO_CFG" -DD -E -m "$KAMAILIO_SHM_MB" -M "$KAMAILIO_PKG_MB" \
+        "${server_pin[@]}" "$KAMAILIO" -f "$KAMAILIO_CFG" -DD -E -m "$KAMAILIO_SHM_MB" -M "$KAMAILIO_PKG_MB" \
         -Y "$run" -P "$run/kamailio.pid" "${defs[@]}" -l "udp:127.0.0.1:$port" -l "tcp:127.0.0.1:$port" \
         || { tail -30 "$work/$c-kamailio.log" >&2; die "Kamailio is not listening on udp and tcp 127.0.0.1:$port"; }
     srv_wrapper[kamailio]=$bg_wrapper
@@ -267,7 +274,7 @@ run_step() {            # server transport auth rate seconds tag
     read -r -a measured <<<"${srv_pids[$s]}"
     begin_step "${uas_pids[$s]}" "${measured[@]}"
     # SIPp writes its -trace_rtt file into the working directory
-    ( cd "$dir" && exec timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "$SIPP" "${scen[@]}" \
+    ( cd "$dir" && exec timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "${load_pin[@]}" "$SIPP" "${scen[@]}" \
         -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$(( ${srv_port[$s]} + 20 ))" -t "$mode" -buff_size 4194304 \
         -r "$rate" -m "$target" -timeout "$((seconds + GRACE_SECONDS))" -nostdin \
         -trace_stat -stf "$stf" -fd 100ms -trace_rtt -rtt_freq "$(rtt_freq "$rate")" \
@@ -429,7 +436,7 @@ sipp_version=$("$SIPP" -v 2>&1 | grep -o 'SIPp v[^ ]*' | head -1)
 {
     echo
     echo "sipcrypt vs Kamailio, SIPp on loopback, $(date -u +%Y-%m-%dT%H:%MZ), $(( $(date +%s) - run_start )) s"
-    echo "CPU: $(cpu_model | grep . || echo unknown) ($(nproc) cores online), SIPp and both servers on the same cores"
+    echo "CPU: $(cpu_model | grep . || echo unknown) ($(nproc) cores online); $pin_note"
     echo "sipcrypt: $(basename "$JAR") on $java_version, JAVA_OPTS=$JAVA_OPTS${SERVER_ARGS:+, SERVER_ARGS=$SERVER_ARGS}"
     echo "Kamailio: $kam_version, children=4, -m $KAMAILIO_SHM_MB -M $KAMAILIO_PKG_MB; $sipp_version"
     echo "Fixed rate $FIXED_RATE calls/s for ${FIXED_SECONDS} s; peak: < ${MAX_FAILED_PCT} % failed$( (( MAX_MEAN_MS > 0 )) && echo " and mean INVITE→200 < $MAX_MEAN_MS ms"), ${STEP_SECONDS} s steps from $START_RATE (x$STEP_FACTOR, $REFINE bisections, confirm $CONFIRM, max $MAX_RATE); udp-auth: $USERS users, MD5"
