@@ -21,6 +21,19 @@ public final class SipBytes {
     }
 
     /**
+     * The method of a request, read from its request line ({@code METHOD SP Request-URI SP
+     * SIP/2.0}), or {@code null} for a response or anything else: only upper-case letters before the
+     * first space count as a method here.
+     */
+    public static String requestMethod(byte[] msg) {
+        int i = 0;
+        while (i < msg.length && i <= 16 && msg[i] >= 'A' && msg[i] <= 'Z') {
+            i++;
+        }
+        return i > 0 && i < msg.length && msg[i] == ' ' ? new String(msg, 0, i, StandardCharsets.US_ASCII) : null;
+    }
+
+    /**
      * The first value of a header within the header section, or {@code null}.
      *
      * @param longName  lower-case header name

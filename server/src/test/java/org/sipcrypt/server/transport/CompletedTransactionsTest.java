@@ -49,6 +49,66 @@ class CompletedTransactionsTest {
         assertNotEquals(k, CompletedTransactions.key("z9hG4bK-2", "host.example", 5060, "BYE"), "other branch");
     }
 
+    /** A request with {@code via} as its Via header lines (the first one on top). */
+    private static byte[] requestWithVia(String method, String... via) {
+        StringBuilder m = new StringBuilder(method + " sip:bob@127.0.0.1 SIP/2.0\r\n");
+        for (String v : via) {
+            m.append(v).append("\r\n");
+        }
+        m.append("From: <sip:alice@127.0.0.1>;tag=a1\r\nTo: <sip:bob@127.0.0.1>\r\nCall-ID: c1\r\n")
+                .append("CSeq: 1 ").append(method).append("\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n");
+        return bytes(m.toString());
+    }
+
+    /** The key of the parsed request's top Via, as the transport computes it after JAIN-SIP's parse. */
+    private static String parsedKey(byte[] request, String method) throws Exception {
+        var parsed = (gov.nist.javax.sip.message.SIPRequest) new gov.nist.javax.sip.parser.StringMsgParser()
+                .parseSIPMessage(request, true, false, null);
+        return CompletedTransactions.key(parsed.getTopmostVia(), method);
+    }
+
+    @Test
+    void aKeyReadFromTheBytesIsTheParsedRequestsKey() throws Exception {
+        String[][] vias = {
+            {"Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-1;rport"},
+            {"v: SIP/2.0/UDP Host.Example;received=10.0.0.1;branch=z9hG4bK-2"},
+            {"VIA:SIP/2.0/UDP 10.1.2.3:5060 ; branch = z9hG4bK-3 ; rport=5060"},
+            {"Via: SIP/2.0/UDP 10.1.2.3:5062;branch=z9hG4bK-4, SIP/2.0/UDP 10.9.9.9:5060;branch=z9hG4bK-x"},
+            {"Via: SIP/2.0/UDP 10.1.2.3:5063;branch=z9hG4bK-5", "Via: SIP/2.0/TCP 10.9.9.9;branch=z9hG4bK-y"},
+            {"Via: sip/2.0/udp 10.1.2.3:5064;BRANCH=z9hG4bK-6"},
+        };
+        for (String[] via : vias) {
+            for (String method : new String[] {"INVITE", "BYE"}) {
+                byte[] request = requestWithVia(method, via);
+                String fromBytes = CompletedTransactions.key(request, method);
+                assertTrue(fromBytes != null, "no key read from " + via[0]);
+                assertEquals(parsedKey(request, method), fromBytes, via[0]);
+            }
+        }
+        // an ACK's key is its INVITE's: the same Via read for method INVITE
+        assertEquals(parsedKey(requestWithVia("INVITE", vias[0]), "INVITE"),
+                CompletedTransactions.key(requestWithVia("ACK", vias[0]), "INVITE"));
+    }
+
+    @Test
+    void aViaInAFormTheBytesReaderDoesNotReadLeavesTheKeyToTheParse() {
+        String[] unread = {
+            "Via: SIP/2.0/UDP [::1]:5070;branch=z9hG4bK-v6",                 // IPv6 reference
+            "Via: SIP / 2.0 / UDP 10.1.2.3:5070;branch=z9hG4bK-lws",         // LWS inside the protocol
+            "Via: SIP/2.0/UDP 10.1.2.3 : 5070;branch=z9hG4bK-colon",         // LWS around the port's colon
+            "Via: SIP/2.0/UDP 10.1.2.3:5070;x=\"a;branch=z9hG4bK-q\";branch=z9hG4bK-r", // a quoted parameter
+            "Via: SIP/2.0/UDP 10.1.2.3:5070;branch=z9hG4bK-a;branch=z9hG4bK-b", // two branches
+            "Via: SIP/2.0/UDP 10.1.2.3:99999;branch=z9hG4bK-port",           // no such port
+            "Via: SIP/2.0/UDP 10.1.2.3:5070;branch=1234",                    // no magic cookie: never kept
+            "Via: SIP/2.0/UDP 10.1.2.3:5070",                                // no branch
+        };
+        for (String via : unread) {
+            assertNull(CompletedTransactions.key(requestWithVia("BYE", via), "BYE"), via);
+        }
+        assertNull(CompletedTransactions.key(bytes("BYE sip:bob@127.0.0.1 SIP/2.0\r\nCall-ID: c\r\n\r\n"), "BYE"),
+                "no Via at all");
+    }
+
     @Test
     void branchesWithoutTheMagicCookieAreNotKept() {
         assertNull(CompletedTransactions.key("1234", "host", 5060, "BYE"));

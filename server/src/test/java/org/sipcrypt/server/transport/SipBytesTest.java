@@ -24,6 +24,17 @@ class SipBytesTest {
     }
 
     @Test
+    void requestMethodIsReadFromTheRequestLineOnly() {
+        assertEquals("ACK", SipBytes.requestMethod(b("ACK sip:x SIP/2.0\r\nVia: v\r\n\r\n")));
+        assertEquals("INVITE", SipBytes.requestMethod(b("INVITE sip:x SIP/2.0\r\n\r\n")));
+        assertNull(SipBytes.requestMethod(b("SIP/2.0 200 OK\r\n\r\n")), "a response");
+        assertNull(SipBytes.requestMethod(b("\r\nACK sip:x SIP/2.0\r\n\r\n")), "not at the start");
+        assertNull(SipBytes.requestMethod(b("ack sip:x SIP/2.0\r\n\r\n")), "methods are case-sensitive");
+        assertNull(SipBytes.requestMethod(b("ACK")), "no request line");
+        assertNull(SipBytes.requestMethod(b("")));
+    }
+
+    @Test
     void callIdInTheBodyIsIgnored() {
         assertNull(SipBytes.callId(b("OPTIONS sip:x SIP/2.0\r\nVia: v\r\n\r\nCall-ID: body\r\n")));
     }

@@ -58,6 +58,24 @@ class UdpRetransmissionIT {
     }
 
     @Test
+    void aRetransmissionWhoseViaTheByteReaderLeavesToTheParseIsAnsweredAllTheSame() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             SipSocket ua = SipSocket.udp(server.address(Transport.UDP))) {
+            String hp = server.hostPort(Transport.UDP);
+            // LWS inside the sent-protocol (RFC 3261 §25.1 allows it): only the parsed Via gives the key
+            String register = ua.request("REGISTER", "sip:" + hp, "alice", "alice@" + hp, "retx-lws", 1,
+                    ua.contact("alice") + "Expires: 600\r\n").replace("Via: SIP/2.0/UDP ", "Via: SIP / 2.0 / UDP ");
+            ua.send(register);
+            String first = ua.awaitMessage("SIP/2.0 200", WAIT);
+            assertNotNull(first, "REGISTER answered");
+            ua.send(register);
+            assertEquals(first, ua.awaitMessage("SIP/2.0 ", WAIT), "the retransmission gets the very same response");
+            assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
+            assertEquals(1.0, received(server, "register"), "the registrar saw the REGISTER once");
+        }
+    }
+
+    @Test
     void retransmittedInviteAfterItsTwoHundredIsAbsorbedAndRetransmittedByeAnsweredFromMemory() throws Exception {
         try (TestServer server = TestServer.start(dir);
              SipSocket callee = SipSocket.udp(server.address(Transport.UDP));

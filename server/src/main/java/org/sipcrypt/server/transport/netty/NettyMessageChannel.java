@@ -24,6 +24,7 @@ import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
+import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.Logger;
@@ -48,6 +49,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     protected final TransportCounters counters;
 
     private final InetSocketAddress peer;
+    /** Whether the request being received was looked up among the kept transactions from its bytes already. */
+    private boolean keptLookedUp;
 
     /** @param peer the address this channel talks to */
     NettyMessageChannel(NettyMessageProcessor processor, InetSocketAddress peer) {
@@ -94,6 +97,9 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     final void receive(byte[] bytes) {
         if (!transportKind().reliable() && SipMessageChecks.contentLengthExceedsDatagram(bytes)) {
             reject(bytes, "content_length", "Content-Length exceeds datagram", null);
+            return;
+        }
+        if (absorbedFromBytes(bytes)) {
             return;
         }
         SipMessageChecks.ParseErrors errors = new SipMessageChecks.ParseErrors();
@@ -341,19 +347,57 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      */
     private boolean absorbedRetransmission(SIPRequest request) {
         CompletedTransactions completed = processor.transport().completedTransactions();
+        if (isReliable() || completed == null || keptLookedUp) {
+            return false;
+        }
+        boolean ack = Request.ACK.equals(request.getMethod());
+        return absorbed(completed, ack, CompletedTransactions.key(request.getTopmostVia(),
+                ack ? Request.INVITE : request.getMethod()));
+    }
+
+    /**
+     * {@link #absorbedRetransmission} read from the raw request before it is parsed, so that the ACK
+     * of every challenged INVITE, and every retransmission the kept transactions answer, costs a
+     * scan of two header lines instead of a parse. When the request's key could be read here, the
+     * parsed request is not looked up again; when it could not (a Via in a form
+     * {@link CompletedTransactions#key(byte[], String)} does not read), the parsed request is.
+     */
+    private boolean absorbedFromBytes(byte[] bytes) {
+        keptLookedUp = false;
+        CompletedTransactions completed = processor.transport().completedTransactions();
         if (isReliable() || completed == null) {
             return false;
         }
-        Via via = request.getTopmostVia();
-        if (Request.ACK.equals(request.getMethod())) {
-            if (!completed.acknowledged(CompletedTransactions.key(via, Request.INVITE))) {
+        String method = SipBytes.requestMethod(bytes);
+        if (method == null) {
+            return false;
+        }
+        boolean ack = Request.ACK.equals(method);
+        String key = CompletedTransactions.key(bytes, ack ? Request.INVITE : method);
+        if (key == null) {
+            return false;
+        }
+        keptLookedUp = true;
+        if (!absorbed(completed, ack, key)) {
+            return false;
+        }
+        if (messages.isTraceEnabled()) {
+            messages.trace("{} received {} -> {} (absorbed by a kept transaction)\n{}", transportKind().configName(),
+                    source(), localText(), MessageDump.text(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        return true;
+    }
+
+    /** Absorbs an ACK or answers a retransmission from the kept transaction of {@code key}; false when none is kept. */
+    private boolean absorbed(CompletedTransactions completed, boolean ack, String key) {
+        if (ack) {
+            if (!completed.acknowledged(key)) {
                 return false;
             }
             counters.ackAbsorbed();
             return true;
         }
-        CompletedTransactions.Answer answer = completed.retransmission(
-                CompletedTransactions.key(via, request.getMethod()));
+        CompletedTransactions.Answer answer = completed.retransmission(key);
         if (answer == null) {
             return false;
         }
