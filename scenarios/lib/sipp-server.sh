@@ -47,7 +47,23 @@ set_pinning() {             # spec
     [[ -n $load ]] && { taskset -c "$load" true 2>/dev/null || die "--pin: no such CPUs for the load: $load"; }
     [[ -n $server ]] && server_pin=(taskset -c "$server")
     [[ -n $load ]] && load_pin=(taskset -c "$load")
-    pin_note="server under test pinned to CPU ${server:-any}, SIPp to CPU ${load:-any} (taskset)"
+    pin_note="server under test pinned to CPU ${server:-any} (a JVM's JIT compiler threads with SIPp), SIPp to CPU ${load:-any} (taskset)"
+}
+
+# Moves a pinned JVM's JIT compiler threads (started with -XX:-UseDynamicNumberOfCompilerThreads, so
+# that they all exist from the start) to the load's CPUs: compiling is a warm-up transient, not a
+# cost of the calls, and on one CPU it would crowd out the server's own threads (the lab does the
+# same). Does nothing when nothing is pinned.
+jit_off_server_cpus() {     # pid
+    local t n=0
+    [[ ${#server_pin[@]} -gt 0 && ${#load_pin[@]} -gt 0 ]] || return 0
+    for t in /proc/"$1"/task/*; do
+        if [[ $(cat "$t/comm" 2>/dev/null) == C[12]\ CompilerThre* ]]; then
+            taskset -p -c "${load_pin[2]}" "${t##*/}" >/dev/null 2>&1 && n=$((n + 1))
+        fi
+    done
+    (( n > 0 )) || die "--pin: no JIT compiler thread found in JVM $1"
+    log "JVM $1: $n JIT compiler threads moved to CPU ${load_pin[2]}"
 }
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }   # the script's header comment

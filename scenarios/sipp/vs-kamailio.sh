@@ -47,8 +47,10 @@
 #   --pin auto|off|S/L       CPU pinning (default auto): with two CPUs or more, each server under
 #                            test (the sipcrypt JVM, Kamailio and all its processes) on the last
 #                            CPU and every SIPp on the others, so that a peak is the server's own
-#                            core's and not the load generator's; S/L gives taskset CPU lists,
-#                            e.g. 1/0; off runs everything on every core
+#                            core's and not the load generator's (the sipcrypt JVM's JIT compiler
+#                            threads go with SIPp, as in the lab: compiling is a warm-up
+#                            transient); S/L gives taskset CPU lists, e.g. 1/0; off runs
+#                            everything on every core
 #   --port N                 sipcrypt's UDP and TCP port (default 15060), Kamailio on N+100;
 #                            each server's UAS on +10, UAC on +20, REGISTER on +21
 #   --out FILE               also write the table (with its header lines) to FILE
@@ -212,10 +214,13 @@ start_sipcrypt() {      # case auth
     mkdir -p "$data"
     at_server sipcrypt
     # shellcheck disable=SC2086  # SERVER_ARGS is a word list
-    start_server "$case_timeout" "$work/$c-sipcrypt.log" "udp tcp" "-Xlog:gc,gc+phases:file=$work/$c-gc.log" -- \
+    local jit=()
+    (( ${#server_pin[@]} )) && jit=(-XX:-UseDynamicNumberOfCompilerThreads)
+    start_server "$case_timeout" "$work/$c-sipcrypt.log" "udp tcp" "-Xlog:gc,gc+phases:file=$work/$c-gc.log" "${jit[@]}" -- \
         --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" --data-dir "$data" "${extra[@]}" \
         $SERVER_ARGS
     srv_wrapper[sipcrypt]=$server_wrapper srv_pids[sipcrypt]=$server_pid
+    jit_off_server_cpus "$server_pid"
     log "sipcrypt: pid $server_pid on udp+tcp 127.0.0.1:$SERVER_PORT ($JAVA_OPTS)"
 }
 
