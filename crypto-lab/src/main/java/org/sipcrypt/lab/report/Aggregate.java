@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -131,7 +132,8 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
 
     /** One peak per scenario and cipher of a study's ramps, in the study's cipher order. */
     public static List<Peak> peaks(Study study) {
-        return perScenarioAndCipher(study, study.peaks(), Peak::of);
+        int serverCpus = study.environment() == null ? 0 : study.environment().serverCpus();
+        return perScenarioAndCipher(study, study.peaks(), ramps -> Peak.of(ramps, serverCpus));
     }
 
     /** The aggregate of a cipher (or a baseline such as {@code udp}) among those of one study. */
@@ -155,15 +157,17 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
      * @param sustainableCps sustainable throughput in calls per second
      * @param lowerBound     whether a counted ramp ended before finding the limit
      * @param excludedRamps  ramps left out
+     * @param limit          what limited the counted ramps at their first failing step
      */
     public record Peak(String scenario, String cipher, int validRamps, int allRamps, Estimate peakCps,
-                       Estimate sustainableCps, boolean lowerBound, List<PeakSearch> excludedRamps)
+                       Estimate sustainableCps, boolean lowerBound, List<PeakSearch> excludedRamps, Limit limit)
             implements ScenarioCipher {
 
         public Peak {
             Objects.requireNonNull(scenario, "scenario");
             Objects.requireNonNull(cipher, "cipher");
             excludedRamps = List.copyOf(excludedRamps);
+            Objects.requireNonNull(limit, "limit");
         }
 
         /** This cipher's peak divided by the baseline's (0.6: 60 % of it); NaN when either is unknown. */
@@ -176,12 +180,18 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
             return ofCipher(peaks, cipher);
         }
 
-        /** The ramps of one scenario and cipher. */
+        /** The ramps of one scenario and cipher, the server's CPUs unknown. */
         public static Peak of(List<PeakSearch> ramps) {
+            return of(ramps, 0);
+        }
+
+        /** The ramps of one scenario and cipher, run with the server on {@code serverCpus} CPUs (0: unknown). */
+        public static Peak of(List<PeakSearch> ramps, int serverCpus) {
             PeakSearch first = oneScenarioAndCipher(ramps, "ramps");
             List<Double> peak = new ArrayList<>();
             List<Double> sustainable = new ArrayList<>();
             List<PeakSearch> excluded = new ArrayList<>();
+            List<PointRun> firstFailing = new ArrayList<>();
             boolean lowerBound = false;
             for (PeakSearch r : ramps) {
                 if (SATURATED_GENERATOR.equals(r.stoppedBy())) {
@@ -191,9 +201,72 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 peak.add(r.peakRate());
                 sustainable.add(r.sustainableRate());
                 lowerBound |= !STOPPED_BY_FAILURES.equals(r.stoppedBy());
+                r.steps().stream().filter(p -> !p.passed()).min(Comparator.comparingDouble(PointRun::rate))
+                        .ifPresent(firstFailing::add);
             }
             return new Peak(first.scenario(), first.cipher(), peak.size(), ramps.size(), Stats.estimate(peak),
-                    Stats.estimate(sustainable), lowerBound, excluded);
+                    Stats.estimate(sustainable), lowerBound, excluded, Limit.of(firstFailing, serverCpus));
+        }
+    }
+
+    /**
+     * What limited a peak, read from the first failing step of each counted ramp (the lowest rate at
+     * which calls failed): how busy the server's CPUs and the lab's (generator and UAS) were there,
+     * medians over the ramps. A peak measures the server when its CPUs were at least
+     * {@value #FULL_PCT} % busy; otherwise the lab's CPUs, or neither (then queues, sockets, the
+     * kernel or call timeouts failed the calls first, which the steps' failure causes tell).
+     * Threading: immutable.
+     *
+     * @param serverBusyPct the server's CPU time in % of its CPUs; NaN when unknown (its CPUs or CPU
+     *                      time unknown, or no ramp failed)
+     * @param labBusyPct    the lab's CPU time in % of its CPUs; NaN when unknown
+     * @param failingSteps  the first failing steps read (0: no counted ramp found a limit)
+     */
+    public record Limit(double serverBusyPct, double labBusyPct, int failingSteps) {
+
+        /** CPUs this busy are full: a step failing there failed for want of them. */
+        public static final double FULL_PCT = 90;
+
+        static Limit of(List<PointRun> firstFailing, int serverCpus) {
+            List<Double> server = new ArrayList<>();
+            List<Double> lab = new ArrayList<>();
+            for (PointRun p : firstFailing) {
+                if (serverCpus > 0 && p.server().cpuPercent() >= 0) {
+                    server.add(p.server().cpuPercent() / serverCpus);
+                }
+                if (p.uac().cpuPercent() >= 0 && p.uac().cores() > 0) {
+                    lab.add(p.uac().cpuPercent() / p.uac().cores());
+                }
+            }
+            return new Limit(median(server), median(lab), firstFailing.size());
+        }
+
+        /** The server, the lab, neither, or unknown, with the figures: one cell of a report. */
+        public String describe() {
+            if (failingSteps == 0) {
+                return "not reached";
+            }
+            String lab = Double.isNaN(labBusyPct) ? "" : String.format(Locale.ROOT, "lab %.0f %%", labBusyPct);
+            if (Double.isNaN(serverBusyPct)) {
+                return "unknown (server CPUs not known" + (lab.isEmpty() ? ")" : "; " + lab + ")");
+            }
+            String both = String.format(Locale.ROOT, "server %.0f %%", serverBusyPct) + (lab.isEmpty() ? "" : ", " + lab);
+            if (serverBusyPct >= FULL_PCT) {
+                return "server CPU (" + both + ")";
+            }
+            if (labBusyPct >= FULL_PCT) {
+                return "lab CPU, not the server (" + both + ")";
+            }
+            return "neither CPU full (" + both + ")";
+        }
+
+        private static double median(List<Double> values) {
+            if (values.isEmpty()) {
+                return Double.NaN;
+            }
+            List<Double> sorted = values.stream().sorted().toList();
+            int n = sorted.size();
+            return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
         }
     }
 

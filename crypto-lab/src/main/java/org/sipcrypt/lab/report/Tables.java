@@ -126,10 +126,10 @@ final class Tables {
         for (Peak p : peaks) {
             rows.add(List.of(p.cipher(), (p.lowerBound() ? "≥ " : "") + est(p.peakCps()), est(p.sustainableCps()),
                     pct(udp.map(p::peakRatio).orElse(Double.NaN)), pct(tcp.map(p::peakRatio).orElse(Double.NaN)),
-                    p.validRamps() + "/" + p.allRamps()));
+                    p.validRamps() + "/" + p.allRamps(), p.limit().describe()));
         }
-        return new Table("lrrrrr", List.of("cipher", "peak cps ± CI", "sustainable cps ± CI", "peak vs udp", "peak vs tcp",
-                "ramps valid/all"), rows);
+        return new Table("lrrrrrl", List.of("cipher", "peak cps ± CI", "sustainable cps ± CI", "peak vs udp", "peak vs tcp",
+                "ramps valid/all", "limited by (CPU busy at the first failing step)"), rows);
     }
 
     /** One sentence per repetition or ramp left out of the means, and per peak that is a lower bound. */

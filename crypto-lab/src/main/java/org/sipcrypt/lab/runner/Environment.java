@@ -18,18 +18,21 @@ import java.util.List;
  * @param labVersion the lab's version
  * @param pinning   where the server and the lab ran ({@link CpuPinning#describe()}); null in studies
  *                  stored before the lab pinned processes
+ * @param serverCpus CPUs the server under test could use (its pinned set, or every core when nothing
+ *                  was pinned), so that its CPU time says how busy it was; 0 when unknown (a server
+ *                  the lab did not start, or a study stored before the lab recorded it)
  */
 public record Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
-                          String pinning) {
+                          String pinning, int serverCpus) {
 
     /** What a study ran on, before saying where its processes ran. */
     public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion) {
-        this(jvm, cpuModel, cores, os, host, labVersion, null);
+        this(jvm, cpuModel, cores, os, host, labVersion, null, 0);
     }
 
-    /** A copy saying where the processes ran. */
-    public Environment withPinning(String newPinning) {
-        return new Environment(jvm, cpuModel, cores, os, host, labVersion, newPinning);
+    /** A copy saying where the processes ran, and on how many CPUs the server under test ran (0: unknown). */
+    public Environment withPinning(String newPinning, int newServerCpus) {
+        return new Environment(jvm, cpuModel, cores, os, host, labVersion, newPinning, newServerCpus);
     }
 
     /** The machine this JVM runs on. */

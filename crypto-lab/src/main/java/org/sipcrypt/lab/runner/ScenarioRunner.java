@@ -185,7 +185,15 @@ public final class ScenarioRunner {
             }
         }
         return new Study(0, studyName(), ScenarioFiles.toYaml(scenario), ciphers, started,
-                Environment.current().withPinning(where), points, ramps);
+                environment(where), points, ramps);
+    }
+
+    /** This machine, where the processes ran, and how many CPUs the server under test had. */
+    private Environment environment(String where) {
+        Environment here = Environment.current();
+        int serverCpus = options.external() != null ? 0
+                : options.pinning().pinned() ? options.pinning().serverCpus().size() : here.cores();
+        return here.withPinning(where, serverCpus);
     }
 
     /**

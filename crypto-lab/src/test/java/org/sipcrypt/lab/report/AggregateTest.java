@@ -139,6 +139,30 @@ class AggregateTest {
     }
 
     @Test
+    void aPeakSaysWhoseCpusWereFullAtTheFirstFailingStep() {
+        // fails first at 5,900 calls/s, where the server spent 5,900 × 170 µs a second: 100.3 % of one core
+        PeakSearch found = Studies.ramp("chain", "aes", 1, 100, 100, 5800, 170);
+        Aggregate.Limit onOneCpu = Peak.of(List.of(found), 1).limit();
+        assertEquals(100.3, onOneCpu.serverBusyPct(), 1e-9);
+        assertEquals(20, onOneCpu.labBusyPct(), 1e-9, "the fixture's lab: 40 % of one core on its 2");
+        assertEquals("server CPU (server 100 %, lab 20 %)", onOneCpu.describe());
+        assertEquals("neither CPU full (server 50 %, lab 20 %)", Peak.of(List.of(found), 2).limit().describe());
+        assertEquals("unknown (server CPUs not known; lab 20 %)", Peak.of(List.of(found)).limit().describe());
+        assertEquals("lab CPU, not the server (server 60 %, lab 95 %)", new Aggregate.Limit(60, 95, 1).describe());
+
+        // the lowest failing rate counts, not the last step run (a bisection below the first failure)
+        List<PointRun> steps = new ArrayList<>(found.steps());
+        PointRun failedLower = Studies.ramp("chain", "aes", 1, 100, 100, 2900, 170).steps().get(29);
+        assertFalse(failedLower.passed());
+        steps.add(failedLower);
+        PeakSearch bisected = new PeakSearch("chain", "aes", 1, 2900, 2900, "failures", steps);
+        assertEquals(3000 * 170 / 1e4, Peak.of(List.of(bisected), 1).limit().serverBusyPct(), 1e-9);
+
+        PeakSearch neverFailed = new PeakSearch("chain", "aes", 2, 700, 600, "last step", found.steps().subList(0, 7));
+        assertEquals("not reached", Peak.of(List.of(neverFailed), 1).limit().describe());
+    }
+
+    @Test
     void rampsOfASaturatedGeneratorAreLeftOutAndUnfinishedRampsAreLowerBounds() {
         PeakSearch found = Studies.ramp("chain", "aes", 1, 100, 100, 500, 170);
         PeakSearch lastStep = new PeakSearch("chain", "aes", 2, 700, 600, "last step", found.steps());
