@@ -81,7 +81,7 @@ public record OverloadConfig(
      * Threading: not thread-safe; one per configuration being built.
      */
     public static final class Builder {
-        private int queueThreshold = 200;
+        private int queueThreshold = 500;
         private Duration maxQueueDelay = Duration.ofMillis(100);
         private int maxTransactions = 20_000;
         private int maxHeapAfterGc = 85;
