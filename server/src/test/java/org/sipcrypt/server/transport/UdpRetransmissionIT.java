@@ -32,21 +32,29 @@ class UdpRetransmissionIT {
                 : server.server().registry().find("sip.requests.received").tag("method", method).counter().count();
     }
 
+    /** Alice's REGISTER to the server at {@code hp}, for 600 s. */
+    private static String aliceRegister(SipSocket ua, String hp, String callId) {
+        return ua.request("REGISTER", "sip:" + hp, "alice", "alice@" + hp, callId, 1, ua.contact("alice") + "Expires: 600\r\n");
+    }
+
+    /** Sends {@code register} twice: the copy gets the very same response, and the registrar sees it once. */
+    private static void registerTwiceAnsweredOnce(TestServer server, SipSocket ua, String register) throws Exception {
+        ua.send(register);
+        String first = ua.awaitMessage("SIP/2.0 200", WAIT);
+        assertNotNull(first, "REGISTER answered");
+        ua.send(register);
+        assertEquals(first, ua.awaitMessage("SIP/2.0 ", WAIT), "the retransmission gets the very same response");
+        assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
+        assertEquals(1.0, received(server, "register"), "the registrar saw the REGISTER once");
+    }
+
     @Test
     void retransmittedRegisterGetsTheSameFinalResponseWithoutReachingTheRegistrar() throws Exception {
         try (TestServer server = TestServer.start(dir);
              SipSocket ua = SipSocket.udp(server.address(Transport.UDP))) {
             String hp = server.hostPort(Transport.UDP);
-            String register = ua.request("REGISTER", "sip:" + hp, "alice", "alice@" + hp, "retx-reg", 1,
-                    ua.contact("alice") + "Expires: 600\r\n");
-            ua.send(register);
-            String first = ua.awaitMessage("SIP/2.0 200", WAIT);
-            assertNotNull(first, "REGISTER answered");
-            ua.send(register);
-            String again = ua.awaitMessage("SIP/2.0 ", WAIT);
-            assertEquals(first, again, "the retransmission gets the very same response");
-            assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
-            assertEquals(1.0, received(server, "register"), "the registrar saw the REGISTER once");
+            String register = aliceRegister(ua, hp, "retx-reg");
+            registerTwiceAnsweredOnce(server, ua, register);
 
             // the same branch from another sent-by is another transaction (RFC 3261 §17.2.3)
             String otherSentBy = register.replace("Via: SIP/2.0/UDP " + ua.localHost() + ":" + ua.localPort(),
@@ -63,15 +71,8 @@ class UdpRetransmissionIT {
              SipSocket ua = SipSocket.udp(server.address(Transport.UDP))) {
             String hp = server.hostPort(Transport.UDP);
             // LWS inside the sent-protocol (RFC 3261 §25.1 allows it): only the parsed Via gives the key
-            String register = ua.request("REGISTER", "sip:" + hp, "alice", "alice@" + hp, "retx-lws", 1,
-                    ua.contact("alice") + "Expires: 600\r\n").replace("Via: SIP/2.0/UDP ", "Via: SIP / 2.0 / UDP ");
-            ua.send(register);
-            String first = ua.awaitMessage("SIP/2.0 200", WAIT);
-            assertNotNull(first, "REGISTER answered");
-            ua.send(register);
-            assertEquals(first, ua.awaitMessage("SIP/2.0 ", WAIT), "the retransmission gets the very same response");
-            assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
-            assertEquals(1.0, received(server, "register"), "the registrar saw the REGISTER once");
+            String register = aliceRegister(ua, hp, "retx-lws").replace("Via: SIP/2.0/UDP ", "Via: SIP / 2.0 / UDP ");
+            registerTwiceAnsweredOnce(server, ua, register);
         }
     }
 
