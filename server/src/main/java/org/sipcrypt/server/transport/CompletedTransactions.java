@@ -124,11 +124,17 @@ public final class CompletedTransactions {
         int comma = via.indexOf(',');
         String top = comma >= 0 ? via.substring(0, comma) : via;
         String[] parts = top.split(";", -1);
-        String[] sent = parts[0].trim().split("[ \t]+");
-        if (sent.length != 2 || !sent[0].regionMatches(true, 0, "SIP/2.0/", 0, 8)) {
+        // sent-protocol and sent-by, one run of blanks between them (no regex: this runs per datagram)
+        String sentPart = parts[0].trim();
+        int blank = 0;
+        while (blank < sentPart.length() && sentPart.charAt(blank) != ' ' && sentPart.charAt(blank) != '\t') {
+            blank++;
+        }
+        String host = sentPart.substring(blank).trim();
+        if (blank < 8 || !sentPart.regionMatches(true, 0, "SIP/2.0/", 0, 8) || host.indexOf(' ') >= 0
+                || host.indexOf('\t') >= 0) {
             return null;
         }
-        String host = sent[1];
         int port = -1;
         int colon = host.indexOf(':');
         if (colon >= 0) {
