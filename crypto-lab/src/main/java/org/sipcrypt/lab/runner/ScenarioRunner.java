@@ -329,11 +329,7 @@ public final class ScenarioRunner {
                         progress.next(), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
                 Bench b = bench(cipher);
                 benches.put(cipher, b);
-                Duration rest = settleFirst(b, cipher, 0);
-                if (!rest.isZero() && b.server == null) {
-                    // a server with no JIT compiler to wait for (Kamailio): the scenario's warm-up, once
-                    measure(b, cipher, 0, "warmup", l.rate(), rest, Duration.ZERO);
-                }
+                warmUp(b, cipher, 0, l.rate());
             }
             Duration windowWarmup = min(SETTLED_WARMUP, l.warmup());
             List<PointRun> points = new ArrayList<>();
@@ -364,6 +360,22 @@ public final class ScenarioRunner {
         }
         options.progress().accept("  " + settle(b, cipher, rep, l.rate(), l.warmup()));
         return min(SETTLED_WARMUP, l.warmup());
+    }
+
+    /**
+     * The scenario's warm-up at {@code rate} before what follows is measured: a JVM server settles
+     * ({@link #settle}); a server with no JIT compiler to wait for (Kamailio) gets the warm-up as it is.
+     */
+    private void warmUp(Bench b, String cipher, int rep, double rate) throws Exception {
+        LoadProfile l = scenario.load();
+        if (l.warmup().isZero()) {
+            return;
+        }
+        if (b.server != null) {
+            options.progress().accept("  " + settle(b, cipher, rep, rate, l.warmup()));
+        } else {
+            measure(b, cipher, rep, "warmup", rate, l.warmup(), Duration.ZERO);
+        }
     }
 
     /**
@@ -410,18 +422,11 @@ public final class ScenarioRunner {
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: ramp from %.0f/s by %.0f/s, %ds steps",
                 progress.next(), scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
         try (Bench b = bench(cipher)) {
-            if (!l.warmup().isZero()) {
-                // the server's JIT settles before any step is measured, at a rate a cold server keeps up
-                // with (the fixed rate when the ramp starts above it): a warm-up that overloads it would
-                // leave a backlog that fails the first steps, and a JVM still compiling fails a step its
-                // compiled code would pass (a cold server failed chain's 1,000 calls/s at 2 ms a call)
-                double rate = Math.min(r.start(), l.rate());
-                if (b.server != null) {
-                    options.progress().accept("  " + settle(b, cipher, rep, rate, l.warmup()));
-                } else {
-                    measure(b, cipher, rep, "warmup", rate, l.warmup(), Duration.ZERO);
-                }
-            }
+            // the server's JIT settles before any step is measured, at a rate a cold server keeps up
+            // with (the fixed rate when the ramp starts above it): a warm-up that overloads it would
+            // leave a backlog that fails the first steps, and a JVM still compiling fails a step its
+            // compiled code would pass (a cold server failed chain's 1,000 calls/s at 2 ms a call)
+            warmUp(b, cipher, rep, Math.min(r.start(), l.rate()));
             PeakSearch s = PeakFinder.search(studyName(), cipher, rep, r, (rate, length) -> {
                 PointRun p = measure(b, cipher, rep, "step", rate, length, Duration.ZERO);
                 options.progress().accept(line(p));
