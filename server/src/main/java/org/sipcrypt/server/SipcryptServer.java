@@ -37,6 +37,7 @@ import org.sipcrypt.server.location.CachedLocationService;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.SubscriberStore;
+import org.sipcrypt.server.sip.EarlyChallenge;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.SipCounters;
@@ -181,6 +182,10 @@ public final class SipcryptServer implements AutoCloseable {
                     new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC(),
                             auth.routeSigner(), dialogs),
                     new RedirectServer(context, location), auth.authenticator(), auth.policy()));
+            if (transport != null && auth.authenticator() != null) {
+                // the first INVITE of each call is challenged from its bytes, without the stack
+                transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
+            }
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
                     transport, stack, context, addresses, housekeeping, auth.credentials());

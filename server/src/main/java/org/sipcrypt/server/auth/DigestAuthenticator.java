@@ -82,9 +82,17 @@ public final class DigestAuthenticator {
         CompletableFuture<AuthResult> result = check(request, asRegistrar, clientAddress);
         return result.whenComplete((r, e) -> {
             if (r != null) {
-                registry.counter("auth.outcomes", "result", r.tag()).increment();
+                count(r);
             }
         });
+    }
+
+    /**
+     * Counts an outcome in {@code auth.outcomes{result}}: every outcome of {@link #authenticate}, and
+     * the challenges given without it (a request answered from its bytes).
+     */
+    public void count(AuthResult result) {
+        registry.counter("auth.outcomes", "result", result.tag()).increment();
     }
 
     private CompletableFuture<AuthResult> check(Request request, boolean asRegistrar, String clientAddress) {

@@ -41,4 +41,30 @@ public final class DigestChallenge {
         }
         return out;
     }
+
+    /**
+     * The same challenge as {@link #headers}, as header lines of text (each ending in CRLF), for a
+     * response built from a request's raw bytes: the fields in the order and form the stack encodes
+     * them.
+     */
+    public static String lines(DigestAuthenticator auth, boolean asRegistrar, String clientAddress, boolean stale) {
+        String nonce = auth.nonces().create(clientAddress);
+        String name = asRegistrar ? WWWAuthenticateHeader.NAME : javax.sip.header.ProxyAuthenticateHeader.NAME;
+        StringBuilder sb = new StringBuilder(160 * auth.algorithms().size());
+        for (var algorithm : auth.algorithms()) {
+            sb.append(name).append(": Digest realm=").append(quoted(auth.realm()))
+                    .append(",nonce=\"").append(nonce).append("\",algorithm=").append(algorithm.token())
+                    .append(",qop=\"auth\"");
+            if (stale) {
+                sb.append(",stale=true");
+            }
+            sb.append("\r\n");
+        }
+        return sb.toString();
+    }
+
+    /** A quoted-string (RFC 3261 §25.1): quotes and backslashes escaped. */
+    private static String quoted(String text) {
+        return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+    }
 }

@@ -31,18 +31,35 @@ public final class BadRequestResponse {
      * {@code extraHeaders} (whole header lines, each ending in CRLF) before Content-Length.
      */
     public static byte[] build(byte[] request, int status, String reason, String toTag, String extraHeaders) {
+        return build(request, status, reason, toTag, extraHeaders, null, null);
+    }
+
+    /**
+     * As {@link #build(byte[], int, String, String, String)}, with the top Via as the server tags it
+     * on receipt ({@link TopVia#tagged}) when {@code via}, the request's top Via, is given: the answer
+     * of a request that reached the server intact, sent to {@code source}.
+     */
+    public static byte[] build(byte[] request, int status, String reason, String toTag, String extraHeaders,
+                               TopVia via, java.net.InetSocketAddress source) {
         String text = new String(request, 0, SipBytes.headerSectionEnd(request), StandardCharsets.UTF_8);
         if (text.startsWith("SIP/") || text.startsWith("ACK ")) {
             return null;
         }
-        List<String> vias = new ArrayList<>();
+        List<String> vias = new ArrayList<>(2);
         String from = null;
         String to = null;
         String callId = null;
         String cseq = null;
         // any line end, as JAIN-SIP's parser reads them: a bare CR or LF copied inside a line would
         // leave the answer with a line end that is not CRLF (RFC 3261 §7)
-        for (String line : text.split("\r\n|\r|\n")) {
+        int lineStart = 0;
+        while (lineStart < text.length()) {
+            int lineEnd = lineStart;
+            while (lineEnd < text.length() && text.charAt(lineEnd) != '\r' && text.charAt(lineEnd) != '\n') {
+                lineEnd++;
+            }
+            String line = text.substring(lineStart, lineEnd);
+            lineStart = lineEnd + (text.startsWith("\r\n", lineEnd) ? 2 : 1);
             int colon = line.indexOf(':');
             if (colon <= 0) {
                 continue;
@@ -60,13 +77,21 @@ public final class BadRequestResponse {
         if (vias.isEmpty() || from == null || to == null || callId == null || cseq == null) {
             return null;
         }
+        if (via != null) {
+            String top = vias.get(0);
+            int at = top.indexOf(via.entry());
+            if (at < 0) {
+                return null;
+            }
+            vias.set(0, top.substring(0, at) + via.tagged(source) + top.substring(at + via.entry().length()));
+        }
         if (!to.toLowerCase(java.util.Locale.ROOT).contains(";tag=")) {
             to = to + ";tag=" + toTag;
         }
-        StringBuilder sb = new StringBuilder(256 + text.length() / 2);
+        StringBuilder sb = new StringBuilder(256 + text.length() / 2 + extraHeaders.length());
         sb.append("SIP/2.0 ").append(status).append(' ').append(phrase(reason)).append("\r\n");
-        for (String via : vias) {
-            sb.append(via).append("\r\n");
+        for (String v : vias) {
+            sb.append(v).append("\r\n");
         }
         sb.append(from).append("\r\n").append(to).append("\r\n")
                 .append(callId).append("\r\n").append(cseq).append("\r\n")

@@ -107,74 +107,16 @@ public final class CompletedTransactions {
     /**
      * {@link #key(String, String, int, String)} read from a raw request's bytes without parsing it: the
      * top Via's branch and sent-by, for {@code method}. Null when the top Via is not in the plain form
-     * this reads ({@code SIP/2.0/UDP host[:port];...;branch=...}, a host name or IPv4 address, no
-     * quoted parameter): the parsed message's key decides then. Where this gives a key, it is the
+     * {@link TopVia} reads: the parsed message's key decides then. Where this gives a key, it is the
      * one {@link #key(ViaHeader, String)} gives for the parsed message.
      */
     public static String key(byte[] request, String method) {
-        String via = SipBytes.headerValue(request, "via", "v");
-        return via == null ? null : topViaKey(via, method);
+        return key(TopVia.read(request), method);
     }
 
-    /** {@link #key(byte[], String)} of a Via header's value (its first entry is the top Via). */
-    static String topViaKey(String via, String method) {
-        if (via.indexOf('"') >= 0 || via.indexOf('[') >= 0) {
-            return null;
-        }
-        int comma = via.indexOf(',');
-        String top = comma >= 0 ? via.substring(0, comma) : via;
-        String[] parts = top.split(";", -1);
-        // sent-protocol and sent-by, one run of blanks between them (no regex: this runs per datagram)
-        String sentPart = parts[0].trim();
-        int blank = 0;
-        while (blank < sentPart.length() && sentPart.charAt(blank) != ' ' && sentPart.charAt(blank) != '\t') {
-            blank++;
-        }
-        String host = sentPart.substring(blank).trim();
-        if (blank < 8 || !sentPart.regionMatches(true, 0, "SIP/2.0/", 0, 8) || host.indexOf(' ') >= 0
-                || host.indexOf('\t') >= 0) {
-            return null;
-        }
-        int port = -1;
-        int colon = host.indexOf(':');
-        if (colon >= 0) {
-            port = port(host.substring(colon + 1));
-            host = host.substring(0, colon);
-            if (port < 0) {
-                return null;
-            }
-        }
-        if (host.isEmpty()) {
-            return null;
-        }
-        String branch = null;
-        for (int i = 1; i < parts.length; i++) {
-            String param = parts[i];
-            int eq = param.indexOf('=');
-            if (eq >= 0 && param.substring(0, eq).trim().equalsIgnoreCase("branch")) {
-                if (branch != null) {
-                    return null;
-                }
-                branch = param.substring(eq + 1).trim();
-            }
-        }
-        return key(branch, host, port, method);
-    }
-
-    /** A port number's digits as a number, or -1. */
-    private static int port(String digits) {
-        if (digits.isEmpty() || digits.length() > 5) {
-            return -1;
-        }
-        int port = 0;
-        for (int i = 0; i < digits.length(); i++) {
-            char c = digits.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            port = port * 10 + (c - '0');
-        }
-        return port <= 65535 ? port : -1;
+    /** {@link #key(String, String, int, String)} of a top Via read from the bytes; null when {@code via} is. */
+    public static String key(TopVia via, String method) {
+        return via == null ? null : key(via.branch(), via.host(), via.port(), method);
     }
 
     /** {@link #key(String, String, int, String)} of a message's top Via; null when there is no Via. */

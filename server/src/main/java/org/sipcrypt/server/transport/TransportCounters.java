@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code sip.messages.dropped{reason}}, {@code transport.connections.closed{reason}},
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
  * {@code transport.keepalives{kind}}, {@code sip.retransmissions.absorbed}, {@code sip.acks.absorbed},
- * {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}}.
+ * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}}.
  * Threading: thread-safe; never blocks.
  */
 public final class TransportCounters {
@@ -50,6 +50,14 @@ public final class TransportCounters {
      */
     public void ackAbsorbed() {
         counters.increment("sip.acks.absorbed");
+    }
+
+    /**
+     * A request answered from its bytes before it was parsed ({@link EarlyAnswers}: the digest
+     * challenge of an INVITE without credentials), {@code sip.requests.answered_early}.
+     */
+    public void answeredEarly() {
+        counters.increment("sip.requests.answered_early");
     }
 
     /** A datagram dropped without an answer. */

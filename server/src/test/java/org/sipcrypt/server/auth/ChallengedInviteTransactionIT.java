@@ -19,8 +19,9 @@ import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * An INVITE the proxy challenges over UDP (RFC 3261 §22.3, 407) leaves no JAIN-SIP transaction:
- * the transport keeps the 407's bytes and answers a retransmitted INVITE with them (§17.2.1), and
+ * An INVITE the proxy challenges over UDP (RFC 3261 §22.3, 407) leaves no JAIN-SIP transaction: it
+ * is challenged from its bytes before it is parsed, or, when they do not settle it, by the stack,
+ * whose transaction ends once the 407 has gone. Either way the transport keeps the 407's bytes and answers a retransmitted INVITE with them (§17.2.1), and
  * absorbs the ACK, which carries the INVITE's branch (§17.1.1.3), so that it never reaches the
  * proxy or the callee; the INVITE with credentials then goes through. Over TCP the stack's
  * transaction stays until the ACK, as before.
@@ -30,8 +31,6 @@ class ChallengedInviteTransactionIT {
 
     private static final String ALICE = "sip:alice@127.0.0.1";
     private static final String TARGET = "sip:bob@127.0.0.1";
-    /** Calls tried until one is challenged before any 100 (a lookup slower than 200 ms brings the stack's own 100). */
-    private static final int MAX_ATTEMPTS = 5;
 
     @TempDir
     Path dir;
@@ -54,23 +53,23 @@ class ChallengedInviteTransactionIT {
             Attacker alice = proxy.attacker;
             alice.register("bob", "b0b", proxy.victim.uri("bob"));
 
-            String invite = null;
-            String challenge = null;
-            for (int attempt = 0; attempt < MAX_ATTEMPTS && challenge == null; attempt++) {
-                String candidate = alice.request("INVITE", TARGET, ALICE, "a1", TARGET, null,
-                        UUID.randomUUID().toString(), 1, "", "");
-                List<String> responses = alice.responses(candidate);
-                String last = responses.get(responses.size() - 1);
-                assertEquals(407, status(last), last);
-                if (responses.size() == 1) {
-                    invite = candidate;
-                    challenge = last;
-                } else {
-                    // the stack sent 100 first: the 407 stays with its transaction (Timer G); end it
-                    alice.send(ackFor(alice, candidate, last, 1));
-                }
-            }
-            assertTrue(challenge != null, "no INVITE was challenged before a 100 in " + MAX_ATTEMPTS + " calls");
+            double noCredentialsBefore = server.registry().counter("auth.outcomes", "result", "no_credentials").count();
+            String invite = alice.request("INVITE", TARGET, ALICE, "a1", TARGET, null, UUID.randomUUID().toString(), 1,
+                    "", "");
+            List<String> responses = alice.responses(invite);
+            assertEquals(1, responses.size(), "one 407 from the INVITE's bytes, no 100 before it: " + responses);
+            String challenge = responses.get(0);
+            assertEquals(407, status(challenge), challenge);
+            assertEquals(1.0, counter(server, "sip.requests.answered_early"), "challenged before the parse");
+            // RFC 3581 §4: the top Via comes back tagged, as from a parsed request
+            assertTrue(header(challenge, "Via").endsWith(";received=127.0.0.1;rport=" + alice.port()),
+                    header(challenge, "Via"));
+            assertTrue(header(challenge, "Proxy-Authenticate").startsWith("Digest realm=\"127.0.0.1\",nonce=\""),
+                    header(challenge, "Proxy-Authenticate"));
+            // counted as the stack's path counts it
+            assertEquals(noCredentialsBefore + 1,
+                    server.registry().counter("auth.outcomes", "result", "no_credentials").count());
+            assertEquals(1.0, server.registry().counter("sip.requests.received", "method", "invite").count());
             String callId = header(invite, "Call-ID");
             double absorbedBefore = counter(server, "sip.retransmissions.absorbed");
             double acksBefore = counter(server, "sip.acks.absorbed");
@@ -109,6 +108,33 @@ class ChallengedInviteTransactionIT {
             alice.send(ackFor(alice, authenticated, busy, 2));
             // the ACK to the relayed 486 ends at the proxy's transaction (§16.7 step 3, §17.2.1)
             alice.assertOnlyMarkerReached(proxy.victim, 2, callId, TARGET, "");
+        }
+    }
+
+    /**
+     * INVITEs whose bytes do not settle the challenge (a Route, which a signed one of ours would make
+     * an in-dialog request; a Via with LWS inside its protocol, which only the parser reads) go to the
+     * stack, which challenges them as before; nothing reaches the callee.
+     */
+    @Test
+    void anInviteItsBytesDoNotSettleIsChallengedByTheStack() throws Exception {
+        try (ProxyUnderAttack proxy = ProxyUnderAttack.start(dir, "auth", "true")) {
+            SipcryptServer server = proxy.server.server();
+            Attacker alice = proxy.attacker;
+            alice.register("bob", "b0b", proxy.victim.uri("bob"));
+            String routed = alice.request("INVITE", TARGET, ALICE, "a1", TARGET, null, UUID.randomUUID().toString(), 1,
+                    "Route: " + alice.serverRoute("") + "\r\n", "");
+            String spacedVia = alice.request("INVITE", TARGET, ALICE, "a1", TARGET, null, UUID.randomUUID().toString(),
+                    1, "", "").replace("Via: SIP/2.0/UDP ", "Via: SIP / 2.0 / UDP ");
+            for (String invite : List.of(routed, spacedVia)) {
+                String challenge = alice.finalResponse(invite);
+                assertEquals(407, status(challenge), challenge);
+                alice.send(ackFor(alice, invite, challenge, 1));
+            }
+            assertEquals(0.0, counter(server, "sip.requests.answered_early"), "both went to the stack");
+            Await.until(() -> server.openTransactions() == 0, Attacker.WAIT,
+                    () -> "transactions left in the stack: " + server.openTransactions());
+            assertEquals(List.of(), proxy.victim.requestLines(), "nothing reached bob");
         }
     }
 

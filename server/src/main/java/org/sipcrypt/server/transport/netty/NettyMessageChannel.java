@@ -22,9 +22,11 @@ import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.EarlyAnswers;
 import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.Logger;
@@ -99,7 +101,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             reject(bytes, "content_length", "Content-Length exceeds datagram", null);
             return;
         }
-        if (absorbedFromBytes(bytes)) {
+        if (handledFromBytes(bytes)) {
             return;
         }
         SipMessageChecks.ParseErrors errors = new SipMessageChecks.ParseErrors();
@@ -356,13 +358,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     }
 
     /**
-     * {@link #absorbedRetransmission} read from the raw request before it is parsed, so that the ACK
-     * of every challenged INVITE, and every retransmission the kept transactions answer, costs a
-     * scan of two header lines instead of a parse. When the request's key could be read here, the
-     * parsed request is not looked up again; when it could not (a Via in a form
-     * {@link CompletedTransactions#key(byte[], String)} does not read), the parsed request is.
+     * What the raw request settles before it is parsed (UDP). {@link #absorbedRetransmission} is
+     * read here, so that the ACK of every challenged INVITE, and every retransmission the kept
+     * transactions answer, costs a scan of two header lines instead of a parse; and a request the
+     * {@link EarlyAnswers} answer (the first INVITE of a call with digest authentication on) gets its
+     * final response, which is kept as one the stack sent would be, without a parse or a
+     * transaction. When the request's key could be read here, the parsed request is not looked up
+     * again; when it could not (a Via in a form {@link TopVia} does not read), the parsed request
+     * is, and it goes to the stack.
      */
-    private boolean absorbedFromBytes(byte[] bytes) {
+    private boolean handledFromBytes(byte[] bytes) {
         keptLookedUp = false;
         CompletedTransactions completed = processor.transport().completedTransactions();
         if (isReliable() || completed == null) {
@@ -373,19 +378,49 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             return false;
         }
         boolean ack = Request.ACK.equals(method);
-        String key = CompletedTransactions.key(bytes, ack ? Request.INVITE : method);
+        TopVia via = TopVia.read(bytes);
+        String key = CompletedTransactions.key(via, ack ? Request.INVITE : method);
         if (key == null) {
             return false;
         }
         keptLookedUp = true;
-        if (!absorbed(completed, ack, key)) {
+        if (absorbed(completed, ack, key)) {
+            dumpReceived(bytes, "absorbed by a kept transaction");
+            return true;
+        }
+        return !ack && answeredEarly(completed, bytes, method, via, key);
+    }
+
+    /**
+     * Sends the early answer to a request, if there is one, and keeps it for the request's
+     * retransmissions (and, for an INVITE, its ACK). Only for a request whose version, single
+     * headers and branch pass the checks its parse would make here: a repeated From, another
+     * version, or a branch of a transaction the stack holds gets the parse's answer, not this one.
+     */
+    private boolean answeredEarly(CompletedTransactions completed, byte[] bytes, String method, TopVia via,
+                                  String key) {
+        EarlyAnswers early = processor.transport().earlyAnswers();
+        if (early == null || !SipMessageChecks.requestLineIsSip20(bytes) || SipMessageChecks.duplicatedHeader(bytes) != null
+                || stack.findTransaction(via.branch().toLowerCase(java.util.Locale.ROOT), true) != null) {
             return false;
         }
-        if (messages.isTraceEnabled()) {
-            messages.trace("{} received {} -> {} (absorbed by a kept transaction)\n{}", transportKind().configName(),
-                    source(), localText(), MessageDump.text(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+        byte[] response = early.answer(bytes, method, via, source());
+        if (response == null) {
+            return false;
         }
+        dumpReceived(bytes, "answered before the parse");
+        counters.answeredEarly();
+        completed.completed(key, response, source());
+        answer(response);
         return true;
+    }
+
+    /** The TRACE dump of a request settled from its bytes, saying how. */
+    private void dumpReceived(byte[] bytes, String how) {
+        if (messages.isTraceEnabled()) {
+            messages.trace("{} received {} -> {} ({})\n{}", transportKind().configName(), source(), localText(), how,
+                    MessageDump.text(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+        }
     }
 
     /** Absorbs an ACK or answers a retransmission from the kept transaction of {@code key}; false when none is kept. */

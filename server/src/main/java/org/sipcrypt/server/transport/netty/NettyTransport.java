@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.EarlyAnswers;
 import org.sipcrypt.server.transport.ConnectionsPerSource;
 import org.sipcrypt.server.transport.PartialMessages;
 import org.sipcrypt.server.transport.RateLimitedLog;
@@ -63,6 +64,7 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private final ConnectionsPerSource perSource;
     private final PartialMessages partialMessages;
     private volatile OverloadGuard guard;
+    private volatile EarlyAnswers early;
 
     /**
      * @param completed final responses of completed non-INVITE transactions over UDP, answering
@@ -132,6 +134,20 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
 
     OverloadGuard guard() {
         return guard;
+    }
+
+    /**
+     * Answers, from now on, the UDP requests {@code answers} can answer from their bytes before they
+     * are parsed; until it is set, every request goes to the stack. Set once, when the SIP layer it
+     * reads is up.
+     */
+    public void answerEarlyWith(EarlyAnswers answers) {
+        this.early = Objects.requireNonNull(answers, "answers");
+    }
+
+    /** The early answers, or null when there are none. */
+    EarlyAnswers earlyAnswers() {
+        return early;
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */

@@ -1,0 +1,28 @@
+package org.sipcrypt.server.transport;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Final responses a server gives some requests over UDP from their raw bytes, before they are
+ * parsed or have a transaction: those whose answer the SIP layer can tell from a few header lines,
+ * such as the digest challenge of a request without credentials. The transport sends the response
+ * back to where the request came from and keeps it with {@link CompletedTransactions}, which answers
+ * the request's retransmissions with it and absorbs the ACK of a rejected INVITE (RFC 3261 §17.2.1,
+ * §17.2.2), as for a response the stack sent.
+ * Threading: implementations are thread-safe and never block; called on SIP worker lanes.
+ */
+@FunctionalInterface
+public interface EarlyAnswers {
+
+    /**
+     * The bytes of a 300–699 response to {@code request}, or null to leave the request to the parser
+     * and the stack.
+     *
+     * @param request the raw request; its Content-Length fits the datagram, and no kept transaction
+     *                matched it
+     * @param method  the method of its request line (never ACK)
+     * @param via     its top Via, read from the bytes, with an RFC 3261 branch
+     * @param source  where it came from, and where the response goes
+     */
+    byte[] answer(byte[] request, String method, TopVia via, InetSocketAddress source);
+}
