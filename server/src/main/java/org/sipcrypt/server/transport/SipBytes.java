@@ -57,6 +57,29 @@ public final class SipBytes {
     }
 
     /**
+     * How many header lines of each name the header section holds, counted in one pass.
+     *
+     * @param names for each header, its lower-case name and its lower-case compact form (or null)
+     * @return the counts, in the order of {@code names}
+     */
+    public static int[] headerCounts(byte[] msg, String[][] names) {
+        int[] counts = new int[names.length];
+        int end = msg.length;
+        int lineStart = nextLine(msg, 0, end);
+        while (lineStart >= 0 && lineStart < end && msg[lineStart] != '\r' && msg[lineStart] != '\n') {
+            for (int i = 0; i < names.length; i++) {
+                if (matchName(msg, lineStart, end, names[i][0]) >= 0
+                        || names[i][1] != null && matchName(msg, lineStart, end, names[i][1]) >= 0) {
+                    counts[i]++;
+                    break;
+                }
+            }
+            lineStart = nextLine(msg, lineStart, end);
+        }
+        return counts;
+    }
+
+    /**
      * Scans the header section for a header: returns its first value when {@code all} is null
      * (nothing allocated but that value), else adds every value to {@code all} and returns null.
      */

@@ -35,6 +35,14 @@ class SipBytesTest {
     }
 
     @Test
+    void headerCountsCountLongAndCompactFormsInOnePassAndStopAtTheBody() {
+        String[][] names = {{"call-id", "i"}, {"cseq", null}, {"content-length", "l"}, {"from", "f"}};
+        int[] counts = SipBytes.headerCounts(b("INVITE sip:x SIP/2.0\r\nCall-ID: a\r\ni: b\r\nCSeq: 1 INVITE\r\n"
+                + "From: <sip:a@h>\r\nl: 3\r\nCONTENT-LENGTH : 3\r\nX-From: y\r\n\r\nf: body\r\n"), names);
+        assertEquals(java.util.List.of(2, 1, 2, 1), java.util.Arrays.stream(counts).boxed().toList());
+    }
+
+    @Test
     void callIdInTheBodyIsIgnored() {
         assertNull(SipBytes.callId(b("OPTIONS sip:x SIP/2.0\r\nVia: v\r\n\r\nCall-ID: body\r\n")));
     }

@@ -16,7 +16,6 @@ import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
 import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
-import java.util.List;
 import java.util.Set;
 import javax.sip.InvalidArgumentException;
 import org.sipcrypt.server.transport.SipBytes;
@@ -81,14 +80,20 @@ final class SipMessageChecks {
         {"max-forwards", null, "Max-Forwards"}, {"content-length", "l", "Content-Length"},
     };
 
-    /** The name of a single-instance header the message carries twice (Content-Length: with different values), or null. */
+    /**
+     * The name of a single-instance header the message carries twice (Content-Length: with different
+     * values), or null. One pass over the header section; the values are read only for a repeated
+     * Content-Length.
+     */
     static String duplicatedHeader(byte[] bytes) {
-        for (String[] h : SINGLE_INSTANCE) {
-            List<String> values = SipBytes.headerValues(bytes, h[0], h[1]);
-            if (values.size() < 2) {
+        int[] counts = SipBytes.headerCounts(bytes, SINGLE_INSTANCE);
+        for (int i = 0; i < SINGLE_INSTANCE.length; i++) {
+            if (counts[i] < 2) {
                 continue;
             }
-            if (!h[0].equals("content-length") || values.stream().map(String::trim).distinct().count() > 1) {
+            String[] h = SINGLE_INSTANCE[i];
+            if (!h[0].equals("content-length") || SipBytes.headerValues(bytes, h[0], h[1]).stream()
+                    .map(String::trim).distinct().count() > 1) {
                 return h[2];
             }
         }
