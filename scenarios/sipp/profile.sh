@@ -6,10 +6,14 @@
 #
 # For the case (udp, tcp: one connection, udp-auth: digest with USERS subscribers, MD5):
 #   1. start the server jar with JAVA_OPTS and -XX:StartFlightRecording (settings=profile), which
-#      records from DELAY seconds after the start for RECORD seconds; a SIPp UAS registered as
-#      bench-T@127.0.0.1 (udp-auth: the calls reach the UAS through the server as outbound proxy);
-#   2. place RATE calls/s for SECONDS (which must cover DELAY + RECORD);
-#   3. print: calls placed and failed, the server's CPU per call over the whole run, the samples
+#      records from WARMUP + DELAY seconds after the start for RECORD seconds; a SIPp UAS registered
+#      as bench-T@127.0.0.1 (udp-auth: the calls reach the UAS through the server as outbound proxy);
+#   2. warm the server up at half the rate for WARMUP seconds (a cold JVM at the full rate sheds
+#      calls with 503 while its JIT compiles), then place RATE calls/s for SECONDS (which must cover
+#      DELAY + RECORD);
+#   3. print: calls placed and failed, the server's CPU per call over the measured run, the
+#      bytes it allocated per call while recording (the JFR's per-thread allocation totals, first
+#      to last, over RATE x RECORD calls), the samples
 #      recorded, the share of samples per top-level package (the first frame outside the JDK), and
 #      the TOP sipcrypt methods by inclusive share.
 #
@@ -18,7 +22,8 @@
 #   --case udp|tcp|udp-auth  (default udp-auth)
 #   --rate N            calls/s (default 800)
 #   --seconds N         length of the run (default 45)
-#   --delay N           seconds from the server's start to the recording (default 15)
+#   --warmup N          seconds at half the rate before the measured run (default 20; 0: none)
+#   --delay N           seconds from the measured run's start to the recording (default 15)
 #   --record N          seconds recorded (default 20)
 #   --users N           subscribers for udp-auth (default 10000)
 #   --top N             methods listed (default 25)
@@ -36,10 +41,11 @@ root=$(cd "$here/../.." && pwd)
 source "$root/scenarios/lib/sipp-server.sh"
 
 options=("${server_options[@]}"  --server-port SERVER_PORT:-27060
-    --case CASE:-udp-auth  --rate RATE:-800  --seconds SECONDS_RUN:-45  --delay DELAY:-15  --record RECORD:-20
+    --case CASE:-udp-auth  --rate RATE:-800  --seconds SECONDS_RUN:-45  --warmup WARMUP:-20  --delay DELAY:-15
+    --record RECORD:-20
     --users USERS:-10000  --top TOP:-25)
 parse_options "$@"
-require_whole_numbers RATE SECONDS_RUN DELAY RECORD USERS TOP SERVER_PORT
+require_whole_numbers RATE SECONDS_RUN WARMUP DELAY RECORD USERS TOP SERVER_PORT
 [[ $CASE == udp || $CASE == tcp || $CASE == udp-auth ]] || die "--case: \"$CASE\" (expected udp, tcp or udp-auth)"
 (( DELAY + RECORD <= SECONDS_RUN )) || die "--delay + --record ($((DELAY + RECORD)) s) must fit in --seconds ($SECONDS_RUN)"
 require_jar_and_sipp
@@ -60,21 +66,29 @@ if [[ $CASE == udp-auth ]]; then
               -auth_uri "bench@127.0.0.1:$UAS_PORT")
     remote=127.0.0.1:$UAS_PORT
 fi
-limit=$((SECONDS_RUN + 120))
+limit=$((WARMUP + SECONDS_RUN + 160))
 start_server "$limit" "$work/server.log" "udp tcp" \
-    "-XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile,delay=${DELAY}s,duration=${RECORD}s" -- \
+    "-XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile,delay=$((WARMUP + DELAY))s,duration=${RECORD}s" -- \
     --data-dir "$work/data" --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
     --stats-interval 0 "${server_args[@]}"
 start_uas "$limit" "$transport" "$work/callee"
 [[ $CASE != udp-auth ]] && register_uas "$transport" "$work/callee"
 
+# place_calls RATE SECONDS NAME: SIPp's UAC, statistics in $work/NAME.csv
+place_calls() {
+    timeout -k 5 "$(($2 + 40))" "$SIPP" "${uac_args[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
+        -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -r "$1" -m "$(($1 * $2))" \
+        -timeout "$(($2 + 30))" -nostdin -trace_stat -stf "$work/$3.csv" \
+        -key contact_port "$UAS_PORT" -key contact_transport "$transport" \
+        "$remote" >/dev/null 2>"$work/$3.stderr"
+}
+if (( WARMUP > 0 )); then
+    log "$CASE: warm-up at $((RATE / 2)) calls/s for $WARMUP s"
+    place_calls "$((RATE / 2))" "$WARMUP" warmup
+fi
 log "$CASE: $RATE calls/s for $SECONDS_RUN s, recording from ${DELAY} s for ${RECORD} s"
 cpu0=$(cpu_ticks "$server_pid")
-timeout -k 5 "$((SECONDS_RUN + 40))" "$SIPP" "${uac_args[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-    -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -r "$RATE" -m "$((RATE * SECONDS_RUN))" \
-    -timeout "$((SECONDS_RUN + 30))" -nostdin -trace_stat -stf "$work/stat.csv" \
-    -key contact_port "$UAS_PORT" -key contact_transport "$transport" \
-    "$remote" >/dev/null 2>"$work/uac.stderr"
+place_calls "$RATE" "$SECONDS_RUN" stat
 cpu1=$(cpu_ticks "$server_pid")
 read -r successful failed < <(stat_counts "$work/stat.csv" "$((RATE * SECONDS_RUN))" | awk '{print $2, $3}')
 ticks=$(getconf CLK_TCK)
@@ -84,6 +98,13 @@ stop_pid "$server_wrapper"
 
 echo "case $CASE, $RATE calls/s for $SECONDS_RUN s: successful ${successful:-?}, failed ${failed:-?}"
 echo "server CPU per call over the run: $(( (cpu1 - cpu0) * 1000000 / ticks / (RATE * SECONDS_RUN) )) µs"
+jfr print --json --events jdk.ThreadAllocationStatistics "$work/rec.jfr" | awk -v calls="$((RATE * RECORD))" '
+    /"allocated":/ { a = $2; gsub(/[^0-9]/, "", a) }
+    /"javaThreadId":/ { t = $2; gsub(/[^0-9]/, "", t); if (!(t in first)) first[t] = a; last[t] = a }
+    END {
+        for (t in first) sum += last[t] - first[t]
+        if (calls > 0 && sum > 0) printf "allocated per call while recording: %.1f KB\n", sum / calls / 1024
+    }'
 jfr print --stack-depth 64 --events jdk.ExecutionSample "$work/rec.jfr" | awk -v top="$TOP" '
     function flush(   k) {
         if (!inside) return

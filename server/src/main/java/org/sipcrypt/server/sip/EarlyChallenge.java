@@ -29,9 +29,9 @@ import org.sipcrypt.server.transport.TopVia;
  * realm included), no Route (which may prove a dialog of ours) and no To tag, a sip or sips
  * Request-URI, a From, To, Call-ID and Contact, and a CSeq of a number and INVITE (the transport
  * checks the request line's version, repeated headers and the branch first). Everything else, and
- * every other method, goes to the stack. A request malformed in a way only the parse finds (a From without a
- * valid URI, say) gets this 407 instead of a 400; the retry with credentials is parsed and gets the
- * 400. The counters move as on the stack's path: {@code sip.requests.received}, {@code
+ * every other method, goes to the stack. A request malformed in a way only the parse finds (a From
+ * without a valid URI, say) gets this 407 instead of a 400; the retry with credentials is parsed
+ * and gets the 400. The counters move as on the stack's path: {@code sip.requests.received}, {@code
  * auth.outcomes{result=no_credentials}} and {@code sip.responses.sent{status=407}}.
  * Threading: thread-safe; never blocks; called on SIP worker lanes.
  */
@@ -52,7 +52,8 @@ public final class EarlyChallenge implements EarlyAnswers {
 
     @Override
     public byte[] answer(byte[] request, String method, TopVia via, InetSocketAddress source) {
-        if (!Request.INVITE.equals(method) || !config.challenges(method) || ctx.draining() || config.trusted(source.getAddress())
+        if (!Request.INVITE.equals(method) || !config.challenges(method) || ctx.draining()
+                || config.trusted(source.getAddress())
                 || SipBytes.headerValue(request, "proxy-authorization", null) != null
                 || SipBytes.headerValue(request, "route", null) != null
                 || !plain(request, method)) {
@@ -91,7 +92,8 @@ public final class EarlyChallenge implements EarlyAnswers {
                 || cseq == null || !cseqOf(cseq, method)) {
             return false;
         }
-        return SipBytes.headerValue(request, "contact", "m") != null;
+        String contact = SipBytes.headerValue(request, "contact", "m");
+        return contact != null && !contact.isEmpty();
     }
 
     /** Whether a CSeq value is a sequence number below 2^31 and exactly {@code method}. */
@@ -103,8 +105,8 @@ public final class EarlyChallenge implements EarlyAnswers {
         if (digits == 0 || digits > 10 || Long.parseLong(cseq, 0, digits, 10) >= 1L << 31) {
             return false;
         }
-        return cseq.substring(digits).trim().equals(method)
-                && (cseq.charAt(digits) == ' ' || cseq.charAt(digits) == '\t');
+        return digits < cseq.length() && (cseq.charAt(digits) == ' ' || cseq.charAt(digits) == '\t')
+                && cseq.substring(digits).trim().equals(method);
     }
 
     private static boolean startsWithIgnoreCase(byte[] bytes, int at, String prefix) {

@@ -21,10 +21,10 @@ import org.sipcrypt.server.transport.Transport;
 /**
  * An INVITE the proxy challenges over UDP (RFC 3261 §22.3, 407) leaves no JAIN-SIP transaction: it
  * is challenged from its bytes before it is parsed, or, when they do not settle it, by the stack,
- * whose transaction ends once the 407 has gone. Either way the transport keeps the 407's bytes and answers a retransmitted INVITE with them (§17.2.1), and
- * absorbs the ACK, which carries the INVITE's branch (§17.1.1.3), so that it never reaches the
- * proxy or the callee; the INVITE with credentials then goes through. Over TCP the stack's
- * transaction stays until the ACK, as before.
+ * whose transaction ends once the 407 has gone. Either way the transport keeps the 407's bytes and
+ * answers a retransmitted INVITE with them (§17.2.1), and absorbs the ACK, which carries the
+ * INVITE's branch (§17.1.1.3), so that it never reaches the proxy or the callee; the INVITE with
+ * credentials then goes through. Over TCP the stack's transaction stays until the ACK, as before.
  */
 @Timeout(120)
 class ChallengedInviteTransactionIT {
@@ -135,6 +135,31 @@ class ChallengedInviteTransactionIT {
             Await.until(() -> server.openTransactions() == 0, Attacker.WAIT,
                     () -> "transactions left in the stack: " + server.openTransactions());
             assertEquals(List.of(), proxy.victim.requestLines(), "nothing reached bob");
+        }
+    }
+
+    /**
+     * What the parse answers with 400 keeps its 400 with authentication on: an INVITE without Contact
+     * (JAIN-SIP requires one of a request that can start a dialog), with another method in its CSeq,
+     * or with two From headers is not challenged from its bytes.
+     */
+    @Test
+    void invitesTheParseRejectsGet400NotAChallenge() throws Exception {
+        try (ProxyUnderAttack proxy = ProxyUnderAttack.start(dir, "auth", "true")) {
+            SipcryptServer server = proxy.server.server();
+            Attacker alice = proxy.attacker;
+            String invite = alice.request("INVITE", TARGET, ALICE, "a1", TARGET, null, UUID.randomUUID().toString(), 1,
+                    "", "");
+            String noContact = invite.replaceFirst("Contact: [^\r]*\r\n", "");
+            String cseqMismatch = invite.replace("CSeq: 1 INVITE", "CSeq: 1 OPTIONS")
+                    .replaceFirst("branch=([^;\r]+)", "branch=$1-c");
+            String twoFroms = invite.replace("Call-ID:", "From: <sip:eve@127.0.0.1>;tag=e1\r\nCall-ID:")
+                    .replaceFirst("branch=([^;\r]+)", "branch=$1-f");
+            for (String bad : List.of(noContact, cseqMismatch, twoFroms)) {
+                String answer = alice.finalResponse(bad);
+                assertEquals(400, status(answer), answer);
+            }
+            assertEquals(0.0, counter(server, "sip.requests.answered_early"));
         }
     }
 

@@ -25,7 +25,8 @@ class TopViaTest {
 
     @Test
     void theFirstEntryOfTheFirstViaLineIsRead() {
-        TopVia via = read("v: SIP/2.0/UDP Host.Example:5070 ; branch=z9hG4bK-1;rport, SIP/2.0/UDP 10.0.0.9;branch=z9hG4bK-2\r\n"
+        TopVia via = read("v: SIP/2.0/UDP Host.Example:5070 ; branch=z9hG4bK-1;rport,"
+                + " SIP/2.0/UDP 10.0.0.9;branch=z9hG4bK-2\r\n"
                 + "Via: SIP/2.0/UDP 10.0.0.8;branch=z9hG4bK-3\r\n");
         assertNotNull(via);
         assertEquals("SIP/2.0/UDP Host.Example:5070 ; branch=z9hG4bK-1;rport", via.entry());
@@ -58,7 +59,8 @@ class TopViaTest {
     @Test
     void aResponseBuiltWithTheTopViaTagsOnlyItsFirstEntry() {
         String request = "INVITE sip:bob@127.0.0.1 SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-1;rport, SIP/2.0/UDP 10.0.0.9;branch=z9hG4bK-2;rport\r\n"
+                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-1;rport,"
+                + " SIP/2.0/UDP 10.0.0.9;branch=z9hG4bK-2;rport\r\n"
                 + "Via: SIP/2.0/UDP 10.0.0.8;branch=z9hG4bK-3\r\n"
                 + "From: <sip:alice@127.0.0.1>;tag=a\r\nTo: <sip:bob@127.0.0.1>\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
                 + "Contact: <sip:alice@127.0.0.1:5070>\r\nContent-Length: 0\r\n\r\n";
@@ -69,7 +71,8 @@ class TopViaTest {
                 + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-1;received=127.0.0.1;rport=5099,"
                 + " SIP/2.0/UDP 10.0.0.9;branch=z9hG4bK-2;rport\r\n"
                 + "Via: SIP/2.0/UDP 10.0.0.8;branch=z9hG4bK-3\r\n"
-                + "From: <sip:alice@127.0.0.1>;tag=a\r\nTo: <sip:bob@127.0.0.1>;tag=t1\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\n"
+                + "From: <sip:alice@127.0.0.1>;tag=a\r\nTo: <sip:bob@127.0.0.1>;tag=t1\r\n"
+                + "Call-ID: c1\r\nCSeq: 1 INVITE\r\n"
                 + "Proxy-Authenticate: Digest realm=\"r\"\r\n"
                 + "Content-Length: 0\r\n\r\n", new String(answer, StandardCharsets.UTF_8));
     }

@@ -400,7 +400,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     private boolean answeredEarly(CompletedTransactions completed, byte[] bytes, String method, TopVia via,
                                   String key) {
         EarlyAnswers early = processor.transport().earlyAnswers();
-        if (early == null || !SipMessageChecks.requestLineIsSip20(bytes) || SipMessageChecks.duplicatedHeader(bytes) != null
+        if (early == null || !SipMessageChecks.requestLineIsSip20(bytes)
+                || SipMessageChecks.duplicatedHeader(bytes) != null
                 || stack.findTransaction(via.branch().toLowerCase(java.util.Locale.ROOT), true) != null) {
             return false;
         }
