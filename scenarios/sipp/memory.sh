@@ -7,8 +7,9 @@
 #      TCP on 127.0.0.1; a SIPp UAS registered as bench-T@127.0.0.1 (udp-auth: the calls name the
 #      UAS in their Request-URI and reach the server as outbound proxy, so no REGISTER is needed);
 #   2. warm up (WARMUP_CALLS at WARMUP_RATE), wait IDLE_SECONDS so every transaction of the
-#      warm-up has left (Timer J is 32 s), force two full GCs (jcmd GC.run) and take the live heap
-#      (jcmd GC.heap_info "used") and the live objects (jmap -histo:live) as the idle baseline;
+#      warm-up has left (Timer J is 32 s), force two full GCs (jcmd GC.run) and take the live
+#      objects and their bytes (jmap -histo:live, its Total line) as the idle baseline (ZGC's
+#      GC.heap_info "used" counts pages not yet reclaimed, hundreds of MB, so it is not read);
 #   3. place RATE x SECONDS calls (uac.xml or uac-auth.xml), then at once the live heap and live
 #      objects again (jmap -histo:live forces a full GC first).
 #   Memory per call = (live heap after - baseline) / calls placed; objects likewise. Every call of
@@ -58,14 +59,6 @@ command -v jcmd >/dev/null && command -v jmap >/dev/null || die "jcmd and jmap (
 
 sipp_ports "$SERVER_PORT"
 start_work memory
-
-heap_used_kb() {    # live heap in KB after GC.heap_info (call after a full GC)
-    # G1 and Parallel print "... heap ... used 123456K", ZGC "ZHeap used 62M" (M or G, rounded)
-    jcmd "$1" GC.heap_info 2>/dev/null | awk '/ heap / || /garbage-first heap/ || /^ *ZHeap / {
-        for (i = 1; i <= NF; i++) if ($i == "used") {
-            v = $(i + 1); sub(/,$/, "", v); u = substr(v, length(v)); n = substr(v, 1, length(v) - 1)
-            print (u == "G" ? n * 1048576 : u == "M" ? n * 1024 : n); exit } }'
-}
 
 live_objects() {    # jmap -histo:live PID FILE -> prints "objects bytes" of the Total line
     jmap -histo:live "$1" >"$2" 2>/dev/null
@@ -133,8 +126,8 @@ for c in $CASES; do
     sleep "$IDLE_SECONDS"
     jcmd "$server_pid" GC.run >/dev/null 2>&1
     jcmd "$server_pid" GC.run >/dev/null 2>&1
-    base_kb=$(heap_used_kb "$server_pid")
-    read -r base_objects _ < <(live_objects "$server_pid" "$work/$c-histo-idle.txt")
+    read -r base_objects base_bytes < <(live_objects "$server_pid" "$work/$c-histo-idle.txt")
+    base_kb=$(( ${base_bytes:-0} / 1024 ))
 
     calls=$(( RATE * SECONDS_RUN ))
     log "$c: $calls calls at $RATE/s"
@@ -154,11 +147,11 @@ for c in $CASES; do
         kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
         samples+=("$c: live heap MB every ${SAMPLE_EVERY} s of the run: $(tr '\n' ' ' <"$work/$c-samples.txt")")
     fi
-    read -r load_objects _ < <(live_objects "$server_pid" "$work/$c-histo-load.txt")
-    load_kb=$(heap_used_kb "$server_pid")
+    read -r load_objects load_bytes < <(live_objects "$server_pid" "$work/$c-histo-load.txt")
+    load_kb=$(( ${load_bytes:-0} / 1024 ))
     failed=$(stat_last "$work/$c-run.csv" "FailedCall(C)")
     read -r n p50 p99 max total < <(gc_pauses "$work/$c-gc.log" "$t0" "$t1")
-    per_call_b=$(awk -v a="$load_kb" -v b="$base_kb" -v n="$calls" 'BEGIN { printf "%.0f", (a - b) * 1024 / n }')
+    per_call_b=$(awk -v a="$load_bytes" -v b="$base_bytes" -v n="$calls" 'BEGIN { printf "%.0f", (a - b) / n }')
     per_call_o=$(awk -v a="$load_objects" -v b="$base_objects" -v n="$calls" 'BEGIN { printf "%.1f", (a - b) / n }')
     rows+=("| $c | $calls at $RATE/s | $failed | $base_kb | $load_kb | $per_call_b | $per_call_o | $n | $p50 | $p99 | $max | $total |")
     log "$c: SIPp exit $rc, $failed failed; the largest live classes right after the run:"
