@@ -1,7 +1,6 @@
 package org.sipcrypt.server.sip;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
@@ -51,14 +50,16 @@ public final class EarlyChallenge implements EarlyAnswers {
     }
 
     @Override
+    public boolean answers(byte[] request, String method, InetSocketAddress source) {
+        return Request.INVITE.equals(method) && config.challenges(method) && !ctx.draining()
+                && !config.trusted(source.getAddress())
+                && SipBytes.headerValue(request, "proxy-authorization", null) == null
+                && SipBytes.headerValue(request, "route", null) == null
+                && plain(request, method);
+    }
+
+    @Override
     public byte[] answer(byte[] request, String method, TopVia via, InetSocketAddress source) {
-        if (!Request.INVITE.equals(method) || !config.challenges(method) || ctx.draining()
-                || config.trusted(source.getAddress())
-                || SipBytes.headerValue(request, "proxy-authorization", null) != null
-                || SipBytes.headerValue(request, "route", null) != null
-                || !plain(request, method)) {
-            return null;
-        }
         String client = source.getAddress().getHostAddress();
         byte[] response = BadRequestResponse.build(request, Response.PROXY_AUTHENTICATION_REQUIRED, REASON,
                 Long.toHexString(ThreadLocalRandom.current().nextLong()),
@@ -109,8 +110,17 @@ public final class EarlyChallenge implements EarlyAnswers {
                 && cseq.substring(digits).trim().equals(method);
     }
 
+    /** Whether the bytes at {@code at} spell {@code prefix} (lower-case letters and punctuation), in any case. */
     private static boolean startsWithIgnoreCase(byte[] bytes, int at, String prefix) {
-        return bytes.length >= at + prefix.length()
-                && new String(bytes, at, prefix.length(), StandardCharsets.US_ASCII).equalsIgnoreCase(prefix);
+        if (bytes.length < at + prefix.length()) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length(); i++) {
+            int c = bytes[at + i];
+            if ((c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c) != prefix.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

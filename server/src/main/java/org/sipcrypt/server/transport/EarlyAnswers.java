@@ -11,12 +11,22 @@ import java.net.InetSocketAddress;
  * §17.2.2), as for a response the stack sent.
  * Threading: implementations are thread-safe and never block; called on SIP worker lanes.
  */
-@FunctionalInterface
 public interface EarlyAnswers {
 
     /**
-     * The bytes of a 300–699 response to {@code request}, or null to leave the request to the parser
-     * and the stack.
+     * Whether {@code request} is one this would answer, judged from its own lines alone; cheap, since
+     * every UDP request but an ACK is asked. Only for those that pass does the transport make the
+     * checks the parse would make (version, repeated headers, the branch) and call {@link #answer}.
+     *
+     * @param request the raw request
+     * @param method  the method of its request line (never ACK)
+     * @param source  where it came from
+     */
+    boolean answers(byte[] request, String method, InetSocketAddress source);
+
+    /**
+     * The bytes of a 300–699 response to a request {@link #answers} accepted, or null to leave it to
+     * the parser and the stack after all.
      *
      * @param request the raw request; its Content-Length fits the datagram, and no kept transaction
      *                matched it

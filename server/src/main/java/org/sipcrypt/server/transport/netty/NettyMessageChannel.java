@@ -400,7 +400,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     private boolean answeredEarly(CompletedTransactions completed, byte[] bytes, String method, TopVia via,
                                   String key) {
         EarlyAnswers early = processor.transport().earlyAnswers();
-        if (early == null || !SipMessageChecks.requestLineIsSip20(bytes)
+        // the SIP layer's cheap look first: a request it would not answer (every one with
+        // credentials) pays for none of the parse's checks twice
+        if (early == null || !early.answers(bytes, method, source())
+                || !SipMessageChecks.requestLineIsSip20(bytes)
                 || SipMessageChecks.duplicatedHeader(bytes) != null
                 || stack.findTransaction(via.branch().toLowerCase(java.util.Locale.ROOT), true) != null) {
             return false;
