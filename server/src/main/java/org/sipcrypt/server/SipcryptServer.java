@@ -38,11 +38,13 @@ import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.sip.EarlyChallenge;
+import org.sipcrypt.server.config.Mode;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.SipCounters;
 import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
+import org.sipcrypt.server.sip.proxy.AckRelay;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
@@ -185,6 +187,10 @@ public final class SipcryptServer implements AutoCloseable {
             if (transport != null && auth.authenticator() != null) {
                 // the first INVITE of each call is challenged from its bytes, without the stack
                 transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
+            }
+            if (transport != null && config.mode() == Mode.PROXY) {
+                // the ACK for a 2xx is relayed from its bytes, without the stack
+                transport.relayEarlyWith(new AckRelay(context, auth.policy()));
             }
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,

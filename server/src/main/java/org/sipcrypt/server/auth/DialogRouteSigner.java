@@ -89,7 +89,20 @@ public final class DialogRouteSigner {
         } else if (ours.test(request.getRequestURI()) && request.getRequestURI() instanceof SipURI sip) {
             signature = sip.getParameter(PARAM);
         }
-        if (signature == null || signature.isEmpty()) {
+        return proves(callId(request), fromTag(request), toTag, signature);
+    }
+
+    /**
+     * Whether {@code signature}, the {@value #PARAM} parameter of the Route entry (or Request-URI)
+     * {@link #provesDialog} would read, was signed for the dialog of {@code callId} and the request's
+     * From or To tag.
+     *
+     * @param fromTag the request's From tag, or null
+     * @param toTag   the request's To tag, or null (then nothing is proved)
+     * @param signature the parameter's value, or null
+     */
+    public boolean proves(String callId, String fromTag, String toTag, String signature) {
+        if (toTag == null || signature == null || signature.isEmpty()) {
             return false;
         }
         byte[] given;
@@ -98,8 +111,6 @@ public final class DialogRouteSigner {
         } catch (IllegalArgumentException e) {
             return false;
         }
-        String callId = callId(request);
-        String fromTag = fromTag(request);
         // both checked whatever the first says, so the time taken tells nothing about which matched
         boolean fromCaller = fromTag != null && MessageDigest.isEqual(mac(callId, fromTag), given);
         boolean fromCallee = MessageDigest.isEqual(mac(callId, toTag), given);

@@ -1,5 +1,6 @@
 package org.sipcrypt.server.sip;
 
+import java.net.InetAddress;
 import java.util.ListIterator;
 import java.util.Objects;
 import javax.sip.address.SipURI;
@@ -54,6 +55,16 @@ public final class AccessPolicy {
      */
     public boolean mayRelayAck(Request ack) {
         return config.trusted(SipContext.sourceAddress(ack)) || routes.provesDialog(ack, local::isLocal);
+    }
+
+    /**
+     * {@link #mayRelayAck(Request)} for an ACK read from its bytes: from {@code source}, with these
+     * Call-ID and tags, carrying {@code signature} in the {@value DialogRouteSigner#PARAM} parameter
+     * of its first Route entry when that entry names this server (of its Request-URI when it has no
+     * Route and the URI names this server), else null.
+     */
+    public boolean mayRelayAck(InetAddress source, String callId, String fromTag, String toTag, String signature) {
+        return config.trusted(source) || routes.proves(callId, fromTag, toTag, signature);
     }
 
     /** The OPTIONS ping of RFC 3261 §11 addressed to this server (no user part), which we answer. */

@@ -60,6 +60,14 @@ public final class TransportCounters {
         counters.increment("sip.requests.answered_early");
     }
 
+    /**
+     * A request relayed from its bytes before it was parsed ({@link EarlyRelays}: the ACK for a
+     * 2xx), {@code sip.requests.relayed_early}.
+     */
+    public void relayedEarly() {
+        counters.increment("sip.requests.relayed_early");
+    }
+
     /** A datagram dropped without an answer. */
     public void datagramDropped(String reason) {
         count("sip.datagrams.dropped", "reason", reason);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.ListIterator;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sip.header.CSeqHeader;
@@ -78,7 +79,30 @@ public final class LoopDetector {
         while (routes != null && routes.hasNext()) {
             sb.append(((Header) routes.next()).toString().trim()).append(',');
         }
-        byte[] d = SHA_256.get().digest(sb.toString().getBytes(StandardCharsets.UTF_8));
+        return digest(sb);
+    }
+
+    /**
+     * {@link #statelessBranch(Request)} for a request read from its bytes: the same fields, as the
+     * bytes spell them (every retransmission spells them alike).
+     *
+     * @param routes the values of its Route header lines, in order
+     */
+    static String statelessBranch(String requestUri, String fromTag, String toTag, String callId, String cseqNumber,
+                                  List<String> routes) {
+        StringBuilder sb = new StringBuilder(256).append(requestUri).append('|')
+                .append(fromTag == null ? "" : fromTag).append('|')
+                .append(toTag == null ? "" : toTag).append('|')
+                .append(callId).append('|').append(cseqNumber).append('|');
+        for (String route : routes) {
+            sb.append(route).append(',');
+        }
+        return PREFIX + digest(sb) + ".s";
+    }
+
+    /** The first 8 bytes of the SHA-256 of {@code fields}, in hex. */
+    private static String digest(CharSequence fields) {
+        byte[] d = SHA_256.get().digest(fields.toString().getBytes(StandardCharsets.UTF_8));
         return HexFormat.of().formatHex(d, 0, 8);
     }
 

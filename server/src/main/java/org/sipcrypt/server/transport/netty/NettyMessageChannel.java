@@ -23,6 +23,7 @@ import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.EarlyAnswers;
+import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.SipBytes;
@@ -363,7 +364,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * transactions answer, costs a scan of two header lines instead of a parse; and a request the
      * {@link EarlyAnswers} answer (the first INVITE of a call with digest authentication on) gets its
      * final response, which is kept as one the stack sent would be, without a parse or a
-     * transaction. When the request's key could be read here, the parsed request is not looked up
+     * transaction; an ACK none of them absorbed (one for a 2xx) goes on through the {@link
+     * EarlyRelays}, also without a parse. When the request's key could be read here, the parsed request is not looked up
      * again; when it could not (a Via in a form {@link TopVia} does not read), the parsed request
      * is, and it goes to the stack.
      */
@@ -388,7 +390,34 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             dumpReceived(bytes, "absorbed by a kept transaction");
             return true;
         }
-        return !ack && answeredEarly(completed, bytes, method, via, key);
+        return ack ? relayedEarly(bytes, method, via) : answeredEarly(completed, bytes, method, via, key);
+    }
+
+    /**
+     * Sends on the relayed copy of a request, if there is one: an ACK no kept transaction absorbed
+     * (one for a 2xx) goes on from its bytes. Only for a request whose version and single headers
+     * pass the checks its parse would make, and whose branch no transaction of the stack holds (an
+     * ACK for a non-2xx the stack sent is the stack's to absorb).
+     */
+    private boolean relayedEarly(byte[] bytes, String method, TopVia via) {
+        EarlyRelays relays = processor.transport().earlyRelays();
+        if (relays == null || !SipMessageChecks.requestLineIsSip20(bytes)
+                || SipMessageChecks.duplicatedHeader(bytes) != null
+                || stack.findTransaction(via.branch().toLowerCase(java.util.Locale.ROOT), true) != null) {
+            return false;
+        }
+        EarlyRelays.Relay relay = relays.relay(bytes, method, via, source(), processor.localAddress());
+        if (relay == null) {
+            return false;
+        }
+        dumpReceived(bytes, "relayed before the parse");
+        counters.relayedEarly();
+        try {
+            sendMessage(relay.message(), relay.to().getAddress(), relay.to().getPort(), false);
+        } catch (IOException e) {
+            countDropped("send_failed");
+        }
+        return true;
     }
 
     /**

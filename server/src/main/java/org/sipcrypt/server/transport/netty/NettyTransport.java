@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.EarlyAnswers;
+import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.ConnectionsPerSource;
 import org.sipcrypt.server.transport.PartialMessages;
 import org.sipcrypt.server.transport.RateLimitedLog;
@@ -65,6 +66,7 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private final PartialMessages partialMessages;
     private volatile OverloadGuard guard;
     private volatile EarlyAnswers early;
+    private volatile EarlyRelays relays;
 
     /**
      * @param completed final responses of completed non-INVITE transactions over UDP, answering
@@ -148,6 +150,20 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     /** The early answers, or null when there are none. */
     EarlyAnswers earlyAnswers() {
         return early;
+    }
+
+    /**
+     * Relays, from now on, the UDP requests {@code relays} can forward from their bytes before they
+     * are parsed; until it is set, every request goes to the stack. Set once, when the SIP layer it
+     * reads is up.
+     */
+    public void relayEarlyWith(EarlyRelays relays) {
+        this.relays = Objects.requireNonNull(relays, "relays");
+    }
+
+    /** The early relays, or null when there are none. */
+    EarlyRelays earlyRelays() {
+        return relays;
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */
