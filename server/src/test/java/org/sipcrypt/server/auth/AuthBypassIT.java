@@ -88,10 +88,13 @@ class AuthBypassIT extends ProxyAttackFixture {
                 "Route: " + attacker.serverRoute("") + "\r\n", SDP);
         attacker.send(ack);
         attacker.send(ack.replace("Route: " + attacker.serverRoute("") + "\r\n", ""));
-        // dropping and relaying exclude each other: the count says both ACKs were dropped
-        Await.until(() -> droppedAcks() == 2, Attacker.WAIT, () -> "dropped ACKs counted: " + droppedAcks());
+        attacker.send(ack.replace(attacker.serverRoute(""),
+                attacker.serverRoute(";" + DialogRouteSigner.PARAM + "=AAAAAAAAAAAAAAAAAAAAAA")));
+        // dropping and relaying exclude each other: the count says all three ACKs were dropped
+        Await.until(() -> droppedAcks() == 3, Attacker.WAIT, () -> "dropped ACKs counted: " + droppedAcks());
         proxy.assertNothingReachedTheVictim(Attacker.callId(ack), victim.uri("victim"), "");
-        assertEquals(2, droppedAcks());
+        assertEquals(3, droppedAcks());
+        assertEquals(0.0, server.server().transportCounters().value("sip.requests.relayed_early"));
     }
 
     @Test
@@ -121,6 +124,8 @@ class AuthBypassIT extends ProxyAttackFixture {
             assertEquals(Response.OK, reinvite.awaitFinal(TestUa.TIMEOUT).getStatusCode());
             assertEquals(2, bob.awaitRequests(Request.INVITE, 2, TestUa.TIMEOUT).size());
             assertEquals(2, bob.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).size());
+            // both ACKs proved the dialog from their bytes and were relayed without the stack
+            assertEquals(2.0, server.server().transportCounters().value("sip.requests.relayed_early"));
             // the callee's own in-dialog request (From and To swapped) proves the dialog too
             SipExchange info = bob.sendInDialog(bob.answeredDialog(), Request.INFO);
             assertEquals(Response.OK, info.awaitFinal(TestUa.TIMEOUT).getStatusCode());

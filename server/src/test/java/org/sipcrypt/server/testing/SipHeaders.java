@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
 import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.RouteHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
@@ -33,6 +34,16 @@ public final class SipHeaders {
         ListIterator<?> it = r.getHeaders(RecordRouteHeader.NAME);
         while (it.hasNext()) {
             out.add(((RecordRouteHeader) it.next()).getAddress().toString());
+        }
+        return out;
+    }
+
+    /** The Route addresses, top first. */
+    public static List<String> routes(Request r) {
+        List<String> out = new ArrayList<>();
+        ListIterator<?> it = r.getHeaders(RouteHeader.NAME);
+        while (it.hasNext()) {
+            out.add(((RouteHeader) it.next()).getAddress().toString());
         }
         return out;
     }

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
+import java.util.Locale;
 import java.util.Objects;
 import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
@@ -403,7 +404,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         EarlyRelays relays = processor.transport().earlyRelays();
         if (relays == null || !SipMessageChecks.requestLineIsSip20(bytes)
                 || SipMessageChecks.duplicatedHeader(bytes) != null
-                || stack.findTransaction(via.branch().toLowerCase(java.util.Locale.ROOT), true) != null) {
+                || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
             return false;
         }
         EarlyRelays.Relay relay = relays.relay(bytes, method, via, source(), processor.localAddress());
@@ -434,7 +435,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         if (early == null || !early.answers(bytes, method, source())
                 || !SipMessageChecks.requestLineIsSip20(bytes)
                 || SipMessageChecks.duplicatedHeader(bytes) != null
-                || stack.findTransaction(via.branch().toLowerCase(java.util.Locale.ROOT), true) != null) {
+                || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
             return false;
         }
         byte[] response = early.answer(bytes, method, via, source());

@@ -49,7 +49,14 @@ class ProxyCallIT {
             assertEquals(List.of(Response.TRYING, Response.RINGING, Response.OK),
                     call.invite().statuses().stream().distinct().toList());
 
-            callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            Request ack = callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            // relayed statelessly (RFC 3261 §16.11): over UDP from its bytes, over TCP by the stack
+            assertProxyVia(ack, server, t);
+            assertEquals(List.of(server.hostPort(t), "127.0.0.1:" + caller.port()), SipHeaders.vias(ack));
+            assertEquals(List.of(), SipHeaders.routes(ack), "the proxy took its own Route entry off");
+            assertEquals(69, ((MaxForwardsHeader) ack.getHeader(MaxForwardsHeader.NAME)).getMaxForwards());
+            assertEquals(t == Transport.UDP ? 1.0 : 0.0,
+                    server.server().transportCounters().value("sip.requests.relayed_early"));
             assertEquals(Response.OK, call.hangUp().getStatusCode());
             Request bye = callee.awaitRequest(Request.BYE, TestUa.TIMEOUT);
             assertProxyVia(bye, server, t);
