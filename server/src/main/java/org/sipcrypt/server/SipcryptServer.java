@@ -44,10 +44,10 @@ import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.SipCounters;
 import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
-import org.sipcrypt.server.sip.proxy.AckRelay;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
+import org.sipcrypt.server.sip.proxy.StatelessRelay;
 import org.sipcrypt.server.sip.proxy.StatefulProxy;
 import org.sipcrypt.server.sip.redirect.RedirectServer;
 import org.sipcrypt.server.sip.registrar.ExpiresPolicy;
@@ -189,8 +189,8 @@ public final class SipcryptServer implements AutoCloseable {
                 transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
             }
             if (transport != null && config.mode() == Mode.PROXY) {
-                // the ACK for a 2xx is relayed from its bytes, without the stack
-                transport.relayEarlyWith(new AckRelay(context, auth.policy()));
+                // the ACK for a 2xx and BYE, with their responses, are relayed from their bytes, without the stack
+                transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs));
             }
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,

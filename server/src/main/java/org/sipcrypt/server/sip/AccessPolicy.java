@@ -67,6 +67,18 @@ public final class AccessPolicy {
         return config.trusted(source) || routes.proves(callId, fromTag, toTag, signature);
     }
 
+    /**
+     * Whether a request inside a dialog (neither ACK nor CANCEL), read from its bytes as {@link
+     * #mayRelayAck(InetAddress, String, String, String, String)} reads an ACK, may go on without
+     * credentials: it comes from a trusted peer or, unless {@code auth.inDialog} asks for credentials
+     * within dialogs too, proves the dialog by its signed route. When false, {@link #mustAuthenticate}
+     * decides on the parsed request.
+     */
+    public boolean mayRelayInDialog(InetAddress source, String callId, String fromTag, String toTag,
+                                    String signature) {
+        return config.trusted(source) || !config.inDialog() && routes.proves(callId, fromTag, toTag, signature);
+    }
+
     /** The OPTIONS ping of RFC 3261 §11 addressed to this server (no user part), which we answer. */
     private boolean isServerItself(Request request) {
         return local.isLocal(request.getRequestURI()) && ((SipURI) request.getRequestURI()).getUser() == null;

@@ -4,12 +4,12 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 
 /**
- * Requests a proxy relays over UDP from their raw bytes, before they are parsed or have a
- * transaction: those it forwards statelessly (RFC 3261 §16.11), such as the ACK for a 2xx, whose
- * copy it can write by editing a few header lines. The transport offers only a request that no kept
- * transaction absorbed, whose version and single headers pass the checks its parse would make, and
- * whose branch names no transaction the stack holds; it sends the copy from the socket the request
- * came in on.
+ * Messages a proxy relays over UDP from their raw bytes, before they are parsed or have a
+ * transaction: requests it forwards statelessly (RFC 3261 §16.11), such as the ACK for a 2xx, whose
+ * copy it can write by editing a few header lines, and the responses that come back for them. The
+ * transport offers only a message whose single headers pass the checks its parse would make, and
+ * whose branch names no transaction the stack holds (a request also one that no kept transaction
+ * absorbed, with version SIP/2.0); it sends the copy from the socket the message came in on.
  * Threading: implementations are thread-safe and never block; called on SIP worker lanes.
  */
 public interface EarlyRelays {
@@ -37,4 +37,13 @@ public interface EarlyRelays {
      * @param local   the address of the socket it came in on, which the copy is sent from
      */
     Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local);
+
+    /**
+     * The relayed copy of {@code response}, or null to leave it to the parser and the stack.
+     *
+     * @param response the raw response; its Content-Length fits the datagram
+     * @param via      its top Via, read from the bytes, with an RFC 3261 branch
+     * @param local    the address of the socket it came in on, which the copy is sent from
+     */
+    Relay relayResponse(byte[] response, TopVia via, InetSocketAddress local);
 }

@@ -33,6 +33,12 @@ public final class SipBytes {
         return i > 0 && i < msg.length && msg[i] == ' ' ? new String(msg, 0, i, StandardCharsets.US_ASCII) : null;
     }
 
+    /** Whether the message starts with a status line's {@code SIP/2.0 }. */
+    public static boolean isResponse(byte[] msg) {
+        return msg.length > 8 && msg[0] == 'S' && msg[1] == 'I' && msg[2] == 'P' && msg[3] == '/' && msg[4] == '2'
+                && msg[5] == '.' && msg[6] == '0' && msg[7] == ' ';
+    }
+
     /**
      * The first value of a header within the header section, or {@code null}.
      *

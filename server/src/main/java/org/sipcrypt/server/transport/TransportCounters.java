@@ -62,10 +62,18 @@ public final class TransportCounters {
 
     /**
      * A request relayed from its bytes before it was parsed ({@link EarlyRelays}: the ACK for a
-     * 2xx), {@code sip.requests.relayed_early}.
+     * 2xx, BYE), {@code sip.requests.relayed_early}.
      */
     public void relayedEarly() {
         counters.increment("sip.requests.relayed_early");
+    }
+
+    /**
+     * A response relayed from its bytes before it was parsed ({@link EarlyRelays}: one coming back
+     * for a request relayed so), {@code sip.responses.relayed_early}.
+     */
+    public void responseRelayedEarly() {
+        counters.increment("sip.responses.relayed_early");
     }
 
     /** A datagram dropped without an answer. */

@@ -73,7 +73,15 @@ public final class EstablishedDialogs {
 
     /** A BYE within a dialog was answered: the dialog has ended. */
     public void ended(Message bye) {
-        String key = key(bye);
+        end(key(bye));
+    }
+
+    /** A BYE with this Call-ID and these tags was relayed statelessly: the dialog has ended. */
+    public void ended(String callId, String fromTag, String toTag) {
+        end(fromTag == null || toTag == null ? null : key(callId, fromTag, toTag));
+    }
+
+    private void end(String key) {
         if (key == null) {
             return;
         }
@@ -113,8 +121,10 @@ public final class EstablishedDialogs {
         if (callId == null || from == null || to == null || from.getTag() == null || to.getTag() == null) {
             return null;
         }
-        String a = from.getTag();
-        String b = to.getTag();
-        return a.compareTo(b) <= 0 ? callId.getCallId() + '\n' + a + '\n' + b : callId.getCallId() + '\n' + b + '\n' + a;
+        return key(callId.getCallId(), from.getTag(), to.getTag());
+    }
+
+    private static String key(String callId, String a, String b) {
+        return a.compareTo(b) <= 0 ? callId + '\n' + a + '\n' + b : callId + '\n' + b + '\n' + a;
     }
 }

@@ -365,8 +365,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * transactions answer, costs a scan of two header lines instead of a parse; and a request the
      * {@link EarlyAnswers} answer (the first INVITE of a call with digest authentication on) gets its
      * final response, which is kept as one the stack sent would be, without a parse or a
-     * transaction; an ACK none of them absorbed (one for a 2xx) goes on through the {@link
-     * EarlyRelays}, also without a parse. When the request's key could be read here, the parsed request is not looked up
+     * transaction; an ACK none of them absorbed (one for a 2xx), a BYE, and a response coming
+     * back for a request relayed so go on through the {@link EarlyRelays}, also without a parse. When the request's key could be read here, the parsed request is not looked up
      * again; when it could not (a Via in a form {@link TopVia} does not read), the parsed request
      * is, and it goes to the stack.
      */
@@ -378,7 +378,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         String method = SipBytes.requestMethod(bytes);
         if (method == null) {
-            return false;
+            return relayedResponseEarly(bytes);
         }
         boolean ack = Request.ACK.equals(method);
         TopVia via = TopVia.read(bytes);
@@ -391,12 +391,63 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             dumpReceived(bytes, "absorbed by a kept transaction");
             return true;
         }
-        return ack ? relayedEarly(bytes, method, via) : answeredEarly(completed, bytes, method, via, key);
+        return ack ? relayedEarly(bytes, method, via)
+                : answeredEarly(completed, bytes, method, via, key) || relayedEarly(bytes, method, via);
+    }
+
+    /**
+     * Sends on the relayed copy of a response, if there is one: one that comes back through a
+     * request the {@link EarlyRelays} relayed goes on from its bytes, and a final one is kept for
+     * the request's retransmissions ({@link #keepFinal}). Only for a response whose
+     * single headers pass the checks its parse would make and whose branch no client transaction
+     * of the stack holds.
+     */
+    private boolean relayedResponseEarly(byte[] bytes) {
+        EarlyRelays relays = processor.transport().earlyRelays();
+        if (relays == null || !SipBytes.isResponse(bytes)) {
+            return false;
+        }
+        TopVia via = TopVia.read(bytes);
+        if (via == null || SipMessageChecks.duplicatedHeader(bytes) != null
+                || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), false) != null) {
+            return false;
+        }
+        EarlyRelays.Relay relay = relays.relayResponse(bytes, via, processor.localAddress());
+        if (relay == null) {
+            return false;
+        }
+        dumpReceived(bytes, "relayed before the parse");
+        counters.responseRelayedEarly();
+        keepFinal(relay);
+        send(relay);
+        return true;
+    }
+
+    /**
+     * RFC 3261 §17.2.2, as a stateful relay would: the final response to a non-INVITE request that
+     * went on statelessly is kept under that request's key (the Via now on top of the copy), so a
+     * retransmission of the request is answered from it and never reaches the next hop again.
+     */
+    private void keepFinal(EarlyRelays.Relay relay) {
+        byte[] response = relay.message();
+        if (response.length < 12 || response[8] < '2' || response[8] > '6') {
+            return;
+        }
+        String cseq = SipBytes.headerValue(response, "cseq", null);
+        int blank = cseq == null ? -1 : cseq.lastIndexOf(' ');
+        String method = blank < 0 ? null : cseq.substring(blank + 1).trim();
+        if (method == null || method.isEmpty() || Request.INVITE.equals(method) || Request.ACK.equals(method)) {
+            return;
+        }
+        String key = CompletedTransactions.key(TopVia.read(response), method);
+        if (key != null) {
+            processor.transport().completedTransactions().completed(key, response, relay.to());
+        }
     }
 
     /**
      * Sends on the relayed copy of a request, if there is one: an ACK no kept transaction absorbed
-     * (one for a 2xx) goes on from its bytes. Only for a request whose version and single headers
+     * (one for a 2xx) or a BYE goes on from its bytes. Only for a request whose version and single headers
      * pass the checks its parse would make, and whose branch no transaction of the stack holds (an
      * ACK for a non-2xx the stack sent is the stack's to absorb).
      */
@@ -413,12 +464,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         dumpReceived(bytes, "relayed before the parse");
         counters.relayedEarly();
+        send(relay);
+        return true;
+    }
+
+    private void send(EarlyRelays.Relay relay) {
         try {
             sendMessage(relay.message(), relay.to().getAddress(), relay.to().getPort(), false);
         } catch (IOException e) {
             countDropped("send_failed");
         }
-        return true;
     }
 
     /**

@@ -60,6 +60,11 @@ class ProxyCallIT {
             assertEquals(Response.OK, call.hangUp().getStatusCode());
             Request bye = callee.awaitRequest(Request.BYE, TestUa.TIMEOUT);
             assertProxyVia(bye, server, t);
+            // over UDP the BYE and its 200 were relayed from their bytes too
+            assertEquals(t == Transport.UDP ? 2.0 : 0.0,
+                    server.server().transportCounters().value("sip.requests.relayed_early"));
+            assertEquals(t == Transport.UDP ? 1.0 : 0.0,
+                    server.server().transportCounters().value("sip.responses.relayed_early"));
             assertEquals(List.of(), callee.errors());
             assertEquals(List.of(), caller.errors());
         }

@@ -18,13 +18,14 @@ import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * The ACK for a 2xx over UDP, relayed from its bytes ({@link AckRelay}): each is sent by hand to the
- * real server and read where the proxy sends it, a sink on 127.0.0.2, so the copy is compared line
- * by line with what RFC 3261 §16 asks of a stateless relay. ACKs in a form the early relay does not
- * read still reach the next hop, by the stack.
+ * The ACK for a 2xx and BYE over UDP, relayed from their bytes ({@link StatelessRelay}), and the
+ * responses to BYE coming back: each is sent by hand to the real server and read where the proxy
+ * sends it, a sink on 127.0.0.2 (or the caller's socket), so the copy is compared line by line with
+ * what RFC 3261 §16 asks of a stateless relay. Requests in a form the early relay does not read
+ * still reach the next hop, by the stack.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class AckRelayIT {
+class StatelessRelayIT {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -124,16 +125,85 @@ class AckRelayIT {
         }
     }
 
+    @Test
+    void byeIsRelayedFromItsBytesAndItsAnswerComesBackTheSameWay() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             SipSink callee = SipSink.start();
+             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
+            String ours = "<sip:" + server.hostPort(Transport.UDP) + ";lr>";
+            String target = "sip:bob@" + callee.hostPort();
+            String bye = inDialog("BYE", 2, caller, target, "bye1", 70, "Route: " + ours + "\r\n", "");
+
+            caller.send(bye);
+
+            String answer = caller.awaitMessage("SIP/2.0 200", WAIT);
+            assertTrue(answer != null, "the callee's 200 came back");
+            String relayed = callee.await("BYE", WAIT);
+            List<String> vias = headers(relayed, "Via");
+            assertEquals(2, vias.size(), relayed);
+            assertTrue(vias.get(0).startsWith("SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK"),
+                    relayed);
+            assertEquals(List.of(), headers(relayed, "Route"), relayed);
+            assertEquals(List.of("69"), headers(relayed, "Max-Forwards"));
+            // the answer carries the caller's Via alone, tagged as the proxy received the BYE
+            assertEquals(List.of(vias.get(1)), headers(answer, "Via"), answer);
+            assertEquals(List.of("2 BYE"), headers(answer, "CSeq"));
+            assertEquals(1.0, relayedEarly(server));
+            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+
+            // §17.2.2, as a stateful relay: the retransmitted BYE gets the kept 200, the callee sees it once
+            caller.send(bye);
+            assertEquals(answer, caller.awaitMessage("SIP/2.0 200", WAIT));
+            assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
+            assertEquals(1, callee.requests().size(), callee.requestLines().toString());
+        }
+    }
+
+    @Test
+    void byeAtMaxForwardsZeroIsAnswered483ByTheStack() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             SipSink callee = SipSink.start();
+             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
+            caller.send(inDialog("BYE", 2, caller, "sip:bob@" + callee.hostPort(), "bye0", 0, "", ""));
+
+            assertTrue(caller.awaitMessage("SIP/2.0 483", WAIT) != null, "§16.3 step 3: Too Many Hops");
+            assertEquals(0.0, relayedEarly(server));
+            assertEquals(List.of(), callee.requests());
+        }
+    }
+
+    @Test
+    void byeThatPassedHereBeforeIsLeftToTheStacksLoopCheck() throws Exception {
+        try (TestServer server = TestServer.start(dir);
+             SipSink callee = SipSink.start();
+             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
+            // a Via of ours below the caller's: a spiral (another Request-URI) the stack forwards, or a loop
+            String earlier = "Via: SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK-sc-0123456789abcdef.s\r\n";
+            String bye = inDialog("BYE", 2, caller, "sip:bob@" + callee.hostPort(), "spiral", 70, "", "");
+            caller.send(bye.replace("Max-Forwards:", earlier + "Max-Forwards:"));
+
+            String relayed = callee.await("BYE", WAIT);
+            assertEquals(3, headers(relayed, "Via").stream().mapToInt(v -> v.split(",").length).sum(), relayed);
+            assertEquals(0.0, relayedEarly(server), "the stack judged it");
+        }
+    }
+
     /** An ACK for a 2xx from {@code caller}, Call-ID of this test, with the given Via branch suffix. */
     private static String ack(SipSocket caller, String requestUri, String branch, int maxForwards, String extra,
                               String body) {
-        return "ACK " + requestUri + " SIP/2.0\r\n"
+        return inDialog("ACK", 1, caller, requestUri, branch, maxForwards, extra, body);
+    }
+
+    /** A request within the dialog of this test's Call-ID from {@code caller}, with the given Via branch suffix. */
+    private static String inDialog(String method, int cseq, SipSocket caller, String requestUri, String branch,
+                                   int maxForwards, String extra, String body) {
+        return method + " " + requestUri + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP 127.0.0.1:" + caller.localPort() + ";branch=z9hG4bK-" + branch + ";rport\r\n"
                 + "Max-Forwards: " + maxForwards + "\r\n"
                 + "From: <sip:alice@example.org>;tag=f1\r\n"
                 + "To: <sip:bob@example.org>;tag=t1\r\n"
                 + "Call-ID: " + CALL_ID + "\r\n"
-                + "CSeq: 1 ACK\r\n"
+                + "CSeq: " + cseq + " " + method + "\r\n"
                 + extra
                 + "Content-Length: " + body.length() + "\r\n\r\n"
                 + body;

@@ -1,0 +1,565 @@
+package org.sipcrypt.server.sip.proxy;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import javax.sip.ListeningPoint;
+import javax.sip.message.Request;
+import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.sip.AccessPolicy;
+import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.transport.AddressText;
+import org.sipcrypt.server.transport.EarlyRelays;
+import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.TopVia;
+import org.sipcrypt.server.transport.Transport;
+
+/**
+ * Requests inside a dialog this proxy record-routed, relayed over UDP from their raw bytes and
+ * statelessly (RFC 3261 §16.11), with the responses that come back for them: the ACK for a 2xx
+ * (§13.2.2.4), as {@link StatefulProxy#onAck} relays a parsed one, and BYE. The Route entries naming
+ * this server are taken off the top (§16.4), Max-Forwards goes down by one (a request at 0 is left
+ * to the stack, which drops an ACK and answers a BYE with 483), the top Via gets
+ * {@code received}/{@code rport} as on receipt, and a Via of ours goes on top with a branch that is
+ * the same for every retransmission of the request (for BYE, the caller's branch is hashed in too).
+ * The copy goes to the next Route entry (loose routing) or, with none left, to the Request-URI. With
+ * digest authentication on, the request must come from a trusted peer or carry back the dialog's
+ * signed Record-Route, as {@link AccessPolicy#mayRelayAck} asks of a parsed ACK and {@link
+ * AccessPolicy#mustAuthenticate} of a parsed BYE; a relayed BYE ends the dialog in {@link
+ * EstablishedDialogs} and releases the call's per-call connections. A response whose top Via is one
+ * of these stateless Vias of ours goes back by the next Via (its {@code received} and {@code rport},
+ * RFC 3581), with our Via taken off, as the stack forwards a response without a transaction.
+ * <p>A BYE relayed this way has no transaction here: its retransmissions are relayed again (with the
+ * same branch) and the callee's transaction answers them; should the callee never answer, the
+ * caller's own transaction times out, where a stateful proxy would have answered 408 for it.
+ * <p>The stack, with its parse, its clone and its encode, still takes every message not in the
+ * plain form read here: a next hop that is not UDP, a host name to resolve, {@code maddr}, an IPv6
+ * address, a Route entry with a display name or a URI {@link SipUriText} does not read, folded or
+ * bare-LF lines, no To tag, a CSeq that is not a number and the method, a BYE without Max-Forwards,
+ * with Proxy-Require or with a Via of ours (a loop, or a spiral, for §16.3 to judge), and a request
+ * this would not relay (Max-Forwards at 0, addressed to this server, without the dialog's signed
+ * route), which the stack drops, answers or challenges. A message malformed in a way only the parse
+ * finds (a From without a valid URI, say) is relayed here where the stack would refuse it; the next
+ * hop refuses it instead.
+ * Threading: thread-safe; never blocks; called on SIP worker lanes.
+ */
+public final class StatelessRelay implements EarlyRelays {
+
+    private static final int DEFAULT_PORT = 5060;
+
+    private final SipContext ctx;
+    private final AccessPolicy policy;
+    private final EstablishedDialogs dialogs;
+
+    /**
+     * @param policy  which requests may be relayed with digest authentication on; null when it is off
+     * @param dialogs the dialogs a shutdown drain waits for, which a relayed BYE ends; may be null
+     */
+    public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs) {
+        this.ctx = Objects.requireNonNull(ctx, "ctx");
+        this.policy = policy;
+        this.dialogs = dialogs;
+    }
+
+    @Override
+    public Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local) {
+        boolean bye = Request.BYE.equals(method);
+        ListeningPoint lp = receivedOnUdp(local);
+        if (!bye && !Request.ACK.equals(method) || lp == null) {
+            return null;
+        }
+        InDialog req = InDialog.read(request, method, via);
+        if (req == null || bye && (req.maxForwards() < 0 || req.proxyRequire() || req.viaNames(lp))) {
+            return null;
+        }
+        // §16.4: our own entries off the top of the route set
+        int popped = 0;
+        SipUriText next = null;
+        for (String entry : req.routeEntries()) {
+            SipUriText uri = routeUri(entry);
+            if (uri == null) {
+                return null;
+            }
+            if (!ctx.local().isLocal(uri.host(), uri.port())) {
+                next = uri;
+                break;
+            }
+            popped++;
+        }
+        SipUriText requestUri = SipUriText.read(req.requestUri());
+        String signature = signature(req, popped, requestUri);
+        if (policy != null && !(bye
+                ? policy.mayRelayInDialog(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature)
+                : policy.mayRelayAck(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature))) {
+            return null;
+        }
+        SipUriText hop = next != null ? next : requestUri;
+        if (hop == null || next != null && hop.param("lr") == null
+                || next == null && ctx.local().isLocal(hop.host(), hop.port()) || req.maxForwards() == 0) {
+            return null;
+        }
+        InetSocketAddress to = udpAddress(hop);
+        if (to == null) {
+            return null;
+        }
+        // §16.11: the same branch for every retransmission; a BYE's own branch tells two BYEs apart
+        String branch = LoopDetector.statelessBranch(req.requestUri(), req.fromTag(), req.toTag(), req.callId(),
+                bye ? req.cseqNumber() + " BYE " + via.branch() : req.cseqNumber(), req.routeValues());
+        byte[] copy = req.relayed("SIP/2.0/UDP " + lp.getIPAddress() + ":" + lp.getPort() + ";branch=" + branch,
+                via.tagged(source), popped);
+        ctx.counters().requestReceived(method);
+        ctx.counters().forwarded(method);
+        if (bye) {
+            // RFC 3261 §15.1.2: the dialog ends with the BYE, whatever the answer
+            if (dialogs != null) {
+                dialogs.ended(req.callId(), req.fromTag(), req.toTag());
+            }
+            ctx.calls().releaseCall(req.callId());
+        }
+        return new Relay(copy, to);
+    }
+
+    @Override
+    public Relay relayResponse(byte[] response, TopVia via, InetSocketAddress local) {
+        ListeningPoint lp = receivedOnUdp(local);
+        if (lp == null || !via.branch().startsWith(LoopDetector.PREFIX) || !via.branch().endsWith(".s")
+                || (via.port() < 0 ? DEFAULT_PORT : via.port()) != lp.getPort()
+                || !AddressText.sameHost(via.host(), local.getAddress())) {
+            return null;
+        }
+        Upstream up = Upstream.read(response, via);
+        if (up == null) {
+            return null;
+        }
+        ctx.counters().responseSent(up.status());
+        return new Relay(up.relayed(), up.to());
+    }
+
+    /** Our UDP listening point when {@code local} is its socket (IPv4 only), else null. */
+    private ListeningPoint receivedOnUdp(InetSocketAddress local) {
+        ListeningPoint lp = ctx.listeningPoint(Transport.UDP);
+        return lp == null || lp.getPort() != local.getPort() || lp.getIPAddress().indexOf(':') >= 0
+                || !AddressText.sameHost(lp.getIPAddress(), local.getAddress()) ? null : lp;
+    }
+
+    /**
+     * The signature {@link DialogRouteSigner#provesDialog} would read: that of the first Route
+     * entry when it names this server, of the Request-URI when there is no Route and it names this
+     * server, else none.
+     */
+    private String signature(InDialog req, int popped, SipUriText requestUri) {
+        if (!req.routeEntries().isEmpty()) {
+            return popped > 0 ? routeUri(req.routeEntries().get(0)).param(DialogRouteSigner.PARAM) : null;
+        }
+        return requestUri != null && ctx.local().isLocal(requestUri.host(), requestUri.port())
+                ? requestUri.param(DialogRouteSigner.PARAM) : null;
+    }
+
+    /** The URI of a Route entry in the form {@code <uri>[;params]}, or null for any other. */
+    private static SipUriText routeUri(String entry) {
+        int close = entry.indexOf('>');
+        return entry.startsWith("<") && close > 0 ? SipUriText.read(entry.substring(1, close)) : null;
+    }
+
+    /** Where a UDP next hop {@code uri} is, when it names an IPv4 address over UDP; else null. */
+    private static InetSocketAddress udpAddress(SipUriText uri) {
+        String transport = uri.param("transport");
+        byte[] ip = uri.ipv4();
+        if (uri.secure() || uri.param("maddr") != null || ip == null
+                || transport != null && !transport.equalsIgnoreCase("udp")) {
+            return null;
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(ip), uri.port() > 0 ? uri.port() : DEFAULT_PORT);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("four bytes are an IPv4 address", e);
+        }
+    }
+
+    /**
+     * An in-dialog request's header section, line by line, with what relaying it needs.
+     *
+     * @param maxForwards the Max-Forwards value, or -1 when there is none
+     * @param viaValues   the values of its Via lines, in order
+     * @param headerEnd   where the blank line after the headers starts in the request
+     */
+    private record InDialog(byte[] request, String requestLine, String requestUri, List<String> lines, int viaLine,
+                            List<String> viaValues, int maxForwardsLine, int maxForwards, boolean proxyRequire,
+                            List<Integer> routeLines, List<String> routeValues, List<String> routeEntries,
+                            String callId, String fromTag, String toTag, String cseqNumber, int headerEnd) {
+
+        /** The {@code method} request {@code request} holds, or null when it is not in the form read here. */
+        static InDialog read(byte[] request, String method, TopVia via) {
+            Head head = Head.read(request);
+            if (head == null) {
+                return null;
+            }
+            String requestLine = head.startLine();
+            int uriStart = method.length() + 1;
+            int uriEnd = requestLine.length() - " SIP/2.0".length();
+            if (!requestLine.startsWith(method + " ") || !requestLine.endsWith(" SIP/2.0") || uriEnd <= uriStart
+                    || requestLine.indexOf(' ', uriStart) != uriEnd) {
+                return null;
+            }
+            List<String> lines = head.lines();
+            List<Integer> routeLines = new ArrayList<>(2);
+            List<String> routeValues = new ArrayList<>(2);
+            List<String> routeEntries = new ArrayList<>(2);
+            List<String> viaValues = new ArrayList<>(2);
+            int viaLine = -1;
+            int maxForwardsLine = -1;
+            int maxForwards = -1;
+            boolean proxyRequire = false;
+            String callId = null;
+            String from = null;
+            String to = null;
+            String cseq = null;
+            for (int index = 0; index < lines.size(); index++) {
+                String line = lines.get(index);
+                int colon = line.indexOf(':');
+                String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                String value = line.substring(colon + 1).trim();
+                switch (name) {
+                    case "via", "v" -> {
+                        viaLine = viaLine < 0 ? index : viaLine;
+                        viaValues.add(value);
+                    }
+                    case "route" -> {
+                        routeLines.add(index);
+                        routeValues.add(value);
+                        if (!entries(value, routeEntries)) {
+                            return null;
+                        }
+                    }
+                    case "max-forwards" -> {
+                        maxForwardsLine = index;
+                        maxForwards = number(value, 3);
+                        if (maxForwards < 0 || maxForwards > 255) {
+                            return null;
+                        }
+                    }
+                    case "proxy-require" -> proxyRequire = true;
+                    case "call-id", "i" -> callId = value;
+                    case "from", "f" -> from = value;
+                    case "to", "t" -> to = value;
+                    case "cseq" -> cseq = value;
+                    default -> {
+                    }
+                }
+            }
+            String toTag = to == null ? null : tag(to);
+            String cseqNumber = cseq == null ? null : sequence(cseq, method);
+            if (viaLine < 0 || !value(lines.get(viaLine)).startsWith(via.entry()) || callId == null
+                    || callId.isEmpty() || from == null || toTag == null || cseqNumber == null) {
+                return null;
+            }
+            return new InDialog(request, requestLine, requestLine.substring(uriStart, uriEnd), lines, viaLine,
+                    viaValues, maxForwardsLine, maxForwards, proxyRequire, routeLines, routeValues, routeEntries,
+                    callId, tag(from), toTag, cseqNumber, head.end());
+        }
+
+        /**
+         * Whether a Via entry names {@code lp}'s address and port: the request has been here before
+         * (a loop or a spiral, §16.3 step 4), or a Via this does not read is in the way.
+         */
+        boolean viaNames(ListeningPoint lp) {
+            for (String value : viaValues) {
+                if (value.indexOf('"') >= 0 || value.indexOf('[') >= 0) {
+                    return true;
+                }
+                for (String entry : value.split(",")) {
+                    String sent = entry.split(";", 2)[0].trim();
+                    int blank = sent.indexOf(' ') >= 0 ? sent.indexOf(' ') : sent.indexOf('\t');
+                    String sentBy = blank < 0 ? "" : sent.substring(blank + 1).trim();
+                    int colon = sentBy.indexOf(':');
+                    String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
+                    int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : DEFAULT_PORT;
+                    if (host.equalsIgnoreCase(lp.getIPAddress()) && port == lp.getPort()) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        /**
+         * The bytes of the relayed copy: {@code ourVia} on top, the received top Via replaced by
+         * {@code taggedVia}, the first {@code popped} Route entries taken off, Max-Forwards one less;
+         * every other line and the body as they came.
+         */
+        byte[] relayed(String ourVia, String taggedVia, int popped) {
+            StringBuilder sb = new StringBuilder(headerEnd + 128);
+            sb.append(requestLine).append("\r\n").append("Via: ").append(ourVia).append("\r\n");
+            int toPop = popped;
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                int colon = line.indexOf(':');
+                if (i == viaLine) {
+                    String received = value(line);
+                    sb.append(line, 0, colon + 1).append(' ').append(taggedVia)
+                            .append(received, topEntry(received).length(), received.length());
+                } else if (i == maxForwardsLine) {
+                    sb.append(line, 0, colon + 1).append(' ').append(maxForwards - 1);
+                } else if (routeLines.contains(i)) {
+                    List<String> kept = new ArrayList<>(2);
+                    entries(value(line), kept);
+                    int drop = Math.min(toPop, kept.size());
+                    toPop -= drop;
+                    if (drop == kept.size()) {
+                        continue;
+                    }
+                    sb.append(line, 0, colon + 1).append(' ').append(String.join(", ", kept.subList(drop, kept.size())));
+                } else {
+                    sb.append(line);
+                }
+                sb.append("\r\n");
+            }
+            return withBody(sb, request, headerEnd);
+        }
+    }
+
+    /**
+     * A response going back through a stateless Via of ours: its status, the copy without that Via,
+     * and where the next Via says to send it.
+     */
+    private record Upstream(int status, byte[] relayed, InetSocketAddress to) {
+
+        /** The response {@code response}, whose top Via is {@code ours}, or null when it is not in the form read here. */
+        static Upstream read(byte[] response, TopVia ours) {
+            Head head = Head.read(response);
+            if (head == null) {
+                return null;
+            }
+            String statusLine = head.startLine();
+            int status = statusLine.length() >= 12 && statusLine.startsWith("SIP/2.0 ") && statusLine.charAt(11) == ' '
+                    ? number(statusLine.substring(8, 11), 3) : -1;
+            if (status < 100 || status > 699) {
+                return null;
+            }
+            List<String> lines = head.lines();
+            int viaLine = -1;
+            String next = null;
+            for (int i = 0; i < lines.size() && next == null; i++) {
+                String line = lines.get(i);
+                String name = line.substring(0, line.indexOf(':')).trim().toLowerCase(Locale.ROOT);
+                if (!name.equals("via") && !name.equals("v")) {
+                    continue;
+                }
+                String value = value(line);
+                if (viaLine >= 0) {
+                    next = topEntry(value);
+                } else if (!value.startsWith(ours.entry())) {
+                    return null;
+                } else {
+                    viaLine = i;
+                    String rest = value.substring(topEntry(value).length()).trim();
+                    if (rest.startsWith(",")) {
+                        next = topEntry(rest.substring(1).trim());
+                    }
+                }
+            }
+            InetSocketAddress to = next == null ? null : viaAddress(next);
+            if (to == null) {
+                return null;
+            }
+            StringBuilder sb = new StringBuilder(head.end() + 2);
+            sb.append(statusLine).append("\r\n");
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                if (i == viaLine) {
+                    String value = value(line);
+                    String rest = value.substring(topEntry(value).length()).trim();
+                    if (rest.isEmpty()) {
+                        continue;
+                    }
+                    sb.append(line, 0, line.indexOf(':') + 1).append(' ').append(rest.substring(1).trim());
+                } else {
+                    sb.append(line);
+                }
+                sb.append("\r\n");
+            }
+            return new Upstream(status, withBody(sb, response, head.end()), to);
+        }
+
+        /**
+         * Where a response goes by the Via entry {@code via} (RFC 3261 §18.2.2, RFC 3581 §4): its
+         * {@code received} address, else its sent-by, and its {@code rport} value, else its port;
+         * null unless that is UDP to an IPv4 address.
+         */
+        private static InetSocketAddress viaAddress(String via) {
+            if (via.indexOf('"') >= 0 || via.indexOf('[') >= 0) {
+                return null;
+            }
+            String[] parts = via.split(";", -1);
+            String sent = parts[0].trim();
+            if (!sent.regionMatches(true, 0, "SIP/2.0/UDP", 0, 11) || sent.length() < 13
+                    || sent.charAt(11) != ' ' && sent.charAt(11) != '\t') {
+                return null;
+            }
+            String sentBy = sent.substring(12).trim();
+            int colon = sentBy.indexOf(':');
+            String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
+            int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : DEFAULT_PORT;
+            for (int i = 1; i < parts.length; i++) {
+                String param = parts[i].trim();
+                int eq = param.indexOf('=');
+                String name = (eq >= 0 ? param.substring(0, eq) : param).trim().toLowerCase(Locale.ROOT);
+                String value = eq >= 0 ? param.substring(eq + 1).trim() : "";
+                if (name.equals("received")) {
+                    host = value;
+                } else if (name.equals("rport") && !value.isEmpty()) {
+                    port = number(value, 5);
+                }
+            }
+            byte[] ip = new SipUriText(false, host, -1, "").ipv4();
+            if (ip == null || port < 1 || port > 65535) {
+                return null;
+            }
+            try {
+                return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+            } catch (UnknownHostException e) {
+                throw new IllegalStateException("four bytes are an IPv4 address", e);
+            }
+        }
+    }
+
+    /**
+     * A message's start line and header lines, read as ISO-8859-1 (one char per byte: the copy
+     * written back is byte for byte what came, UTF-8 included), each header line holding a colon.
+     *
+     * @param end where the blank line after the headers starts
+     */
+    private record Head(String startLine, List<String> lines, int end) {
+
+        /** The head of {@code message}, or null when it has folded or bare-LF lines or no blank line. */
+        static Head read(byte[] message) {
+            int end = SipBytes.headerSectionEnd(message);
+            if (end >= message.length) {
+                return null;
+            }
+            String head = new String(message, 0, end, StandardCharsets.ISO_8859_1);
+            int lineEnd = head.indexOf("\r\n");
+            if (lineEnd < 0) {
+                return null;
+            }
+            List<String> lines = new ArrayList<>(16);
+            for (int pos = lineEnd + 2; pos < head.length(); ) {
+                int eol = head.indexOf("\r\n", pos);
+                if (eol < 0) {
+                    return null;
+                }
+                String line = head.substring(pos, eol);
+                pos = eol + 2;
+                if (line.indexOf(':') <= 0 || line.charAt(0) == ' ' || line.charAt(0) == '\t'
+                        || line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0) {
+                    return null;
+                }
+                lines.add(line);
+            }
+            String startLine = head.substring(0, lineEnd);
+            return startLine.indexOf('\n') >= 0 ? null : new Head(startLine, lines, end);
+        }
+    }
+
+    /** The header section {@code sb} followed by the blank line and body of {@code message} from {@code headerEnd}. */
+    private static byte[] withBody(StringBuilder sb, byte[] message, int headerEnd) {
+        byte[] head = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] copy = new byte[head.length + message.length - headerEnd];
+        System.arraycopy(head, 0, copy, 0, head.length);
+        System.arraycopy(message, headerEnd, copy, head.length, message.length - headerEnd);
+        return copy;
+    }
+
+    /** The top entry of a Via value, as {@link TopVia#read} takes it. */
+    private static String topEntry(String value) {
+        int comma = value.indexOf(',');
+        return (comma >= 0 ? value.substring(0, comma) : value).trim();
+    }
+
+    private static String value(String line) {
+        return line.substring(line.indexOf(':') + 1).trim();
+    }
+
+    /**
+     * Adds the entries of a Route value (name-addrs joined by commas) to {@code entries}, trimmed;
+     * false when a quote makes the commas ambiguous or an entry is empty.
+     */
+    private static boolean entries(String value, List<String> entries) {
+        if (value.indexOf('"') >= 0) {
+            return false;
+        }
+        int start = 0;
+        boolean inUri = false;
+        for (int i = 0; i <= value.length(); i++) {
+            char c = i < value.length() ? value.charAt(i) : ',';
+            if (c == '<') {
+                inUri = true;
+            } else if (c == '>') {
+                inUri = false;
+            } else if (c == ',' && !inUri) {
+                String entry = value.substring(start, i).trim();
+                if (entry.isEmpty()) {
+                    return false;
+                }
+                entries.add(entry);
+                start = i + 1;
+            }
+        }
+        return !inUri;
+    }
+
+    /** The tag parameter of a From or To value, or null when it has none. */
+    private static String tag(String value) {
+        String params;
+        if (value.indexOf('<') >= 0) {
+            int close = value.lastIndexOf('>');
+            params = close >= 0 ? value.substring(close + 1) : "";
+        } else {
+            int semi = value.indexOf(';');
+            params = semi >= 0 ? value.substring(semi) : "";
+        }
+        for (String param : params.split(";")) {
+            int eq = param.indexOf('=');
+            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
+                String tag = param.substring(eq + 1).trim();
+                return tag.isEmpty() ? null : tag;
+            }
+        }
+        return null;
+    }
+
+    /** The sequence number of a CSeq value {@code n METHOD}, or null when it is not in that form. */
+    private static String sequence(String cseq, String method) {
+        int digits = 0;
+        while (digits < cseq.length() && cseq.charAt(digits) >= '0' && cseq.charAt(digits) <= '9') {
+            digits++;
+        }
+        if (digits == 0 || digits > 10 || digits == cseq.length()
+                || cseq.charAt(digits) != ' ' && cseq.charAt(digits) != '\t'
+                || Long.parseLong(cseq, 0, digits, 10) >= 1L << 31 || !cseq.substring(digits).trim().equals(method)) {
+            return null;
+        }
+        return cseq.substring(0, digits);
+    }
+
+    /** A decimal number of 1 to {@code maxDigits} digits, or -1. */
+    private static int number(String s, int maxDigits) {
+        if (s.isEmpty() || s.length() > maxDigits) {
+            return -1;
+        }
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+}
