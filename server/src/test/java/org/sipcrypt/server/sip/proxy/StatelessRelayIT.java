@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,160 +34,151 @@ class StatelessRelayIT {
     @TempDir
     Path dir;
 
+    private TestServer server;
+    /** The next hop: a sink on 127.0.0.2 answering each request but ACK (INVITE with 486). */
+    private SipSink callee;
+    private SipSocket caller;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = TestServer.start(dir);
+        callee = SipSink.start();
+        caller = SipSocket.udp(server.address(Transport.UDP));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        caller.close();
+        callee.close();
+        server.close();
+    }
+
     @Test
     void ackAlongARouteSetIsRelayedFromItsBytesToTheNextEntry() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             SipSink next = SipSink.start();
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            String ours = "<sip:" + server.hostPort(Transport.UDP) + ";transport=udp;lr>";
-            String theirs = "<sip:" + next.hostPort() + ";lr>";
-            String ack = ack(caller, "sip:bob@127.0.0.3:5999", "c1", 70,
-                    "Route: " + ours + ", " + theirs + "\r\n", "v=0\r\n");
+        String ours = "<sip:" + server.hostPort(Transport.UDP) + ";transport=udp;lr>";
+        String theirs = "<sip:" + callee.hostPort() + ";lr>";
+        String ack = ack(caller, "sip:bob@127.0.0.3:5999", "c1", 70,
+                "Route: " + ours + ", " + theirs + "\r\n", "v=0\r\n");
 
-            caller.send(ack);
-            caller.send(ack);
+        caller.send(ack);
+        caller.send(ack);
 
-            Await.until(() -> next.requests().size() == 2, WAIT, () -> "relayed: " + next.requestLines());
-            String first = next.requests().get(0);
-            assertTrue(first.startsWith("ACK sip:bob@127.0.0.3:5999 SIP/2.0\r\n"), first);
-            List<String> vias = headers(first, "Via");
-            assertEquals(2, vias.size(), first);
-            assertTrue(vias.get(0).startsWith("SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK"),
-                    first);
-            assertEquals("SIP/2.0/UDP 127.0.0.1:" + caller.localPort() + ";branch=z9hG4bK-c1;received=127.0.0.1;rport="
-                    + caller.localPort(), vias.get(1), "the caller's Via tagged as on receipt");
-            assertEquals(List.of(theirs), headers(first, "Route"), "only our own entry taken off");
-            assertEquals(List.of("69"), headers(first, "Max-Forwards"));
-            assertEquals(List.of("<sip:bob@example.org>;tag=t1"), headers(first, "To"));
-            assertTrue(first.endsWith("\r\n\r\nv=0\r\n"), "body as it came: " + first);
-            // §16.11: every retransmission of the ACK gets the same branch, so the next hop matches them
-            assertEquals(first, next.requests().get(1));
-            assertEquals(2.0, relayedEarly(server));
-        }
+        Await.until(() -> callee.requests().size() == 2, WAIT, () -> "relayed: " + callee.requestLines());
+        String first = callee.requests().get(0);
+        assertTrue(first.startsWith("ACK sip:bob@127.0.0.3:5999 SIP/2.0\r\n"), first);
+        List<String> vias = headers(first, "Via");
+        assertEquals(2, vias.size(), first);
+        assertTrue(vias.get(0).startsWith("SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK"),
+                first);
+        assertEquals("SIP/2.0/UDP 127.0.0.1:" + caller.localPort() + ";branch=z9hG4bK-c1;received=127.0.0.1;rport="
+                + caller.localPort(), vias.get(1), "the caller's Via tagged as on receipt");
+        assertEquals(List.of(theirs), headers(first, "Route"), "only our own entry taken off");
+        assertEquals(List.of("69"), headers(first, "Max-Forwards"));
+        assertEquals(List.of("<sip:bob@example.org>;tag=t1"), headers(first, "To"));
+        assertTrue(first.endsWith("\r\n\r\nv=0\r\n"), "body as it came: " + first);
+        // §16.11: every retransmission of the ACK gets the same branch, so the next hop matches them
+        assertEquals(first, callee.requests().get(1));
+        assertEquals(2.0, relayedEarly(server));
     }
 
     @Test
     void ackWithoutRouteGoesToTheRequestUriAndAtMaxForwardsZeroNowhere() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             SipSink next = SipSink.start();
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            String target = "sip:bob@" + next.hostPort() + ";transport=UDP";
-            caller.send(ack(caller, target, "mf0", 0, "", ""));
-            // same Call-ID, so the same lane: it is handled after the first
-            caller.send(ack(caller, target, "mf1", 1, "", ""));
+        String target = "sip:bob@" + callee.hostPort() + ";transport=UDP";
+        caller.send(ack(caller, target, "mf0", 0, "", ""));
+        // same Call-ID, so the same lane: it is handled after the first
+        caller.send(ack(caller, target, "mf1", 1, "", ""));
 
-            Await.until(() -> next.requests().size() == 1, WAIT, () -> "relayed: " + next.requestLines());
-            String relayed = next.requests().get(0);
-            assertEquals(List.of("0"), headers(relayed, "Max-Forwards"), relayed);
-            assertTrue(headers(relayed, "Via").get(1).contains(";branch=z9hG4bK-mf1;"), relayed);
-            assertEquals(1.0, relayedEarly(server));
-            assertEquals(1, next.requests().size(), "the ACK at Max-Forwards 0 went nowhere");
-        }
+        Await.until(() -> callee.requests().size() == 1, WAIT, () -> "relayed: " + callee.requestLines());
+        String relayed = callee.requests().get(0);
+        assertEquals(List.of("0"), headers(relayed, "Max-Forwards"), relayed);
+        assertTrue(headers(relayed, "Via").get(1).contains(";branch=z9hG4bK-mf1;"), relayed);
+        assertEquals(1.0, relayedEarly(server));
+        assertEquals(1, callee.requests().size(), "the ACK at Max-Forwards 0 went nowhere");
     }
 
     @Test
     void ackInAFormNotReadFromBytesIsStillRelayedByTheStack() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             SipSink next = SipSink.start();
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            String named = "\"proxy\" <sip:" + server.hostPort(Transport.UDP) + ";lr>";
-            caller.send(ack(caller, "sip:bob@" + next.hostPort(), "dn", 70, "Route: " + named + "\r\n", ""));
+        String named = "\"proxy\" <sip:" + server.hostPort(Transport.UDP) + ";lr>";
+        caller.send(ack(caller, "sip:bob@" + callee.hostPort(), "dn", 70, "Route: " + named + "\r\n", ""));
 
-            String relayed = next.await("ACK", WAIT);
-            assertEquals(List.of(), headers(relayed, "Route"), relayed);
-            assertEquals(List.of("69"), headers(relayed, "Max-Forwards"), relayed);
-            assertEquals(0.0, relayedEarly(server), "the stack relayed it");
-        }
+        String relayed = callee.await("ACK", WAIT);
+        assertEquals(List.of(), headers(relayed, "Route"), relayed);
+        assertEquals(List.of("69"), headers(relayed, "Max-Forwards"), relayed);
+        assertEquals(0.0, relayedEarly(server), "the stack relayed it");
     }
 
     @Test
     void ackForARejectionTheProxyRelayedIsAbsorbedByItsTransaction() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             SipSink busy = SipSink.start();
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            String target = "sip:bob@" + busy.hostPort();
-            String invite = caller.request("INVITE", target, "alice", "bob@" + busy.hostPort(), CALL_ID, 1,
-                    caller.contact("alice"));
-            caller.send(invite);
-            String rejected = caller.awaitMessage("SIP/2.0 486", WAIT);
-            assertTrue(rejected != null, "the callee's 486 came back");
-            // RFC 3261 §17.1.1.3: the ACK for a non-2xx has the INVITE's branch and ends the proxy's transaction
-            String toTag = headers(rejected, "To").get(0).replaceAll(".*;tag=([^;>\\s]+).*", "$1");
-            String absorbed = invite.replaceFirst("INVITE sip", "ACK sip").replace("CSeq: 1 INVITE", "CSeq: 1 ACK")
-                    .replace("To: <sip:bob@" + busy.hostPort() + ">", "To: <sip:bob@" + busy.hostPort() + ">;tag=" + toTag);
-            caller.send(absorbed);
-            // a later ACK for a 2xx on the same Call-ID (the same lane) marks when the first was handled
-            caller.send(ack(caller, target, "later", 70, "", ""));
+        String target = "sip:bob@" + callee.hostPort();
+        String invite = caller.request("INVITE", target, "alice", "bob@" + callee.hostPort(), CALL_ID, 1,
+                caller.contact("alice"));
+        caller.send(invite);
+        String rejected = caller.awaitMessage("SIP/2.0 486", WAIT);
+        assertTrue(rejected != null, "the callee's 486 came back");
+        // RFC 3261 §17.1.1.3: the ACK for a non-2xx has the INVITE's branch and ends the proxy's transaction
+        String toTag = headers(rejected, "To").get(0).replaceAll(".*;tag=([^;>\\s]+).*", "$1");
+        String absorbed = invite.replaceFirst("INVITE sip", "ACK sip").replace("CSeq: 1 INVITE", "CSeq: 1 ACK")
+                .replace("To: <sip:bob@" + callee.hostPort() + ">", "To: <sip:bob@" + callee.hostPort() + ">;tag=" + toTag);
+        caller.send(absorbed);
+        // a later ACK for a 2xx on the same Call-ID (the same lane) marks when the first was handled
+        caller.send(ack(caller, target, "later", 70, "", ""));
 
-            Await.until(() -> busy.requestLines().stream().filter(l -> l.startsWith("ACK ")).count() == 2, WAIT,
-                    () -> "at the callee: " + busy.requestLines());
-            assertEquals(1.0, relayedEarly(server), "only the later ACK was relayed");
-            assertEquals(List.of("INVITE " + target + " SIP/2.0", "ACK " + target + " SIP/2.0",
-                    "ACK " + target + " SIP/2.0"), busy.requestLines(), "the proxy's own ACK for the 486, then the later one");
-        }
+        Await.until(() -> callee.requestLines().stream().filter(l -> l.startsWith("ACK ")).count() == 2, WAIT,
+                () -> "at the callee: " + callee.requestLines());
+        assertEquals(1.0, relayedEarly(server), "only the later ACK was relayed");
+        assertEquals(List.of("INVITE " + target + " SIP/2.0", "ACK " + target + " SIP/2.0",
+                "ACK " + target + " SIP/2.0"), callee.requestLines(), "the proxy's own ACK for the 486, then the later one");
     }
 
     @Test
     void byeIsRelayedFromItsBytesAndItsAnswerComesBackTheSameWay() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             SipSink callee = SipSink.start();
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            String ours = "<sip:" + server.hostPort(Transport.UDP) + ";lr>";
-            String target = "sip:bob@" + callee.hostPort();
-            String bye = inDialog("BYE", 2, caller, target, "bye1", 70, "Route: " + ours + "\r\n", "");
+        String ours = "<sip:" + server.hostPort(Transport.UDP) + ";lr>";
+        String target = "sip:bob@" + callee.hostPort();
+        String bye = inDialog("BYE", 2, caller, target, "bye1", 70, "Route: " + ours + "\r\n", "");
 
-            caller.send(bye);
+        caller.send(bye);
 
-            String answer = caller.awaitMessage("SIP/2.0 200", WAIT);
-            assertTrue(answer != null, "the callee's 200 came back");
-            String relayed = callee.await("BYE", WAIT);
-            List<String> vias = headers(relayed, "Via");
-            assertEquals(2, vias.size(), relayed);
-            assertTrue(vias.get(0).startsWith("SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK"),
-                    relayed);
-            assertEquals(List.of(), headers(relayed, "Route"), relayed);
-            assertEquals(List.of("69"), headers(relayed, "Max-Forwards"));
-            // the answer carries the caller's Via alone, tagged as the proxy received the BYE
-            assertEquals(List.of(vias.get(1)), headers(answer, "Via"), answer);
-            assertEquals(List.of("2 BYE"), headers(answer, "CSeq"));
-            assertEquals(1.0, relayedEarly(server));
-            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+        String answer = caller.awaitMessage("SIP/2.0 200", WAIT);
+        assertTrue(answer != null, "the callee's 200 came back");
+        String relayed = callee.await("BYE", WAIT);
+        List<String> vias = headers(relayed, "Via");
+        assertEquals(2, vias.size(), relayed);
+        assertTrue(vias.get(0).startsWith("SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK"),
+                relayed);
+        assertEquals(List.of(), headers(relayed, "Route"), relayed);
+        assertEquals(List.of("69"), headers(relayed, "Max-Forwards"));
+        // the answer carries the caller's Via alone, tagged as the proxy received the BYE
+        assertEquals(List.of(vias.get(1)), headers(answer, "Via"), answer);
+        assertEquals(List.of("2 BYE"), headers(answer, "CSeq"));
+        assertEquals(1.0, relayedEarly(server));
+        assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
 
-            // §17.2.2, as a stateful relay: the retransmitted BYE gets the kept 200, the callee sees it once
-            caller.send(bye);
-            assertEquals(answer, caller.awaitMessage("SIP/2.0 200", WAIT));
-            assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
-            assertEquals(1, callee.requests().size(), callee.requestLines().toString());
-        }
+        // §17.2.2, as a stateful relay: the retransmitted BYE gets the kept 200, the callee sees it once
+        caller.send(bye);
+        assertEquals(answer, caller.awaitMessage("SIP/2.0 200", WAIT));
+        assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
+        assertEquals(1, callee.requests().size(), callee.requestLines().toString());
     }
 
     @Test
     void byeAtMaxForwardsZeroIsAnswered483ByTheStack() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             SipSink callee = SipSink.start();
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            caller.send(inDialog("BYE", 2, caller, "sip:bob@" + callee.hostPort(), "bye0", 0, "", ""));
+        caller.send(inDialog("BYE", 2, caller, "sip:bob@" + callee.hostPort(), "bye0", 0, "", ""));
 
-            assertTrue(caller.awaitMessage("SIP/2.0 483", WAIT) != null, "§16.3 step 3: Too Many Hops");
-            assertEquals(0.0, relayedEarly(server));
-            assertEquals(List.of(), callee.requests());
-        }
+        assertTrue(caller.awaitMessage("SIP/2.0 483", WAIT) != null, "§16.3 step 3: Too Many Hops");
+        assertEquals(0.0, relayedEarly(server));
+        assertEquals(List.of(), callee.requests());
     }
 
     @Test
     void byeThatPassedHereBeforeIsLeftToTheStacksLoopCheck() throws Exception {
-        try (TestServer server = TestServer.start(dir);
-             SipSink callee = SipSink.start();
-             SipSocket caller = SipSocket.udp(server.address(Transport.UDP))) {
-            // a Via of ours below the caller's: a spiral (another Request-URI) the stack forwards, or a loop
-            String earlier = "Via: SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK-sc-0123456789abcdef.s\r\n";
-            String bye = inDialog("BYE", 2, caller, "sip:bob@" + callee.hostPort(), "spiral", 70, "", "");
-            caller.send(bye.replace("Max-Forwards:", earlier + "Max-Forwards:"));
+        // a Via of ours below the caller's: a spiral (another Request-URI) the stack forwards, or a loop
+        String earlier = "Via: SIP/2.0/UDP " + server.hostPort(Transport.UDP) + ";branch=z9hG4bK-sc-0123456789abcdef.s\r\n";
+        String bye = inDialog("BYE", 2, caller, "sip:bob@" + callee.hostPort(), "spiral", 70, "", "");
+        caller.send(bye.replace("Max-Forwards:", earlier + "Max-Forwards:"));
 
-            String relayed = callee.await("BYE", WAIT);
-            assertEquals(3, headers(relayed, "Via").stream().mapToInt(v -> v.split(",").length).sum(), relayed);
-            assertEquals(0.0, relayedEarly(server), "the stack judged it");
-        }
+        String relayed = callee.await("BYE", WAIT);
+        assertEquals(3, headers(relayed, "Via").stream().mapToInt(v -> v.split(",").length).sum(), relayed);
+        assertEquals(0.0, relayedEarly(server), "the stack judged it");
     }
 
     /** An ACK for a 2xx from {@code caller}, Call-ID of this test, with the given Via branch suffix. */
