@@ -178,19 +178,20 @@ public final class SipcryptServer implements AutoCloseable {
                 opened.add(auth.credentials());
             }
             EstablishedDialogs dialogs = establishedDialogs(config, registry);
+            StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
+                    config.timerC(), auth.routeSigner(), dialogs);
             provider.addSipListener(new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts()),
-                    new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping, config.timerC(),
-                            auth.routeSigner(), dialogs),
-                    new RedirectServer(context, location), auth.authenticator(), auth.policy()));
+                    proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy()));
             if (transport != null && auth.authenticator() != null) {
                 // the first INVITE of each call is challenged from its bytes, without the stack
                 transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
             }
             if (transport != null && config.mode() == Mode.PROXY) {
-                // the ACK for a 2xx and BYE, with their responses, are relayed from their bytes, without the stack
-                transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs));
+                // the ACK for a 2xx and BYE, with their responses, and the 2xx to an INVITE are relayed from
+                // their bytes, without the stack's parse
+                transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs, proxy));
             }
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,

@@ -322,6 +322,26 @@ public final class SipContext {
     }
 
     /**
+     * A 2xx to the INVITE of {@code st} went upstream from its bytes over UDP, without the stack:
+     * counted as sent, the transaction answered and ended at once as {@link #endAccepted} ends it
+     * (the transport absorbs retransmissions of the INVITE, RFC 6026 §7.1).
+     *
+     * @param invite the INVITE of {@code st}, whose top Via keys its retransmissions
+     */
+    public void relayedUpstream(ServerTransaction st, int status, Request invite) {
+        counters.responseSent(status);
+        try {
+            if (completed != null) {
+                completed.absorbed(CompletedTransactions.key((ViaHeader) invite.getHeader(ViaHeader.NAME), Request.INVITE));
+            }
+            endTransaction(st);
+        } finally {
+            counters.transactionTimes().end(st);
+            unanswered.remove(st);
+        }
+    }
+
+    /**
      * Sends a response this server relays (RFC 3261 §16.7) on a server transaction, or statelessly
      * when there is none.
      */

@@ -2,14 +2,16 @@ package org.sipcrypt.server.transport;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
+import javax.sip.ClientTransaction;
 
 /**
  * Messages a proxy relays over UDP from their raw bytes, before they are parsed or have a
  * transaction: requests it forwards statelessly (RFC 3261 §16.11), such as the ACK for a 2xx, whose
- * copy it can write by editing a few header lines, and the responses that come back for them. The
- * transport offers only a message whose single headers pass the checks its parse would make, and
- * whose branch names no transaction the stack holds (a request also one that no kept transaction
- * absorbed, with version SIP/2.0); it sends the copy from the socket the message came in on.
+ * copy it can write by editing a few header lines, the responses that come back for them, and
+ * responses that settle a transaction of the stack without needing its parse (the 2xx to a proxied
+ * INVITE). The transport offers only a message whose single headers pass the checks its parse would
+ * make, and a request only when its branch names no transaction the stack holds, no kept transaction
+ * absorbed it and its version is SIP/2.0; it sends the copy from the socket the message came in on.
  * Threading: implementations are thread-safe and never block; called on SIP worker lanes.
  */
 public interface EarlyRelays {
@@ -39,11 +41,27 @@ public interface EarlyRelays {
     Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local);
 
     /**
-     * The relayed copy of {@code response}, or null to leave it to the parser and the stack.
+     * Whether {@code response} is one {@link #relayResponse} may relay, judged from its status line,
+     * its top Via and the transaction alone; cheap, since every UDP response is asked. Only for those
+     * that pass does the transport check its single headers and call {@link #relayResponse}.
      *
-     * @param response the raw response; its Content-Length fits the datagram
-     * @param via      its top Via, read from the bytes, with an RFC 3261 branch
-     * @param local    the address of the socket it came in on, which the copy is sent from
+     * @param response    the raw response
+     * @param via         its top Via, read from the bytes, with an RFC 3261 branch
+     * @param transaction the stack's client transaction that branch names, or null when there is none
+     * @param local       the address of the socket it came in on
      */
-    Relay relayResponse(byte[] response, TopVia via, InetSocketAddress local);
+    boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local);
+
+    /**
+     * The relayed copy of {@code response}, or null to leave it to the parser and the stack; a
+     * response on a transaction of the stack is relayed only when the SIP layer has settled that
+     * transaction as the parsed response would have.
+     *
+     * @param response    the raw response; its Content-Length fits the datagram, its single headers
+     *                    pass the parse's checks, and {@link #relaysResponse} accepted it
+     * @param via         its top Via, read from the bytes, with an RFC 3261 branch
+     * @param transaction the stack's client transaction that branch names, or null when there is none
+     * @param local       the address of the socket it came in on, which the copy is sent from
+     */
+    Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local);
 }

@@ -6,10 +6,10 @@ import java.util.ListIterator;
 import javax.sip.header.RecordRouteHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ViaHeader;
-import javax.sip.message.Request;
+import javax.sip.message.Message;
 
 /**
- * Header lists of received requests, in the forms the proxy tests compare.
+ * Header lists of received messages, in the forms the proxy tests compare.
  * Threading: stateless.
  */
 public final class SipHeaders {
@@ -18,7 +18,7 @@ public final class SipHeaders {
     }
 
     /** The Via headers as {@code host:port}, top first. */
-    public static List<String> vias(Request r) {
+    public static List<String> vias(Message r) {
         List<String> out = new ArrayList<>();
         ListIterator<?> it = r.getHeaders(ViaHeader.NAME);
         while (it.hasNext()) {
@@ -29,7 +29,7 @@ public final class SipHeaders {
     }
 
     /** The Record-Route addresses, top first. */
-    public static List<String> recordRoutes(Request r) {
+    public static List<String> recordRoutes(Message r) {
         List<String> out = new ArrayList<>();
         ListIterator<?> it = r.getHeaders(RecordRouteHeader.NAME);
         while (it.hasNext()) {
@@ -39,7 +39,7 @@ public final class SipHeaders {
     }
 
     /** The Route addresses, top first. */
-    public static List<String> routes(Request r) {
+    public static List<String> routes(Message r) {
         List<String> out = new ArrayList<>();
         ListIterator<?> it = r.getHeaders(RouteHeader.NAME);
         while (it.hasNext()) {

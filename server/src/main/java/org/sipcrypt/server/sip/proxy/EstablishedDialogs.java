@@ -53,7 +53,15 @@ public final class EstablishedDialogs {
 
     /** A 2xx to an INVITE was forwarded: its dialog is established (or refreshed, for a re-INVITE). */
     public void established(Message okToInvite) {
-        String key = key(okToInvite);
+        established(key(okToInvite));
+    }
+
+    /** A 2xx to an INVITE with this Call-ID and these tags was relayed from its bytes: as {@link #established(Message)}. */
+    public void established(String callId, String fromTag, String toTag) {
+        established(fromTag == null || toTag == null ? null : key(callId, fromTag, toTag));
+    }
+
+    private void established(String key) {
         if (key == null) {
             return;
         }

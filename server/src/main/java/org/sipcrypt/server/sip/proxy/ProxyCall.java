@@ -143,11 +143,11 @@ final class ProxyCall {
             finalSent = true;
             finalSentStatus = status;
             List<Branch> cancel = invite ? cancelBranches(b) : List.of();
-            return new Verdict(response, 0, cancel, allDone());
+            return new Verdict(response, 0, cancel, allBranchesDone());
         }
         List<Branch> cancel = invite && status >= 600 ? cancelBranches(b) : List.of();
-        if (finalSent || !allDone()) {
-            return new Verdict(null, 0, cancel, allDone());
+        if (finalSent || !allBranchesDone()) {
+            return new Verdict(null, 0, cancel, allBranchesDone());
         }
         Branch best = best();
         finalSent = true;
@@ -158,11 +158,32 @@ final class ProxyCall {
         return new Verdict(null, best.finalStatus == 503 ? 500 : best.finalStatus, cancel, true);
     }
 
+    /**
+     * A 2xx on branch {@code b} that goes upstream from its bytes, not as a message: recorded as
+     * {@link #finalResponse} records one, returning the branches to cancel now; null when it cannot
+     * go so (the branch has ended, or a final response went upstream already, which the stack's
+     * path sorts out).
+     */
+    synchronized List<Branch> okFromBytes(Branch b, int status) {
+        if (!b.pending() || finalSent || status < 200 || status >= 300) {
+            return null;
+        }
+        b.finalStatus = status;
+        finalSent = true;
+        finalSentStatus = status;
+        return invite ? cancelBranches(b) : List.of();
+    }
+
+    /** Whether every branch has its final response. */
+    synchronized boolean allDone() {
+        return allBranchesDone();
+    }
+
     synchronized int finalSentStatus() {
         return finalSentStatus;
     }
 
-    private boolean allDone() {
+    private boolean allBranchesDone() {
         for (Branch b : branches) {
             if (b.pending()) {
                 return false;

@@ -202,6 +202,61 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
+     * A 2xx to a forwarded INVITE over UDP that {@link StatelessRelay} sends upstream from its bytes
+     * (§16.7 step 9: only the top Via comes off): settles the call as {@link #onResponse} settles a
+     * parsed one: Timer C stops, the other branches are cancelled, the client transaction ends, the
+     * server transaction counts as answered and ends (the transport absorbs retransmitted INVITEs,
+     * RFC 6026 §7.1), and the dialog is noted for the shutdown drain. Nothing changes, and false
+     * leaves the response to the stack, unless it is the first final response upstream, matches the
+     * branch's request (Call-ID, From tag, CSeq), and the server transaction is over UDP from the
+     * socket the copy leaves by and to the address the next Via names.
+     *
+     * @param cseqNumber the sequence number of the response's CSeq (its method INVITE), or null
+     * @param upstream   where the copy goes (the next Via's received and rport)
+     * @param local      the socket the response came in on, which the copy leaves by
+     */
+    boolean okRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag, String toTag,
+                               String cseqNumber, java.net.InetSocketAddress upstream, java.net.InetSocketAddress local) {
+        if (!(ct instanceof gov.nist.javax.sip.stack.SIPClientTransaction tx) || !tx.isInviteTransaction()
+                || !(ct.getApplicationData() instanceof ProxyCall.Branch branch) || cseqNumber == null
+                || !"UDP".equalsIgnoreCase(tx.getTransport())) {
+            return false;
+        }
+        gov.nist.javax.sip.message.SIPRequest sent = tx.getOriginalRequest();
+        ProxyCall call = branch.call;
+        if (sent == null || !call.invite || !callId.equals(sent.getCallId().getCallId())
+                || !fromTag.equals(sent.getFromTag()) || !cseqNumber.equals(Long.toString(sent.getCSeq().getSeqNumber()))
+                || !(call.st instanceof SIPServerTransaction st) || !"UDP".equalsIgnoreCase(st.getTransport())
+                || st.getPort() != local.getPort() || !local.getAddress().getHostAddress().equals(st.getHost())
+                || st.getPeerPort() != upstream.getPort()
+                || !upstream.getAddress().getHostAddress().equals(st.getPeerAddress())) {
+            return false;
+        }
+        List<ProxyCall.Branch> cancel = call.okFromBytes(branch, status);
+        if (cancel == null) {
+            return false;
+        }
+        synchronized (call) {
+            if (branch.timerC != null) {
+                branch.timerC.cancel(false);
+                branch.timerC = null;
+            }
+        }
+        endAnsweredClientTransaction(ct);
+        for (ProxyCall.Branch b : cancel) {
+            sendCancel(b);
+        }
+        ctx.relayedUpstream(st, status, call.request);
+        if (dialogs != null) {
+            dialogs.established(callId, fromTag, toTag);
+        }
+        if (call.allDone()) {
+            releaseIfCallEnded(call);
+        }
+        return true;
+    }
+
+    /**
      * RFC 3261 §17.1.2.2: a non-INVITE client transaction over UDP waits Timer K (T4, 5 s) after
      * its final response only to absorb retransmissions of it. This proxy sends no request again
      * once a final response has arrived, so the next hop has no cause to retransmit it, and a stray

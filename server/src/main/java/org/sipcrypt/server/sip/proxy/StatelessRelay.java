@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.DialogRouteSigner;
@@ -55,15 +56,19 @@ public final class StatelessRelay implements EarlyRelays {
     private final SipContext ctx;
     private final AccessPolicy policy;
     private final EstablishedDialogs dialogs;
+    private final StatefulProxy proxy;
 
     /**
      * @param policy  which requests may be relayed with digest authentication on; null when it is off
      * @param dialogs the dialogs a shutdown drain waits for, which a relayed BYE ends; may be null
+     * @param proxy   the proxy whose INVITE transactions a 2xx relayed from its bytes settles; null to
+     *                leave every response on a transaction of the stack to the stack
      */
-    public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs) {
+    public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs, StatefulProxy proxy) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.policy = policy;
         this.dialogs = dialogs;
+        this.proxy = proxy;
     }
 
     @Override
@@ -125,18 +130,36 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     @Override
-    public Relay relayResponse(byte[] response, TopVia via, InetSocketAddress local) {
+    public boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local) {
+        if (transaction != null) {
+            // a 2xx to an INVITE this proxy forwarded, settled with its transaction by the proxy
+            return proxy != null && response.length > 8 && response[8] == '2' && transaction.getRequest() != null
+                    && Request.INVITE.equals(transaction.getRequest().getMethod()) && receivedOnUdp(local) != null;
+        }
         ListeningPoint lp = receivedOnUdp(local);
-        if (lp == null || !via.branch().startsWith(LoopDetector.PREFIX) || !via.branch().endsWith(".s")
-                || (via.port() < 0 ? DEFAULT_PORT : via.port()) != lp.getPort()
-                || !AddressText.sameHost(via.host(), local.getAddress())) {
+        return lp != null && via.branch().startsWith(LoopDetector.PREFIX) && via.branch().endsWith(".s")
+                && (via.port() < 0 ? DEFAULT_PORT : via.port()) == lp.getPort()
+                && AddressText.sameHost(via.host(), local.getAddress());
+    }
+
+    @Override
+    public Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local) {
+        if (!relaysResponse(response, via, transaction, local)) {
             return null;
         }
         Upstream up = Upstream.read(response, via);
         if (up == null) {
             return null;
         }
-        ctx.counters().responseSent(up.status());
+        if (transaction != null) {
+            if (up.status() / 100 != 2 || up.callId() == null || up.fromTag() == null || up.toTag() == null
+                    || up.cseq() == null || !proxy.okRelayedFromBytes(transaction, up.status(), up.callId(),
+                            up.fromTag(), up.toTag(), sequence(up.cseq(), Request.INVITE), up.to(), local)) {
+                return null;
+            }
+        } else {
+            ctx.counters().responseSent(up.status());
+        }
         return new Relay(up.relayed(), up.to());
     }
 
@@ -327,7 +350,8 @@ public final class StatelessRelay implements EarlyRelays {
      * A response going back through a stateless Via of ours: its status, the copy without that Via,
      * and where the next Via says to send it.
      */
-    private record Upstream(int status, byte[] relayed, InetSocketAddress to) {
+    private record Upstream(int status, byte[] relayed, InetSocketAddress to, String callId, String fromTag,
+                            String toTag, String cseq) {
 
         /** The response {@code response}, whose top Via is {@code ours}, or null when it is not in the form read here. */
         static Upstream read(byte[] response, TopVia ours) {
@@ -344,10 +368,22 @@ public final class StatelessRelay implements EarlyRelays {
             List<String> lines = head.lines();
             int viaLine = -1;
             String next = null;
-            for (int i = 0; i < lines.size() && next == null; i++) {
+            String callId = null;
+            String from = null;
+            String toValue = null;
+            String cseq = null;
+            for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
                 String name = line.substring(0, line.indexOf(':')).trim().toLowerCase(Locale.ROOT);
-                if (!name.equals("via") && !name.equals("v")) {
+                switch (name) {
+                    case "call-id", "i" -> callId = value(line);
+                    case "from", "f" -> from = value(line);
+                    case "to", "t" -> toValue = value(line);
+                    case "cseq" -> cseq = value(line);
+                    default -> {
+                    }
+                }
+                if (next != null || !name.equals("via") && !name.equals("v")) {
                     continue;
                 }
                 String value = value(line);
@@ -383,7 +419,8 @@ public final class StatelessRelay implements EarlyRelays {
                 }
                 sb.append("\r\n");
             }
-            return new Upstream(status, withBody(sb, response, head.end()), to);
+            return new Upstream(status, withBody(sb, response, head.end()), to, callId, from == null ? null : tag(from),
+                    toValue == null ? null : tag(toValue), cseq);
         }
 
         /**

@@ -398,9 +398,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     /**
      * Sends on the relayed copy of a response, if there is one: one that comes back through a
      * request the {@link EarlyRelays} relayed goes on from its bytes, and a final one is kept for
-     * the request's retransmissions ({@link #keepFinal}). Only for a response whose
-     * single headers pass the checks its parse would make and whose branch no client transaction
-     * of the stack holds.
+     * the request's retransmissions ({@link #keepFinal}); so does one the relays settle with the
+     * client transaction its branch names (a 2xx to a proxied INVITE). Only for a response whose
+     * single headers pass the checks its parse would make; the relays' cheap look comes first, so
+     * a response they would not take (a 180, say) pays for no header check twice.
      */
     private boolean relayedResponseEarly(byte[] bytes) {
         EarlyRelays relays = processor.transport().earlyRelays();
@@ -408,11 +409,17 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             return false;
         }
         TopVia via = TopVia.read(bytes);
-        if (via == null || SipMessageChecks.duplicatedHeader(bytes) != null
-                || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), false) != null) {
+        if (via == null) {
             return false;
         }
-        EarlyRelays.Relay relay = relays.relayResponse(bytes, via, processor.localAddress());
+        SIPTransaction found = stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), false);
+        SIPClientTransaction transaction = found instanceof SIPClientTransaction ct ? ct : null;
+        if (found != null && transaction == null
+                || !relays.relaysResponse(bytes, via, transaction, processor.localAddress())
+                || SipMessageChecks.duplicatedHeader(bytes) != null) {
+            return false;
+        }
+        EarlyRelays.Relay relay = relays.relayResponse(bytes, via, transaction, processor.localAddress());
         if (relay == null) {
             return false;
         }

@@ -21,7 +21,7 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * The ACK for a 2xx and BYE over UDP, relayed from their bytes ({@link StatelessRelay}), and the
- * responses to BYE coming back: each is sent by hand to the real server and read where the proxy
+ * responses to BYE and the 2xx to an INVITE coming back: each is sent by hand to the real server and read where the proxy
  * sends it, a sink on 127.0.0.2 (or the caller's socket), so the copy is compared line by line with
  * what RFC 3261 §16 asks of a stateless relay. Requests in a form the early relay does not read
  * still reach the next hop, by the stack.
@@ -179,6 +179,72 @@ class StatelessRelayIT {
         String relayed = callee.await("BYE", WAIT);
         assertEquals(3, headers(relayed, "Via").stream().mapToInt(v -> v.split(",").length).sum(), relayed);
         assertEquals(0.0, relayedEarly(server), "the stack judged it");
+    }
+
+    @Test
+    void okToAnInviteGoesUpstreamFromItsBytesAndSettlesTheInvitesTransactions() throws Exception {
+        try (SipSocket bob = SipSocket.udp(server.address(Transport.UDP))) {
+            String target = "sip:bob@" + bob.localHost() + ":" + bob.localPort();
+            String invite = caller.request("INVITE", target, "alice", "bob@" + bob.localHost(), CALL_ID, 1,
+                    caller.contact("alice"));
+            caller.send(invite);
+            String ok = okWithBody(bob, bob.awaitMessage("INVITE ", WAIT));
+            bob.send(ok);
+
+            String answered = caller.awaitMessage("SIP/2.0 200", WAIT);
+            // §16.7 step 9: byte for byte what the callee sent, but for the proxy's Via (the first entry)
+            assertEquals(ok.replaceFirst("Via: [^,\r]*,\\s*", "Via: "), answered);
+            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+            // both transactions ended before the copy left (the stack would keep the client one 32 s)
+            assertEquals(0, server.server().openTransactions());
+            assertEquals(0, server.server().unansweredRequests());
+
+            // the callee repeats its 200 until an ACK comes: the copy still reaches the caller (by the
+            // stack, statelessly by its Via, as the client transaction has ended)
+            bob.send(ok);
+            String again = caller.awaitMessage("SIP/2.0 200", WAIT);
+            assertTrue(again != null, "the retransmitted 200 reached the caller");
+            assertEquals(headers(answered, "To"), headers(again, "To"));
+            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+
+            // RFC 6026 §7.1: a retransmitted INVITE is absorbed, not proxied again; an ACK on the same
+            // Call-ID (the same lane) after it shows what reached the callee next
+            caller.send(invite);
+            caller.send(ack(caller, target, "marker", 70, "", ""));
+            String next = bob.awaitMessage("", WAIT);
+            assertTrue(next != null && next.startsWith("ACK "), "the INVITE was absorbed: " + next);
+            assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
+        }
+    }
+
+    @Test
+    void okInAFormNotReadFromBytesGoesUpstreamByTheStack() throws Exception {
+        try (SipSocket bob = SipSocket.udp(server.address(Transport.UDP))) {
+            String target = "sip:bob@" + bob.localHost() + ":" + bob.localPort();
+            caller.send(caller.request("INVITE", target, "alice", "bob@" + bob.localHost(), CALL_ID, 1,
+                    caller.contact("alice")));
+            // a folded header line (RFC 3261 §7.3.1): the parse unfolds it, the byte reader does not
+            String ok = okWithBody(bob, bob.awaitMessage("INVITE ", WAIT))
+                    .replace("Content-Type:", "Subject: folded\r\n line\r\nContent-Type:");
+            bob.send(ok);
+
+            String answered = caller.awaitMessage("SIP/2.0 200", WAIT);
+            assertTrue(answered != null, "the 200 reached the caller");
+            assertEquals(1, headers(answered, "Subject").size(), answered);
+            assertTrue(!answered.contains("\r\n line\r\n"), "unfolded by the parse: " + answered);
+            assertEquals(0.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+            Await.until(() -> server.server().openTransactions() == 0, WAIT,
+                    () -> "transactions left: " + server.server().openTransactions());
+        }
+    }
+
+    /** The callee's 200 to {@code invite}, with a Contact, a Record-Route copied and an SDP-like body. */
+    private static String okWithBody(SipSocket callee, String invite) {
+        assertTrue(invite != null, "the INVITE was forwarded");
+        String recordRoute = invite.lines().filter(l -> l.startsWith("Record-Route:")).map(l -> l + "\r\n")
+                .findFirst().orElse("");
+        return SipSocket.response(invite, "200 OK").replace("Content-Length: 0\r\n\r\n",
+                recordRoute + callee.contact("bob") + "Content-Type: application/sdp\r\nContent-Length: 5\r\n\r\nv=0\r\n");
     }
 
     /** An ACK for a 2xx from {@code caller}, Call-ID of this test, with the given Via branch suffix. */
