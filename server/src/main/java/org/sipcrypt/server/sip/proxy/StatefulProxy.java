@@ -121,10 +121,15 @@ public final class StatefulProxy implements ProxyFunction {
         targets.select(call, fwd, found -> forward(call, fwd, found));
     }
 
-    /** §16.6: one branch per target. */
+    /**
+     * §16.6: one branch per target, each a copy of {@code fwd}; the last branch takes {@code fwd}
+     * itself, which nothing reads after this (targets are chosen once per request), so a request with
+     * one target is not copied a second time.
+     */
     private void forward(ProxyCall call, Request fwd, List<Target> chosen) {
-        for (Target target : chosen) {
-            Request out = (Request) fwd.clone();
+        for (int i = 0; i < chosen.size(); i++) {
+            Target target = chosen.get(i);
+            Request out = i == chosen.size() - 1 ? fwd : (Request) fwd.clone();
             ProxyCall.Branch branch = call.addBranch(out);
             try {
                 rewriter.rewrite(call.request, out, target);

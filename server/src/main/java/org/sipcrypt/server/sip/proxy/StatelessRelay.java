@@ -34,7 +34,10 @@ import org.sipcrypt.server.transport.Transport;
  * AccessPolicy#mustAuthenticate} of a parsed BYE; a relayed BYE ends the dialog in {@link
  * EstablishedDialogs} and releases the call's per-call connections. A response whose top Via is one
  * of these stateless Vias of ours goes back by the next Via (its {@code received} and {@code rport},
- * RFC 3581), with our Via taken off, as the stack forwards a response without a transaction.
+ * RFC 3581), with our Via taken off, as the stack forwards a response without a transaction. So
+ * does a 2xx to an INVITE the proxy forwarded statefully, once {@link
+ * StatefulProxy#okRelayedFromBytes} has settled the call with the client transaction its branch
+ * names; retransmissions of that 2xx find no transaction and take the stack's path.
  * <p>A BYE relayed this way has no transaction here: its retransmissions are relayed again (with the
  * same branch) and the callee's transaction answers them; should the callee never answer, the
  * caller's own transaction times out, where a stateful proxy would have answered 408 for it.

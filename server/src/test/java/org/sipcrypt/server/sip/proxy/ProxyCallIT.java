@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.sipcrypt.server.testing.BobAndAlice;
 import org.sipcrypt.server.testing.SipExchange;
 import org.sipcrypt.server.testing.SipHeaders;
@@ -144,15 +145,17 @@ class ProxyCallIT {
         }
     }
 
-    @Test
-    void forkedCallIsAnsweredByOneContactAndCancelledAtTheOther() throws Exception {
+    /** Over UDP the answering contact's 200 goes upstream from its bytes; over TCP the stack relays it. */
+    @ParameterizedTest(name = "answered over {0}")
+    @EnumSource(value = Transport.class, names = {"TCP", "UDP"})
+    void forkedCallIsAnsweredByOneContactAndCancelledAtTheOther(Transport answering) throws Exception {
         try (TestServer server = TestServer.start(dir);
              TestUa desk = TestUa.start("bob", Transport.UDP);
-             TestUa mobile = TestUa.start("bob", Transport.TCP);
+             TestUa mobile = TestUa.start("bob", answering);
              TestUa caller = TestUa.start("alice", Transport.UDP)) {
             desk.answer(Request.INVITE, TestUa.Answer.ringForever());
             desk.registerAt(server.address(Transport.UDP));
-            mobile.registerAt(server.address(Transport.TCP));
+            mobile.registerAt(server.address(answering));
 
             TestUa.Call call = caller.call(desk.aor(), server.address(Transport.UDP));
 
@@ -160,6 +163,8 @@ class ProxyCallIT {
             desk.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             desk.awaitRequest(Request.CANCEL, TestUa.TIMEOUT);
             mobile.awaitRequest(Request.ACK, TestUa.TIMEOUT);
+            assertEquals(answering == Transport.UDP ? 1.0 : 0.0,
+                    server.server().transportCounters().value("sip.responses.relayed_early"));
             assertEquals(Response.OK, call.hangUp().getStatusCode());
             mobile.awaitRequest(Request.BYE, TestUa.TIMEOUT);
             assertEquals(List.of(), desk.received(Request.BYE));
