@@ -218,6 +218,36 @@ class StatelessRelayIT {
     }
 
     @Test
+    void okFromBytesOnAForkedInviteCancelsTheBranchThatRang() throws Exception {
+        String hp = server.hostPort(Transport.UDP);
+        try (SipSocket desk = SipSocket.udp(server.address(Transport.UDP));
+             SipSocket mobile = SipSocket.udp(server.address(Transport.UDP))) {
+            for (SipSocket contact : List.of(desk, mobile)) {
+                contact.send(contact.request("REGISTER", "sip:" + hp, "bob", "bob@" + hp, "reg-" + contact.localPort(),
+                        1, contact.contact("bob") + "Expires: 600\r\n"));
+                assertTrue(contact.awaitMessage("SIP/2.0 200", WAIT) != null, "registered");
+            }
+            caller.send(caller.request("INVITE", "sip:bob@" + hp, "alice", "bob@" + hp, CALL_ID, 1,
+                    caller.contact("alice")));
+            String atDesk = desk.awaitMessage("INVITE ", WAIT);
+            String atMobile = mobile.awaitMessage("INVITE ", WAIT);
+            assertTrue(atDesk != null && atMobile != null, "forked to both contacts");
+            desk.send(SipSocket.response(atDesk, "180 Ringing"));
+            // the caller has the 180, so the proxy has seen the desk ring before the mobile answers
+            assertTrue(caller.awaitMessage("SIP/2.0 180", WAIT) != null, "the 180 went upstream");
+            mobile.send(okWithBody(mobile, atMobile));
+
+            assertTrue(caller.awaitMessage("SIP/2.0 200", WAIT) != null, "the 200 went upstream");
+            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+            // RFC 3261 §16.7 step 10: the branch that rang is cancelled once a 2xx has gone upstream
+            String cancel = desk.awaitMessage("CANCEL ", WAIT);
+            assertTrue(cancel != null, "the desk's branch was cancelled");
+            assertEquals(headers(atDesk, "Via").get(0).split(",")[0].trim(), headers(cancel, "Via").get(0),
+                    "the CANCEL carries the INVITE's top Via, its branch included (§9.1)");
+        }
+    }
+
+    @Test
     void okInAFormNotReadFromBytesGoesUpstreamByTheStack() throws Exception {
         try (SipSocket bob = SipSocket.udp(server.address(Transport.UDP))) {
             String target = "sip:bob@" + bob.localHost() + ":" + bob.localPort();
