@@ -273,8 +273,12 @@ public final class SipContext {
         if (cseq == null || !Request.INVITE.equals(cseq.getMethod())) {
             return;
         }
-        if ("UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
-            ViaHeader via = (ViaHeader) response.getHeader(ViaHeader.NAME);
+        endAcceptedInvite(st, (ViaHeader) response.getHeader(ViaHeader.NAME));
+    }
+
+    /** Ends the answered INVITE transaction {@code st}; over UDP its key {@code via} absorbs retransmitted INVITEs. */
+    private void endAcceptedInvite(ServerTransaction st, ViaHeader via) {
+        if (completed != null && "UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
             completed.absorbed(CompletedTransactions.key(via, Request.INVITE));
         }
         endTransaction(st);
@@ -331,13 +335,9 @@ public final class SipContext {
     public void relayedUpstream(ServerTransaction st, int status, Request invite) {
         counters.responseSent(status);
         try {
-            if (completed != null) {
-                completed.absorbed(CompletedTransactions.key((ViaHeader) invite.getHeader(ViaHeader.NAME), Request.INVITE));
-            }
-            endTransaction(st);
+            endAcceptedInvite(st, (ViaHeader) invite.getHeader(ViaHeader.NAME));
         } finally {
-            counters.transactionTimes().end(st);
-            unanswered.remove(st);
+            answered(st);
         }
     }
 
@@ -379,8 +379,7 @@ public final class SipContext {
         } finally {
             // answered, or unanswerable: either way nothing is left to wait for at shutdown
             if (st != null && response.getStatusCode() >= 200) {
-                counters.transactionTimes().end(st);
-                unanswered.remove(st);
+                answered(st);
             }
         }
     }

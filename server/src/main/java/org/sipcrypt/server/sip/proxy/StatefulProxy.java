@@ -1,6 +1,9 @@
 package org.sipcrypt.server.sip.proxy;
 
+import gov.nist.javax.sip.message.SIPRequest;
+import gov.nist.javax.sip.stack.SIPClientTransaction;
 import gov.nist.javax.sip.stack.SIPServerTransaction;
+import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.List;
@@ -221,13 +224,13 @@ public final class StatefulProxy implements ProxyFunction {
      * @param local      the socket the response came in on, which the copy leaves by
      */
     boolean okRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag, String toTag,
-                               String cseqNumber, java.net.InetSocketAddress upstream, java.net.InetSocketAddress local) {
-        if (!(ct instanceof gov.nist.javax.sip.stack.SIPClientTransaction tx) || !tx.isInviteTransaction()
+                               String cseqNumber, InetSocketAddress upstream, InetSocketAddress local) {
+        if (!(ct instanceof SIPClientTransaction tx) || !tx.isInviteTransaction()
                 || !(ct.getApplicationData() instanceof ProxyCall.Branch branch) || cseqNumber == null
                 || !"UDP".equalsIgnoreCase(tx.getTransport())) {
             return false;
         }
-        gov.nist.javax.sip.message.SIPRequest sent = tx.getOriginalRequest();
+        SIPRequest sent = tx.getOriginalRequest();
         ProxyCall call = branch.call;
         if (sent == null || !call.invite || !callId.equals(sent.getCallId().getCallId())
                 || !fromTag.equals(sent.getFromTag()) || !cseqNumber.equals(Long.toString(sent.getCSeq().getSeqNumber()))
@@ -241,12 +244,7 @@ public final class StatefulProxy implements ProxyFunction {
         if (cancel == null) {
             return false;
         }
-        synchronized (call) {
-            if (branch.timerC != null) {
-                branch.timerC.cancel(false);
-                branch.timerC = null;
-            }
-        }
+        stopTimerC(branch);
         endAnsweredClientTransaction(ct);
         for (ProxyCall.Branch b : cancel) {
             sendCancel(b);
@@ -322,14 +320,19 @@ public final class StatefulProxy implements ProxyFunction {
         }
     }
 
-    private void branchFinal(ProxyCall.Branch branch, int status, Response upstream) {
-        ProxyCall call = branch.call;
-        synchronized (call) {
+    /** Stops Timer C of a branch that has its final response. */
+    private static void stopTimerC(ProxyCall.Branch branch) {
+        synchronized (branch.call) {
             if (branch.timerC != null) {
                 branch.timerC.cancel(false);
                 branch.timerC = null;
             }
         }
+    }
+
+    private void branchFinal(ProxyCall.Branch branch, int status, Response upstream) {
+        ProxyCall call = branch.call;
+        stopTimerC(branch);
         ProxyCall.Verdict v = call.finalResponse(branch, status, upstream);
         for (ProxyCall.Branch b : v.cancel()) {
             sendCancel(b);

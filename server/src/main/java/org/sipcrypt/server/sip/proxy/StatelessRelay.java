@@ -147,23 +147,22 @@ public final class StatelessRelay implements EarlyRelays {
 
     @Override
     public Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local) {
-        if (!relaysResponse(response, via, transaction, local)) {
-            return null;
-        }
         Upstream up = Upstream.read(response, via);
         if (up == null) {
             return null;
         }
         if (transaction != null) {
-            if (up.status() / 100 != 2 || up.callId() == null || up.fromTag() == null || up.toTag() == null
+            String fromTag = up.from() == null ? null : tag(up.from());
+            String toTag = up.to() == null ? null : tag(up.to());
+            if (up.status() / 100 != 2 || up.callId() == null || fromTag == null || toTag == null
                     || up.cseq() == null || !proxy.okRelayedFromBytes(transaction, up.status(), up.callId(),
-                            up.fromTag(), up.toTag(), sequence(up.cseq(), Request.INVITE), up.to(), local)) {
+                            fromTag, toTag, sequence(up.cseq(), Request.INVITE), up.destination(), local)) {
                 return null;
             }
         } else {
             ctx.counters().responseSent(up.status());
         }
-        return new Relay(up.relayed(), up.to());
+        return new Relay(up.relayed(), up.destination());
     }
 
     /** Our UDP listening point when {@code local} is its socket (IPv4 only), else null. */
@@ -350,11 +349,12 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     /**
-     * A response going back through a stateless Via of ours: its status, the copy without that Via,
-     * and where the next Via says to send it.
+     * A response going back through a Via of ours: its status, the copy without that Via, where the
+     * next Via says to send it, and its Call-ID, From, To and CSeq values as they came (null when
+     * missing), which a 2xx on a transaction of the stack is matched by.
      */
-    private record Upstream(int status, byte[] relayed, InetSocketAddress to, String callId, String fromTag,
-                            String toTag, String cseq) {
+    private record Upstream(int status, byte[] relayed, InetSocketAddress destination, String callId, String from,
+                            String to, String cseq) {
 
         /** The response {@code response}, whose top Via is {@code ours}, or null when it is not in the form read here. */
         static Upstream read(byte[] response, TopVia ours) {
@@ -422,8 +422,7 @@ public final class StatelessRelay implements EarlyRelays {
                 }
                 sb.append("\r\n");
             }
-            return new Upstream(status, withBody(sb, response, head.end()), to, callId, from == null ? null : tag(from),
-                    toValue == null ? null : tag(toValue), cseq);
+            return new Upstream(status, withBody(sb, response, head.end()), to, callId, from, toValue, cseq);
         }
 
         /**
