@@ -342,6 +342,20 @@ public final class SipContext {
     }
 
     /**
+     * A final response to an INVITE over UDP goes through the stack's transaction, which answers the
+     * INVITE's retransmissions from now on: the provisional response the transport kept for them, one
+     * relayed from its bytes ({@link CompletedTransactions#provisional}), goes.
+     */
+    private void dropKeptProvisional(ServerTransaction st, Response response) {
+        CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
+        if (cseq != null && Request.INVITE.equals(cseq.getMethod())
+                && "UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
+            completed.finalResponse(CompletedTransactions.key((ViaHeader) response.getHeader(ViaHeader.NAME),
+                    Request.INVITE));
+        }
+    }
+
+    /**
      * Sends a response this server relays (RFC 3261 §16.7) on a server transaction, or statelessly
      * when there is none.
      */
@@ -356,6 +370,9 @@ public final class SipContext {
 
     private void send(ServerTransaction st, Response response, boolean own) {
         try {
+            if (st != null && completed != null && response.getStatusCode() >= 200) {
+                dropKeptProvisional(st, response);
+            }
             if (st != null && completed != null && completesOverUdp(st, response, own)) {
                 // RFC 3261 §17.2.1, §17.2.2: the transport keeps the bytes for Timer J (H); the
                 // stack's transaction would keep itself, both parsed messages and timers

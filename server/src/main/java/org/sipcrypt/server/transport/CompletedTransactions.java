@@ -25,7 +25,10 @@ import javax.sip.header.ViaHeader;
  * same way (RFC 3261 §17.2.1): its retransmissions get the response again until the ACK, for
  * Timer H (64 × T1); the ACK, which carries the INVITE's branch (§17.1.1.3), is absorbed here and
  * the bytes go, leaving only the key to absorb copies of the ACK and of the INVITE for Timer I
- * (T4 = 5 s). An INVITE answered with 2xx keeps its key only, for Timer J (RFC 6026 §7.1).
+ * (T4 = 5 s). An INVITE answered with 2xx keeps its key only, for Timer J (RFC 6026 §7.1). An
+ * INVITE still in progress whose provisional response went upstream without the stack's transaction
+ * (a proxied 180 relayed from its bytes) keeps that response, which answers its retransmissions as
+ * the transaction would (§17.2.1) until the final response goes.
  * <p>What is kept per transaction is one byte array ({@link KeptEntry}: key, destination as address
  * bytes and port, response bytes) in a {@link KeptEntryTable}, so that a server answering thousands of
  * calls a second holds two objects per call for Timer J (the INVITE's key, the BYE's answer), not a cache
@@ -143,10 +146,43 @@ public final class CompletedTransactions {
     }
 
     /**
+     * Keeps the provisional response {@code response} to an INVITE still in progress over UDP, sent
+     * upstream without the stack's transaction (a relayed 180): a retransmission of the INVITE gets
+     * it again (RFC 3261 §17.2.1, "the most recent provisional response"), and its ACK is not
+     * absorbed. It replaces an earlier provisional one, never a final one kept under the key; it
+     * lives as long as a final response (64 × T1: the client has stopped retransmitting by then) or
+     * until {@link #finalResponse}. A null key is ignored.
+     */
+    public void provisional(String key, byte[] response, InetSocketAddress destination) {
+        Objects.requireNonNull(destination, "destination");
+        if (key == null) {
+            return;
+        }
+        byte[] k = bytes(key);
+        byte[] kept = entries.get(k);
+        if (kept == null || KeptEntry.provisional(kept)) {
+            entries.put(KeptEntry.answer(k, Objects.requireNonNull(response, "response"), destination, true));
+        }
+    }
+
+    /**
+     * A final response to the INVITE of {@code key} goes through the stack's transaction, which
+     * answers the INVITE's retransmissions, and takes its ACK, from now on: the provisional response
+     * kept for it ({@link #provisional}), if any, goes. A null key is ignored.
+     */
+    public void finalResponse(String key) {
+        byte[] kept = key == null ? null : entries.get(bytes(key));
+        if (kept != null && KeptEntry.provisional(kept)) {
+            entries.remove(kept);
+        }
+    }
+
+    /**
      * An ACK (RFC 3261 §17.2.1): whether it belongs to a rejected INVITE kept here, {@code inviteKey}
      * being the ACK's key with method INVITE. If so it is to be absorbed: the first one drops the
      * response's bytes and keeps the key for Timer I, to absorb its copies. An ACK matching an INVITE
-     * answered with 2xx, or nothing, is not absorbed (it is the start of a transaction of its own).
+     * answered with 2xx, or nothing, is not absorbed (it is the start of a transaction of its own);
+     * nor is one matching a provisional response kept for an INVITE in progress.
      */
     public boolean acknowledged(String inviteKey) {
         if (inviteKey == null) {
@@ -154,7 +190,7 @@ public final class CompletedTransactions {
         }
         byte[] key = bytes(inviteKey);
         byte[] kept = entries.get(key);
-        if (kept == null || KeptEntry.kind(kept) == KeptEntry.ACCEPTED) {
+        if (kept == null || KeptEntry.kind(kept) == KeptEntry.ACCEPTED || KeptEntry.provisional(kept)) {
             return false;
         }
         if (KeptEntry.kind(kept) != KeptEntry.CONFIRMED) {

@@ -29,6 +29,13 @@ final class KeptEntry {
     static final byte ANSWER_V4 = 2;
     /** A final response to send again, to an IPv6 destination. */
     static final byte ANSWER_V6 = 3;
+    /**
+     * The last provisional response of an INVITE still in progress, to send again to a retransmission
+     * of the INVITE (RFC 3261 §17.2.1), to an IPv4 destination; unlike an answer, its ACK is not absorbed.
+     */
+    static final byte PROVISIONAL_V4 = 4;
+    /** As {@link #PROVISIONAL_V4}, to an IPv6 destination. */
+    static final byte PROVISIONAL_V6 = 5;
 
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
@@ -55,11 +62,22 @@ final class KeptEntry {
     }
 
     /**
-     * An entry that answers retransmissions with {@code response}, sent to {@code destination}.
+     * An entry that answers retransmissions with the final response {@code response}, sent to
+     * {@code destination}.
      *
      * @throws IllegalArgumentException when the destination is unresolved
      */
     static byte[] answer(byte[] key, byte[] response, InetSocketAddress destination) {
+        return answer(key, response, destination, false);
+    }
+
+    /**
+     * An entry that answers retransmissions with {@code response}, sent to {@code destination}: a
+     * final response, or the last provisional one of an INVITE in progress.
+     *
+     * @throws IllegalArgumentException when the destination is unresolved
+     */
+    static byte[] answer(byte[] key, byte[] response, InetSocketAddress destination, boolean provisional) {
         InetAddress address = destination.getAddress();
         if (address == null) {
             throw new IllegalArgumentException("destination unresolved: " + destination);
@@ -67,7 +85,7 @@ final class KeptEntry {
         boolean v4 = address instanceof Inet4Address;
         int at = KEY + key.length;
         byte[] entry = new byte[at + (v4 ? V4_DESTINATION : V6_DESTINATION) + response.length];
-        header(entry, v4 ? ANSWER_V4 : ANSWER_V6, key);
+        header(entry, provisional ? (v4 ? PROVISIONAL_V4 : PROVISIONAL_V6) : (v4 ? ANSWER_V4 : ANSWER_V6), key);
         byte[] raw = address.getAddress();
         System.arraycopy(raw, 0, entry, at, raw.length);
         at += raw.length;
@@ -89,6 +107,15 @@ final class KeptEntry {
 
     static byte kind(byte[] entry) {
         return entry[KIND];
+    }
+
+    /** Whether the entry is a {@link #PROVISIONAL_V4} or {@link #PROVISIONAL_V6} one. */
+    static boolean provisional(byte[] entry) {
+        return kind(entry) == PROVISIONAL_V4 || kind(entry) == PROVISIONAL_V6;
+    }
+
+    private static boolean toIpv4(byte[] entry) {
+        return kind(entry) == ANSWER_V4 || kind(entry) == PROVISIONAL_V4;
     }
 
     static int keyLength(byte[] entry) {
@@ -128,15 +155,15 @@ final class KeptEntry {
         entry[REMOVED] = 1;
     }
 
-    /** A copy of the response of an {@link #ANSWER_V4} or {@link #ANSWER_V6} entry. */
+    /** A copy of the response of an answering entry ({@code ANSWER_} or {@code PROVISIONAL_}). */
     static byte[] response(byte[] entry) {
         return Arrays.copyOfRange(entry, destinationOffset(entry) + destinationLength(entry), entry.length);
     }
 
-    /** The destination of an {@link #ANSWER_V4} or {@link #ANSWER_V6} entry, rebuilt from its bytes. */
+    /** The destination of an answering entry ({@code ANSWER_} or {@code PROVISIONAL_}), rebuilt from its bytes. */
     static InetSocketAddress destination(byte[] entry) {
         int at = destinationOffset(entry);
-        boolean v4 = kind(entry) == ANSWER_V4;
+        boolean v4 = toIpv4(entry);
         byte[] raw = Arrays.copyOfRange(entry, at, at + (v4 ? 4 : 16));
         at += raw.length;
         InetAddress address;
@@ -160,6 +187,6 @@ final class KeptEntry {
     }
 
     private static int destinationLength(byte[] entry) {
-        return kind(entry) == ANSWER_V4 ? V4_DESTINATION : V6_DESTINATION;
+        return toIpv4(entry) ? V4_DESTINATION : V6_DESTINATION;
     }
 }

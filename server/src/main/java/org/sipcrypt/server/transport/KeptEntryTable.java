@@ -147,6 +147,21 @@ final class KeptEntryTable {
         }
     }
 
+    /** Takes {@code expected} out of the table if it is still in it; whether it was. */
+    boolean remove(byte[] expected) {
+        long stamp = lock.writeLock();
+        try {
+            if (KeptEntry.removed(expected)) {
+                return false;
+            }
+            removeAt(indexOfEntry(expected));
+            sweep(ticker.read(), SWEEP_PER_WRITE);
+            return true;
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
     /** Entries kept now, after removing every expired one. */
     int size() {
         long stamp = lock.writeLock();

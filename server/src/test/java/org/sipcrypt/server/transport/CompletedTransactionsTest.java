@@ -167,6 +167,63 @@ class CompletedTransactionsTest {
     }
 
     @Test
+    void anInvitesProvisionalResponseAnswersItsRetransmissionsUntilTheFinalResponseGoes() {
+        CompletedTransactions c = store(10);
+        String key = CompletedTransactions.key("z9hG4bK-p", "127.0.0.1", 5070, "INVITE");
+        InetSocketAddress v6 = new InetSocketAddress("::1", 5071);
+        c.provisional(key, bytes("SIP/2.0 180 Ringing\r\n"), v6);
+        CompletedTransactions.Answer a = c.retransmission(key);
+        assertArrayEquals(bytes("SIP/2.0 180 Ringing\r\n"), a.response());
+        assertEquals(v6, a.destination(), "kept with its address family");
+        assertFalse(c.acknowledged(key), "an ACK is no provisional response's: it goes on to the stack");
+        assertFalse(c.retransmission(key).absorb(), "the ACK changed nothing");
+
+        // §17.2.1: "the most recent provisional response"
+        c.provisional(key, bytes("SIP/2.0 183 Session Progress\r\n"), peer);
+        assertArrayEquals(bytes("SIP/2.0 183 Session Progress\r\n"), c.retransmission(key).response());
+        assertEquals(peer, c.retransmission(key).destination());
+
+        c.finalResponse(CompletedTransactions.key("z9hG4bK-other", "127.0.0.1", 5070, "INVITE"));
+        c.finalResponse(null);
+        assertTrue(c.retransmission(key) != null, "another INVITE's final response leaves it");
+        c.finalResponse(key);
+        assertNull(c.retransmission(key), "the stack's transaction answers from now on");
+        assertEquals(0, c.size());
+    }
+
+    @Test
+    void aProvisionalResponseNeverTakesAFinalResponsesPlace() {
+        CompletedTransactions c = store(10);
+        String accepted = CompletedTransactions.key("z9hG4bK-a2", "127.0.0.1", 5070, "INVITE");
+        String rejected = CompletedTransactions.key("z9hG4bK-r2", "127.0.0.1", 5070, "INVITE");
+        c.provisional(accepted, bytes("SIP/2.0 180 Ringing\r\n"), peer);
+        c.absorbed(accepted);
+        c.provisional(accepted, bytes("SIP/2.0 180 Ringing\r\n"), peer);
+        assertTrue(c.retransmission(accepted).absorb(), "a late provisional response after the 2xx is not kept");
+        c.finalResponse(accepted);
+        assertTrue(c.retransmission(accepted).absorb(), "only a provisional response is dropped");
+
+        c.completed(rejected, bytes("SIP/2.0 407 Proxy Authentication Required\r\n"), peer);
+        c.provisional(rejected, bytes("SIP/2.0 180 Ringing\r\n"), peer);
+        c.finalResponse(rejected);
+        assertArrayEquals(bytes("SIP/2.0 407 Proxy Authentication Required\r\n"), c.retransmission(rejected).response());
+        assertTrue(c.acknowledged(rejected), "the rejection's ACK is still absorbed");
+    }
+
+    @Test
+    void aProvisionalResponseGoesAfterTimerBLikeAFinalOne() {
+        CompletedTransactions c = store(10);
+        String key = CompletedTransactions.key("z9hG4bK-t", "127.0.0.1", 5070, "INVITE");
+        c.provisional(key, bytes("SIP/2.0 180 Ringing\r\n"), peer);
+        nanos.addAndGet(CompletedTransactions.TIMER_J.minusMillis(1).toNanos());
+        assertTrue(c.retransmission(key) != null, "still kept just before 64 × T1");
+        nanos.addAndGet(Duration.ofMillis(2).toNanos());
+        assertNull(c.retransmission(key), "the client has stopped retransmitting (Timer B)");
+        c.finalResponse(key);
+        assertEquals(0, c.size());
+    }
+
+    @Test
     void anUnacknowledgedRejectedInviteGoesAfterTimerH() {
         CompletedTransactions c = store(10);
         String key = CompletedTransactions.key("z9hG4bK-h", "127.0.0.1", 5070, "INVITE");

@@ -225,21 +225,12 @@ public final class StatefulProxy implements ProxyFunction {
      */
     boolean okRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag, String toTag,
                                String cseqNumber, InetSocketAddress upstream, InetSocketAddress local) {
-        if (!(ct instanceof SIPClientTransaction tx) || !tx.isInviteTransaction()
-                || !(ct.getApplicationData() instanceof ProxyCall.Branch branch) || cseqNumber == null
-                || !"UDP".equalsIgnoreCase(tx.getTransport())) {
+        ProxyCall.Branch branch = branchFromBytes(ct, callId, fromTag, cseqNumber, upstream, local);
+        if (branch == null) {
             return false;
         }
-        SIPRequest sent = tx.getOriginalRequest();
         ProxyCall call = branch.call;
-        if (sent == null || !call.invite || !callId.equals(sent.getCallId().getCallId())
-                || !fromTag.equals(sent.getFromTag()) || !cseqNumber.equals(Long.toString(sent.getCSeq().getSeqNumber()))
-                || !(call.st instanceof SIPServerTransaction st) || !"UDP".equalsIgnoreCase(st.getTransport())
-                || st.getPort() != local.getPort() || !local.getAddress().getHostAddress().equals(st.getHost())
-                || st.getPeerPort() != upstream.getPort()
-                || !upstream.getAddress().getHostAddress().equals(st.getPeerAddress())) {
-            return false;
-        }
+        SIPServerTransaction st = (SIPServerTransaction) call.st;
         List<ProxyCall.Branch> cancel = call.okFromBytes(branch, status);
         if (cancel == null) {
             return false;
@@ -257,6 +248,68 @@ public final class StatefulProxy implements ProxyFunction {
             releaseIfCallEnded(call);
         }
         return true;
+    }
+
+    /**
+     * A provisional response (101–199) to a forwarded INVITE over UDP that {@link StatelessRelay}
+     * sends upstream from its bytes: settles the branch as {@link #onResponse} settles a parsed one,
+     * and as the stack's INVITE client transaction does (RFC 3261 §17.1.1.2: from "Calling" to
+     * "Proceeding", Timers A and B stopped): Timer C restarts (§16.7 step 2), and a CANCEL waiting
+     * for this branch's first provisional response goes (§16.10). The transport keeps the copy for
+     * the INVITE's retransmissions, as the server transaction would have. Nothing changes, and false
+     * leaves the response to the stack, under the conditions of {@link #okRelayedFromBytes}, and when
+     * a final response has gone upstream already or the client transaction is neither calling nor
+     * proceeding.
+     */
+    boolean provisionalRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag,
+                                        String cseqNumber, InetSocketAddress upstream, InetSocketAddress local) {
+        ProxyCall.Branch branch = status <= Response.TRYING || status >= Response.OK ? null
+                : branchFromBytes(ct, callId, fromTag, cseqNumber, upstream, local);
+        if (branch == null || branch.call.finalSent()) {
+            return false;
+        }
+        var tx = (SIPClientTransaction) ct;
+        javax.sip.TransactionState state = tx.getState();
+        if (state == javax.sip.TransactionState.CALLING) {
+            tx.disableRetransmissionTimer();
+            tx.disableTimeoutTimer();
+            tx.setState(javax.sip.TransactionState._PROCEEDING);
+        } else if (state != javax.sip.TransactionState.PROCEEDING) {
+            return false;
+        }
+        startTimerC(branch);
+        if (branch.call.provisional(branch)) {
+            sendCancel(branch);
+        }
+        ctx.counters().responseSent(status);
+        return true;
+    }
+
+    /**
+     * The branch of {@code ct} when a response read from bytes may settle it: an INVITE client
+     * transaction over UDP of a call whose server transaction is over UDP, the response matching the
+     * branch's request (Call-ID, From tag, CSeq number) and the copy leaving from the socket the
+     * server transaction uses to the address the next Via names; else null.
+     */
+    private static ProxyCall.Branch branchFromBytes(ClientTransaction ct, String callId, String fromTag,
+                                                    String cseqNumber, InetSocketAddress upstream,
+                                                    InetSocketAddress local) {
+        if (!(ct instanceof SIPClientTransaction tx) || !tx.isInviteTransaction()
+                || !(ct.getApplicationData() instanceof ProxyCall.Branch branch) || cseqNumber == null
+                || !"UDP".equalsIgnoreCase(tx.getTransport())) {
+            return null;
+        }
+        SIPRequest sent = tx.getOriginalRequest();
+        ProxyCall call = branch.call;
+        if (sent == null || !call.invite || !callId.equals(sent.getCallId().getCallId())
+                || !fromTag.equals(sent.getFromTag()) || !cseqNumber.equals(Long.toString(sent.getCSeq().getSeqNumber()))
+                || !(call.st instanceof SIPServerTransaction st) || !"UDP".equalsIgnoreCase(st.getTransport())
+                || st.getPort() != local.getPort() || !local.getAddress().getHostAddress().equals(st.getHost())
+                || st.getPeerPort() != upstream.getPort()
+                || !upstream.getAddress().getHostAddress().equals(st.getPeerAddress())) {
+            return null;
+        }
+        return branch;
     }
 
     /**

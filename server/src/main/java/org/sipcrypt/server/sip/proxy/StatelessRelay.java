@@ -37,7 +37,10 @@ import org.sipcrypt.server.transport.Transport;
  * RFC 3581), with our Via taken off, as the stack forwards a response without a transaction. So
  * does a 2xx to an INVITE the proxy forwarded statefully, once {@link
  * StatefulProxy#okRelayedFromBytes} has settled the call with the client transaction its branch
- * names; retransmissions of that 2xx find no transaction and take the stack's path.
+ * names (retransmissions of that 2xx find no transaction and take the stack's path), and a
+ * provisional response other than 100 to such an INVITE, once {@link
+ * StatefulProxy#provisionalRelayedFromBytes} has moved that transaction on (the transport keeps the
+ * copy for the INVITE's retransmissions).
  * <p>A BYE relayed this way has no transaction here: its retransmissions are relayed again (with the
  * same branch) and the callee's transaction answers them; should the callee never answer, the
  * caller's own transaction times out, where a stateful proxy would have answered 408 for it.
@@ -64,7 +67,8 @@ public final class StatelessRelay implements EarlyRelays {
     /**
      * @param policy  which requests may be relayed with digest authentication on; null when it is off
      * @param dialogs the dialogs a shutdown drain waits for, which a relayed BYE ends; may be null
-     * @param proxy   the proxy whose INVITE transactions a 2xx relayed from its bytes settles; null to
+     * @param proxy   the proxy whose INVITE transactions a 2xx or a provisional response relayed from
+     *                its bytes settles; null to
      *                leave every response on a transaction of the stack to the stack
      */
     public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs, StatefulProxy proxy) {
@@ -135,8 +139,11 @@ public final class StatelessRelay implements EarlyRelays {
     @Override
     public boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local) {
         if (transaction != null) {
-            // a 2xx to an INVITE this proxy forwarded, settled with its transaction by the proxy
-            return proxy != null && response.length > 8 && response[8] == '2' && transaction.getRequest() != null
+            // a 2xx or a provisional response other than 100 to an INVITE this proxy forwarded,
+            // settled with its transaction by the proxy
+            return proxy != null && response.length > 10
+                    && (response[8] == '2' || response[8] == '1' && (response[9] != '0' || response[10] != '0'))
+                    && transaction.getRequest() != null
                     && Request.INVITE.equals(transaction.getRequest().getMethod()) && receivedOnUdp(local) != null;
         }
         ListeningPoint lp = receivedOnUdp(local);
@@ -153,10 +160,20 @@ public final class StatelessRelay implements EarlyRelays {
         }
         if (transaction != null) {
             String fromTag = up.from() == null ? null : tag(up.from());
-            String toTag = up.to() == null ? null : tag(up.to());
-            if (up.status() / 100 != 2 || up.callId() == null || fromTag == null || toTag == null
-                    || up.cseq() == null || !proxy.okRelayedFromBytes(transaction, up.status(), up.callId(),
-                            fromTag, toTag, sequence(up.cseq(), Request.INVITE), up.destination(), local)) {
+            if (up.callId() == null || fromTag == null || up.cseq() == null) {
+                return null;
+            }
+            String number = sequence(up.cseq(), Request.INVITE);
+            boolean settled;
+            if (up.status() / 100 == 2) {
+                String toTag = up.to() == null ? null : tag(up.to());
+                settled = toTag != null && proxy.okRelayedFromBytes(transaction, up.status(), up.callId(), fromTag,
+                        toTag, number, up.destination(), local);
+            } else {
+                settled = proxy.provisionalRelayedFromBytes(transaction, up.status(), up.callId(), fromTag, number,
+                        up.destination(), local);
+            }
+            if (!settled) {
                 return null;
             }
         } else {

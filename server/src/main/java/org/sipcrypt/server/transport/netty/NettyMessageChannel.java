@@ -399,7 +399,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * Sends on the relayed copy of a response, if there is one: one that comes back through a
      * request the {@link EarlyRelays} relayed goes on from its bytes, and a final one is kept for
      * the request's retransmissions ({@link #keepFinal}); so does one the relays settle with the
-     * client transaction its branch names (a 2xx to a proxied INVITE). Only for a response whose
+     * client transaction its branch names (a 2xx or a provisional response to a proxied INVITE, the
+     * latter kept for the INVITE's retransmissions, {@link #keepProvisional}). Only for a response whose
      * single headers pass the checks its parse would make; the relays' cheap look comes first, so
      * a response they would not take (a 180, say) pays for no header check twice.
      */
@@ -426,8 +427,25 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         dumpReceived(bytes, "relayed before the parse");
         counters.responseRelayedEarly();
         keepFinal(relay);
+        if (transaction != null) {
+            keepProvisional(relay);
+        }
         send(relay);
         return true;
+    }
+
+    /**
+     * RFC 3261 §17.2.1: a provisional response relayed upstream to an INVITE in progress (one the
+     * SIP layer settled with the INVITE's client transaction) is kept under the upstream INVITE's
+     * key, the Via now on top of the copy, so that a retransmission of that INVITE gets it again, as
+     * the stack's server transaction would have sent it, until the final response goes.
+     */
+    private void keepProvisional(EarlyRelays.Relay relay) {
+        byte[] response = relay.message();
+        if (response.length > 8 && response[8] == '1') {
+            processor.transport().completedTransactions().provisional(
+                    CompletedTransactions.key(TopVia.read(response), Request.INVITE), response, relay.to());
+        }
     }
 
     /**

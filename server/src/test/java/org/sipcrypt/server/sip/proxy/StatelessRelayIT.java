@@ -21,7 +21,7 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * The ACK for a 2xx and BYE over UDP, relayed from their bytes ({@link StatelessRelay}), and the
- * responses to BYE and the 2xx to an INVITE coming back: each is sent by hand to the real server and read where the proxy
+ * responses to BYE and the 180 and 2xx to an INVITE coming back: each is sent by hand to the real server and read where the proxy
  * sends it, a sink on 127.0.0.2 (or the caller's socket), so the copy is compared line by line with
  * what RFC 3261 §16 asks of a stateless relay. Requests in a form the early relay does not read
  * still reach the next hop, by the stack.
@@ -218,6 +218,46 @@ class StatelessRelayIT {
     }
 
     @Test
+    void ringingGoesUpstreamFromItsBytesAndAnswersTheInvitesRetransmissionsUntilTheFinalResponse() throws Exception {
+        try (SipSocket bob = SipSocket.udp(server.address(Transport.UDP))) {
+            String target = "sip:bob@" + bob.localHost() + ":" + bob.localPort();
+            String invite = caller.request("INVITE", target, "alice", "bob@" + bob.localHost(), CALL_ID, 1,
+                    caller.contact("alice"));
+            caller.send(invite);
+            assertTrue(caller.awaitMessage("SIP/2.0 100", WAIT) != null, "the proxy's own 100");
+            String forwarded = bob.awaitMessage("INVITE ", WAIT);
+            assertTrue(forwarded != null, "the INVITE was forwarded");
+            String ringing = SipSocket.response(forwarded, "180 Ringing");
+            bob.send(ringing);
+
+            String relayed = caller.awaitMessage("SIP/2.0 180", WAIT);
+            // §16.7 step 9: byte for byte what the callee sent, but for the proxy's Via (the first entry)
+            assertEquals(ringing.replaceFirst("Via: [^,\r]*,\\s*", "Via: "), relayed);
+            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+
+            // §17.2.1: a retransmitted INVITE gets the most recent provisional response, the 180
+            caller.send(invite);
+            assertEquals(relayed, caller.receive(WAIT), "the 180 again, not the proxy's 100");
+            assertEquals(1.0, server.server().transportCounters().value("sip.retransmissions.absorbed"));
+            // §17.1.1.2: the branch's transaction left "Calling" with the 180, so Timer A sends the
+            // INVITE no more (it would at 500 ms and 1.5 s after sending it)
+            assertEquals(null, bob.awaitMessage("INVITE ", Duration.ofMillis(1_600)), "Timer A stopped");
+
+            // a final response by the stack: its transaction answers the INVITE's retransmissions
+            // from then on, with the 486 and no longer with the kept 180
+            bob.send(SipSocket.response(forwarded, "486 Busy Here"));
+            String busy = caller.awaitMessage("SIP/2.0 486", WAIT);
+            assertTrue(busy != null, "the 486 went upstream");
+            caller.send(invite);
+            String next = caller.receive(WAIT);
+            assertTrue(next != null && next.startsWith("SIP/2.0 486"), "the 486 again: " + next);
+            // §17.1.1.3: the ACK for the 486, with the INVITE's branch, ends the proxy's transaction
+            caller.send(invite.replaceFirst("INVITE sip", "ACK sip").replace("CSeq: 1 INVITE", "CSeq: 1 ACK")
+                    .replace("To: <sip:bob@" + bob.localHost() + ">", "To: <sip:bob@" + bob.localHost() + ">;tag=callee"));
+        }
+    }
+
+    @Test
     void okFromBytesOnAForkedInviteCancelsTheBranchThatRang() throws Exception {
         String hp = server.hostPort(Transport.UDP);
         try (SipSocket desk = SipSocket.udp(server.address(Transport.UDP));
@@ -238,7 +278,8 @@ class StatelessRelayIT {
             mobile.send(okWithBody(mobile, atMobile));
 
             assertTrue(caller.awaitMessage("SIP/2.0 200", WAIT) != null, "the 200 went upstream");
-            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+            // the desk's 180 and the mobile's 200, both from their bytes
+            assertEquals(2.0, server.server().transportCounters().value("sip.responses.relayed_early"));
             // RFC 3261 §16.7 step 10: the branch that rang is cancelled once a 2xx has gone upstream
             String cancel = desk.awaitMessage("CANCEL ", WAIT);
             assertTrue(cancel != null, "the desk's branch was cancelled");
