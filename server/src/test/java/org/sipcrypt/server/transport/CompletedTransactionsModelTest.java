@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Random operations on a small, crowded store compared with a plain map that keeps every entry with
  * its write time: the same answers, the same expiries by lifetime class, the same entries evicted
- * oldest first at the bound, whatever the probing, the deletions and the lazy sweeping do inside.
+ * oldest first at the bound, provisional responses kept and dropped, whatever the probing, the
+ * deletions and the lazy sweeping do inside.
  */
 @Timeout(60)
 class CompletedTransactionsModelTest {
@@ -30,7 +31,7 @@ class CompletedTransactionsModelTest {
     private static final int KEYS = 64;
     private static final int OPERATIONS = 40_000;
 
-    private enum Kind { ANSWER, ACCEPTED, CONFIRMED }
+    private enum Kind { ANSWER, ACCEPTED, CONFIRMED, PROVISIONAL }
 
     private record Kept(Kind kind, byte[] response, InetSocketAddress destination, long written) {
         long expiry() {
@@ -90,7 +91,7 @@ class CompletedTransactionsModelTest {
             int n = random.nextInt(KEYS);
             String key = CompletedTransactions.key("z9hG4bK-" + n, "host" + n % 3, 5060, n % 2 == 0 ? "INVITE" : "BYE");
             String where = "operation " + op + " on key " + n;
-            switch (random.nextInt(20)) {
+            switch (random.nextInt(24)) {
                 case 0, 1, 2, 3, 4 -> {
                     byte[] response = ("SIP/2.0 " + (400 + op % 200) + " r").getBytes(StandardCharsets.US_ASCII);
                     InetSocketAddress peer = peers[op % peers.length];
@@ -103,13 +104,30 @@ class CompletedTransactionsModelTest {
                 }
                 case 8, 9, 10 -> {
                     Kept k = model.live(key, now);
-                    boolean expected = k != null && k.kind() != Kind.ACCEPTED;
+                    boolean expected = k != null && k.kind() != Kind.ACCEPTED && k.kind() != Kind.PROVISIONAL;
                     assertEquals(expected, store.acknowledged(key), where);
                     if (k != null && k.kind() == Kind.ANSWER) {
                         model.kept.put(key, new Kept(Kind.CONFIRMED, null, null, now));
                     }
                 }
                 case 11 -> assertEquals(model.size(now), store.size(), where);
+                case 20, 21 -> {
+                    byte[] response = ("SIP/2.0 18" + op % 10 + " r").getBytes(StandardCharsets.US_ASCII);
+                    InetSocketAddress peer = peers[op % peers.length];
+                    Kept k = model.live(key, now);
+                    store.provisional(key, response, peer);
+                    // kept in place of nothing or of an earlier provisional response, never of a final one
+                    if (k == null || k.kind() == Kind.PROVISIONAL) {
+                        model.put(key, new Kept(Kind.PROVISIONAL, response, peer, now), now);
+                    }
+                }
+                case 22, 23 -> {
+                    Kept k = model.live(key, now);
+                    store.finalResponse(key);
+                    if (k != null && k.kind() == Kind.PROVISIONAL) {
+                        model.kept.remove(key);
+                    }
+                }
                 default -> {
                     Kept k = model.live(key, now);
                     CompletedTransactions.Answer a = store.retransmission(key);
@@ -117,8 +135,9 @@ class CompletedTransactionsModelTest {
                         assertNull(a, where);
                     } else {
                         assertNotNull(a, where);
-                        assertEquals(k.kind() != Kind.ANSWER, a.absorb(), where);
-                        if (k.kind() == Kind.ANSWER) {
+                        boolean answers = k.kind() == Kind.ANSWER || k.kind() == Kind.PROVISIONAL;
+                        assertEquals(!answers, a.absorb(), where);
+                        if (answers) {
                             assertArrayEquals(k.response(), a.response(), where);
                             assertEquals(k.destination(), a.destination(), where);
                         }
