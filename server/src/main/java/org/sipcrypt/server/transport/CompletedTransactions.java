@@ -215,6 +215,11 @@ public final class CompletedTransactions {
         return entries.size();
     }
 
+    /** Write-order ring slots still holding an entry that has left the store (for tests). */
+    int ringHeldRemoved() {
+        return entries.ringHeldRemoved();
+    }
+
     /** Entries held, expired ones that no write has swept yet included (for tests). */
     long held() {
         return entries.held();

@@ -12,7 +12,8 @@ import java.util.Arrays;
 
 /**
  * The layout of one kept transaction in a single byte array, so that what {@link CompletedTransactions}
- * keeps per transaction is one object: a header (write time, key hash, kind, removed flag, key length),
+ * keeps per transaction is one object: a header (write time, key hash, kind, removed flag, key length,
+ * position in the table's write-order ring),
  * the key in UTF-8, and for an answer its destination (IPv4: 4 address bytes and the port; IPv6: 16
  * address bytes, the scope id and the port) followed by the response's bytes up to the end. The
  * destination is rebuilt as an {@link InetSocketAddress} only when a retransmission is answered.
@@ -45,8 +46,9 @@ final class KeptEntry {
     private static final int KIND = 12;
     private static final int REMOVED = 13;
     private static final int KEY_LENGTH = 14;
+    private static final int RING_SEQUENCE = 18;
     /** Where the key starts. */
-    static final int KEY = 18;
+    static final int KEY = 22;
 
     private static final int V4_DESTINATION = 4 + 2;
     private static final int V6_DESTINATION = 16 + 4 + 2;
@@ -126,6 +128,22 @@ final class KeptEntry {
     static boolean keyEquals(byte[] entry, byte[] key, int keyOffset, int keyLength) {
         return keyLength(entry) == keyLength
                 && Arrays.equals(entry, KEY, KEY + keyLength, key, keyOffset, keyOffset + keyLength);
+    }
+
+    /** The sequence number the table's ring gave the entry (set by the table before it publishes it). */
+    static int ringSequence(byte[] entry) {
+        return (int) INT.get(entry, RING_SEQUENCE);
+    }
+
+    static void ringSequence(byte[] entry, int sequence) {
+        INT.set(entry, RING_SEQUENCE, sequence);
+    }
+
+    /** A header-only entry flagged removed, for a ring slot whose entry has left the table. */
+    static byte[] released() {
+        byte[] entry = new byte[KEY];
+        markRemoved(entry);
+        return entry;
     }
 
     /** The ticker time the entry was written at (set by the table). */

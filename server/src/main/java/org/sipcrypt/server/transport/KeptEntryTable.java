@@ -16,13 +16,15 @@ import java.util.concurrent.locks.StampedLock;
  * each the entries expire in the order they were written: two queues in write order (rings holding the
  * same arrays) are swept from their heads on every write, a few entries at a time, and lookups check
  * an entry's age themselves. Beyond {@code maxEntries} a write first removes an expired head, else
- * the oldest entry (the older of the two heads). An entry replaced under its key is flagged removed
- * and its ring slot skipped when it reaches the head. Open addressing with linear probing and
- * backward-shift deletion, in an array sized once for the bound at half load (never resized, so no
- * write rehashes); the hash is seeded per table so that peers cannot aim keys at one slot.
+ * the oldest entry (the older of the two heads). An entry replaced under its key, or removed, is
+ * flagged removed and its ring slot released at once (each entry holds its ring position), so that
+ * its bytes go with it rather than when the ring's head reaches the slot, which is skipped then.
+ * Open addressing with linear probing and backward-shift deletion, in an array sized once for the
+ * bound at half load (never resized, so no write rehashes); the hash is seeded per table so that peers
+ * cannot aim keys at one slot.
  * Threading: thread-safe; lookups read optimistically (the read lock only when a write ran meanwhile),
- * writes take the write lock for a few probes and
- * ring steps (no I/O; a ring grows by copying at most once per doubling).
+ * writes take the write lock for a few probes and ring steps (no I/O; a ring grows by copying at most
+ * once per doubling).
  */
 final class KeptEntryTable {
 
@@ -42,6 +44,8 @@ final class KeptEntryTable {
     private final int mask;
     private final Ring lasting = new Ring();
     private final Ring confirmed = new Ring();
+    /** What a ring slot holds once its entry has left the table before reaching the head. */
+    private static final byte[] RELEASED = KeptEntry.released();
     private int size;
 
     KeptEntryTable(Duration lifetime, Duration afterAck, long maxEntries, Ticker ticker) {
@@ -107,9 +111,14 @@ final class KeptEntryTable {
             long now = ticker.read();
             KeptEntry.written(entry, now);
             sweep(now, SWEEP_PER_WRITE);
+            Ring ring = ring(entry);
+            // sweeping and evicting take from the heads, which leaves the next sequence number as it is
+            KeptEntry.ringSequence(entry, ring.nextSequence());
             int i = indexOf(entry, KeptEntry.KEY, keyLength, hash);
             if (i >= 0) {
-                KeptEntry.markRemoved(slots[i]);
+                byte[] replaced = slots[i];
+                KeptEntry.markRemoved(replaced);
+                ring(replaced).release(replaced);
                 slots[i] = entry;
             } else {
                 if (size == maxEntries) {
@@ -117,7 +126,7 @@ final class KeptEntryTable {
                 }
                 insert(entry, hash);
             }
-            ring(entry).add(entry);
+            ring.add(entry);
         } finally {
             lock.unlockWrite(stamp);
         }
@@ -136,10 +145,13 @@ final class KeptEntryTable {
                 return false;
             }
             KeptEntry.written(replacement, now);
+            Ring ring = ring(replacement);
+            KeptEntry.ringSequence(replacement, ring.nextSequence());
             int i = indexOfEntry(expected);
             KeptEntry.markRemoved(expected);
+            ring(expected).release(expected);
             slots[i] = replacement;
-            ring(replacement).add(replacement);
+            ring.add(replacement);
             sweep(now, SWEEP_PER_WRITE);
             return true;
         } finally {
@@ -155,6 +167,7 @@ final class KeptEntryTable {
                 return false;
             }
             removeAt(indexOfEntry(expected));
+            ring(expected).release(expected);
             sweep(ticker.read(), SWEEP_PER_WRITE);
             return true;
         } finally {
@@ -171,6 +184,16 @@ final class KeptEntryTable {
             return size;
         } finally {
             lock.unlockWrite(stamp);
+        }
+    }
+
+    /** Ring slots still holding an entry that has left the table (for tests: released at once, so none). */
+    int ringHeldRemoved() {
+        long stamp = lock.readLock();
+        try {
+            return lasting.heldRemoved() + confirmed.heldRemoved();
+        } finally {
+            lock.unlockRead(stamp);
         }
     }
 
@@ -305,11 +328,21 @@ final class KeptEntryTable {
         return z ^ z >>> 33;
     }
 
-    /** Entries in write order; a power-of-two array used as a ring, grown by doubling. */
+    /**
+     * Entries in write order; a power-of-two array used as a ring, grown by doubling. Each entry added
+     * gets the next sequence number (wrapping), by which its slot is found again while it is in the ring.
+     */
     private static final class Ring {
         private byte[][] items = new byte[16][];
         private int head;
         private int count;
+        /** The sequence number of the entry at the head. */
+        private int headSequence;
+
+        /** The sequence number the next entry added gets. */
+        int nextSequence() {
+            return headSequence + count;
+        }
 
         void add(byte[] entry) {
             if (count == items.length) {
@@ -333,7 +366,31 @@ final class KeptEntryTable {
             items[head] = null;
             head = (head + 1) & (items.length - 1);
             count--;
+            headSequence++;
             return entry;
+        }
+
+        /** Drops the ring's reference to {@code entry}, which has left the table, if the ring still holds it. */
+        void release(byte[] entry) {
+            int offset = KeptEntry.ringSequence(entry) - headSequence;
+            if (offset >= 0 && offset < count) {
+                int i = (head + offset) & (items.length - 1);
+                if (items[i] == entry) {
+                    items[i] = RELEASED;
+                }
+            }
+        }
+
+        /** Slots holding an entry flagged removed, the released marker aside. */
+        int heldRemoved() {
+            int n = 0;
+            for (int k = 0; k < count; k++) {
+                byte[] e = items[(head + k) & (items.length - 1)];
+                if (e != RELEASED && KeptEntry.removed(e)) {
+                    n++;
+                }
+            }
+            return n;
         }
 
         /** The head after dropping replaced entries, or null. */

@@ -110,7 +110,10 @@ class CompletedTransactionsModelTest {
                         model.kept.put(key, new Kept(Kind.CONFIRMED, null, null, now));
                     }
                 }
-                case 11 -> assertEquals(model.size(now), store.size(), where);
+                case 11 -> {
+                    assertEquals(model.size(now), store.size(), where);
+                    assertEquals(0, store.ringHeldRemoved(), where + ": a replaced or removed entry left its ring");
+                }
                 case 20, 21 -> {
                     byte[] response = ("SIP/2.0 18" + op % 10 + " r").getBytes(StandardCharsets.US_ASCII);
                     InetSocketAddress peer = peers[op % peers.length];

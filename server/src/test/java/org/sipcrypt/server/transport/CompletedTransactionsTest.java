@@ -224,6 +224,29 @@ class CompletedTransactionsTest {
     }
 
     @Test
+    void anEntryReplacedOrRemovedLeavesTheWriteOrderRingAtOnce() {
+        CompletedTransactions c = store(100);
+        String ringing = CompletedTransactions.key("z9hG4bK-g1", "127.0.0.1", 5070, "INVITE");
+        String busy = CompletedTransactions.key("z9hG4bK-g2", "127.0.0.1", 5070, "INVITE");
+        String challenged = CompletedTransactions.key("z9hG4bK-g3", "127.0.0.1", 5070, "INVITE");
+        // an earlier live entry at the ring's head: the sweep, which starts there, stops at it
+        c.completed(CompletedTransactions.key("z9hG4bK-g0", "127.0.0.1", 5070, "BYE"), bytes("SIP/2.0 200 OK\r\n"), peer);
+        c.provisional(ringing, bytes("SIP/2.0 180 Ringing\r\n"), peer);
+        c.provisional(ringing, bytes("SIP/2.0 183 Session Progress\r\n"), peer);
+        c.absorbed(ringing);
+        c.provisional(busy, bytes("SIP/2.0 180 Ringing\r\n"), peer);
+        c.finalResponse(busy);
+        c.completed(challenged, bytes("SIP/2.0 407 Proxy Authentication Required\r\n"), peer);
+        assertTrue(c.acknowledged(challenged));
+        // the 180, the 183, the other 180 and the 407 are out of the store: nothing holds their bytes
+        assertEquals(0, c.ringHeldRemoved());
+        assertEquals(3, c.size());
+        assertTrue(c.retransmission(ringing).absorb());
+        assertNull(c.retransmission(busy));
+        assertTrue(c.acknowledged(challenged), "a copy of the ACK is still absorbed");
+    }
+
+    @Test
     void anUnacknowledgedRejectedInviteGoesAfterTimerH() {
         CompletedTransactions c = store(10);
         String key = CompletedTransactions.key("z9hG4bK-h", "127.0.0.1", 5070, "INVITE");
