@@ -184,10 +184,8 @@ class StatelessRelayIT {
     @Test
     void okToAnInviteGoesUpstreamFromItsBytesAndSettlesTheInvitesTransactions() throws Exception {
         try (SipSocket bob = SipSocket.udp(server.address(Transport.UDP))) {
-            String target = "sip:bob@" + bob.localHost() + ":" + bob.localPort();
-            String invite = caller.request("INVITE", target, "alice", "bob@" + bob.localHost(), CALL_ID, 1,
-                    caller.contact("alice"));
-            caller.send(invite);
+            String target = target(bob);
+            String invite = sendInvite(bob);
             String ok = okWithBody(bob, bob.awaitMessage("INVITE ", WAIT));
             bob.send(ok);
 
@@ -220,10 +218,7 @@ class StatelessRelayIT {
     @Test
     void ringingGoesUpstreamFromItsBytesAndAnswersTheInvitesRetransmissionsUntilTheFinalResponse() throws Exception {
         try (SipSocket bob = SipSocket.udp(server.address(Transport.UDP))) {
-            String target = "sip:bob@" + bob.localHost() + ":" + bob.localPort();
-            String invite = caller.request("INVITE", target, "alice", "bob@" + bob.localHost(), CALL_ID, 1,
-                    caller.contact("alice"));
-            caller.send(invite);
+            String invite = sendInvite(bob);
             assertTrue(caller.awaitMessage("SIP/2.0 100", WAIT) != null, "the proxy's own 100");
             String forwarded = bob.awaitMessage("INVITE ", WAIT);
             assertTrue(forwarded != null, "the INVITE was forwarded");
@@ -291,9 +286,7 @@ class StatelessRelayIT {
     @Test
     void okInAFormNotReadFromBytesGoesUpstreamByTheStack() throws Exception {
         try (SipSocket bob = SipSocket.udp(server.address(Transport.UDP))) {
-            String target = "sip:bob@" + bob.localHost() + ":" + bob.localPort();
-            caller.send(caller.request("INVITE", target, "alice", "bob@" + bob.localHost(), CALL_ID, 1,
-                    caller.contact("alice")));
+            sendInvite(bob);
             // a folded header line (RFC 3261 §7.3.1): the parse unfolds it, the byte reader does not
             String ok = okWithBody(bob, bob.awaitMessage("INVITE ", WAIT))
                     .replace("Content-Type:", "Subject: folded\r\n line\r\nContent-Type:");
@@ -307,6 +300,19 @@ class StatelessRelayIT {
             Await.until(() -> server.server().openTransactions() == 0, WAIT,
                     () -> "transactions left: " + server.server().openTransactions());
         }
+    }
+
+    /** The Request-URI naming {@code bob}'s socket directly. */
+    private static String target(SipSocket bob) {
+        return "sip:bob@" + bob.localHost() + ":" + bob.localPort();
+    }
+
+    /** Sends the caller's INVITE (this test's Call-ID, CSeq 1) to {@code bob}'s socket through the proxy; returns it. */
+    private String sendInvite(SipSocket bob) throws java.io.IOException {
+        String invite = caller.request("INVITE", target(bob), "alice", "bob@" + bob.localHost(), CALL_ID, 1,
+                caller.contact("alice"));
+        caller.send(invite);
+        return invite;
     }
 
     /** The callee's 200 to {@code invite}, with a Contact, a Record-Route copied and an SDP-like body. */
