@@ -189,9 +189,10 @@ public final class SipcryptServer implements AutoCloseable {
                 transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
             }
             if (transport != null && config.mode() == Mode.PROXY) {
-                // the ACK for a 2xx and BYE, with their responses, and the 2xx to an INVITE are relayed from
-                // their bytes, without the stack's parse
-                transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs, proxy));
+                // the ACK for a 2xx and BYE, with their responses, and the 2xx and 1xx to an INVITE are
+                // relayed from their bytes over UDP and TCP, without the stack's parse
+                transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs, proxy,
+                        transport.settings().policy()));
             }
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,

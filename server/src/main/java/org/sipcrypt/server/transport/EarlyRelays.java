@@ -3,65 +3,84 @@ package org.sipcrypt.server.transport;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import javax.sip.ClientTransaction;
+import javax.sip.ServerTransaction;
 
 /**
- * Messages a proxy relays over UDP from their raw bytes, before they are parsed or have a
+ * Messages a proxy relays over UDP or TCP from their raw bytes, before they are parsed or have a
  * transaction: requests it forwards statelessly (RFC 3261 §16.11), such as the ACK for a 2xx, whose
  * copy it can write by editing a few header lines, the responses that come back for them, and
  * responses that settle a transaction of the stack without needing its parse (the 2xx and the
  * provisional responses but 100 to a proxied INVITE). The transport offers only a message whose single headers pass the checks its parse would
  * make, and a request only when its branch names no transaction the stack holds, no kept transaction
- * absorbed it and its version is SIP/2.0; it sends the copy from the socket the message came in on.
+ * absorbed it and its version is SIP/2.0; it sends the copy from the socket the message came in on
+ * (over TCP, on the connection to the next hop, or back on the upstream server transaction's).
  * Threading: implementations are thread-safe and never block; called on SIP worker lanes.
  */
 public interface EarlyRelays {
 
     /**
-     * The copy of a request to send on, and where.
+     * The copy of a message to send on, and where.
      *
-     * @param message the bytes to send
-     * @param to      the next hop, an address (no name left to resolve)
+     * @param message  the bytes to send
+     * @param to       the next hop, an address (no name left to resolve); for a response, where its
+     *                 next Via sends it
+     * @param upstream for a response that settled a server transaction of the stack, that
+     *                 transaction: the copy goes out on its channel to its peer (over TCP, on the
+     *                 connection its request came in on, RFC 3261 §18.2.2; over UDP, that peer is
+     *                 {@code to}); else null
      */
-    record Relay(byte[] message, InetSocketAddress to) {
+    record Relay(byte[] message, InetSocketAddress to, ServerTransaction upstream) {
         public Relay {
             Objects.requireNonNull(message, "message");
             Objects.requireNonNull(to, "to");
+        }
+
+        /** A copy sent from the socket the message came in on (over TCP, on a connection to {@code to}). */
+        public Relay(byte[] message, InetSocketAddress to) {
+            this(message, to, null);
         }
     }
 
     /**
      * The relayed copy of {@code request}, or null to leave it to the parser and the stack.
      *
-     * @param request the raw request; its Content-Length fits the datagram
+     * @param request the raw request; its Content-Length fits the datagram (over TCP, delimited it)
      * @param method  the method of its request line
      * @param via     its top Via, read from the bytes, with an RFC 3261 branch
      * @param source  where it came from
      * @param local   the address of the socket it came in on, which the copy is sent from
+     * @param over    the transport it came in on, UDP or TCP
      */
-    Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local);
+    Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
+                Transport over);
 
     /**
      * Whether {@code response} is one {@link #relayResponse} may relay, judged from its status line,
-     * its top Via and the transaction alone; cheap, since every UDP response is asked. Only for those
+     * its top Via and the transaction alone; cheap, since every UDP and TCP response is asked. Only for those
      * that pass does the transport check its single headers and call {@link #relayResponse}.
      *
      * @param response    the raw response
      * @param via         its top Via, read from the bytes, with an RFC 3261 branch
      * @param transaction the stack's client transaction that branch names, or null when there is none
      * @param local       the address of the socket it came in on
+     * @param over        the transport it came in on, UDP or TCP
      */
-    boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local);
+    boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+                           Transport over);
 
     /**
      * The relayed copy of {@code response}, or null to leave it to the parser and the stack; a
      * response on a transaction of the stack is relayed only when the SIP layer has settled that
      * transaction as the parsed response would have.
      *
-     * @param response    the raw response; its Content-Length fits the datagram, its single headers
+     * @param response    the raw response; its Content-Length fits the datagram (over TCP, delimited
+     *                    it), its single headers
      *                    pass the parse's checks, and {@link #relaysResponse} accepted it
      * @param via         its top Via, read from the bytes, with an RFC 3261 branch
      * @param transaction the stack's client transaction that branch names, or null when there is none
      * @param local       the address of the socket it came in on, which the copy is sent from
+     * @param over        the transport it came in on, UDP or TCP
      */
-    Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local);
+    Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+                        Transport over);
 }

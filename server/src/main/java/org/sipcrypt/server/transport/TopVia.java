@@ -98,6 +98,15 @@ public record TopVia(String entry, String host, int port, String branch, boolean
         return sb.toString();
     }
 
+    /**
+     * The entry tagged with {@code received} and {@code rport} from {@code source} whether or not it
+     * asked for rport (other parameters as they came): over a connection, a response that has no
+     * transaction to carry it back finds the connection its request came in on by these two.
+     */
+    public String taggedWithSource(InetSocketAddress source) {
+        return new TopVia(entry, host, port, branch, true).tagged(source);
+    }
+
     /** The lower-case name of a Via parameter ({@code name[=value]}). */
     private static String paramName(String param) {
         int eq = param.indexOf('=');

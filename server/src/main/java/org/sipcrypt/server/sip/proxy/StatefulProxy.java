@@ -210,30 +210,32 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
-     * A 2xx to a forwarded INVITE over UDP that {@link StatelessRelay} sends upstream from its bytes
+     * A 2xx to a forwarded INVITE over UDP or TCP that {@link StatelessRelay} sends upstream from its bytes
      * (§16.7 step 9: only the top Via comes off): settles the call as {@link #onResponse} settles a
      * parsed one: Timer C stops, the other branches are cancelled, the client transaction ends, the
      * server transaction counts as answered and ends (the transport absorbs retransmitted INVITEs,
-     * RFC 6026 §7.1), and the dialog is noted for the shutdown drain. Nothing changes, and false
-     * leaves the response to the stack, unless it is the first final response upstream, matches the
-     * branch's request (Call-ID, From tag, CSeq), and the server transaction is over UDP from the
-     * socket the copy leaves by and to the address the next Via names.
+     * over UDP, RFC 6026 §7.1), and the dialog is noted for the shutdown drain. Returns the server
+     * transaction whose channel the copy goes out on. Nothing changes, and null leaves the response
+     * to the stack, unless it is the first final response upstream and {@link #branchFromBytes}
+     * takes it.
      *
      * @param cseqNumber the sequence number of the response's CSeq (its method INVITE), or null
-     * @param upstream   where the copy goes (the next Via's received and rport)
-     * @param local      the socket the response came in on, which the copy leaves by
+     * @param upstream   where the next Via sends the copy (its received and rport)
+     * @param local      the listening point's socket the response came in on
+     * @param over       the transport it came in on
      */
-    boolean okRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag, String toTag,
-                               String cseqNumber, InetSocketAddress upstream, InetSocketAddress local) {
-        ProxyCall.Branch branch = branchFromBytes(ct, callId, fromTag, cseqNumber, upstream, local);
+    ServerTransaction okRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag,
+                                         String toTag, String cseqNumber, InetSocketAddress upstream,
+                                         InetSocketAddress local, Transport over) {
+        ProxyCall.Branch branch = branchFromBytes(ct, callId, fromTag, cseqNumber, upstream, local, over);
         if (branch == null) {
-            return false;
+            return null;
         }
         ProxyCall call = branch.call;
         SIPServerTransaction st = (SIPServerTransaction) call.st;
         List<ProxyCall.Branch> cancel = call.okFromBytes(branch, status);
         if (cancel == null) {
-            return false;
+            return null;
         }
         stopTimerC(branch);
         endAnsweredClientTransaction(ct);
@@ -247,26 +249,27 @@ public final class StatefulProxy implements ProxyFunction {
         if (call.allDone()) {
             releaseIfCallEnded(call);
         }
-        return true;
+        return st;
     }
 
     /**
-     * A provisional response (101–199) to a forwarded INVITE over UDP that {@link StatelessRelay}
+     * A provisional response (101–199) to a forwarded INVITE over UDP or TCP that {@link StatelessRelay}
      * sends upstream from its bytes: settles the branch as {@link #onResponse} settles a parsed one,
      * and as the stack's INVITE client transaction does (RFC 3261 §17.1.1.2: from "Calling" to
      * "Proceeding", Timers A and B stopped): Timer C restarts (§16.7 step 2), and a CANCEL waiting
      * for this branch's first provisional response goes (§16.10). The transport keeps the copy for
-     * the INVITE's retransmissions, as the server transaction would have. Nothing changes, and false
-     * leaves the response to the stack, under the conditions of {@link #okRelayedFromBytes}, and when
-     * a final response has gone upstream already or the client transaction is neither calling nor
-     * proceeding.
+     * the INVITE's retransmissions over UDP, as the server transaction would have. Returns the server
+     * transaction whose channel the copy goes out on. Nothing changes, and null leaves the response
+     * to the stack, under the conditions of {@link #okRelayedFromBytes}, and when a final response
+     * has gone upstream already or the client transaction is neither calling nor proceeding.
      */
-    boolean provisionalRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag,
-                                        String cseqNumber, InetSocketAddress upstream, InetSocketAddress local) {
+    ServerTransaction provisionalRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag,
+                                                  String cseqNumber, InetSocketAddress upstream,
+                                                  InetSocketAddress local, Transport over) {
         ProxyCall.Branch branch = status <= Response.TRYING || status >= Response.OK ? null
-                : branchFromBytes(ct, callId, fromTag, cseqNumber, upstream, local);
+                : branchFromBytes(ct, callId, fromTag, cseqNumber, upstream, local, over);
         if (branch == null || branch.call.finalSent()) {
-            return false;
+            return null;
         }
         var tx = (SIPClientTransaction) ct;
         javax.sip.TransactionState state = tx.getState();
@@ -275,38 +278,40 @@ public final class StatefulProxy implements ProxyFunction {
             tx.disableTimeoutTimer();
             tx.setState(javax.sip.TransactionState._PROCEEDING);
         } else if (state != javax.sip.TransactionState.PROCEEDING) {
-            return false;
+            return null;
         }
         startTimerC(branch);
         if (branch.call.provisional(branch)) {
             sendCancel(branch);
         }
         ctx.counters().responseSent(status);
-        return true;
+        return branch.call.st;
     }
 
     /**
      * The branch of {@code ct} when a response read from bytes may settle it: an INVITE client
-     * transaction over UDP of a call whose server transaction is over UDP, the response matching the
-     * branch's request (Call-ID, From tag, CSeq number) and the copy leaving from the socket the
-     * server transaction uses to the address the next Via names; else null.
+     * transaction over {@code over} (UDP or TCP) of a call whose server transaction is over the same
+     * transport on the listening point the response came in on, the response matching the branch's
+     * request (Call-ID, From tag, CSeq number); over UDP, the address the next Via names must be the
+     * server transaction's peer (over TCP the copy goes on its connection, whatever the Via names);
+     * else null.
      */
     private static ProxyCall.Branch branchFromBytes(ClientTransaction ct, String callId, String fromTag,
                                                     String cseqNumber, InetSocketAddress upstream,
-                                                    InetSocketAddress local) {
+                                                    InetSocketAddress local, Transport over) {
         if (!(ct instanceof SIPClientTransaction tx) || !tx.isInviteTransaction()
                 || !(ct.getApplicationData() instanceof ProxyCall.Branch branch) || cseqNumber == null
-                || !"UDP".equalsIgnoreCase(tx.getTransport())) {
+                || !over.sipName().equalsIgnoreCase(tx.getTransport())) {
             return null;
         }
         SIPRequest sent = tx.getOriginalRequest();
         ProxyCall call = branch.call;
         if (sent == null || !call.invite || !callId.equals(sent.getCallId().getCallId())
                 || !fromTag.equals(sent.getFromTag()) || !cseqNumber.equals(Long.toString(sent.getCSeq().getSeqNumber()))
-                || !(call.st instanceof SIPServerTransaction st) || !"UDP".equalsIgnoreCase(st.getTransport())
+                || !(call.st instanceof SIPServerTransaction st) || !over.sipName().equalsIgnoreCase(st.getTransport())
                 || st.getPort() != local.getPort() || !local.getAddress().getHostAddress().equals(st.getHost())
-                || st.getPeerPort() != upstream.getPort()
-                || !upstream.getAddress().getHostAddress().equals(st.getPeerAddress())) {
+                || !over.reliable() && (st.getPeerPort() != upstream.getPort()
+                || !upstream.getAddress().getHostAddress().equals(st.getPeerAddress()))) {
             return null;
         }
         return branch;

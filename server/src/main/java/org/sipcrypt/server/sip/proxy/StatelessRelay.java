@@ -10,18 +10,21 @@ import java.util.Locale;
 import java.util.Objects;
 import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
+import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.transport.AddressText;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Requests inside a dialog this proxy record-routed, relayed over UDP from their raw bytes and
+ * Requests inside a dialog this proxy record-routed, relayed over UDP or TCP from their raw bytes and
  * statelessly (RFC 3261 §16.11), with the responses that come back for them: the ACK for a 2xx
  * (§13.2.2.4), as {@link StatefulProxy#onAck} relays a parsed one, and BYE. The Route entries naming
  * this server are taken off the top (§16.4), Max-Forwards goes down by one (a request at 0 is left
@@ -39,13 +42,21 @@ import org.sipcrypt.server.transport.Transport;
  * StatefulProxy#okRelayedFromBytes} has settled the call with the client transaction its branch
  * names (retransmissions of that 2xx find no transaction and take the stack's path), and a
  * provisional response other than 100 to such an INVITE, once {@link
- * StatefulProxy#provisionalRelayedFromBytes} has moved that transaction on (the transport keeps the
- * copy for the INVITE's retransmissions).
+ * StatefulProxy#provisionalRelayedFromBytes} has moved that transaction on (over UDP the transport
+ * keeps the copy for the INVITE's retransmissions); such a response goes out on the channel of the
+ * INVITE's server transaction.
+ * <p>Over TCP the message goes on in the same transport only (a request received over TCP to a TCP
+ * next hop, named by {@code transport=tcp}), on the processor's connection to the next hop, which
+ * must not be a per-call one (the {@code per-call} pattern keys connections by the call the SIP
+ * layer names; such a request takes the stack's path). The caller's Via is tagged with
+ * {@code received} and {@code rport} whether or not it asked (RFC 3581 §4's tags, as a proxy forcing
+ * rport writes them), so that the response, which has no transaction here, finds the connection the
+ * request came in on (RFC 3261 §18.2.2) by its address.
  * <p>A BYE relayed this way has no transaction here: its retransmissions are relayed again (with the
  * same branch) and the callee's transaction answers them; should the callee never answer, the
  * caller's own transaction times out, where a stateful proxy would have answered 408 for it.
  * <p>The stack, with its parse, its clone and its encode, still takes every message not in the
- * plain form read here: a next hop that is not UDP, a host name to resolve, {@code maddr}, an IPv6
+ * plain form read here: a next hop over another transport than the request's (or over TLS), a host name to resolve, {@code maddr}, an IPv6
  * address, a Route entry with a display name or a URI {@link SipUriText} does not read, folded or
  * bare-LF lines, no To tag, a CSeq that is not a number and the method, a BYE without Max-Forwards,
  * with Proxy-Require or with a Via of ours (a loop, or a spiral, for §16.3 to judge), and a request
@@ -63,6 +74,7 @@ public final class StatelessRelay implements EarlyRelays {
     private final AccessPolicy policy;
     private final EstablishedDialogs dialogs;
     private final StatefulProxy proxy;
+    private final ConnectionPolicy connections;
 
     /**
      * @param policy  which requests may be relayed with digest authentication on; null when it is off
@@ -70,18 +82,23 @@ public final class StatelessRelay implements EarlyRelays {
      * @param proxy   the proxy whose INVITE transactions a 2xx or a provisional response relayed from
      *                its bytes settles; null to
      *                leave every response on a transaction of the stack to the stack
+     * @param connections the pattern of outgoing connections per target: a request to a TCP next
+     *                    hop under the {@code per-call} pattern takes the stack's path
      */
-    public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs, StatefulProxy proxy) {
+    public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs, StatefulProxy proxy,
+                          ConnectionPolicy connections) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.policy = policy;
         this.dialogs = dialogs;
         this.proxy = proxy;
+        this.connections = Objects.requireNonNull(connections, "connections");
     }
 
     @Override
-    public Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local) {
+    public Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
+                       Transport over) {
         boolean bye = Request.BYE.equals(method);
-        ListeningPoint lp = receivedOnUdp(local);
+        ListeningPoint lp = receivedOn(local, over);
         if (!bye && !Request.ACK.equals(method) || lp == null) {
             return null;
         }
@@ -115,15 +132,15 @@ public final class StatelessRelay implements EarlyRelays {
                 || next == null && ctx.local().isLocal(hop.host(), hop.port()) || req.maxForwards() == 0) {
             return null;
         }
-        InetSocketAddress to = udpAddress(hop);
-        if (to == null) {
+        InetSocketAddress to = address(hop, over);
+        if (to == null || over == Transport.TCP && connections.patternFor(to) == ConnectionPattern.PER_CALL) {
             return null;
         }
         // §16.11: the same branch for every retransmission; a BYE's own branch tells two BYEs apart
         String branch = LoopDetector.statelessBranch(req.requestUri(), req.fromTag(), req.toTag(), req.callId(),
                 bye ? req.cseqNumber() + " BYE " + via.branch() : req.cseqNumber(), req.routeValues());
-        byte[] copy = req.relayed("SIP/2.0/UDP " + lp.getIPAddress() + ":" + lp.getPort() + ";branch=" + branch,
-                via.tagged(source), popped);
+        byte[] copy = req.relayed("SIP/2.0/" + over.sipName() + " " + lp.getIPAddress() + ":" + lp.getPort()
+                + ";branch=" + branch, over.reliable() ? via.taggedWithSource(source) : via.tagged(source), popped);
         ctx.counters().requestReceived(method);
         ctx.counters().forwarded(method);
         if (bye) {
@@ -137,54 +154,59 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     @Override
-    public boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local) {
+    public boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+                                  Transport over) {
         if (transaction != null) {
             // a 2xx or a provisional response other than 100 to an INVITE this proxy forwarded,
             // settled with its transaction by the proxy
             return proxy != null && response.length > 10
                     && (response[8] == '2' || response[8] == '1' && (response[9] != '0' || response[10] != '0'))
                     && transaction.getRequest() != null
-                    && Request.INVITE.equals(transaction.getRequest().getMethod()) && receivedOnUdp(local) != null;
+                    && Request.INVITE.equals(transaction.getRequest().getMethod()) && receivedOn(local, over) != null;
         }
-        ListeningPoint lp = receivedOnUdp(local);
+        ListeningPoint lp = receivedOn(local, over);
         return lp != null && via.branch().startsWith(LoopDetector.PREFIX) && via.branch().endsWith(".s")
                 && (via.port() < 0 ? DEFAULT_PORT : via.port()) == lp.getPort()
                 && AddressText.sameHost(via.host(), local.getAddress());
     }
 
     @Override
-    public Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local) {
-        Upstream up = Upstream.read(response, via);
+    public Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+                               Transport over) {
+        Upstream up = Upstream.read(response, via, over);
         if (up == null) {
             return null;
         }
+        ServerTransaction upstream = null;
         if (transaction != null) {
             String fromTag = up.from() == null ? null : tag(up.from());
             if (up.callId() == null || fromTag == null || up.cseq() == null) {
                 return null;
             }
             String number = sequence(up.cseq(), Request.INVITE);
-            boolean settled;
             if (up.status() / 100 == 2) {
                 String toTag = up.to() == null ? null : tag(up.to());
-                settled = toTag != null && proxy.okRelayedFromBytes(transaction, up.status(), up.callId(), fromTag,
-                        toTag, number, up.destination(), local);
+                upstream = toTag == null ? null : proxy.okRelayedFromBytes(transaction, up.status(), up.callId(),
+                        fromTag, toTag, number, up.destination(), local, over);
             } else {
-                settled = proxy.provisionalRelayedFromBytes(transaction, up.status(), up.callId(), fromTag, number,
-                        up.destination(), local);
+                upstream = proxy.provisionalRelayedFromBytes(transaction, up.status(), up.callId(), fromTag, number,
+                        up.destination(), local, over);
             }
-            if (!settled) {
+            if (upstream == null) {
                 return null;
             }
         } else {
             ctx.counters().responseSent(up.status());
         }
-        return new Relay(up.relayed(), up.destination());
+        return new Relay(up.relayed(), up.destination(), upstream);
     }
 
-    /** Our UDP listening point when {@code local} is its socket (IPv4 only), else null. */
-    private ListeningPoint receivedOnUdp(InetSocketAddress local) {
-        ListeningPoint lp = ctx.listeningPoint(Transport.UDP);
+    /**
+     * Our listening point of {@code over} (UDP or TCP) when {@code local} is its socket (IPv4 only),
+     * else null.
+     */
+    private ListeningPoint receivedOn(InetSocketAddress local, Transport over) {
+        ListeningPoint lp = over == Transport.UDP || over == Transport.TCP ? ctx.listeningPoint(over) : null;
         return lp == null || lp.getPort() != local.getPort() || lp.getIPAddress().indexOf(':') >= 0
                 || !AddressText.sameHost(lp.getIPAddress(), local.getAddress()) ? null : lp;
     }
@@ -208,12 +230,17 @@ public final class StatelessRelay implements EarlyRelays {
         return entry.startsWith("<") && close > 0 ? SipUriText.read(entry.substring(1, close)) : null;
     }
 
-    /** Where a UDP next hop {@code uri} is, when it names an IPv4 address over UDP; else null. */
-    private static InetSocketAddress udpAddress(SipUriText uri) {
+    /**
+     * Where the next hop {@code uri} is, when it names an IPv4 address over {@code over}: over UDP,
+     * with no transport parameter or {@code transport=udp}; over TCP, with {@code transport=tcp};
+     * else null.
+     */
+    private static InetSocketAddress address(SipUriText uri, Transport over) {
         String transport = uri.param("transport");
         byte[] ip = uri.ipv4();
         if (uri.secure() || uri.param("maddr") != null || ip == null
-                || transport != null && !transport.equalsIgnoreCase("udp")) {
+                || (over == Transport.UDP ? transport != null && !transport.equalsIgnoreCase("udp")
+                : transport == null || !transport.equalsIgnoreCase(over.sipName()))) {
             return null;
         }
         try {
@@ -373,8 +400,11 @@ public final class StatelessRelay implements EarlyRelays {
     private record Upstream(int status, byte[] relayed, InetSocketAddress destination, String callId, String from,
                             String to, String cseq) {
 
-        /** The response {@code response}, whose top Via is {@code ours}, or null when it is not in the form read here. */
-        static Upstream read(byte[] response, TopVia ours) {
+        /**
+         * The response {@code response} that came in over {@code over}, whose top Via is {@code ours},
+         * or null when it is not in the form read here.
+         */
+        static Upstream read(byte[] response, TopVia ours, Transport over) {
             Head head = Head.read(response);
             if (head == null) {
                 return null;
@@ -419,7 +449,7 @@ public final class StatelessRelay implements EarlyRelays {
                     }
                 }
             }
-            InetSocketAddress to = next == null ? null : viaAddress(next);
+            InetSocketAddress to = next == null ? null : viaAddress(next, over);
             if (to == null) {
                 return null;
             }
@@ -445,15 +475,16 @@ public final class StatelessRelay implements EarlyRelays {
         /**
          * Where a response goes by the Via entry {@code via} (RFC 3261 §18.2.2, RFC 3581 §4): its
          * {@code received} address, else its sent-by, and its {@code rport} value, else its port;
-         * null unless that is UDP to an IPv4 address.
+         * null unless that is {@code over} (UDP or TCP) to an IPv4 address.
          */
-        private static InetSocketAddress viaAddress(String via) {
+        private static InetSocketAddress viaAddress(String via, Transport over) {
             if (via.indexOf('"') >= 0 || via.indexOf('[') >= 0) {
                 return null;
             }
             String[] parts = via.split(";", -1);
             String sent = parts[0].trim();
-            if (!sent.regionMatches(true, 0, "SIP/2.0/UDP", 0, 11) || sent.length() < 13
+            if (!sent.regionMatches(true, 0, "SIP/2.0/", 0, 8) || !sent.regionMatches(true, 8, over.sipName(), 0, 3)
+                    || sent.length() < 13
                     || sent.charAt(11) != ' ' && sent.charAt(11) != '\t') {
                 return null;
             }

@@ -360,20 +360,24 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     }
 
     /**
-     * What the raw request settles before it is parsed (UDP). {@link #absorbedRetransmission} is
+     * What the raw message settles before it is parsed. Over UDP: {@link #absorbedRetransmission} is
      * read here, so that the ACK of every challenged INVITE, and every retransmission the kept
      * transactions answer, costs a scan of two header lines instead of a parse; and a request the
      * {@link EarlyAnswers} answer (the first INVITE of a call with digest authentication on) gets its
      * final response, which is kept as one the stack sent would be, without a parse or a
-     * transaction; an ACK none of them absorbed (one for a 2xx), a BYE, and a response coming
-     * back for a request relayed so go on through the {@link EarlyRelays}, also without a parse. When the request's key could be read here, the parsed request is not looked up
-     * again; when it could not (a Via in a form {@link TopVia} does not read), the parsed request
-     * is, and it goes to the stack.
+     * transaction. Over UDP and TCP: an ACK none of them absorbed (one for a 2xx), a BYE, and a
+     * response coming back for a request relayed so or settling a proxied INVITE go on through the
+     * {@link EarlyRelays}, also without a parse. When the request's key could be read here, the
+     * parsed request is not looked up again; when it could not (a Via in a form {@link TopVia} does
+     * not read), the parsed request is, and it goes to the stack.
      */
     private boolean handledFromBytes(byte[] bytes) {
         keptLookedUp = false;
+        if (isReliable()) {
+            return transportKind() == Transport.TCP && relayedOverTcp(bytes);
+        }
         CompletedTransactions completed = processor.transport().completedTransactions();
-        if (isReliable() || completed == null) {
+        if (completed == null) {
             return false;
         }
         String method = SipBytes.requestMethod(bytes);
@@ -393,6 +397,27 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         return ack ? relayedEarly(bytes, method, via)
                 : answeredEarly(completed, bytes, method, via, key) || relayedEarly(bytes, method, via);
+    }
+
+    /**
+     * Over TCP, where nothing is retransmitted and no transaction is kept by the transport: the ACK
+     * and BYE the {@link EarlyRelays} take, and the responses coming back, go on from their bytes;
+     * every other request (an INVITE, a REGISTER) goes to the parse without a look here.
+     */
+    private boolean relayedOverTcp(byte[] bytes) {
+        if (processor.transport().earlyRelays() == null) {
+            return false;
+        }
+        String method = SipBytes.requestMethod(bytes);
+        if (method == null) {
+            return relayedResponseEarly(bytes);
+        }
+        if (!Request.ACK.equals(method) && !Request.BYE.equals(method)) {
+            return false;
+        }
+        TopVia via = TopVia.read(bytes);
+        return via != null && via.branch().regionMatches(true, 0, "z9hG4bK", 0, 7)
+                && relayedEarly(bytes, method, via);
     }
 
     /**
@@ -416,19 +441,22 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         SIPTransaction found = stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), false);
         SIPClientTransaction transaction = found instanceof SIPClientTransaction ct ? ct : null;
         if (found != null && transaction == null
-                || !relays.relaysResponse(bytes, via, transaction, processor.localAddress())
+                || !relays.relaysResponse(bytes, via, transaction, processor.localAddress(), transportKind())
                 || SipMessageChecks.duplicatedHeader(bytes) != null) {
             return false;
         }
-        EarlyRelays.Relay relay = relays.relayResponse(bytes, via, transaction, processor.localAddress());
+        EarlyRelays.Relay relay = relays.relayResponse(bytes, via, transaction, processor.localAddress(),
+                transportKind());
         if (relay == null) {
             return false;
         }
         dumpReceived(bytes, "relayed before the parse");
         counters.responseRelayedEarly();
-        keepFinal(relay);
-        if (transaction != null) {
-            keepProvisional(relay);
+        if (!isReliable()) {
+            keepFinal(relay);
+            if (transaction != null) {
+                keepProvisional(relay);
+            }
         }
         send(relay);
         return true;
@@ -483,7 +511,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
             return false;
         }
-        EarlyRelays.Relay relay = relays.relay(bytes, method, via, source(), processor.localAddress());
+        EarlyRelays.Relay relay = relays.relay(bytes, method, via, source(), processor.localAddress(),
+                transportKind());
         if (relay == null) {
             return false;
         }
@@ -493,9 +522,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         return true;
     }
 
+    /**
+     * Sends a relayed copy: on the upstream server transaction's channel when it names one (over
+     * TCP, the connection its request came in on), else from this channel's socket or processor.
+     */
     private void send(EarlyRelays.Relay relay) {
+        NettyMessageChannel channel = relay.upstream() instanceof SIPServerTransaction st
+                && st.getMessageChannel() instanceof NettyMessageChannel c ? c : null;
+        InetSocketAddress to = channel != null ? channel.peer() : relay.to();
         try {
-            sendMessage(relay.message(), relay.to().getAddress(), relay.to().getPort(), false);
+            (channel != null ? channel : this).sendMessage(relay.message(), to.getAddress(), to.getPort(), false);
         } catch (IOException e) {
             countDropped("send_failed");
         }

@@ -20,7 +20,7 @@ import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * The ACK for a 2xx and BYE over UDP, relayed from their bytes ({@link StatelessRelay}), and the
+ * The ACK for a 2xx and BYE over UDP (and TCP), relayed from their bytes ({@link StatelessRelay}), and the
  * responses to BYE and the 180 and 2xx to an INVITE coming back: each is sent by hand to the real server and read where the proxy
  * sends it, a sink on 127.0.0.2 (or the caller's socket), so the copy is compared line by line with
  * what RFC 3261 §16 asks of a stateless relay. Requests in a form the early relay does not read
@@ -299,6 +299,64 @@ class StatelessRelayIT {
             assertEquals(0.0, server.server().transportCounters().value("sip.responses.relayed_early"));
             Await.until(() -> server.server().openTransactions() == 0, WAIT,
                     () -> "transactions left: " + server.server().openTransactions());
+        }
+    }
+
+    /**
+     * Over TCP, a whole call but its INVITE goes on from its bytes: the 180 and the 200 back on the
+     * caller's connection (RFC 3261 §18.2.2), the ACK and the BYE to the callee's, and the BYE's 200
+     * back on the caller's connection again, which a BYE that has no transaction here finds by the
+     * {@code received} and {@code rport} tags on the caller's Via, even when the Via neither asked
+     * for rport nor names the connection's port.
+     */
+    @Test
+    void overTcpTheCallAfterItsInviteGoesOnFromItsBytesOnTheCallsConnections() throws Exception {
+        try (SipSocket alice = SipSocket.tcp(server.address(Transport.TCP));
+             SipSocket bob = SipSocket.tcp(server.address(Transport.TCP))) {
+            String callId = "tcp-" + CALL_ID;
+            // bob's connection is the one the proxy reuses to reach bob's Contact (its address)
+            String bobUri = "sip:bob@" + bob.localHost() + ":" + bob.localPort() + ";transport=tcp";
+            alice.send(alice.request("INVITE", bobUri, "alice", "bob@" + bob.localHost(), callId, 1,
+                    alice.contact("alice")));
+            String forwarded = bob.awaitMessage("INVITE ", WAIT);
+            assertTrue(forwarded != null, "the INVITE was forwarded on bob's connection");
+            String ringing = SipSocket.response(forwarded, "180 Ringing");
+            bob.send(ringing);
+            assertEquals(ringing.replaceFirst("Via: [^,\r]*,\\s*", "Via: "), alice.awaitMessage("SIP/2.0 180", WAIT),
+                    "§16.7 step 9: all but the proxy's Via as bob sent it");
+            String ok = okWithBody(bob, forwarded);
+            bob.send(ok);
+            assertEquals(ok.replaceFirst("Via: [^,\r]*,\\s*", "Via: "), alice.awaitMessage("SIP/2.0 200", WAIT));
+            assertEquals(2.0, server.server().transportCounters().value("sip.responses.relayed_early"));
+            assertEquals(0, server.server().openTransactions());
+
+            String route = "Route: " + headers(forwarded, "Record-Route").get(0) + "\r\n";
+            String toTagged = "To: <sip:bob@" + bob.localHost() + ">;tag=callee";
+            alice.send(alice.request("ACK", bobUri, "alice", "bob@" + bob.localHost(), callId, 1, route)
+                    .replace("-1;rport", "-ack;rport").replace("To: <sip:bob@" + bob.localHost() + ">", toTagged));
+            String ack = bob.awaitMessage("ACK ", WAIT);
+            assertTrue(ack != null, "the ACK reached bob's connection");
+            List<String> vias = headers(ack, "Via");
+            assertTrue(vias.get(0).startsWith("SIP/2.0/TCP " + server.hostPort(Transport.TCP) + ";branch=z9hG4bK"),
+                    ack);
+            assertEquals(List.of(), headers(ack, "Route"), "our own entry taken off");
+            assertEquals(1.0, relayedEarly(server));
+
+            // a Via naming another port than the connection's, without rport
+            String bye = alice.request("BYE", bobUri, "alice", "bob@" + bob.localHost(), callId, 2, route)
+                    .replace(alice.localHost() + ":" + alice.localPort() + ";branch=", alice.localHost() + ":5999;branch=")
+                    .replace("-2;rport", "-2").replace("To: <sip:bob@" + bob.localHost() + ">", toTagged);
+            alice.send(bye);
+            String byeAtBob = bob.awaitMessage("BYE ", WAIT);
+            assertTrue(byeAtBob != null, "the BYE reached bob's connection");
+            assertEquals("SIP/2.0/TCP " + alice.localHost() + ":5999;branch=z9hG4bK" + callId
+                    + "-2;received=127.0.0.1;rport=" + alice.localPort(), headers(byeAtBob, "Via").get(1));
+            bob.send(SipSocket.response(byeAtBob, "200 OK"));
+            String answer = alice.awaitMessage("SIP/2.0 200", WAIT);
+            assertTrue(answer != null, "the BYE's 200 came back on alice's connection");
+            assertEquals(List.of("2 BYE"), headers(answer, "CSeq"));
+            assertEquals(2.0, relayedEarly(server));
+            assertEquals(3.0, server.server().transportCounters().value("sip.responses.relayed_early"));
         }
     }
 
