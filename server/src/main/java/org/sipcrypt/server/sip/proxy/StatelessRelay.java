@@ -56,7 +56,8 @@ import org.sipcrypt.server.transport.Transport;
  * same branch) and the callee's transaction answers them; should the callee never answer, the
  * caller's own transaction times out, where a stateful proxy would have answered 408 for it.
  * <p>The stack, with its parse, its clone and its encode, still takes every message not in the
- * plain form read here: a next hop over another transport than the request's (or over TLS), a host name to resolve, {@code maddr}, an IPv6
+ * plain form read here: a next hop over another transport than the request's (or over TLS), a host
+ * name to resolve, {@code maddr}, an IPv6
  * address, a Route entry with a display name or a URI {@link SipUriText} does not read, folded or
  * bare-LF lines, no To tag, a CSeq that is not a number and the method, a BYE without Max-Forwards,
  * with Proxy-Require or with a Via of ours (a loop, or a spiral, for §16.3 to judge), and a request
