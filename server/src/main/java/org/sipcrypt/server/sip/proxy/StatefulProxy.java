@@ -210,7 +210,7 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
-     * A 2xx to a forwarded INVITE over UDP or TCP that {@link StatelessRelay} sends upstream from its bytes
+     * A 2xx to a forwarded INVITE over UDP, TCP or TLS that {@link StatelessRelay} sends upstream from its bytes
      * (§16.7 step 9: only the top Via comes off): settles the call as {@link #onResponse} settles a
      * parsed one: Timer C stops, the other branches are cancelled, the client transaction ends, the
      * server transaction counts as answered and ends (the transport absorbs retransmitted INVITEs,
@@ -253,7 +253,7 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
-     * A provisional response (101–199) to a forwarded INVITE over UDP or TCP that {@link StatelessRelay}
+     * A provisional response (101–199) to a forwarded INVITE over UDP, TCP or TLS that {@link StatelessRelay}
      * sends upstream from its bytes: settles the branch as {@link #onResponse} settles a parsed one,
      * and as the stack's INVITE client transaction does (RFC 3261 §17.1.1.2: from "Calling" to
      * "Proceeding", Timers A and B stopped): Timer C restarts (§16.7 step 2), and a CANCEL waiting
@@ -290,10 +290,10 @@ public final class StatefulProxy implements ProxyFunction {
 
     /**
      * The branch of {@code ct} when a response read from bytes may settle it: an INVITE client
-     * transaction over {@code over} (UDP or TCP) of a call whose server transaction is over the same
+     * transaction over {@code over} of a call whose server transaction is over the same
      * transport on the listening point the response came in on, the response matching the branch's
      * request (Call-ID, From tag, CSeq number); over UDP, the address the next Via names must be the
-     * server transaction's peer (over TCP the copy goes on its connection, whatever the Via names);
+     * server transaction's peer (over TCP and TLS the copy goes on its connection, whatever the Via names);
      * else null.
      */
     private static ProxyCall.Branch branchFromBytes(ClientTransaction ct, String callId, String fromTag,

@@ -24,7 +24,7 @@ import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Requests inside a dialog this proxy record-routed, relayed over UDP or TCP from their raw bytes and
+ * Requests inside a dialog this proxy record-routed, relayed over UDP, TCP or TLS from their raw bytes and
  * statelessly (RFC 3261 §16.11), with the responses that come back for them: the ACK for a 2xx
  * (§13.2.2.4), as {@link StatefulProxy#onAck} relays a parsed one, and BYE. The Route entries naming
  * this server are taken off the top (§16.4), Max-Forwards goes down by one (a request at 0 is left
@@ -45,9 +45,10 @@ import org.sipcrypt.server.transport.Transport;
  * StatefulProxy#provisionalRelayedFromBytes} has moved that transaction on (over UDP the transport
  * keeps the copy for the INVITE's retransmissions); such a response goes out on the channel of the
  * INVITE's server transaction.
- * <p>Over TCP the message goes on in the same transport only (a request received over TCP to a TCP
- * next hop, named by {@code transport=tcp}), on the processor's connection to the next hop, which
- * must not be a per-call one (the {@code per-call} pattern keys connections by the call the SIP
+ * <p>Over TCP and TLS the message goes on in the same transport only (a request received over TCP
+ * to a TCP next hop, named by {@code transport=tcp}; over TLS to a {@code sips:} URI or one with
+ * {@code transport=tls}), on the processor's connection to the next hop, which must not be a
+ * per-call one (the {@code per-call} pattern keys connections by the call the SIP
  * layer names; such a request takes the stack's path). The caller's Via is tagged with
  * {@code received} and {@code rport} whether or not it asked (RFC 3581 §4's tags, as a proxy forcing
  * rport writes them), so that the response, which has no transaction here, finds the connection the
@@ -56,8 +57,8 @@ import org.sipcrypt.server.transport.Transport;
  * same branch) and the callee's transaction answers them; should the callee never answer, the
  * caller's own transaction times out, where a stateful proxy would have answered 408 for it.
  * <p>The stack, with its parse, its clone and its encode, still takes every message not in the
- * plain form read here: a next hop over another transport than the request's (or over TLS), a host
- * name to resolve, {@code maddr}, an IPv6
+ * plain form read here: a next hop over another transport than the request's, a host name to
+ * resolve, {@code maddr}, an IPv6
  * address, a Route entry with a display name or a URI {@link SipUriText} does not read, folded or
  * bare-LF lines, no To tag, a CSeq that is not a number and the method, a BYE without Max-Forwards,
  * with Proxy-Require or with a Via of ours (a loop, or a spiral, for §16.3 to judge), and a request
@@ -70,6 +71,7 @@ import org.sipcrypt.server.transport.Transport;
 public final class StatelessRelay implements EarlyRelays {
 
     private static final int DEFAULT_PORT = 5060;
+    private static final int DEFAULT_TLS_PORT = 5061;
 
     private final SipContext ctx;
     private final AccessPolicy policy;
@@ -83,8 +85,8 @@ public final class StatelessRelay implements EarlyRelays {
      * @param proxy   the proxy whose INVITE transactions a 2xx or a provisional response relayed from
      *                its bytes settles; null to
      *                leave every response on a transaction of the stack to the stack
-     * @param connections the pattern of outgoing connections per target: a request to a TCP next
-     *                    hop under the {@code per-call} pattern takes the stack's path
+     * @param connections the pattern of outgoing connections per target: a request to a TCP or TLS
+     *                    next hop under the {@code per-call} pattern takes the stack's path
      */
     public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs, StatefulProxy proxy,
                           ConnectionPolicy connections) {
@@ -134,7 +136,7 @@ public final class StatelessRelay implements EarlyRelays {
             return null;
         }
         InetSocketAddress to = address(hop, over);
-        if (to == null || over == Transport.TCP && connections.patternFor(to) == ConnectionPattern.PER_CALL) {
+        if (to == null || over.reliable() && connections.patternFor(to) == ConnectionPattern.PER_CALL) {
             return null;
         }
         // §16.11: the same branch for every retransmission; a BYE's own branch tells two BYEs apart
@@ -167,7 +169,7 @@ public final class StatelessRelay implements EarlyRelays {
         }
         ListeningPoint lp = receivedOn(local, over);
         return lp != null && via.branch().startsWith(LoopDetector.PREFIX) && via.branch().endsWith(".s")
-                && (via.port() < 0 ? DEFAULT_PORT : via.port()) == lp.getPort()
+                && (via.port() < 0 ? defaultPort(over) : via.port()) == lp.getPort()
                 && AddressText.sameHost(via.host(), local.getAddress());
     }
 
@@ -202,12 +204,9 @@ public final class StatelessRelay implements EarlyRelays {
         return new Relay(up.relayed(), up.destination(), upstream);
     }
 
-    /**
-     * Our listening point of {@code over} (UDP or TCP) when {@code local} is its socket (IPv4 only),
-     * else null.
-     */
+    /** Our listening point of {@code over} when {@code local} is its socket (IPv4 only), else null. */
     private ListeningPoint receivedOn(InetSocketAddress local, Transport over) {
-        ListeningPoint lp = over == Transport.UDP || over == Transport.TCP ? ctx.listeningPoint(over) : null;
+        ListeningPoint lp = ctx.listeningPoint(over);
         return lp == null || lp.getPort() != local.getPort() || lp.getIPAddress().indexOf(':') >= 0
                 || !AddressText.sameHost(lp.getIPAddress(), local.getAddress()) ? null : lp;
     }
@@ -233,19 +232,24 @@ public final class StatelessRelay implements EarlyRelays {
 
     /**
      * Where the next hop {@code uri} is, when it names an IPv4 address over {@code over}: over UDP,
-     * with no transport parameter or {@code transport=udp}; over TCP, with {@code transport=tcp};
-     * else null.
+     * a {@code sip:} URI with no transport parameter or {@code transport=udp}; over TCP, a {@code sip:}
+     * URI with {@code transport=tcp}; over TLS, a {@code sips:} URI with no transport parameter or
+     * {@code transport=tcp} or {@code tls}, or a {@code sip:} URI with {@code transport=tls}; else null.
      */
     private static InetSocketAddress address(SipUriText uri, Transport over) {
         String transport = uri.param("transport");
         byte[] ip = uri.ipv4();
-        if (uri.secure() || uri.param("maddr") != null || ip == null
-                || (over == Transport.UDP ? transport != null && !transport.equalsIgnoreCase("udp")
-                : transport == null || !transport.equalsIgnoreCase(over.sipName()))) {
+        boolean reached = switch (over) {
+            case UDP -> !uri.secure() && (transport == null || transport.equalsIgnoreCase("udp"));
+            case TCP -> !uri.secure() && transport != null && transport.equalsIgnoreCase("tcp");
+            case TLS -> uri.secure() ? transport == null || transport.equalsIgnoreCase("tcp")
+                    || transport.equalsIgnoreCase("tls") : transport != null && transport.equalsIgnoreCase("tls");
+        };
+        if (!reached || uri.param("maddr") != null || ip == null) {
             return null;
         }
         try {
-            return new InetSocketAddress(InetAddress.getByAddress(ip), uri.port() > 0 ? uri.port() : DEFAULT_PORT);
+            return new InetSocketAddress(InetAddress.getByAddress(ip), uri.port() > 0 ? uri.port() : defaultPort(over));
         } catch (UnknownHostException e) {
             throw new IllegalStateException("four bytes are an IPv4 address", e);
         }
@@ -348,7 +352,8 @@ public final class StatelessRelay implements EarlyRelays {
                     String sentBy = blank < 0 ? "" : sent.substring(blank + 1).trim();
                     int colon = sentBy.indexOf(':');
                     String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
-                    int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : DEFAULT_PORT;
+                    int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5)
+                            : sent.regionMatches(true, 0, "SIP/2.0/TLS", 0, 11) ? DEFAULT_TLS_PORT : DEFAULT_PORT;
                     if (host.equalsIgnoreCase(lp.getIPAddress()) && port == lp.getPort()) {
                         return true;
                     }
@@ -476,7 +481,7 @@ public final class StatelessRelay implements EarlyRelays {
         /**
          * Where a response goes by the Via entry {@code via} (RFC 3261 §18.2.2, RFC 3581 §4): its
          * {@code received} address, else its sent-by, and its {@code rport} value, else its port;
-         * null unless that is {@code over} (UDP or TCP) to an IPv4 address.
+         * null unless that is {@code over} to an IPv4 address.
          */
         private static InetSocketAddress viaAddress(String via, Transport over) {
             if (via.indexOf('"') >= 0 || via.indexOf('[') >= 0) {
@@ -492,7 +497,7 @@ public final class StatelessRelay implements EarlyRelays {
             String sentBy = sent.substring(12).trim();
             int colon = sentBy.indexOf(':');
             String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
-            int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : DEFAULT_PORT;
+            int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : defaultPort(over);
             for (int i = 1; i < parts.length; i++) {
                 String param = parts[i].trim();
                 int eq = param.indexOf('=');
@@ -599,6 +604,11 @@ public final class StatelessRelay implements EarlyRelays {
             }
         }
         return !inUri;
+    }
+
+    /** The port a URI or Via of {@code over} without one means (RFC 3261 §19.1.2, §18.2.2). */
+    private static int defaultPort(Transport over) {
+        return over == Transport.TLS ? DEFAULT_TLS_PORT : DEFAULT_PORT;
     }
 
     /** The tag parameter of a From or To value, or null when it has none. */

@@ -365,7 +365,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * transactions answer, costs a scan of two header lines instead of a parse; and a request the
      * {@link EarlyAnswers} answer (the first INVITE of a call with digest authentication on) gets its
      * final response, which is kept as one the stack sent would be, without a parse or a
-     * transaction. Over UDP and TCP: an ACK none of them absorbed (one for a 2xx), a BYE, and a
+     * transaction. Over UDP, TCP and TLS: an ACK none of them absorbed (one for a 2xx), a BYE, and a
      * response coming back for a request relayed so or settling a proxied INVITE go on through the
      * {@link EarlyRelays}, also without a parse. When the request's key could be read here, the
      * parsed request is not looked up again; when it could not (a Via in a form {@link TopVia} does
@@ -374,7 +374,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     private boolean handledFromBytes(byte[] bytes) {
         keptLookedUp = false;
         if (isReliable()) {
-            return transportKind() == Transport.TCP && relayedOverTcp(bytes);
+            return relayedOverConnection(bytes);
         }
         CompletedTransactions completed = processor.transport().completedTransactions();
         if (completed == null) {
@@ -400,11 +400,11 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     }
 
     /**
-     * Over TCP, where nothing is retransmitted and no transaction is kept by the transport: the ACK
-     * and BYE the {@link EarlyRelays} take, and the responses coming back, go on from their bytes;
-     * every other request (an INVITE, a REGISTER) goes to the parse without a look here.
+     * Over TCP and TLS, where nothing is retransmitted and no transaction is kept by the transport:
+     * the ACK and BYE the {@link EarlyRelays} take, and the responses coming back, go on from their
+     * bytes; every other request (an INVITE, a REGISTER) goes to the parse without a look here.
      */
-    private boolean relayedOverTcp(byte[] bytes) {
+    private boolean relayedOverConnection(byte[] bytes) {
         if (processor.transport().earlyRelays() == null) {
             return false;
         }

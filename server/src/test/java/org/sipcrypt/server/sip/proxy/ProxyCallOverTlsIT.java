@@ -128,6 +128,12 @@ class ProxyCallOverTlsIT {
         return uas;
     }
 
+    private static void assertRelayedEarly(TestServer server, int requests, int responses) {
+        var counters = server.server().transportCounters();
+        assertEquals(requests, counters.value("sip.requests.relayed_early"), server.server().statsLine());
+        assertEquals(responses, counters.value("sip.responses.relayed_early"), server.server().statsLine());
+    }
+
     private static List<String> headerValues(String message, String name) {
         return message.lines().filter(l -> l.regionMatches(true, 0, name + ":", 0, name.length() + 1))
                 .map(l -> l.substring(name.length() + 1).trim()).toList();
@@ -193,6 +199,8 @@ class ProxyCallOverTlsIT {
              SipSocket uac = caller(server);
              SipSocket uas = SipSocket.udp(server.address(Transport.UDP))) {
             call(uac, CompletableFuture.completedFuture(uas), "sip:bob@127.0.0.1:" + uas.localPort());
+            // from TLS to UDP every message goes by the stack
+            assertRelayedEarly(server, 0, 0);
         }
     }
 
@@ -203,6 +211,8 @@ class ProxyCallOverTlsIT {
             ends.listener().setNeedClientAuth(true);
             CompletableFuture<SipSocket> uas = accept(ends.listener());
             call(ends.uac(), uas, "sip:bob@127.0.0.1:" + ends.listener().getLocalPort() + ";transport=tls");
+            // TLS on both legs: the ACK and the BYE, the 200 to the INVITE and to the BYE from their bytes
+            assertRelayedEarly(ends.server(), 2, 2);
             uas.get().close();
         }
     }
@@ -235,6 +245,9 @@ class ProxyCallOverTlsIT {
             // the caller's one connection is full; of the proxy's two outgoing ones, the second resumes the first
             assertEquals(2, counters.value("tls.handshakes", "kind", "full"), sut.statsLine());
             assertEquals(1, counters.value("tls.handshakes", "kind", "resumed"), sut.statsLine());
+            // each INVITE's 200 goes upstream from its bytes; the ACK and the BYE, to a per-call
+            // connection, and the BYE's 200 by the stack
+            assertRelayedEarly(ends.server(), 0, 2);
         }
     }
 
