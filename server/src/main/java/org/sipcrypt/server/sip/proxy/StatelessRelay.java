@@ -24,8 +24,8 @@ import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Requests inside a dialog this proxy record-routed, relayed over UDP, TCP or TLS from their raw bytes and
- * statelessly (RFC 3261 §16.11), with the responses that come back for them: the ACK for a 2xx
+ * Requests inside a dialog this proxy record-routed, relayed over UDP, TCP or TLS from their raw
+ * bytes and statelessly (RFC 3261 §16.11), with the responses that come back for them: the ACK for a 2xx
  * (§13.2.2.4), as {@link StatefulProxy#onAck} relays a parsed one, and BYE. The Route entries naming
  * this server are taken off the top (§16.4), Max-Forwards goes down by one (a request at 0 is left
  * to the stack, which drops an ACK and answers a BYE with 483), the top Via gets

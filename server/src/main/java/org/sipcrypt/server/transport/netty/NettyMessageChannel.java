@@ -524,7 +524,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
 
     /**
      * Sends a relayed copy: on the upstream server transaction's channel when it names one (over
-     * TCP, the connection its request came in on), else from this channel's socket or processor.
+     * TCP and TLS, the connection its request came in on), else from this channel's socket or
+     * processor.
      */
     private void send(EarlyRelays.Relay relay) {
         NettyMessageChannel channel = relay.upstream() instanceof SIPServerTransaction st
