@@ -190,7 +190,7 @@ public final class SipcryptServer implements AutoCloseable {
             }
             if (transport != null && config.mode() == Mode.PROXY) {
                 // the ACK for a 2xx and BYE, with their responses, and the 2xx and 1xx to an INVITE are
-                // relayed from their bytes over UDP and TCP, without the stack's parse
+                // relayed from their bytes over UDP, TCP and TLS, without the stack's parse
                 transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs, proxy,
                         transport.settings().policy()));
             }
