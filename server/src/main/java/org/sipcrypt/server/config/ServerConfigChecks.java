@@ -80,7 +80,7 @@ final class ServerConfigChecks {
             String key = i < routes.size() ? "route[" + i + "]" : "defaultRoute";
             String t = r.transport().configName();
             throw new IllegalArgumentException(key + ": transport " + t + " needs a " + t + " listener to send from"
-                    + " (expected e.g. listen=" + t + ":127.0.0.1:" + (r.transport() == Transport.TLS ? 5061 : 5060)
+                    + " (expected e.g. listen=" + t + ":127.0.0.1:" + r.transport().defaultPort()
                     + " besides the others)");
         }
     }

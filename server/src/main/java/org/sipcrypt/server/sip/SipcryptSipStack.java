@@ -7,11 +7,11 @@ import gov.nist.javax.sip.message.SIPResponse;
 import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.ServerResponseInterface;
 import java.util.HashSet;
-import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
 import javax.sip.IOExceptionEvent;
 import javax.sip.PeerUnavailableException;
+import org.sipcrypt.server.transport.TopVia;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
 public final class SipcryptSipStack extends SipStackImpl {
 
     private static final Logger log = LoggerFactory.getLogger(SipcryptSipStack.class);
-    private static final String MAGIC_COOKIE = "z9hg4bk";
     private static final String EVENT_SCANNER_THREAD = "EventScannerThread";
 
     /** The thread JAIN-SIP started for this stack's event scanner, when it could be told apart. */
@@ -84,7 +83,7 @@ public final class SipcryptSipStack extends SipStackImpl {
     @Override
     public ServerResponseInterface newSIPServerResponse(SIPResponse response, MessageChannel channel) {
         String key = response.getTransactionId();
-        if ((sipMessageValves == null || sipMessageValves.isEmpty()) && key != null && key.toLowerCase(Locale.ROOT).startsWith(MAGIC_COOKIE)
+        if ((sipMessageValves == null || sipMessageValves.isEmpty()) && TopVia.rfc3261Branch(key)
                 && findTransaction(key, false) == null) {
             return sipMessageFactory.newSIPServerResponse(response, channel);
         }

@@ -58,7 +58,6 @@ public final class CompletedTransactions {
         REJECTED_INVITE
     }
 
-    private static final String MAGIC_COOKIE = "z9hG4bK";
 
     /**
      * The response to send again, and where; no bytes and no destination when the retransmission is
@@ -100,8 +99,7 @@ public final class CompletedTransactions {
      * @param method the request's method (for a response, its CSeq method)
      */
     public static String key(String branch, String host, int port, String method) {
-        if (branch == null || !branch.regionMatches(true, 0, MAGIC_COOKIE, 0, MAGIC_COOKIE.length())
-                || host == null || method == null) {
+        if (!TopVia.rfc3261Branch(branch) || host == null || method == null) {
             return null;
         }
         return branch + ' ' + host.toLowerCase(Locale.ROOT) + ':' + port + ' ' + method.toUpperCase(Locale.ROOT);

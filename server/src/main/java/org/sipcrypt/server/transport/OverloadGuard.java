@@ -184,8 +184,7 @@ public final class OverloadGuard {
             int eq = param.indexOf('=');
             if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("branch")) {
                 String branch = param.substring(eq + 1).trim();
-                return branch.regionMatches(true, 0, "z9hG4bK", 0, 7)
-                        && transactionInProgress.test(branch.toLowerCase(Locale.ROOT));
+                return TopVia.rfc3261Branch(branch) && transactionInProgress.test(branch.toLowerCase(Locale.ROOT));
             }
         }
         return false;

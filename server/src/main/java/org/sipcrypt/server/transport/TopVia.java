@@ -19,6 +19,11 @@ import java.util.Locale;
  */
 public record TopVia(String entry, String host, int port, String branch, boolean rport) {
 
+    /** Whether {@code branch} is an RFC 3261 branch: one starting with the magic cookie {@code z9hG4bK}, in any case (§8.1.1.7). */
+    public static boolean rfc3261Branch(String branch) {
+        return branch != null && branch.regionMatches(true, 0, "z9hG4bK", 0, 7);
+    }
+
     /** The top Via of {@code request}, or null when it has none or it is not in the form read here. */
     public static TopVia read(byte[] request) {
         String via = SipBytes.headerValue(request, "via", "v");

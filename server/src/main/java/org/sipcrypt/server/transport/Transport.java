@@ -23,6 +23,11 @@ public enum Transport implements ConfigNamed {
         return reliable;
     }
 
+    /** The port a URI or Via of this transport means when it names none: 5061 for TLS, else 5060 (RFC 3261 §19.1.2). */
+    public int defaultPort() {
+        return this == TLS ? 5061 : 5060;
+    }
+
     /** The name as written in Via headers: {@code UDP}, {@code TCP}, {@code TLS}. */
     public String sipName() {
         return name();

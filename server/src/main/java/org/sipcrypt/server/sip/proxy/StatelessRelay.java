@@ -70,8 +70,6 @@ import org.sipcrypt.server.transport.Transport;
  */
 public final class StatelessRelay implements EarlyRelays {
 
-    private static final int DEFAULT_PORT = 5060;
-    private static final int DEFAULT_TLS_PORT = 5061;
 
     private final SipContext ctx;
     private final AccessPolicy policy;
@@ -169,7 +167,7 @@ public final class StatelessRelay implements EarlyRelays {
         }
         ListeningPoint lp = receivedOn(local, over);
         return lp != null && via.branch().startsWith(LoopDetector.PREFIX) && via.branch().endsWith(".s")
-                && (via.port() < 0 ? defaultPort(over) : via.port()) == lp.getPort()
+                && (via.port() < 0 ? over.defaultPort() : via.port()) == lp.getPort()
                 && AddressText.sameHost(via.host(), local.getAddress());
     }
 
@@ -249,7 +247,7 @@ public final class StatelessRelay implements EarlyRelays {
             return null;
         }
         try {
-            return new InetSocketAddress(InetAddress.getByAddress(ip), uri.port() > 0 ? uri.port() : defaultPort(over));
+            return new InetSocketAddress(InetAddress.getByAddress(ip), uri.port() > 0 ? uri.port() : over.defaultPort());
         } catch (UnknownHostException e) {
             throw new IllegalStateException("four bytes are an IPv4 address", e);
         }
@@ -353,7 +351,8 @@ public final class StatelessRelay implements EarlyRelays {
                     int colon = sentBy.indexOf(':');
                     String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
                     int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5)
-                            : sent.regionMatches(true, 0, "SIP/2.0/TLS", 0, 11) ? DEFAULT_TLS_PORT : DEFAULT_PORT;
+                            : (sent.regionMatches(true, 0, "SIP/2.0/TLS", 0, 11) ? Transport.TLS : Transport.UDP)
+                            .defaultPort();
                     if (host.equalsIgnoreCase(lp.getIPAddress()) && port == lp.getPort()) {
                         return true;
                     }
@@ -497,7 +496,7 @@ public final class StatelessRelay implements EarlyRelays {
             String sentBy = sent.substring(12).trim();
             int colon = sentBy.indexOf(':');
             String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
-            int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : defaultPort(over);
+            int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : over.defaultPort();
             for (int i = 1; i < parts.length; i++) {
                 String param = parts[i].trim();
                 int eq = param.indexOf('=');
@@ -604,11 +603,6 @@ public final class StatelessRelay implements EarlyRelays {
             }
         }
         return !inUri;
-    }
-
-    /** The port a URI or Via of {@code over} without one means (RFC 3261 §19.1.2, §18.2.2). */
-    private static int defaultPort(Transport over) {
-        return over == Transport.TLS ? DEFAULT_TLS_PORT : DEFAULT_PORT;
     }
 
     /** The tag parameter of a From or To value, or null when it has none. */

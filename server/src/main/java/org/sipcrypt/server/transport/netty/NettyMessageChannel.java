@@ -303,7 +303,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      */
     private String branchConflict(SIPRequest request) {
         String branch = request.getTopmostVia().getBranch();
-        if (branch == null || !branch.regionMatches(true, 0, "z9hG4bK", 0, 7)) {
+        if (!TopVia.rfc3261Branch(branch)) {
             // RFC 2543 clients: the stack matches them on the whole request, not the branch
             return null;
         }
@@ -416,8 +416,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             return false;
         }
         TopVia via = TopVia.read(bytes);
-        return via != null && via.branch().regionMatches(true, 0, "z9hG4bK", 0, 7)
-                && relayedEarly(bytes, method, via);
+        return via != null && TopVia.rfc3261Branch(via.branch()) && relayedEarly(bytes, method, via);
     }
 
     /**
