@@ -74,9 +74,11 @@ class CompareCommandIT {
         assertEquals(everyPointValid ? 0 : 1, rc, "0 when every point passed, 1 when one was invalid\n" + said);
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertEquals(1 + 8, csv.size(), "a header and a row per point");
-        // one warm server per cipher: its start and warm-up is a step, then the four measured windows
-        assertTrue(said.toString().contains("[1/6] chain tcp: server 1 of 2, its start and warm-up")
-                        && said.toString().contains("chain tcp #1: 20/s") && said.toString().contains("[6/6, "),
+        // one warm server per cipher: its start and warm-up is a step, then a round that is not
+        // counted, then the four measured windows
+        assertTrue(said.toString().contains("[1/7] chain tcp: server 1 of 2, its start and warm-up")
+                        && said.toString().contains("chain: round 0, not counted: 2 windows")
+                        && said.toString().contains("chain tcp #1: 20/s") && said.toString().contains("[7/7, "),
                 "each step says which of how many it is and the time left\n" + said);
         assertEquals(1, benches(out.resolve("work"), "chain-sipcrypt-tcp-"), "one server for tcp's two repetitions");
         assertTrue(studies.get(0).environment().pinning().endsWith("one warm server per cipher, repetitions as"

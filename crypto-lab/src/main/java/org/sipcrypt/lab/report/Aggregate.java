@@ -49,13 +49,18 @@ import org.sipcrypt.lab.runner.Study;
  * @param crtBucketCounts     call response times per {@link CrtBuckets} bucket, summed over the
  *                            repetitions counted
  * @param invalidRuns         repetitions left out, with their reason in {@link PointRun#invalid()}
+ * @param cpuPerCallWithinRun the server's CPU time per call over the study's complete rounds, its
+ *                            interval with the rounds' common drift taken out ({@link Rounds});
+ *                            {@link Estimate#NONE} when the study has no two ciphers with two
+ *                            complete rounds (or the aggregate was made from repetitions alone)
  */
 public record Aggregate(String scenario, String cipher, double offeredCps, int validRepetitions, int allRepetitions,
                         Estimate completedCps, Estimate failedPct, Estimate crtP50Ms, Estimate crtP90Ms,
                         Estimate crtP99Ms, Estimate kbps, Estimate serverCpuPct, Estimate cpuMicrosPerCall,
                         Estimate heapAfterGcMiB, Estimate gcPauseTotalMs, Estimate gcPauseMaxMs,
                         Estimate generatorCpuPct, Estimate handshakesPerSecond,
-                        Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns)
+                        Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns,
+                        Estimate cpuPerCallWithinRun)
         implements ScenarioCipher {
 
     /** The mode of fixed-rate points in {@link PointRun#mode()}. */
@@ -72,6 +77,7 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
         Objects.requireNonNull(cipher, "cipher");
         crtBucketCounts = crtBucketCounts.clone();
         invalidRuns = List.copyOf(invalidRuns);
+        Objects.requireNonNull(cpuPerCallWithinRun, "cpuPerCallWithinRun");
     }
 
     @Override
@@ -121,13 +127,45 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 known(valid, p -> p.server().heapAfterGcBytes() < 0 ? -1 : p.server().heapAfterGcBytes() / BYTES_PER_MIB),
                 known(valid, p -> p.server().gcPauseTotalMs()), known(valid, p -> p.server().gcPauseMaxMs()),
                 known(valid, p -> p.uac().cpuPercent()), all(valid, PointRun::handshakesPerSecond),
-                known(valid, PointRun::resumptionPct), buckets, invalid);
+                known(valid, PointRun::resumptionPct), buckets, invalid, Estimate.NONE);
+    }
+
+    /** This aggregate with the CPU per call within its study's run. */
+    Aggregate withCpuPerCallWithinRun(Estimate e) {
+        return new Aggregate(scenario, cipher, offeredCps, validRepetitions, allRepetitions, completedCps, failedPct,
+                crtP50Ms, crtP90Ms, crtP99Ms, kbps, serverCpuPct, cpuMicrosPerCall, heapAfterGcMiB, gcPauseTotalMs,
+                gcPauseMaxMs, generatorCpuPct, handshakesPerSecond, resumptionPct, crtBucketCounts, invalidRuns, e);
+    }
+
+    /**
+     * The CPU per call to rank ciphers by within this study: {@link #cpuPerCallWithinRun()} when it has an
+     * interval, the plain estimate over windows otherwise.
+     */
+    public Estimate cpuPerCallRanked() {
+        return cpuPerCallWithinRun.hasInterval() ? cpuPerCallWithinRun : cpuMicrosPerCall;
     }
 
     /** One aggregate per scenario and cipher of a study's fixed-rate points, in the study's cipher order. */
     public static List<Aggregate> fixed(Study study) {
-        return perScenarioAndCipher(study, study.fixed().stream().filter(p -> FIXED.equals(p.mode())).toList(),
-                Aggregate::of);
+        List<PointRun> points = study.fixed().stream().filter(p -> FIXED.equals(p.mode())).toList();
+        List<Aggregate> out = perScenarioAndCipher(study, points, Aggregate::of);
+        // per scenario: each cipher's valid CPU per call by repetition (round)
+        Map<String, Map<String, Map<Integer, Double>>> byScenario = new LinkedHashMap<>();
+        for (PointRun p : points) {
+            if (p.invalid() == null && p.server().cpuMicrosPerCall() > 0) {
+                byScenario.computeIfAbsent(p.scenario(), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(p.cipher(), k -> new LinkedHashMap<>())
+                        .put(p.repetition(), p.server().cpuMicrosPerCall());
+            }
+        }
+        Map<String, Map<String, Estimate>> within = new LinkedHashMap<>();
+        byScenario.forEach((scenario, values) -> within.put(scenario, Rounds.withinRun(values)));
+        List<Aggregate> result = new ArrayList<>();
+        for (Aggregate a : out) {
+            Estimate e = within.getOrDefault(a.scenario(), Map.of()).get(a.cipher());
+            result.add(e == null ? a : a.withCpuPerCallWithinRun(e));
+        }
+        return result;
     }
 
     /** One peak per scenario and cipher of a study's ramps, in the study's cipher order. */

@@ -80,6 +80,7 @@ public final class HtmlReport {
             table(b, Tables.fixed(fixed));
             paragraph(b, "CPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.",
                     "note");
+            paragraph(b, Tables.CPU_NOTE, "note");
             b.append("<h3>Call response time distribution</h3>\n");
             table(b, Tables.crtBuckets(fixed));
         }
@@ -118,7 +119,7 @@ public final class HtmlReport {
             out.add(SvgCharts.bars(name + ": completed calls per second" + offered(fixed), "calls per second", ciphers,
                     List.of(series("mean of valid repetitions", fixed, Aggregate::completedCps))));
             out.add(SvgCharts.bars(name + ": server CPU per call", "CPU µs per call", ciphers,
-                    List.of(series("mean of valid repetitions", fixed, Aggregate::cpuMicrosPerCall))));
+                    List.of(series("mean of valid repetitions", fixed, Aggregate::cpuPerCallRanked))));
             out.add(SvgCharts.bars(name + ": call response time percentiles", "ms", ciphers,
                     List.of(series("p50", fixed, Aggregate::crtP50Ms), series("p90", fixed, Aggregate::crtP90Ms),
                             series("p99", fixed, Aggregate::crtP99Ms))));

@@ -53,6 +53,7 @@ public final class MarkdownReport {
             b.append("\n### Fixed rate\n\n");
             table(b, Tables.fixed(fixed));
             b.append("\nCPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.\n");
+            b.append('\n').append(Tables.CPU_NOTE).append('\n');
             List<String> wide = Tables.imprecise(fixed);
             if (wide.isEmpty()) {
                 b.append(String.format(Locale.ROOT, "\nEvery CPU-per-call interval is within ±%.0f %% of its mean.\n",

@@ -86,14 +86,15 @@ final class Tables {
         for (Aggregate a : aggregates) {
             rows.add(List.of(a.cipher(), num(a.offeredCps()), est(a.completedCps()), num(a.failedPct().mean()),
                     num(a.crtP50Ms().mean()) + " / " + num(a.crtP90Ms().mean()) + " / " + num(a.crtP99Ms().mean()),
-                    num(a.kbps().mean()), num(a.serverCpuPct().mean()), flagged(a.cpuMicrosPerCall()),
+                    num(a.kbps().mean()), num(a.serverCpuPct().mean()), flagged(a.cpuPerCallRanked()),
+                    widthPct(a.cpuMicrosPerCall()),
                     times(udp.map(a::cpuRatio).orElse(Double.NaN)), times(tcp.map(a::cpuRatio).orElse(Double.NaN)),
                     num(a.handshakesPerSecond().mean()), num(a.resumptionPct().mean()), num(a.heapAfterGcMiB().mean()),
                     num(a.gcPauseTotalMs().mean()) + " / " + num(a.gcPauseMaxMs().mean()),
                     num(a.generatorCpuPct().mean()), a.validRepetitions() + "/" + a.allRepetitions()));
         }
-        return new Table("l" + "r".repeat(15), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
-                "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "CPU vs udp", "CPU vs tcp", "TLS hs/s", "resumed %",
+        return new Table("l" + "r".repeat(16), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
+                "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "± % with drift", "CPU vs udp", "CPU vs tcp", "TLS hs/s", "resumed %",
                 "heap MiB", "GC pauses total / max ms", "generator CPU %", "reps valid/all"), rows);
     }
 
@@ -161,6 +162,13 @@ final class Tables {
     }
 
     /** What the peak table's two rates mean, under it in both reports. */
+    /** What the fixed-rate table's two CPU-per-call intervals are. */
+    static final String CPU_NOTE = "CPU µs/call ± CI: every cipher is measured once per round and the rounds follow"
+            + " each other; the interval is that of the mean with each round's common factor (the machine's speed"
+            + " then, shared by every cipher of the round) divided out, so it says how well this run tells the"
+            + " ciphers apart. ± % with drift: the plain interval over the windows, drift included, a bound on how"
+            + " far another run may land. Without two ciphers and two complete rounds both are the plain interval.";
+
     static final String PEAK_NOTE = "Peak: highest offered rate with under 1 % of calls failed; sustainable: highest"
             + " rate whose completed rate kept up with it (0: no step kept up; a ramp does not search below its start).";
 
@@ -235,6 +243,12 @@ final class Tables {
         return est(e) + pct + (e.widerThan(PRECISION_PCT) ? " WIDE" : "");
     }
 
+    /** An interval's half-width in % of its mean: ±4.2 %; n/a without one. */
+    static String widthPct(Estimate e) {
+        double w = e.halfWidthPct();
+        return Double.isNaN(w) ? "n/a" : String.format(Locale.ROOT, "±%.1f %%", w);
+    }
+
     /**
      * One line per fixed-rate point whose CPU-per-call interval is wider than {@link #PRECISION_PCT},
      * empty when every point is precise enough to rank by.
@@ -242,7 +256,7 @@ final class Tables {
     static List<String> imprecise(List<Aggregate> fixed) {
         List<String> lines = new ArrayList<>();
         for (Aggregate a : fixed) {
-            Estimate e = a.cpuMicrosPerCall();
+            Estimate e = a.cpuPerCallRanked();
             if (e.widerThan(PRECISION_PCT)) {
                 lines.add(a.cipher() + ": " + (e.hasInterval()
                         ? String.format(Locale.ROOT, "±%.1f %% of the mean", e.halfWidthPct())
