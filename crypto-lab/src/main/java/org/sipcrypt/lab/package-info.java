@@ -4,7 +4,9 @@
  * generator's two roles run alone. Commands parse and check arguments and hand over to the runner,
  * store, report and load-generator packages; they hold no protocol logic.
  *
- * <p>Threads of a generator process (all daemon threads, named):
+ * <p>Threads of a generator process (all daemon threads, named). The generator's names begin with
+ * {@code lab-uac} and the UAS's with {@code lab-uas}, which is how the runner tells the CPU time of
+ * the UAS from the generator's when both run in the lab's process:
  * <table>
  * <caption>generator threads</caption>
  * <tr><th>name</th><th>how many</th><th>queue</th><th>runs</th><th>never runs</th></tr>
@@ -19,11 +21,12 @@
  * <tr><td>{@code lab-uac-udp}, {@code lab-uas-udp-PORT}</td><td>1 per UDP socket</td><td>the kernel's
  *     receive buffer (4 MiB asked)</td><td>parsing datagrams and the call or UAS logic they trigger</td>
  *     <td>anything that blocks</td></tr>
- * <tr><td>{@code lab-io-N}</td><td>1 per CPU the process may use (Netty event loops shared by the
- *     generator and the UAS)</td><td>Netty's task queue; writes are queued per connection</td><td>every TCP
- *     and TLS connection: connects, accepts (backlog 1024), TLS handshakes and records on both engines,
- *     framing, the call or UAS logic of each message</td><td>anything that blocks: waiting for a connect,
- *     a handshake or a lock held long</td></tr>
+ * <tr><td>{@code lab-uac-io-N}, {@code lab-uas-io-N}</td><td>1 per CPU the process may use, for each
+ *     role (Netty event loops, the generator's and the UAS's)</td><td>Netty's task queue; writes are
+ *     queued per connection</td><td>every TCP and TLS connection of that role: connects, accepts (backlog
+ *     1024), TLS handshakes and records on both engines, framing, the call or UAS logic of each
+ *     message</td><td>anything that blocks: waiting for a connect, a handshake or a lock held long; the
+ *     other role's connections</td></tr>
  * <tr><td>{@code lab-uas-timer}</td><td>1</td><td>unbounded (two timers per UDP transaction)</td><td>Timers
  *     G and H, forgetting transactions</td><td>anything that blocks long</td></tr>
  * </table>

@@ -64,6 +64,9 @@ class CompareCommandIT {
             for (PointRun p : s.fixed()) {
                 assertEquals(0, p.uac().failed(), p.uac().text());
                 assertEquals(40, p.uac().completed(), p.uac().text());
+                // the lab's own CPU per call by role, read back from results.json
+                assertTrue(p.labCpu().uasMicrosPerCall() > 0, "the UAS's CPU per call measured: " + p.labCpu());
+                assertTrue(p.labCpu().generatorMicrosPerCall() > 0, "the generator's CPU per call: " + p.labCpu());
                 // a saturated generator depends on the machine, not the code: compare reports it and exits 1
                 if (p.invalid() != null) {
                     assertTrue(p.uac().saturated() && p.invalid().startsWith("generator saturated"), p.invalid());
@@ -86,6 +89,8 @@ class CompareCommandIT {
         String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("| CPU pinning |"), md);
         assertTrue(md.contains("| tcp |") && md.contains("| aes |"), md);
+        assertTrue(md.contains("| generator µs/call | UAS µs/call |"), md);
+        assertTrue(csv.get(0).endsWith(",generator_cpu_us_per_call,uas_cpu_us_per_call"), csv.get(0));
         assertTrue(md.contains("Cost model"), md);
         DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(out.resolve("report.html").toFile());
 

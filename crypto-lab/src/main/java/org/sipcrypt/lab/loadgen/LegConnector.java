@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
@@ -16,6 +17,7 @@ import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +40,8 @@ import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
 
 /**
- * Opens and accepts the stream connections of one side of a leg as Netty channels on the lab's
- * shared event loops: plain TCP, TLS on the server's bc engine ({@link BcTlsSetup}: one per side, so
+ * Opens and accepts the stream connections of one side of a leg as Netty channels on the event loops
+ * of that side's role ({@link LabEventLoops}: the generator's or the UAS's): plain TCP, TLS on the server's bc engine ({@link BcTlsSetup}: one per side, so
  * sessions are kept per peer and resumed across per-call connections, and its identity is the client
  * certificate; driven by the server's {@link BcTlsHandler}), or TLS on SunJSSE in Netty's {@link SslHandler}
  * (an {@link SSLContext} per side; with reuse off a client engine is made without its peer, so SunJSSE
@@ -62,23 +64,26 @@ public final class LegConnector {
     private final SSLContext jsse;
     private final KeyMaterial identity;
     private final ByteCountingHandler counting;
+    private final EventLoopGroup loops;
     private final Bootstrap client;
 
     /**
      * Resolves the TLS settings (for TLS) once for every connection of this side.
      *
+     * @param loops the event loops of this side's role, which carry its connections and listeners
      * @throws IllegalArgumentException a TLS setting is wrong, naming it
      * @throws IOException              a certificate, key or trust file cannot be read
      */
-    public LegConnector(Transport transport, TlsOptions tls, LegCounters counters, Duration connectTimeout)
-            throws IOException {
+    LegConnector(Transport transport, TlsOptions tls, LegCounters counters, Duration connectTimeout,
+                 EventLoopGroup loops) throws IOException {
         this.transport = transport;
+        this.loops = Objects.requireNonNull(loops, "loops");
         this.counters = counters;
         this.connectTimeout = connectTimeout;
         this.tls = tls;
         this.counting = new ByteCountingHandler(counters);
         this.client = new Bootstrap()
-                .group(LabEventLoops.group())
+                .group(loops)
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
@@ -178,7 +183,7 @@ public final class LegConnector {
     public Channel listen(InetSocketAddress address, StreamConnection.Listener listener,
                           Consumer<StreamConnection> accepted) throws IOException {
         ServerBootstrap b = new ServerBootstrap()
-                .group(LabEventLoops.group())
+                .group(loops)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)

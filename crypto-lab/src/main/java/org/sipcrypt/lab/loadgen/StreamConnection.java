@@ -8,8 +8,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 
 /**
- * One TCP or TLS connection of the generator or the UAS: a Netty channel on the lab's shared event
- * loops ({@link LabEventLoops}), whose pipeline ({@link ByteCountingHandler}, the TLS stage,
+ * One TCP or TLS connection of the generator or the UAS: a Netty channel on the event loops of its
+ * role ({@link LabEventLoops}), whose pipeline ({@link ByteCountingHandler}, the TLS stage,
  * {@link SipStreamHandler}) counts, decrypts and frames what it reads and hands each SIP message to
  * the {@link Listener} on the channel's event loop. {@link #send} only queues the write; a write that
  * fails closes the connection, which the listener hears as {@link Listener#closed}.

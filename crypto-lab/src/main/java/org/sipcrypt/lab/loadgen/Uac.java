@@ -38,13 +38,18 @@ import org.slf4j.LoggerFactory;
  * an operation refused by a full queue fails as {@code generator_overload}) start operations (they
  * block only to reopen a lost persistent connection; a per-call connection is opened asynchronously
  * and the operation begins in its completion), {@code lab-uac-timer} runs retransmissions, holds and
- * timeouts, the lab's shared event loops ({@code lab-io-N}) carry TCP and TLS connections, their
- * handshakes and the responses read on them, and the caller of {@link #run} samples every interval.
+ * timeouts, the generator's event loops ({@code lab-uac-io-N}, not shared with the UAS) carry TCP and
+ * TLS connections, their handshakes and the responses read on them, {@code lab-uac-udp} reads UDP,
+ * and the caller of {@link #run} samples every interval. Every thread the generator starts is named
+ * {@value #THREADS}{@code -…}, so its CPU time can be told from the UAS's in one process.
  * Threading: one {@link #run} per instance.
  */
 public final class Uac {
 
     private static final Logger log = LoggerFactory.getLogger(Uac.class);
+
+    /** How the names of the generator's threads begin. */
+    public static final String THREADS = "lab-uac";
     private static final int WORKERS = 16;
     private static final int WORK_QUEUE = 10_000;
 
@@ -83,15 +88,15 @@ public final class Uac {
      * @throws IOException the transport cannot be set up (TLS files, the persistent connection)
      */
     public RunSummary run(Consumer<Interval> onInterval) throws IOException, InterruptedException {
-        connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout());
-        timer = NamedThreads.named("lab-uac-timer").scheduler();
+        connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout(), LabEventLoops.uac());
+        timer = NamedThreads.named(THREADS + "-timer").scheduler();
         flow = new UacFlow(this, o, timer);
-        workers = NamedThreads.numbered("lab-uac").boundedPool(WORKERS, WORK_QUEUE);
+        workers = NamedThreads.numbered(THREADS).boundedPool(WORKERS, WORK_QUEUE);
         Thread arrivals = null;
         String stoppedEarly = null;
         try {
             if (o.transport() == Transport.UDP) {
-                udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, "lab-uac-udp");
+                udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, THREADS + "-udp");
             } else if (o.connection() == ConnectionPattern.PERSISTENT) {
                 persistent = connector.connectNow(o.target(), listener());
             }
@@ -100,7 +105,7 @@ public final class Uac {
             warmupEndNanos = startNanos + o.warmup().toNanos();
             long arrivalsEnd = warmupEndNanos + o.duration().toNanos();
             long hardEnd = arrivalsEnd + o.callTimeout().multipliedBy(2).plus(o.hold()).toNanos();
-            arrivals = NamedThreads.named("lab-uac-arrivals").start(() -> arrive(arrivalsEnd));
+            arrivals = NamedThreads.named(THREADS + "-arrivals").start(() -> arrive(arrivalsEnd));
             long intervalNanos = o.interval().toNanos();
             long next = startNanos + intervalNanos;
             tally.begin(startNanos, warmupEndNanos);

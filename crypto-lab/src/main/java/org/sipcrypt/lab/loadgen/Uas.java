@@ -29,15 +29,20 @@ import org.slf4j.LoggerFactory;
  * transaction memory (Call-ID, CSeq and top Via branch, for 64 × T1) and answers a retransmitted
  * request with the last response again, and it retransmits the 200 to an INVITE by Timer G until the
  * ACK comes or Timer H gives up (RFC 3261 §13.3.1.4).
- * Threads: one receiver per UDP listener; TCP and TLS listeners and their connections on the lab's
- * shared event loops ({@code lab-io-N}, no thread per connection), where requests are answered (nothing
- * there blocks: replies are queued writes, the INVITE limit a short lock); and {@code lab-uas-timer}
- * for Timer G/H and forgetting transactions.
+ * Threads: one receiver per UDP listener ({@code lab-uas-udp-PORT}); TCP and TLS listeners and their
+ * connections on the UAS's event loops ({@code lab-uas-io-N}, not shared with the generator, no thread
+ * per connection), where requests are answered (nothing there blocks: replies are queued writes, the
+ * INVITE limit a short lock); and {@code lab-uas-timer} for Timer G/H and forgetting transactions.
+ * Every thread of the UAS is named {@value #THREADS}{@code -…}, so its CPU time can be told from the
+ * generator's in one process.
  * Threading: thread-safe; {@link #listen} before traffic, {@link #close} once.
  */
 public final class Uas implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(Uas.class);
+
+    /** How the names of the UAS's threads begin. */
+    public static final String THREADS = "lab-uas";
     private static final long T1_MILLIS = 500;
     private static final long T2_MILLIS = 4000;
     private static final String SDP = "v=0\r\no=lab-uas 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
@@ -63,7 +68,7 @@ public final class Uas implements Closeable {
 
     /** A UAS with no listener yet. */
     public Uas() {
-        timer = NamedThreads.named("lab-uas-timer").scheduler();
+        timer = NamedThreads.named(THREADS + "-timer").scheduler();
     }
 
     /**
@@ -77,7 +82,7 @@ public final class Uas implements Closeable {
         if (transport == Transport.UDP) {
             UdpEndpoint[] self = new UdpEndpoint[1];
             UdpEndpoint udp = new UdpEndpoint(address, counters, (m, from) -> onUdp(self[0], m, from),
-                    "lab-uas-udp-" + address.getPort());
+                    THREADS + "-udp-" + address.getPort());
             self[0] = udp;
             open.add(udp);
             log.info("uas listening on udp:{}", hostPort(udp.localAddress()));
@@ -86,7 +91,8 @@ public final class Uas implements Closeable {
         if (transport == Transport.TLS && (tls == null || tls.cert() == null)) {
             throw new IllegalArgumentException("--cert and --key: a tls listener needs a certificate and key");
         }
-        LegConnector connector = new LegConnector(transport, tls, counters, java.time.Duration.ofSeconds(10));
+        LegConnector connector = new LegConnector(transport, tls, counters, java.time.Duration.ofSeconds(10),
+                LabEventLoops.uas());
         StreamConnection.Listener listener = new StreamConnection.Listener() {
             @Override
             public void message(StreamConnection from, SipMessage m) {

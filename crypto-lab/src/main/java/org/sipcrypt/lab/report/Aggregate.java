@@ -16,6 +16,7 @@ import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.report.Stats.Estimate;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.RoleCpu;
 import org.sipcrypt.lab.runner.ScenarioCipher;
 import org.sipcrypt.lab.runner.Study;
 
@@ -43,7 +44,10 @@ import org.sipcrypt.lab.runner.Study;
  * @param heapAfterGcMiB      the server's heap after the last collection, in MiB
  * @param gcPauseTotalMs      the server's collector pauses over a repetition's measured part, summed
  * @param gcPauseMaxMs        the longest of those pauses
- * @param generatorCpuPct     the UAC generator's CPU in % of one core
+ * @param generatorCpuPct     the UAC generator's CPU in % of one core (in the lab's process: the
+ *                            whole process, the UAS with it)
+ * @param generatorCpuMicrosPerCall the generator's CPU time per completed call ({@link RoleCpu})
+ * @param uasCpuMicrosPerCall the UAS's CPU time per completed call ({@link RoleCpu})
  * @param handshakesPerSecond TLS handshakes per second on both legs
  * @param resumptionPct       resumed handshakes in % of all
  * @param crtBucketCounts     call response times per {@link CrtBuckets} bucket, summed over the
@@ -58,7 +62,8 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                         Estimate completedCps, Estimate failedPct, Estimate crtP50Ms, Estimate crtP90Ms,
                         Estimate crtP99Ms, Estimate kbps, Estimate serverCpuPct, Estimate cpuMicrosPerCall,
                         Estimate heapAfterGcMiB, Estimate gcPauseTotalMs, Estimate gcPauseMaxMs,
-                        Estimate generatorCpuPct, Estimate handshakesPerSecond,
+                        Estimate generatorCpuPct, Estimate generatorCpuMicrosPerCall, Estimate uasCpuMicrosPerCall,
+                        Estimate handshakesPerSecond,
                         Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns,
                         Estimate cpuPerCallWithinRun)
         implements ScenarioCipher {
@@ -103,6 +108,14 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
         return ratio(cpuMicrosPerCall, baseline.cpuMicrosPerCall);
     }
 
+    /**
+     * The roles of the lab whose mean CPU per call is more than {@link RoleCpu#MAX_SHARE_OF_SERVER} of
+     * the server's mean: {@code generator}, {@code UAS}, both or none (none when the server's is unknown).
+     */
+    public List<String> labRolesOverShare() {
+        return RoleCpu.over(cpuMicrosPerCall.mean(), generatorCpuMicrosPerCall.mean(), uasCpuMicrosPerCall.mean());
+    }
+
     /** The repetitions of one scenario and cipher (fixed-rate points, all of the same scenario and cipher). */
     public static Aggregate of(List<PointRun> repetitions) {
         PointRun first = oneScenarioAndCipher(repetitions, "repetitions");
@@ -126,7 +139,8 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 known(valid, p -> p.server().cpuMicrosPerCall()),
                 known(valid, p -> p.server().heapAfterGcBytes() < 0 ? -1 : p.server().heapAfterGcBytes() / BYTES_PER_MIB),
                 known(valid, p -> p.server().gcPauseTotalMs()), known(valid, p -> p.server().gcPauseMaxMs()),
-                known(valid, p -> p.uac().cpuPercent()), all(valid, PointRun::handshakesPerSecond),
+                known(valid, p -> p.uac().cpuPercent()), known(valid, p -> p.labCpu().generatorMicrosPerCall()),
+                known(valid, p -> p.labCpu().uasMicrosPerCall()), all(valid, PointRun::handshakesPerSecond),
                 known(valid, PointRun::resumptionPct), buckets, invalid, Estimate.NONE);
     }
 
@@ -134,7 +148,8 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
     Aggregate withCpuPerCallWithinRun(Estimate e) {
         return new Aggregate(scenario, cipher, offeredCps, validRepetitions, allRepetitions, completedCps, failedPct,
                 crtP50Ms, crtP90Ms, crtP99Ms, kbps, serverCpuPct, cpuMicrosPerCall, heapAfterGcMiB, gcPauseTotalMs,
-                gcPauseMaxMs, generatorCpuPct, handshakesPerSecond, resumptionPct, crtBucketCounts, invalidRuns, e);
+                gcPauseMaxMs, generatorCpuPct, generatorCpuMicrosPerCall,
+                uasCpuMicrosPerCall, handshakesPerSecond, resumptionPct, crtBucketCounts, invalidRuns, e);
     }
 
     /**

@@ -15,7 +15,8 @@ import org.sipcrypt.lab.report.Tables.Table;
 import org.sipcrypt.lab.runner.Study;
 
 /**
- * The lab's report as one self-contained HTML5 page: the tables of {@link MarkdownReport} plus, per
+ * The lab's report as one self-contained HTML5 page: the tables of {@link MarkdownReport} (and its
+ * list of ciphers whose generator or UAS cost more than a third of the server's per call) plus, per
  * study, bar charts of throughput at the fixed rate and at peak, of CPU per call and of the CRT
  * percentiles (with 95 % confidence whiskers), and the CRT distribution over the literature's buckets.
  * CSS and SVG are inline and nothing is fetched, so the file opens offline in any browser; every tag
@@ -81,6 +82,18 @@ public final class HtmlReport {
             paragraph(b, "CPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.",
                     "note");
             paragraph(b, Tables.CPU_NOTE, "note");
+            paragraph(b, Tables.LAB_CPU_NOTE, "note");
+            List<String> heavy = Tables.heavyLab(fixed);
+            if (!heavy.isEmpty()) {
+                paragraph(b, Tables.HEAVY_HEADING, null);
+                b.append("<ul>\n");
+                for (String line : heavy) {
+                    b.append("<li>").append(XmlText.escape(line)).append("</li>\n");
+                }
+                b.append("</ul>\n");
+            } else if (Tables.labCpuWithinShare(fixed) != null) {
+                paragraph(b, Tables.labCpuWithinShare(fixed), null);
+            }
             b.append("<h3>Call response time distribution</h3>\n");
             table(b, Tables.crtBuckets(fixed));
         }

@@ -11,8 +11,9 @@ import org.sipcrypt.lab.runner.Study;
 /**
  * The lab's report as GitHub-flavoured Markdown: the environment, then per study its fixed-rate table
  * (mean ± 95 % confidence interval over valid repetitions, CPU per call relative to the udp and tcp
- * baselines), the distribution of call response times over the literature's buckets, the peak table
- * and why any repetition was left out; then the cost model when one is given.
+ * baselines, and the lab's own CPU per call by role, flagged where the generator or the UAS cost more
+ * than a third of the server's), the distribution of call response times over the literature's
+ * buckets, the peak table and why any repetition was left out; then the cost model when one is given.
  * Threading: immutable (static functions only).
  */
 public final class MarkdownReport {
@@ -64,6 +65,16 @@ public final class MarkdownReport {
                 for (String line : wide) {
                     b.append("- ").append(inline(line)).append('\n');
                 }
+            }
+            b.append('\n').append(inline(Tables.LAB_CPU_NOTE)).append('\n');
+            List<String> heavy = Tables.heavyLab(fixed);
+            if (!heavy.isEmpty()) {
+                b.append('\n').append(inline(Tables.HEAVY_HEADING)).append("\n\n");
+                for (String line : heavy) {
+                    b.append("- ").append(inline(line)).append('\n');
+                }
+            } else if (Tables.labCpuWithinShare(fixed) != null) {
+                b.append('\n').append(inline(Tables.labCpuWithinShare(fixed))).append('\n');
             }
             b.append("\n### Call response time distribution\n\n");
             table(b, Tables.crtBuckets(fixed));

@@ -13,6 +13,7 @@ import org.sipcrypt.lab.report.Stats.Estimate;
 import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.RoleCpu;
 import org.sipcrypt.lab.runner.Study;
 
 /**
@@ -91,12 +92,71 @@ final class Tables {
                     times(udp.map(a::cpuRatio).orElse(Double.NaN)), times(tcp.map(a::cpuRatio).orElse(Double.NaN)),
                     num(a.handshakesPerSecond().mean()), num(a.resumptionPct().mean()), num(a.heapAfterGcMiB().mean()),
                     num(a.gcPauseTotalMs().mean()) + " / " + num(a.gcPauseMaxMs().mean()),
-                    num(a.generatorCpuPct().mean()), a.validRepetitions() + "/" + a.allRepetitions()));
+                    num(a.generatorCpuPct().mean()), heavy(a.generatorCpuMicrosPerCall(), a, "generator"),
+                    heavy(a.uasCpuMicrosPerCall(), a, "UAS"), a.validRepetitions() + "/" + a.allRepetitions()));
         }
-        return new Table("l" + "r".repeat(16), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
-                "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "± % with drift", "CPU vs udp", "CPU vs tcp", "TLS hs/s", "resumed %",
-                "heap MiB", "GC pauses total / max ms", "generator CPU %", "reps valid/all"), rows);
+        return new Table("l" + "r".repeat(18), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
+                "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "± % with drift", "CPU vs udp", "CPU vs tcp", "TLS hs/s",
+                "resumed %", "heap MiB", "GC pauses total / max ms", "generator CPU %", "generator µs/call", "UAS µs/call",
+                "reps valid/all"), rows);
     }
+
+    /** What the lab's CPU per call by role means, under the fixed-rate table in both reports. */
+    static final String LAB_CPU_NOTE = "generator / UAS µs/call: the lab's own CPU per completed call by role. With"
+            + " the generator in the lab's process, its figure is the process's CPU less the UAS's threads', so it"
+            + " includes the lab JVM's garbage collector and JIT compiler: an upper bound. generator CPU % is in % of"
+            + " one core, in the lab's process the UAS's with it.";
+
+    /** The flag of a role's CPU per call above {@link RoleCpu#MAX_SHARE_OF_SERVER} of the server's. */
+    static final String HEAVY = "HEAVY";
+
+    /** A role's mean CPU per call, flagged {@link #HEAVY} when above a third of the server's. */
+    private static String heavy(Estimate role, Aggregate a, String name) {
+        return num(role.mean()) + (a.labRolesOverShare().contains(name) ? " " + HEAVY : "");
+    }
+
+    /**
+     * One line per cipher whose generator or UAS cost more than {@link RoleCpu#MAX_SHARE_OF_SERVER}
+     * of the server's CPU per call, naming the role and its share of the server's
+     * ({@code aes, server 470 µs/call: generator 210 µs/call (45 %)}), empty when none did.
+     */
+    static List<String> heavyLab(List<Aggregate> fixed) {
+        List<String> lines = new ArrayList<>();
+        for (Aggregate a : fixed) {
+            List<String> over = a.labRolesOverShare();
+            if (over.isEmpty()) {
+                continue;
+            }
+            double server = a.cpuMicrosPerCall().mean();
+            List<String> parts = new ArrayList<>();
+            for (String role : over) {
+                double v = role.equals("generator") ? a.generatorCpuMicrosPerCall().mean()
+                        : a.uasCpuMicrosPerCall().mean();
+                parts.add(String.format(Locale.ROOT, "%s %s µs/call (%.0f %%)", role, num(v), v * 100 / server));
+            }
+            lines.add(a.cipher() + ", server " + num(server) + " µs/call: " + String.join("; ", parts));
+        }
+        return lines;
+    }
+
+    /** Whether any cipher's generator or UAS CPU per call can be set against its server's. */
+    private static boolean labCpuComparable(List<Aggregate> fixed) {
+        return fixed.stream().anyMatch(a -> a.cpuMicrosPerCall().known()
+                && (a.generatorCpuMicrosPerCall().known() || a.uasCpuMicrosPerCall().known()));
+    }
+
+    /**
+     * The sentence under the table when no role is flagged {@link #HEAVY}; null when no role's CPU
+     * per call could be set against the server's.
+     */
+    static String labCpuWithinShare(List<Aggregate> fixed) {
+        return labCpuComparable(fixed) ? "The generator's and the UAS's CPU per call are within a third of the"
+                + " server's for every cipher where both were measured." : null;
+    }
+
+    /** The heading of the list of {@link #heavyLab} lines. */
+    static final String HEAVY_HEADING = HEAVY + ": the generator's or the UAS's CPU per call is more than a third of"
+            + " the server's, so the lab may have limited the run (the lab's aim is a third at most):";
 
     static Table crtBuckets(List<Aggregate> aggregates) {
         List<String> header = new ArrayList<>(List.of("cipher"));

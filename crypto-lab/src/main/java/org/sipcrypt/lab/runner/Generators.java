@@ -16,16 +16,20 @@ import org.sipcrypt.lab.loadgen.LegCounters;
 import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uac;
 import org.sipcrypt.lab.loadgen.UacOptions;
+import org.sipcrypt.lab.loadgen.Uas;
 import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.Interval;
+import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.metrics.ThreadCpu;
 import org.sipcrypt.server.transport.Transport;
 
 /**
  * Runs the UAC side of a point: one generator in the lab's own process, or several generator
  * processes ({@code uac} commands in JVMs of their own, started together with {@code --start-at},
  * each offering its share of the rate) for multi-to-one; meanwhile reads the server's CPU each
- * interval and the UAS's counters at the start and end of the measured part.
+ * interval, and the UAS's counters, the UAS's CPU and the lab process's CPU at the start and end of
+ * the measured part.
  * Threading: one caller thread; interval callbacks arrive on it.
  */
 final class Generators {
@@ -41,9 +45,17 @@ final class Generators {
      * @param uasHandshakes   TLS handshakes at the UAS in the measured part
      * @param uasResumed      of them resumed
      * @param uasBytes        bytes the UAS sent and received in the measured part
+     * @param uasCpuMicros    CPU time of the UAS's threads ({@link Uas#THREADS}) over the measured
+     *                        part, -1 without a UAS in this process or when unknown
+     * @param generatorCpuMicros the generators' CPU time over the measured part, -1 unknown. In the
+     *                        lab's process: the process's CPU time less the UAS's threads', so it
+     *                        carries the JVM's garbage collector, JIT compiler and the runner's own
+     *                        thread too (a conservative figure: the generator alone costs less). In
+     *                        generator processes: their own CPU as they report it (their summaries'
+     *                        {@link RunSummary#cpuPercent()}, added up) over the measured part's time.
      */
     record Outcome(RunSummary summary, List<Sample> samples, long serverCpuMicros, double measuredSeconds,
-                   long uasHandshakes, long uasResumed, long uasBytes) {
+                   long uasHandshakes, long uasResumed, long uasBytes, long uasCpuMicros, long generatorCpuMicros) {
     }
 
     /** Time the generator JVMs get to start before their common start. */
@@ -57,12 +69,21 @@ final class Generators {
         this.dir = dir;
     }
 
-    /** What the server and UAS had done at one moment. */
-    private record Mark(long nanos, long cpu, long hs, long resumed, long bytes) {
+    /**
+     * What the server, the UAS and this process had done at one moment; {@code uasCpu} is -1 without
+     * a UAS, {@code labCpu} and {@code cpu} (the server's) -1 when unknown.
+     */
+    private record Mark(long nanos, long cpu, long hs, long resumed, long bytes, long uasCpu, long labCpu) {
         static Mark of(Bench b) {
             LegCounters c = b.uas != null ? b.uas.counters() : null;
             return new Mark(System.nanoTime(), b.serverCpuMicros(), c == null ? 0 : c.handshakes(),
-                    c == null ? 0 : c.resumed(), c == null ? 0 : c.bytesSent() + c.bytesReceived());
+                    c == null ? 0 : c.resumed(), c == null ? 0 : c.bytesSent() + c.bytesReceived(),
+                    b.uas != null ? ThreadCpu.micros(Uas.THREADS) : -1, ProcessCpu.micros());
+        }
+
+        /** {@code end - start}, or -1 when either is unknown. */
+        static long since(long start, long end) {
+            return start < 0 || end < 0 ? -1 : end - start;
         }
 
         double cpuPctSince(Mark before) {
@@ -87,14 +108,20 @@ final class Generators {
                 start[0] = now;
             }
         });
-        return outcome(b, summary, samples, start[0]);
+        Mark end = Mark.of(b);
+        long uas = Mark.since(start[0].uasCpu(), end.uasCpu());
+        long lab = Mark.since(start[0].labCpu(), end.labCpu());
+        // the process's CPU is counted in ticks of 10 ms, the UAS's threads to the microsecond: over a
+        // short part the difference can dip below 0 by up to a tick
+        long generator = lab < 0 || (b.uas != null && uas < 0) ? -1 : Math.max(0, lab - Math.max(0, uas));
+        return outcome(summary, samples, start[0], end, generator);
     }
 
-    private Outcome outcome(Bench b, RunSummary summary, List<Sample> samples, Mark start) {
-        Mark end = Mark.of(b);
-        long cpu = end.cpu() < 0 || start.cpu() < 0 ? -1 : end.cpu() - start.cpu();
-        return new Outcome(summary, samples, cpu, (end.nanos() - start.nanos()) / 1e9, end.hs() - start.hs(),
-                end.resumed() - start.resumed(), end.bytes() - start.bytes());
+    private static Outcome outcome(RunSummary summary, List<Sample> samples, Mark start, Mark end,
+                                   long generatorCpuMicros) {
+        return new Outcome(summary, samples, Mark.since(start.cpu(), end.cpu()), (end.nanos() - start.nanos()) / 1e9,
+                end.hs() - start.hs(), end.resumed() - start.resumed(), end.bytes() - start.bytes(),
+                Mark.since(start.uasCpu(), end.uasCpu()), generatorCpuMicros);
     }
 
     /**
@@ -162,7 +189,11 @@ final class Generators {
                 intervals.add(intervals(JSON.readTree(text).path("intervals")));
             }
             RunSummary merged = RunSummary.merge(parts.get(0).description() + " ×" + n + " processes", parts);
-            return outcome(b, merged, samples(intervals, serverCpu), start);
+            Mark end = Mark.of(b);
+            double seconds = (end.nanos() - start.nanos()) / 1e9;
+            // the processes' CPU in % of one core, added up, over the measured part's time
+            long generator = merged.cpuPercent() < 0 ? -1 : Math.round(merged.cpuPercent() * 1e4 * seconds);
+            return outcome(merged, samples(intervals, serverCpu), start, end, generator);
         } finally {
             for (Process p : procs) {
                 if (p.isAlive()) {

@@ -7,7 +7,7 @@ import org.sipcrypt.lab.metrics.RunSummary;
 /**
  * One measured point: a scenario with one cipher (a provider name, or {@code udp}/{@code tcp} for a
  * plaintext baseline) at one offered rate, one repetition; the calls as the UAC side saw them, the
- * right leg as the UAS side saw it, and the server measured from outside.
+ * right leg as the UAS side saw it, the server measured from outside, and the lab's own CPU per call.
  * Threading: immutable.
  *
  * @param scenario       scenario name
@@ -20,12 +20,14 @@ import org.sipcrypt.lab.metrics.RunSummary;
  * @param uasResumed     of them resumed
  * @param uasBytes       bytes the UAS side sent and received
  * @param server         the server's CPU and heap
+ * @param labCpu         the generator's and the UAS's CPU per call ({@link RoleCpu#UNKNOWN} when a
+ *                       point stored without it is read back)
  * @param samples        per-interval samples, warm-up included
  * @param invalid        why the point says nothing about the server (a saturated generator), or null
  */
 public record PointRun(String scenario, String cipher, String mode, int repetition, double rate, RunSummary uac,
-                       long uasHandshakes, long uasResumed, long uasBytes, ServerSample server, List<Sample> samples,
-                       String invalid) implements ScenarioCipher {
+                       long uasHandshakes, long uasResumed, long uasBytes, ServerSample server, RoleCpu labCpu,
+                       List<Sample> samples, String invalid) implements ScenarioCipher {
 
     public PointRun {
         Objects.requireNonNull(scenario, "scenario");
@@ -33,7 +35,17 @@ public record PointRun(String scenario, String cipher, String mode, int repetiti
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(uac, "uac");
         Objects.requireNonNull(server, "server");
+        // results.json and database rows written before the lab measured its roles have no labCpu
+        labCpu = labCpu == null ? RoleCpu.UNKNOWN : labCpu;
         samples = List.copyOf(samples);
+    }
+
+    /** A point whose generator's and UAS's CPU are not known. */
+    public PointRun(String scenario, String cipher, String mode, int repetition, double rate, RunSummary uac,
+                    long uasHandshakes, long uasResumed, long uasBytes, ServerSample server, List<Sample> samples,
+                    String invalid) {
+        this(scenario, cipher, mode, repetition, rate, uac, uasHandshakes, uasResumed, uasBytes, server,
+                RoleCpu.UNKNOWN, samples, invalid);
     }
 
     /** Completed calls per second over the measured part. */

@@ -460,12 +460,29 @@ public final class ScenarioRunner {
         Thread.sleep(d.toMillis());
     }
 
-    private static String line(PointRun p) {
+    /**
+     * A point's progress line; the lab's CPU per call by role follows the server's, and a role that
+     * cost more than a third of the server's per call is named.
+     */
+    static String line(PointRun p) {
         RunSummary u = p.uac();
+        List<String> over = p.labCpu().over(p.server().cpuMicrosPerCall());
         return String.format(Locale.ROOT, "  %s %s %.0f/s: completed %.1f/s, failed %.2f %%, CRT p50 %.1f p99 %.1f ms,"
-                        + " server CPU %.0f %% (%.0f us/call), generator CPU %.0f %%%s", p.cipher(), p.mode(), p.rate(),
-                p.completedPerSecond(), u.failedPct(), u.crtP50Ms(), u.crtP99Ms(), p.server().cpuPercent(),
-                p.server().cpuMicrosPerCall(), u.cpuPercent(), p.invalid() != null ? " INVALID: " + p.invalid() : "");
+                        + " server CPU %.0f %% (%.0f us/call), generator CPU %.0f %%; lab CPU per call: generator %s,"
+                        + " UAS %s%s%s", p.cipher(), p.mode(), p.rate(), p.completedPerSecond(), u.failedPct(),
+                u.crtP50Ms(), u.crtP99Ms(), p.server().cpuPercent(), p.server().cpuMicrosPerCall(), u.cpuPercent(),
+                microsPerCall(p.labCpu().generatorMicrosPerCall()), microsPerCall(p.labCpu().uasMicrosPerCall()),
+                over.isEmpty() ? "" : " (" + String.join(" and ", over) + " above a third of the server's)",
+                p.invalid() != null ? " INVALID: " + p.invalid() : "");
+    }
+
+    private static String microsPerCall(double v) {
+        return v < 0 ? "n/a" : String.format(Locale.ROOT, "%.0f us/call", v);
+    }
+
+    /** CPU time over a measured part per completed call, -1 when the time is unknown or no call completed. */
+    static double perCall(long cpuMicros, long completed) {
+        return cpuMicros < 0 || completed == 0 ? -1 : (double) cpuMicros / completed;
     }
 
     /** One run at a rate against a bench, with the server's CPU read every interval. */
@@ -477,7 +494,7 @@ public final class ScenarioRunner {
         RunSummary u = g.summary();
         double cpuPct = g.serverCpuMicros() < 0 || g.measuredSeconds() <= 0 ? -1
                 : g.serverCpuMicros() / 1e4 / g.measuredSeconds();
-        double perCall = g.serverCpuMicros() < 0 || u.completed() == 0 ? -1 : (double) g.serverCpuMicros() / u.completed();
+        double perCall = perCall(g.serverCpuMicros(), u.completed());
         double[] pauses = {-1, -1};
         if (b.server != null) {
             // the measured part ended as the generators returned, measuredSeconds ago it began
@@ -487,8 +504,10 @@ public final class ScenarioRunner {
             }
         }
         ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes(), pauses[0], pauses[1]);
+        RoleCpu lab = new RoleCpu(perCall(g.generatorCpuMicros(), u.completed()), perCall(g.uasCpuMicros(),
+                u.completed()));
         return new PointRun(studyName(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
-                g.uasBytes(), server, g.samples(), invalid(mode, u, server));
+                g.uasBytes(), server, lab, g.samples(), invalid(mode, u, server));
     }
 
     /**

@@ -93,7 +93,14 @@ final class LabSchema {
                             + "generator_cpu_pct DOUBLE PRECISION NOT NULL, "
                             + "server_cpu_pct DOUBLE PRECISION NOT NULL, "
                             + "interval_json TEXT NOT NULL, "
-                            + "PRIMARY KEY (point_id, seq))"))))
+                            + "PRIMARY KEY (point_id, seq))")),
+            new SchemaMigrator.Migration(2, List.of(
+                    // The lab's own CPU per call by role, beside the server's; -1 unknown, which is
+                    // what the points stored before they were measured hold.
+                    "ALTER TABLE point ADD COLUMN IF NOT EXISTS generator_cpu_us_per_call DOUBLE PRECISION"
+                            + " DEFAULT -1 NOT NULL",
+                    "ALTER TABLE point ADD COLUMN IF NOT EXISTS uas_cpu_us_per_call DOUBLE PRECISION"
+                            + " DEFAULT -1 NOT NULL"))))
             .refusingNewerVersions();
 
     private LabSchema() {

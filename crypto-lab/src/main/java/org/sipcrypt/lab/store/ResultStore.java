@@ -66,8 +66,8 @@ public final class ResultStore implements AutoCloseable {
     private static final String INSERT_POINT = "INSERT INTO point (study_id, kind, ramp_id, scenario, cipher, mode,"
             + " repetition, rate, completed_cps, failed_pct, crt_p50_ms, crt_p90_ms, crt_p99_ms, crt_max_ms, kbps,"
             + " server_cpu_pct, server_cpu_us_per_call, heap_after_gc_bytes, generator_cpu_pct, handshakes_per_s,"
-            + " resumption_pct, valid, invalid_reason, summary_json)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " resumption_pct, valid, invalid_reason, summary_json, generator_cpu_us_per_call, uas_cpu_us_per_call)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String INSERT_SAMPLE = "INSERT INTO sample (point_id, seq, \"second\", warmup, offered,"
             + " started, completed, failed, bytes_sent, bytes_received, crt_p50_ms, crt_p99_ms, handshakes, resumed,"
             + " retransmissions, generator_cpu_pct, server_cpu_pct, interval_json)"
@@ -337,6 +337,8 @@ public final class ResultStore implements AutoCloseable {
         ps.setBoolean(++i, p.invalid() == null);
         ps.setString(++i, p.invalid());
         ps.setString(++i, LabJson.write(json));
+        ps.setDouble(++i, p.labCpu().generatorMicrosPerCall());
+        ps.setDouble(++i, p.labCpu().uasMicrosPerCall());
         ps.executeUpdate();
         long pointId = generatedId(ps);
         int seq = 0;

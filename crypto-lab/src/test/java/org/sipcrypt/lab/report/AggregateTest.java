@@ -73,6 +73,9 @@ class AggregateTest {
         assertEquals(5000 * 1600 * 8 / 1000.0 / 10, a.kbps().mean(), 1e-9);
         assertEquals(64, a.heapAfterGcMiB().mean(), 1e-9);
         assertEquals(40, a.generatorCpuPct().mean(), 1e-9);
+        assertEquals(170 / 4.0, a.generatorCpuMicrosPerCall().mean(), 1e-9);
+        assertEquals(170 / 5.0, a.uasCpuMicrosPerCall().mean(), 1e-9);
+        assertEquals(List.of(), a.labRolesOverShare());
         assertEquals(0, a.handshakesPerSecond().mean(), 1e-9);
         assertFalse(a.resumptionPct().known(), "no handshakes, no resumption rate");
         assertArrayEquals(new long[] {15_000, 0, 0, 0, 0, 0}, a.crtBucketCounts());
@@ -108,12 +111,26 @@ class AggregateTest {
         Study s = chain();
         PointRun first = point(s, "aes", 1);
         PointRun unknown = new PointRun("chain", "aes", "fixed", 1, 500, first.uac(), 0, 0, first.uasBytes(),
-                ServerSample.UNKNOWN, first.samples(), null);
+                ServerSample.UNKNOWN, first.labCpu(), first.samples(), null);
         Aggregate a = aes(Aggregate.fixed(replace(s, first, unknown)));
         assertEquals(3, a.validRepetitions());
         assertEquals(2, a.cpuMicrosPerCall().n());
         assertEquals(170 * (1 + 1.02) / 2, a.cpuMicrosPerCall().mean(), 1e-9);
         assertEquals(3, a.completedCps().n());
+        assertEquals(3, a.generatorCpuMicrosPerCall().n(), "the lab's own CPU was measured");
+    }
+
+    @Test
+    void unmeasuredLabCpuIsLeftOutOfItsMeanOnly() {
+        Study s = chain();
+        PointRun first = point(s, "aes", 1);
+        PointRun unknown = new PointRun("chain", "aes", "fixed", 1, 500, first.uac(), 0, 0, first.uasBytes(),
+                first.server(), first.samples(), null);
+        Aggregate a = aes(Aggregate.fixed(replace(s, first, unknown)));
+        assertEquals(2, a.generatorCpuMicrosPerCall().n());
+        assertEquals(2, a.uasCpuMicrosPerCall().n());
+        assertEquals(170 * (1 + 1.02) / 2 / 4, a.generatorCpuMicrosPerCall().mean(), 1e-9);
+        assertEquals(3, a.cpuMicrosPerCall().n());
     }
 
     @Test

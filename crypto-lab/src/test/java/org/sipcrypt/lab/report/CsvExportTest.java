@@ -66,6 +66,9 @@ class CsvExportTest {
         assertEquals(CsvExport.POINT_COLUMNS, header);
         assertEquals(List.of("crt_0_30", "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150"),
                 header.subList(header.indexOf("crt_0_30"), header.indexOf("crt_over_150") + 1));
+        // the lab's CPU per call by role came later: appended, so readers of the older columns keep working
+        assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call"),
+                header.subList(header.size() - 4, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
@@ -104,6 +107,9 @@ class CsvExportTest {
         // 2000 calls in 10 s with 900 + 700 bytes each: 2560 kbit/s
         assertEquals("2560", cell(header, first, "kbps"));
         assertEquals("-1", cell(header, first, "resumption_pct"));
+        // the fixture's generator spends a quarter of the server's 490 µs per call, its UAS a fifth
+        assertEquals("122.5", cell(header, first, "generator_cpu_us_per_call"));
+        assertEquals("98", cell(header, first, "uas_cpu_us_per_call"));
         // the aes ramp passes up to 2000 calls/s; its step at 2100 fails 10 % of its calls by timeout
         List<String> failing = rows.stream().filter(r -> r.get(0).equals("7") && cell(header, r, "mode").equals("step")
                 && cell(header, r, "cipher").equals("aes") && cell(header, r, "rate").equals("2100")).findFirst()
@@ -111,6 +117,8 @@ class CsvExportTest {
         assertEquals("timeout=2100", cell(header, failing, "failure_causes"));
         assertEquals("10", cell(header, failing, "failed_pct"));
         assertEquals("1890", cell(header, failing, "completed_cps"));
+        assertEquals(List.of("-1", "-1"), List.of(cell(header, failing, "generator_cpu_us_per_call"),
+                cell(header, failing, "uas_cpu_us_per_call")), "not known for this step");
     }
 
     @Test

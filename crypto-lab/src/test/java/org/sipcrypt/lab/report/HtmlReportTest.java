@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.xml.parsers.DocumentBuilder;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.model.CostModel;
+import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
 import org.w3c.dom.Document;
@@ -96,6 +98,23 @@ class HtmlReportTest {
         assertTrue(html.contains("a&gt;b"));
         assertFalse(html.contains("Cost model"));
         assertEquals(5, html.split("<svg", -1).length - 1);
+    }
+
+    @Test
+    void aHeavyGeneratorIsListedUnderTheTable() throws Exception {
+        List<PointRun> fixed = new ArrayList<>();
+        for (int rep = 1; rep <= 3; rep++) {
+            fixed.add(Studies.withLabCpu(Studies.point("chain", "aes", rep, 500, 1000), 500, 100));
+        }
+        Study base = Studies.study("chain", List.of("aes"), 500, 1000);
+        String html = HtmlReport.render(List.of(new Study(0, "chain", base.scenarioText(), List.of("aes"),
+                base.started(), base.environment(), fixed, List.of())), null);
+        parse(html);
+        assertTrue(html.contains("<td class=\"num\">500 HEAVY</td>"), html);
+        assertTrue(html.contains("<li>aes, server 1000 µs/call: generator 500 µs/call (50 %)</li>"), html);
+        String fine = HtmlReport.render(List.of(base), null);
+        assertFalse(fine.contains("HEAVY"), fine);
+        assertTrue(fine.contains("within a third of the server&#39;s for every cipher"), fine);
     }
 
     @Test

@@ -1,9 +1,12 @@
 package org.sipcrypt.lab.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.runner.RoleCpu;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.store.LabJson;
@@ -55,6 +59,33 @@ class JsonExportTest {
         assertTrue(text.contains("\"started\" : \"2026-11-22T10:00:00Z\""), text.substring(0, 400));
         assertTrue(text.contains("\"started\" : \"2026-11-23T07:08:09.123456789Z\""));
         assertTrue(text.contains("\"samples\" : [ {"));
+    }
+
+    @Test
+    void pointsHoldTheLabsCpuPerCallAndOlderFilesWithoutItReadAsUnknown() throws IOException {
+        Path file = JsonExport.write(studies(), dir);
+        JsonNode root = LabJson.reader(Object.class).readTree(Files.readString(file));
+        JsonNode first = root.path("studies").get(0).path("fixed").get(0);
+        // the fixture's first point: the server at 490 µs per call, the generator a quarter, the UAS a fifth
+        assertEquals(122.5, first.path("labCpu").path("generatorMicrosPerCall").asDouble(), 1e-9);
+        assertEquals(98, first.path("labCpu").path("uasMicrosPerCall").asDouble(), 1e-9);
+        // a file written before the lab measured its roles has no labCpu
+        for (JsonNode study : root.path("studies")) {
+            for (JsonNode point : study.path("fixed")) {
+                ((ObjectNode) point).remove("labCpu");
+            }
+            for (JsonNode ramp : study.path("peaks")) {
+                for (JsonNode step : ramp.path("steps")) {
+                    ((ObjectNode) step).remove("labCpu");
+                }
+            }
+        }
+        Path older = Files.writeString(dir.resolve("older.json"), LabJson.write(root));
+        assertFalse(Files.readString(older).contains("labCpu"));
+        Study read = JsonExport.read(older).get(0);
+        assertEquals(RoleCpu.UNKNOWN, read.fixed().get(0).labCpu());
+        assertEquals(RoleCpu.UNKNOWN, read.peaks().get(0).steps().get(0).labCpu());
+        assertEquals(studies().get(0).fixed().get(0).server(), read.fixed().get(0).server());
     }
 
     @Test

@@ -85,9 +85,10 @@ class MarkdownReportTest {
         String md = MarkdownReport.render(studies(), null);
         List<String> fixed = tables(md.substring(md.indexOf("## Scenario chain"))).get(0);
         List<String> header = cells(fixed.get(0));
-        assertEquals(17, header.size(), header.toString());
+        assertEquals(19, header.size(), header.toString());
         assertEquals("CPU µs/call ± CI (± %)", header.get(7));
         assertEquals("± % with drift", header.get(8));
+        assertEquals(List.of("generator µs/call", "UAS µs/call", "reps valid/all"), header.subList(16, 19));
         List<String> ciphers = fixed.subList(2, fixed.size()).stream().map(r -> cells(r).get(0)).toList();
         assertEquals(CHAIN_CIPHERS, ciphers);
         List<String> aes = cells(fixed.get(4));
@@ -100,7 +101,58 @@ class MarkdownReportTest {
         assertEquals("×1.70", aes.get(9));
         assertEquals("×1.13", aes.get(10));
         assertEquals("n/a / n/a", aes.get(14), "no GC log read for these points");
-        assertEquals("2/3", aes.get(16));
+        // the fixture's generator costs a quarter of the server's 170 µs per call, its UAS a fifth
+        assertEquals("42.5", aes.get(16));
+        assertEquals("34.0", aes.get(17));
+        assertEquals("2/3", aes.get(18));
+        assertTrue(md.contains("The generator's and the UAS's CPU per call are within a third of the server's for"
+                + " every cipher where both were measured."), md);
+        assertFalse(md.contains("HEAVY"), md);
+    }
+
+    @Test
+    void aGeneratorOrUasCostingMoreThanAThirdOfTheServerIsFlaggedAndNamed() {
+        List<PointRun> fixed = new ArrayList<>();
+        for (int rep = 1; rep <= 3; rep++) {
+            // aes: the generator at half the server's CPU per call; 3des: the UAS at 40 %; seed: both
+            // at a third exactly, which is allowed
+            fixed.add(Studies.withLabCpu(Studies.point("chain", "aes", rep, 500, 1000), 500, 100));
+            fixed.add(Studies.withLabCpu(Studies.point("chain", "3des", rep, 500, 1500), 200, 600));
+            fixed.add(Studies.withLabCpu(Studies.point("chain", "seed", rep, 500, 1200), 400, 400));
+        }
+        Study base = Studies.study("chain", List.of("aes"), 500, 1000);
+        Study s = new Study(0, "chain", base.scenarioText(), List.of("aes", "3des", "seed"), base.started(),
+                base.environment(), fixed, List.of());
+        String md = MarkdownReport.render(List.of(s), null);
+        List<String> rows = tables(md).get(1);
+        List<String> aes = cells(rows.get(2));
+        List<String> des = cells(rows.get(3));
+        List<String> seed = cells(rows.get(4));
+        assertEquals(List.of("aes", "500 HEAVY", "100"), List.of(aes.get(0), aes.get(16), aes.get(17)));
+        assertEquals(List.of("3des", "200", "600 HEAVY"), List.of(des.get(0), des.get(16), des.get(17)));
+        assertEquals(List.of("seed", "400", "400"), List.of(seed.get(0), seed.get(16), seed.get(17)));
+        assertTrue(md.contains("HEAVY: the generator's or the UAS's CPU per call is more than a third of the"
+                + " server's"), md);
+        assertTrue(md.contains("- aes, server 1000 µs/call: generator 500 µs/call (50 %)\n"), md);
+        assertTrue(md.contains("- 3des, server 1500 µs/call: UAS 600 µs/call (40 %)\n"), md);
+        assertFalse(md.contains("- seed"), md);
+        assertFalse(md.contains("within a third"), md);
+    }
+
+    @Test
+    void pointsStoredWithoutTheLabsCpuShowItAsUnknown() {
+        List<PointRun> fixed = new ArrayList<>();
+        for (int rep = 1; rep <= 3; rep++) {
+            PointRun p = Studies.point("chain", "aes", rep, 500, 1000);
+            fixed.add(new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), p.uac(), 0, 0,
+                    p.uasBytes(), p.server(), p.samples(), null));
+        }
+        Study base = Studies.study("chain", List.of("aes"), 500, 1000);
+        String md = MarkdownReport.render(List.of(new Study(0, "chain", base.scenarioText(), List.of("aes"),
+                base.started(), base.environment(), fixed, List.of())), null);
+        List<String> aes = cells(tables(md).get(1).get(2));
+        assertEquals(List.of("n/a", "n/a"), aes.subList(16, 18));
+        assertFalse(md.contains("HEAVY") || md.contains("within a third"), md);
     }
 
     @Test

@@ -18,7 +18,8 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
 /**
  * Every scenario preset, shortened to 3 s at 20 operations/s after a 1 s warm-up, against the real
  * server in its own process: no operation fails, every cipher asked for gives a point, and the
- * server's and the generator's CPU were measured. Whether the generator kept to its schedule depends
+ * server's CPU and the lab's own per call, the generator's and (where the scenario reaches it) the
+ * UAS's, were measured. Whether the generator kept to its schedule depends
  * on the machine, not on the code: a point flagged invalid for a saturated generator passes here as
  * long as its calls did. The chain sweeps every cipher and both baselines; the other presets
  * one or two ciphers each, so that together they cover every cipher on both legs.
@@ -69,6 +70,13 @@ class ScenarioPresetsIT {
             }
             assertTrue(p.uac().cpuPercent() > 0, "the generator's CPU measured: " + p.uac().text());
             assertTrue(p.server().cpuMicrosPerCall() > 0, "server CPU measured: " + p.server());
+            // the lab's own CPU by role: the UAS's from its threads, when the scenario reaches it
+            assertTrue(p.labCpu().generatorMicrosPerCall() > 0, "the generator's CPU per call measured: " + p.labCpu());
+            if (s.reachesUas()) {
+                assertTrue(p.labCpu().uasMicrosPerCall() > 0, "the UAS's CPU per call measured: " + p.labCpu());
+            } else {
+                assertEquals(-1, p.labCpu().uasMicrosPerCall(), "no UAS: " + p.labCpu());
+            }
             assertTrue(p.server().pid() > 0);
             if (s.auth()) {
                 assertTrue(p.uac().challenges() >= 60, "every operation was challenged: " + p.uac().text());

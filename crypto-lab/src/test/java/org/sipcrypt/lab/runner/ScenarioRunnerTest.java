@@ -1,6 +1,7 @@
 package org.sipcrypt.lab.runner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +43,27 @@ class ScenarioRunnerTest {
         // within the limit, and a ramp's step (which fails instead of being left out), are not
         assertNull(ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7995, 5, 1), server));
         assertNull(ScenarioRunner.invalid("step", Studies.summary(800, 10, 7000, 1000, 4400), server));
+    }
+
+    @Test
+    void aPointsLineGivesTheLabsCpuPerCallByRoleAndNamesARoleAboveAThirdOfTheServers() {
+        PointRun p = Studies.point("chain", "aes", 1, 500, 630);
+        String line = ScenarioRunner.line(p);
+        assertTrue(line.contains("server CPU 32 % (630 us/call), generator CPU 40 %; lab CPU per call: generator"
+                + " 158 us/call, UAS 126 us/call"), line);
+        assertFalse(line.contains("above a third"), line);
+        String heavy = ScenarioRunner.line(Studies.withLabCpu(p, 300, 250));
+        assertTrue(heavy.endsWith("generator 300 us/call, UAS 250 us/call (generator and UAS above a third of the"
+                + " server's)"), heavy);
+        String unknown = ScenarioRunner.line(Studies.withLabCpu(p, -1, -1));
+        assertTrue(unknown.endsWith("lab CPU per call: generator n/a, UAS n/a"), unknown);
+    }
+
+    @Test
+    void cpuPerCallIsUnknownWithoutTimeOrCalls() {
+        assertEquals(2.5, ScenarioRunner.perCall(250, 100), 1e-9);
+        assertEquals(-1, ScenarioRunner.perCall(-1, 100), 1e-9);
+        assertEquals(-1, ScenarioRunner.perCall(250, 0), 1e-9);
     }
 
     @Test

@@ -32,7 +32,10 @@ public final class Studies {
                 false, 1.5, null, 1.0);
     }
 
-    /** A fixed-rate point whose server spent {@code cpuMicrosPerCall} per call. */
+    /**
+     * A fixed-rate point whose server spent {@code cpuMicrosPerCall} per call, its generator a
+     * quarter of that and its UAS a fifth.
+     */
     public static PointRun point(String scenario, String cipher, int repetition, double rate, double cpuMicrosPerCall) {
         double seconds = 10;
         long completed = Math.round(rate * seconds);
@@ -44,7 +47,15 @@ public final class Studies {
                     rate * cpuMicrosPerCall / 1e4));
         }
         return new PointRun(scenario, cipher, "fixed", repetition, rate, s, 0, 0, completed * 1600,
-                new ServerSample(4242, rate * cpuMicrosPerCall / 1e4, cpuMicrosPerCall, 64L << 20), samples, null);
+                new ServerSample(4242, rate * cpuMicrosPerCall / 1e4, cpuMicrosPerCall, 64L << 20),
+                new RoleCpu(cpuMicrosPerCall / 4, cpuMicrosPerCall / 5), samples, null);
+    }
+
+    /** The same point with other CPU per call of the generator and the UAS. */
+    public static PointRun withLabCpu(PointRun p, double generatorMicrosPerCall, double uasMicrosPerCall) {
+        return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), p.uac(), p.uasHandshakes(),
+                p.uasResumed(), p.uasBytes(), p.server(), new RoleCpu(generatorMicrosPerCall, uasMicrosPerCall),
+                p.samples(), p.invalid());
     }
 
     /** A ramp whose steps pass up to {@code peak} and fail above it. */
@@ -59,7 +70,7 @@ public final class Studies {
                         0, 0, 0, p.server(), p.samples(), null);
             } else {
                 p = new PointRun(scenario, cipher, "step", repetition, r, p.uac(), 0, 0, p.uasBytes(), p.server(),
-                        p.samples(), null);
+                        p.labCpu(), p.samples(), null);
             }
             steps.add(p);
         }

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -26,6 +27,7 @@ import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.RoleCpu;
 import org.sipcrypt.lab.runner.ServerSample;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
@@ -79,6 +81,7 @@ class ResultStoreTest {
             PointRun e = expected.fixed().get(i);
             PointRun a = actual.fixed().get(i);
             assertEquals(e.server(), a.server());
+            assertEquals(e.labCpu(), a.labCpu());
             assertEquals(e.invalid(), a.invalid());
             assertEquals(e.uac().causes(), a.uac().causes());
             assertArrayEquals(e.uac().buckets(), a.uac().buckets());
@@ -174,6 +177,13 @@ class ResultStoreTest {
                     + " AND NOT s.warmup AND s.\"second\" > 1"));
             assertEquals(800, count("SELECT server_cpu_us_per_call FROM point WHERE kind = 'fixed'"
                     + " AND cipher = 'camellia' AND repetition = 2"));
+            // the fixture's generator spends a quarter of the server's CPU per call, its UAS a fifth
+            assertEquals(200, count("SELECT generator_cpu_us_per_call FROM point WHERE kind = 'fixed'"
+                    + " AND cipher = 'camellia' AND repetition = 2"));
+            assertEquals(160, count("SELECT uas_cpu_us_per_call FROM point WHERE kind = 'fixed'"
+                    + " AND cipher = 'camellia' AND repetition = 2"));
+            assertEquals(1, count("SELECT COUNT(*) FROM point WHERE invalid_reason = 'saturated generator'"
+                    + " AND generator_cpu_us_per_call = -1 AND uas_cpu_us_per_call = -1"));
             assertEquals(1, count("SELECT COUNT(*) FROM point WHERE invalid_reason = 'saturated generator'"
                     + " AND NOT valid AND failed_pct = 5"));
             assertEquals(s.peaks().get(0).steps().size(), count("SELECT COUNT(*) FROM point p JOIN ramp r"
@@ -191,7 +201,42 @@ class ResultStoreTest {
         try (ResultStore store = open()) {
             assertSameStudy(s.withId(id), store.load(id).orElseThrow());
             assertEquals(1, count("SELECT COUNT(*) FROM schema_version WHERE version = 1"));
-            assertEquals(1, count("SELECT COUNT(*) FROM schema_version"));
+            assertEquals(LabSchema.latestVersion(), count("SELECT COUNT(*) FROM schema_version"));
+        }
+    }
+
+    @Test
+    void aDatabaseOfTheFirstSchemaGainsTheLabCpuColumnsAndItsPointsReadAsUnknown() throws IOException, SQLException {
+        Study s = study("chain", Instant.parse("2026-11-20T08:00:00Z"));
+        long id;
+        try (ResultStore store = open()) {
+            id = store.save(s);
+        }
+        // what a lab before schema version 2 wrote: neither the columns nor labCpu in the points' JSON
+        execute("ALTER TABLE point DROP COLUMN generator_cpu_us_per_call");
+        execute("ALTER TABLE point DROP COLUMN uas_cpu_us_per_call");
+        execute("DELETE FROM schema_version WHERE version = 2");
+        try (Connection c = connect(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT id, summary_json FROM point");
+             PreparedStatement update = c.prepareStatement("UPDATE point SET summary_json = ? WHERE id = ?")) {
+            while (rs.next()) {
+                String older = rs.getString(2).replaceAll("\"labCpu\":\\{[^}]*},", "");
+                assertFalse(older.contains("labCpu"), older);
+                update.setString(1, older);
+                update.setLong(2, rs.getLong(1));
+                update.executeUpdate();
+            }
+        }
+        try (ResultStore store = open()) {
+            assertEquals(2, count("SELECT COUNT(*) FROM schema_version"));
+            assertEquals(points(s), count("SELECT COUNT(*) FROM point WHERE generator_cpu_us_per_call = -1"
+                    + " AND uas_cpu_us_per_call = -1"));
+            Study loaded = store.load(id).orElseThrow();
+            assertEquals(RoleCpu.UNKNOWN, loaded.fixed().get(0).labCpu());
+            assertEquals(s.fixed().get(0).server(), loaded.fixed().get(0).server());
+            // and a study saved now has its figures
+            long newer = store.save(s);
+            assertEquals(s.fixed().get(0).labCpu(), store.load(newer).orElseThrow().fixed().get(0).labCpu());
         }
     }
 
@@ -199,7 +244,8 @@ class ResultStoreTest {
     void aDatabaseWithANewerSchemaIsRefused() throws IOException, SQLException {
         try (ResultStore store = open()) {
             assertEquals(0, store.list().size());
-            execute("INSERT INTO schema_version (version, applied_at) VALUES (2, 0)");
+            execute("INSERT INTO schema_version (version, applied_at) VALUES (" + (LabSchema.latestVersion() + 1)
+                    + ", 0)");
         }
         IOException e = assertThrows(IOException.class, this::open);
         assertTrue(e.getMessage().contains(Studies.h2Url(dir)) && e.getMessage().contains("newer"), e.getMessage());
