@@ -54,8 +54,8 @@ import org.sipcrypt.lab.runner.Study;
  *                            repetitions counted
  * @param invalidRuns         repetitions left out, with their reason in {@link PointRun#invalid()}
  * @param cpuPerCallWithinRun the server's CPU time per call over the study's complete rounds, its
- *                            interval with the rounds' common drift taken out ({@link Rounds});
- *                            {@link Estimate#NONE} when the study has no two ciphers with two
+ *                            interval with the rounds' shifts regressed out ({@link Rounds});
+ *                            {@link Estimate#NONE} when the study has no two ciphers with three
  *                            complete rounds (or the aggregate was made from repetitions alone)
  */
 public record Aggregate(String scenario, String cipher, double offeredCps, int validRepetitions, int allRepetitions,

@@ -11,29 +11,34 @@ import org.sipcrypt.lab.report.Stats.Estimate;
 /**
  * The interval of each cipher's mean within one comparison, with the machine's drift between rounds
  * taken out. A comparison measures every cipher once per round (repetition), the rounds one after the
- * other; when the machine is slower during a round (its clock, its neighbours), every cipher measured
- * in that round costs more by about the same factor. That factor is the round's, not any cipher's:
- * a randomized complete block design, with rounds as blocks, estimates it from all ciphers of the round
- * (on logarithms, since a slower machine scales a cost rather than adding to it) and divides it out
- * before each cipher's spread is taken. What is left is the cipher's own window-to-window noise, which
- * is what decides whether two ciphers can be told apart in this comparison. It is not an interval for
- * another day on another machine: the drift between comparisons stays, and a report shows the plain
- * interval over windows beside it.
+ * other. When something shifts during a round (the machine's clock or neighbours, the generator's
+ * timing on its own CPU), the ciphers measured in that round move together, though not all by as
+ * much: in the main command's runs the plaintext and AES points moved by 15-25 % in a bad round, 3DES,
+ * whose cost is mostly its own arithmetic, by 3 %. So each cipher's values are regressed on the
+ * round's shift as the other ciphers show it (the mean, over the other ciphers, of their log value
+ * less their mean log value: the cipher's own noise stays out of it), with a slope of its own, and
+ * the interval of its mean is taken from what the regression leaves (Student's t with n − 2 degrees
+ * of freedom, s/√n at the mean shift): regression adjustment with a control variate. A cipher the
+ * shifts do not move keeps about its plain interval; one they move loses what they explain. It is
+ * not an interval for another run: what differs from one server JVM to the next, and the drift
+ * between comparisons, stay outside it, and a report shows the plain interval over windows beside it.
  * <p>
  * Only complete rounds count (every cipher valid in them); a cipher valid in too few rounds to leave
- * two complete ones is left out. With fewer than two ciphers there is nothing to take out and no
- * estimate. The price of the method: each round's factor holds 1/k of every cipher's own noise, so
- * with few ciphers one noisy cipher widens the others' intervals.
+ * three complete ones is left out (its own estimate stays the plain one). With fewer than two
+ * ciphers there is no shift to read and no estimate.
  * Threading: immutable (static functions only).
  */
 final class Rounds {
+
+    /** Complete rounds needed: a mean and a slope leave n − 2 degrees of freedom for the interval. */
+    static final int MIN_ROUNDS = 3;
 
     private Rounds() {
     }
 
     /**
      * Per cipher, its mean over the complete rounds and the interval of that mean with the rounds'
-     * common factors divided out; ciphers absent when nothing can be estimated.
+     * shifts regressed out; ciphers absent when nothing can be estimated.
      *
      * @param values per cipher, its value (above 0) per round; a round missing for a cipher is not
      *               complete
@@ -49,9 +54,9 @@ final class Rounds {
             });
             valid.put(cipher, rounds);
         });
-        // a cipher valid in too few rounds leaves no two complete ones: it is left out (its own
+        // a cipher valid in too few rounds leaves too few complete ones: it is left out (its own
         // estimate stays the plain one) rather than taking the others' rounds with it
-        while (valid.size() >= 2 && complete(valid).size() < 2) {
+        while (valid.size() >= 2 && complete(valid).size() < MIN_ROUNDS) {
             String fewest = valid.entrySet().stream().min(Comparator.comparingInt(e -> e.getValue().size()))
                     .orElseThrow().getKey();
             valid.remove(fewest);
@@ -77,37 +82,50 @@ final class Rounds {
         return out == null ? new TreeSet<>() : out;
     }
 
-    /** The estimates of ciphers all valid in every one of {@code rounds} (two or more ciphers and rounds). */
+    /** The estimates of ciphers all valid in every one of {@code rounds} (two or more ciphers, three or more rounds). */
     private static Map<String, Estimate> estimates(Map<String, Map<Integer, Double>> values, List<Integer> rounds) {
-        Map<String, Estimate> out = new LinkedHashMap<>();
-        int k = values.size();
         int n = rounds.size();
-        // log y = cipher + round + noise: the cipher's term is its mean log, the round's the mean over
-        // ciphers of what is left
-        Map<String, Double> cipherLog = new LinkedHashMap<>();
-        values.forEach((cipher, byRound) -> cipherLog.put(cipher,
-                rounds.stream().mapToDouble(r -> Math.log(byRound.get(r))).average().orElseThrow()));
-        double[] roundLog = new double[n];
-        for (int i = 0; i < n; i++) {
-            int r = rounds.get(i);
-            double sum = 0;
-            for (Map.Entry<String, Map<Integer, Double>> e : values.entrySet()) {
-                sum += Math.log(e.getValue().get(r)) - cipherLog.get(e.getKey());
-            }
-            roundLog[i] = sum / k;
-        }
-        // each round's factor includes the cipher's own value (one of k), which shrinks the spread
-        // left by a factor √((k−1)/k) under equal noise: undone here
-        double widen = Math.sqrt((double) k / (k - 1));
+        Map<String, double[]> residualLog = new LinkedHashMap<>();
         values.forEach((cipher, byRound) -> {
-            double[] raw = new double[n];
-            double[] adjusted = new double[n];
+            double[] logs = new double[n];
             for (int i = 0; i < n; i++) {
-                raw[i] = byRound.get(rounds.get(i));
-                adjusted[i] = raw[i] * Math.exp(-roundLog[i]);
+                logs[i] = Math.log(byRound.get(rounds.get(i)));
             }
-            double sd = Stats.sampleStdDev(adjusted) * widen;
-            out.put(cipher, new Estimate(n, Stats.mean(raw), sd, Stats.t975(n - 1) * sd / Math.sqrt(n)));
+            double mean = Stats.mean(logs);
+            for (int i = 0; i < n; i++) {
+                logs[i] -= mean;
+            }
+            residualLog.put(cipher, logs);
+        });
+        Map<String, Estimate> out = new LinkedHashMap<>();
+        values.forEach((cipher, byRound) -> {
+            double[] y = new double[n];
+            double[] shift = new double[n];
+            for (int i = 0; i < n; i++) {
+                y[i] = byRound.get(rounds.get(i));
+                for (Map.Entry<String, double[]> other : residualLog.entrySet()) {
+                    if (!other.getKey().equals(cipher)) {
+                        shift[i] += other.getValue()[i];
+                    }
+                }
+                shift[i] /= values.size() - 1;
+            }
+            double my = Stats.mean(y);
+            double mx = Stats.mean(shift);
+            double sxx = 0;
+            double sxy = 0;
+            for (int i = 0; i < n; i++) {
+                sxx += (shift[i] - mx) * (shift[i] - mx);
+                sxy += (shift[i] - mx) * (y[i] - my);
+            }
+            double slope = sxx > 0 ? sxy / sxx : 0;
+            double squares = 0;
+            for (int i = 0; i < n; i++) {
+                double r = y[i] - my - slope * (shift[i] - mx);
+                squares += r * r;
+            }
+            double s = Math.sqrt(squares / (n - 2));
+            out.put(cipher, new Estimate(n, my, s, Stats.t975(n - 2) * s / Math.sqrt(n)));
         });
         return out;
     }

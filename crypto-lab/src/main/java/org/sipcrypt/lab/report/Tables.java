@@ -224,10 +224,11 @@ final class Tables {
     /** What the peak table's two rates mean, under it in both reports. */
     /** What the fixed-rate table's two CPU-per-call intervals are. */
     static final String CPU_NOTE = "CPU µs/call ± CI: every cipher is measured once per round and the rounds follow"
-            + " each other; the interval is that of the mean with each round's common factor (the machine's speed"
-            + " then, shared by every cipher of the round) divided out, so it says how well this run tells the"
-            + " ciphers apart. ± % with drift: the plain interval over the windows, drift included, a bound on how"
-            + " far another run may land. Without two ciphers and two complete rounds both are the plain interval.";
+            + " each other; each cipher's windows are regressed on its round's shift as the other ciphers show it"
+            + " (the machine's speed, the generator's timing), and the interval is that of its mean with what the"
+            + " shifts explain taken out: how well this run tells the ciphers apart. ± % with drift: the plain"
+            + " interval over the windows, shifts included. Neither covers what differs from one server JVM to the"
+            + " next. Without two ciphers and three complete rounds both are the plain interval.";
 
     static final String PEAK_NOTE = "Peak: highest offered rate with under 1 % of calls failed; sustainable: highest"
             + " rate whose completed rate kept up with it (0: no step kept up; a ramp does not search below its start).";
