@@ -177,22 +177,22 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         PeerKey key = new PeerKey(kind(), target, callId);
         CompletableFuture<NettyTcpMessageChannel> f = connections.compute(key,
                 (k, old) -> old == null || isDead(old) ? connect(k) : old);
-        if (!f.isDone()) {
-            if (onEventLoop()) {
-                throw new IOException("connection to " + key + " not ready and the event loop must not wait");
-            }
-            try {
-                f.get(transport().settings().connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted connecting to " + key, e);
-            } catch (ExecutionException | TimeoutException e) {
-                connections.remove(key, f);
-                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-                throw new IOException("cannot connect to " + key + ": " + cause.getMessage(), cause);
-            }
+        if (!f.isDone() && onEventLoop()) {
+            throw new IOException("connection to " + key + " not ready and the event loop must not wait");
         }
-        NettyTcpMessageChannel c = f.getNow(null);
+        NettyTcpMessageChannel c;
+        try {
+            // done already (a refused connect on loopback fails at once): no wait, and a failure is
+            // the same IOException as one waited for, never an unchecked CompletionException
+            c = f.get(transport().settings().connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted connecting to " + key, e);
+        } catch (ExecutionException | TimeoutException e) {
+            connections.remove(key, f);
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new IOException("cannot connect to " + key + ": " + cause.getMessage(), cause);
+        }
         if (c == null || !c.isOpen()) {
             connections.remove(key, f);
             throw new IOException("connection to " + key + " failed");
