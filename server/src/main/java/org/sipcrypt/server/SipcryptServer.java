@@ -278,7 +278,7 @@ public final class SipcryptServer implements AutoCloseable {
             byTarget.put(new InetSocketAddress(InetAddress.getByName(hop.host()), hop.port()), hop.connection());
         }
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
-                config.tcpMaxConnections(), config.tcpConnectTimeout(),
+                config.tcpMaxConnections(), config.tcpConnectTimeout(), config.tcpConnectFailureHold(),
                 new ConnectionPolicy(config.tcpConnection(), byTarget), TlsStage.forListener(config.tls(), registry),
                 TlsStage.forPeers(config.tls(), registry), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
     }

@@ -31,6 +31,8 @@ import org.sipcrypt.server.transport.Transport;
  * @param tcpIdleTimeout     a TCP connection with no traffic for this long is closed
  * @param tcpMaxConnections  cap on open TCP connections, inbound and outbound together
  * @param tcpConnectTimeout  how long an outgoing TCP connect may take
+ * @param tcpConnectFailureHold how long an address a connect to it failed is not dialled again
+ *                           (sends to it fail at once); zero dials every time
  * @param maxMessageBytes    largest SIP message accepted (headers and body)
  * @param ioThreads          Netty event-loop threads; 0 means twice the number of cores
  * @param sipWorkers         SIP worker lanes (each a single thread; a call stays on one lane); by default one per core
@@ -72,6 +74,7 @@ public record ServerConfig(
         Duration tcpIdleTimeout,
         int tcpMaxConnections,
         Duration tcpConnectTimeout,
+        Duration tcpConnectFailureHold,
         int maxMessageBytes,
         int ioThreads,
         int sipWorkers,
@@ -106,6 +109,9 @@ public record ServerConfig(
         Objects.requireNonNull(tcpConnection, "tcpConnection");
         Objects.requireNonNull(tcpIdleTimeout, "tcpIdleTimeout");
         Objects.requireNonNull(tcpConnectTimeout, "tcpConnectTimeout");
+        if (tcpConnectFailureHold.isNegative()) {
+            throw new IllegalArgumentException("tcp.connectFailureHold is negative: " + tcpConnectFailureHold);
+        }
         Objects.requireNonNull(transportImpl, "transportImpl");
         Objects.requireNonNull(minExpires, "minExpires");
         Objects.requireNonNull(maxExpires, "maxExpires");
@@ -151,7 +157,7 @@ public record ServerConfig(
                 .dbPassword(dbPassword).dbPoolSize(dbPoolSize).mode(mode).routes(routes).defaultRoute(defaultRoute)
                 .domains(domains).recordRoute(recordRoute).timerC(timerC).tcpConnection(tcpConnection)
                 .tcpIdleTimeout(tcpIdleTimeout).tcpMaxConnections(tcpMaxConnections)
-                .tcpConnectTimeout(tcpConnectTimeout).maxMessageBytes(maxMessageBytes).ioThreads(ioThreads)
+                .tcpConnectTimeout(tcpConnectTimeout).tcpConnectFailureHold(tcpConnectFailureHold).maxMessageBytes(maxMessageBytes).ioThreads(ioThreads)
                 .sipWorkers(sipWorkers).sipQueueCapacity(sipQueueCapacity).transportImpl(transportImpl)
                 .minExpires(minExpires).maxExpires(maxExpires).defaultExpires(defaultExpires)
                 .maxContacts(maxContacts).maxBindings(maxBindings).locationCache(locationCache)
@@ -190,6 +196,7 @@ public record ServerConfig(
         private Duration tcpIdleTimeout = Duration.ofMinutes(5);
         private int tcpMaxConnections = 10_000;
         private Duration tcpConnectTimeout = Duration.ofSeconds(3);
+        private Duration tcpConnectFailureHold = Duration.ofSeconds(10);
         private int maxMessageBytes = 65_535;
         private int ioThreads;
         private int sipWorkers = Runtime.getRuntime().availableProcessors();
@@ -228,6 +235,7 @@ public record ServerConfig(
         public Builder tcpIdleTimeout(Duration v) { tcpIdleTimeout = v; return this; }
         public Builder tcpMaxConnections(int v) { tcpMaxConnections = v; return this; }
         public Builder tcpConnectTimeout(Duration v) { tcpConnectTimeout = v; return this; }
+        public Builder tcpConnectFailureHold(Duration v) { tcpConnectFailureHold = v; return this; }
         public Builder maxMessageBytes(int v) { maxMessageBytes = v; return this; }
         public Builder ioThreads(int v) { ioThreads = v; return this; }
         public Builder sipWorkers(int v) { sipWorkers = v; return this; }
@@ -287,7 +295,7 @@ public record ServerConfig(
         public ServerConfig build() {
             ServerConfig c = new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode, routes,
                     defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout, tcpMaxConnections,
-                    tcpConnectTimeout, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
+                    tcpConnectTimeout, tcpConnectFailureHold, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
                     minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
                     dbBreaker.build(), tcpLimits.build(), overload.build(), http.build(), auth.build(), tls.build());

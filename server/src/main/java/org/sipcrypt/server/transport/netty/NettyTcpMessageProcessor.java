@@ -26,6 +26,7 @@ import java.util.concurrent.TimeoutException;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionScope;
 import org.sipcrypt.server.transport.PeerKey;
+import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.netty.tls.TlsEventsHandler;
 import org.slf4j.Logger;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * (named by {@link ConnectionScope}), closed when the SIP layer releases the call. Each connection
  * closes itself when idle (a per-connection timer), and the configured caps bound how many are open:
  * in all, and inbound per source address (checked on accept, before any TLS work). A
- * {@link StreamLimitsHandler} in front of the framer enforces the message deadlines.
+ * {@link StreamLimitsHandler} in front of the framer enforces the message deadlines. An address a
+ * connect to it failed is not dialled again for {@code tcp.connectFailureHold} ({@link UnreachablePeers}).
  * Threading: thread-safe; connection set-up waits only on SIP worker threads, never on an event loop.
  */
 final class NettyTcpMessageProcessor extends NettyMessageProcessor {
@@ -48,6 +50,8 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 
     private final Map<PeerKey, CompletableFuture<NettyTcpMessageChannel>> connections = new ConcurrentHashMap<>();
     private final Map<String, Set<PeerKey>> perCall = new ConcurrentHashMap<>();
+    private final UnreachablePeers unreachable;
+    private final RateLimitedLog failures = new RateLimitedLog(log);
     private volatile Channel serverChannel;
 
     /** @param kind TCP, or TLS (the same connections with a TLS stage in front of the framer) */
@@ -60,6 +64,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         if (kind == Transport.TLS && transport.settings().tls() == null) {
             throw new IllegalStateException("a TLS listener needs TLS settings (tls.cert, tls.key)");
         }
+        this.unreachable = new UnreachablePeers(transport.settings().connectFailureHold());
     }
 
     /** Binds a listening socket; the processor for that address adopts it in {@link #start()}. */
@@ -169,12 +174,21 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 
     /**
      * The connection to {@code target}: an open one from the table, or a new one. Waits for a new
-     * connection's TCP handshake, so it must not run on an event loop.
+     * connection's TCP handshake, so it must not run on an event loop. Without an open one, a
+     * target a connect to it failed within {@code tcp.connectFailureHold} fails at once, undialled.
      */
     NettyTcpMessageChannel connection(InetSocketAddress target) throws IOException {
         ConnectionPattern pattern = transport().settings().policy().patternFor(target);
         String callId = pattern == ConnectionPattern.PER_CALL ? ConnectionScope.currentCallId() : null;
         PeerKey key = new PeerKey(kind(), target, callId);
+        if (unreachable.held(target)) {
+            CompletableFuture<NettyTcpMessageChannel> open = connections.get(key);
+            if (open == null || isDead(open)) {
+                transport().counters().connectionClosed("connect_held");
+                throw new IOException("not dialling " + key + ": a connect to it failed less than "
+                        + transport().settings().connectFailureHold() + " ago (tcp.connectFailureHold)");
+            }
+        }
         CompletableFuture<NettyTcpMessageChannel> f = connections.compute(key,
                 (k, old) -> old == null || isDead(old) ? connect(k) : old);
         if (!f.isDone() && onEventLoop()) {
@@ -246,6 +260,12 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         cf.addListener(done -> {
             if (!done.isSuccess()) {
                 transport().counters().connectionClosed("connect_failed");
+                // held before the waiting sender hears of the failure, so its next send sees the hold
+                if (unreachable.failed(key.remote(), done.cause())) {
+                    failures.warn("connect_failed", "{}: cannot connect to {}: {}; not dialled again for {}"
+                            + " (tcp.connectFailureHold)", kind().configName(), key.remote(), done.cause().toString(),
+                            transport().settings().connectFailureHold());
+                }
                 connected.completeExceptionally(done.cause());
                 forget(key, connected);
             }

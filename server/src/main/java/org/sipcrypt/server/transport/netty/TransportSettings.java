@@ -17,18 +17,21 @@ import org.sipcrypt.server.transport.netty.tls.TlsStage;
  * @param idleTimeout      a TCP connection without traffic for this long is closed
  * @param maxConnections   cap on open TCP connections (inbound and outbound)
  * @param connectTimeout   bound on an outgoing TCP connect
+ * @param connectFailureHold how long an address a connect to it failed is not dialled again; zero
+ *                         dials every time
  * @param policy           connection pattern per outgoing target
  * @param tls              TLS contexts of the tls listener and outgoing TLS; null without TLS
  * @param peerTls          TLS contexts for outgoing connections to particular peers, overriding {@code tls}
  * @param limits           bounds against connection floods: per source, per message, over all partial messages
  */
 public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
-                                Duration connectTimeout, ConnectionPolicy policy, TlsStage tls,
+                                Duration connectTimeout, Duration connectFailureHold, ConnectionPolicy policy, TlsStage tls,
                                 Map<InetSocketAddress, TlsStage> peerTls, StreamLimits limits) {
 
     public TransportSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(connectFailureHold, "connectFailureHold");
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(limits, "limits");
         peerTls = Map.copyOf(Objects.requireNonNull(peerTls, "peerTls"));
