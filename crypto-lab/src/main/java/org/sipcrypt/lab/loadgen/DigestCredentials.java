@@ -73,10 +73,28 @@ public final class DigestCredentials {
             if (!offersQop()) {
                 return true;
             }
-            for (String q : params.get("qop").split(",")) {
-                if (q.trim().equalsIgnoreCase("auth")) {
+            // qop-options is a comma-separated list (RFC 7616 §3.3), read in place: every challenge a run
+            // answers passes here
+            String qops = params.get("qop");
+            int from = 0;
+            while (from <= qops.length()) {
+                int comma = qops.indexOf(',', from);
+                int to = comma < 0 ? qops.length() : comma;
+                int s = from;
+                int e = to;
+                while (s < e && qops.charAt(s) <= ' ') {
+                    s++;
+                }
+                while (e > s && qops.charAt(e - 1) <= ' ') {
+                    e--;
+                }
+                if (e - s == 4 && qops.regionMatches(true, s, "auth", 0, 4)) {
                     return true;
                 }
+                if (comma < 0) {
+                    break;
+                }
+                from = comma + 1;
             }
             return false;
         }

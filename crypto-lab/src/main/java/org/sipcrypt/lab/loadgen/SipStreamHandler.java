@@ -37,6 +37,8 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
     private final StreamConnection.Listener listener;
     private final CompletableFuture<StreamConnection> ready;
     private final StreamFramer framer = new StreamFramer(StreamConnection.MAX_MESSAGE_BYTES);
+    /** Each read's bytes on their way into the framer, which copies them: reused, not one array per read. */
+    private byte[] scratch = new byte[4096];
     /** When this connection's handshake began, to tell a resumed SunJSSE session from a new one. */
     private final long beganMillis = System.currentTimeMillis();
     private String reason;
@@ -117,9 +119,12 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
             if (!ctx.channel().isOpen()) {
                 return;
             }
-            byte[] bytes = new byte[b.readableBytes()];
-            b.readBytes(bytes);
-            for (SipMessage m : framer.feed(bytes, 0, bytes.length)) {
+            int n = b.readableBytes();
+            if (scratch.length < n) {
+                scratch = new byte[Math.max(n, scratch.length * 2)];
+            }
+            b.readBytes(scratch, 0, n);
+            for (SipMessage m : framer.feed(scratch, 0, n)) {
                 listener.message(connection, m);
             }
         } catch (IllegalArgumentException e) {

@@ -42,6 +42,11 @@ public final class StreamConnection implements Closeable {
         return tls ? "TLS" : "TCP";
     }
 
+    /** The transport parameter of a SIP URI for this connection: {@code tcp} or {@code tls}. */
+    public String uriTransport() {
+        return tls ? "tls" : "tcp";
+    }
+
     /**
      * Queues one whole SIP message for sending.
      *

@@ -103,7 +103,8 @@ final class UacCall {
                 + "Contact: " + contact + "\r\n"
                 + authorizationLine()
                 + "Content-Type: application/sdp\r\n"
-                + "Content-Length: " + sdp.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + sdp)
+                // the offer is ASCII: its length in chars is its length in bytes
+                + "Content-Length: " + sdp.length() + "\r\n\r\n" + sdp)
                 .getBytes(StandardCharsets.UTF_8);
     }
 

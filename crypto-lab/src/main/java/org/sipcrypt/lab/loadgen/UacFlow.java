@@ -1,7 +1,6 @@
 package org.sipcrypt.lab.loadgen;
 
 import java.net.InetSocketAddress;
-import java.util.Locale;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -302,7 +301,7 @@ final class UacFlow {
     }
 
     private static String transportName(UacCall call) {
-        return call.channel != null ? call.channel.viaTransport().toLowerCase(Locale.ROOT) : "udp";
+        return call.channel != null ? call.channel.uriTransport() : "udp";
     }
 
     private void restartTimeout(UacCall call) {

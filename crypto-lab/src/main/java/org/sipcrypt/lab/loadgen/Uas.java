@@ -47,6 +47,7 @@ public final class Uas implements Closeable {
     private static final long T2_MILLIS = 4000;
     private static final String SDP = "v=0\r\no=lab-uas 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
             + "m=audio 49180 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n";
+    private static final int SDP_BYTES = SDP.getBytes(StandardCharsets.UTF_8).length;
 
     private final LegCounters counters = new LegCounters();
     private final ScheduledThreadPoolExecutor timer;
@@ -190,8 +191,8 @@ public final class Uas implements Closeable {
     }
 
     private static String key(SipMessage m) {
-        List<String> via = m.headers("Via");
-        return m.callId() + "|" + m.header("CSeq") + "|" + (via.isEmpty() ? "" : SipMessage.param(via.get(0), "branch"));
+        String via = m.topValue("Via");
+        return m.callId() + "|" + m.header("CSeq") + "|" + (via == null ? "" : SipMessage.param(via, "branch"));
     }
 
     /** {@code txKey} non-null on UDP, where retransmissions happen. */
@@ -216,15 +217,15 @@ public final class Uas implements Closeable {
                         // a callee over its capacity: 503 (RFC 3261 §21.5.4), which fails the call
                         refused.increment();
                         byte[] busy = response(m, 503, "Service Unavailable", "uas" + tagCounter.incrementAndGet(),
-                                null, local, transport);
+                                false, local, transport);
                         remember(txKey, busy);
                         reply.send(busy);
                         return;
                     }
                     String tag = "uas" + tagCounter.incrementAndGet();
-                    reply.send(response(m, 100, "Trying", null, null, local, transport));
-                    reply.send(response(m, 180, "Ringing", tag, null, local, transport));
-                    byte[] ok = response(m, 200, "OK", tag, SDP, local, transport);
+                    reply.send(response(m, 100, "Trying", null, false, local, transport));
+                    reply.send(response(m, 180, "Ringing", tag, false, local, transport));
+                    byte[] ok = response(m, 200, "OK", tag, true, local, transport);
                     remember(txKey, ok);
                     reply.send(ok);
                     if (txKey != null) {
@@ -233,12 +234,12 @@ public final class Uas implements Closeable {
                     }
                 }
                 case "BYE", "OPTIONS", "CANCEL" -> {
-                    byte[] ok = response(m, 200, "OK", null, null, local, transport);
+                    byte[] ok = response(m, 200, "OK", null, false, local, transport);
                     remember(txKey, ok);
                     reply.send(ok);
                 }
                 default -> {
-                    byte[] no = response(m, 501, "Not Implemented", null, null, local, transport);
+                    byte[] no = response(m, 501, "Not Implemented", null, false, local, transport);
                     remember(txKey, no);
                     reply.send(no);
                 }
@@ -284,9 +285,9 @@ public final class Uas implements Closeable {
         }
     }
 
-    private static byte[] response(SipMessage req, int status, String reason, String toTag, String sdp,
+    private static byte[] response(SipMessage req, int status, String reason, String toTag, boolean sdpAnswer,
                                    InetSocketAddress local, String transport) {
-        StringBuilder b = new StringBuilder();
+        StringBuilder b = new StringBuilder(640);
         b.append("SIP/2.0 ").append(status).append(' ').append(reason).append("\r\n");
         for (String via : req.headers("Via")) {
             b.append("Via: ").append(via).append("\r\n");
@@ -309,9 +310,9 @@ public final class Uas implements Closeable {
                     .append(local.getPort()).append(";transport=").append(transport.toLowerCase(Locale.ROOT))
                     .append(">\r\n");
         }
-        if (sdp != null) {
+        if (sdpAnswer) {
             b.append("Content-Type: application/sdp\r\n");
-            b.append("Content-Length: ").append(sdp.getBytes(StandardCharsets.UTF_8).length).append("\r\n\r\n").append(sdp);
+            b.append("Content-Length: ").append(SDP_BYTES).append("\r\n\r\n").append(SDP);
         } else {
             b.append("Content-Length: 0\r\n\r\n");
         }
