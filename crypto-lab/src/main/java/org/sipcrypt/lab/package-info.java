@@ -11,10 +11,12 @@
  * <caption>generator threads</caption>
  * <tr><th>name</th><th>how many</th><th>queue</th><th>runs</th><th>never runs</th></tr>
  * <tr><td>{@code lab-uac-arrivals}</td><td>1</td><td>none</td><td>the open-loop schedule: parks until
- *     each call is due, hands it to a worker</td><td>anything that blocks</td></tr>
+ *     each call is due and starts it (the first request, or starting a per-call connect; the call goes
+ *     on in its completion), or hands it to a worker when the persistent connection must be opened
+ *     again</td><td>anything that blocks</td></tr>
  * <tr><td>{@code lab-uac-N}</td><td>16</td><td>10000; a full queue fails the call as
- *     {@code generator_overload}</td><td>starting operations: the first request, or starting a per-call
- *     connect (the call goes on in its completion); waiting to reopen a lost persistent connection</td>
+ *     {@code generator_overload}</td><td>starting operations while the persistent connection is
+ *     missing or lost: waiting for it to open again</td>
  *     <td>response handling, waiting for a per-call connect or handshake</td></tr>
  * <tr><td>{@code lab-uac-timer}</td><td>1</td><td>unbounded (at most a few timers per call in
  *     flight)</td><td>Timers A, B, E, F, hold and call timeouts</td><td>connects</td></tr>

@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * (§12.2.1.1) on UDP; on TCP and TLS they use the call's connection, which goes to the same next hop
  * in every topology the lab builds. With a start time the schedule waits for it, so several generator
  * processes begin together.
- * Threads: {@code lab-uac-arrivals} keeps the schedule, {@code lab-uac-N} (16, queue of 10000,
- * an operation refused by a full queue fails as {@code generator_overload}) start operations (they
- * block only to reopen a lost persistent connection; a per-call connection is opened asynchronously
- * and the operation begins in its completion), {@code lab-uac-timer} runs retransmissions, holds and
+ * Threads: {@code lab-uac-arrivals} keeps the schedule and starts each operation itself, unless
+ * that would block: {@code lab-uac-N} (16, queue of 10000, an operation refused by a full queue
+ * fails as {@code generator_overload}) start those, which wait for a missing or lost persistent
+ * connection to open (a per-call connection is opened asynchronously and the operation begins in
+ * its completion), {@code lab-uac-timer} runs retransmissions, holds and
  * timeouts, the generator's event loops ({@code lab-uac-io-N}, not shared with the UAS) carry TCP and
  * TLS connections, their handshakes and the responses read on them, {@code lab-uac-udp} reads UDP,
  * and the caller of {@link #run} samples every interval. Every thread the generator starts is named
@@ -194,12 +195,30 @@ public final class Uac {
             UacCall call = flow.newCall(i, due, measured, runTag);
             tally.offered(measured, -wait);
             inFlight.incrementAndGet();
+            if (!startBlocks()) {
+                // no hand-off: a worker's wake-up per operation cost the generator more CPU than the start itself
+                start(call);
+                continue;
+            }
             try {
                 workers.execute(new CallStart(call));
             } catch (RejectedExecutionException e) {
                 fail(call, stopArrivals ? "timeout" : "generator_overload");
             }
         }
+    }
+
+    /**
+     * Whether starting an operation now would block: only when the persistent connection is
+     * missing or lost and must be opened again. UDP sends at once, and a per-call connection
+     * opens asynchronously.
+     */
+    private boolean startBlocks() {
+        if (o.transport() == Transport.UDP || o.connection() == ConnectionPattern.PER_CALL) {
+            return false;
+        }
+        StreamConnection c = persistent;
+        return c == null || c.isClosed();
     }
 
     /** An operation waiting for a worker (named so those still queued at the end can be failed). */

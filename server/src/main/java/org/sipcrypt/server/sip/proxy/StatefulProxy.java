@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.ListIterator;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
@@ -360,8 +361,14 @@ public final class StatefulProxy implements ProxyFunction {
                 branch.timerC.cancel(false);
             }
             if (branch.pending()) {
-                branch.timerC = timers.schedule(() -> ctx.lane(branch.call.callId).execute(() -> timerCFired(branch)),
-                        timerC.toMillis(), TimeUnit.MILLISECONDS);
+                try {
+                    branch.timerC = timers.schedule(
+                            () -> ctx.lane(branch.call.callId).execute(() -> timerCFired(branch)),
+                            timerC.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException e) {
+                    // the server is stopping and its timers with it: the call ends with the process
+                    branch.timerC = null;
+                }
             }
         }
     }
