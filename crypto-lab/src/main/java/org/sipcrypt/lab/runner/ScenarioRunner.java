@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.sipcrypt.lab.loadgen.Credential;
 import org.sipcrypt.lab.loadgen.CredentialFiles;
 import org.sipcrypt.lab.loadgen.TlsOptions;
@@ -165,8 +166,7 @@ public final class ScenarioRunner {
         List<PointRun> points = new ArrayList<>();
         List<PeakSearch> ramps = new ArrayList<>();
         // a warm server's start and warm-up is a step of its own
-        progress = new Progress(ciphers.size() * scenario.repeat() * ((fixed ? 1 : 0) + (peak ? 1 : 0))
-                + (fixed && options.warmServers() ? ciphers.size() + (roundZero(ciphers) ? 1 : 0) : 0));
+        progress = new Progress(plan(ciphers.size(), fixed, peak));
         String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
         options.progress().accept(scenario.name() + ": " + where);
         try (AutoCloseable pinned = options.pinning().pinLab()) {
@@ -219,26 +219,47 @@ public final class ScenarioRunner {
     }
 
     /**
-     * Where a comparison is: which point of how many, and the time left at the mean pace of the points
-     * done so far.
+     * Where a comparison is: which step of how many, and the time left. Steps differ in length (a
+     * warm server's start and warm-up takes several windows' time), so each is weighed by what it is
+     * planned to take, and the time left is the planned time left at the pace of the steps done so
+     * far (planned against taken): counting steps alone put the README's comparison at 39 min left
+     * after its first server, with 13 to go.
      * Threading: the runner's thread.
      */
     static final class Progress {
         private final int total;
-        private final long startNanos = System.nanoTime();
+        private final double totalWeight;
+        private final LongSupplier nanoClock;
+        private final long startNanos;
         private int begun;
+        private double doneWeight;
+        private double currentWeight;
 
-        Progress(int total) {
-            this.total = total;
+        /** @param plan the planned length of every step, in any one unit (e.g. seconds), in order */
+        Progress(double... plan) {
+            this(System::nanoTime, plan);
         }
 
-        /** The prefix of the next point's first line: {@code [3/14, 12 min left]}. */
-        String next() {
+        Progress(LongSupplier nanoClock, double... plan) {
+            this.nanoClock = nanoClock;
+            this.startNanos = nanoClock.getAsLong();
+            this.total = plan.length;
+            double sum = 0;
+            for (double w : plan) {
+                sum += w;
+            }
+            this.totalWeight = sum;
+        }
+
+        /** The prefix of the next step's first line: {@code [3/14, 12 min left]}; {@code weight} is its planned length. */
+        String next(double weight) {
             int done = begun++;
-            if (done == 0) {
+            doneWeight += currentWeight;
+            currentWeight = weight;
+            if (done == 0 || doneWeight <= 0) {
                 return String.format(Locale.ROOT, "[%d/%d]", begun, total);
             }
-            long left = (System.nanoTime() - startNanos) / done * (total - done);
+            long left = (long) ((nanoClock.getAsLong() - startNanos) / doneWeight * Math.max(0, totalWeight - doneWeight));
             return String.format(Locale.ROOT, "[%d/%d, %s left]", begun, total, duration(left));
         }
 
@@ -248,6 +269,55 @@ public final class ScenarioRunner {
                     : s >= 60 ? String.format(Locale.ROOT, "%d min", (s + 30) / 60)
                     : String.format(Locale.ROOT, "%d s", s);
         }
+    }
+
+    /** Planned seconds of a server's start and warm-up: a few seconds to start, then up to {@link #SETTLE_LIMIT} warm-ups. */
+    private double plannedStart() {
+        return 3 + SETTLE_LIMIT * scenario.load().warmup().toSeconds();
+    }
+
+    /** Planned seconds of a window on a warm server: its short warm-up, its duration and a second or two around them. */
+    private double plannedWindow() {
+        LoadProfile l = scenario.load();
+        return 2 + min(SETTLED_WARMUP, l.warmup()).toSeconds() + l.duration().toSeconds();
+    }
+
+    /** Planned seconds of a fixed-rate point on a server of its own. */
+    private double plannedFreshPoint() {
+        return plannedStart() + scenario.load().duration().toSeconds();
+    }
+
+    /** Planned seconds of a ramp: its warm-up, then the ramp's budget. */
+    private double plannedRamp() {
+        LoadProfile l = scenario.load();
+        return plannedStart() + l.ramp().budget().toSeconds();
+    }
+
+    /** The planned length of every step of this scenario's comparison, in the order they run. */
+    private double[] plan(int ciphers, boolean fixed, boolean peak) {
+        List<Double> steps = new ArrayList<>();
+        int reps = scenario.repeat();
+        if (fixed && options.warmServers()) {
+            for (int i = 0; i < ciphers; i++) {
+                steps.add(plannedStart());
+            }
+            if (ciphers > 1 && !scenario.load().warmup().isZero()) {
+                steps.add(ciphers * plannedWindow());
+            }
+            for (int i = 0; i < ciphers * reps; i++) {
+                steps.add(plannedWindow());
+            }
+        } else if (fixed) {
+            for (int i = 0; i < ciphers * reps; i++) {
+                steps.add(plannedFreshPoint());
+            }
+        }
+        if (peak) {
+            for (int i = 0; i < ciphers * reps; i++) {
+                steps.add(plannedRamp());
+            }
+        }
+        return steps.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     private Path certs() throws IOException {
@@ -304,7 +374,8 @@ public final class ScenarioRunner {
     private PointRun fixedPoint(String cipher, int rep) throws Exception {
         LoadProfile l = scenario.load();
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds after %ds warm-up",
-                progress.next(), scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(), l.warmup().toSeconds()));
+                progress.next(plannedFreshPoint()), scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(),
+                l.warmup().toSeconds()));
         try (Bench b = bench(cipher)) {
             PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), settleFirst(b, cipher, rep));
             options.progress().accept(line(p));
@@ -327,7 +398,7 @@ public final class ScenarioRunner {
             int n = 0;
             for (String cipher : ciphers) {
                 options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server %d of %d, its start and warm-up at %.0f/s",
-                        progress.next(), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
+                        progress.next(plannedStart()), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
                 Bench b = bench(cipher);
                 benches.put(cipher, b);
                 warmUp(b, cipher, 0, l.rate());
@@ -338,7 +409,8 @@ public final class ScenarioRunner {
                 // their windows once in turn before the rounds that are (the first two rounds of a
                 // seven-cipher chain run cost every cipher 8-9 % more than the later ones)
                 options.progress().accept(String.format(Locale.ROOT, "%s %s: round 0, not counted: %d windows of %ds",
-                        progress.next(), scenario.name(), ciphers.size(), l.duration().toSeconds()));
+                        progress.next(ciphers.size() * plannedWindow()), scenario.name(), ciphers.size(),
+                        l.duration().toSeconds()));
                 for (String cipher : ciphers) {
                     measure(benches.get(cipher), cipher, 0, "warmup", l.rate(), l.duration(), windowWarmup);
                 }
@@ -346,7 +418,7 @@ public final class ScenarioRunner {
             List<PointRun> points = new ArrayList<>();
             for (int rep = 1; rep <= scenario.repeat(); rep++) {
                 for (String cipher : interleaved(ciphers, rep)) {
-                    options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds", progress.next(),
+                    options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds", progress.next(plannedWindow()),
                             scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds()));
                     PointRun p = measure(benches.get(cipher), cipher, rep, "fixed", l.rate(), l.duration(), windowWarmup);
                     options.progress().accept(line(p));
@@ -436,7 +508,7 @@ public final class ScenarioRunner {
         LoadProfile l = scenario.load();
         LoadProfile.Ramp r = l.ramp();
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: ramp from %.0f/s by %.0f/s, %ds steps",
-                progress.next(), scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
+                progress.next(plannedRamp()), scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
         try (Bench b = bench(cipher)) {
             // the server's JIT settles before any step is measured, at a rate a cold server keeps up
             // with (the fixed rate when the ramp starts above it): a warm-up that overloads it would

@@ -24,13 +24,29 @@ class ScenarioRunnerTest {
 
     @Test
     void progressSaysWhichPointOfHowManyAndTheTimeLeft() {
-        ScenarioRunner.Progress p = new ScenarioRunner.Progress(3);
-        assertEquals("[1/3]", p.next());
-        assertTrue(p.next().matches("\\[2/3, \\d+ s left]"));
-        assertTrue(p.next().matches("\\[3/3, \\d+ s left]"));
+        ScenarioRunner.Progress p = new ScenarioRunner.Progress(1, 1, 1);
+        assertEquals("[1/3]", p.next(1));
+        assertTrue(p.next(1).matches("\\[2/3, \\d+ s left]"));
+        assertTrue(p.next(1).matches("\\[3/3, \\d+ s left]"));
         assertEquals("45 s", ScenarioRunner.Progress.duration(TimeUnit.SECONDS.toNanos(45)));
         assertEquals("13 min", ScenarioRunner.Progress.duration(TimeUnit.SECONDS.toNanos(12 * 60 + 40)));
         assertEquals("2 h 05 min", ScenarioRunner.Progress.duration(TimeUnit.MINUTES.toNanos(125)));
+    }
+
+    @Test
+    void theTimeLeftWeighsEachStepByItsPlannedLength() {
+        // a server's start planned at 33 s, then ten windows of 9 s; the start took 33 s
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        double[] plan = {33, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+        ScenarioRunner.Progress p = new ScenarioRunner.Progress(now::get, plan);
+        assertEquals("[1/11]", p.next(33));
+        now.addAndGet(TimeUnit.SECONDS.toNanos(33));
+        assertEquals("[2/11, 2 min left]", p.next(9), "90 s of windows left at the planned pace, not 10 starts");
+        // the windows run at half their planned pace: the estimate follows
+        now.addAndGet(TimeUnit.SECONDS.toNanos(18));
+        assertEquals("[3/11, 2 min left]", p.next(9));
+        now.addAndGet(TimeUnit.SECONDS.toNanos(9 * 8));
+        assertTrue(p.next(9).matches("\\[4/11, \\d+ (s|min) left]"));
     }
 
     @Test

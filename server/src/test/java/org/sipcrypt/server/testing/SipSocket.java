@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * A bare SIP client socket for hand-written messages (malformed ones included): UDP or TCP to a
@@ -22,6 +23,8 @@ public final class SipSocket implements AutoCloseable {
     private final Socket tcp;
     private final InetSocketAddress server;
     private String localHostOverride;
+    /** TCP bytes read and not yet returned: the start of the next message. */
+    private byte[] pending = new byte[0];
 
     private SipSocket(DatagramSocket udp, Socket tcp, InetSocketAddress server) {
         this.udp = udp;
@@ -146,7 +149,12 @@ public final class SipSocket implements AutoCloseable {
         }
     }
 
-    /** The next message (UDP datagram, or TCP bytes available within the timeout), or null on timeout. */
+    /**
+     * The next message, or null on timeout: a UDP datagram, or over TCP and TLS one message cut from
+     * the stream by its Content-Length, the bytes after it kept for the next call (two messages that
+     * arrive in one read, a 100 Trying and a 180, are two messages). Bytes that never complete a
+     * message are returned as they are once the timeout passes.
+     */
     public String receive(Duration timeout) throws IOException {
         if (udp != null) {
             udp.setSoTimeout((int) timeout.toMillis());
@@ -161,26 +169,36 @@ public final class SipSocket implements AutoCloseable {
         }
         tcp.setSoTimeout((int) timeout.toMillis());
         InputStream in = tcp.getInputStream();
-        StringBuilder sb = new StringBuilder();
         byte[] buf = new byte[65_535];
         try {
-            int n = in.read(buf);
-            if (n < 0) {
-                return null;
-            }
-            sb.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-            // a response may arrive in pieces: read until headers and body are complete
-            while (!complete(sb)) {
-                n = in.read(buf);
-                if (n < 0) {
-                    break;
+            while (true) {
+                int end = messageEnd(pending);
+                if (end >= 0) {
+                    String m = new String(pending, 0, end, StandardCharsets.UTF_8);
+                    pending = Arrays.copyOfRange(pending, end, pending.length);
+                    return m;
                 }
-                sb.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                int n = in.read(buf);
+                if (n < 0) {
+                    return takePending();
+                }
+                byte[] more = Arrays.copyOf(pending, pending.length + n);
+                System.arraycopy(buf, 0, more, pending.length, n);
+                pending = more;
             }
         } catch (SocketTimeoutException e) {
-            return sb.length() == 0 ? null : sb.toString();
+            return takePending();
         }
-        return sb.toString();
+    }
+
+    /** Every byte read and not yet returned, as text; null when there is none. */
+    private String takePending() {
+        if (pending.length == 0) {
+            return null;
+        }
+        String all = new String(pending, StandardCharsets.UTF_8);
+        pending = new byte[0];
+        return all;
     }
 
     /**
@@ -209,7 +227,9 @@ public final class SipSocket implements AutoCloseable {
     public String receiveBytes(int count, Duration timeout) throws IOException {
         tcp.setSoTimeout((int) timeout.toMillis());
         byte[] buf = new byte[count];
-        int got = 0;
+        int got = Math.min(count, pending.length);
+        System.arraycopy(pending, 0, buf, 0, got);
+        pending = Arrays.copyOfRange(pending, got, pending.length);
         try {
             while (got < count) {
                 int n = tcp.getInputStream().read(buf, got, count - got);
@@ -257,19 +277,27 @@ public final class SipSocket implements AutoCloseable {
         }
     }
 
-    private static boolean complete(StringBuilder sb) {
-        int end = sb.indexOf("\r\n\r\n");
+    /**
+     * Where the first message in {@code bytes} ends (after its body, by its Content-Length, full or
+     * compact; at its blank line without one), or -1 while it is incomplete.
+     */
+    private static int messageEnd(byte[] bytes) {
+        String text = new String(bytes, StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
         if (end < 0) {
-            return false;
+            return -1;
         }
-        String headers = sb.substring(0, end).toLowerCase(java.util.Locale.ROOT);
-        int cl = headers.indexOf("\ncontent-length:");
-        if (cl < 0) {
-            return true;
+        String headers = "\n" + text.substring(0, end).toLowerCase(java.util.Locale.ROOT);
+        int len = 0;
+        for (String name : new String[] {"\ncontent-length:", "\nl:"}) {
+            int at = headers.indexOf(name);
+            if (at >= 0) {
+                int eol = headers.indexOf('\r', at + 1);
+                len = Integer.parseInt(headers.substring(at + name.length(), eol < 0 ? headers.length() : eol).trim());
+                break;
+            }
         }
-        int eol = headers.indexOf('\r', cl + 1);
-        int len = Integer.parseInt(headers.substring(cl + 16, eol < 0 ? headers.length() : eol).trim());
-        return sb.length() >= end + 4 + len;
+        return bytes.length >= end + 4 + len ? end + 4 + len : -1;
     }
 
     @Override
