@@ -592,12 +592,27 @@ public final class ScenarioRunner {
                     u.cpuPercent(), u.cores(), u.maxArrivalLagMs());
         }
         if ("fixed".equals(mode) && !u.passed()) {
-            return String.format(Locale.ROOT, NOT_KEPT_UP + " (%.2f %%, more than %.2f %%%s; server CPU %.0f %% of a core,"
+            return String.format(Locale.ROOT, NOT_KEPT_UP + " (%.2f %%, more than %.2f %%%s%s; server CPU %.0f %% of a core,"
                             + " call response p50 %.0f ms): the server did not keep up with the rate",
-                    u.failedPct(), u.maxFailedPct(), u.stoppedEarly() == null ? "" : ", stopped early: " + u.stoppedEarly(),
+                    u.failedPct(), u.maxFailedPct(), mainCauses(u.causes()),
+                    u.stoppedEarly() == null ? "" : ", stopped early: " + u.stoppedEarly(),
                     server.cpuPercent(), u.crtP50Ms());
         }
         return null;
+    }
+
+    /**
+     * The commonest causes of the failed calls, most first (at most three), as {@code ": 753
+     * status_503, 1 timeout"}: a 503 is the server turning calls away, a timeout a call it never
+     * answered. Empty without causes.
+     */
+    static String mainCauses(Map<String, Long> causes) {
+        StringBuilder sb = new StringBuilder();
+        causes.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .limit(3)
+                .forEach(e -> sb.append(sb.length() == 0 ? ": " : ", ").append(e.getValue()).append(' ').append(e.getKey()));
+        return sb.toString();
     }
 
     private UacOptions uacOptions(Bench b, double rate, Duration duration, Duration warmup, LoadProfile l)

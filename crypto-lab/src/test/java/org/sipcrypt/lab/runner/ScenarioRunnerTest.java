@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -54,11 +55,21 @@ class ScenarioRunnerTest {
         ServerSample server = new ServerSample(4242, 81, 2627, 64L << 20);
         // 1,000 of 8,000 calls failed against the scenario's 1 %: the server did not keep up
         String why = ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7000, 1000, 4400), server);
-        assertTrue(why.startsWith(ScenarioRunner.NOT_KEPT_UP + " (12.50 %, more than 1.00 %; server CPU 81 %"), why);
+        assertTrue(why.startsWith(ScenarioRunner.NOT_KEPT_UP + " (12.50 %, more than 1.00 %: 1000 timeout; server CPU 81 %"),
+                why);
         assertTrue(why.endsWith("the server did not keep up with the rate"), why);
         // within the limit, and a ramp's step (which fails instead of being left out), are not
         assertNull(ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7995, 5, 1), server));
         assertNull(ScenarioRunner.invalid("step", Studies.summary(800, 10, 7000, 1000, 4400), server));
+    }
+
+    @Test
+    void theCommonestCausesOfFailedCallsComeFirstAndAtMostThree() {
+        assertEquals("", ScenarioRunner.mainCauses(Map.of()));
+        assertEquals(": 753 status_503, 235 timeout, 9 connect",
+                ScenarioRunner.mainCauses(Map.of("timeout", 235L, "status_503", 753L, "connect", 9L, "transport", 2L)));
+        assertEquals(": 4 connect, 4 timeout", ScenarioRunner.mainCauses(Map.of("timeout", 4L, "connect", 4L)),
+                "ties in name order");
     }
 
     @Test
