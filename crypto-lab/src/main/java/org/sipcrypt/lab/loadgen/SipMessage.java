@@ -73,7 +73,8 @@ public final class SipMessage {
         return new SipMessage(startLine, fields, body);
     }
 
-    private static int indexOfBlankLine(byte[] b, int from, int to) {
+    /** Where the first blank line (CRLF CRLF) in {@code b[from, to)} starts, or -1; the stream framer's too. */
+    static int indexOfBlankLine(byte[] b, int from, int to) {
         for (int i = from; i + 3 < to; i++) {
             if (b[i] == '\r' && b[i + 1] == '\n' && b[i + 2] == '\r' && b[i + 3] == '\n') {
                 return i;
@@ -82,8 +83,8 @@ public final class SipMessage {
         return -1;
     }
 
-    /** Where the line starting at {@code from} ends: its CRLF, or {@code to}. */
-    private static int lineEnd(byte[] b, int from, int to) {
+    /** Where the line starting at {@code from} ends: its CRLF, or {@code to}; the stream framer's too. */
+    static int lineEnd(byte[] b, int from, int to) {
         for (int i = from; i + 1 < to; i++) {
             if (b[i] == '\r' && b[i + 1] == '\n') {
                 return i;

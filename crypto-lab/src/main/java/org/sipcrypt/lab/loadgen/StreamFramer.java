@@ -43,7 +43,7 @@ final class StreamFramer {
             while (pos < len && (buf[pos] == '\r' || buf[pos] == '\n')) {
                 pos++;
             }
-            int headEnd = indexOfBlankLine(pos);
+            int headEnd = SipMessage.indexOfBlankLine(buf, pos, len);
             if (headEnd < 0) {
                 if (len - pos > maxMessageBytes) {
                     throw new IllegalArgumentException("headers longer than " + maxMessageBytes + " bytes");
@@ -69,15 +69,6 @@ final class StreamFramer {
         return out == null ? List.of() : out;
     }
 
-    private int indexOfBlankLine(int from) {
-        for (int i = from; i + 3 < len; i++) {
-            if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     /**
      * The value of the first Content-Length header (or its compact form {@code l}, RFC 3261 §7.3.3)
      * among the lines of {@code buf[from, to)}, the header block without its blank line.
@@ -85,7 +76,7 @@ final class StreamFramer {
     private int contentLength(int from, int to) {
         int line = from;
         while (line < to) {
-            int eol = lineEnd(line, to);
+            int eol = SipMessage.lineEnd(buf, line, to);
             int colon = nameColon(line, eol);
             if (colon >= 0) {
                 return decimal(colon + 1, eol);
@@ -93,16 +84,6 @@ final class StreamFramer {
             line = eol + 2;
         }
         throw new IllegalArgumentException("no Content-Length on a stream (RFC 3261 §18.3)");
-    }
-
-    /** Where the line starting at {@code from} ends: its CRLF, or {@code to}. */
-    private int lineEnd(int from, int to) {
-        for (int i = from; i + 1 < to; i++) {
-            if (buf[i] == '\r' && buf[i + 1] == '\n') {
-                return i;
-            }
-        }
-        return to;
     }
 
     /**
