@@ -19,6 +19,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import javax.sip.ClientTransaction;
 import javax.sip.ListeningPoint;
 import javax.sip.SipFactory;
 import javax.sip.SipProvider;
@@ -189,6 +190,13 @@ public final class SipcryptServer implements AutoCloseable {
                 transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
             }
             if (transport != null && config.mode() == Mode.PROXY) {
+                // a forwarded request whose connection (dialled without the lane waiting) failed to
+                // be set up is a 503 on its branch, on the call's lane
+                transport.reportRequestsNotSentTo((request, cause) -> {
+                    if (stack.findTransaction(request, false) instanceof ClientTransaction ct) {
+                        context.lane(request.getCallId().getCallId()).execute(() -> proxy.onNotSent(ct));
+                    }
+                });
                 // the ACK for a 2xx and BYE, with their responses, and the 2xx and 1xx to an INVITE are
                 // relayed from their bytes over UDP, TCP and TLS, without the stack's parse
                 transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs, proxy,

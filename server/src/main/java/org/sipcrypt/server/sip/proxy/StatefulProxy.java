@@ -354,6 +354,27 @@ public final class StatefulProxy implements ProxyFunction {
         }
     }
 
+    /**
+     * A branch's request never left: the connection it waited for could not be set up (the connect
+     * or the TLS handshake failed after the send returned). As if it had been answered 503 (§16.9);
+     * its transaction ends. On the call's lane.
+     */
+    public void onNotSent(ClientTransaction ct) {
+        ProxyCall.Branch branch = (ProxyCall.Branch) ct.getApplicationData();
+        if (branch == null || !branch.pending()) {
+            return;
+        }
+        ctx.counters().error("next_hop_unreachable");
+        log.debug("{}: {} not sent: its connection was not set up", branch.call.callId,
+                ct.getRequest().getMethod());
+        try {
+            ct.terminate();
+        } catch (javax.sip.ObjectInUseException e) {
+            log.debug("{}: {}", branch.call.callId, e.toString());
+        }
+        branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
+    }
+
     /** Starts or restarts Timer C of an INVITE branch (§16.6 step 11: reset on every provisional). */
     private void startTimerC(ProxyCall.Branch branch) {
         synchronized (branch.call) {

@@ -91,6 +91,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     /** Sends a message's bytes to an address; {@link #sendMessage(byte[], InetAddress, int, boolean)} has dumped them. */
     abstract void send(byte[] message, InetSocketAddress to) throws IOException;
 
+    /**
+     * Sends a stack message's bytes to an address, dumped already. {@code request} is the request
+     * they encode (null for a response): a transport that queues it while its connection is set up
+     * reports it to the transport's {@link RequestsNotSent} when that fails, since the sender had
+     * its answer (none thrown) already.
+     */
+    void send(byte[] message, InetSocketAddress to, SIPRequest request) throws IOException {
+        send(message, to);
+    }
+
     /** Counts a message dropped without an answer. */
     abstract void countDropped(String reason);
 
@@ -605,11 +615,34 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         send(message, to);
     }
 
+    /**
+     * How a transaction sends: as JAIN-SIP's own, but a request keeps its identity down to the
+     * transport, which reports it if it never leaves ({@link #send(byte[], InetSocketAddress, SIPRequest)}).
+     */
+    @Override
+    public void sendMessage(SIPMessage message, InetAddress address, int port) throws IOException {
+        if (!(message instanceof SIPRequest request)) {
+            super.sendMessage(message, address, port);
+            return;
+        }
+        long began = System.currentTimeMillis();
+        byte[] bytes = request.encodeAsBytes(getTransport());
+        InetSocketAddress to = new InetSocketAddress(address, port);
+        dumpSent(bytes, to);
+        send(bytes, to, request);
+        request.setRemoteAddress(address);
+        request.setRemotePort(port);
+        request.setLocalPort(getPort());
+        request.setLocalAddress(processor.getIpAddress());
+        logMessage(request, address, port, began);
+    }
+
     @Override
     public void sendMessage(SIPMessage message) throws IOException {
         InetSocketAddress peer = peer();
         byte[] bytes = message.encodeAsBytes(getTransport());
-        sendMessage(bytes, peer.getAddress(), peer.getPort(), message instanceof SIPRequest);
+        dumpSent(bytes, peer);
+        send(bytes, peer, message instanceof SIPRequest request ? request : null);
         if (message instanceof SIPResponse response && !isReliable() && response.getStatusCode() >= 200) {
             keepFinalResponse(response, bytes, peer);
         }

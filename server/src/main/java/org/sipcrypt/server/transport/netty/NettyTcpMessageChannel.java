@@ -1,10 +1,13 @@
 package org.sipcrypt.server.transport.netty;
 
+import gov.nist.javax.sip.message.SIPRequest;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
@@ -12,18 +15,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One TCP connection as a JAIN-SIP message channel: messages to its peer are written on it;
- * messages to another address go to the processor's connection for that address.
+ * messages to another address go to the processor's connection for that address. An outgoing
+ * connection is a channel from the moment it is dialled: what is sent before its TCP connect (and
+ * TLS handshake) completed waits, in order, and goes out once it has; if the set-up fails, the
+ * waiting messages are dropped and the requests among them reported as not sent.
  * Threading: thread-safe; writing never blocks (Netty queues writes from other threads).
  */
 final class NettyTcpMessageChannel extends NettyMessageChannel {
+
+    /** Most messages an outgoing connection holds while it is set up; a send beyond fails at once. */
+    static final int MAX_WAITING = 64;
 
     private static final Logger log = LoggerFactory.getLogger(NettyTcpMessageChannel.class);
     private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
 
     private final NettyTcpMessageProcessor tcp;
-    private final Channel channel;
     private final SipConnectionHandler handler;
+    private volatile Channel channel;
+    /** While an outgoing connection is set up: what waits to be sent on it; null once set up or failed. */
+    private List<Waiting> waiting;
+    private volatile boolean settingUp;
 
+    private record Waiting(byte[] bytes, SIPRequest request) {
+    }
+
+    /** A connection that is open: accepted, or set up already. */
     NettyTcpMessageChannel(NettyTcpMessageProcessor processor, Channel channel, SipConnectionHandler handler) {
         super(processor, (InetSocketAddress) channel.remoteAddress());
         this.tcp = processor;
@@ -31,14 +47,36 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
         this.handler = handler;
     }
 
+    /** An outgoing connection to {@code peer} being dialled; its Netty channel is {@link #attach attached} before use. */
+    NettyTcpMessageChannel(NettyTcpMessageProcessor processor, InetSocketAddress peer, SipConnectionHandler handler) {
+        super(processor, peer);
+        this.tcp = processor;
+        this.handler = handler;
+        this.waiting = new ArrayList<>(2);
+        this.settingUp = true;
+    }
+
+    /** The Netty channel of a connection being dialled, once it exists. */
+    void attach(Channel ch) {
+        this.channel = ch;
+    }
+
+    /** Open, or still being set up. */
     boolean isOpen() {
-        return channel.isActive();
+        if (settingUp) {
+            return true;
+        }
+        Channel ch = channel;
+        return ch != null && ch.isActive();
     }
 
     /** Closes the connection, counting it under {@code reason}. */
     void closeWith(String reason) {
         handler.closeReason(reason);
-        channel.close();
+        Channel ch = channel;
+        if (ch != null) {
+            ch.close();
+        }
     }
 
     @Override
@@ -48,7 +86,7 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
 
     @Override
     void writeBack(byte[] bytes) throws IOException {
-        write(bytes);
+        write(bytes, null);
     }
 
     @Override
@@ -56,11 +94,28 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
         counters.messageDropped(reason);
     }
 
-    void write(byte[] bytes) throws IOException {
-        if (!channel.isActive()) {
+    /**
+     * Writes bytes on the connection, or, while it is set up, keeps them for when it is.
+     *
+     * @param request the request they encode, reported if it never leaves; null for anything else
+     */
+    void write(byte[] bytes, SIPRequest request) throws IOException {
+        if (settingUp) {
+            synchronized (this) {
+                if (waiting != null) {
+                    if (waiting.size() >= MAX_WAITING) {
+                        throw new IOException(this + ": " + MAX_WAITING + " messages wait for the connection already");
+                    }
+                    waiting.add(new Waiting(bytes, request));
+                    return;
+                }
+            }
+        }
+        Channel ch = channel;
+        if (ch == null || !ch.isActive()) {
             throw new IOException(this + " is closed");
         }
-        channel.writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener((ChannelFutureListener) f -> {
+        ch.writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 counters.messageDropped("send_failed");
                 rateLimited.warn("tcp_send", "{}: send failed: {}", this, f.cause().toString());
@@ -68,12 +123,60 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
         });
     }
 
+    /** The connection is set up: what waited goes out, in the order it was sent. Event loop. */
+    void setUp() {
+        List<Waiting> w;
+        synchronized (this) {
+            w = waiting;
+            waiting = null;
+            settingUp = false;
+        }
+        if (w == null) {
+            return;
+        }
+        for (Waiting m : w) {
+            try {
+                write(m.bytes(), m.request());
+            } catch (IOException e) {
+                lost(m, e);
+            }
+        }
+    }
+
+    /** The connect or the handshake failed: what waited is dropped, its requests reported. Any thread. */
+    void setUpFailed(Throwable cause) {
+        List<Waiting> w;
+        synchronized (this) {
+            w = waiting;
+            waiting = null;
+            settingUp = false;
+        }
+        if (w == null) {
+            return;
+        }
+        for (Waiting m : w) {
+            lost(m, cause);
+        }
+    }
+
+    private void lost(Waiting m, Throwable cause) {
+        counters.messageDropped("send_failed");
+        if (m.request() != null) {
+            tcp.transport().requestNotSent(m.request(), cause);
+        }
+    }
+
     @Override
     void send(byte[] message, InetSocketAddress to) throws IOException {
-        if (to.equals(peer()) && channel.isActive()) {
-            write(message);
+        send(message, to, null);
+    }
+
+    @Override
+    void send(byte[] message, InetSocketAddress to, SIPRequest request) throws IOException {
+        if (to.equals(peer()) && isOpen()) {
+            write(message, request);
         } else {
-            tcp.connection(to).write(message);
+            tcp.connection(to).write(message, request);
         }
     }
 

@@ -12,7 +12,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
-import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -20,9 +19,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionScope;
 import org.sipcrypt.server.transport.PeerKey;
@@ -87,7 +86,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
                         if (!transport.admit(ch, p)) {
                             return;
                         }
-                        p.initPipeline(ch, null, null);
+                        p.initPipeline(ch, null, new SipConnectionHandler(p, null, null));
                     }
                 });
         try {
@@ -97,7 +96,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         }
     }
 
-    private void initPipeline(Channel ch, PeerKey outboundKey, CompletableFuture<NettyTcpMessageChannel> connected) {
+    private void initPipeline(Channel ch, PeerKey outboundKey, SipConnectionHandler sip) {
         TransportSettings s = transport().settings();
         if (kind() == Transport.TLS) {
             // before anything else: framing and SIP see only decrypted bytes
@@ -107,7 +106,6 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         }
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         SipStreamFramer framer = new SipStreamFramer(s.maxMessageBytes());
-        SipConnectionHandler sip = new SipConnectionHandler(this, outboundKey, connected);
         ch.pipeline().addLast("limits", new StreamLimitsHandler(s.limits(), transport().partialMessages(), framer,
                 sip::closeReason, outboundKey == null, kind() == Transport.TLS));
         ch.pipeline().addLast("framer", framer);
@@ -173,9 +171,12 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     }
 
     /**
-     * The connection to {@code target}: an open one from the table, or a new one. Waits for a new
-     * connection's TCP handshake, so it must not run on an event loop. Without an open one, a
-     * target a connect to it failed within {@code tcp.connectFailureHold} fails at once, undialled.
+     * The connection to {@code target}: an open one from the table, or a new one. A connection being
+     * dialled is returned at once, without waiting for its TCP connect or TLS handshake: what is
+     * sent on it waits for them ({@link NettyTcpMessageChannel#write}), so neither a SIP lane nor an
+     * event loop ever waits here. Without an open one, a target a connect to it failed within
+     * {@code tcp.connectFailureHold} fails at once, undialled; so does a connect that fails before it
+     * began (the connection cap).
      */
     NettyTcpMessageChannel connection(InetSocketAddress target) throws IOException {
         ConnectionPattern pattern = transport().settings().policy().patternFor(target);
@@ -191,20 +192,15 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         }
         CompletableFuture<NettyTcpMessageChannel> f = connections.compute(key,
                 (k, old) -> old == null || isDead(old) ? connect(k) : old);
-        if (!f.isDone() && onEventLoop()) {
-            throw new IOException("connection to " + key + " not ready and the event loop must not wait");
+        if (f instanceof Dialling d && !f.isDone()) {
+            return d.channel;
         }
         NettyTcpMessageChannel c;
         try {
-            // done already (a refused connect on loopback fails at once): no wait, and a failure is
-            // the same IOException as one waited for, never an unchecked CompletionException
-            c = f.get(transport().settings().connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted connecting to " + key, e);
-        } catch (ExecutionException | TimeoutException e) {
+            c = f.getNow(null);
+        } catch (CompletionException | CancellationException e) {
             connections.remove(key, f);
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw new IOException("cannot connect to " + key + ": " + cause.getMessage(), cause);
         }
         if (c == null || !c.isOpen()) {
@@ -214,14 +210,13 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         return c;
     }
 
-    /** Whether the calling thread is one of the transport's event loops, which must never wait. */
-    private boolean onEventLoop() {
-        for (EventExecutor loop : transport().group()) {
-            if (loop.inEventLoop()) {
-                return true;
-            }
-        }
-        return false;
+    /**
+     * An outgoing connection's set-up: completes with its message channel once the TCP connect (and
+     * TLS handshake) succeeded, exceptionally when either failed. The channel exists from the dial.
+     */
+    private static final class Dialling extends CompletableFuture<NettyTcpMessageChannel> {
+        /** Set before the future is published in the connection table. */
+        private NettyTcpMessageChannel channel;
     }
 
     private static boolean isDead(CompletableFuture<NettyTcpMessageChannel> f) {
@@ -235,16 +230,27 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     }
 
     private CompletableFuture<NettyTcpMessageChannel> connect(PeerKey key) {
-        CompletableFuture<NettyTcpMessageChannel> connected = new CompletableFuture<>();
         TransportSettings s = transport().settings();
         if (transport().counters().openConnections().get() >= s.maxConnections()) {
             transport().counters().connectionClosed("cap");
-            connected.completeExceptionally(new IOException("connection cap of " + s.maxConnections() + " reached"));
-            return connected;
+            return CompletableFuture.failedFuture(new IOException("connection cap of " + s.maxConnections() + " reached"));
         }
         if (key.callId() != null) {
             perCall.computeIfAbsent(key.callId(), k -> ConcurrentHashMap.newKeySet()).add(key);
         }
+        // the message channel, its handler and its set-up exist before the dial: sends wait on them
+        Dialling connected = new Dialling();
+        SipConnectionHandler sip = new SipConnectionHandler(this, key, connected);
+        NettyTcpMessageChannel channel = new NettyTcpMessageChannel(this, key.remote(), sip);
+        connected.channel = channel;
+        sip.dialled(channel);
+        connected.whenComplete((c, failure) -> {
+            if (failure == null) {
+                channel.setUp();
+            } else {
+                channel.setUpFailed(failure);
+            }
+        });
         Bootstrap b = new Bootstrap()
                 .group(transport().group())
                 .channel(transport().socketChannelClass())
@@ -253,14 +259,15 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        initPipeline(ch, key, connected);
+                        initPipeline(ch, key, sip);
                     }
                 });
         ChannelFuture cf = b.connect(key.remote(), new InetSocketAddress(getIpAddress(), 0));
+        channel.attach(cf.channel());
         cf.addListener(done -> {
             if (!done.isSuccess()) {
                 transport().counters().connectionClosed("connect_failed");
-                // held before the waiting sender hears of the failure, so its next send sees the hold
+                // held before the waiting senders hear of the failure, so their next send sees the hold
                 if (unreachable.failed(key.remote(), done.cause())) {
                     failures.warn("connect_failed", "{}: cannot connect to {}: {}; not dialled again for {}"
                             + " (tcp.connectFailureHold)", kind().configName(), key.remote(), done.cause().toString(),

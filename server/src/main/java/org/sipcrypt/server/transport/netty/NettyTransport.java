@@ -1,5 +1,6 @@
 package org.sipcrypt.server.transport.netty;
 
+import gov.nist.javax.sip.message.SIPRequest;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -27,6 +28,7 @@ import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.EarlyAnswers;
 import org.sipcrypt.server.transport.EarlyRelays;
+import org.sipcrypt.server.transport.RequestsNotSent;
 import org.sipcrypt.server.transport.ConnectionsPerSource;
 import org.sipcrypt.server.transport.PartialMessages;
 import org.sipcrypt.server.transport.RateLimitedLog;
@@ -67,6 +69,7 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private volatile OverloadGuard guard;
     private volatile EarlyAnswers early;
     private volatile EarlyRelays relays;
+    private volatile RequestsNotSent notSent;
 
     /**
      * @param completed final responses of completed non-INVITE transactions over UDP, answering
@@ -164,6 +167,27 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     /** The early relays, or null when there are none. */
     EarlyRelays earlyRelays() {
         return relays;
+    }
+
+    /**
+     * Reports, from now on, the stack's requests that waited for a connection whose connect or TLS
+     * handshake then failed; until it is set, they are only counted as dropped. Set once, when the
+     * SIP layer is up.
+     */
+    public void reportRequestsNotSentTo(RequestsNotSent listener) {
+        this.notSent = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Counts a request that never left and tells the listener, if there is one. */
+    void requestNotSent(SIPRequest request, Throwable cause) {
+        RequestsNotSent l = notSent;
+        if (l != null) {
+            try {
+                l.notSent(request, cause);
+            } catch (RuntimeException e) {
+                log.warn("a request not sent was not handled: {}", e.toString());
+            }
+        }
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */

@@ -57,6 +57,21 @@ final class SipConnectionHandler extends ChannelDuplexHandler {
         this.future = future != null ? future : new CompletableFuture<>();
     }
 
+    /**
+     * The message channel of an outgoing connection, made when it was dialled so that sends can wait
+     * for its set-up; before the channel is registered.
+     */
+    void dialled(NettyTcpMessageChannel channel) {
+        this.sipChannel = channel;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (sipChannel != null) {
+            sipChannel.attach(ctx.channel());
+        }
+    }
+
     /** Sets why the connection is being closed, unless a reason is already set. */
     void closeReason(String reason) {
         if (closeReason == null) {
@@ -77,7 +92,9 @@ final class SipConnectionHandler extends ChannelDuplexHandler {
             return;
         }
         counters.connectionOpened(outboundKey == null ? "inbound" : "outbound");
-        sipChannel = new NettyTcpMessageChannel(processor, ctx.channel(), this);
+        if (sipChannel == null) {
+            sipChannel = new NettyTcpMessageChannel(processor, ctx.channel(), this);
+        }
         key = outboundKey != null ? outboundKey
                 : PeerKey.shared(processor.kind(), (InetSocketAddress) ctx.channel().remoteAddress());
         // an outgoing TLS connection is ready for SIP once its handshake has succeeded

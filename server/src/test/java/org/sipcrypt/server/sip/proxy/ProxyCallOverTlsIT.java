@@ -274,6 +274,40 @@ class ProxyCallOverTlsIT {
 
     @ParameterizedTest(name = "{0} engine")
     @ValueSource(strings = {"jsse", "bc"})
+    void aCalleeStallingItsHandshakeDoesNotHoldUpTheNextRequest(String engine) throws Exception {
+        // the proxy dials without waiting for the TCP connect or the TLS handshake: while one callee
+        // leaves its ClientHello unanswered, a request to another goes out and is answered, and the
+        // stalled one ends when its handshake times out: a 503 on its branch (RFC 3261 section 16.9),
+        // forwarded upstream as 500 (section 16.7 step 6)
+        try (TlsCallEnds ends = ends(engine, "127.0.0.1", "tls.handshakeTimeout", "6s");
+             java.net.ServerSocket silent = new java.net.ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<java.net.Socket> stalled = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return silent.accept();
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            String carol = "sip:carol@127.0.0.1:" + silent.getLocalPort() + ";transport=tls";
+            ends.uac().send(ends.uac().request("OPTIONS", carol, "alice", "carol@127.0.0.1", "stalled", 1, ""));
+            try (java.net.Socket unanswered = stalled.get(10, TimeUnit.SECONDS)) {
+                CompletableFuture<SipSocket> uas = accept(ends.listener());
+                String bob = "sip:bob@127.0.0.1:" + ends.listener().getLocalPort() + ";transport=tls";
+                ends.uac().send(ends.uac().request("OPTIONS", bob, "alice", "bob@127.0.0.1", "prompt", 1, ""));
+                try (SipSocket callee = uas.get(10, TimeUnit.SECONDS)) {
+                    String ok = answeredByCallee(ends.uac(), callee, "OPTIONS");
+                    assertTrue(ok.contains("Call-ID: prompt"), "answered before the stalled request: " + ok);
+                }
+                String unavailable = ends.uac().awaitMessage("SIP/2.0 ", Duration.ofSeconds(30));
+                assertNotNull(unavailable, "the stalled request is answered");
+                assertTrue(unavailable.startsWith("SIP/2.0 500") && unavailable.contains("Call-ID: stalled"),
+                        unavailable);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} engine")
+    @ValueSource(strings = {"jsse", "bc"})
     void withPeerChecksOffTheLabReachesAMisnamedCallee(String engine) throws Exception {
         try (TlsCallEnds ends = ends(engine, "127.0.0.2", "tls.verifyPeers", "off")) {
             CompletableFuture<SipSocket> uas = optionsToMisnamedCallee(ends, "unchecked-" + engine);
