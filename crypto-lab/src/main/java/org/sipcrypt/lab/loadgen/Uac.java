@@ -391,9 +391,10 @@ public final class Uac {
     /** Ends the operation as failed by {@code cause} (once; later calls do nothing). */
     void fail(UacCall call, String cause) {
         synchronized (call) {
+            UacCall.State was = call.state;
             if (end(call)) {
                 tally.failed(call.measured, cause);
-                log.debug("call {} failed: {}", call.callId, cause);
+                log.debug("call {} failed in {}: {}", call.callId, was, cause);
             }
         }
     }
