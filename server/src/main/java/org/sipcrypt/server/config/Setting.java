@@ -80,7 +80,7 @@ public enum Setting {
     TCP_CONNECT_TIMEOUT("tcp.connectTimeout", Kind.SINGLE, "DURATION", "How long an outgoing TCP connect may take.",
             c -> shown(c.tcpConnectTimeout()), (b, k, v) -> b.tcpConnectTimeout(duration(k, one(k, v), false))),
     TCP_CONNECT_FAILURE_HOLD("tcp.connectFailureHold", Kind.SINGLE, "DURATION",
-            "An address a TCP connect to it failed is not dialled again for this long; sends to it fail at once (0 dials every time).",
+            "An address that refused a TCP connect is not dialled again for this long; sends to it fail at once (0 dials every time).",
             c -> shown(c.tcpConnectFailureHold()),
             (b, k, v) -> b.tcpConnectFailureHold(duration(k, one(k, v), true))),
     TCP_MAX_CONNECTIONS_PER_SOURCE("tcp.maxConnectionsPerSource", Kind.SINGLE, "N",

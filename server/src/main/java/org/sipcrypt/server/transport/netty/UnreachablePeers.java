@@ -11,11 +11,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * The addresses an outgoing TCP or TLS connect to failed within the last {@code tcp.connectFailureHold}
- * (refused, timed out, no route): a send to one of them fails at once instead of dialling it again.
- * Without it, every response a next hop retransmits towards a client whose connection has closed
- * (a UAS's 2xx, ten times in 32 s per call) costs a connect to a port nothing listens on, each waited
- * for by a SIP lane; under load those dials alone kept a lane's queue over the overload threshold.
+ * The addresses an outgoing TCP or TLS connect to was refused by, or found no route to, within the
+ * last {@code tcp.connectFailureHold}: a send to one of them fails at once instead of dialling it
+ * again. Without it, every response a next hop retransmits towards a client whose connection has
+ * closed (a UAS's 2xx, ten times in 32 s per call) costs a connect to a port nothing listens on;
+ * under load those dials alone kept a lane's queue over the overload threshold. A connect that timed
+ * out does not hold its address: a busy peer whose listen queue overflowed for a moment drops a SYN,
+ * and holding it would turn that moment into a whole hold without calls to it (the lab's UAS at
+ * 400 calls/s with a connection per call: 6,301 sends held after one timeout).
  * At most {@link #MAX_ADDRESSES} addresses are held; when that many are, lapsed ones are swept out
  * and, if none has lapsed, the new one is not held (it is dialled again, as without the hold).
  * Threading: thread-safe; never blocks.
@@ -81,8 +84,8 @@ final class UnreachablePeers {
     }
 
     private static boolean peersFault(Throwable cause) {
-        // Netty's refused and timed-out connects are both ConnectExceptions
-        return cause instanceof ConnectException || cause instanceof ConnectTimeoutException
+        // a refused connect is a ConnectException; so is Netty's timed-out one, which is no answer
+        return cause instanceof ConnectException && !(cause instanceof ConnectTimeoutException)
                 || cause instanceof NoRouteToHostException;
     }
 }

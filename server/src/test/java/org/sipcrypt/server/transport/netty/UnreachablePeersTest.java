@@ -37,12 +37,13 @@ class UnreachablePeersTest {
     }
 
     @Test
-    void timeoutsAndNoRouteAreThePeersButLocalShortagesAreNot() {
-        assertTrue(peers.failed(address(1), new ConnectTimeoutException("connection timed out")));
+    void noRouteIsThePeersButTimeoutsAndLocalShortagesAreNot() {
+        // a timed-out connect may be a busy peer's overflowing listen queue: no hold
+        assertFalse(peers.failed(address(1), new ConnectTimeoutException("connection timed out")));
         assertTrue(peers.failed(address(2), new NoRouteToHostException("no route")));
         assertFalse(peers.failed(address(3), new BindException("Cannot assign requested address")));
         assertFalse(peers.failed(address(4), new java.io.IOException("connection cap of 2 reached")));
-        assertTrue(peers.held(address(1)));
+        assertFalse(peers.held(address(1)));
         assertTrue(peers.held(address(2)));
         assertFalse(peers.held(address(3)));
         assertFalse(peers.held(address(4)));
