@@ -52,6 +52,13 @@ import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
  */
 public final class LegConnector {
 
+    /**
+     * The listen queue of the UAS's listeners: with a connection per call at hundreds of calls/s, a
+     * lab JVM pausing for a collection or busy compiling must not make the kernel drop the server's
+     * SYNs (Linux caps it at {@code net.core.somaxconn}, 4096 on current kernels).
+     */
+    static final int LISTEN_BACKLOG = 4096;
+
     private static final int SESSION_CACHE_SIZE = 10_000;
     private static final Duration SESSION_LIFETIME = Duration.ofHours(1);
 
@@ -185,7 +192,7 @@ public final class LegConnector {
         ServerBootstrap b = new ServerBootstrap()
                 .group(loops)
                 .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_BACKLOG, LISTEN_BACKLOG)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<Channel>() {

@@ -120,6 +120,7 @@ public final class Uac {
                 onInterval.accept(tally.sample(now));
                 stoppedEarly = tally.failuresAbove(o.maxFailedPct());
                 if (stoppedEarly != null) {
+                    drain(Math.min(now + o.callTimeout().toNanos(), hardEnd));
                     break;
                 }
                 if (now >= arrivalsEnd && (inFlight.get() == 0 || now >= hardEnd)) {
@@ -179,6 +180,19 @@ public final class Uac {
     }
 
     /** The open-loop schedule: operation n is due at start + n / rate. */
+    /**
+     * After an early stop: no new calls, and the calls under way get until {@code deadline} to end
+     * (their answers, ACKs and BYEs go through) before the run closes its connections. Abandoned at
+     * once, their INVITEs would still be forwarded and the callee's 2xx retransmitted towards a
+     * closed connection: a backlog the next run on the same server would inherit.
+     */
+    private void drain(long deadline) throws InterruptedException {
+        stopArrivals = true;
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+
     private void arrive(long arrivalsEnd) {
         double gapNanos = 1e9 / o.rate();
         for (long i = 0; !stopArrivals; i++) {

@@ -22,6 +22,7 @@ import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uac;
 import org.sipcrypt.lab.loadgen.UacOptions;
 import org.sipcrypt.lab.loadgen.Workload;
+import org.sipcrypt.lab.metrics.ListenOverflows;
 import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.scenario.LoadProfile;
@@ -65,6 +66,14 @@ public final class ScenarioRunner {
 
     /** A warm-up window of a fixed-rate point (see {@code settle}). */
     static final Duration SETTLE_WINDOW = Duration.ofSeconds(5);
+    /**
+     * The share of the rate of a settle's first windows, one per window, before the full rate: a cold
+     * server runs interpreted code at several times a warm one's CPU per call, so the full rate from
+     * the first second overloads it (the overload guard's 503s within a second of the start, at
+     * 400-750 calls/s with a connection per call), and the calls it turns away or loses leave work
+     * behind (the callee's 2xx retransmissions) that the measured windows inherit.
+     */
+    static final double[] RAMP_IN = {0.25, 0.5};
     /** The JIT compiler is quiet below this share of a core over a warm-up window. */
     static final double JIT_QUIET_PCT = 5;
     /** A warm-up waits for a quiet JIT compiler for at most this many times the scenario's warm-up. */
@@ -467,28 +476,31 @@ public final class ScenarioRunner {
     }
 
     /**
-     * Warms the server up at the point's rate, in windows of {@link #SETTLE_WINDOW} (or the warm-up
-     * when shorter), for at least
+     * Warms the server up at the point's rate, the first windows at the shares {@link #RAMP_IN} of
+     * it, in windows of {@link #SETTLE_WINDOW} (or the warm-up when shorter), for at least
      * {@code warmup} and then until its JIT compiler used less than {@link #JIT_QUIET_PCT} % of a
-     * core in the last window, for at most {@link #SETTLE_LIMIT} times {@code warmup}: compiled code
+     * core in the last window, for at most {@link #SETTLE_LIMIT} times {@code warmup} (and one window at
+     * the full rate at least): compiled code
      * that is still changing changes what a call costs. Says how it ended.
      */
     private String settle(Bench b, String cipher, int rep, double rate, Duration warmup) throws Exception {
         long start = System.nanoTime();
         long atLeast = warmup.toNanos();
         long atMost = atLeast * SETTLE_LIMIT;
-        while (true) {
+        for (int window = 0; ; window++) {
             long jitBefore = ProcessCpu.jitMicros(b.serverPid);
             long windowStart = System.nanoTime();
-            measure(b, cipher, rep, "warmup", rate, min(SETTLE_WINDOW, warmup), Duration.ZERO);
+            double share = window < RAMP_IN.length ? RAMP_IN[window] : 1;
+            measure(b, cipher, rep, "warmup", rate * share, min(SETTLE_WINDOW, warmup), Duration.ZERO);
             long now = System.nanoTime();
             double jitPct = jitPercent(ProcessCpu.jitMicros(b.serverPid) - jitBefore, now - windowStart);
             long elapsed = now - start;
-            if (elapsed >= atLeast && jitPct < JIT_QUIET_PCT) {
+            boolean fullRate = window >= RAMP_IN.length;
+            if (fullRate && elapsed >= atLeast && jitPct < JIT_QUIET_PCT) {
                 return String.format(Locale.ROOT, "warm-up %.0f s: the JIT compiler quiet (%.1f %% of a core)",
                         elapsed / 1e9, jitPct);
             }
-            if (elapsed >= atMost) {
+            if (fullRate && elapsed >= atMost) {
                 return String.format(Locale.ROOT, "warm-up %.0f s: the JIT compiler still at %.1f %% of a core",
                         elapsed / 1e9, jitPct);
             }
@@ -562,7 +574,10 @@ public final class ScenarioRunner {
                              Duration warmup) throws Exception {
         LoadProfile l = scenario.load();
         UacOptions o = uacOptions(b, rate, duration, warmup, l);
+        long overflowsBefore = ListenOverflows.count();
         Generators.Outcome g = generators.run(b, o, scenario.generators());
+        long overflowsAfter = ListenOverflows.count();
+        long overflows = overflowsBefore < 0 || overflowsAfter < 0 ? -1 : overflowsAfter - overflowsBefore;
         RunSummary u = g.summary();
         double cpuPct = g.serverCpuMicros() < 0 || g.measuredSeconds() <= 0 ? -1
                 : g.serverCpuMicros() / 1e4 / g.measuredSeconds();
@@ -579,24 +594,33 @@ public final class ScenarioRunner {
         RoleCpu lab = new RoleCpu(perCall(g.generatorCpuMicros(), u.completed()), perCall(g.uasCpuMicros(),
                 u.completed()));
         return new PointRun(studyName(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
-                g.uasBytes(), server, lab, g.samples(), invalid(mode, u, server));
+                g.uasBytes(), server, lab, g.samples(), invalid(mode, u, server, overflows));
     }
 
     /**
      * Why a point is left out of the means, or null: the generator saturated (any point), or a
-     * fixed-rate point failed more calls than the scenario allows (a ramp's step fails instead).
+     * fixed-rate point failed more calls than the scenario allows (a ramp's step fails instead). Such
+     * a point's reason blames the server unless the kernel's listen queues overflowed meanwhile
+     * ({@code overflows} above 0): then a listener (the lab's UAS, or the server's) dropped
+     * connections, and the reason says so.
+     *
+     * @param overflows listen-queue overflows in the kernel over the run, -1 unknown
      */
-    static String invalid(String mode, RunSummary u, ServerSample server) {
+    static String invalid(String mode, RunSummary u, ServerSample server, long overflows) {
         if (u.saturated()) {
             return String.format(Locale.ROOT, GENERATOR_SATURATED + " (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)",
                     u.cpuPercent(), u.cores(), u.maxArrivalLagMs());
         }
         if ("fixed".equals(mode) && !u.passed()) {
             return String.format(Locale.ROOT, NOT_KEPT_UP + " (%.2f %%, more than %.2f %%%s%s; server CPU %.0f %% of a core,"
-                            + " call response p50 %.0f ms): the server did not keep up with the rate",
+                            + " call response p50 %.0f ms): %s",
                     u.failedPct(), u.maxFailedPct(), mainCauses(u.causes()),
                     u.stoppedEarly() == null ? "" : ", stopped early: " + u.stoppedEarly(),
-                    server.cpuPercent(), u.crtP50Ms());
+                    server.cpuPercent(), u.crtP50Ms(), overflows > 0
+                            ? String.format(Locale.ROOT, "%d connections dropped by full listen queues in the kernel"
+                                    + " meanwhile (the lab's UAS or the server did not accept them in time), so not"
+                                    + " only the server", overflows)
+                            : "the server did not keep up with the rate");
         }
         return null;
     }

@@ -188,6 +188,28 @@ class LoopbackCallsTest {
     }
 
     @Test
+    void aRunStoppedEarlyLetsTheCallsUnderWayEndWithTheirBye() throws Exception {
+        // a callee taking 5 INVITEs/s against 40 calls/s: the run stops on its failures in its first
+        // second, while the calls the callee took are held for a second; they still end with a BYE,
+        // so the callee is not left retransmitting 200s and holding calls nobody will end
+        try (Uas uas = new Uas()) {
+            InetSocketAddress at = uas.listen(Transport.UDP, new InetSocketAddress(LOOPBACK, 0), null);
+            uas.limitInvites(5);
+            String uri = "sip:lab-uas@127.0.0.1:" + at.getPort() + ";transport=udp";
+            UacOptions o = new UacOptions(at, Transport.UDP, ConnectionPattern.PERSISTENT, null, 40,
+                    Duration.ofSeconds(5), Duration.ZERO, Duration.ofSeconds(3), Duration.ofSeconds(1), 1.0, uri,
+                    LOOPBACK, Duration.ofMillis(500));
+            RunSummary s = new Uac(o).run(i -> { });
+            assertFalse(s.passed(), s.text());
+            assertTrue(s.offered() < 40 * 5, "stopped early: " + s.text());
+            long taken = uas.requests("INVITE") - uas.invitesRefused();
+            assertTrue(taken > 0, s.text());
+            assertEquals(taken, uas.requests("BYE"), "every call the callee took ended with its BYE: " + s.text());
+            assertEquals(taken, s.completed(), s.text());
+        }
+    }
+
+    @Test
     void callsToASilentPortFailAsTimeoutsAndStopTheRun() throws Exception {
         try (java.net.DatagramSocket silent = new java.net.DatagramSocket(new InetSocketAddress(LOOPBACK, 0))) {
             List<Interval> samples = new ArrayList<>();

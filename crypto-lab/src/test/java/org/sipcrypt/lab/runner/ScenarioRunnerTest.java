@@ -54,13 +54,24 @@ class ScenarioRunnerTest {
     void aFixedPointThatFailedMoreCallsThanAllowedIsLeftOutAndSaysWhy() {
         ServerSample server = new ServerSample(4242, 81, 2627, 64L << 20);
         // 1,000 of 8,000 calls failed against the scenario's 1 %: the server did not keep up
-        String why = ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7000, 1000, 4400), server);
+        String why = ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7000, 1000, 4400), server, 0);
         assertTrue(why.startsWith(ScenarioRunner.NOT_KEPT_UP + " (12.50 %, more than 1.00 %: 1000 timeout; server CPU 81 %"),
                 why);
         assertTrue(why.endsWith("the server did not keep up with the rate"), why);
+        assertTrue(ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7000, 1000, 4400), server, -1)
+                .endsWith("the server did not keep up with the rate"), "overflows unknown");
         // within the limit, and a ramp's step (which fails instead of being left out), are not
-        assertNull(ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7995, 5, 1), server));
-        assertNull(ScenarioRunner.invalid("step", Studies.summary(800, 10, 7000, 1000, 4400), server));
+        assertNull(ScenarioRunner.invalid("fixed", Studies.summary(800, 10, 7995, 5, 1), server, 0));
+        assertNull(ScenarioRunner.invalid("step", Studies.summary(800, 10, 7000, 1000, 4400), server, 0));
+    }
+
+    @Test
+    void aFailedPointDuringWhichListenQueuesOverflowedDoesNotBlameTheServerAlone() {
+        ServerSample server = new ServerSample(4242, 52, 2627, 64L << 20);
+        String why = ScenarioRunner.invalid("fixed", Studies.summary(400, 10, 3000, 1000, 4400), server, 1234);
+        assertTrue(why.startsWith(ScenarioRunner.NOT_KEPT_UP), why);
+        assertTrue(why.endsWith("1234 connections dropped by full listen queues in the kernel meanwhile (the lab's"
+                + " UAS or the server did not accept them in time), so not only the server"), why);
     }
 
     @Test
