@@ -179,7 +179,6 @@ public final class Uac {
         return s + String.format(Locale.ROOT, o.workload() == Workload.CALL ? ", %.1f cps" : ", %.1f/s", o.rate());
     }
 
-    /** The open-loop schedule: operation n is due at start + n / rate. */
     /**
      * After an early stop: no new calls, and the calls under way get until {@code deadline} to end
      * (their answers, ACKs and BYEs go through) before the run closes its connections. Abandoned at
@@ -193,6 +192,7 @@ public final class Uac {
         }
     }
 
+    /** The open-loop schedule: operation n is due at start + n / rate. */
     private void arrive(long arrivalsEnd) {
         double gapNanos = 1e9 / o.rate();
         for (long i = 0; !stopArrivals; i++) {

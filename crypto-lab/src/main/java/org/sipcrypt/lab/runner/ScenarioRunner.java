@@ -479,9 +479,9 @@ public final class ScenarioRunner {
      * Warms the server up at the point's rate, the first windows at the shares {@link #RAMP_IN} of
      * it, in windows of {@link #SETTLE_WINDOW} (or the warm-up when shorter), for at least
      * {@code warmup} and then until its JIT compiler used less than {@link #JIT_QUIET_PCT} % of a
-     * core in the last window, for at most {@link #SETTLE_LIMIT} times {@code warmup} (and one window at
-     * the full rate at least): compiled code
-     * that is still changing changes what a call costs. Says how it ended.
+     * core in the last window, for at most {@link #SETTLE_LIMIT} times {@code warmup} (and one window
+     * at the full rate at least): compiled code that is still changing changes what a call costs.
+     * Says how it ended.
      */
     private String settle(Bench b, String cipher, int rep, double rate, Duration warmup) throws Exception {
         long start = System.nanoTime();
