@@ -125,12 +125,7 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
 
     /** The connection is set up: what waited goes out, in the order it was sent. Event loop. */
     void setUp() {
-        List<Waiting> w;
-        synchronized (this) {
-            w = waiting;
-            waiting = null;
-            settingUp = false;
-        }
+        List<Waiting> w = endSetUp();
         if (w == null) {
             return;
         }
@@ -145,18 +140,21 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
 
     /** The connect or the handshake failed: what waited is dropped, its requests reported. Any thread. */
     void setUpFailed(Throwable cause) {
-        List<Waiting> w;
-        synchronized (this) {
-            w = waiting;
-            waiting = null;
-            settingUp = false;
-        }
+        List<Waiting> w = endSetUp();
         if (w == null) {
             return;
         }
         for (Waiting m : w) {
             lost(m, cause);
         }
+    }
+
+    /** Ends the set-up: what waited for it, or null when it had ended already. */
+    private synchronized List<Waiting> endSetUp() {
+        List<Waiting> w = waiting;
+        waiting = null;
+        settingUp = false;
+        return w;
     }
 
     private void lost(Waiting m, Throwable cause) {
