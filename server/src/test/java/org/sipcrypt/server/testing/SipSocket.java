@@ -223,6 +223,19 @@ public final class SipSocket implements AutoCloseable {
         return eol < 0 ? message : message.substring(0, eol);
     }
 
+    /**
+     * Returns once the server has taken this TCP connection in: a keep-alive ping (RFC 5626 §3.5.1)
+     * is answered only after the server's connection handler has registered the connection, so a
+     * request the proxy then sends to this socket's address finds it rather than dialling the port.
+     */
+    public void awaitTakenIn(Duration timeout) throws IOException {
+        send("\r\n\r\n");
+        String pong = receiveBytes(2, timeout);
+        if (!"\r\n".equals(pong)) {
+            throw new IOException("no keep-alive pong from the server within " + timeout + ": " + pong);
+        }
+    }
+
     /** Exactly {@code count} bytes from the TCP stream (e.g. a keep-alive pong), or null if they do not come in time. */
     public String receiveBytes(int count, Duration timeout) throws IOException {
         tcp.setSoTimeout((int) timeout.toMillis());

@@ -83,6 +83,7 @@ class DeadCallerIT {
      */
     private static String callThenCallerLeaves(TestServer server, SipSocket bob, String callId) throws Exception {
         String bobUri = "sip:bob@" + bob.localHost() + ":" + bob.localPort() + ";transport=tcp";
+        bob.awaitTakenIn(WAIT);
         String invite;
         try (SipSocket alice = SipSocket.tcp(server.address(Transport.TCP))) {
             alice.send(alice.request("INVITE", bobUri, "alice", "bob@" + bob.localHost(), callId, 1,

@@ -314,6 +314,7 @@ class StatelessRelayIT {
     void overTcpTheCallAfterItsInviteGoesOnFromItsBytesOnTheCallsConnections() throws Exception {
         try (SipSocket alice = SipSocket.tcp(server.address(Transport.TCP));
              SipSocket bob = SipSocket.tcp(server.address(Transport.TCP))) {
+            bob.awaitTakenIn(WAIT);
             String callId = "tcp-" + CALL_ID;
             // bob's connection is the one the proxy reuses to reach bob's Contact (its address)
             String bobUri = "sip:bob@" + bob.localHost() + ":" + bob.localPort() + ";transport=tcp";
