@@ -16,11 +16,11 @@ import org.sipcrypt.lab.metrics.RunSummary;
 /**
  * What a {@link Uac} run counts and how it reports it: operations offered, started, completed and
  * failed (all, and those due after the warm-up, which alone make the summary), failure causes,
- * challenges answered, response times and the generator's largest arrival lag; one {@link Interval}
- * per sample and the {@link RunSummary} at the end, with the process CPU and the transport counters
- * of the measured part. The generator counts as saturated when its CPU passes 90 % of the cores or
- * an arrival ran more than {@value #SATURATED_LAG_MS} ms late: a verdict in the report, not a
- * failure.
+ * challenges answered, response times and the generator's largest arrival lag in the measured part;
+ * one {@link Interval} per sample and the {@link RunSummary} at the end, with the process CPU and the
+ * transport counters of the measured part. The generator counts as saturated when its CPU passes
+ * 90 % of the cores or a measured arrival ran more than {@value #SATURATED_LAG_MS} ms late: a verdict
+ * in the report, not a failure.
  * Threading: the counting methods are thread-safe and never block; {@link #begin}, {@link #sample}
  * and {@link #summary} run on the run's sampling thread.
  */
@@ -59,11 +59,16 @@ final class UacTally {
         this.counters = counters;
     }
 
-    /** Counts an operation due; {@code lagNanos} is how late the schedule offered it. */
+    /**
+     * Counts an operation due; {@code lagNanos} is how late the schedule offered it. Only a measured
+     * operation's lag counts towards the saturation verdict: a generator process that has just
+     * started runs its warm-up cold (class loading, its JIT compiler), and arrivals late then do not
+     * make the measured part late; a backlog that outlasts the warm-up makes measured arrivals late too.
+     */
     void offered(boolean measured, long lagNanos) {
-        maxLagNanos.accumulateAndGet(lagNanos, Math::max);
         offered.increment();
         if (measured) {
+            maxLagNanos.accumulateAndGet(lagNanos, Math::max);
             mOffered.increment();
         }
     }
