@@ -167,8 +167,8 @@ final class Tables {
         }
         int n = v.length;
         double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        return String.format(Locale.ROOT, "Machine speed on the server's CPUs (a fixed unit of work timed %d times a"
-                        + " second beside the server, median per measured window; longer is slower): %.0f µs per unit over"
+        return String.format(Locale.ROOT, "Machine speed on the server's CPUs (the CPU time of a fixed unit of work, %d"
+                        + " times a second beside the server, median per measured window; longer is slower): %.0f µs per unit over"
                         + " %d windows, from %.0f (%+.1f %%) to %.0f (%+.1f %%).",
                 SpeedProbe.PER_SECOND, median, n, v[0], 100 * (v[0] / median - 1),
                 v[n - 1], 100 * (v[n - 1] / median - 1));

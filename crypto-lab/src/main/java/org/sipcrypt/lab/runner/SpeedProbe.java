@@ -3,6 +3,8 @@ package org.sipcrypt.lab.runner;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,9 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How fast the server's CPUs are while the server is measured: a small JVM of its own, pinned to the
- * server's CPUs, times a fixed unit of work ({@value #LOADS} dependent loads over a 2 MiB table and
- * {@value #ROUNDS} integer rounds, about 1.5 ms) {@value #PER_SECOND} times a second, less than 1 % of
- * a core. On a virtual machine the same work takes longer in some seconds than in others (on the
+ * server's CPUs, takes the CPU time of a fixed unit of work ({@value #LOADS} dependent loads over a
+ * 2 MiB table and {@value #ROUNDS} integer rounds, about 1.5 ms) {@value #PER_SECOND} times a second,
+ * less than 1 % of a core. CPU time, because the server's threads preempt the probe: the unit's elapsed
+ * time grew five-fold beside a busy server and followed the server's load rather than the machine. On a virtual machine the same work takes longer in some seconds than in others (on the
  * build machine, idle, 10-second means of it ranged over 18 %: neighbours on the host), and the
  * server's CPU per call may move with it; the median unit time over a
  * measured window says how fast the machine was then, so that windows, rounds and runs can be set
@@ -208,10 +211,13 @@ public final class SpeedProbe implements AutoCloseable {
         }
         long period = TimeUnit.SECONDS.toNanos(1) / PER_SECOND;
         long due = System.nanoTime();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         for (long s = 0; ; s++) {
-            long t0 = System.nanoTime();
+            // the unit's CPU time, not its elapsed time: the server's threads on the same CPU preempt
+            // the probe, and elapsed time would measure how busy the server was instead of the machine
+            long t0 = threads.getCurrentThreadCpuTime();
             sink += unit(next, s);
-            long took = System.nanoTime() - t0;
+            long took = threads.getCurrentThreadCpuTime() - t0;
             result = sink;
             System.out.println(took);
             due += period;

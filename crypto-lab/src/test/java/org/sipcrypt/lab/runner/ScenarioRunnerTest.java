@@ -5,13 +5,29 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.scenario.Scenario;
+import org.sipcrypt.lab.scenario.ScenarioFiles;
 
 /** The order the runner measures in and the progress it tells. */
 class ScenarioRunnerTest {
+
+    @Test
+    void aWindowWarmsUpBrieflyOnASettledServerButWholeWithGeneratorProcessesThatStartCold(@TempDir Path dir)
+            throws Exception {
+        ScenarioRunner.Options o = new ScenarioRunner.Options(dir, null, line -> { }, Duration.ofSeconds(1));
+        Scenario chain = ScenarioFiles.load("chain");
+        Scenario multi = ScenarioFiles.load("multi-to-one");
+        assertEquals(ScenarioRunner.SETTLED_WARMUP, new ScenarioRunner(chain, o).windowWarmup());
+        assertTrue(multi.generators() > 1, "the preset runs generator processes");
+        assertEquals(multi.load().warmup(), new ScenarioRunner(multi, o).windowWarmup());
+    }
 
     @Test
     void repetitionsAreInterleavedInARotatedOrder() {
