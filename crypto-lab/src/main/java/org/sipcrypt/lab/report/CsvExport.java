@@ -38,17 +38,15 @@ public final class CsvExport {
      * server's collector pauses over the measured part (-1 unknown), {@code valid} is false for a
      * point that says nothing about the server (a saturated generator), {@code failure_causes} is
      * {@code cause=count;cause=count} sorted by cause; {@code generator_cpu_us_per_call} and
-     * {@code uas_cpu_us_per_call} are the lab's own CPU per call by role (-1 unknown) and
-     * {@code speed_probe_us} the machine's speed on the server's CPUs over the measured part (the
-     * median time of the speed probe's unit of work, -1 unknown), last so that readers of the older
-     * columns keep working.
+     * {@code uas_cpu_us_per_call} are the lab's own CPU per call by role (-1 unknown), last so that
+     * readers of the older columns keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
             "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150", "kbps", "server_cpu_pct",
             "server_cpu_us_per_call", "heap_after_gc_mb", "gc_pause_total_ms", "gc_pause_max_ms", "generator_cpu_pct",
             "handshakes_per_s", "resumption_pct", "valid", "failure_causes", "generator_cpu_us_per_call",
-            "uas_cpu_us_per_call", "speed_probe_us");
+            "uas_cpu_us_per_call");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -135,7 +133,6 @@ public final class CsvExport {
         f.add(causes(uac.causes()));
         f.add(number(p.labCpu().generatorMicrosPerCall()));
         f.add(number(p.labCpu().uasMicrosPerCall()));
-        f.add(number(p.server().speedProbeMicros()));
         return f;
     }
 

@@ -82,10 +82,6 @@ public final class HtmlReport {
             paragraph(b, "CPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.",
                     "note");
             paragraph(b, Tables.CPU_NOTE, "note");
-            String speed = Tables.machineSpeed(s);
-            if (speed != null) {
-                paragraph(b, speed, "note");
-            }
             paragraph(b, Tables.LAB_CPU_NOTE, "note");
             List<String> heavy = Tables.heavyLab(fixed);
             if (!heavy.isEmpty()) {

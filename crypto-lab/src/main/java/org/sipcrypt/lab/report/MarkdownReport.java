@@ -55,10 +55,6 @@ public final class MarkdownReport {
             table(b, Tables.fixed(fixed));
             b.append("\nCPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.\n");
             b.append('\n').append(Tables.CPU_NOTE).append('\n');
-            String speed = Tables.machineSpeed(s);
-            if (speed != null) {
-                b.append('\n').append(inline(speed)).append('\n');
-            }
             List<String> wide = Tables.imprecise(fixed);
             if (wide.isEmpty()) {
                 b.append(String.format(Locale.ROOT, "\nEvery CPU-per-call interval is within ±%.0f %% of its mean.\n",

@@ -14,7 +14,6 @@ import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.RoleCpu;
-import org.sipcrypt.lab.runner.SpeedProbe;
 import org.sipcrypt.lab.runner.Study;
 
 /**
@@ -153,25 +152,6 @@ final class Tables {
     static String labCpuWithinShare(List<Aggregate> fixed) {
         return labCpuComparable(fixed) ? "The generator's and the UAS's CPU per call are within a third of the"
                 + " server's for every cipher where both were measured." : null;
-    }
-
-    /**
-     * The machine's speed over a study's measured fixed-rate windows, from {@link SpeedProbe}: the
-     * median unit time and the windows' range around it; null when no window has it.
-     */
-    static String machineSpeed(Study s) {
-        double[] v = s.fixed().stream().filter(p -> "fixed".equals(p.mode()) && p.invalid() == null)
-                .mapToDouble(p -> p.server().speedProbeMicros()).filter(x -> x > 0).sorted().toArray();
-        if (v.length == 0) {
-            return null;
-        }
-        int n = v.length;
-        double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        return String.format(Locale.ROOT, "Machine speed on the server's CPUs (the CPU time of a fixed unit of work, %d"
-                        + " times a second beside the server, median per measured window; longer is slower): %.0f µs per unit over"
-                        + " %d windows, from %.0f (%+.1f %%) to %.0f (%+.1f %%).",
-                SpeedProbe.PER_SECOND, median, n, v[0], 100 * (v[0] / median - 1),
-                v[n - 1], 100 * (v[n - 1] / median - 1));
     }
 
     /** The heading of the list of {@link #heavyLab} lines. */

@@ -137,8 +137,6 @@ public final class ScenarioRunner {
     private Path certs;
     private int benchCount;
     private Progress progress = new Progress(1);
-    /** The machine's speed on the server's CPUs while {@link #compare} runs. */
-    private SpeedProbe speed = SpeedProbe.NONE;
 
     /** A runner for one scenario. */
     public ScenarioRunner(Scenario scenario, Options options) {
@@ -180,9 +178,7 @@ public final class ScenarioRunner {
         progress = new Progress(plan(ciphers.size(), fixed, peak));
         String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
         options.progress().accept(scenario.name() + ": " + where);
-        try (AutoCloseable pinned = options.pinning().pinLab();
-             SpeedProbe probe = options.external() == null ? SpeedProbe.start(options.pinning()) : SpeedProbe.NONE) {
-            speed = probe;
+        try (AutoCloseable pinned = options.pinning().pinLab()) {
             if (fixed && options.warmServers()) {
                 points.addAll(warmPoints(ciphers));
             }
@@ -196,8 +192,6 @@ public final class ScenarioRunner {
                     }
                 }
             }
-        } finally {
-            speed = SpeedProbe.NONE;
         }
         return new Study(0, studyName(), ScenarioFiles.toYaml(scenario), ciphers, started,
                 environment(where), points, ramps);
@@ -593,7 +587,6 @@ public final class ScenarioRunner {
         UacOptions o = uacOptions(b, rate, duration, warmup, l);
         long overflowsBefore = ListenOverflows.count();
         Generators.Outcome g = generators.run(b, o, scenario.generators());
-        long measuredEnd = System.nanoTime();
         long overflowsAfter = ListenOverflows.count();
         long overflows = overflowsBefore < 0 || overflowsAfter < 0 ? -1 : overflowsAfter - overflowsBefore;
         RunSummary u = g.summary();
@@ -608,9 +601,7 @@ public final class ScenarioRunner {
                 pauses = b.server.gcPauses(end - g.measuredSeconds(), end);
             }
         }
-        double probe = speed.medianMicros(measuredEnd - (long) (g.measuredSeconds() * 1e9), measuredEnd);
-        ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes(), pauses[0], pauses[1],
-                probe);
+        ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes(), pauses[0], pauses[1]);
         RoleCpu lab = new RoleCpu(perCall(g.generatorCpuMicros(), u.completed()), perCall(g.uasCpuMicros(),
                 u.completed()));
         return new PointRun(studyName(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),

@@ -13,25 +13,12 @@ package org.sipcrypt.lab.runner;
  * @param heapAfterGcBytes heap in use after the last collection of the run
  * @param gcPauseTotalMs   the collector's pauses over the measured part, summed
  * @param gcPauseMaxMs     the longest of those pauses (0 when there was none)
- * @param speedProbeMicros the machine's speed on the server's CPUs over the measured part: the median
- *                         time of {@link SpeedProbe}'s unit of work, in µs (-1 unknown; a point stored
- *                         before the probe reads back as unknown)
  */
 public record ServerSample(long pid, double cpuPercent, double cpuMicrosPerCall, long heapAfterGcBytes,
-                           double gcPauseTotalMs, double gcPauseMaxMs, double speedProbeMicros) {
+                           double gcPauseTotalMs, double gcPauseMaxMs) {
 
     /** Nothing known about the server. */
     public static final ServerSample UNKNOWN = new ServerSample(-1, -1, -1, -1);
-
-    public ServerSample {
-        speedProbeMicros = speedProbeMicros > 0 ? speedProbeMicros : -1;
-    }
-
-    /** A sample without the machine's speed. */
-    public ServerSample(long pid, double cpuPercent, double cpuMicrosPerCall, long heapAfterGcBytes,
-                        double gcPauseTotalMs, double gcPauseMaxMs) {
-        this(pid, cpuPercent, cpuMicrosPerCall, heapAfterGcBytes, gcPauseTotalMs, gcPauseMaxMs, -1);
-    }
 
     /** A sample without the collector's pauses (a server not on a JVM, or not read). */
     public ServerSample(long pid, double cpuPercent, double cpuMicrosPerCall, long heapAfterGcBytes) {

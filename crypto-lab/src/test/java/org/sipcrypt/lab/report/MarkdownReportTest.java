@@ -110,26 +110,6 @@ class MarkdownReportTest {
     }
 
     @Test
-    void theMachinesSpeedOverTheWindowsIsGivenWithItsRangeAndLeftOutWhereUnknown() {
-        List<PointRun> fixed = new ArrayList<>();
-        double[] probe = {1500, 1450, 1650};
-        for (int rep = 1; rep <= 3; rep++) {
-            fixed.add(Studies.withSpeed(Studies.point("chain", "aes", rep, 500, 1000), probe[rep - 1]));
-        }
-        // a window left out does not count, nor does one measured without the probe
-        PointRun out = Studies.withSpeed(Studies.point("chain", "aes", 4, 500, 1000), 3000);
-        fixed.add(new PointRun(out.scenario(), out.cipher(), out.mode(), out.repetition(), out.rate(), out.uac(), 0, 0,
-                out.uasBytes(), out.server(), out.samples(), "saturated generator"));
-        fixed.add(Studies.point("chain", "aes", 5, 500, 1000));
-        Study base = Studies.study("chain", List.of("aes"), 500, 1000);
-        Study s = new Study(0, "chain", base.scenarioText(), List.of("aes"), base.started(), base.environment(), fixed,
-                List.of());
-        String md = MarkdownReport.render(List.of(s), null);
-        assertTrue(md.contains("1500 µs per unit over 3 windows, from 1450 (-3.3 %) to 1650 (+10.0 %)."), md);
-        assertFalse(MarkdownReport.render(List.of(base), null).contains("Machine speed"), "no probe, no line");
-    }
-
-    @Test
     void aGeneratorOrUasCostingMoreThanAThirdOfTheServerIsFlaggedAndNamed() {
         List<PointRun> fixed = new ArrayList<>();
         for (int rep = 1; rep <= 3; rep++) {

@@ -58,15 +58,6 @@ public final class Studies {
                 p.samples(), p.invalid());
     }
 
-    /** The same point with the machine's speed probe at {@code probeMicros} per unit over its window. */
-    public static PointRun withSpeed(PointRun p, double probeMicros) {
-        ServerSample v = p.server();
-        return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), p.uac(), p.uasHandshakes(),
-                p.uasResumed(), p.uasBytes(), new ServerSample(v.pid(), v.cpuPercent(), v.cpuMicrosPerCall(),
-                        v.heapAfterGcBytes(), v.gcPauseTotalMs(), v.gcPauseMaxMs(), probeMicros), p.labCpu(),
-                p.samples(), p.invalid());
-    }
-
     /** A ramp whose steps pass up to {@code peak} and fail above it. */
     public static PeakSearch ramp(String scenario, String cipher, int repetition, double start, double step, double peak,
                                   double cpuMicrosPerCall) {
