@@ -86,7 +86,7 @@ public final class Uac {
      * failures pass the threshold.
      *
      * @param onInterval receives each sample, on the calling thread
-     * @throws IOException the transport cannot be set up (TLS files, the persistent connection)
+     * @throws IOException the transport cannot be set up (TLS files, the UDP socket)
      */
     public RunSummary run(Consumer<Interval> onInterval) throws IOException, InterruptedException {
         connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout(), LabEventLoops.uac());
@@ -99,7 +99,14 @@ public final class Uac {
             if (o.transport() == Transport.UDP) {
                 udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, THREADS + "-udp");
             } else if (o.connection() == ConnectionPattern.PERSISTENT) {
-                persistent = connector.connectNow(o.target(), listener());
+                try {
+                    persistent = connector.connectNow(o.target(), listener());
+                } catch (IOException e) {
+                    // as when it closes mid-run: each call tries again and fails as "connect", so a
+                    // server refusing the connection for a moment fails a window, not the comparison
+                    log.warn("{}: the persistent connection to {} failed ({}); each call connects again",
+                            THREADS, o.target(), e.getMessage());
+                }
             }
             awaitStart();
             startNanos = System.nanoTime();

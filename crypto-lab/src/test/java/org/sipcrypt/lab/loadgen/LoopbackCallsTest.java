@@ -223,4 +223,22 @@ class LoopbackCallsTest {
             assertTrue(s.retransmissions() > 0, "Timer A retransmitted the INVITEs: " + s.text());
         }
     }
+
+    /**
+     * A persistent connection the server refuses at the start fails the run's calls as {@code connect},
+     * each call trying to connect again, rather than ending the run (and a comparison) with an error.
+     */
+    @Test
+    void aPersistentConnectionRefusedAtTheStartFailsTheCallsAsConnect() throws Exception {
+        InetSocketAddress refused;
+        try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, LOOPBACK)) {
+            refused = (InetSocketAddress) closed.getLocalSocketAddress();
+        }
+        RunSummary s = call(Transport.TCP, ConnectionPattern.PERSISTENT, null, refused, new ArrayList<>(),
+                Duration.ofMillis(600));
+        assertFalse(s.passed(), s.text());
+        assertEquals(0, s.completed());
+        assertTrue(s.causes().getOrDefault("connect", 0L) > 0, s.text());
+        assertTrue(s.stoppedEarly() != null, "stopped early on its failures: " + s.text());
+    }
 }
