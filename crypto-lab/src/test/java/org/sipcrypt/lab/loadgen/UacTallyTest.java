@@ -1,7 +1,6 @@
 package org.sipcrypt.lab.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -39,8 +38,10 @@ class UacTallyTest {
     @Test
     void aColdStartLateInTheWarmUpDoesNotMakeTheRunSaturated() {
         RunSummary s = run(275, 2);
-        assertFalse(s.saturated(), s.text());
         assertEquals(2.0, s.maxArrivalLagMs(), 1e-9);
+        // the process's own CPU over this short run may still make it saturated on a busy machine;
+        // the late warm-up arrival must not
+        assertEquals(s.cpuPercent() > 90.0 * s.cores(), s.saturated(), s.text());
     }
 
     @Test
