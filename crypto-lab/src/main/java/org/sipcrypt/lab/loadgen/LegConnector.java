@@ -7,8 +7,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -91,7 +89,7 @@ public final class LegConnector {
         this.counting = new ByteCountingHandler(counters);
         this.client = new Bootstrap()
                 .group(loops)
-                .channel(NioSocketChannel.class)
+                .channel(LabEventLoops.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
         if (transport != Transport.TLS) {
@@ -191,7 +189,7 @@ public final class LegConnector {
                           Consumer<StreamConnection> accepted) throws IOException {
         ServerBootstrap b = new ServerBootstrap()
                 .group(loops)
-                .channel(NioServerSocketChannel.class)
+                .channel(LabEventLoops.serverSocketChannel())
                 .option(ChannelOption.SO_BACKLOG, LISTEN_BACKLOG)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)

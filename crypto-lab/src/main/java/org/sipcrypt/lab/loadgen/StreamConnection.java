@@ -3,6 +3,7 @@ package org.sipcrypt.lab.loadgen;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.EventLoop;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -66,6 +67,11 @@ public final class StreamConnection implements Closeable {
 
     void resumed(boolean value) {
         resumed = value;
+    }
+
+    /** The event loop this connection's reads and writes run on. */
+    EventLoop eventLoop() {
+        return channel.eventLoop();
     }
 
     /** The local address. */

@@ -1,5 +1,8 @@
 package org.sipcrypt.lab.loadgen;
 
+import io.netty.channel.EventLoop;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -8,7 +11,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,15 +36,17 @@ import org.slf4j.LoggerFactory;
  * (§12.2.1.1) on UDP; on TCP and TLS they use the call's connection, which goes to the same next hop
  * in every topology the lab builds. With a start time the schedule waits for it, so several generator
  * processes begin together.
- * Threads: {@code lab-uac-arrivals} keeps the schedule and starts each operation itself, unless
- * that would block: {@code lab-uac-N} (16, queue of 10000, an operation refused by a full queue
- * fails as {@code generator_overload}) start those, which wait for a missing or lost persistent
- * connection to open (a per-call connection is opened asynchronously and the operation begins in
- * its completion), {@code lab-uac-timer} runs retransmissions, holds and
- * timeouts, the generator's event loops ({@code lab-uac-io-N}, not shared with the UAS) carry TCP and
- * TLS connections, their handshakes and the responses read on them, {@code lab-uac-udp} reads UDP,
- * and the caller of {@link #run} samples every interval. Every thread the generator starts is named
- * {@value #THREADS}{@code -…}, so its CPU time can be told from the UAS's in one process.
+ * Threads: over UDP {@code lab-uac-arrivals} keeps the schedule and starts each operation itself;
+ * over TCP and TLS an event loop of the generator's does (the persistent connection's, so the first
+ * request is written from its own loop), unless a start would block: {@code lab-uac-N} (16, queue of
+ * 10000, an operation refused by a full queue fails as {@code generator_overload}) start those, which
+ * wait for a missing or lost persistent connection to open (a per-call connection is opened
+ * asynchronously and the operation begins in its completion), {@code lab-uac-timer} (a timer wheel)
+ * runs retransmissions, holds and timeouts, the generator's event loops ({@code lab-uac-io-N}, not
+ * shared with the UAS) carry TCP and TLS connections, their handshakes and the responses read on
+ * them, {@code lab-uac-udp} reads UDP, and the caller of {@link #run} samples every interval. Every
+ * thread the generator starts is named {@value #THREADS}{@code -…}, so its CPU time can be told from
+ * the UAS's in one process.
  * Threading: one {@link #run} per instance.
  */
 public final class Uac {
@@ -53,6 +57,12 @@ public final class Uac {
     public static final String THREADS = "lab-uac";
     private static final int WORKERS = 16;
     private static final int WORK_QUEUE = 10_000;
+    /**
+     * The tick of the timer wheel that runs retransmissions and timeouts: nearly every call timeout
+     * is cancelled before it is due, and a wheel cancels it for nothing, where a scheduler's thread
+     * woke up for each one removed at the head of its queue; 10 ms is well inside RFC 3261's T1 (500 ms).
+     */
+    private static final long TIMER_TICK_MILLIS = 10;
 
     private final UacOptions o;
     private final LegCounters counters = new LegCounters();
@@ -63,7 +73,7 @@ public final class Uac {
     private LegConnector connector;
     private UdpEndpoint udp;
     private volatile StreamConnection persistent;
-    private ScheduledThreadPoolExecutor timer;
+    private HashedWheelTimer timer;
     private ThreadPoolExecutor workers;
     private UacFlow flow;
     private long startNanos;
@@ -90,10 +100,11 @@ public final class Uac {
      */
     public RunSummary run(Consumer<Interval> onInterval) throws IOException, InterruptedException {
         connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout(), LabEventLoops.uac());
-        timer = NamedThreads.named(THREADS + "-timer").scheduler();
+        timer = new HashedWheelTimer(NamedThreads.named(THREADS + "-timer"), TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         flow = new UacFlow(this, o, timer);
         workers = NamedThreads.numbered(THREADS).boundedPool(WORKERS, WORK_QUEUE);
         Thread arrivals = null;
+        LoopArrivals loopArrivals = null;
         String stoppedEarly = null;
         try {
             if (o.transport() == Transport.UDP) {
@@ -113,7 +124,13 @@ public final class Uac {
             warmupEndNanos = startNanos + o.warmup().toNanos();
             long arrivalsEnd = warmupEndNanos + o.duration().toNanos();
             long hardEnd = arrivalsEnd + o.callTimeout().multipliedBy(2).plus(o.hold()).toNanos();
-            arrivals = NamedThreads.named(THREADS + "-arrivals").start(() -> arrive(arrivalsEnd));
+            EventLoop loop = arrivalsLoop();
+            if (loop != null) {
+                loopArrivals = new LoopArrivals(loop, arrivalsEnd);
+                loop.execute(loopArrivals);
+            } else {
+                arrivals = NamedThreads.named(THREADS + "-arrivals").start(() -> arrive(arrivalsEnd));
+            }
             long intervalNanos = o.interval().toNanos();
             long next = startNanos + intervalNanos;
             tally.begin(startNanos, warmupEndNanos);
@@ -139,12 +156,15 @@ public final class Uac {
             if (arrivals != null) {
                 arrivals.join(1000);
             }
+            if (loopArrivals != null) {
+                loopArrivals.stop();
+            }
             for (Runnable never : workers.shutdownNow()) {
                 // calls still queued when the run ended: due, never started; after an early stop
                 // because of failures that is the stop, not the generator
                 fail(((CallStart) never).call, stoppedEarly != null ? "stopped" : "generator_overload");
             }
-            timer.shutdownNow();
+            timer.stop();
             for (UacCall c : calls.values()) {
                 fail(c, "timeout");
             }
@@ -199,11 +219,33 @@ public final class Uac {
         }
     }
 
-    /** The open-loop schedule: operation n is due at start + n / rate. */
+    /** When operation {@code n} is due: start + n / rate. */
+    private long dueNanos(long n) {
+        return startNanos + (long) (n * (1e9 / o.rate()));
+    }
+
+    /**
+     * The event loop that keeps the schedule for stream transports: the persistent connection's, so
+     * that each first request is written from its own loop (one wake-up per operation, where a thread
+     * of its own handing each write to the loop took two), or one of the generator's loops for
+     * per-call connections, which open without blocking. Null for UDP, whose sends may block, and
+     * while the persistent connection is missing: {@code lab-uac-arrivals} keeps the schedule then.
+     */
+    private EventLoop arrivalsLoop() {
+        if (o.transport() == Transport.UDP) {
+            return null;
+        }
+        if (o.connection() == ConnectionPattern.PER_CALL) {
+            return LabEventLoops.uac().next();
+        }
+        StreamConnection c = persistent;
+        return c == null || c.isClosed() ? null : c.eventLoop();
+    }
+
+    /** The open-loop schedule on a thread of its own: parks until each operation is due. */
     private void arrive(long arrivalsEnd) {
-        double gapNanos = 1e9 / o.rate();
         for (long i = 0; !stopArrivals; i++) {
-            long due = startNanos + (long) (i * gapNanos);
+            long due = dueNanos(i);
             if (due >= arrivalsEnd) {
                 return;
             }
@@ -212,20 +254,79 @@ public final class Uac {
                 LockSupport.parkNanos(wait);
                 wait = due - System.nanoTime();
             }
-            boolean measured = due >= warmupEndNanos;
-            UacCall call = flow.newCall(i, due, measured, runTag);
-            tally.offered(measured, -wait);
-            inFlight.incrementAndGet();
-            if (!startBlocks()) {
-                // no hand-off: a worker's wake-up per operation cost the generator more CPU than the start itself
-                start(call);
-                continue;
+            offer(i, due, -wait, true);
+        }
+    }
+
+    /**
+     * The open-loop schedule on an event loop: each run offers every operation due by then and
+     * schedules the next run for the next one due. Lateness is measured as on the thread, from when
+     * each operation was due to when it was offered.
+     * Threading: runs on its event loop only; {@link #stop} from any thread.
+     */
+    private final class LoopArrivals implements Runnable {
+        private final EventLoop loop;
+        private final long end;
+        private long next;
+        private volatile Future<?> pending;
+
+        LoopArrivals(EventLoop loop, long end) {
+            this.loop = loop;
+            this.end = end;
+        }
+
+        @Override
+        public void run() {
+            while (!stopArrivals) {
+                long due = dueNanos(next);
+                if (due >= end) {
+                    return;
+                }
+                long now = System.nanoTime();
+                if (due > now) {
+                    pending = loop.schedule(this, due - now, TimeUnit.NANOSECONDS);
+                    return;
+                }
+                offer(next++, due, now - due, false);
             }
-            try {
-                workers.execute(new CallStart(call));
-            } catch (RejectedExecutionException e) {
-                fail(call, stopArrivals ? "timeout" : "generator_overload");
+        }
+
+        /** Offers nothing more; returns once a run under way has ended (at most 1 s). */
+        void stop() {
+            stopArrivals = true;
+            Future<?> p = pending;
+            if (p != null) {
+                p.cancel(false);
             }
+            // queued behind a run under way, if any
+            loop.submit(() -> { }).awaitUninterruptibly(1000);
+        }
+    }
+
+    /**
+     * Operation {@code n}, due at {@code due} and offered {@code lagNanos} late: started here unless
+     * that could block, else handed to a worker. {@code mayBlock}: whether this thread may wait for
+     * the persistent connection to open again (never on an event loop).
+     */
+    private void offer(long n, long due, long lagNanos, boolean mayBlock) {
+        boolean measured = due >= warmupEndNanos;
+        UacCall call = flow.newCall(n, due, measured, runTag);
+        tally.offered(measured, lagNanos);
+        inFlight.incrementAndGet();
+        if (!startBlocks()) {
+            // no hand-off: a worker's wake-up per operation cost the generator more CPU than the start itself
+            start(call, mayBlock);
+        } else {
+            handOver(call);
+        }
+    }
+
+    /** Queues the operation for a worker, which may wait for the persistent connection. */
+    private void handOver(UacCall call) {
+        try {
+            workers.execute(new CallStart(call));
+        } catch (RejectedExecutionException e) {
+            fail(call, stopArrivals ? "timeout" : "generator_overload");
         }
     }
 
@@ -252,7 +353,7 @@ public final class Uac {
 
         @Override
         public void run() {
-            start(call);
+            start(call, true);
         }
     }
 
@@ -292,10 +393,11 @@ public final class Uac {
     }
 
     /**
-     * On a worker: a per-call connection is opened without blocking and the operation begins in the
-     * connect's completion, on the connection's event loop; otherwise it begins here.
+     * A per-call connection is opened without blocking and the operation begins in the connect's
+     * completion, on the connection's event loop; otherwise it begins here. A persistent connection
+     * that is gone is opened again here when {@code mayBlock}, else the operation goes to a worker.
      */
-    private void start(UacCall call) {
+    private void start(UacCall call, boolean mayBlock) {
         if (o.transport() == Transport.UDP) {
             begin(call, null);
             return;
@@ -313,7 +415,11 @@ public final class Uac {
             });
             return;
         }
-        StreamConnection c;
+        StreamConnection c = persistent;
+        if (!mayBlock && (c == null || c.isClosed())) {
+            handOver(call);
+            return;
+        }
         try {
             c = persistentConnection();
         } catch (IOException e) {
@@ -429,7 +535,7 @@ public final class Uac {
             call.state = UacCall.State.DONE;
             UacFlow.cancelTimer(call);
             if (call.timeout != null) {
-                call.timeout.cancel(false);
+                call.timeout.cancel();
             }
             calls.remove(call.callId);
             inFlight.decrementAndGet();

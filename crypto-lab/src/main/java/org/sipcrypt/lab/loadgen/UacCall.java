@@ -1,11 +1,11 @@
 package org.sipcrypt.lab.loadgen;
 
+import io.netty.util.Timeout;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
 
 /**
  * One operation of the UAC (a call, a registration, an INVITE expected to be refused or
@@ -70,8 +70,8 @@ final class UacCall {
     byte[] ack;
     InetSocketAddress nextHop;
     long retransmitMillis;
-    ScheduledFuture<?> timer;
-    ScheduledFuture<?> timeout;
+    Timeout timer;
+    Timeout timeout;
 
     UacCall(long number, long dueNanos, boolean measured, String runTag, State first, String user, String fromUri,
             String requestUri, Credential credential) {

@@ -1,9 +1,8 @@
 package org.sipcrypt.lab.loadgen;
 
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import java.net.InetSocketAddress;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,9 +39,9 @@ final class UacFlow {
 
     private final Uac uac;
     private final UacOptions o;
-    private final ScheduledExecutorService timer;
+    private final Timer timer;
 
-    UacFlow(Uac uac, UacOptions options, ScheduledExecutorService timer) {
+    UacFlow(Uac uac, UacOptions options, Timer timer) {
         this.uac = uac;
         this.o = options;
         this.timer = timer;
@@ -306,7 +305,7 @@ final class UacFlow {
 
     private void restartTimeout(UacCall call) {
         if (call.timeout != null) {
-            call.timeout.cancel(false);
+            call.timeout.cancel();
         }
         call.timeout = later(() -> uac.fail(call, "timeout"), o.callTimeout().toMillis());
     }
@@ -325,13 +324,13 @@ final class UacFlow {
     }
 
     /**
-     * Schedules on the run's timer. A response read after the run ended (its timer shut down, its
+     * Schedules on the run's timer. A response read after the run ended (its timer stopped, its
      * calls failed by the run's end) schedules nothing: null, which the cancels skip.
      */
-    private ScheduledFuture<?> later(Runnable task, long millis) {
+    private Timeout later(Runnable task, long millis) {
         try {
-            return timer.schedule(task, millis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
+            return timer.newTimeout(t -> task.run(), millis, TimeUnit.MILLISECONDS);
+        } catch (IllegalStateException e) {
             return null;
         }
     }
@@ -365,7 +364,7 @@ final class UacFlow {
 
     static void cancelTimer(UacCall call) {
         if (call.timer != null) {
-            call.timer.cancel(false);
+            call.timer.cancel();
             call.timer = null;
         }
     }

@@ -180,6 +180,13 @@ public final class Uas implements Closeable {
         return connections.size();
     }
 
+    /** Closes every TCP and TLS connection it accepted, as a callee that restarts does; its listeners stay. */
+    public void dropConnections() {
+        for (StreamConnection c : connections) {
+            c.close();
+        }
+    }
+
     private interface Reply {
         void send(byte[] response) throws IOException;
     }

@@ -225,6 +225,36 @@ class LoopbackCallsTest {
     }
 
     /**
+     * A persistent connection the callee closes mid-run is opened again for the next call: the
+     * schedule, kept on the connection's event loop, hands the calls that find it closed to a worker
+     * (which may wait for the connect) and goes on; only a call under way when it closed may fail.
+     */
+    @Test
+    void aPersistentConnectionClosedMidRunIsOpenedAgainForTheNextCalls() throws Exception {
+        try (Uas uas = new Uas()) {
+            InetSocketAddress at = uas.listen(Transport.TCP, new InetSocketAddress(LOOPBACK, 0), null);
+            String uri = "sip:lab-uas@127.0.0.1:" + at.getPort() + ";transport=tcp";
+            UacOptions o = new UacOptions(at, Transport.TCP, ConnectionPattern.PERSISTENT, null, RATE,
+                    Duration.ofSeconds(3), Duration.ZERO, Duration.ofSeconds(5), Duration.ZERO, 10.0, uri, LOOPBACK,
+                    Duration.ofMillis(500));
+            List<Interval> samples = new ArrayList<>();
+            RunSummary s = new Uac(o).run(i -> {
+                samples.add(i);
+                if (samples.size() == 1) {
+                    uas.dropConnections();
+                }
+            });
+            long expected = Math.round(RATE * 3);
+            assertEquals(expected, s.offered(), s.text());
+            // a call offered while the close was on its way fails with it (calls are 50 ms apart)
+            assertTrue(s.failed() <= 2, "at most the calls under way at the close failed: " + s.text());
+            assertEquals(s.failed(), s.causes().getOrDefault("transport", 0L), s.text());
+            // the calls after the close completed: on a connection opened again
+            assertEquals(expected - s.failed(), s.completed(), s.text());
+        }
+    }
+
+    /**
      * A persistent connection the server refuses at the start fails the run's calls as {@code connect},
      * each call trying to connect again, rather than ending the run (and a comparison) with an error.
      */
