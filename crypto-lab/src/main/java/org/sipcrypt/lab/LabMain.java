@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         description = "The sipcrypt crypto lab: compares cipher suites for SIP over TLS by server CPU, throughput and call response time"
                 + " per transport and cipher suite.",
         subcommands = {CompareCommand.class, RunCommand.class, ReportCommand.class, ListCommand.class, UacCommand.class,
-            UasCommand.class, CollectCommand.class})
+            UasCommand.class, CollectCommand.class, UacServeCommand.class})
 public final class LabMain implements Runnable {
 
     @CommandLine.Spec

@@ -103,9 +103,9 @@ final class Tables {
 
     /** What the lab's CPU per call by role means, under the fixed-rate table in both reports. */
     static final String LAB_CPU_NOTE = "generator / UAS µs/call: the lab's own CPU per completed call by role. With"
-            + " the generator in the lab's process, its figure is the process's CPU less the UAS's threads', so it"
-            + " includes the lab JVM's garbage collector and JIT compiler: an upper bound. generator CPU % is in % of"
-            + " one core, in the lab's process the UAS's with it.";
+            + " the generator in the lab's process, its figure is the process's CPU less the UAS's threads' and less"
+            + " its JIT compiler's (as the server's is counted), so it includes the lab JVM's garbage collector: an"
+            + " upper bound. generator CPU % is in % of one core, in the lab's process the UAS's with it.";
 
     /** The flag of a role's CPU per call above {@link RoleCpu#MAX_SHARE_OF_SERVER} of the server's. */
     static final String HEAVY = "HEAVY";

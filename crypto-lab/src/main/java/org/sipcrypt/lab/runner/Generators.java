@@ -3,6 +3,8 @@ package org.sipcrypt.lab.runner;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.lab.loadgen.LegCounters;
 import org.sipcrypt.lab.loadgen.TlsOptions;
@@ -26,13 +29,13 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * Runs the UAC side of a point: one generator in the lab's own process, or several generator
- * processes ({@code uac} commands in JVMs of their own, started together with {@code --start-at},
- * each offering its share of the rate) for multi-to-one; meanwhile reads the server's CPU each
- * interval, and the UAS's counters, the UAS's CPU and the lab process's CPU at the start and end of
- * the measured part.
+ * processes for multi-to-one ({@code uac-serve} JVMs of their own, started on the first run and kept
+ * warm until {@link #close}, each handed a {@code uac} command line per run with its share of the rate
+ * and a common {@code --start-at}); meanwhile reads the server's CPU each interval, and the UAS's
+ * counters, the UAS's CPU and the lab process's CPU at the start and end of the measured part.
  * Threading: one caller thread; interval callbacks arrive on it.
  */
-final class Generators {
+final class Generators implements AutoCloseable {
 
     /**
      * What a generator run measured.
@@ -48,9 +51,10 @@ final class Generators {
      * @param uasCpuMicros    CPU time of the UAS's threads ({@link Uas#THREADS}) over the measured
      *                        part, -1 without a UAS in this process or when unknown
      * @param generatorCpuMicros the generators' CPU time over the measured part, -1 unknown. In the
-     *                        lab's process: the process's CPU time less the UAS's threads', so it
-     *                        carries the JVM's garbage collector, JIT compiler and the runner's own
-     *                        thread too (a conservative figure: the generator alone costs less). In
+     *                        lab's process: the process's CPU time less the UAS's threads' and less
+     *                        the JIT compiler's, as the server's is counted, so it carries the JVM's
+     *                        garbage collector and the runner's own thread too (a conservative figure:
+     *                        the generator alone costs less). In
      *                        generator processes: their own CPU as they report it (their summaries'
      *                        {@link RunSummary#cpuPercent()}, added up) over the measured part's time.
      */
@@ -60,9 +64,12 @@ final class Generators {
 
     /** Time the generator JVMs get to start before their common start. */
     private static final Duration PROCESS_START = Duration.ofSeconds(4);
+    /** Time generator processes already running get to read their run before its common start. */
+    private static final Duration WARM_PROCESS_START = Duration.ofSeconds(1);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path dir;
+    private final List<GeneratorProcess> processes = new ArrayList<>();
     private int runs;
 
     Generators(Path dir) {
@@ -71,14 +78,28 @@ final class Generators {
 
     /**
      * What the server, the UAS and this process had done at one moment; {@code uasCpu} is -1 without
-     * a UAS, {@code labCpu} and {@code cpu} (the server's) -1 when unknown.
+     * a UAS, {@code labCpu} and {@code cpu} (the server's) -1 when unknown; {@code labJit} is what
+     * this process's JIT compiler threads used so far.
      */
-    private record Mark(long nanos, long cpu, long hs, long resumed, long bytes, long uasCpu, long labCpu) {
+    private record Mark(long nanos, long cpu, long hs, long resumed, long bytes, long uasCpu, long labCpu,
+                        long labJit) {
+        private static final long SELF = ProcessHandle.current().pid();
+
         static Mark of(Bench b) {
             LegCounters c = b.uas != null ? b.uas.counters() : null;
             return new Mark(System.nanoTime(), b.serverCpuMicros(), c == null ? 0 : c.handshakes(),
                     c == null ? 0 : c.resumed(), c == null ? 0 : c.bytesSent() + c.bytesReceived(),
-                    b.uas != null ? ThreadCpu.micros(Uas.THREADS) : -1, ProcessCpu.micros());
+                    b.uas != null ? ThreadCpu.micros(Uas.THREADS) : -1, ProcessCpu.micros(), ProcessCpu.jitMicros(SELF));
+        }
+
+        /**
+         * This process's CPU time since {@code start} less its JIT compiler's, -1 when unknown. A
+         * compiler thread that ended meanwhile (the JVM stops idle ones) takes its time out of the
+         * threads' sum: the compiler's part is then taken as 0, which can only overstate the rest.
+         */
+        long labCpuWithoutJitSince(Mark start) {
+            long lab = since(start.labCpu, labCpu);
+            return lab < 0 ? -1 : lab - Math.max(0, labJit - start.labJit);
         }
 
         /** {@code end - start}, or -1 when either is unknown. */
@@ -110,7 +131,7 @@ final class Generators {
         });
         Mark end = Mark.of(b);
         long uas = Mark.since(start[0].uasCpu(), end.uasCpu());
-        long lab = Mark.since(start[0].labCpu(), end.labCpu());
+        long lab = end.labCpuWithoutJitSince(start[0]);
         // the process's CPU is counted in ticks of 10 ms, the UAS's threads to the microsecond: over a
         // short part the difference can dip below 0 by up to a tick
         long generator = lab < 0 || (b.uas != null && uas < 0) ? -1 : Math.max(0, lab - Math.max(0, uas));
@@ -128,78 +149,155 @@ final class Generators {
      * Several generator processes: each runs {@code uac} with its share of the rate and writes its
      * samples and summary as JSON; the summaries merge exactly (their response-time histograms
      * add), the samples add by interval (percentiles of a merged sample are the worst process's).
+     * The processes are kept from one run to the next ({@code uac-serve}), so only the first run
+     * finds them cold.
      */
     private Outcome inProcesses(Bench b, UacOptions o, int n) throws Exception {
         Path runDir = dir.resolve(String.format(Locale.ROOT, "run-%03d", ++runs));
         Files.createDirectories(runDir);
-        Instant startAt = Instant.now().plus(PROCESS_START);
-        List<Process> procs = new ArrayList<>();
+        boolean cold = processes.size() < n || processes.stream().anyMatch(p -> !p.process().isAlive());
+        Instant startAt = Instant.now().plus(cold ? PROCESS_START : WARM_PROCESS_START);
         List<Path> files = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Path json = runDir.resolve("uac-" + i + ".json");
+            files.add(json);
+            process(i).run(uacArgs(o, o.rate() / n, json, startAt), done(json));
+        }
+        // the server's CPU is sampled here every interval, from the common start on
+        long startNanos = System.nanoTime() + Duration.between(Instant.now(), startAt).toNanos();
+        long warmupEnd = startNanos + o.warmup().toNanos();
+        long intervalNanos = o.interval().toNanos();
+        long deadline = warmupEnd + o.duration().toNanos() + o.callTimeout().multipliedBy(3).plus(o.hold())
+                .plus(PROCESS_START).toNanos();
+        List<Double> serverCpu = new ArrayList<>();
+        Mark start = null;
+        Mark last = null;
+        long next = startNanos;
+        while (files.stream().anyMatch(f -> !Files.exists(done(f)))) {
+            for (int i = 0; i < n; i++) {
+                GeneratorProcess g = processes.get(i);
+                if (!g.process().isAlive() && !Files.exists(done(files.get(i)))) {
+                    throw new IOException("generator process " + i + " ended (exit " + g.process().exitValue() + "): "
+                            + tail(g.log()));
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                close();
+                throw new IOException("generator processes still running after their run; logs in " + dir);
+            }
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(200)));
+                continue;
+            }
+            Mark now = Mark.of(b);
+            if (last != null) {
+                serverCpu.add(now.cpuPctSince(last));
+            }
+            if (start == null || next <= warmupEnd) {
+                start = now;
+            }
+            last = now;
+            next += intervalNanos;
+        }
+        if (start == null) {
+            start = Mark.of(b);
+        }
+        List<RunSummary> parts = new ArrayList<>();
+        List<List<Interval>> intervals = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int exit = Integer.parseInt(Files.readString(done(files.get(i)), StandardCharsets.UTF_8).strip());
+            if (exit > 1 || !Files.exists(files.get(i))) {
+                throw new IOException("generator process " + i + " failed its run (exit " + exit + "): "
+                        + tail(processes.get(i).log()));
+            }
+            String text = Files.readString(files.get(i), StandardCharsets.UTF_8);
+            parts.add(RunSummary.parseSummaryJson(text));
+            intervals.add(intervals(JSON.readTree(text).path("intervals")));
+        }
+        RunSummary merged = RunSummary.merge(parts.get(0).description() + " ×" + n + " processes", parts);
+        Mark end = Mark.of(b);
+        double seconds = (end.nanos() - start.nanos()) / 1e9;
+        // the processes' CPU in % of one core, added up, over the measured part's time
+        long generator = merged.cpuPercent() < 0 ? -1 : Math.round(merged.cpuPercent() * 1e4 * seconds);
+        return outcome(merged, samples(intervals, serverCpu), start, end, generator);
+    }
+
+    /** Where a generator process says that the run writing {@code json} has ended, and its exit code. */
+    private static Path done(Path json) {
+        return Path.of(json + ".rc");
+    }
+
+    /** Generator process {@code i}, started (again) when it is not running. */
+    private GeneratorProcess process(int i) throws IOException {
+        while (processes.size() <= i) {
+            processes.add(null);
+        }
+        GeneratorProcess g = processes.get(i);
+        if (g == null || !g.process().isAlive()) {
+            if (g != null) {
+                g.stop();
+            }
+            Files.createDirectories(dir);
+            Path log = dir.resolve("uac-" + i + ".log");
+            List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), "org.sipcrypt.lab.LabMain", "uac-serve");
+            Process p = ChildProcesses.track(new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start());
+            g = new GeneratorProcess(p, new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), log);
+            processes.set(i, g);
+        }
+        return g;
+    }
+
+    /** The last lines of a generator process's log, for an error message. */
+    private static String tail(Path log) {
         try {
-            for (int i = 0; i < n; i++) {
-                Path json = runDir.resolve("uac-" + i + ".json");
-                files.add(json);
-                List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp", System.getProperty("java.class.path"), "org.sipcrypt.lab.LabMain", "uac"));
-                cmd.addAll(uacArgs(o, o.rate() / n, json, startAt));
-                procs.add(ChildProcesses.track(new ProcessBuilder(cmd).redirectErrorStream(true)
-                        .redirectOutput(runDir.resolve("uac-" + i + ".log").toFile()).start()));
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())).strip();
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Ends the generator processes: the end of their input, then a kill after 5 s. */
+    @Override
+    public void close() {
+        for (GeneratorProcess g : processes) {
+            if (g != null) {
+                g.stop();
             }
-            // the server's CPU is sampled here every interval, from the common start on
-            long startNanos = System.nanoTime() + Duration.between(Instant.now(), startAt).toNanos();
-            long warmupEnd = startNanos + o.warmup().toNanos();
-            long intervalNanos = o.interval().toNanos();
-            long deadline = warmupEnd + o.duration().toNanos() + o.callTimeout().multipliedBy(3).plus(o.hold())
-                    .plus(PROCESS_START).toNanos();
-            List<Double> serverCpu = new ArrayList<>();
-            Mark start = null;
-            Mark last = null;
-            long next = startNanos;
-            while (procs.stream().anyMatch(Process::isAlive)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("generator processes still running after their run; logs in " + runDir);
+        }
+        processes.clear();
+    }
+
+    /**
+     * A {@code uac-serve} process and the writer of its input.
+     * Threading: the runner's thread only.
+     */
+    private record GeneratorProcess(Process process, Writer in, Path log) {
+
+        /** Hands it one run: its {@code uac} arguments and the file for its exit code, as one JSON line. */
+        void run(List<String> args, Path done) throws IOException {
+            in.write(JSON.writeValueAsString(Map.of("uac", args, "done", done.toString())));
+            in.write('\n');
+            in.flush();
+        }
+
+        void stop() {
+            try {
+                in.close();
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
                 }
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(200)));
-                    continue;
-                }
-                Mark now = Mark.of(b);
-                if (last != null) {
-                    serverCpu.add(now.cpuPctSince(last));
-                }
-                if (start == null || next <= warmupEnd) {
-                    start = now;
-                }
-                last = now;
-                next += intervalNanos;
-            }
-            if (start == null) {
-                start = Mark.of(b);
-            }
-            List<RunSummary> parts = new ArrayList<>();
-            List<List<Interval>> intervals = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                if (procs.get(i).exitValue() > 1 || !Files.exists(files.get(i))) {
-                    throw new IOException("generator process " + i + " failed (exit " + procs.get(i).exitValue()
-                            + "): " + Files.readString(runDir.resolve("uac-" + i + ".log"), StandardCharsets.UTF_8).strip());
-                }
-                String text = Files.readString(files.get(i), StandardCharsets.UTF_8);
-                parts.add(RunSummary.parseSummaryJson(text));
-                intervals.add(intervals(JSON.readTree(text).path("intervals")));
-            }
-            RunSummary merged = RunSummary.merge(parts.get(0).description() + " ×" + n + " processes", parts);
-            Mark end = Mark.of(b);
-            double seconds = (end.nanos() - start.nanos()) / 1e9;
-            // the processes' CPU in % of one core, added up, over the measured part's time
-            long generator = merged.cpuPercent() < 0 ? -1 : Math.round(merged.cpuPercent() * 1e4 * seconds);
-            return outcome(merged, samples(intervals, serverCpu), start, end, generator);
-        } finally {
-            for (Process p : procs) {
-                if (p.isAlive()) {
-                    p.destroyForcibly();
-                }
-                ChildProcesses.forget(p);
+            } catch (IOException e) {
+                // it has gone already: nothing left to end
+                process.destroyForcibly();
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            } finally {
+                ChildProcesses.forget(process);
             }
         }
     }

@@ -13,9 +13,10 @@ import java.util.List;
  * Threading: immutable.
  *
  * @param generatorMicrosPerCall the generators' CPU per call. With the generator in the lab's process:
- *                               the process's CPU less the UAS's threads', so it also carries the
- *                               JVM's garbage collector and JIT compiler (an upper bound of the
- *                               generator's own cost); with generator processes: their own CPU
+ *                               the process's CPU less the UAS's threads' and the JIT compiler's
+ *                               (as the server's is counted), so it also carries the JVM's garbage
+ *                               collector (an upper bound of the generator's own cost); with
+ *                               generator processes: their own CPU
  * @param uasMicrosPerCall       the CPU of the UAS's threads per call
  */
 public record RoleCpu(double generatorMicrosPerCall, double uasMicrosPerCall) {

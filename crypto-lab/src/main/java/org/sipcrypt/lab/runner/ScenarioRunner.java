@@ -178,7 +178,7 @@ public final class ScenarioRunner {
         progress = new Progress(plan(ciphers.size(), fixed, peak));
         String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
         options.progress().accept(scenario.name() + ": " + where);
-        try (AutoCloseable pinned = options.pinning().pinLab()) {
+        try (AutoCloseable pinned = options.pinning().pinLab(); Generators kept = generators) {
             if (fixed && options.warmServers()) {
                 points.addAll(warmPoints(ciphers));
             }
@@ -460,14 +460,13 @@ public final class ScenarioRunner {
     }
 
     /**
-     * The warm-up of a measured run on a settled server: {@link #SETTLED_WARMUP}, or the scenario's
-     * whole warm-up when the generators run in processes of their own, which start cold for every
-     * run (at 300 calls/s over TLS, three such processes were still up to 290 ms late with their
-     * arrivals after a 1 s warm-up, and every multi-to-one AES window was left out).
+     * The warm-up of a measured run on a settled server: {@link #SETTLED_WARMUP}, with generator
+     * processes too, since they are kept warm from one run to the next (started anew for every run,
+     * three such processes were still up to 290 ms late with their arrivals after a 1 s warm-up at
+     * 300 calls/s over TLS).
      */
     Duration windowWarmup() {
-        LoadProfile l = scenario.load();
-        return scenario.generators() > 1 ? l.warmup() : min(SETTLED_WARMUP, l.warmup());
+        return min(SETTLED_WARMUP, scenario.load().warmup());
     }
 
     /**
