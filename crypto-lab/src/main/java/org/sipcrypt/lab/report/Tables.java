@@ -228,7 +228,7 @@ final class Tables {
             + " (the machine's speed, the generator's timing), and the interval is that of its mean with what the"
             + " shifts explain taken out: how well this run tells the ciphers apart. ± % with drift: the plain"
             + " interval over the windows, shifts included. Neither covers what differs from one server JVM to the"
-            + " next. Without two ciphers and three complete rounds both are the plain interval.";
+            + " next. Without two ciphers and five complete rounds both are the plain interval.";
 
     static final String PEAK_NOTE = "Peak: highest offered rate with under 1 % of calls failed; sustainable: highest"
             + " rate whose completed rate kept up with it (0: no step kept up; a ramp does not search below its start).";

@@ -78,13 +78,13 @@ class RoundsTest {
     @Test
     void withoutShiftsACiphersNoiseStaysItsOwnWithNMinusTwoDegreesOfFreedom() {
         // c1 constant, c0 ±100 alternately: c0's shift (read from c1) is 0, so no slope; by hand
-        // s = √(4 × 100² / 2) = 141.42, half-width t(2) × s / √4 = 4.3027 × 70.71 = 304.25
-        double[][] noise = ones(2, 4);
-        noise[0] = new double[] {1.1, 0.9, 1.1, 0.9};
-        Map<String, Estimate> e = Rounds.withinRun(values(new double[] {1000, 1000}, all(2, 0), all(4, 0), noise));
+        // s = √(6 × 100² / 4) = 122.47, half-width t(4) × s / √6 = 2.7764 × 50 = 138.82
+        double[][] noise = ones(2, 6);
+        noise[0] = new double[] {1.1, 0.9, 1.1, 0.9, 1.1, 0.9};
+        Map<String, Estimate> e = Rounds.withinRun(values(new double[] {1000, 1000}, all(2, 0), all(6, 0), noise));
         assertEquals(1000, e.get("c0").mean(), 1e-9);
-        assertEquals(141.421, e.get("c0").stdDev(), 1e-3);
-        assertEquals(304.25, e.get("c0").halfWidth95(), 0.01);
+        assertEquals(122.474, e.get("c0").stdDev(), 1e-3);
+        assertEquals(138.82, e.get("c0").halfWidth95(), 0.01);
         // c1's shift is c0's noise, which explains none of c1: none of c0's noise reaches it
         assertEquals(0, e.get("c1").halfWidth95(), 1e-9);
     }
@@ -92,20 +92,37 @@ class RoundsTest {
     @Test
     void onlyCompleteRoundsCountAndTooFewGiveNothing() {
         Map<String, Map<Integer, Double>> v = values(new double[] {500, 700}, all(2, 1),
-                new double[] {0, 0.1, -0.1, 0.05}, ones(2, 4));
+                new double[] {0, 0.1, -0.1, 0.05, 0.02, -0.02}, ones(2, 6));
         v.get("c1").remove(2);
         Map<String, Estimate> e = Rounds.withinRun(v);
-        assertEquals(3, e.get("c0").n(), "round 2 is not complete");
-        assertEquals(500 * (1 + 0.9 + 1.05) / 3, e.get("c0").mean(), 1e-9);
+        assertEquals(5, e.get("c0").n(), "round 2 is not complete");
+        assertEquals(500 * (1 + 0.9 + 1.05 + 1.02 + 0.98) / 5, e.get("c0").mean(), 1e-9);
         v.get("c1").remove(3);
-        assertTrue(Rounds.withinRun(v).isEmpty(), "c1 valid in two rounds: left out, and c0 alone reads no shift");
+        assertTrue(Rounds.withinRun(v).isEmpty(), "c1 valid in four rounds: left out, and c0 alone reads no shift");
         Map<String, Map<Integer, Double>> three = values(new double[] {500, 700, 900}, all(3, 1),
-                new double[] {0, 0.1, -0.1}, ones(3, 3));
+                new double[] {0, 0.1, -0.1, 0.05, 0.02, -0.02}, ones(3, 6));
         three.get("c2").remove(2);
+        three.get("c2").remove(4);
         Map<String, Estimate> without = Rounds.withinRun(three);
         assertEquals(List.of("c0", "c1"), List.copyOf(without.keySet()), "c2 left out, not its rounds");
-        assertEquals(3, without.get("c0").n());
-        assertTrue(Rounds.withinRun(Map.of("c0", Map.of(1, 1.0, 2, 2.0, 3, 3.0))).isEmpty(), "one cipher");
+        assertEquals(6, without.get("c0").n());
+        assertTrue(Rounds.withinRun(Map.of("c0", Map.of(1, 1.0, 2, 2.0, 3, 3.0, 4, 4.0, 5, 5.0))).isEmpty(),
+                "one cipher");
+    }
+
+    /**
+     * Three or four rounds leave the regression one or two degrees of freedom (t = 12.7 or 4.30), and
+     * its interval wider than the plain one over the same windows: the plain one stands.
+     */
+    @Test
+    void fewerThanFiveRoundsLeaveThePlainInterval() {
+        for (int rounds = 3; rounds <= 4; rounds++) {
+            double[] shift = Arrays.copyOf(new double[] {0.05, -0.04, 0.02, -0.03}, rounds);
+            assertTrue(Rounds.withinRun(values(new double[] {500, 700, 900}, all(3, 1), shift, ones(3, rounds)))
+                    .isEmpty(), rounds + " rounds");
+        }
+        double[] five = {0.05, -0.04, 0.02, -0.03, 0.01};
+        assertEquals(3, Rounds.withinRun(values(new double[] {500, 700, 900}, all(3, 1), five, ones(3, 5))).size());
     }
 
     @Test
