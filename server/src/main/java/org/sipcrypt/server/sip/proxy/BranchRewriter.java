@@ -26,7 +26,7 @@ import org.sipcrypt.server.transport.Transport;
  */
 final class BranchRewriter {
 
-    private static final int DEFAULT_MAX_FORWARDS = 70;
+    static final int DEFAULT_MAX_FORWARDS = 70;
 
     private final SipContext ctx;
     private final LoopDetector loops;

@@ -77,7 +77,10 @@ record SipUriText(boolean secure, String host, int port, String params) {
         return null;
     }
 
-    /** The host as the four bytes of an IPv4 address, or null when it is not one. */
+    /**
+     * The host as the four bytes of an IPv4 address written in its one dotted form (four decimal
+     * parts, no leading zeros), or null when it is not one.
+     */
     byte[] ipv4() {
         byte[] ip = new byte[4];
         int part = 0;
@@ -91,6 +94,11 @@ record SipUriText(boolean secure, String host, int port, String params) {
                 ip[part++] = (byte) value;
                 value = -1;
             } else if (c >= '0' && c <= '9') {
+                if (value == 0) {
+                    // a leading zero: not the one dotted form, which a text comparison with our own
+                    // addresses would miss (127.0.0.01 is 127.0.0.1 to the JDK), so left to the stack
+                    return null;
+                }
                 value = value < 0 ? c - '0' : value * 10 + (c - '0');
                 if (value > 255) {
                     return null;

@@ -83,6 +83,11 @@ public final class StatefulProxy implements ProxyFunction {
         this.dialogs = recordRoute ? dialogs : null;
     }
 
+    /** The branches of this proxy's Vias, which the relay from bytes writes and checks too. */
+    LoopDetector loops() {
+        return loops;
+    }
+
     /** Proxies a request that is neither ACK nor CANCEL, on its server transaction. */
     @Override
     public void onRequest(Request request, ServerTransaction st) {
@@ -480,11 +485,23 @@ public final class StatefulProxy implements ProxyFunction {
         }
     }
 
-    /** A response without a client transaction (a 2xx retransmission): forwarded by its Via. */
+    /**
+     * A response without a client transaction (a 2xx retransmission): forwarded by its Via, when
+     * its top Via is ours with a branch this server wrote for a request whose response goes where
+     * the next Via says ({@link LoopDetector#vouchesFor}); any other is dropped and counted, so a
+     * forged response is never reflected to an address the request did not come from.
+     */
     private void forwardStateless(Response response) {
         ViaHeader top = (ViaHeader) response.getHeader(ViaHeader.NAME);
         if (top == null || !ctx.local().isLocal(top.getHost(), top.getPort())) {
             ctx.counters().error("stray_response");
+            return;
+        }
+        ListIterator<?> vias = response.getHeaders(ViaHeader.NAME);
+        vias.next();
+        ViaHeader next = vias.hasNext() ? (ViaHeader) vias.next() : null;
+        if (next == null || !loops.vouchesFor(top.getBranch(), LoopDetector.returnPath(next))) {
+            ctx.counters().error("unvouched_response");
             return;
         }
         Response up = upstreamCopy(response);
@@ -509,9 +526,17 @@ public final class StatefulProxy implements ProxyFunction {
         }
     }
 
-    /** ACK for a 2xx: forwarded statelessly (§16.11) along its Route set or to its Request-URI. */
+    /**
+     * ACK for a 2xx: forwarded statelessly (§16.11) along its Route set or to its Request-URI, with
+     * Max-Forwards (added when missing, §16.6 step 3) and a loop check (§16.3 step 4) as any request,
+     * so an ACK addressed back to this server cannot go round.
+     */
     @Override
     public void onAck(Request ack) {
+        if (loops.isLoop(ack)) {
+            ctx.counters().error("ack_loop");
+            return;
+        }
         Request out = (Request) ack.clone();
         popOwnRoutes(out);
         if (out.getHeader(RouteHeader.NAME) == null && ctx.local().isLocal(out.getRequestURI())) {
@@ -519,7 +544,9 @@ public final class StatefulProxy implements ProxyFunction {
         }
         try {
             MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
-            if (mf != null) {
+            if (mf == null) {
+                out.setHeader(ctx.headers().createMaxForwardsHeader(BranchRewriter.DEFAULT_MAX_FORWARDS));
+            } else {
                 if (mf.getMaxForwards() <= 0) {
                     return;
                 }

@@ -70,12 +70,15 @@ import org.sipcrypt.server.transport.Transport;
  */
 public final class StatelessRelay implements EarlyRelays {
 
+    /** The Max-Forwards a relayed request without one gets (RFC 3261 §16.6 step 3). */
+    private static final int DEFAULT_MAX_FORWARDS = 70;
 
     private final SipContext ctx;
     private final AccessPolicy policy;
     private final EstablishedDialogs dialogs;
     private final StatefulProxy proxy;
     private final ConnectionPolicy connections;
+    private final LoopDetector loops;
 
     /**
      * @param policy  which requests may be relayed with digest authentication on; null when it is off
@@ -93,6 +96,8 @@ public final class StatelessRelay implements EarlyRelays {
         this.dialogs = dialogs;
         this.proxy = proxy;
         this.connections = Objects.requireNonNull(connections, "connections");
+        // the proxy's, so that a response the stack sees for a branch written here is vouched for alike
+        this.loops = proxy != null ? proxy.loops() : new LoopDetector(ctx.local());
     }
 
     @Override
@@ -104,7 +109,9 @@ public final class StatelessRelay implements EarlyRelays {
             return null;
         }
         InDialog req = InDialog.read(request, method, via);
-        if (req == null || bye && (req.maxForwards() < 0 || req.proxyRequire() || req.viaNames(lp))) {
+        // §16.3 step 4: a request with a Via of ours (a loop, or a spiral) is the stack's to judge,
+        // an ACK's as a BYE's: an ACK that comes back to this server must not go round again
+        if (req == null || req.viaNames(lp) || bye && (req.maxForwards() < 0 || req.proxyRequire())) {
             return null;
         }
         // §16.4: our own entries off the top of the route set
@@ -137,11 +144,17 @@ public final class StatelessRelay implements EarlyRelays {
         if (to == null || over.reliable() && connections.patternFor(to) == ConnectionPattern.PER_CALL) {
             return null;
         }
-        // §16.11: the same branch for every retransmission; a BYE's own branch tells two BYEs apart
-        String branch = LoopDetector.statelessBranch(req.requestUri(), req.fromTag(), req.toTag(), req.callId(),
-                bye ? req.cseqNumber() + " BYE " + via.branch() : req.cseqNumber(), req.routeValues());
+        // §16.11: the same branch for every retransmission; a BYE's own branch tells two BYEs apart;
+        // its check binds it to where the response must go back, the caller's Via as tagged here
+        String tagged = over.reliable() ? via.taggedWithSource(source) : via.tagged(source);
+        String back = returnPath(tagged);
+        if (back == null) {
+            return null;
+        }
+        String branch = loops.statelessBranch(req.requestUri(), req.fromTag(), req.toTag(), req.callId(),
+                bye ? req.cseqNumber() + " BYE " + via.branch() : req.cseqNumber(), req.routeValues(), back);
         byte[] copy = req.relayed("SIP/2.0/" + over.sipName() + " " + lp.getIPAddress() + ":" + lp.getPort()
-                + ";branch=" + branch, over.reliable() ? via.taggedWithSource(source) : via.tagged(source), popped);
+                + ";branch=" + branch, tagged, popped);
         ctx.counters().requestReceived(method);
         ctx.counters().forwarded(method);
         if (bye) {
@@ -176,6 +189,11 @@ public final class StatelessRelay implements EarlyRelays {
                                Transport over) {
         Upstream up = Upstream.read(response, via, over);
         if (up == null) {
+            return null;
+        }
+        if (transaction == null && !loops.vouchesFor(via.branch(), up.returnPath())) {
+            // not a branch this server wrote for a request whose response goes there: the stack
+            // drops it and counts it (StatefulProxy), so nothing is relayed or kept for it
             return null;
         }
         ServerTransaction upstream = null;
@@ -369,6 +387,10 @@ public final class StatelessRelay implements EarlyRelays {
         byte[] relayed(String ourVia, String taggedVia, int popped) {
             StringBuilder sb = new StringBuilder(headerEnd + 128);
             sb.append(requestLine).append("\r\n").append("Via: ").append(ourVia).append("\r\n");
+            if (maxForwardsLine < 0) {
+                // §16.6 step 3: a copy of a request without Max-Forwards gets one, so no loop runs for ever
+                sb.append("Max-Forwards: ").append(DEFAULT_MAX_FORWARDS).append("\r\n");
+            }
             int toPop = popped;
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
@@ -402,8 +424,8 @@ public final class StatelessRelay implements EarlyRelays {
      * next Via says to send it, and its Call-ID, From, To and CSeq values as they came (null when
      * missing), which a 2xx on a transaction of the stack is matched by.
      */
-    private record Upstream(int status, byte[] relayed, InetSocketAddress destination, String callId, String from,
-                            String to, String cseq) {
+    private record Upstream(int status, byte[] relayed, InetSocketAddress destination, String returnPath,
+                            String callId, String from, String to, String cseq) {
 
         /**
          * The response {@code response} that came in over {@code over}, whose top Via is {@code ours},
@@ -474,7 +496,8 @@ public final class StatelessRelay implements EarlyRelays {
                 }
                 sb.append("\r\n");
             }
-            return new Upstream(status, withBody(sb, response, head.end()), to, callId, from, toValue, cseq);
+            return new Upstream(status, withBody(sb, response, head.end()), to, StatelessRelay.returnPath(next), callId, from,
+                    toValue, cseq);
         }
 
         /**
@@ -565,6 +588,45 @@ public final class StatelessRelay implements EarlyRelays {
         System.arraycopy(head, 0, copy, 0, head.length);
         System.arraycopy(message, headerEnd, copy, head.length, message.length - headerEnd);
         return copy;
+    }
+
+    /**
+     * Where a response goes back by the Via entry {@code via}, as {@link LoopDetector#returnPath}
+     * writes it: its {@code received}, else sent-by host, its {@code rport} value, else sent-by
+     * port, and its branch; null when the entry has no sent-by.
+     */
+    static String returnPath(String via) {
+        String[] parts = via.split(";", -1);
+        String sent = parts[0].trim();
+        int blank = 0;
+        while (blank < sent.length() && sent.charAt(blank) != ' ' && sent.charAt(blank) != '\t') {
+            blank++;
+        }
+        String sentBy = sent.substring(blank).trim();
+        if (sentBy.isEmpty()) {
+            return null;
+        }
+        int colon = sentBy.lastIndexOf(':');
+        boolean bracketed = sentBy.lastIndexOf(']') > colon;
+        String host = colon < 0 || bracketed ? sentBy : sentBy.substring(0, colon);
+        String port = colon < 0 || bracketed ? null : sentBy.substring(colon + 1).trim();
+        String received = null;
+        String rport = null;
+        String branch = null;
+        for (int i = 1; i < parts.length; i++) {
+            String param = parts[i].trim();
+            int eq = param.indexOf('=');
+            String name = (eq >= 0 ? param.substring(0, eq) : param).trim().toLowerCase(Locale.ROOT);
+            String value = eq >= 0 ? param.substring(eq + 1).trim() : "";
+            if (name.equals("received")) {
+                received = value;
+            } else if (name.equals("rport")) {
+                rport = value;
+            } else if (name.equals("branch")) {
+                branch = value;
+            }
+        }
+        return LoopDetector.returnPath(host.trim(), port, received, rport, branch);
     }
 
     /** The top entry of a Via value, as {@link TopVia#read} takes it. */

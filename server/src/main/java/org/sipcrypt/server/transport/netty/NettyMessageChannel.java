@@ -583,7 +583,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
     }
 
-    /** Absorbs an ACK or answers a retransmission from the kept transaction of {@code key}; false when none is kept. */
+    /**
+     * Absorbs an ACK or answers a retransmission from the kept transaction of {@code key}; false when
+     * none is kept, or when the request comes from another address than the kept answer went to.
+     */
     private boolean absorbed(CompletedTransactions completed, boolean ack, String key) {
         if (ack) {
             if (!completed.acknowledged(key)) {
@@ -593,7 +596,10 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             return true;
         }
         CompletedTransactions.Answer answer = completed.retransmission(key);
-        if (answer == null) {
+        if (answer == null || !answer.absorb()
+                && !answer.destination().getAddress().equals(source().getAddress())) {
+            // a kept answer goes again only to the address it went to, and only when asked from
+            // there: a request naming another client's Via cannot aim it at that client
             return false;
         }
         counters.retransmissionAbsorbed();

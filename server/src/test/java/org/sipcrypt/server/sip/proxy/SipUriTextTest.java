@@ -45,6 +45,14 @@ class SipUriTextTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"sip:127.0.0.01", "sip:0127.0.0.1", "sip:127.000.0.1", "sip:127.0.00.1:5060"})
+    void anAddressWithLeadingZerosIsLeftToTheStack(String uri) {
+        // the JDK reads 127.0.0.01 as 127.0.0.1: compared as text with our address, it would pass as foreign
+        assertNull(SipUriText.read(uri).ipv4(), uri);
+        assertArrayEquals(new byte[] {10, 0, 0, 0}, SipUriText.read("sip:10.0.0.0").ipv4(), "a single zero is a part");
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"tel:+4930123", "sip:[::1]:5060", "sip:host:", "sip:host:123456", "sip:host:70000",
             "sip:ho_st", "sip:", "sip:bob@", "sip:host:5x"})
     void leavesToTheParserWhatItDoesNotRead(String uri) {
