@@ -45,29 +45,30 @@ class UndeliverableAnswersIT {
      * Over UDP the answer goes by the Via's transport and sent-by: a connection to that closed port,
      * or a transport the server has no listener for.
      */
-    @ParameterizedTest(name = "over {0}, Via naming {1}")
-    @CsvSource({"tcp, TCP", "tcp, TLS", "udp, TCP", "udp, TLS"})
-    void everyTransactionWhoseAnswerCannotBeDeliveredEndsAndFreesItsBranch(String over, String viaTransport)
-            throws Exception {
+    @ParameterizedTest(name = "{2} over {0}, Via naming {1}")
+    @CsvSource({"tcp, TCP, OPTIONS", "tcp, TLS, OPTIONS", "udp, TCP, OPTIONS", "udp, TLS, OPTIONS",
+            "udp, TCP, INVITE", "udp, TLS, INVITE"})
+    void everyTransactionWhoseAnswerCannotBeDeliveredEndsAndFreesItsBranch(String over, String viaTransport,
+                                                                          String method) throws Exception {
         Transport arrival = Transport.valueOf(over.toUpperCase(java.util.Locale.ROOT));
         int closedPort = closedPort();
         String hp = server.hostPort(arrival);
-        String prefix = over + "-" + viaTransport + "-";
+        String prefix = over + "-" + viaTransport + "-" + method + "-";
         List<String> requests = new ArrayList<>();
         for (int i = 0; i < REQUESTS; i++) {
-            requests.add(options(hp, viaTransport, "127.0.0.1:" + closedPort, prefix + i));
+            requests.add(request(method, hp, viaTransport, "127.0.0.1:" + closedPort, prefix + i));
         }
         if (arrival == Transport.TCP) {
             sendAndClose(requests);
         } else {
-            sendDatagrams(requests);
+            sendDatagrams(requests, method);
         }
-        Await.until(() -> optionsReceived() >= REQUESTS, WAIT,
-                () -> optionsReceived() + " OPTIONS received; " + server.server().statsLine());
+        Await.until(() -> received(method) >= REQUESTS, WAIT,
+                () -> received(method) + " received; " + server.server().statsLine());
         Await.until(() -> server.server().liveServerTransactions() == 0 && server.server().unansweredRequests() == 0,
                 WAIT, () -> "live server transactions " + server.server().liveServerTransactions() + ", unanswered "
                         + server.server().unansweredRequests() + "; " + server.server().statsLine());
-        if (arrival == Transport.UDP) {
+        if (arrival == Transport.UDP && method.equals("OPTIONS")) {
             // each answer ended its transaction as undeliverable, or waited for the one connect to
             // the closed port and was dropped with it
             Await.until(() -> aborted() + sendFailed() == REQUESTS, WAIT, () -> "aborted " + aborted()
@@ -85,8 +86,9 @@ class UndeliverableAnswersIT {
                 .mapToDouble(Counter::count).sum();
     }
 
-    private double optionsReceived() {
-        Counter c = server.server().registry().find("sip.requests.received").tag("method", "options").counter();
+    private double received(String method) {
+        Counter c = server.server().registry().find("sip.requests.received")
+                .tag("method", method.toLowerCase(java.util.Locale.ROOT)).counter();
         return c == null ? 0 : c.count();
     }
 
@@ -113,7 +115,7 @@ class UndeliverableAnswersIT {
     }
 
     /** The requests as datagrams from one UDP socket, paced so that none overflows a socket buffer. */
-    private void sendDatagrams(List<String> requests) throws IOException, InterruptedException {
+    private void sendDatagrams(List<String> requests, String method) throws IOException {
         try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             int sent = 0;
             for (String r : requests) {
@@ -121,21 +123,26 @@ class UndeliverableAnswersIT {
                 s.send(new DatagramPacket(b, b.length, server.address(Transport.UDP)));
                 if (++sent % 50 == 0) {
                     int upTo = sent;
-                    Await.until(() -> optionsReceived() >= upTo, WAIT, () -> optionsReceived() + " OPTIONS received");
+                    Await.until(() -> received(method) >= upTo, WAIT, () -> received(method) + " received");
                 }
             }
         }
     }
 
-    /** An OPTIONS to the server whose top Via names {@code transport} and {@code sentBy}, without rport. */
-    private static String options(String hp, String transport, String sentBy, String branch) {
-        return "OPTIONS sip:" + hp + " SIP/2.0\r\n"
+    /**
+     * An OPTIONS to the server, or an INVITE to a user it does not know, whose top Via names
+     * {@code transport} and {@code sentBy}, without rport.
+     */
+    private static String request(String method, String hp, String transport, String sentBy, String branch) {
+        boolean invite = method.equals("INVITE");
+        return method + " sip:" + (invite ? "nobody@" : "") + hp + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/" + transport + " " + sentBy + ";branch=z9hG4bK-" + branch + "\r\n"
                 + "Max-Forwards: 70\r\n"
                 + "From: <sip:probe@127.0.0.1>;tag=probe-tag\r\n"
-                + "To: <sip:" + hp + ">\r\n"
+                + "To: <sip:" + (invite ? "nobody@" : "") + hp + ">\r\n"
                 + "Call-ID: " + branch + "\r\n"
-                + "CSeq: 1 OPTIONS\r\n"
+                + "CSeq: 1 " + method + "\r\n"
+                + (invite ? "Contact: <sip:probe@" + sentBy + ">\r\n" : "")
                 + "Content-Length: 0\r\n\r\n";
     }
 
