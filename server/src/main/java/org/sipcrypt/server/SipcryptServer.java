@@ -250,8 +250,9 @@ public final class SipcryptServer implements AutoCloseable {
     private void schedulePeriodicTasks() {
         housekeeping.scheduleWithFixedDelay(this::purgeExpired, PURGE_INTERVAL.toMillis(), PURGE_INTERVAL.toMillis(),
                 TimeUnit.MILLISECONDS);
+        // a transaction whose request is not set yet has no method: not an INVITE one
         TransactionAgeLimit<SIPServerTransaction> ages = new TransactionAgeLimit<>(config.timerC(),
-                SIPServerTransaction::isInviteTransaction);
+                st -> javax.sip.message.Request.INVITE.equals(st.getMethod()));
         housekeeping.scheduleWithFixedDelay(() -> endOverage(ages), AGE_SWEEP_INTERVAL.toMillis(),
                 AGE_SWEEP_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         if (!config.statsInterval().isZero()) {
@@ -309,11 +310,24 @@ public final class SipcryptServer implements AutoCloseable {
      * {@code sip.transactions.aborted{reason=age_bound}} and no longer awaited at shutdown.
      */
     private void endOverage(TransactionAgeLimit<SIPServerTransaction> ages) {
-        List<SIPServerTransaction> over = ages.overage(stack.serverTransactions(), System.nanoTime());
+        List<SIPServerTransaction> over;
+        try {
+            over = ages.overage(stack.serverTransactions(), System.nanoTime());
+        } catch (RuntimeException e) {
+            // thrown out of a periodic task, it would cancel every later sweep
+            context.counters().error("age_sweep");
+            log.warn("the sweep of server transactions past their age bound failed: {}", e.toString());
+            return;
+        }
         for (SIPServerTransaction st : over) {
             context.counters().transactionAborted("age_bound");
             try {
                 context.endTransaction(st);
+            } catch (RuntimeException e) {
+                // one transaction the stack fails to end must not cancel the sweep for all later ones
+                context.counters().error("end_transaction");
+                log.debug("cannot end server transaction {} past its age bound: {}", st.getTransactionId(),
+                        e.toString());
             } finally {
                 context.answered(st);
             }
