@@ -47,14 +47,17 @@ final class ServerGauges {
     }
 
     /**
-     * Live transactions, messages queued per lane, open connections per stream transport listened on
-     * (sipcrypt's transport only; {@code transport} null otherwise), bindings stored.
+     * Live transactions (and of them the server transactions), messages queued per lane, open
+     * connections per stream transport listened on (sipcrypt's transport only; {@code transport}
+     * null otherwise), bindings stored.
      */
     static void serverState(MeterRegistry r, SipcryptServer server, ToDoubleFunction<SipcryptServer> transactions,
-                            SipWorkers workers, NettyTransport transport, Set<Transport> listened,
-                            LocationService location) {
+                            ToDoubleFunction<SipcryptServer> serverTransactions, SipWorkers workers,
+                            NettyTransport transport, Set<Transport> listened, LocationService location) {
         Gauge.builder("sip.transactions.live", server, transactions)
                 .description("server and client transactions in the stack").register(r);
+        Gauge.builder("sip.transactions.live.server", server, serverTransactions)
+                .description("server transactions in the stack, answered or not").register(r);
         for (int i = 0; i < workers.laneCount(); i++) {
             int lane = i;
             Gauge.builder("sip.workers.queued", workers, w -> w.queuedInLane(lane)).tag("lane", String.valueOf(lane))

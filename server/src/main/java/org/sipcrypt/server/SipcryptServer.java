@@ -2,6 +2,7 @@ package org.sipcrypt.server;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import gov.nist.javax.sip.SipStackImpl;
+import gov.nist.javax.sip.stack.SIPServerTransaction;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -45,6 +46,8 @@ import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.SipCounters;
 import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
+import org.sipcrypt.server.sip.SipcryptSipStack;
+import org.sipcrypt.server.sip.TransactionAgeLimit;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
@@ -78,6 +81,8 @@ public final class SipcryptServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SipcryptServer.class);
     private static final Duration PURGE_INTERVAL = Duration.ofSeconds(30);
+    /** How often server transactions are checked against their age bound ({@link TransactionAgeLimit}). */
+    private static final Duration AGE_SWEEP_INTERVAL = Duration.ofSeconds(5);
     /**
      * Most completed UDP transactions whose final response is kept for retransmissions: Timer J
      * (32 s) at 6,000 non-INVITE requests/s, a few hundred bytes each.
@@ -91,7 +96,7 @@ public final class SipcryptServer implements AutoCloseable {
     private final LocationService location;
     private final SipWorkers workers;
     private final NettyTransport transport;
-    private final SipStackImpl stack;
+    private final SipcryptSipStack stack;
     private final SipContext context;
     private final Map<Transport, InetSocketAddress> addresses;
     private final ScheduledExecutorService housekeeping;
@@ -105,7 +110,7 @@ public final class SipcryptServer implements AutoCloseable {
 
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
                            Database database, LocationService location, SipWorkers workers, NettyTransport transport,
-                           SipStackImpl stack, SipContext context, Map<Transport, InetSocketAddress> addresses,
+                           SipcryptSipStack stack, SipContext context, Map<Transport, InetSocketAddress> addresses,
                            ScheduledExecutorService housekeeping, CredentialBatcher credentials) {
         this.config = config;
         this.registry = registry;
@@ -162,7 +167,7 @@ public final class SipcryptServer implements AutoCloseable {
                             new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
                                     COMPLETED_TRANSACTIONS, Ticker.systemTicker())));
             Map<Transport, InetSocketAddress> addresses = Listeners.bind(config, routes, transport);
-            SipStackImpl stack = SipStackBuilder.build(config);
+            SipcryptSipStack stack = SipStackBuilder.build(config);
             opened.add(stack::stop);
             Map<Transport, ListeningPoint> lps = new EnumMap<>(Transport.class);
             SipProvider provider = Listeners.listen(stack, transport, addresses, lps);
@@ -210,7 +215,8 @@ public final class SipcryptServer implements AutoCloseable {
             server.metrics = metrics;
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
-            ServerGauges.serverState(registry, server, SipcryptServer::openTransactions, workers, transport,
+            ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
+                    SipcryptServer::liveServerTransactions, workers, transport,
                     addresses.keySet(), location);
             if (config.http().enabled()) {
                 server.http = opened(opened, NettyHttpListener.start(config.http(),
@@ -237,10 +243,18 @@ public final class SipcryptServer implements AutoCloseable {
         return component;
     }
 
-    /** Purging lapsed bindings, and the stats line every {@code stats.interval} unless that is 0. */
+    /**
+     * Purging lapsed bindings, the age bound on server transactions, and the stats line every
+     * {@code stats.interval} unless that is 0.
+     */
     private void schedulePeriodicTasks() {
         housekeeping.scheduleWithFixedDelay(this::purgeExpired, PURGE_INTERVAL.toMillis(), PURGE_INTERVAL.toMillis(),
                 TimeUnit.MILLISECONDS);
+        // a transaction whose request is not set yet has no method: not an INVITE one
+        TransactionAgeLimit<SIPServerTransaction> ages = new TransactionAgeLimit<>(config.timerC(),
+                st -> javax.sip.message.Request.INVITE.equals(st.getMethod()));
+        housekeeping.scheduleWithFixedDelay(() -> endOverage(ages), AGE_SWEEP_INTERVAL.toMillis(),
+                AGE_SWEEP_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         if (!config.statsInterval().isZero()) {
             long every = config.statsInterval().toMillis();
             housekeeping.scheduleAtFixedRate(() -> log.info("stats: {}", statsLine()), every, every,
@@ -289,6 +303,39 @@ public final class SipcryptServer implements AutoCloseable {
                 config.tcpMaxConnections(), config.tcpConnectTimeout(), config.tcpConnectFailureHold(),
                 new ConnectionPolicy(config.tcpConnection(), byTarget), TlsStage.forListener(config.tls(), registry),
                 TlsStage.forPeers(config.tls(), registry), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
+    }
+
+    /**
+     * Ends the server transactions older than their bound, whatever kept them: each is counted as
+     * {@code sip.transactions.aborted{reason=age_bound}} and no longer awaited at shutdown.
+     */
+    private void endOverage(TransactionAgeLimit<SIPServerTransaction> ages) {
+        List<SIPServerTransaction> over;
+        try {
+            over = ages.overage(stack.serverTransactions(), System.nanoTime());
+        } catch (RuntimeException e) {
+            // thrown out of a periodic task, it would cancel every later sweep
+            context.counters().error("age_sweep");
+            log.warn("the sweep of server transactions past their age bound failed: {}", e.toString());
+            return;
+        }
+        for (SIPServerTransaction st : over) {
+            context.counters().transactionAborted("age_bound");
+            try {
+                context.endTransaction(st);
+            } catch (RuntimeException e) {
+                // one transaction the stack fails to end must not cancel the sweep for all later ones
+                context.counters().error("end_transaction");
+                log.debug("cannot end server transaction {} past its age bound: {}", st.getTransactionId(),
+                        e.toString());
+            } finally {
+                context.answered(st);
+            }
+        }
+        if (!over.isEmpty()) {
+            log.debug("ended {} server transactions older than {} (INVITE) or {}", over.size(), ages.inviteBound(),
+                    ages.nonInviteBound());
+        }
     }
 
     private void purgeExpired() {
@@ -375,6 +422,11 @@ public final class SipcryptServer implements AutoCloseable {
     /** Open transactions in the stack (server and client). */
     public int openTransactions() {
         return stack.getServerTransactionTableSize() + stack.getClientTransactionTableSize();
+    }
+
+    /** Server transactions in the stack, answered or not: each ends by its timers, or by the age bound. */
+    public int liveServerTransactions() {
+        return stack.getServerTransactionTableSize();
     }
 
     /** Requests whose server transaction has not ended yet: what {@code overload.maxTransactions} bounds. */

@@ -369,8 +369,16 @@ public final class SipContext {
     }
 
     private void send(ServerTransaction st, Response response, boolean own) {
+        boolean finalResponse = response.getStatusCode() >= 200;
+        String undelivered = "send_failed";
         try {
-            if (st != null && completed != null && response.getStatusCode() >= 200) {
+            if (st != null && finalResponse && noListenerFor(st, response)) {
+                undelivered = "no_listener";
+                log.debug("cannot send {} response: no listener for its Via's transport {}", response.getStatusCode(),
+                        ((ViaHeader) response.getHeader(ViaHeader.NAME)).getTransport());
+                return;
+            }
+            if (st != null && completed != null && finalResponse) {
                 dropKeptProvisional(st, response);
             }
             if (st != null && completed != null && completesOverUdp(st, response, own)) {
@@ -390,14 +398,52 @@ public final class SipContext {
                 provider.sendResponse(response);
             }
             counters.responseSent(response.getStatusCode());
+            undelivered = null;
         } catch (javax.sip.SipException | javax.sip.InvalidArgumentException | RuntimeException e) {
             counters.error("send_response");
             log.debug("cannot send {} response: {}", response.getStatusCode(), e.toString());
         } finally {
             // answered, or unanswerable: either way nothing is left to wait for at shutdown
-            if (st != null && response.getStatusCode() >= 200) {
+            if (st != null && finalResponse) {
+                if (undelivered != null) {
+                    endUndelivered(st, undelivered);
+                }
                 answered(st);
             }
+        }
+    }
+
+    /**
+     * RFC 3261 §18.2.2: a response to a request that came over UDP goes by its top Via's transport.
+     * When the server has no listener for that transport (a Via naming TLS on a server without TLS)
+     * it cannot go at all; the stack would fail on the missing listening point and leave the
+     * transaction without a final response, and without a timer, for good.
+     */
+    private boolean noListenerFor(ServerTransaction st, Response response) {
+        var tx = (gov.nist.javax.sip.stack.SIPTransaction) st;
+        ViaHeader via = (ViaHeader) response.getHeader(ViaHeader.NAME);
+        if (via == null || via.getTransport() == null || tx.isReliable()) {
+            return false;
+        }
+        for (Transport t : Transport.values()) {
+            if (t.sipName().equalsIgnoreCase(via.getTransport())) {
+                return listeningPoint(t) == null;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * RFC 3261 §17.2.4: a final response that could not be sent (no connection could be opened, no
+     * listener for the transport its Via names, the send failed) ends its server transaction, which
+     * would otherwise stay in the stack, keeping its messages and its branch, with nothing left to
+     * end it. Counted as {@code sip.transactions.aborted{reason}}.
+     */
+    private void endUndelivered(ServerTransaction st, String reason) {
+        counters.transactionAborted(reason);
+        var tx = (gov.nist.javax.sip.stack.SIPTransaction) st;
+        if (tx.getSIPStack().findTransaction(tx.getTransactionId(), true) == tx) {
+            endTransaction(st);
         }
     }
 }

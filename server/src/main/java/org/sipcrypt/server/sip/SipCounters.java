@@ -6,7 +6,8 @@ import org.sipcrypt.server.transport.TaggedCounters;
 /**
  * Counters of the SIP application: {@code sip.responses.sent{status}} (by class, e.g. 2xx),
  * {@code sip.requests.received{method}}, {@code sip.proxy.forwarded{method}},
- * {@code sip.app.errors{reason}}, {@code sip.requests.dropped{reason}}, {@code db.errors}, and the timer
+ * {@code sip.app.errors{reason}}, {@code sip.requests.dropped{reason}}, {@code db.errors},
+ * {@code sip.transactions.aborted{reason}}, and the timer
  * {@code sip.transaction.duration} ({@link TransactionTimes}).
  * Threading: thread-safe; never blocks.
  */
@@ -49,6 +50,15 @@ public final class SipCounters {
     /** A request dropped without an answer (an ACK has none), e.g. an ACK without a dialog route of ours. */
     public void dropped(String reason) {
         count("sip.requests.dropped", "reason", reason);
+    }
+
+    /**
+     * A server transaction the server ended before its timers would: its final response could not
+     * be delivered ({@code send_failed}, {@code no_listener}), or it outlived the age bound
+     * ({@code age_bound}).
+     */
+    public void transactionAborted(String reason) {
+        count("sip.transactions.aborted", "reason", reason);
     }
 
     public void dbError() {

@@ -1,7 +1,6 @@
 package org.sipcrypt.server.sip;
 
 import gov.nist.core.CommonLogger;
-import gov.nist.javax.sip.SipStackImpl;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sip.PeerUnavailableException;
@@ -70,7 +69,7 @@ public final class SipStackBuilder {
     }
 
     /** Creates the stack. */
-    public static SipStackImpl build(ServerConfig config) throws PeerUnavailableException {
+    public static SipcryptSipStack build(ServerConfig config) throws PeerUnavailableException {
         return new SipcryptSipStack(properties(config));
     }
 }

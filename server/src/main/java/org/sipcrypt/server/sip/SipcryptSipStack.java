@@ -5,7 +5,9 @@ import gov.nist.javax.sip.EventWrapper;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.message.SIPResponse;
 import gov.nist.javax.sip.stack.MessageChannel;
+import gov.nist.javax.sip.stack.SIPServerTransaction;
 import gov.nist.javax.sip.stack.ServerResponseInterface;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.Properties;
 import java.util.Set;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #stop} also ends JAIN-SIP's {@code EventScannerThread}, which the stack's own stop
  * leaves waiting for an event forever: in a servlet container that thread would outlive the
- * undeployed web application.
+ * undeployed web application. {@link #serverTransactions} lets the age bound
+ * ({@link TransactionAgeLimit}) see every server transaction in the table.
  * Threading: as JAIN-SIP's stack: thread-safe.
  */
 public final class SipcryptSipStack extends SipStackImpl {
@@ -78,6 +81,11 @@ public final class SipcryptSipStack extends SipStackImpl {
                 log.warn("JAIN-SIP's {} did not end within 5 s of the stack's stop", EVENT_SCANNER_THREAD);
             }
         }
+    }
+
+    /** The server transactions in the stack's table: a live view, weakly consistent as the table's. */
+    public Collection<SIPServerTransaction> serverTransactions() {
+        return java.util.Collections.unmodifiableCollection(serverTransactionTable.values());
     }
 
     @Override
