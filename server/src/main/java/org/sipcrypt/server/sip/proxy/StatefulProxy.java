@@ -424,14 +424,15 @@ public final class StatefulProxy implements ProxyFunction {
             sendCancel(b);
         }
         if (v.forward() != null) {
+            // noted before it leaves, so the ACK it brings finds its dialog
+            if (dialogs != null && call.invite && v.forward().getStatusCode() / 100 == 2) {
+                dialogs.established(v.forward());
+            }
             if (v.forward().getStatusCode() / 100 == 2 && call.finalSentStatus() != 0 && call.st.getState() != null
                     && call.st.getState().getValue() >= javax.sip.TransactionState._COMPLETED) {
                 ctx.send(null, v.forward());
             } else {
                 ctx.send(call.st, v.forward());
-            }
-            if (dialogs != null && call.invite && v.forward().getStatusCode() / 100 == 2) {
-                dialogs.established(v.forward());
             }
         } else if (v.synthesize() != 0) {
             int s = v.synthesize();
