@@ -25,7 +25,8 @@ import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
  *
  * <p>"Inside a live dialog" means both: the request carries back the signed Record-Route of its
  * Call-ID and caller ({@link DialogRouteSigner}), and {@link EstablishedDialogs} holds that dialog,
- * established by a 2xx this proxy forwarded and neither ended by its BYE nor idle for
+ * established by a 2xx this proxy forwarded and neither ended by its BYE (but for that BYE's
+ * retransmissions and the ACK of the 2xx, for 32 s) nor idle for
  * {@code shutdown.dialogLifetime}, with the request's tags in the direction the signature names:
  * the caller's request has the signed tag in From and the callee's tag in To, the callee's the other
  * way round. A To tag alone, a signature of another Call-ID or caller, the right signature with
@@ -57,7 +58,7 @@ public final class AccessPolicy {
         if (config.trusted(SipContext.sourceAddress(request))) {
             return false;
         }
-        if (!config.inDialog() && provesLiveDialog(request)) {
+        if (!config.inDialog() && provesLiveDialog(request, false)) {
             return false;
         }
         if (Request.OPTIONS.equals(request.getMethod()) && isServerItself(request)) {
@@ -72,7 +73,7 @@ public final class AccessPolicy {
      * body to any target through us.
      */
     public boolean mayRelayAck(Request ack) {
-        return config.trusted(SipContext.sourceAddress(ack)) || provesLiveDialog(ack);
+        return config.trusted(SipContext.sourceAddress(ack)) || provesLiveDialog(ack, true);
     }
 
     /**
@@ -82,7 +83,7 @@ public final class AccessPolicy {
      * Route and the URI names this server), else null.
      */
     public boolean mayRelayAck(InetAddress source, String callId, String fromTag, String toTag, String signature) {
-        return config.trusted(source) || provesLiveDialog(callId, fromTag, toTag, signature, null);
+        return config.trusted(source) || provesLiveDialog(callId, fromTag, toTag, signature, null, true);
     }
 
     /**
@@ -99,27 +100,31 @@ public final class AccessPolicy {
     public boolean mayRelayInDialog(InetAddress source, String callId, String fromTag, String toTag,
                                     String signature, String bye) {
         return config.trusted(source)
-                || !config.inDialog() && provesLiveDialog(callId, fromTag, toTag, signature, bye);
+                || !config.inDialog() && provesLiveDialog(callId, fromTag, toTag, signature, bye, false);
     }
 
-    private boolean provesLiveDialog(Request request) {
+    private boolean provesLiveDialog(Request request, boolean ack) {
         CallIdHeader callId = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
         FromHeader from = (FromHeader) request.getHeader(FromHeader.NAME);
         ToHeader to = (ToHeader) request.getHeader(ToHeader.NAME);
         return callId != null && from != null && to != null && provesLiveDialog(callId.getCallId(), from.getTag(),
-                to.getTag(), DialogRouteSigner.signature(request, local::isLocal), null);
+                to.getTag(), DialogRouteSigner.signature(request, local::isLocal), null, ack);
     }
 
-    private boolean provesLiveDialog(String callId, String fromTag, String toTag, String signature, String bye) {
+    /**
+     * Whether the signature names one of the request's tags as the caller's, and the dialog of that
+     * caller with the other tag as callee is live ({@link EstablishedDialogs#live}; for an ACK,
+     * {@link EstablishedDialogs#liveForAck}).
+     */
+    private boolean provesLiveDialog(String callId, String fromTag, String toTag, String signature, String bye,
+                                     boolean ack) {
         String caller = routes.signedTag(callId, fromTag, toTag, signature);
-        return caller != null && live(callId, caller, fromTag, toTag, bye);
-    }
-
-    /** Whether the dialog whose caller's tag {@code caller} is one of the request's tags is live; its callee's tag is the other one. */
-    private boolean live(String callId, String caller, String fromTag, String toTag, String bye) {
+        if (caller == null || dialogs == null) {
+            return false;
+        }
         // the signed tag says the direction: From for the caller's requests, To for the callee's
         String callee = caller.equals(fromTag) ? toTag : fromTag;
-        return dialogs != null && dialogs.live(callId, caller, callee, bye);
+        return ack ? dialogs.liveForAck(callId, caller, callee) : dialogs.live(callId, caller, callee, bye);
     }
 
     /** The OPTIONS ping of RFC 3261 §11 addressed to this server (no user part), which we answer. */

@@ -25,8 +25,8 @@ import javax.sip.message.Message;
  * (its BYE may have taken another path). At most {@code maxDialogs} are kept; beyond that the
  * oldest is forgotten. A dialog ended by a BYE relayed from its bytes is remembered for
  * {@link #BYE_RETRANSMISSIONS} with that BYE's branch, CSeq and Request-URI, so that the BYE's own
- * retransmissions, and nothing else, are still relayed (RFC 3261 §17.1.2.2: a BYE is retransmitted
- * for up to 64*T1); at most {@code maxDialogs} of those too. Each entry is one key string (Call-ID
+ * retransmissions and the ACKs of the 2xx, and nothing else, are still relayed (RFC 3261 §17.1.2.2:
+ * a BYE is retransmitted for up to 64*T1); at most {@code maxDialogs} of those too. Each entry is one key string (Call-ID
  * and both tags) with the caller's tag and its time, about 250 bytes. Counted: gauge
  * {@code sip.dialogs.established}, {@code sip.dialogs.forgotten{reason=full|expired}}.
  * Threading: thread-safe; never blocks (one short lock per call event).
@@ -136,6 +136,23 @@ public final class EstablishedDialogs {
             }
             Dialog gone = ended.get(key);
             return gone != null && bye != null && gone.callerTag.equals(callerTag) && bye.equals(gone.bye);
+        }
+    }
+
+    /**
+     * {@link #live} for an ACK: also true in the {@link #BYE_RETRANSMISSIONS} after a BYE relayed from
+     * its bytes ended the dialog, as the ACK for a 2xx the callee retransmitted late (or the ACK of a
+     * caller that sent its BYE right after it) may come after the BYE; the callee's INVITE transaction
+     * needs it to end (RFC 3261 §13.3.1.4).
+     */
+    public boolean liveForAck(String callId, String callerTag, String calleeTag) {
+        if (live(callId, callerTag, calleeTag, null)) {
+            return true;
+        }
+        String key = key(callId, callerTag, calleeTag);
+        synchronized (dialogs) {
+            Dialog gone = ended.get(key);
+            return gone != null && gone.callerTag.equals(callerTag);
         }
     }
 

@@ -101,7 +101,7 @@ class EstablishedDialogsTest {
     }
 
     @Test
-    void afterItsByeADialogIsLiveOnlyToThatByesRetransmissionsForTheirTime() throws Exception {
+    void afterItsByeADialogIsLiveOnlyToThatByesRetransmissionsAndAcksForTheirTime() throws Exception {
         EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
         establish(d, "c1");
         assertTrue(d.live("c1", "a", "b", "z9hG4bK-bye 2 sip:b@127.0.0.1"));
@@ -111,8 +111,11 @@ class EstablishedDialogsTest {
         assertFalse(d.live("c1", "a", "b", "z9hG4bK-bye 2 sip:victim@127.0.0.2"), "the same BYE to another target");
         assertFalse(d.live("c1", "a", "b", "z9hG4bK-other 3 sip:b@127.0.0.1"), "another BYE");
         assertFalse(d.live("c1", "a", "b", null), "anything but a BYE");
+        assertTrue(d.liveForAck("c1", "a", "b"), "the ACK of the 2xx may come late");
+        assertFalse(d.liveForAck("c1", "b", "a"), "but not with the tags swapped");
         assertEquals(0, d.size());
         now.addAndGet(EstablishedDialogs.BYE_RETRANSMISSIONS.toNanos());
+        assertFalse(d.liveForAck("c1", "a", "b"));
         assertFalse(d.live("c1", "a", "b", "z9hG4bK-bye 2 sip:b@127.0.0.1"), "past Timer F");
         assertFalse(d.tracks("c1", "a", "b"));
     }
