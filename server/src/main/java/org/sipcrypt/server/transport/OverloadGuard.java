@@ -135,12 +135,9 @@ public final class OverloadGuard {
             }
             return true;
         }
-        if (toTag != null && inVerifiableDialog(message, toTag)) {
-            // within a dialog: the call is in progress and ends normally
-            return true;
-        }
         String reason = draining ? "shutting_down" : exceeded(laneKey);
-        if (reason == null || retransmission(message)) {
+        // within a dialog the SIP layer verifies (looked up only when refusing): the call ends normally
+        if (reason == null || toTag != null && inVerifiableDialog(message, toTag) || retransmission(message)) {
             return true;
         }
         count(method, reason);
