@@ -69,7 +69,8 @@ public final class StatefulProxy implements ProxyFunction {
 
     /**
      * As the other constructor, noting in {@code dialogs} the calls established through this proxy
-     * while it record-routes, for the shutdown drain; null to note none.
+     * while it record-routes, for the shutdown drain and for the signed routes that must match a
+     * live call ({@code AccessPolicy}); null to note none.
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
