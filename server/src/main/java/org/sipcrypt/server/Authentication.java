@@ -15,6 +15,7 @@ import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,14 +38,14 @@ record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, Di
 
     /** Authentication as configured; the caller closes {@link #credentials} when not null. */
     static Authentication start(ServerConfig config, Database database, SipContext context, LocalDomains local,
-                                MeterRegistry registry) {
+                                EstablishedDialogs dialogs, MeterRegistry registry) {
         AuthConfig a = config.auth();
         if (!a.enabled()) {
             return new Authentication(null, null, null, null);
         }
         byte[] secret = nonceSecret(a);
         DialogRouteSigner routeSigner = new DialogRouteSigner(secret);
-        AccessPolicy policy = new AccessPolicy(a, routeSigner, local);
+        AccessPolicy policy = new AccessPolicy(a, routeSigner, local, dialogs);
         CredentialBatcher credentials = new CredentialBatcher(new SubscriberStore(database.dataSource()),
                 config.effectiveRealm(), config.dbPoolSize(), a.batchSize(), a.batchWait(), a.queueCapacity(),
                 a.cacheSize(), a.cacheTtl(), registry, database.breaker());
@@ -82,8 +83,9 @@ record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, Di
         }
         if (a.inDialog()) {
             log.info("auth.inDialog on: requests inside dialogs are challenged too");
-        } else if (!config.recordRoute()) {
-            log.warn("recordRoute off with auth on: in-dialog requests cannot prove their dialog and are challenged");
+        } else if (!config.recordRoute() || config.overload().maxDialogs() == 0) {
+            log.warn("recordRoute off or shutdown.maxDialogs 0 with auth on: in-dialog requests cannot prove their"
+                    + " dialog and are challenged");
         }
         if (!a.trustedPeers().isEmpty()) {
             log.info("auth.trustedPeers {}: their requests are never challenged", a.trustedPeers());

@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -179,11 +180,11 @@ public final class SipcryptServer implements AutoCloseable {
                     transport != null ? transport.completedTransactions() : null);
             ScheduledThreadPoolExecutor housekeeping = NamedThreads.named("sipcrypt-housekeeping").scheduler();
             opened.add(housekeeping::shutdownNow);
-            Authentication auth = Authentication.start(config, database, context, local, registry);
+            EstablishedDialogs dialogs = establishedDialogs(config, registry, clock);
+            Authentication auth = Authentication.start(config, database, context, local, dialogs, registry);
             if (auth.credentials() != null) {
                 opened.add(auth.credentials());
             }
-            EstablishedDialogs dialogs = establishedDialogs(config, registry);
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
                     config.timerC(), auth.routeSigner(), dialogs);
             provider.addSipListener(new SipDispatcher(context, config.mode(),
@@ -210,8 +211,8 @@ public final class SipcryptServer implements AutoCloseable {
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
                     transport, stack, context, addresses, housekeeping, auth.credentials());
-            server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport, registry,
-                    housekeeping), dialogs, transport);
+            server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport,
+                    dialogs, registry, housekeeping), dialogs, transport);
             server.metrics = metrics;
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
@@ -262,13 +263,20 @@ public final class SipcryptServer implements AutoCloseable {
         }
     }
 
-    /** The calls the shutdown drain waits for; null when it waits for none (no Record-Route, or no grace). */
-    private static EstablishedDialogs establishedDialogs(ServerConfig config, MeterRegistry registry) {
-        if (!config.recordRoute() || config.overload().maxDialogs() == 0 || config.shutdownGrace().isZero()) {
+    /**
+     * The calls established through this proxy, which the shutdown drain waits for and a signed route
+     * must match to prove a live dialog; their ages read {@code clock}. Null when none are kept
+     * (no Record-Route, or {@code shutdown.maxDialogs} 0).
+     */
+    private static EstablishedDialogs establishedDialogs(ServerConfig config, MeterRegistry registry, Clock clock) {
+        if (!config.recordRoute() || config.overload().maxDialogs() == 0) {
             return null;
         }
         return new EstablishedDialogs(config.overload().maxDialogs(), config.overload().dialogLifetime(),
-                Ticker.systemTicker(), registry);
+                () -> {
+                    Instant now = clock.instant();
+                    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+                }, registry);
     }
 
     /**
@@ -276,7 +284,8 @@ public final class SipcryptServer implements AutoCloseable {
      * after GC every second when that budget is on; null with the JAIN-SIP transports.
      */
     private static OverloadGuard overloadGuard(ServerConfig config, SipWorkers workers, SipContext context,
-                                               SipStackImpl stack, NettyTransport transport, MeterRegistry registry,
+                                               SipStackImpl stack, NettyTransport transport,
+                                               EstablishedDialogs dialogs, MeterRegistry registry,
                                                ScheduledExecutorService housekeeping) {
         if (transport == null) {
             return null;
@@ -285,7 +294,9 @@ public final class SipcryptServer implements AutoCloseable {
         // JAIN-SIP keys a server transaction by its RFC 3261 branch in lower case (SIPRequest.getTransactionId)
         OverloadGuard guard = new OverloadGuard(o.queueThreshold(), o.maxQueueDelay(), o.maxTransactions(),
                 o.maxHeapAfterGc(), o.retryAfter(), workers, context::unansweredRequests,
-                branch -> stack.findTransaction(branch, true) != null, OverloadGuard::heapUsedAfterGc, registry);
+                branch -> stack.findTransaction(branch, true) != null,
+                dialogs == null ? (callId, fromTag, toTag) -> false : dialogs::tracks, OverloadGuard::heapUsedAfterGc,
+                registry);
         if (o.maxHeapAfterGc() > 0) {
             housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
         }

@@ -20,17 +20,23 @@ import javax.sip.message.Request;
  * Proves that an in-dialog request belongs to a dialog this proxy record-routed, the way
  * Kamailio's rr module marks its Record-Route: the URI this proxy puts in Record-Route (RFC 3261
  * §16.6 step 4) carries a parameter {@value #PARAM} holding an HMAC-SHA256 over the Call-ID and
- * the From tag of the dialog-creating request (the To tag is not known when it is forwarded). The
- * user agents copy it into their route set (§12.1) and send it back as the top Route of every
- * request in the dialog (loose routing, §16.4), where {@link #provesDialog} checks it against the
- * request's Call-ID and its From or To tag (the callee's requests swap the two). A To tag alone
- * proves nothing: anyone can write one.
+ * the caller's tag (the From tag of the dialog-creating request; the callee's To tag is not known
+ * when it is forwarded). The user agents copy it into their route set (§12.1) and send it back as
+ * the top Route of every request in the dialog (loose routing, §16.4), where {@link #signedTag}
+ * says which of the request's tags it was signed for: the From tag (a request of the caller) or the
+ * To tag (one of the callee, who swaps the two). A To tag alone proves nothing: anyone can write one.
+ *
+ * <p>What a signature proves, and nothing more: this server issued it for that Call-ID and that
+ * caller. Whether the dialog is live, who its callee is, and so whether the request's other tag
+ * and direction are right, the caller of this class checks against the dialogs it tracks
+ * ({@code AccessPolicy} with {@code EstablishedDialogs}): the route set of a dialog cannot be
+ * refreshed (§12.2), so a time in the signature could only cut long calls short, where the tracked
+ * dialog is refreshed by its traffic and ended by its BYE. Only one text form is accepted for a
+ * signature (22 characters of unpadded base64url, the unused bits of the last one zero): the
+ * expected text is computed and compared, so no other encoding of the same bytes passes.
  *
  * <p>The key is derived from the nonce secret ({@code auth.nonceSecret}, or the random per-start
- * secret), so routes signed before a restart with a random secret no longer prove anything and
- * those requests are challenged like new ones. What this does not prove: that the dialog is still
- * up, nor which target the request goes to; a party to the dialog holding the route can send
- * requests with that Call-ID and tag anywhere (a dialog table would be needed to bind the target).
+ * secret), so routes signed before a restart with a random secret no longer prove anything.
  * Threading: thread-safe; never blocks.
  */
 public final class DialogRouteSigner {
@@ -41,7 +47,8 @@ public final class DialogRouteSigner {
     private static final int MAC_BYTES = 16;
     private static final byte[] LABEL = "sipcrypt record-route v1".getBytes(StandardCharsets.UTF_8);
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
-    private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
+    /** Unpadded base64url of 16 bytes. */
+    private static final int SIGNATURE_CHARS = 22;
 
     private final HmacSha256 hmac;
 
@@ -57,9 +64,9 @@ public final class DialogRouteSigner {
         this.hmac = new HmacSha256(secret).derive(LABEL);
     }
 
-    /** The signature for a dialog: what goes in the {@value #PARAM} parameter. */
-    public String sign(String callId, String fromTag) {
-        return ENCODER.encodeToString(mac(callId, fromTag));
+    /** The signature for the dialog of {@code callId} whose caller's tag is {@code callerTag}: what goes in the {@value #PARAM} parameter. */
+    public String sign(String callId, String callerTag) {
+        return ENCODER.encodeToString(mac(callId, callerTag));
     }
 
     /** The signature for the dialog {@code request} creates (its Call-ID and From tag). */
@@ -68,53 +75,51 @@ public final class DialogRouteSigner {
     }
 
     /**
-     * Whether {@code request} carries back a Record-Route of ours signed for its dialog: the first
-     * Route entry naming this server (loose routing), or the Request-URI when it names this server
-     * (a strict router, RFC 3261 §16.4), holds a signature over its Call-ID and its From or To tag.
+     * The signature {@code request} carries back in a Record-Route of ours: that of the first Route
+     * entry when it names this server (loose routing), or of the Request-URI when there is no Route
+     * and it names this server (a strict router, RFC 3261 §16.4); else null.
      *
      * @param ours whether a URI names this server
      */
-    public boolean provesDialog(Request request, Predicate<URI> ours) {
-        String toTag = toTag(request);
-        if (toTag == null) {
-            return false;
-        }
-        String signature = null;
+    public static String signature(Request request, Predicate<URI> ours) {
         ListIterator<?> routes = request.getHeaders(RouteHeader.NAME);
         if (routes != null && routes.hasNext()) {
             URI top = ((RouteHeader) routes.next()).getAddress().getURI();
-            if (ours.test(top) && top instanceof SipURI sip) {
-                signature = sip.getParameter(PARAM);
-            }
-        } else if (ours.test(request.getRequestURI()) && request.getRequestURI() instanceof SipURI sip) {
-            signature = sip.getParameter(PARAM);
+            return ours.test(top) && top instanceof SipURI sip ? sip.getParameter(PARAM) : null;
         }
-        return proves(callId(request), fromTag(request), toTag, signature);
+        return ours.test(request.getRequestURI()) && request.getRequestURI() instanceof SipURI sip
+                ? sip.getParameter(PARAM) : null;
+    }
+
+    /** {@link #signedTag(String, String, String, String)} for a parsed request and the signature it carries. */
+    public String signedTag(Request request, Predicate<URI> ours) {
+        return signedTag(callId(request), fromTag(request), toTag(request), signature(request, ours));
     }
 
     /**
-     * Whether {@code signature}, the {@value #PARAM} parameter of the Route entry (or Request-URI)
-     * {@link #provesDialog} would read, was signed for the dialog of {@code callId} and the request's
-     * From or To tag.
+     * Which of a request's tags {@code signature} was signed for with {@code callId}, that is the
+     * caller's tag of the dialog it claims: {@code fromTag} (the request comes from the caller),
+     * {@code toTag} (from the callee), or null when neither, when the request has no To tag (it is
+     * not in a dialog) or when the signature is not in its one canonical form.
      *
-     * @param fromTag the request's From tag, or null
-     * @param toTag   the request's To tag, or null (then nothing is proved)
-     * @param signature the parameter's value, or null
+     * @param fromTag   the request's From tag, or null
+     * @param toTag     the request's To tag, or null
+     * @param signature the {@value #PARAM} parameter {@link #signature} reads, or null
      */
-    public boolean proves(String callId, String fromTag, String toTag, String signature) {
-        if (toTag == null || signature == null || signature.isEmpty()) {
-            return false;
+    public String signedTag(String callId, String fromTag, String toTag, String signature) {
+        if (callId == null || toTag == null || signature == null || signature.length() != SIGNATURE_CHARS) {
+            return null;
         }
-        byte[] given;
-        try {
-            given = DECODER.decode(signature);
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
-        // both checked whatever the first says, so the time taken tells nothing about which matched
-        boolean fromCaller = fromTag != null && MessageDigest.isEqual(mac(callId, fromTag), given);
-        boolean fromCallee = MessageDigest.isEqual(mac(callId, toTag), given);
-        return fromCaller | fromCallee;
+        byte[] given = signature.getBytes(StandardCharsets.ISO_8859_1);
+        // both checked whatever the first says, so the time taken tells nothing about which matched;
+        // the text is compared, not the decoded bytes: padding or other unused bits do not pass
+        boolean fromCaller = fromTag != null && MessageDigest.isEqual(text(callId, fromTag), given);
+        boolean fromCallee = MessageDigest.isEqual(text(callId, toTag), given);
+        return fromCaller ? fromTag : fromCallee ? toTag : null;
+    }
+
+    private byte[] text(String callId, String tag) {
+        return ENCODER.encode(mac(callId, tag));
     }
 
     private byte[] mac(String callId, String tag) {

@@ -21,10 +21,11 @@ import java.util.Objects;
  *                           collection is above this percentage of the maximum heap; zero turns it off
  * @param retryAfter         the {@code Retry-After} of a refusal; each one adds a random part of up to
  *                           the same again, so refused clients do not all come back at once
- * @param maxDialogs         most established dialogs remembered for the shutdown drain (beyond it the
- *                           oldest is forgotten); zero keeps none, and shutdown waits for transactions only
- * @param dialogLifetime     a dialog remembered this long without a re-INVITE is forgotten (its BYE
- *                           may have taken another path)
+ * @param maxDialogs         most established dialogs remembered for the shutdown drain and for proving
+ *                           in-dialog requests (beyond it the oldest is forgotten); zero keeps none:
+ *                           shutdown waits for transactions only, and in-dialog requests are challenged
+ * @param dialogLifetime     a dialog remembered this long without in-dialog traffic is forgotten (its
+ *                           BYE may have taken another path), and its signed route proves nothing more
  */
 public record OverloadConfig(
         int queueThreshold,

@@ -160,11 +160,14 @@ public enum Setting {
             "Retry-After of a 503 for overload or shutdown, plus a random part of up to as much again.",
             c -> shown(c.overload().retryAfter()), (b, k, v) -> b.overload().retryAfter(expires(k, one(k, v)))),
     SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
-            "Most established calls remembered so that shutdown waits for their BYE; 0 waits for transactions only.",
+            "Most established calls remembered so that shutdown waits for their BYE and a signed route proves a"
+                    + " live call; 0 keeps none: shutdown waits for transactions only, in-dialog requests are"
+                    + " challenged.",
             c -> shown(c.overload().maxDialogs()),
             (b, k, v) -> b.overload().maxDialogs(integer(k, one(k, v), 0, 100_000_000))),
     SHUTDOWN_DIALOG_LIFETIME("shutdown.dialogLifetime", Kind.SINGLE, "DURATION",
-            "A remembered call without a re-INVITE for this long is forgotten (its BYE may have gone elsewhere).",
+            "A remembered call without in-dialog traffic for this long is forgotten (its BYE may have gone"
+                    + " elsewhere); its signed route then proves nothing.",
             c -> shown(c.overload().dialogLifetime()),
             (b, k, v) -> b.overload().dialogLifetime(duration(k, one(k, v), false))),
     HTTP("http", Kind.SINGLE, "HOST:PORT",

@@ -29,9 +29,11 @@ import org.slf4j.LoggerFactory;
  * {@code queueThreshold} messages, the oldest message there has waited longer than
  * {@code maxQueueDelay}, {@code maxTransactions} requests await their final response, or the heap
  * after the last collection is above {@code maxHeapAfterGc} percent; and always while the server
- * drains for shutdown. Responses, ACK, CANCEL and requests within a dialog (To tag present) are never
- * refused here: they may fill a lane up to {@code sip.queueCapacity}, so calls in progress end
- * normally. The ACK a client sends for one of these 503s carries our To tag and is absorbed here
+ * drains for shutdown. Responses, ACK, CANCEL and requests within a dialog the SIP layer can verify
+ * ({@link Dialogs}: one it tracks, by Call-ID and both tags) are never refused here: they may fill a
+ * lane up to {@code sip.queueCapacity}, so calls in progress end normally. A To tag alone is no
+ * dialog (anyone can write one): a request whose tags name no verifiable dialog is new work, shed
+ * like a new INVITE. The ACK a client sends for one of these 503s carries our To tag and is absorbed here
  * (RFC 3261 §17.1.1.3: it belongs to no transaction of ours). A retransmission of a request the
  * server is already handling (its branch names a transaction in progress) is let through to that
  * transaction (RFC 3261 §17.2.1, §17.2.2) rather than refused; one that arrives while its original
@@ -41,6 +43,16 @@ import org.slf4j.LoggerFactory;
  * Threading: thread-safe; never blocks ({@link #admit} runs on event loops).
  */
 public final class OverloadGuard {
+
+    /**
+     * Whether a request read from its bytes belongs to a dialog the SIP layer can verify, so
+     * transport code needs no SIP classes. Runs on event loops: it must never block.
+     */
+    @FunctionalInterface
+    public interface Dialogs {
+        /** Whether the request with this Call-ID, From tag and To tag (neither null) is within a verifiable dialog. */
+        boolean verifiable(String callId, String fromTag, String toTag);
+    }
 
     private static final Logger log = LoggerFactory.getLogger(OverloadGuard.class);
     private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
@@ -57,6 +69,7 @@ public final class OverloadGuard {
     private final SipWorkers workers;
     private final IntSupplier unanswered;
     private final Predicate<String> transactionInProgress;
+    private final Dialogs dialogs;
     private final DoubleSupplier heapAfterGc;
     private final MeterRegistry registry;
     private final String refusalTag;
@@ -75,12 +88,14 @@ public final class OverloadGuard {
      * @param unanswered      how many requests await their final response now
      * @param transactionInProgress whether a server transaction exists for an RFC 3261 branch
      *                        (lower case): a request carrying it is a retransmission, never refused
+     * @param dialogs         which requests with a To tag are within a dialog the SIP layer verifies
      * @param heapAfterGc     share (0 to 1) of the maximum heap in use after the last collection,
      *                        read by {@link #sampleHeap}; {@link #heapUsedAfterGc} in the server
      */
     public OverloadGuard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeapAfterGc,
                          Duration retryAfter, SipWorkers workers, IntSupplier unanswered,
-                         Predicate<String> transactionInProgress, DoubleSupplier heapAfterGc, MeterRegistry registry) {
+                         Predicate<String> transactionInProgress, Dialogs dialogs, DoubleSupplier heapAfterGc,
+                         MeterRegistry registry) {
         if (queueThreshold < 1) {
             throw new IllegalArgumentException("queueThreshold must be at least 1: " + queueThreshold);
         }
@@ -95,6 +110,7 @@ public final class OverloadGuard {
         this.workers = Objects.requireNonNull(workers, "workers");
         this.unanswered = Objects.requireNonNull(unanswered, "unanswered");
         this.transactionInProgress = Objects.requireNonNull(transactionInProgress, "transactionInProgress");
+        this.dialogs = Objects.requireNonNull(dialogs, "dialogs");
         this.heapAfterGc = Objects.requireNonNull(heapAfterGc, "heapAfterGc");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.refusalTag = "sc503" + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
@@ -119,12 +135,9 @@ public final class OverloadGuard {
             }
             return true;
         }
-        if (toTag != null) {
-            // within a dialog: the call is in progress and ends normally
-            return true;
-        }
         String reason = draining ? "shutting_down" : exceeded(laneKey);
-        if (reason == null || retransmission(message)) {
+        // within a dialog the SIP layer verifies (looked up only when refusing): the call ends normally
+        if (reason == null || toTag != null && inVerifiableDialog(message, toTag) || retransmission(message)) {
             return true;
         }
         count(method, reason);
@@ -170,6 +183,14 @@ public final class OverloadGuard {
             }
         }
         return null;
+    }
+
+    /** Whether a request with To tag {@code toTag} is within a dialog the SIP layer verifies. */
+    private boolean inVerifiableDialog(byte[] message, String toTag) {
+        String callId = SipBytes.headerValue(message, "call-id", "i");
+        String from = SipBytes.headerValue(message, "from", "f");
+        String fromTag = from == null ? null : tag(from);
+        return callId != null && fromTag != null && dialogs.verifiable(callId, fromTag, toTag);
     }
 
     /** Whether the top Via's branch (RFC 3261 form) names a server transaction in progress. */
@@ -255,19 +276,21 @@ public final class OverloadGuard {
      */
     static String toTag(byte[] message) {
         String to = SipBytes.headerValue(message, "to", "t");
-        if (to == null) {
-            return null;
-        }
-        int gt = to.lastIndexOf('>');
-        int start = gt >= 0 ? gt + 1 : to.indexOf(';');
+        return to == null ? null : tag(to);
+    }
+
+    /** The {@code tag} parameter of a From or To value, read as {@link #toTag} reads the To header's. */
+    private static String tag(String value) {
+        int gt = value.lastIndexOf('>');
+        int start = gt >= 0 ? gt + 1 : value.indexOf(';');
         if (start < 0) {
             return null;
         }
-        for (String param : to.substring(start).split(";")) {
+        for (String param : value.substring(start).split(";")) {
             int eq = param.indexOf('=');
             if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
-                String value = param.substring(eq + 1).trim();
-                return value.isEmpty() ? null : value;
+                String tag = param.substring(eq + 1).trim();
+                return tag.isEmpty() ? null : tag;
             }
         }
         return null;

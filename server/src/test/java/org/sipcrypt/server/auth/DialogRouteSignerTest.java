@@ -1,20 +1,25 @@
 package org.sipcrypt.server.auth;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import javax.sip.SipFactory;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import javax.sip.message.Request;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The signed Record-Route that proves an in-dialog request belongs to a dialog we record-routed. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
 class DialogRouteSignerTest {
 
     private static final byte[] SECRET = "a-secret-of-enough-bytes".getBytes(StandardCharsets.UTF_8);
@@ -42,45 +47,62 @@ class DialogRouteSignerTest {
     }
 
     @Test
-    void routeSignedForTheCallerProvesRequestsInBothDirections() throws Exception {
+    void routeSignedForTheCallerNamesTheCallersTagInEitherDirection() throws Exception {
         String sig = signer.sign("call-1", "alice-tag");
-        assertTrue(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag", route(sig)), OURS));
+        assertEquals("alice-tag", signer.signedTag(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag",
+                route(sig)), OURS));
         // the callee's request: From and To swapped
-        assertTrue(signer.provesDialog(request("sip:alice@127.0.0.1:5070", "bob-tag", "alice-tag", route(sig)), OURS));
+        assertEquals("alice-tag", signer.signedTag(request("sip:alice@127.0.0.1:5070", "bob-tag", "alice-tag",
+                route(sig)), OURS));
+    }
+
+    @Test
+    void onlyTheOneCanonicalTextOfASignatureIsAccepted() throws Exception {
+        String sig = signer.sign("call-1", "alice-tag");
+        // the last of 22 characters carries 2 bits of the MAC and 4 unused ones; 'A' 'Q' 'g' 'w' have them zero
+        char last = sig.charAt(21);
+        String otherUnusedBits = sig.substring(0, 21) + (char) (last == 'w' ? 'x' : last + 1);
+        for (String malleated : new String[] {sig + "==", otherUnusedBits}) {
+            // the same MAC bytes to a lenient decoder, so only the text comparison refuses them
+            assertArrayEquals(Base64.getUrlDecoder().decode(sig), Base64.getUrlDecoder().decode(malleated), malleated);
+            assertNull(signer.signedTag("call-1", "alice-tag", "bob-tag", malleated), malleated);
+        }
+        assertNull(signer.signedTag("call-1", "alice-tag", "bob-tag", sig.toLowerCase(java.util.Locale.ROOT)));
+        assertEquals("alice-tag", signer.signedTag("call-1", "alice-tag", "bob-tag", sig));
     }
 
     @Test
     void toTagWithoutSignedRouteProvesNothing() throws Exception {
-        assertFalse(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag", null), OURS));
-        assertFalse(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag",
+        assertNull(signer.signedTag(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag", null), OURS));
+        assertNull(signer.signedTag(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag",
                 "<sip:" + US + ";lr>"), OURS));
-        assertFalse(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag",
+        assertNull(signer.signedTag(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag",
                 route("AAAAAAAAAAAAAAAAAAAAAA")), OURS));
-        assertFalse(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag", route("not*base64")),
+        assertNull(signer.signedTag(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag", route("not*base64")),
                 OURS));
     }
 
     @Test
     void signatureIsBoundToCallIdTagsKeyAndOurAddress() throws Exception {
         String sig = signer.sign("call-1", "alice-tag");
-        assertFalse(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "mallory", "bob-tag", route(sig)), OURS));
+        assertNull(signer.signedTag(request("sip:bob@127.0.0.1:5080", "mallory", "bob-tag", route(sig)), OURS));
         assertNotEquals(sig, signer.sign("call-2", "alice-tag"));
         assertNotEquals(sig, new DialogRouteSigner("another-secret-of-enough-bytes".getBytes(StandardCharsets.UTF_8))
                 .sign("call-1", "alice-tag"));
         String elsewhere = "<sip:127.0.0.9:5060;lr;" + DialogRouteSigner.PARAM + "=" + sig + ">";
-        assertFalse(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag", elsewhere), OURS));
+        assertNull(signer.signedTag(request("sip:bob@127.0.0.1:5080", "alice-tag", "bob-tag", elsewhere), OURS));
     }
 
     @Test
     void requestWithoutToTagIsNeverInADialog() throws Exception {
         String sig = signer.sign("call-1", "alice-tag");
-        assertFalse(signer.provesDialog(request("sip:bob@127.0.0.1:5080", "alice-tag", null, route(sig)), OURS));
+        assertNull(signer.signedTag(request("sip:bob@127.0.0.1:5080", "alice-tag", null, route(sig)), OURS));
     }
 
     @Test
     void strictRouterPutsOurSignedUriInTheRequestUri() throws Exception {
         String sig = signer.sign("call-1", "alice-tag");
-        assertTrue(signer.provesDialog(request("sip:" + US + ";" + DialogRouteSigner.PARAM + "=" + sig,
+        assertEquals("alice-tag", signer.signedTag(request("sip:" + US + ";" + DialogRouteSigner.PARAM + "=" + sig,
                 "alice-tag", "bob-tag", null), OURS));
     }
 

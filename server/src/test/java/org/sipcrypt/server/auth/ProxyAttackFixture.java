@@ -1,6 +1,7 @@
 package org.sipcrypt.server.auth;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.SipSink;
@@ -24,8 +25,13 @@ abstract class ProxyAttackFixture {
 
     /** Starts the proxy with {@code settings} (key, value pairs), provisioned, with attacker and victim. */
     void start(String... settings) throws Exception {
+        start(Clock.systemUTC(), settings);
+    }
+
+    /** As {@link #start(String...)}, the server's SIP layer reading {@code clock}. */
+    void start(Clock clock, String... settings) throws Exception {
         stop();
-        proxy = ProxyUnderAttack.start(dir, settings);
+        proxy = ProxyUnderAttack.start(dir, clock, settings);
         server = proxy.server;
         attacker = proxy.attacker;
         victim = proxy.victim;

@@ -1,6 +1,7 @@
 package org.sipcrypt.server.auth;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import org.sipcrypt.server.testing.SipSink;
 import org.sipcrypt.server.testing.TestServer;
 
@@ -24,7 +25,12 @@ final class ProxyUnderAttack implements AutoCloseable {
 
     /** Starts the server in {@code dir} with {@code settings} (key, value pairs), provisioned, with attacker and victim. */
     static ProxyUnderAttack start(Path dir, String... settings) throws Exception {
-        TestServer server = TestServer.start(dir, settings);
+        return start(dir, Clock.systemUTC(), settings);
+    }
+
+    /** As {@link #start(Path, String...)}, the server's SIP layer reading {@code clock}. */
+    static ProxyUnderAttack start(Path dir, Clock clock, String... settings) throws Exception {
+        TestServer server = TestServer.start(dir, clock, settings);
         Attacker attacker = null;
         try {
             DigestRegistrarIT.provision(server, server.config().effectiveRealm());

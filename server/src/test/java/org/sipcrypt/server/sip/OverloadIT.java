@@ -109,6 +109,33 @@ class OverloadIT {
         }
     }
 
+    @Test
+    void anInviteWithAMadeUpToTagIsRefusedLikeANewOne() throws Exception {
+        Transport t = Transport.UDP;
+        try (TestServer server = TestServer.start(dir, "overload.maxTransactions", "1");
+             TestUa callee = TestUa.start("bob", t);
+             SipSocket client = SipSocket.udp(server.address(t))) {
+            callee.answer(Request.INVITE, TestUa.Answer.ringForever());
+            callee.registerAt(server.address(t));
+            Await.until(() -> server.server().unansweredRequests() == 0, WAIT,
+                    () -> "unanswered requests: " + server.server().unansweredRequests());
+            String hp = server.hostPort(t);
+            client.send(client.request("INVITE", "sip:bob@" + hp, "carol", "bob@" + hp, "holds-the-budget", 1,
+                    client.contact("carol")));
+            assertNotNull(client.awaitMessage("SIP/2.0 180", WAIT), "the INVITE was not forwarded");
+
+            // the same as a new INVITE but for a To tag: no dialog of this server has it
+            String toTag = "To: <sip:bob@" + hp + ">";
+            String fake = client.request("INVITE", "sip:bob@" + hp, "carol", "bob@" + hp, "made-up-to-tag", 1,
+                    client.contact("carol")).replace(toTag + "\r\n", toTag + ";tag=fake\r\n");
+            assertTrue(fake.contains(";tag=fake\r\n"), fake);
+            client.send(fake);
+            assertRefused(client.awaitMessage("SIP/2.0 ", WAIT), "INVITE");
+            assertEquals(1, rejected(server, "invite"));
+            assertEquals(1, callee.received(Request.INVITE).size(), "only the first INVITE reached bob");
+        }
+    }
+
     private static void assertRefused(String answer, String method) {
         assertNotNull(answer, "no answer to the " + method);
         assertTrue(answer.startsWith("SIP/2.0 503 Service Unavailable\r\n"), answer);

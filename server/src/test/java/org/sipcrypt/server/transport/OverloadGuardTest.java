@@ -65,7 +65,10 @@ class OverloadGuardTest {
 
     private OverloadGuard guard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeap) {
         return new OverloadGuard(queueThreshold, maxQueueDelay, maxTransactions, maxHeap, Duration.ofSeconds(5),
-                workers, unanswered::get, b -> b.equals(inProgress), () -> heapPercent.get() / 100.0, registry);
+                workers, unanswered::get, b -> b.equals(inProgress),
+                // the one dialog the SIP layer verifies: call-1 between tags a and b
+                (callId, fromTag, toTag) -> callId.equals(LANE) && fromTag.equals("a") && toTag.equals("b"),
+                () -> heapPercent.get() / 100.0, registry);
     }
 
     private void queue(int n) {
@@ -139,6 +142,19 @@ class OverloadGuardTest {
         assertTrue(admit(guard, request("INVITE", null)), "its transaction absorbs it");
         inProgress = "z9hg4bk-2";
         assertFalse(admit(guard, request("INVITE", null)));
+    }
+
+    @Test
+    void aMadeUpToTagIsNoDialogAndIsRefusedLikeANewRequest() {
+        OverloadGuard guard = guard(10, Duration.ZERO, 1, 0);
+        unanswered.set(1);
+
+        assertFalse(admit(guard, request("INVITE", "fake")));
+        assertTrue(lastReply().startsWith("SIP/2.0 503 "), lastReply());
+        assertFalse(admit(guard, request("BYE", "fake")));
+        assertEquals(1, rejected("invite", "transactions"));
+        assertEquals(2, guard.rejectedCount());
+        assertTrue(admit(guard, request("INVITE", "b")), "a re-INVITE of the verified dialog goes on");
     }
 
     @Test

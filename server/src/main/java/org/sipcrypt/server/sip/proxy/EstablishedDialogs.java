@@ -15,17 +15,26 @@ import javax.sip.header.ToHeader;
 import javax.sip.message.Message;
 
 /**
- * The calls this proxy record-routed and saw established, so that a shutdown drain can wait for
- * their BYE (RFC 3261 §16.6 step 4: a proxy that record-routes stays on the dialog's path). A dialog
- * is added when a 2xx to an INVITE is forwarded, refreshed by each later 2xx to a re-INVITE, and
- * removed when a BYE in it has been answered (RFC 3261 §15.1.2: whatever the answer) or when it has
- * gone {@code lifetime} without a refresh (its BYE may have taken another path). At most
- * {@code maxDialogs} are kept; beyond that the oldest is forgotten. Each entry is one key string
- * (Call-ID and both tags) and its time, about 200 bytes. Counted: gauge {@code sip.dialogs.established},
- * {@code sip.dialogs.forgotten{reason=full|expired}}.
+ * The calls this proxy record-routed and saw established: what a shutdown drain waits for (RFC 3261
+ * §16.6 step 4: a proxy that record-routes stays on the dialog's path), and what a signed route
+ * must match to prove a live dialog ({@code AccessPolicy}; overload shedding asks {@link #tracks}).
+ * A dialog is added when a 2xx to an INVITE is forwarded, with its caller's tag (the From tag of
+ * the 2xx), refreshed by each later 2xx to a re-INVITE and by each in-dialog request its signed
+ * route lets through ({@link #live}), and removed when a BYE in it has been relayed or answered
+ * (RFC 3261 §15.1.2: whatever the answer) or when it has gone {@code lifetime} without a refresh
+ * (its BYE may have taken another path). At most {@code maxDialogs} are kept; beyond that the
+ * oldest is forgotten. A dialog ended by a BYE relayed from its bytes is remembered for
+ * {@link #BYE_RETRANSMISSIONS} with that BYE's branch, CSeq and Request-URI, so that the BYE's own
+ * retransmissions and the ACKs of the 2xx, and nothing else, are still relayed (RFC 3261 §17.1.2.2:
+ * a BYE is retransmitted for up to 64*T1); at most {@code maxDialogs} of those too. Each entry is one key string (Call-ID
+ * and both tags) with the caller's tag and its time, about 250 bytes. Counted: gauge
+ * {@code sip.dialogs.established}, {@code sip.dialogs.forgotten{reason=full|expired}}.
  * Threading: thread-safe; never blocks (one short lock per call event).
  */
 public final class EstablishedDialogs {
+
+    /** How long a BYE relayed from its bytes is still relayed again: 64*T1, Timer F (RFC 3261 §17.1.2.2). */
+    static final Duration BYE_RETRANSMISSIONS = Duration.ofSeconds(32);
 
     private final int maxDialogs;
     private final long lifetimeNanos;
@@ -33,7 +42,21 @@ public final class EstablishedDialogs {
     private final Counter forgottenFull;
     private final Counter forgottenExpired;
     /** Insertion order is refresh order (an entry is re-inserted when refreshed): oldest first. */
-    private final LinkedHashMap<String, Long> dialogs = new LinkedHashMap<>();
+    private final LinkedHashMap<String, Dialog> dialogs = new LinkedHashMap<>();
+    /** Dialogs ended by a BYE relayed from its bytes, oldest first; their {@code bye} is set. */
+    private final LinkedHashMap<String, Dialog> ended = new LinkedHashMap<>();
+
+    /** A dialog: its caller's tag, when it was last refreshed, and the BYE that ends it (null until one is let through). */
+    private static final class Dialog {
+        final String callerTag;
+        long refreshed;
+        String bye;
+
+        Dialog(String callerTag, long refreshed) {
+            this.callerTag = callerTag;
+            this.refreshed = refreshed;
+        }
+    }
 
     /**
      * @param maxDialogs most dialogs kept (at least 1)
@@ -53,22 +76,28 @@ public final class EstablishedDialogs {
 
     /** A 2xx to an INVITE was forwarded: its dialog is established (or refreshed, for a re-INVITE). */
     public void established(Message okToInvite) {
-        established(key(okToInvite));
+        FromHeader from = (FromHeader) okToInvite.getHeader(FromHeader.NAME);
+        established(key(okToInvite), from == null ? null : from.getTag());
     }
 
     /** A 2xx to an INVITE with this Call-ID and these tags was relayed from its bytes: as {@link #established(Message)}. */
     public void established(String callId, String fromTag, String toTag) {
-        established(fromTag == null || toTag == null ? null : key(callId, fromTag, toTag));
+        established(fromTag == null || toTag == null ? null : key(callId, fromTag, toTag), fromTag);
     }
 
-    private void established(String key) {
+    private void established(String key, String callerTag) {
         if (key == null) {
             return;
         }
         long now = ticker.read();
         synchronized (dialogs) {
-            dialogs.remove(key);
-            dialogs.put(key, now);
+            Dialog d = dialogs.remove(key);
+            if (d == null) {
+                // a 2xx to a re-INVITE of the callee carries the callee's tag in From: a dialog keeps its caller
+                d = new Dialog(callerTag, now);
+            }
+            d.refreshed = now;
+            dialogs.put(key, d);
             expire(now);
             while (dialogs.size() > maxDialogs) {
                 Iterator<?> eldest = dialogs.keySet().iterator();
@@ -76,6 +105,71 @@ public final class EstablishedDialogs {
                 eldest.remove();
                 forgottenFull.increment();
             }
+        }
+    }
+
+    /**
+     * Whether the dialog of {@code callId} whose caller's tag is {@code callerTag} and whose callee's
+     * tag is {@code calleeTag} is established and live; if so it is refreshed (in-dialog traffic).
+     * A dialog its BYE has ended is live no more, except to a retransmission of that BYE.
+     *
+     * @param bye for a BYE read from its bytes, its top Via branch, CSeq number and Request-URI in
+     *            one string, which the dialog remembers; else null
+     */
+    public boolean live(String callId, String callerTag, String calleeTag, String bye) {
+        if (callId == null || callerTag == null || calleeTag == null) {
+            return false;
+        }
+        String key = key(callId, callerTag, calleeTag);
+        long now = ticker.read();
+        synchronized (dialogs) {
+            expire(now);
+            Dialog d = dialogs.get(key);
+            if (d != null && d.callerTag.equals(callerTag)) {
+                dialogs.remove(key);
+                d.refreshed = now;
+                if (bye != null) {
+                    d.bye = bye;
+                }
+                dialogs.put(key, d);
+                return true;
+            }
+            Dialog gone = ended.get(key);
+            return gone != null && bye != null && gone.callerTag.equals(callerTag) && bye.equals(gone.bye);
+        }
+    }
+
+    /**
+     * {@link #live} for an ACK: also true in the {@link #BYE_RETRANSMISSIONS} after a BYE relayed from
+     * its bytes ended the dialog, as the ACK for a 2xx the callee retransmitted late (or the ACK of a
+     * caller that sent its BYE right after it) may come after the BYE; the callee's INVITE transaction
+     * needs it to end (RFC 3261 §13.3.1.4).
+     */
+    public boolean liveForAck(String callId, String callerTag, String calleeTag) {
+        if (live(callId, callerTag, calleeTag, null)) {
+            return true;
+        }
+        String key = key(callId, callerTag, calleeTag);
+        synchronized (dialogs) {
+            Dialog gone = ended.get(key);
+            return gone != null && gone.callerTag.equals(callerTag);
+        }
+    }
+
+    /**
+     * Whether this Call-ID and these tags (in either order) name a dialog established here, live or
+     * ended so recently that its BYE may still be retransmitted: what overload shedding counts as a
+     * call in progress. Refreshes nothing.
+     */
+    public boolean tracks(String callId, String fromTag, String toTag) {
+        if (callId == null || fromTag == null || toTag == null) {
+            return false;
+        }
+        String key = key(callId, fromTag, toTag);
+        long now = ticker.read();
+        synchronized (dialogs) {
+            expire(now);
+            return dialogs.containsKey(key) || ended.containsKey(key);
         }
     }
 
@@ -93,8 +187,19 @@ public final class EstablishedDialogs {
         if (key == null) {
             return;
         }
+        long now = ticker.read();
         synchronized (dialogs) {
-            dialogs.remove(key);
+            Dialog d = dialogs.remove(key);
+            if (d != null && d.bye != null) {
+                d.refreshed = now;
+                ended.remove(key);
+                ended.put(key, d);
+                while (ended.size() > maxDialogs) {
+                    Iterator<?> eldest = ended.keySet().iterator();
+                    eldest.next();
+                    eldest.remove();
+                }
+            }
         }
     }
 
@@ -107,16 +212,22 @@ public final class EstablishedDialogs {
     }
 
     private void expire(long now) {
-        Iterator<Map.Entry<String, Long>> it = dialogs.entrySet().iterator();
+        Iterator<Map.Entry<String, Dialog>> it = dialogs.entrySet().iterator();
         while (it.hasNext()) {
-            if (now - it.next().getValue() < lifetimeNanos) {
-                return;
+            if (now - it.next().getValue().refreshed < lifetimeNanos) {
+                break;
             }
             it.remove();
             forgottenExpired.increment();
         }
+        Iterator<Map.Entry<String, Dialog>> byes = ended.entrySet().iterator();
+        while (byes.hasNext()) {
+            if (now - byes.next().getValue().refreshed < BYE_RETRANSMISSIONS.toNanos()) {
+                return;
+            }
+            byes.remove();
+        }
     }
-
     /**
      * Call-ID and both tags, the tags in a fixed order so that a BYE from either side finds the
      * dialog (RFC 3261 §12: the dialog ID is the Call-ID with the local and remote tags); null when a

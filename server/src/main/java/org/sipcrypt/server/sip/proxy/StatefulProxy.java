@@ -69,7 +69,8 @@ public final class StatefulProxy implements ProxyFunction {
 
     /**
      * As the other constructor, noting in {@code dialogs} the calls established through this proxy
-     * while it record-routes, for the shutdown drain; null to note none.
+     * while it record-routes, for the shutdown drain and for the signed routes that must match a
+     * live call ({@code AccessPolicy}); null to note none.
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
@@ -429,14 +430,15 @@ public final class StatefulProxy implements ProxyFunction {
             sendCancel(b);
         }
         if (v.forward() != null) {
+            // noted before it leaves, so the ACK it brings finds its dialog
+            if (dialogs != null && call.invite && v.forward().getStatusCode() / 100 == 2) {
+                dialogs.established(v.forward());
+            }
             if (v.forward().getStatusCode() / 100 == 2 && call.finalSentStatus() != 0 && call.st.getState() != null
                     && call.st.getState().getValue() >= javax.sip.TransactionState._COMPLETED) {
                 ctx.send(null, v.forward());
             } else {
                 ctx.send(call.st, v.forward());
-            }
-            if (dialogs != null && call.invite && v.forward().getStatusCode() / 100 == 2) {
-                dialogs.established(v.forward());
             }
         } else if (v.synthesize() != 0) {
             int s = v.synthesize();

@@ -131,7 +131,8 @@ public final class StatelessRelay implements EarlyRelays {
         SipUriText requestUri = SipUriText.read(req.requestUri());
         String signature = signature(req, popped, requestUri);
         if (policy != null && !(bye
-                ? policy.mayRelayInDialog(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature)
+                ? policy.mayRelayInDialog(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature,
+                        via.branch() + ' ' + req.cseqNumber() + ' ' + req.requestUri())
                 : policy.mayRelayAck(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature))) {
             return null;
         }
@@ -228,7 +229,7 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     /**
-     * The signature {@link DialogRouteSigner#provesDialog} would read: that of the first Route
+     * The signature {@link DialogRouteSigner#signature} would read: that of the first Route
      * entry when it names this server, of the Request-URI when there is no Route and it names this
      * server, else none.
      */

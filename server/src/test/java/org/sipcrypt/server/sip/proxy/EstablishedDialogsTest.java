@@ -1,6 +1,8 @@
 package org.sipcrypt.server.sip.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -69,6 +71,53 @@ class EstablishedDialogsTest {
         establish(d, "c2");
         now.addAndGet(Duration.ofMinutes(9).toNanos());
         assertEquals(1, d.size(), "a re-INVITE's 2xx refreshed it");
+    }
+
+    @Test
+    void aDialogIsLiveOnlyWithItsCallerAndCalleeInTheirPlaces() throws Exception {
+        EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
+        establish(d, "c1");
+
+        assertTrue(d.live("c1", "a", "b", null), "a's tag is the caller's");
+        assertFalse(d.live("c1", "b", "a", null), "b is the callee, not the caller");
+        assertFalse(d.live("c1", "a", "x", null), "another callee");
+        assertFalse(d.live("c2", "a", "b", null), "another Call-ID");
+        assertTrue(d.tracks("c1", "b", "a"));
+        assertFalse(d.tracks("c1", "a", "x"));
+    }
+
+    @Test
+    void trafficKeepsADialogLiveAndItsLifetimeWithoutTrafficEndsIt() throws Exception {
+        EstablishedDialogs d = dialogs(10, Duration.ofMinutes(10));
+        establish(d, "c1");
+        now.addAndGet(Duration.ofMinutes(9).toNanos());
+        assertTrue(d.live("c1", "a", "b", null));
+        now.addAndGet(Duration.ofMinutes(9).toNanos());
+        assertTrue(d.live("c1", "a", "b", null), "the request before refreshed it");
+
+        now.addAndGet(Duration.ofMinutes(10).toNanos());
+        assertFalse(d.live("c1", "a", "b", null));
+        assertFalse(d.tracks("c1", "a", "b"));
+    }
+
+    @Test
+    void afterItsByeADialogIsLiveOnlyToThatByesRetransmissionsAndAcksForTheirTime() throws Exception {
+        EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
+        establish(d, "c1");
+        assertTrue(d.live("c1", "a", "b", "z9hG4bK-bye 2 sip:b@127.0.0.1"));
+        d.ended("c1", "a", "b");
+
+        assertTrue(d.live("c1", "a", "b", "z9hG4bK-bye 2 sip:b@127.0.0.1"), "a retransmission of the BYE");
+        assertFalse(d.live("c1", "a", "b", "z9hG4bK-bye 2 sip:victim@127.0.0.2"), "the same BYE to another target");
+        assertFalse(d.live("c1", "a", "b", "z9hG4bK-other 3 sip:b@127.0.0.1"), "another BYE");
+        assertFalse(d.live("c1", "a", "b", null), "anything but a BYE");
+        assertTrue(d.liveForAck("c1", "a", "b"), "the ACK of the 2xx may come late");
+        assertFalse(d.liveForAck("c1", "b", "a"), "but not with the tags swapped");
+        assertEquals(0, d.size());
+        now.addAndGet(EstablishedDialogs.BYE_RETRANSMISSIONS.toNanos());
+        assertFalse(d.liveForAck("c1", "a", "b"));
+        assertFalse(d.live("c1", "a", "b", "z9hG4bK-bye 2 sip:b@127.0.0.1"), "past Timer F");
+        assertFalse(d.tracks("c1", "a", "b"));
     }
 
     /** Gives each call, in order, the 2xx of its INVITE from tag a to tag b. */
