@@ -155,12 +155,12 @@ public final class SipcryptServer implements AutoCloseable {
                 location = cached;
             }
             SipWorkers workers = opened(opened, new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
-                    e -> sipCounters.error("worker_task")));
+                    config.overload().maxQueuedBytes(), e -> sipCounters.error("worker_task")));
             RouteTable routes = new RouteTable(config.routes(), config.defaultRoute());
             NettyTransport transport = config.transportImpl() != TransportImpl.NETTY ? null
                     : opened(opened, new NettyTransport(transportSettings(config, routes), transportCounters, workers,
                             new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
-                                    COMPLETED_TRANSACTIONS, Ticker.systemTicker())));
+                                    COMPLETED_TRANSACTIONS, config.overload().maxKeptBytes(), Ticker.systemTicker())));
             Map<Transport, InetSocketAddress> addresses = Listeners.bind(config, routes, transport);
             SipStackImpl stack = SipStackBuilder.build(config);
             opened.add(stack::stop);
@@ -237,10 +237,17 @@ public final class SipcryptServer implements AutoCloseable {
         return component;
     }
 
-    /** Purging lapsed bindings, and the stats line every {@code stats.interval} unless that is 0. */
+    /**
+     * Purging lapsed bindings, sweeping expired kept answers every second (so that their bytes go
+     * when nothing is written too), and the stats line every {@code stats.interval} unless that is 0.
+     */
     private void schedulePeriodicTasks() {
         housekeeping.scheduleWithFixedDelay(this::purgeExpired, PURGE_INTERVAL.toMillis(), PURGE_INTERVAL.toMillis(),
                 TimeUnit.MILLISECONDS);
+        if (transport != null) {
+            CompletedTransactions kept = transport.completedTransactions();
+            housekeeping.scheduleWithFixedDelay(kept::sweepExpired, 1, 1, TimeUnit.SECONDS);
+        }
         if (!config.statsInterval().isZero()) {
             long every = config.statsInterval().toMillis();
             housekeeping.scheduleAtFixedRate(() -> log.info("stats: {}", statsLine()), every, every,
@@ -269,9 +276,13 @@ public final class SipcryptServer implements AutoCloseable {
         }
         var o = config.overload();
         // JAIN-SIP keys a server transaction by its RFC 3261 branch in lower case (SIPRequest.getTransactionId)
+        // when the heap is full the guard frees the kept answers, the one store of input it can empty at
+        // once, so that the next collections can bring the heap down and admission resume
+        CompletedTransactions kept = transport.completedTransactions();
         OverloadGuard guard = new OverloadGuard(o.queueThreshold(), o.maxQueueDelay(), o.maxTransactions(),
                 o.maxHeapAfterGc(), o.retryAfter(), workers, context::unansweredRequests,
-                branch -> stack.findTransaction(branch, true) != null, OverloadGuard::heapUsedAfterGc, registry);
+                branch -> stack.findTransaction(branch, true) != null, OverloadGuard::heapUsedAfterGc,
+                () -> kept.trim(0), registry);
         if (o.maxHeapAfterGc() > 0) {
             housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
         }

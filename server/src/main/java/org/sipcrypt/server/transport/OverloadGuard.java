@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * refusing costs a header scan and one small write. New work (a request outside a dialog, other
  * than ACK and CANCEL) is answered {@code 503} with {@code Retry-After} (RFC 3261 §21.5.4), built
  * statelessly like a 400 for bad input, while any budget is exceeded: the lane it would join holds
- * {@code queueThreshold} messages, the oldest message there has waited longer than
+ * {@code queueThreshold} messages, the lanes hold three quarters of their byte budget
+ * ({@code overload.maxQueuedBytes}), the oldest message there has waited longer than
  * {@code maxQueueDelay}, {@code maxTransactions} requests await their final response, or the heap
  * after the last collection is above {@code maxHeapAfterGc} percent; and always while the server
  * drains for shutdown. Responses, ACK, CANCEL and requests within a dialog (To tag present) are never
@@ -36,8 +38,13 @@ import org.slf4j.LoggerFactory;
  * server is already handling (its branch names a transaction in progress) is let through to that
  * transaction (RFC 3261 §17.2.1, §17.2.2) rather than refused; one that arrives while its original
  * still waits in the lane cannot be told apart and may be refused.
- * Counted in {@code sip.overload.rejected{method,reason}} and {@code sip.overload.acks.absorbed};
- * a warning per reason at most once a minute.
+ * <p>The heap budget must not lock the server into refusing everything: refused requests write
+ * nothing, so whatever filled the heap would stay. Each time the sample finds the heap above its
+ * budget the guard frees what it can ({@code relieve}: the server drops every kept answer), so that
+ * the next collections bring the heap down and admission resumes. Messages the lanes refuse
+ * ({@code overload.maxQueuedBytes} or a full queue) are answered here too ({@link #refuse}).
+ * Counted in {@code sip.overload.rejected{method,reason}}, {@code sip.overload.acks.absorbed} and
+ * {@code sip.overload.heap.freed} (entries freed for the heap); a warning per reason at most once a minute.
  * Threading: thread-safe; never blocks ({@link #admit} runs on event loops).
  */
 public final class OverloadGuard {
@@ -58,6 +65,8 @@ public final class OverloadGuard {
     private final IntSupplier unanswered;
     private final Predicate<String> transactionInProgress;
     private final DoubleSupplier heapAfterGc;
+    private final LongSupplier relieve;
+    private final Counter heapFreed;
     private final MeterRegistry registry;
     private final String refusalTag;
     private final Counter acksAbsorbed;
@@ -81,6 +90,18 @@ public final class OverloadGuard {
     public OverloadGuard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeapAfterGc,
                          Duration retryAfter, SipWorkers workers, IntSupplier unanswered,
                          Predicate<String> transactionInProgress, DoubleSupplier heapAfterGc, MeterRegistry registry) {
+        this(queueThreshold, maxQueueDelay, maxTransactions, maxHeapAfterGc, retryAfter, workers, unanswered,
+                transactionInProgress, heapAfterGc, () -> 0, registry);
+    }
+
+    /**
+     * As above, with {@code relieve}: run by {@link #sampleHeap} whenever the heap is above its budget,
+     * it frees what the server keeps from input and says how many entries it freed.
+     */
+    public OverloadGuard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeapAfterGc,
+                         Duration retryAfter, SipWorkers workers, IntSupplier unanswered,
+                         Predicate<String> transactionInProgress, DoubleSupplier heapAfterGc, LongSupplier relieve,
+                         MeterRegistry registry) {
         if (queueThreshold < 1) {
             throw new IllegalArgumentException("queueThreshold must be at least 1: " + queueThreshold);
         }
@@ -96,6 +117,8 @@ public final class OverloadGuard {
         this.unanswered = Objects.requireNonNull(unanswered, "unanswered");
         this.transactionInProgress = Objects.requireNonNull(transactionInProgress, "transactionInProgress");
         this.heapAfterGc = Objects.requireNonNull(heapAfterGc, "heapAfterGc");
+        this.relieve = Objects.requireNonNull(relieve, "relieve");
+        this.heapFreed = Counter.builder("sip.overload.heap.freed").register(registry);
         this.registry = Objects.requireNonNull(registry, "registry");
         this.refusalTag = "sc503" + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
         this.acksAbsorbed = Counter.builder("sip.overload.acks.absorbed").register(registry);
@@ -128,14 +151,41 @@ public final class OverloadGuard {
             return true;
         }
         count(method, reason);
+        answer503(message, reply);
+        return false;
+    }
+
+    /**
+     * A message the lanes refused after {@link #admit} let it through (the lane's queue full, or the
+     * lanes' bytes at {@code overload.maxQueuedBytes}): a request other than ACK is answered 503 and
+     * counted in {@code sip.overload.rejected{reason=queue_full}}; whether it was answered (if not, the
+     * caller drops and counts it).
+     */
+    public boolean refuse(byte[] message, Consumer<byte[]> reply) {
+        String method = method(message);
+        if (method == null || method.equals("ACK")) {
+            return false;
+        }
+        rateLimited.warn("queue_full", "overload: the SIP lanes refused a message (sip.queueCapacity or"
+                + " overload.maxQueuedBytes); requests get 503 (sip.overload.rejected)");
+        if (!answer503(message, reply)) {
+            return false;
+        }
+        count(method, "queue_full");
+        return true;
+    }
+
+    /** Sends the 503 of a refusal to {@code message}; false when it cannot be built (no usable Via and the like). */
+    private boolean answer503(byte[] message, Consumer<byte[]> reply) {
         String retryAfter = "Retry-After: "
                 + (retryAfterSeconds + ThreadLocalRandom.current().nextLong(retryAfterSeconds + 1)) + "\r\n";
         byte[] response = BadRequestResponse.build(message, 503,
                 draining ? "Shutting Down" : "Service Unavailable", refusalTag, retryAfter);
-        if (response != null) {
-            reply.accept(response);
+        if (response == null) {
+            return false;
         }
-        return false;
+        reply.accept(response);
+        return true;
     }
 
     /** Which budget a new request on {@code laneKey} would exceed now, or null when none. */
@@ -150,6 +200,14 @@ public final class OverloadGuard {
             rateLimited.warn("queue", "overload: a SIP lane holds {} messages (overload.queueThreshold {});"
                     + " new requests get 503 (sip.overload.rejected)", queued, queueThreshold);
             return "queue";
+        }
+        long bytes = workers.queuedBytes();
+        long maxBytes = workers.maxQueuedBytes();
+        // a quarter of the bytes is kept for responses and in-dialog requests, as the rest of a lane's count
+        if (bytes >= maxBytes - maxBytes / 4) {
+            rateLimited.warn("queue_bytes", "overload: the SIP lanes hold {} bytes (three quarters of"
+                    + " overload.maxQueuedBytes {}); new requests get 503 (sip.overload.rejected)", bytes, maxBytes);
+            return "queue_bytes";
         }
         if (maxQueueDelayNanos > 0) {
             long delay = workers.queueDelayNanos(laneKey);
@@ -195,9 +253,20 @@ public final class OverloadGuard {
         draining = true;
     }
 
-    /** Reads the heap in use after the last collection; called periodically off the event loops. */
+    /**
+     * Reads the heap in use after the last collection; called periodically off the event loops. While
+     * it is above the budget, frees what the server keeps from input ({@code relieve}), each time.
+     */
     public void sampleHeap() {
         heapHigh = maxHeapAfterGc > 0 && heapAfterGc.getAsDouble() > maxHeapAfterGc;
+        if (heapHigh) {
+            long freed = relieve.getAsLong();
+            if (freed > 0) {
+                heapFreed.increment(freed);
+                log.warn("overload: heap after GC above {} % of the maximum; freed {} kept answers"
+                        + " (sip.overload.heap.freed)", Math.round(maxHeapAfterGc * 100), freed);
+            }
+        }
     }
 
     /** New requests refused so far, all methods and reasons together. */
