@@ -277,12 +277,13 @@ public final class SipcryptServer implements AutoCloseable {
         var o = config.overload();
         // JAIN-SIP keys a server transaction by its RFC 3261 branch in lower case (SIPRequest.getTransactionId)
         // when the heap is full the guard frees the kept answers, the one store of input it can empty at
-        // once, so that the next collections can bring the heap down and admission resume
+        // once, and asks for a collection (a server refusing everything may allocate too little for one
+        // to come), so that the heap is seen to fall and admission resumes
         CompletedTransactions kept = transport.completedTransactions();
         OverloadGuard guard = new OverloadGuard(o.queueThreshold(), o.maxQueueDelay(), o.maxTransactions(),
                 o.maxHeapAfterGc(), o.retryAfter(), workers, context::unansweredRequests,
                 branch -> stack.findTransaction(branch, true) != null, OverloadGuard::heapUsedAfterGc,
-                () -> kept.trim(0), registry);
+                () -> kept.trim(0), System::gc, registry);
         if (o.maxHeapAfterGc() > 0) {
             housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
         }

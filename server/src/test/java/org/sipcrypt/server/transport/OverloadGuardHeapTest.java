@@ -38,6 +38,8 @@ class OverloadGuardHeapTest {
     private final CompletedTransactions kept = new CompletedTransactions(CompletedTransactions.TIMER_J,
             CompletedTransactions.TIMER_I, 200_000, 64L * 1024 * 1024, nanos::get);
     private SipWorkers workers;
+    /** Collections the guard asked for. */
+    private final AtomicLong collections = new AtomicLong();
 
     @BeforeEach
     void busyLane() throws InterruptedException {
@@ -62,7 +64,7 @@ class OverloadGuardHeapTest {
 
     private OverloadGuard guard() {
         return new OverloadGuard(500, Duration.ZERO, 0, 85, Duration.ofSeconds(5), workers, () -> 0, b -> false,
-                () -> heapPercent.get() / 100.0, () -> kept.trim(0), registry);
+                () -> heapPercent.get() / 100.0, () -> kept.trim(0), collections::incrementAndGet, registry);
     }
 
     private boolean admit(OverloadGuard guard, String message) {
@@ -94,12 +96,38 @@ class OverloadGuardHeapTest {
         assertEquals(1, rejected("invite", "heap"));
         assertEquals(0, kept.keptBytes(), "the guard freed what it guards");
         assertEquals(1000, registry.counter("sip.overload.heap.freed").count());
+        assertEquals(1, collections.get(), "and asked for a collection, which a server refusing all may not get");
 
         // the next collection finds the heap down again: admission resumes
         heapPercent.set(40);
         guard.sampleHeap();
         assertTrue(admit(guard, request("INVITE", "b2")));
         assertEquals(1000, registry.counter("sip.overload.heap.freed").count(), "nothing freed below the budget");
+    }
+
+    @Test
+    void aStaleReadingAboveTheBudgetAsksForACollectionEveryFewSamples() {
+        OverloadGuard guard = guard();
+        heapPercent.set(90);
+        guard.sampleHeap();
+        assertEquals(0, collections.get(), "nothing kept, nothing freed: no collection for that");
+        for (int i = 1; i < OverloadGuard.STALE_SAMPLES; i++) {
+            guard.sampleHeap();
+        }
+        assertEquals(0, collections.get());
+        guard.sampleHeap();
+        assertEquals(1, collections.get(), OverloadGuard.STALE_SAMPLES + " samples of the same reading: no collection since");
+        assertEquals(1, registry.counter("sip.overload.heap.collections").count());
+
+        // readings that change (collections come by themselves) ask for none
+        for (int i = 0; i < 3 * OverloadGuard.STALE_SAMPLES; i++) {
+            heapPercent.set(86 + i % 2);
+            guard.sampleHeap();
+        }
+        assertEquals(1, collections.get());
+        heapPercent.set(50);
+        guard.sampleHeap();
+        assertTrue(admit(guard, request("INVITE", "b1")));
     }
 
     @Test
