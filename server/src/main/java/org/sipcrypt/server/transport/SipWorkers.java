@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
 public final class SipWorkers implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SipWorkers.class);
+    /** The lane whose task the current thread runs, or null off the lanes. */
+    private static final ThreadLocal<ThreadPoolExecutor> CURRENT = new ThreadLocal<>();
 
     private final ThreadPoolExecutor[] lanes;
     private final Consumer<Throwable> failureCounter;
@@ -110,7 +112,8 @@ public final class SipWorkers implements AutoCloseable {
             return false;
         }
         try {
-            laneOf(key).execute(new Queued(ticker.read(), bytes, task));
+            ThreadPoolExecutor lane = laneOf(key);
+            lane.execute(new Queued(lane, ticker.read(), bytes, task));
             return true;
         } catch (RejectedExecutionException e) {
             queuedBytes.addAndGet(-bytes);
@@ -136,7 +139,7 @@ public final class SipWorkers implements AutoCloseable {
     /** The lane of {@code key} as an executor that throws {@link RejectedExecutionException} when full. */
     public Executor lane(String key) {
         ThreadPoolExecutor lane = laneOf(key);
-        return task -> lane.execute(guarded(task));
+        return task -> lane.execute(new Queued(lane, ticker.read(), 0, task));
     }
 
     /** Tasks waiting in the lane of {@code key}. */
@@ -164,23 +167,29 @@ public final class SipWorkers implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Whether the calling thread is running a task of the lane of {@code key}: work for that key may
+     * then run at once, in order with the key's messages, instead of queueing behind them.
+     */
+    public boolean onLaneOf(String key) {
+        return CURRENT.get() == laneOf(key);
+    }
+
     private ThreadPoolExecutor laneOf(String key) {
         int h = key == null ? 0 : key.hashCode();
         h ^= (h >>> 16);
         return lanes[Math.floorMod(h, lanes.length)];
     }
 
-    private Runnable guarded(Runnable task) {
-        return new Queued(ticker.read(), 0, task);
-    }
-
     /** A task with the time it was queued; failures are counted and logged, and the lane survives them. */
     private final class Queued implements Runnable {
+        final ThreadPoolExecutor lane;
         final long queuedAt;
         final int bytes;
         final Runnable task;
 
-        Queued(long queuedAt, int bytes, Runnable task) {
+        Queued(ThreadPoolExecutor lane, long queuedAt, int bytes, Runnable task) {
+            this.lane = lane;
             this.queuedAt = queuedAt;
             this.bytes = bytes;
             this.task = task;
@@ -191,11 +200,14 @@ public final class SipWorkers implements AutoCloseable {
             if (bytes > 0) {
                 queuedBytes.addAndGet(-bytes);
             }
+            CURRENT.set(lane);
             try {
                 task.run();
             } catch (RuntimeException | Error e) {
                 failureCounter.accept(e);
                 log.warn("SIP worker task failed: {}", e.toString(), e);
+            } finally {
+                CURRENT.remove();
             }
         }
     }
