@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * nothing, so whatever filled the heap would stay. Each time the sample finds the heap above its
  * budget the guard frees what it can ({@code relieve}: the server drops every kept answer) and then
  * asks for a collection ({@code collect}), since a server that refuses everything may allocate too
- * little for one to come by itself (measured: 99 MB of freed answers left in the old generation, no
- * collection, every request refused). It asks for one too when the reading has not changed for
+ * little for one to come by itself, and the freed answers would stay counted in the heap after GC
+ * while every request is refused. It asks for one too when the reading has not changed for
  * {@value #STALE_SAMPLES} samples while above the budget (no collection since), so that the reading
  * the guard decides by is never older than that. Then admission resumes as soon as the heap is
  * back under its budget. Messages the lanes refuse
