@@ -384,6 +384,11 @@ public final class SipcryptServer implements AutoCloseable {
         return transportCounters;
     }
 
+    /** The SIP worker lanes (tests hold a lane busy with them to build a backlog). */
+    public SipWorkers workers() {
+        return workers;
+    }
+
     /** Open transactions in the stack (server and client). */
     public int openTransactions() {
         return stack.getServerTransactionTableSize() + stack.getClientTransactionTableSize();

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestServer;
+import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 
 /**
@@ -110,6 +112,43 @@ class LargeInviteFloodIT {
             assertEquals(invites, server.server().transportCounters().value("sip.requests.answered_early"),
                     "challenged from their bytes, never holding a parsed 50 KB request in a transaction");
             answersANormalRequest(server, client, hp);
+        }
+    }
+
+    @Test
+    void aChallengeIsGivenAtOnceRatherThanBehindItsLanesBacklog() throws Exception {
+        Transport t = Transport.UDP;
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch backlog = new CountDownLatch(1);
+        try (TestServer server = TestServer.start(dir, "auth", "true", "sip.workers", "1");
+             SipSocket client = SipSocket.udp(server.address(t))) {
+            SipWorkers lanes = server.server().workers();
+            String hp = server.hostPort(t);
+            try {
+                // one lane: held busy, then the INVITE (a made-up To tag takes it to the stack), then more work
+                assertTrue(lanes.execute("busy", () -> await(first)));
+                client.send(largeInvite(client, hp, "backlog", "made-up"));
+                Await.until(() -> lanes.queued("backlog") == 1, WAIT, () -> "the INVITE is not waiting in the lane");
+                assertTrue(lanes.execute("busy", () -> await(backlog)));
+                first.countDown();
+
+                // the challenge needs no lookup: it goes while the work queued after the INVITE still waits
+                String answer = responseTo(client, "backlog");
+                assertNotNull(answer, "the 407 waited behind the lane's backlog");
+                assertTrue(answer.startsWith("SIP/2.0 407 "), answer.substring(0, Math.min(200, answer.length())));
+                assertEquals(1, backlog.getCount(), "answered while the work queued after the INVITE still waits");
+            } finally {
+                first.countDown();
+                backlog.countDown();
+            }
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
