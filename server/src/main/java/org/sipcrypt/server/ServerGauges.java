@@ -9,6 +9,7 @@ import org.sipcrypt.server.location.CachedLocationService;
 import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.netty.NettyTransport;
@@ -51,6 +52,20 @@ final class ServerGauges {
      * connections per stream transport listened on (sipcrypt's transport only; {@code transport}
      * null otherwise), bindings stored.
      */
+    /**
+     * The kept-transactions table: {@code sip.kept.bytes} now, and {@code sip.kept.evicted{reason}},
+     * entries removed before their time (the entries or bytes bound, the heap guard's trim, or an
+     * answer too large to keep at all).
+     */
+    static void keptTransactions(MeterRegistry r, CompletedTransactions kept) {
+        Gauge.builder("sip.kept.bytes", kept, CompletedTransactions::keptBytes)
+                .description("bytes of answers kept for retransmissions (overload.maxKeptBytes)").register(r);
+        for (String reason : new String[] {"entries", "bytes", "trim", "too_large"}) {
+            FunctionCounter.builder("sip.kept.evicted", kept, k -> k.evicted(reason)).tag("reason", reason)
+                    .description("kept answers removed before their time").register(r);
+        }
+    }
+
     static void serverState(MeterRegistry r, SipcryptServer server, ToDoubleFunction<SipcryptServer> transactions,
                             ToDoubleFunction<SipcryptServer> serverTransactions, SipWorkers workers,
                             NettyTransport transport, Set<Transport> listened, LocationService location) {
@@ -63,7 +78,13 @@ final class ServerGauges {
             Gauge.builder("sip.workers.queued", workers, w -> w.queuedInLane(lane)).tag("lane", String.valueOf(lane))
                     .description("messages waiting in a SIP worker lane's queue").register(r);
         }
+        Gauge.builder("sip.workers.queued.bytes", workers, SipWorkers::queuedBytes)
+                .description("bytes of received messages waiting in all SIP worker lanes (overload.maxQueuedBytes)")
+                .register(r);
+        FunctionCounter.builder("sip.workers.refused", workers, SipWorkers::refusedForBytes).tag("reason", "bytes")
+                .description("messages refused because the lanes held overload.maxQueuedBytes").register(r);
         if (transport != null) {
+            keptTransactions(r, transport.completedTransactions());
             for (Transport t : listened) {
                 if (t != Transport.UDP) {
                     Gauge.builder("transport.connections.current", transport, n -> n.openConnections(t))

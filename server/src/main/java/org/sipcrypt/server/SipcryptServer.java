@@ -161,12 +161,12 @@ public final class SipcryptServer implements AutoCloseable {
                 location = cached;
             }
             SipWorkers workers = opened(opened, new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
-                    e -> sipCounters.error("worker_task")));
+                    config.overload().maxQueuedBytes(), e -> sipCounters.error("worker_task")));
             RouteTable routes = new RouteTable(config.routes(), config.defaultRoute());
             NettyTransport transport = config.transportImpl() != TransportImpl.NETTY ? null
                     : opened(opened, new NettyTransport(transportSettings(config, routes), transportCounters, workers,
                             new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
-                                    COMPLETED_TRANSACTIONS, Ticker.systemTicker())));
+                                    COMPLETED_TRANSACTIONS, config.overload().maxKeptBytes(), Ticker.systemTicker())));
             Map<Transport, InetSocketAddress> addresses = Listeners.bind(config, routes, transport);
             SipcryptSipStack stack = SipStackBuilder.build(config);
             opened.add(stack::stop);
@@ -245,7 +245,8 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     /**
-     * Purging lapsed bindings, the age bound on server transactions, and the stats line every
+     * Purging lapsed bindings, the age bound on server transactions, sweeping expired kept answers
+     * every second (so that their bytes go when nothing is written too), and the stats line every
      * {@code stats.interval} unless that is 0.
      */
     private void schedulePeriodicTasks() {
@@ -256,6 +257,10 @@ public final class SipcryptServer implements AutoCloseable {
                 st -> javax.sip.message.Request.INVITE.equals(st.getMethod()));
         housekeeping.scheduleWithFixedDelay(() -> endOverage(ages), AGE_SWEEP_INTERVAL.toMillis(),
                 AGE_SWEEP_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        if (transport != null) {
+            CompletedTransactions kept = transport.completedTransactions();
+            housekeeping.scheduleWithFixedDelay(kept::sweepExpired, 1, 1, TimeUnit.SECONDS);
+        }
         if (!config.statsInterval().isZero()) {
             long every = config.statsInterval().toMillis();
             housekeeping.scheduleAtFixedRate(() -> log.info("stats: {}", statsLine()), every, every,
@@ -292,11 +297,15 @@ public final class SipcryptServer implements AutoCloseable {
         }
         var o = config.overload();
         // JAIN-SIP keys a server transaction by its RFC 3261 branch in lower case (SIPRequest.getTransactionId)
+        // when the heap is full the guard frees the kept answers, the one store of input it can empty at
+        // once, and asks for a collection (a server refusing everything may allocate too little for one
+        // to come), so that the heap is seen to fall and admission resumes
+        CompletedTransactions kept = transport.completedTransactions();
         OverloadGuard guard = new OverloadGuard(o.queueThreshold(), o.maxQueueDelay(), o.maxTransactions(),
                 o.maxHeapAfterGc(), o.retryAfter(), workers, context::unansweredRequests,
                 branch -> stack.findTransaction(branch, true) != null,
                 dialogs == null ? (callId, fromTag, toTag) -> false : dialogs::tracks, OverloadGuard::heapUsedAfterGc,
-                registry);
+                () -> kept.trim(0), System::gc, registry);
         if (o.maxHeapAfterGc() > 0) {
             housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
         }
@@ -428,6 +437,11 @@ public final class SipcryptServer implements AutoCloseable {
     /** The transport's bad-input and connection counters. */
     public TransportCounters transportCounters() {
         return transportCounters;
+    }
+
+    /** The SIP worker lanes (tests hold a lane busy with them to build a backlog). */
+    public SipWorkers workers() {
+        return workers;
     }
 
     /** Open transactions in the stack (server and client). */

@@ -14,10 +14,12 @@
  *     the Call-ID scan that picks a lane</td>
  *     <td>parsing, JAIN-SIP, routing, database, anything that waits</td></tr>
  * <tr><td>{@code sipcrypt-sip-N}</td><td>{@code sip.workers} lanes of one thread</td>
- *     <td>{@code sip.queueCapacity} per lane; beyond it the message is dropped and counted
+ *     <td>{@code sip.queueCapacity} per lane and {@code overload.maxQueuedBytes} bytes for all lanes;
+ *     beyond either a request gets 503 and anything else is dropped and counted
  *     ({@code sip.messages.dropped{reason=overload}} / {@code sip.datagrams.dropped}); new out-of-dialog
  *     requests are refused with 503 on the event loop before that, from {@code overload.queueThreshold}
- *     messages or {@code overload.maxQueueDelay} of waiting ({@code OverloadGuard})</td>
+ *     messages, three quarters of the bytes or {@code overload.maxQueueDelay} of waiting
+ *     ({@code OverloadGuard})</td>
  *     <td>parsing, the JAIN-SIP transaction layer, registrar/proxy/redirect logic, continuations of
  *     database lookups; the messages of one Call-ID always on the same lane, in order</td>
  *     <td>JDBC calls; waiting for anything but an outgoing TCP connect (bounded by
@@ -45,12 +47,13 @@
  * <tr><td>{@code sipcrypt-sip-timer}</td><td>1 (JAIN-SIP's timers on a hashed wheel, {@code WheelSipTimer})</td>
  *     <td>unbounded (one entry per pending transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
- * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (three periodic tasks and one
+ * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (five periodic tasks and one
  *     Timer C per ringing INVITE branch, removed when cancelled)</td>
  *     <td>the periodic stats line, purging lapsed bindings (hands the work to the db pool), Timer C
  *     firing (hands the branch to its call's lane), sampling the heap after GC each second for the
- *     overload guard, the age bound on server transactions every 5 s (ends those past it, sending
- *     nothing)</td>
+ *     overload guard (which then frees the kept answers while the heap is above its budget), sweeping
+ *     expired kept answers each second (the table's write lock a thousand entries at a time), the age
+ *     bound on server transactions every 5 s (ends those past it, sending nothing)</td>
  *     <td>SIP traffic</td></tr>
  * <tr><td>{@code sipcrypt-http}</td><td>1 (only with {@code http} set)</td><td>Netty's task queue;
  *     {@code http.maxConnections} connections</td>

@@ -26,6 +26,12 @@ import java.util.Objects;
  *                           shutdown waits for transactions only, and in-dialog requests are challenged
  * @param dialogLifetime     a dialog remembered this long without in-dialog traffic is forgotten (its
  *                           BYE may have taken another path), and its signed route proves nothing more
+ * @param maxKeptBytes       most bytes of answers kept for retransmissions (over UDP, Timer J and H:
+ *                           the kept-transactions table); beyond it the oldest go. When the heap after GC
+ *                           is above {@code maxHeapAfterGc} they all go, so that the heap can fall again
+ * @param maxQueuedBytes     most bytes of messages waiting in all SIP worker lanes together; a message
+ *                           beyond it is refused: a request that can be answered gets 503, anything
+ *                           else is dropped and counted
  */
 public record OverloadConfig(
         int queueThreshold,
@@ -34,7 +40,9 @@ public record OverloadConfig(
         int maxHeapAfterGc,
         Duration retryAfter,
         int maxDialogs,
-        Duration dialogLifetime) {
+        Duration dialogLifetime,
+        int maxKeptBytes,
+        int maxQueuedBytes) {
 
     public OverloadConfig {
         if (queueThreshold < 1) {
@@ -57,6 +65,13 @@ public record OverloadConfig(
             throw new IllegalArgumentException("shutdown.maxDialogs: " + maxDialogs + " (expected 0 or more)");
         }
         Objects.requireNonNull(dialogLifetime, "dialogLifetime");
+        if (maxKeptBytes < 65_536) {
+            throw new IllegalArgumentException("overload.maxKeptBytes: " + maxKeptBytes + " (expected at least 65536)");
+        }
+        if (maxQueuedBytes < 65_536) {
+            throw new IllegalArgumentException("overload.maxQueuedBytes: " + maxQueuedBytes
+                    + " (expected at least 65536)");
+        }
     }
 
     /**
@@ -64,7 +79,8 @@ public record OverloadConfig(
      * when clients over UDP send the request again, so that serving it late never doubles the work;
      * at twice the peak these shed more cheaply than 1,000 and 500 ms did: docs/benchmarks.md), 20,000 requests awaiting
      * an answer or 85 % of the heap after GC; {@code Retry-After} 5 to 10 s; 200,000 dialogs kept for
-     * the drain (about 200 bytes each) for up to 4 hours.
+     * the drain (about 200 bytes each) for up to 4 hours; 64 MiB of kept answers (about 100,000 answers
+     * of a typical 600 bytes, an eighth of a 512 MiB heap) and 64 MiB of messages queued on the lanes.
      */
     public static OverloadConfig defaults() {
         return new Builder().build();
@@ -74,7 +90,8 @@ public record OverloadConfig(
     public Builder toBuilder() {
         return new Builder().queueThreshold(queueThreshold).maxQueueDelay(maxQueueDelay)
                 .maxTransactions(maxTransactions).maxHeapAfterGc(maxHeapAfterGc).retryAfter(retryAfter)
-                .maxDialogs(maxDialogs).dialogLifetime(dialogLifetime);
+                .maxDialogs(maxDialogs).dialogLifetime(dialogLifetime).maxKeptBytes(maxKeptBytes)
+                .maxQueuedBytes(maxQueuedBytes);
     }
 
     /**
@@ -89,6 +106,8 @@ public record OverloadConfig(
         private Duration retryAfter = Duration.ofSeconds(5);
         private int maxDialogs = 200_000;
         private Duration dialogLifetime = Duration.ofHours(4);
+        private int maxKeptBytes = 64 * 1024 * 1024;
+        private int maxQueuedBytes = 64 * 1024 * 1024;
 
         public Builder queueThreshold(int v) { queueThreshold = v; return this; }
         public Builder maxQueueDelay(Duration v) { maxQueueDelay = v; return this; }
@@ -97,10 +116,12 @@ public record OverloadConfig(
         public Builder retryAfter(Duration v) { retryAfter = v; return this; }
         public Builder maxDialogs(int v) { maxDialogs = v; return this; }
         public Builder dialogLifetime(Duration v) { dialogLifetime = v; return this; }
+        public Builder maxKeptBytes(int v) { maxKeptBytes = v; return this; }
+        public Builder maxQueuedBytes(int v) { maxQueuedBytes = v; return this; }
 
         public OverloadConfig build() {
             return new OverloadConfig(queueThreshold, maxQueueDelay, maxTransactions, maxHeapAfterGc, retryAfter,
-                    maxDialogs, dialogLifetime);
+                    maxDialogs, dialogLifetime, maxKeptBytes, maxQueuedBytes);
         }
     }
 }

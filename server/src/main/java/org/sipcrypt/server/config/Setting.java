@@ -159,6 +159,16 @@ public enum Setting {
     OVERLOAD_RETRY_AFTER("overload.retryAfter", Kind.SINGLE, "DURATION",
             "Retry-After of a 503 for overload or shutdown, plus a random part of up to as much again.",
             c -> shown(c.overload().retryAfter()), (b, k, v) -> b.overload().retryAfter(expires(k, one(k, v)))),
+    OVERLOAD_MAX_KEPT_BYTES("overload.maxKeptBytes", Kind.SINGLE, "BYTES",
+            "Most bytes of answers kept for retransmissions over UDP; beyond it the oldest go, and all go"
+                    + " while the heap after GC is above overload.maxHeapAfterGc.",
+            c -> shown(c.overload().maxKeptBytes()),
+            (b, k, v) -> b.overload().maxKeptBytes(integer(k, one(k, v), 65_536, Integer.MAX_VALUE))),
+    OVERLOAD_MAX_QUEUED_BYTES("overload.maxQueuedBytes", Kind.SINGLE, "BYTES",
+            "Most bytes of messages waiting in all SIP worker lanes together; beyond it a request gets 503,"
+                    + " anything else is dropped.",
+            c -> shown(c.overload().maxQueuedBytes()),
+            (b, k, v) -> b.overload().maxQueuedBytes(integer(k, one(k, v), 65_536, Integer.MAX_VALUE))),
     SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
             "Most established calls remembered so that shutdown waits for their BYE and a signed route proves a"
                     + " live call; 0 keeps none: shutdown waits for transactions only, in-dialog requests are"

@@ -30,7 +30,11 @@ import org.sipcrypt.server.transport.TopVia;
  * checks the request line's version, repeated headers and the branch first). Everything else, and
  * every other method, goes to the stack. A request malformed in a way only the parse finds (a From
  * without a valid URI, say) gets this 407 instead of a 400; the retry with credentials is parsed
- * and gets the 400. The counters move as on the stack's path: {@code sip.requests.received}, {@code
+ * and gets the 400. The 407 copies every Via line (780 of them make 50 KB); it is kept for Timer H
+ * within {@code overload.maxKeptBytes}, which bounds what such requests can hold. Large ones are
+ * not sent to the stack instead: its path holds the parsed request (about 1 KB per Via line, 0.8 MB
+ * for 780) in a transaction until the 407, and until Timer H once a 100 Trying has gone.
+ * The counters move as on the stack's path: {@code sip.requests.received}, {@code
  * auth.outcomes{result=no_credentials}} and {@code sip.responses.sent{status=407}}.
  * Threading: thread-safe; never blocks; called on SIP worker lanes.
  */

@@ -159,6 +159,11 @@ public final class SipContext {
         };
     }
 
+    /** Whether the calling thread runs a task of the lane of {@code callId} (see {@link SipWorkers#onLaneOf}). */
+    public boolean onLane(String callId) {
+        return workers.onLaneOf(callId);
+    }
+
     /** A Via header for this server on the given transport. */
     public ViaHeader via(Transport transport, String branch) throws java.text.ParseException,
             javax.sip.InvalidArgumentException {

@@ -1,6 +1,7 @@
 package org.sipcrypt.server.sip;
 
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
 import javax.sip.RequestEvent;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * to the proxy or, in redirect mode, the redirect server. While the server drains for shutdown,
  * new out-of-dialog requests get 503. With digest authentication on, the {@link AccessPolicy}
  * says which requests need credentials (RFC 3261 §22); those are checked asynchronously and
- * continue on their call's lane, and an ACK for a 2xx without a signed route of ours is dropped.
+ * continue on their call's lane (at once when the check needed no lookup, as for the challenge of
+ * a request without credentials), and an ACK for a 2xx without a signed route of ours is dropped.
  * Threading: thread-safe; called on SIP worker lanes (timeouts on the stack's timer thread);
  * never blocks.
  */
@@ -110,9 +112,18 @@ public final class SipDispatcher implements SipListener {
         if (policy != null && policy.mustAuthenticate(request)) {
             String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
             String client = clientAddress(request);
-            auth.authenticate(request, toRegistrar, client).whenCompleteAsync(
-                    (result, failure) -> afterAuthentication(request, st, toRegistrar, client, result, failure),
-                    ctx.lane(callId));
+            CompletableFuture<AuthResult> checked = auth.authenticate(request, toRegistrar, client);
+            if (checked.isDone() && ctx.onLane(callId)) {
+                // settled without a lookup (no credentials: the challenge): answered now, on this very
+                // lane, rather than behind the lane's queue, where the transaction would hold the parsed
+                // request (and, once its 100 Trying had gone, keep it until Timer H) for the whole wait
+                checked.whenComplete(
+                        (result, failure) -> afterAuthentication(request, st, toRegistrar, client, result, failure));
+            } else {
+                checked.whenCompleteAsync(
+                        (result, failure) -> afterAuthentication(request, st, toRegistrar, client, result, failure),
+                        ctx.lane(callId));
+            }
             return;
         }
         dispatch(request, st, toUs, toRegistrar);

@@ -16,9 +16,13 @@ import javax.sip.header.ViaHeader;
  * JAIN-SIP's transaction with both parsed messages, its timers and its channel. The server ends
  * the JAIN-SIP transaction as soon as the final response is sent, and a retransmitted request
  * that matches an entry (RFC 3261 §17.2.3: branch, sent-by and method) is answered from here
- * before it reaches the transaction layer. Entries expire after Timer J; beyond
- * {@code maxEntries} the oldest go first, and a retransmission of one of them is then handled as
+ * before it reaches the transaction layer. Entries expire after Timer J and are swept by
+ * {@link #sweepExpired} on a timer as well as on writes; beyond {@code maxEntries}, or beyond
+ * {@code maxBytes} (what the entries hold, responses included: a 407 to an INVITE with hundreds of Via
+ * lines copies them all), the oldest go first, and a retransmission of one of them is then handled as
  * a new request (the registrar and the proxy answer it again; a proxied BYE is forwarded again).
+ * Removals to stay within a bound are counted ({@link #evicted}); the heap guard may {@link #trim}
+ * the store down to nothing.
  * Only requests with an RFC 3261 branch ({@code z9hG4bK}) are kept: older ones cannot be matched
  * by branch.
  * <p>An INVITE the server rejects itself (300–699, e.g. the 407 of a digest challenge) is kept the
@@ -86,7 +90,20 @@ public final class CompletedTransactions {
      * @param ticker     the clock entries age by (nanoseconds; tests pass their own)
      */
     public CompletedTransactions(Duration lifetime, Duration afterAck, long maxEntries, Ticker ticker) {
-        this.entries = new KeptEntryTable(lifetime, afterAck, maxEntries, ticker);
+        this(lifetime, afterAck, maxEntries, Long.MAX_VALUE, ticker);
+    }
+
+    /**
+     * @param lifetime   how long a final response is kept (Timer J; Timer H for a rejected INVITE)
+     * @param afterAck   how long a rejected INVITE's key is kept once its ACK has arrived (Timer I)
+     * @param maxEntries most responses kept at once (at most 2^24); the table is sized for it at once
+     * @param maxBytes   most bytes kept at once (entries with their keys and responses); beyond it the
+     *                   oldest go, and a response larger than all of it is not kept
+     * @param ticker     the clock entries age by (nanoseconds; tests pass their own)
+     */
+    public CompletedTransactions(Duration lifetime, Duration afterAck, long maxEntries, long maxBytes,
+                                 Ticker ticker) {
+        this.entries = new KeptEntryTable(lifetime, afterAck, maxEntries, maxBytes, ticker);
     }
 
     /**
@@ -206,6 +223,41 @@ public final class CompletedTransactions {
         byte kind = KeptEntry.kind(kept);
         return kind == KeptEntry.ACCEPTED || kind == KeptEntry.CONFIRMED ? ABSORB
                 : new Answer(KeptEntry.response(kept), KeptEntry.destination(kept));
+    }
+
+    /**
+     * Removes every expired entry now, whether or not anything is written; for a timer off the event
+     * loops (it takes the write lock a thousand entries at a time). The entries removed.
+     */
+    public int sweepExpired() {
+        return entries.sweepExpired();
+    }
+
+    /**
+     * Removes the oldest entries, expired or not, until at most {@code targetBytes} are kept: what the
+     * heap guard frees when the heap is full. Their retransmissions are then handled as new requests.
+     * The entries removed.
+     */
+    public int trim(long targetBytes) {
+        return entries.trim(targetBytes);
+    }
+
+    /** Bytes kept now (entries with their keys and responses), expired ones not yet swept included. */
+    public long keptBytes() {
+        return entries.bytes();
+    }
+
+    /** The byte budget ({@code overload.maxKeptBytes}). */
+    public long maxBytes() {
+        return entries.maxBytes();
+    }
+
+    /**
+     * Entries removed before their time so far: {@code entries} and {@code bytes} to stay within a
+     * bound, {@code trim} by {@link #trim}, {@code too_large} responses not kept at all.
+     */
+    public long evicted(String reason) {
+        return entries.evicted(reason);
     }
 
     /** Responses kept now, expired ones removed first. */

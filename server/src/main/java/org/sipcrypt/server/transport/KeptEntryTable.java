@@ -15,8 +15,12 @@ import java.util.concurrent.locks.StampedLock;
  * fixed times ({@code lifetime}, or {@code afterAck} for a {@link KeptEntry#CONFIRMED} one), so within
  * each the entries expire in the order they were written: two queues in write order (rings holding the
  * same arrays) are swept from their heads on every write, a few entries at a time, and lookups check
- * an entry's age themselves. Beyond {@code maxEntries} a write first removes an expired head, else
- * the oldest entry (the older of the two heads). An entry replaced under its key, or removed, is
+ * an entry's age themselves; {@link #sweepExpired} removes every expired entry, for a timer, so that
+ * expired bytes go even when nothing is written. Beyond {@code maxEntries} a write first removes an
+ * expired head, else the oldest entry (the older of the two heads); beyond {@code maxBytes} (the sum
+ * of the entries' {@link #cost}) it removes the oldest entries until the table is back within the
+ * budget, and an entry larger than the whole budget is not kept at all. {@link #trim} removes the
+ * oldest entries down to a number of bytes, for the heap guard. An entry replaced under its key, or removed, is
  * flagged removed and its ring slot released at once (each entry holds its ring position), so that
  * its bytes go with it rather than when the ring's head reaches the slot, which is skipped then.
  * Open addressing with linear probing and backward-shift deletion, in an array sized once for the
@@ -32,11 +36,16 @@ final class KeptEntryTable {
     static final long MAX_ENTRIES = 1 << 24;
     /** Most expired or replaced ring slots a write removes from each ring: more than a write adds. */
     private static final int SWEEP_PER_WRITE = 4;
+    /** Most entries a timer's sweep or a trim removes under one hold of the write lock. */
+    private static final int REMOVE_PER_LOCK = 1024;
+    /** What an entry costs on the heap besides its bytes: the array's header and the table's slot. */
+    static final int ENTRY_OVERHEAD = 16 + 8;
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final long lifetimeNanos;
     private final long afterAckNanos;
     private final int maxEntries;
+    private final long maxBytes;
     private final Ticker ticker;
     private final long seed = new SecureRandom().nextLong();
     private final StampedLock lock = new StampedLock();
@@ -47,8 +56,21 @@ final class KeptEntryTable {
     /** What a ring slot holds once its entry has left the table before reaching the head. */
     private static final byte[] RELEASED = KeptEntry.released();
     private int size;
+    /** The sum of the {@link #cost} of the entries in the table. */
+    private long bytes;
+    private long evictedForEntries;
+    private long evictedForBytes;
+    private long evictedByTrim;
+    private long refusedTooLarge;
 
     KeptEntryTable(Duration lifetime, Duration afterAck, long maxEntries, Ticker ticker) {
+        this(lifetime, afterAck, maxEntries, Long.MAX_VALUE, ticker);
+    }
+
+    /**
+     * @param maxBytes most bytes kept at once, counted by {@link #cost}; beyond it the oldest entries go
+     */
+    KeptEntryTable(Duration lifetime, Duration afterAck, long maxEntries, long maxBytes, Ticker ticker) {
         if (lifetime.isNegative() || lifetime.isZero()) {
             throw new IllegalArgumentException("lifetime must be positive: " + lifetime);
         }
@@ -60,7 +82,11 @@ final class KeptEntryTable {
         }
         this.lifetimeNanos = lifetime.toNanos();
         this.afterAckNanos = afterAck.toNanos();
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("maxBytes must be positive: " + maxBytes);
+        }
         this.maxEntries = (int) maxEntries;
+        this.maxBytes = maxBytes;
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         // at most half full, so that probes stay short and every probe sequence meets an empty slot
         this.slots = new byte[Integer.highestOneBit(2 * this.maxEntries - 1) << 1][];
@@ -101,8 +127,16 @@ final class KeptEntryTable {
         return entry == null || expired(entry, now) ? null : entry;
     }
 
-    /** Keeps {@code entry} (filled but not yet published), replacing what its key held. */
-    void put(byte[] entry) {
+    /** What keeping {@code entry} costs on the heap, in bytes: its length and {@link #ENTRY_OVERHEAD}. */
+    static long cost(byte[] entry) {
+        return entry.length + (long) ENTRY_OVERHEAD;
+    }
+
+    /**
+     * Keeps {@code entry} (filled but not yet published), replacing what its key held; whether it is
+     * kept (false when it alone costs more than the whole byte budget: what its key held goes then).
+     */
+    boolean put(byte[] entry) {
         int keyLength = KeptEntry.keyLength(entry);
         int hash = hash(entry, KeptEntry.KEY, keyLength);
         KeptEntry.hash(entry, hash);
@@ -111,6 +145,16 @@ final class KeptEntryTable {
             long now = ticker.read();
             KeptEntry.written(entry, now);
             sweep(now, SWEEP_PER_WRITE);
+            if (cost(entry) > maxBytes) {
+                refusedTooLarge++;
+                int i = indexOf(entry, KeptEntry.KEY, keyLength, hash);
+                if (i >= 0) {
+                    byte[] replaced = slots[i];
+                    removeAt(i);
+                    ring(replaced).release(replaced);
+                }
+                return false;
+            }
             Ring ring = ring(entry);
             // sweeping and evicting take from the heads, which leaves the next sequence number as it is
             KeptEntry.ringSequence(entry, ring.nextSequence());
@@ -120,13 +164,21 @@ final class KeptEntryTable {
                 KeptEntry.markRemoved(replaced);
                 ring(replaced).release(replaced);
                 slots[i] = entry;
+                bytes += cost(entry) - cost(replaced);
             } else {
                 if (size == maxEntries) {
                     removeOne(now);
+                    evictedForEntries++;
                 }
                 insert(entry, hash);
             }
             ring.add(entry);
+            // the new entry is the youngest and within the budget alone, so this stops before it
+            while (bytes > maxBytes) {
+                removeOne(now);
+                evictedForBytes++;
+            }
+            return true;
         } finally {
             lock.unlockWrite(stamp);
         }
@@ -151,8 +203,13 @@ final class KeptEntryTable {
             KeptEntry.markRemoved(expected);
             ring(expected).release(expected);
             slots[i] = replacement;
+            bytes += cost(replacement) - cost(expected);
             ring.add(replacement);
             sweep(now, SWEEP_PER_WRITE);
+            while (bytes > maxBytes) {
+                removeOne(now);
+                evictedForBytes++;
+            }
             return true;
         } finally {
             lock.unlockWrite(stamp);
@@ -172,6 +229,83 @@ final class KeptEntryTable {
             return true;
         } finally {
             lock.unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * Removes every expired entry, taking the write lock for at most {@link #REMOVE_PER_LOCK} entries
+     * at a time so that lookups on the event loops wait little; for a timer, so that expired entries
+     * go even when nothing is written. The entries removed.
+     */
+    int sweepExpired() {
+        int removed = 0;
+        while (true) {
+            long stamp = lock.writeLock();
+            try {
+                int before = size;
+                boolean more = sweep(ticker.read(), REMOVE_PER_LOCK);
+                removed += before - size;
+                if (!more) {
+                    return removed;
+                }
+            } finally {
+                lock.unlockWrite(stamp);
+            }
+        }
+    }
+
+    /**
+     * Removes the oldest entries, live or not, until at most {@code targetBytes} are kept; for the heap
+     * guard, which frees what it guards. Takes the write lock for at most {@link #REMOVE_PER_LOCK}
+     * entries at a time. The entries removed.
+     */
+    int trim(long targetBytes) {
+        int removed = 0;
+        while (true) {
+            long stamp = lock.writeLock();
+            try {
+                for (int n = 0; n < REMOVE_PER_LOCK; n++) {
+                    if (bytes <= targetBytes || size == 0) {
+                        return removed;
+                    }
+                    removeOne(ticker.read());
+                    evictedByTrim++;
+                    removed++;
+                }
+            } finally {
+                lock.unlockWrite(stamp);
+            }
+        }
+    }
+
+    /** Bytes kept now (the sum of the entries' {@link #cost}), expired ones not yet swept included. */
+    long bytes() {
+        long stamp = lock.readLock();
+        try {
+            return bytes;
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /** The byte budget. */
+    long maxBytes() {
+        return maxBytes;
+    }
+
+    /** Live entries removed so far to stay within a bound: {@code entries}, {@code bytes} or {@code trim}. */
+    long evicted(String bound) {
+        long stamp = lock.readLock();
+        try {
+            return switch (bound) {
+                case "entries" -> evictedForEntries;
+                case "bytes" -> evictedForBytes;
+                case "trim" -> evictedByTrim;
+                case "too_large" -> refusedTooLarge;
+                default -> throw new IllegalArgumentException("bound: " + bound);
+            };
+        } finally {
+            lock.unlockRead(stamp);
         }
     }
 
@@ -216,27 +350,32 @@ final class KeptEntryTable {
         return KeptEntry.kind(entry) == KeptEntry.CONFIRMED ? confirmed : lasting;
     }
 
-    /** Drops up to {@code limit} replaced or expired entries from the head of each ring. */
-    private void sweep(long now, int limit) {
-        sweep(lasting, now, limit);
-        sweep(confirmed, now, limit);
+    /**
+     * Drops up to {@code limit} replaced or expired entries from the head of each ring; whether either
+     * ring stopped at the limit (more may be left).
+     */
+    private boolean sweep(long now, int limit) {
+        boolean a = sweep(lasting, now, limit);
+        boolean b = sweep(confirmed, now, limit);
+        return a || b;
     }
 
-    /** Drops up to {@code limit} ring slots from the head that are replaced or expired. */
-    private void sweep(Ring ring, long now, int limit) {
+    /** Drops up to {@code limit} ring slots from the head that are replaced or expired; whether it stopped at the limit. */
+    private boolean sweep(Ring ring, long now, int limit) {
         for (int n = 0; n < limit; n++) {
             byte[] head = ring.peek();
             if (head == null) {
-                return;
+                return false;
             }
             if (!KeptEntry.removed(head)) {
                 if (!expired(head, now)) {
-                    return;
+                    return false;
                 }
                 removeAt(indexOfEntry(head));
             }
             ring.poll();
         }
+        return true;
     }
 
     /**
@@ -264,6 +403,7 @@ final class KeptEntryTable {
         }
         slots[i] = entry;
         size++;
+        bytes += cost(entry);
     }
 
     /** The slot of the entry whose key is that region of {@code key}, or -1. */
@@ -294,6 +434,7 @@ final class KeptEntryTable {
     /** Empties slot {@code gap}, moving back the entries after it that may not stay behind a gap. */
     private void removeAt(int gap) {
         KeptEntry.markRemoved(slots[gap]);
+        bytes -= cost(slots[gap]);
         for (int j = (gap + 1) & mask; slots[j] != null; j = (j + 1) & mask) {
             int home = KeptEntry.hash(slots[j]) & mask;
             // the entry at j may fill the gap when the gap lies between its home slot and j

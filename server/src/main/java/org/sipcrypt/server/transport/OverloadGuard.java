@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * refusing costs a header scan and one small write. New work (a request outside a dialog, other
  * than ACK and CANCEL) is answered {@code 503} with {@code Retry-After} (RFC 3261 §21.5.4), built
  * statelessly like a 400 for bad input, while any budget is exceeded: the lane it would join holds
- * {@code queueThreshold} messages, the oldest message there has waited longer than
+ * {@code queueThreshold} messages, the lanes hold three quarters of their byte budget
+ * ({@code overload.maxQueuedBytes}), the oldest message there has waited longer than
  * {@code maxQueueDelay}, {@code maxTransactions} requests await their final response, or the heap
  * after the last collection is above {@code maxHeapAfterGc} percent; and always while the server
  * drains for shutdown. Responses, ACK, CANCEL and requests within a dialog the SIP layer can verify
@@ -38,9 +40,21 @@ import org.slf4j.LoggerFactory;
  * server is already handling (its branch names a transaction in progress) is let through to that
  * transaction (RFC 3261 §17.2.1, §17.2.2) rather than refused; one that arrives while its original
  * still waits in the lane cannot be told apart and may be refused.
- * Counted in {@code sip.overload.rejected{method,reason}} and {@code sip.overload.acks.absorbed};
- * a warning per reason at most once a minute.
- * Threading: thread-safe; never blocks ({@link #admit} runs on event loops).
+ * <p>The heap budget must not lock the server into refusing everything: refused requests write
+ * nothing, so whatever filled the heap would stay. Each time the sample finds the heap above its
+ * budget the guard frees what it can ({@code relieve}: the server drops every kept answer) and then
+ * asks for a collection ({@code collect}), since a server that refuses everything may allocate too
+ * little for one to come by itself, and the freed answers would stay counted in the heap after GC
+ * while every request is refused. It asks for one too when the reading has not changed for
+ * {@value #STALE_SAMPLES} samples while above the budget (no collection since), so that the reading
+ * the guard decides by is never older than that. Then admission resumes as soon as the heap is
+ * back under its budget. Messages the lanes refuse
+ * ({@code overload.maxQueuedBytes} or a full queue) are answered here too ({@link #refuse}).
+ * Counted in {@code sip.overload.rejected{method,reason}}, {@code sip.overload.acks.absorbed},
+ * {@code sip.overload.heap.freed} (entries freed for the heap) and {@code sip.overload.heap.collections}
+ * (collections asked for); a warning per reason at most once a minute.
+ * Threading: thread-safe; {@link #admit} never blocks (it runs on event loops); {@link #sampleHeap} runs on
+ * one thread at a time, off the event loops (it may wait for a collection).
  */
 public final class OverloadGuard {
 
@@ -60,6 +74,8 @@ public final class OverloadGuard {
     private static final Set<String> COUNTED_METHODS = Set.of("invite", "register", "options", "subscribe",
             "notify", "refer", "message", "publish", "info", "update", "prack");
     private static final int MAX_METHOD_CHARS = 32;
+    /** Samples above the budget with the same reading (no collection between them) before asking for one. */
+    static final int STALE_SAMPLES = 5;
 
     private final int queueThreshold;
     private final long maxQueueDelayNanos;
@@ -71,6 +87,13 @@ public final class OverloadGuard {
     private final Predicate<String> transactionInProgress;
     private final Dialogs dialogs;
     private final DoubleSupplier heapAfterGc;
+    private final LongSupplier relieve;
+    private final Runnable collect;
+    private final Counter heapFreed;
+    private final Counter heapCollections;
+    /** The last heap reading and how many samples in a row found it unchanged above the budget (sampler only). */
+    private double lastReading = -1;
+    private int staleSamples;
     private final MeterRegistry registry;
     private final String refusalTag;
     private final Counter acksAbsorbed;
@@ -96,6 +119,20 @@ public final class OverloadGuard {
                          Duration retryAfter, SipWorkers workers, IntSupplier unanswered,
                          Predicate<String> transactionInProgress, Dialogs dialogs, DoubleSupplier heapAfterGc,
                          MeterRegistry registry) {
+        this(queueThreshold, maxQueueDelay, maxTransactions, maxHeapAfterGc, retryAfter, workers, unanswered,
+                transactionInProgress, dialogs, heapAfterGc, () -> 0, () -> { }, registry);
+    }
+
+    /**
+     * As above, with {@code relieve}: run by {@link #sampleHeap} whenever the heap is above its budget,
+     * it frees what the server keeps from input and says how many entries it freed; and {@code collect},
+     * which asks for a garbage collection ({@code System::gc} in the server) once something was freed,
+     * or when the reading is stale.
+     */
+    public OverloadGuard(int queueThreshold, Duration maxQueueDelay, int maxTransactions, int maxHeapAfterGc,
+                         Duration retryAfter, SipWorkers workers, IntSupplier unanswered,
+                         Predicate<String> transactionInProgress, Dialogs dialogs, DoubleSupplier heapAfterGc,
+                         LongSupplier relieve, Runnable collect, MeterRegistry registry) {
         if (queueThreshold < 1) {
             throw new IllegalArgumentException("queueThreshold must be at least 1: " + queueThreshold);
         }
@@ -112,6 +149,10 @@ public final class OverloadGuard {
         this.transactionInProgress = Objects.requireNonNull(transactionInProgress, "transactionInProgress");
         this.dialogs = Objects.requireNonNull(dialogs, "dialogs");
         this.heapAfterGc = Objects.requireNonNull(heapAfterGc, "heapAfterGc");
+        this.relieve = Objects.requireNonNull(relieve, "relieve");
+        this.collect = Objects.requireNonNull(collect, "collect");
+        this.heapFreed = Counter.builder("sip.overload.heap.freed").register(registry);
+        this.heapCollections = Counter.builder("sip.overload.heap.collections").register(registry);
         this.registry = Objects.requireNonNull(registry, "registry");
         this.refusalTag = "sc503" + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
         this.acksAbsorbed = Counter.builder("sip.overload.acks.absorbed").register(registry);
@@ -141,14 +182,41 @@ public final class OverloadGuard {
             return true;
         }
         count(method, reason);
+        answer503(message, reply);
+        return false;
+    }
+
+    /**
+     * A message the lanes refused after {@link #admit} let it through (the lane's queue full, or the
+     * lanes' bytes at {@code overload.maxQueuedBytes}): a request other than ACK is answered 503 and
+     * counted in {@code sip.overload.rejected{reason=queue_full}}; whether it was answered (if not, the
+     * caller drops and counts it).
+     */
+    public boolean refuse(byte[] message, Consumer<byte[]> reply) {
+        String method = method(message);
+        if (method == null || method.equals("ACK")) {
+            return false;
+        }
+        rateLimited.warn("queue_full", "overload: the SIP lanes refused a message (sip.queueCapacity or"
+                + " overload.maxQueuedBytes); requests get 503 (sip.overload.rejected)");
+        if (!answer503(message, reply)) {
+            return false;
+        }
+        count(method, "queue_full");
+        return true;
+    }
+
+    /** Sends the 503 of a refusal to {@code message}; false when it cannot be built (no usable Via and the like). */
+    private boolean answer503(byte[] message, Consumer<byte[]> reply) {
         String retryAfter = "Retry-After: "
                 + (retryAfterSeconds + ThreadLocalRandom.current().nextLong(retryAfterSeconds + 1)) + "\r\n";
         byte[] response = BadRequestResponse.build(message, 503,
                 draining ? "Shutting Down" : "Service Unavailable", refusalTag, retryAfter);
-        if (response != null) {
-            reply.accept(response);
+        if (response == null) {
+            return false;
         }
-        return false;
+        reply.accept(response);
+        return true;
     }
 
     /** Which budget a new request on {@code laneKey} would exceed now, or null when none. */
@@ -163,6 +231,14 @@ public final class OverloadGuard {
             rateLimited.warn("queue", "overload: a SIP lane holds {} messages (overload.queueThreshold {});"
                     + " new requests get 503 (sip.overload.rejected)", queued, queueThreshold);
             return "queue";
+        }
+        long bytes = workers.queuedBytes();
+        long maxBytes = workers.maxQueuedBytes();
+        // a quarter of the bytes is kept for responses and in-dialog requests, as the rest of a lane's count
+        if (bytes >= maxBytes - maxBytes / 4) {
+            rateLimited.warn("queue_bytes", "overload: the SIP lanes hold {} bytes (three quarters of"
+                    + " overload.maxQueuedBytes {}); new requests get 503 (sip.overload.rejected)", bytes, maxBytes);
+            return "queue_bytes";
         }
         if (maxQueueDelayNanos > 0) {
             long delay = workers.queueDelayNanos(laneKey);
@@ -216,9 +292,33 @@ public final class OverloadGuard {
         draining = true;
     }
 
-    /** Reads the heap in use after the last collection; called periodically off the event loops. */
+    /**
+     * Reads the heap in use after the last collection; called periodically off the event loops, on one
+     * thread. While it is above the budget, frees what the server keeps from input ({@code relieve})
+     * and asks for a collection when that freed anything or the reading is stale, so that the next
+     * sample can find the heap down again.
+     */
     public void sampleHeap() {
-        heapHigh = maxHeapAfterGc > 0 && heapAfterGc.getAsDouble() > maxHeapAfterGc;
+        double reading = heapAfterGc.getAsDouble();
+        heapHigh = maxHeapAfterGc > 0 && reading > maxHeapAfterGc;
+        if (!heapHigh) {
+            staleSamples = 0;
+            lastReading = reading;
+            return;
+        }
+        long freed = relieve.getAsLong();
+        staleSamples = reading == lastReading ? staleSamples + 1 : 0;
+        lastReading = reading;
+        if (freed > 0) {
+            heapFreed.increment(freed);
+            log.warn("overload: heap after GC above {} % of the maximum; freed {} kept answers and asked for a"
+                    + " collection (sip.overload.heap.freed)", Math.round(maxHeapAfterGc * 100), freed);
+        }
+        if (freed > 0 || staleSamples >= STALE_SAMPLES) {
+            staleSamples = 0;
+            heapCollections.increment();
+            collect.run();
+        }
     }
 
     /** New requests refused so far, all methods and reasons together. */

@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.slf4j.Logger;
@@ -17,36 +18,61 @@ import org.slf4j.LoggerFactory;
  * the event loops. Each lane is one thread with a bounded queue; a message goes to the lane of its
  * Call-ID, so the messages of one call are handled in arrival order and never concurrently.
  * Rejection policy: a task offered to a full lane is refused ({@link #execute} returns false) and
- * the caller counts the dropped message. Every queued task carries the time it was queued, so the
- * {@link OverloadGuard} can read how long the oldest one in a lane has waited.
+ * the caller counts the dropped message. A received message also counts its bytes against a budget
+ * for all lanes together ({@code overload.maxQueuedBytes}) until its task starts: one that would
+ * pass it is refused the same way, so that the lanes hold a bounded number of bytes whatever their
+ * count of tasks (10,000 messages of 50 KB per lane filled a 512 MiB heap). Every queued task
+ * carries the time it was queued, so the {@link OverloadGuard} can read how long the oldest one in a
+ * lane has waited.
  * Threading: thread-safe; never blocks.
  */
 public final class SipWorkers implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SipWorkers.class);
+    /** The lane whose task the current thread runs, or null off the lanes. */
+    private static final ThreadLocal<ThreadPoolExecutor> CURRENT = new ThreadLocal<>();
 
     private final ThreadPoolExecutor[] lanes;
     private final Consumer<Throwable> failureCounter;
     private final Ticker ticker;
+    private final long maxQueuedBytes;
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicLong refusedForBytes = new AtomicLong();
+
+    /** Lanes on the system ticker, with no bound on the bytes queued. */
+    public SipWorkers(int laneCount, int queueCapacity, Consumer<Throwable> failureCounter) {
+        this(laneCount, queueCapacity, Long.MAX_VALUE, failureCounter, Ticker.systemTicker());
+    }
 
     /** Lanes on the system ticker. */
-    public SipWorkers(int laneCount, int queueCapacity, Consumer<Throwable> failureCounter) {
-        this(laneCount, queueCapacity, failureCounter, Ticker.systemTicker());
+    public SipWorkers(int laneCount, int queueCapacity, long maxQueuedBytes, Consumer<Throwable> failureCounter) {
+        this(laneCount, queueCapacity, maxQueuedBytes, failureCounter, Ticker.systemTicker());
+    }
+
+    /** Lanes with no bound on the bytes queued. */
+    public SipWorkers(int laneCount, int queueCapacity, Consumer<Throwable> failureCounter, Ticker ticker) {
+        this(laneCount, queueCapacity, Long.MAX_VALUE, failureCounter, ticker);
     }
 
     /**
      * @param laneCount      number of lanes (threads {@code sipcrypt-sip-0..})
      * @param queueCapacity  bound of each lane's queue
+     * @param maxQueuedBytes most bytes of messages waiting in all lanes together ({@link #execute(String, int, Runnable)})
      * @param failureCounter told of every exception a task throws (the lane survives it)
      * @param ticker         stamps queued tasks, for {@link #queueDelayNanos}
      */
-    public SipWorkers(int laneCount, int queueCapacity, Consumer<Throwable> failureCounter, Ticker ticker) {
+    public SipWorkers(int laneCount, int queueCapacity, long maxQueuedBytes, Consumer<Throwable> failureCounter,
+                      Ticker ticker) {
         if (laneCount < 1) {
             throw new IllegalArgumentException("laneCount must be at least 1: " + laneCount);
         }
         if (queueCapacity < 1) {
             throw new IllegalArgumentException("queueCapacity must be at least 1: " + queueCapacity);
         }
+        if (maxQueuedBytes < 1) {
+            throw new IllegalArgumentException("maxQueuedBytes must be at least 1: " + maxQueuedBytes);
+        }
+        this.maxQueuedBytes = maxQueuedBytes;
         this.failureCounter = Objects.requireNonNull(failureCounter, "failureCounter");
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         this.lanes = new ThreadPoolExecutor[laneCount];
@@ -66,18 +92,54 @@ public final class SipWorkers implements AutoCloseable {
      * @return false when the lane's queue is full or the workers are shut down; the task did not run
      */
     public boolean execute(String key, Runnable task) {
-        try {
-            laneOf(key).execute(guarded(task));
-            return true;
-        } catch (RejectedExecutionException e) {
+        return execute(key, 0, task);
+    }
+
+    /**
+     * Runs the task handling a received message of {@code bytes} bytes on the lane of {@code key};
+     * the bytes count against {@code maxQueuedBytes} until the task starts.
+     *
+     * @return false when the lane's queue is full, the bytes would pass the budget, or the workers are
+     *         shut down; the task did not run
+     */
+    public boolean execute(String key, int bytes, Runnable task) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must not be negative: " + bytes);
+        }
+        if (bytes > 0 && queuedBytes.addAndGet(bytes) > maxQueuedBytes) {
+            queuedBytes.addAndGet(-bytes);
+            refusedForBytes.incrementAndGet();
             return false;
         }
+        try {
+            ThreadPoolExecutor lane = laneOf(key);
+            lane.execute(new Queued(lane, ticker.read(), bytes, task));
+            return true;
+        } catch (RejectedExecutionException e) {
+            queuedBytes.addAndGet(-bytes);
+            return false;
+        }
+    }
+
+    /** Bytes of received messages waiting in all lanes now. */
+    public long queuedBytes() {
+        return queuedBytes.get();
+    }
+
+    /** The bound on {@link #queuedBytes()}. */
+    public long maxQueuedBytes() {
+        return maxQueuedBytes;
+    }
+
+    /** Messages refused so far because their bytes would have passed {@code maxQueuedBytes}. */
+    public long refusedForBytes() {
+        return refusedForBytes.get();
     }
 
     /** The lane of {@code key} as an executor that throws {@link RejectedExecutionException} when full. */
     public Executor lane(String key) {
         ThreadPoolExecutor lane = laneOf(key);
-        return task -> lane.execute(guarded(task));
+        return task -> lane.execute(new Queued(lane, ticker.read(), 0, task));
     }
 
     /** Tasks waiting in the lane of {@code key}. */
@@ -105,33 +167,47 @@ public final class SipWorkers implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Whether the calling thread is running a task of the lane of {@code key}: work for that key may
+     * then run at once, in order with the key's messages, instead of queueing behind them.
+     */
+    public boolean onLaneOf(String key) {
+        return CURRENT.get() == laneOf(key);
+    }
+
     private ThreadPoolExecutor laneOf(String key) {
         int h = key == null ? 0 : key.hashCode();
         h ^= (h >>> 16);
         return lanes[Math.floorMod(h, lanes.length)];
     }
 
-    private Runnable guarded(Runnable task) {
-        return new Queued(ticker.read(), task);
-    }
-
     /** A task with the time it was queued; failures are counted and logged, and the lane survives them. */
     private final class Queued implements Runnable {
+        final ThreadPoolExecutor lane;
         final long queuedAt;
+        final int bytes;
         final Runnable task;
 
-        Queued(long queuedAt, Runnable task) {
+        Queued(ThreadPoolExecutor lane, long queuedAt, int bytes, Runnable task) {
+            this.lane = lane;
             this.queuedAt = queuedAt;
+            this.bytes = bytes;
             this.task = task;
         }
 
         @Override
         public void run() {
+            if (bytes > 0) {
+                queuedBytes.addAndGet(-bytes);
+            }
+            CURRENT.set(lane);
             try {
                 task.run();
             } catch (RuntimeException | Error e) {
                 failureCounter.accept(e);
                 log.warn("SIP worker task failed: {}", e.toString(), e);
+            } finally {
+                CURRENT.remove();
             }
         }
     }

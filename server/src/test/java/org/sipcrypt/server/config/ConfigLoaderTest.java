@@ -266,6 +266,8 @@ class ConfigLoaderTest {
         "overload.maxHeapAfterGc, 101",
         "overload.retryAfter, 0",
         "overload.retryAfter, 1500ms",
+        "overload.maxKeptBytes, 65535",
+        "overload.maxQueuedBytes, 1000",
         "shutdown.maxDialogs, -1",
         "shutdown.dialogLifetime, 0",
         "tls.handshakeQueue,  0",

@@ -42,7 +42,9 @@ abstract class NettyMessageProcessor extends MessageProcessor {
 
     /**
      * Hands one framed message to the lane of its Call-ID, unless the {@link OverloadGuard} refuses
-     * it (then it is answered 503 from here). Runs on the event loop; only scans header lines.
+     * it (then it is answered 503 from here). Its bytes count against {@code overload.maxQueuedBytes}
+     * while it waits; a message the lanes refuse (that budget, or a full queue) is answered 503 when it
+     * is a request, else dropped and counted. Runs on the event loop; only scans header lines.
      */
     void dispatch(NettyMessageChannel channel, byte[] bytes) {
         String callId = SipBytes.callId(bytes);
@@ -51,7 +53,8 @@ abstract class NettyMessageProcessor extends MessageProcessor {
         if (guard != null && !guard.admit(bytes, key, channel::answer)) {
             return;
         }
-        if (!transport.workers().execute(key, () -> channel.receive(bytes))) {
+        if (!transport.workers().execute(key, bytes.length, () -> channel.receive(bytes))
+                && (guard == null || !guard.refuse(bytes, channel::answer))) {
             channel.countDropped("overload");
         }
     }
