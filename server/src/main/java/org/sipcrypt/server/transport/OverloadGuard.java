@@ -249,27 +249,13 @@ public final class OverloadGuard {
     }
 
     /**
-     * The {@code tag} parameter of the To header (RFC 3261 §20.39), or null. Parameters of a URI
-     * inside angle brackets are not the header's; without brackets, everything after the first
-     * semicolon is a header parameter (§20).
+     * The {@code tag} parameter of the To header (RFC 3261 §20.39), read by {@link SipBytes#tag}, or
+     * null; null too for a message {@link SipBytes#irregularity} names, whose To the parse may read
+     * otherwise (a second To, or a second tag): such a request is judged as a new one.
      */
     static String toTag(byte[] message) {
         String to = SipBytes.headerValue(message, "to", "t");
-        if (to == null) {
-            return null;
-        }
-        int gt = to.lastIndexOf('>');
-        int start = gt >= 0 ? gt + 1 : to.indexOf(';');
-        if (start < 0) {
-            return null;
-        }
-        for (String param : to.substring(start).split(";")) {
-            int eq = param.indexOf('=');
-            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
-                String value = param.substring(eq + 1).trim();
-                return value.isEmpty() ? null : value;
-            }
-        }
-        return null;
+        String tag = to == null ? null : SipBytes.tag(to);
+        return tag == null || SipBytes.irregularity(message) != null ? null : tag;
     }
 }
