@@ -1,5 +1,7 @@
 package org.sipcrypt.server.transport.netty;
 
+import gov.nist.javax.sip.ListeningPointImpl;
+import gov.nist.javax.sip.SipProviderImpl;
 import gov.nist.javax.sip.header.CSeq;
 import gov.nist.javax.sip.header.Via;
 import gov.nist.javax.sip.message.SIPMessage;
@@ -170,6 +172,13 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 rejectRequest(bytes, 400, "cseq_mismatch", "CSeq method does not match request method");
                 return;
             }
+            if (!isReliable() && !answerableOver(request.getTopmostVia().getTransport())) {
+                // RFC 3261 §18.2.2: over UDP the answer goes by the top Via's transport; with no
+                // listening point for it the stack's transaction fails sending (its 100 Trying
+                // included) on a null listening point. The answer goes back the way it came instead.
+                reject(bytes, "via_transport", "Unsupported Transport In Via", null);
+                return;
+            }
             if (request.getMaxForwards() == null) {
                 // RFC 3261 §16.6 step 3: a request without Max-Forwards is forwarded with 70
                 request.setHeader(SipMessageChecks.defaultMaxForwards());
@@ -189,6 +198,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             badInputLog.warn("stack_error", "{} {}: stack failed on {}: {}", transportKind().configName(), source(),
                     message.getFirstLine(), e.toString());
         }
+    }
+
+    /**
+     * Whether the stack has a listening point for {@code transport}, as its server transactions
+     * look one up to send an answer over UDP (RFC 3261 §18.2.2).
+     */
+    private boolean answerableOver(String transport) {
+        ListeningPointImpl lp = processor.getListeningPoint();
+        SipProviderImpl provider = lp == null ? null : lp.getProvider();
+        return provider == null || transport != null && provider.getListeningPoint(transport) != null;
     }
 
     private void reject(byte[] bytes, String tag, String reason, Exception cause) {

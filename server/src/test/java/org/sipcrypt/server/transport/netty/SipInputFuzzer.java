@@ -58,7 +58,10 @@ import org.sipcrypt.server.transport.TopVia;
  *   <li>framing is the same whole and chunked;</li>
  *   <li>parsing throws nothing but {@link ParseException}; a parsed message's accessors used by the
  *       server and its encoding do not throw; {@code BadRequestResponse.build} returns null or a
- *       4xx/5xx response with CRLF line ends only, ending in an empty line.</li>
+ *       4xx/5xx response with CRLF line ends only, ending in an empty line;</li>
+ *   <li>where {@link SipBytes#irregularity} lets the byte readers act on a message the parse
+ *       accepts, they read its Call-ID, From and To tags, CSeq and top Via as the parse does
+ *       (the differential check, counted as {@code readers.agree} and {@code readers.declined}).</li>
  * </ul>
  * A violation is an {@link AssertionError} naming the seed, the input's index, the properties that
  * replay it and the input itself, escaped.
