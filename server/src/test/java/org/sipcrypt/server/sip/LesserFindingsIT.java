@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.testing.ServerPerTest;
@@ -125,10 +127,12 @@ class LesserFindingsIT {
         }
     }
 
-    @Test
-    void bareLfRequestWithABodyIsNotTakenForAShortDatagram() throws Exception {
-        try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
-            String hp = server.hostPort(Transport.UDP);
+    @ParameterizedTest(name = "over {0}")
+    @EnumSource(value = Transport.class, names = {"UDP", "TCP"})
+    void bareLfRequestWithABodyIsFramedAndAnswered(Transport transport) throws Exception {
+        try (SipSocket s = transport == Transport.UDP ? SipSocket.udp(server.address(Transport.UDP))
+                : SipSocket.tcp(server.address(Transport.TCP))) {
+            String hp = server.hostPort(transport);
             String sdp = "v=0\no=a 1 1 IN IP4 127.0.0.1\ns=-\nc=IN IP4 127.0.0.1\nt=0 0\nm=audio 4000 RTP/AVP 0\n";
             // RFC 3261 §7.5: LF alone ends a line; the body is what follows the empty line
             String options = s.request("OPTIONS", "sip:" + hp, "a", hp, "bare-lf", 1,
@@ -138,6 +142,8 @@ class LesserFindingsIT {
             assertTrue(r.startsWith("SIP/2.0 200"), r);
             assertEquals(0.0, server.server().transportCounters().value("sip.requests.rejected", "reason",
                     "content_length"));
+            assertEquals(0.0, server.server().transportCounters().value("transport.connections.closed", "reason",
+                    "oversize"));
         }
     }
 }
