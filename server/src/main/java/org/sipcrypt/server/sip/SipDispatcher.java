@@ -136,7 +136,12 @@ public final class SipDispatcher implements SipListener {
         } else if (Request.OPTIONS.equals(method) && toUs && ((SipURI) request.getRequestURI()).getUser() == null) {
             answerOptions(request, st);
         } else if (toUs && ((SipURI) request.getRequestURI()).getUser() == null && request.getHeader("Route") == null) {
-            ctx.respond(st, request, Response.NOT_FOUND, "No User In Request-URI");
+            if (Request.NOTIFY.equals(method)) {
+                // RFC 6665 §4.1.3: a NOTIFY matching no subscription gets 481; this server subscribes to nothing
+                ctx.respond(st, request, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "Subscription Does Not Exist");
+            } else {
+                ctx.respond(st, request, Response.NOT_FOUND, "No User In Request-URI");
+            }
         } else if (mode == Mode.PROXY) {
             proxy.onRequest(request, st);
         } else {

@@ -39,6 +39,9 @@ public final class SipStackBuilder {
         p.setProperty("javax.sip.STACK_NAME", "sipcrypt-" + instances.incrementAndGet());
         p.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
         p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
+        // a NOTIFY outside a dialog gets a server transaction like any request (RFC 3261 §16: a proxy
+        // routes methods it need not understand); without this the stack refuses it one, unanswered
+        p.setProperty("gov.nist.javax.sip.DELIVER_UNSOLICITED_NOTIFY", "true");
         p.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
         p.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         p.setProperty("gov.nist.javax.sip.LOG_MESSAGE_CONTENT", "false");

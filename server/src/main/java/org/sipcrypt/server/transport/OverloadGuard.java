@@ -265,7 +265,7 @@ public final class OverloadGuard {
     private boolean inVerifiableDialog(byte[] message, String toTag) {
         String callId = SipBytes.headerValue(message, "call-id", "i");
         String from = SipBytes.headerValue(message, "from", "f");
-        String fromTag = from == null ? null : tag(from);
+        String fromTag = from == null ? null : SipBytes.tag(from);
         return callId != null && fromTag != null && dialogs.verifiable(callId, fromTag, toTag);
     }
 
@@ -370,29 +370,13 @@ public final class OverloadGuard {
     }
 
     /**
-     * The {@code tag} parameter of the To header (RFC 3261 §20.39), or null. Parameters of a URI
-     * inside angle brackets are not the header's; without brackets, everything after the first
-     * semicolon is a header parameter (§20).
+     * The {@code tag} parameter of the To header (RFC 3261 §20.39), read by {@link SipBytes#tag}, or
+     * null; null too for a message {@link SipBytes#irregularity} names, whose To the parse may read
+     * otherwise (a second To, or a second tag): such a request is judged as a new one.
      */
     static String toTag(byte[] message) {
         String to = SipBytes.headerValue(message, "to", "t");
-        return to == null ? null : tag(to);
-    }
-
-    /** The {@code tag} parameter of a From or To value, read as {@link #toTag} reads the To header's. */
-    private static String tag(String value) {
-        int gt = value.lastIndexOf('>');
-        int start = gt >= 0 ? gt + 1 : value.indexOf(';');
-        if (start < 0) {
-            return null;
-        }
-        for (String param : value.substring(start).split(";")) {
-            int eq = param.indexOf('=');
-            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
-                String tag = param.substring(eq + 1).trim();
-                return tag.isEmpty() ? null : tag;
-            }
-        }
-        return null;
+        String tag = to == null ? null : SipBytes.tag(to);
+        return tag == null || SipBytes.irregularity(message) != null ? null : tag;
     }
 }

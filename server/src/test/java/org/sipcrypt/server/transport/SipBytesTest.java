@@ -66,4 +66,91 @@ class SipBytesTest {
         assertNull(BadRequestResponse.build(b("OPTIONS sip:b@h SIP/2.0\r\nFrom: a\r\nTo: b\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\n\r\n"), 400, "x"));
         assertNotNull(BadRequestResponse.build(b("OPTIONS sip:b@h SIP/2.0\r\nVia: x\r\nFrom: a\r\nTo: b\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\n\r\n"), 400, "x"));
     }
+
+    /** An in-dialog BYE of plain form, with {@code extra} header lines before Content-Length. */
+    private static byte[] bye(String from, String extra) {
+        return b("BYE sip:bob@127.0.0.1:5070 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:5080;branch=z9hG4bKb1\r\n"
+                + "Max-Forwards: 70\r\nFrom: " + from + "\r\nTo: <sip:bob@127.0.0.1>;tag=callee\r\n"
+                + "CSeq: 2 BYE\r\n" + extra + "Content-Length: 0\r\n\r\n");
+    }
+
+    private static final String FROM = "\"Alice\" <sip:alice@127.0.0.1>;tag=signed";
+
+    @Test
+    void aPlainMessageIsRegular() {
+        assertNull(SipBytes.irregularity(bye(FROM, "Call-ID: c1@127.0.0.1\r\n")));
+        assertNull(SipBytes.irregularity(bye(FROM, "Call-ID : c1\r\nX-Ok.Name_1+%!*`'~ :\tv\r\n")),
+                "SP and HTAB before the colon, every token character in a name");
+        assertNull(SipBytes.irregularity(b(new String(bye(FROM, "i: c1\r\n"), StandardCharsets.UTF_8)
+                .replace("\r\n", "\n"))), "bare LF line ends");
+    }
+
+    @Test
+    void aControlCharacterInAHeaderNameIsIrregular() {
+        // issue 45: Call-ID: NEW plus Call-ID\x01: <signed Call-ID>
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: NEW\r\nCall-ID\u0001: signed@h\r\n")));
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID\u0001: signed@h\r\nCall-ID: NEW\r\n")));
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: c\r\nCall\u0000ID: x\r\n")));
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: c\r\nX\u000bY: x\r\n")));
+    }
+
+    @Test
+    void aHeaderNameThatIsNotATokenIsIrregular() {
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: c\r\nCall ID: x\r\n")));
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: c\r\nX(y): x\r\n")));
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: c\r\n\u00e9t\u00e9: x\r\n")));
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: c\r\nno colon here\r\n")));
+        assertEquals("header_name", SipBytes.irregularity(bye(FROM, "Call-ID: c\r\n: no name\r\n")));
+    }
+
+    @Test
+    void aRepeatedHeaderTheReadersReadIsIrregular() {
+        assertEquals("duplicate_header", SipBytes.irregularity(bye(FROM, "Call-ID: NEW\r\nCall-ID: c1\r\n")));
+        assertEquals("duplicate_header", SipBytes.irregularity(bye(FROM, "Call-ID: a\r\ni: a\r\n")),
+                "a compact and a long form count together");
+        assertEquals("duplicate_header", SipBytes.irregularity(bye(FROM, "Call-ID: a\r\nf: <sip:x@h>;tag=2\r\n")));
+        assertEquals("duplicate_header", SipBytes.irregularity(bye(FROM, "Call-ID: a\r\nl: 0\r\n")),
+                "even the same Content-Length twice");
+        assertEquals("duplicate_header", SipBytes.irregularity(bye(FROM, "Call-ID: a\r\nmax-forwards: 9\r\n")));
+        assertEquals("duplicate_header", SipBytes.irregularity(bye(FROM, "Call-ID: a\r\nCSEQ: 3 BYE\r\n")));
+        assertNull(SipBytes.irregularity(bye(FROM, "Call-ID: a\r\nVia: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKc\r\n"
+                + "Route: <sip:127.0.0.1;lr>\r\nRoute: <sip:127.0.0.2;lr>\r\n")), "Via and Route may repeat");
+    }
+
+    @Test
+    void aFromOrToWithTwoTagsIsIrregular() {
+        // issue 45: From: ...;tag=<signed>;tag=other
+        assertEquals("header_params", SipBytes.irregularity(bye(FROM + ";tag=other", "Call-ID: c\r\n")));
+        assertEquals("header_params", SipBytes.irregularity(bye("sip:alice@127.0.0.1;tag=a;TAG = b", "i: c\r\n")));
+        assertEquals("header_params", SipBytes.irregularity(bye(FROM + ";x=\">;tag=y\"", "i: c\r\n")),
+                "a quoted parameter value");
+        assertEquals("header_params", SipBytes.irregularity(bye("<sip:alice@127.0.0.1>;tag=a b", "i: c\r\n")),
+                "a tag that is not a token");
+        assertNull(SipBytes.irregularity(bye("\"a;tag=x\" <sip:alice@127.0.0.1;tag=uri>;tag=one", "i: c\r\n")),
+                "tags inside the display name or the URI are not the header's");
+    }
+
+    @Test
+    void foldedLinesControlCharactersAndAMissingBlankLineAreIrregular() {
+        assertEquals("folded_line", SipBytes.irregularity(bye(FROM, "Call-ID: a\r\n b\r\n")));
+        assertEquals("control_character", SipBytes.irregularity(bye(FROM, "Call-ID: a\u0000b\r\n")));
+        assertEquals("control_character", SipBytes.irregularity(bye(FROM, "Call-ID: a\rX: b\r\n")), "a bare CR");
+        assertEquals("no_blank_line", SipBytes.irregularity(b("BYE sip:b@h SIP/2.0\r\nCall-ID: a\r\n")));
+    }
+
+    @Test
+    void theTagReaderTakesTheHeaderParameterOnly() {
+        assertEquals("signed", SipBytes.tag(FROM));
+        assertEquals("x", SipBytes.tag("sip:b@h;tag=x"));
+        assertEquals("y", SipBytes.tag("<sip:b@h> ; TAG = y"));
+        assertNull(SipBytes.tag("<sip:b@h;tag=x>"));
+        assertNull(SipBytes.tag("\"tag=z;tag=z\" <sip:b@h>"));
+    }
+
+    @Test
+    void theBodyStartsAfterTheEmptyLineWhateverTheLineEnds() {
+        assertEquals(24, SipBytes.bodyStart(b("SIP/2.0 200 OK\r\nl: 4\r\n\r\nv=0\n")));
+        assertEquals(21, SipBytes.bodyStart(b("SIP/2.0 200 OK\nl: 4\n\nv=0\n")));
+        assertEquals(10, SipBytes.bodyStart(b("SIP/2.0 20")));
+    }
 }

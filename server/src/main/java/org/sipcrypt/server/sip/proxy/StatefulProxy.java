@@ -17,6 +17,8 @@ import javax.sip.ClientTransaction;
 import javax.sip.InvalidArgumentException;
 import javax.sip.ServerTransaction;
 import javax.sip.SipException;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.MaxForwardsHeader;
 import javax.sip.header.ProxyRequireHeader;
@@ -544,6 +546,12 @@ public final class StatefulProxy implements ProxyFunction {
         if (out.getHeader(RouteHeader.NAME) == null && ctx.local().isLocal(out.getRequestURI())) {
             return;
         }
+        if (!reachable(out)) {
+            // RFC 3261 §16.5, §25.1: no SIP URI with a host of the grammar (a dotted quad out of range,
+            // say) to send to: dropped here, counted, before the stack looks it up (by DNS) or fails on it
+            ctx.counters().dropped("ack_bad_target");
+            return;
+        }
         try {
             MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
             if (mf == null) {
@@ -568,6 +576,46 @@ public final class StatefulProxy implements ProxyFunction {
             ctx.counters().error("ack_forward");
             log.debug("{}: cannot forward ACK: {}", callId(ack), e.toString());
         }
+    }
+
+    /**
+     * Whether the next hop of an ACK whose own Route entries are off, its first Route entry or
+     * else its Request-URI, is a sip or sips URI whose host (and {@code maddr}, if any) is a host of
+     * RFC 3261 §25.1: a host name whose last label starts with a letter, an IPv4 address of four
+     * numbers up to 255, or an IPv6 reference.
+     */
+    static boolean reachable(Request ack) {
+        RouteHeader route = (RouteHeader) ack.getHeader(RouteHeader.NAME);
+        URI next = route != null ? route.getAddress().getURI() : ack.getRequestURI();
+        if (!(next instanceof SipURI sip) || !host(sip.getHost())) {
+            return false;
+        }
+        String maddr = sip.getMAddrParam();
+        return maddr == null || host(maddr);
+    }
+
+    /** Whether {@code h} is a host of RFC 3261 §25.1 (hostname / IPv4address / IPv6reference). */
+    static boolean host(String h) {
+        if (h == null || h.isEmpty()) {
+            return false;
+        }
+        if (h.charAt(0) == '[') {
+            return h.endsWith("]") && h.length() > 2 && h.substring(1, h.length() - 1).chars()
+                    .allMatch(c -> c == ':' || c == '.' || Character.digit(c, 16) >= 0);
+        }
+        String name = h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
+        String[] labels = name.split("\\.", -1);
+        boolean dottedQuad = labels.length == 4;
+        for (String label : labels) {
+            if (label.isEmpty() || label.startsWith("-") || label.endsWith("-")
+                    || !label.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '-'))) {
+                return false;
+            }
+            dottedQuad &= label.length() <= 3 && label.chars().allMatch(Character::isDigit)
+                    && Integer.parseInt(label) <= 255;
+        }
+        // a host name's last label starts with a letter; anything else must be an IPv4 address
+        return dottedQuad || Character.isLetter(labels[labels.length - 1].charAt(0));
     }
 
     private static String callId(Request r) {

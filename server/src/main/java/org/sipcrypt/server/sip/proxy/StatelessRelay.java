@@ -313,7 +313,7 @@ public final class StatelessRelay implements EarlyRelays {
             for (int index = 0; index < lines.size(); index++) {
                 String line = lines.get(index);
                 int colon = line.indexOf(':');
-                String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                String name = Head.name(line);
                 String value = line.substring(colon + 1).trim();
                 switch (name) {
                     case "via", "v" -> {
@@ -452,7 +452,7 @@ public final class StatelessRelay implements EarlyRelays {
             String cseq = null;
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
-                String name = line.substring(0, line.indexOf(':')).trim().toLowerCase(Locale.ROOT);
+                String name = Head.name(line);
                 switch (name) {
                     case "call-id", "i" -> callId = value(line);
                     case "from", "f" -> from = value(line);
@@ -546,16 +546,22 @@ public final class StatelessRelay implements EarlyRelays {
 
     /**
      * A message's start line and header lines, read as ISO-8859-1 (one char per byte: the copy
-     * written back is byte for byte what came, UTF-8 included), each header line holding a colon.
+     * written back is byte for byte what came, UTF-8 included), each header line a name that is an
+     * RFC 3261 token, optional SP or HTAB, a colon and the value.
      *
      * @param end where the blank line after the headers starts
      */
     private record Head(String startLine, List<String> lines, int end) {
 
-        /** The head of {@code message}, or null when it has folded or bare-LF lines or no blank line. */
+        /**
+         * The head of {@code message}, or null when it has folded or bare-LF lines or no blank line,
+         * or is a message {@link SipBytes#irregularity} names (a header name that is not a token, a
+         * repeated Call-ID, From, To, CSeq, Max-Forwards or Content-Length, a From or To with two
+         * tags), whose values the parse of the next hop would read otherwise than this does.
+         */
         static Head read(byte[] message) {
             int end = SipBytes.headerSectionEnd(message);
-            if (end >= message.length) {
+            if (end >= message.length || SipBytes.irregularity(message) != null) {
                 return null;
             }
             String head = new String(message, 0, end, StandardCharsets.ISO_8859_1);
@@ -579,6 +585,18 @@ public final class StatelessRelay implements EarlyRelays {
             }
             String startLine = head.substring(0, lineEnd);
             return startLine.indexOf('\n') >= 0 ? null : new Head(startLine, lines, end);
+        }
+
+        /**
+         * The lower-case name of a header line of a head: the token before the colon, without the
+         * SP or HTAB {@link SipBytes#irregularity} allows between them (and nothing else trimmed).
+         */
+        static String name(String line) {
+            int end = line.indexOf(':');
+            while (end > 0 && (line.charAt(end - 1) == ' ' || line.charAt(end - 1) == '\t')) {
+                end--;
+            }
+            return line.substring(0, end).toLowerCase(Locale.ROOT);
         }
     }
 
@@ -668,24 +686,9 @@ public final class StatelessRelay implements EarlyRelays {
         return !inUri;
     }
 
-    /** The tag parameter of a From or To value, or null when it has none. */
+    /** The tag parameter of a From or To value, or null when it has none: the one reader, {@link SipBytes#tag}. */
     private static String tag(String value) {
-        String params;
-        if (value.indexOf('<') >= 0) {
-            int close = value.lastIndexOf('>');
-            params = close >= 0 ? value.substring(close + 1) : "";
-        } else {
-            int semi = value.indexOf(';');
-            params = semi >= 0 ? value.substring(semi) : "";
-        }
-        for (String param : params.split(";")) {
-            int eq = param.indexOf('=');
-            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
-                String tag = param.substring(eq + 1).trim();
-                return tag.isEmpty() ? null : tag;
-            }
-        }
-        return null;
+        return SipBytes.tag(value);
     }
 
     /** The sequence number of a CSeq value {@code n METHOD}, or null when it is not in that form. */

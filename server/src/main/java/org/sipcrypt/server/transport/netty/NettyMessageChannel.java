@@ -1,5 +1,7 @@
 package org.sipcrypt.server.transport.netty;
 
+import gov.nist.javax.sip.ListeningPointImpl;
+import gov.nist.javax.sip.SipProviderImpl;
 import gov.nist.javax.sip.header.CSeq;
 import gov.nist.javax.sip.header.Via;
 import gov.nist.javax.sip.message.SIPMessage;
@@ -113,7 +115,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             reject(bytes, "content_length", "Content-Length exceeds datagram", null);
             return;
         }
-        if (handledFromBytes(bytes)) {
+        // one rule for every reader that acts on the bytes: a message it names goes to the parse
+        String irregular = SipBytes.irregularity(bytes);
+        keptLookedUp = false;
+        if (irregular == null && handledFromBytes(bytes)) {
+            return;
+        }
+        if ("header_name".equals(irregular)) {
+            // RFC 3261 §7.3.1, §25.1: a header name is a token. Such a line ("Call-ID\x01:") is
+            // one header to a reader that trims the name and another, or an error, to the parse
+            reject(bytes, "bad_header_name", "Bad header name", null);
             return;
         }
         SipMessageChecks.ParseErrors errors = new SipMessageChecks.ParseErrors();
@@ -161,6 +172,13 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 rejectRequest(bytes, 400, "cseq_mismatch", "CSeq method does not match request method");
                 return;
             }
+            if (!isReliable() && !answerableOver(request.getTopmostVia().getTransport())) {
+                // RFC 3261 §18.2.2: over UDP the answer goes by the top Via's transport; with no
+                // listening point for it the stack's transaction fails sending (its 100 Trying
+                // included) on a null listening point. The answer goes back the way it came instead.
+                reject(bytes, "via_transport", "Unsupported Transport In Via", null);
+                return;
+            }
             if (request.getMaxForwards() == null) {
                 // RFC 3261 §16.6 step 3: a request without Max-Forwards is forwarded with 70
                 request.setHeader(SipMessageChecks.defaultMaxForwards());
@@ -180,6 +198,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             badInputLog.warn("stack_error", "{} {}: stack failed on {}: {}", transportKind().configName(), source(),
                     message.getFirstLine(), e.toString());
         }
+    }
+
+    /**
+     * Whether the stack has a listening point for {@code transport}, as its server transactions
+     * look one up to send an answer over UDP (RFC 3261 §18.2.2).
+     */
+    private boolean answerableOver(String transport) {
+        ListeningPointImpl lp = processor.getListeningPoint();
+        SipProviderImpl provider = lp == null ? null : lp.getProvider();
+        return provider == null || transport != null && provider.getListeningPoint(transport) != null;
     }
 
     private void reject(byte[] bytes, String tag, String reason, Exception cause) {
@@ -379,7 +407,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * response coming back for a request relayed so or settling a proxied INVITE go on through the
      * {@link EarlyRelays}, also without a parse. When the request's key could be read here, the
      * parsed request is not looked up again; when it could not (a Via in a form {@link TopVia} does
-     * not read), the parsed request is, and it goes to the stack.
+     * not read), the parsed request is, and it goes to the stack. Asked only of a message
+     * {@link SipBytes#irregularity} passed: the readers here take nothing the parse would read otherwise.
      */
     private boolean handledFromBytes(byte[] bytes) {
         keptLookedUp = false;
@@ -450,8 +479,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         SIPTransaction found = stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), false);
         SIPClientTransaction transaction = found instanceof SIPClientTransaction ct ? ct : null;
         if (found != null && transaction == null
-                || !relays.relaysResponse(bytes, via, transaction, processor.localAddress(), transportKind())
-                || SipMessageChecks.duplicatedHeader(bytes) != null) {
+                || !relays.relaysResponse(bytes, via, transaction, processor.localAddress(), transportKind())) {
             return false;
         }
         EarlyRelays.Relay relay = relays.relayResponse(bytes, via, transaction, processor.localAddress(),
@@ -516,7 +544,6 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     private boolean relayedEarly(byte[] bytes, String method, TopVia via) {
         EarlyRelays relays = processor.transport().earlyRelays();
         if (relays == null || !SipMessageChecks.requestLineIsSip20(bytes)
-                || SipMessageChecks.duplicatedHeader(bytes) != null
                 || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
             return false;
         }
@@ -560,7 +587,6 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         // credentials) pays for none of the parse's checks twice
         if (early == null || !early.answers(bytes, method, source())
                 || !SipMessageChecks.requestLineIsSip20(bytes)
-                || SipMessageChecks.duplicatedHeader(bytes) != null
                 || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
             return false;
         }

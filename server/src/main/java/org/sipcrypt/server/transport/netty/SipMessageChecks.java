@@ -63,8 +63,8 @@ final class SipMessageChecks {
             return false;
         }
         try {
-            int bodyStart = Math.min(bytes.length, SipBytes.headerSectionEnd(bytes) + 2);
-            return Long.parseLong(cl) > bytes.length - bodyStart;
+            // RFC 3261 §7.5: the headers may end in a bare LF, as the parse reads them
+            return Long.parseLong(cl) > bytes.length - SipBytes.bodyStart(bytes);
         } catch (NumberFormatException e) {
             // not a number: the parser rejects it next, naming the Content-Length header
             return false;

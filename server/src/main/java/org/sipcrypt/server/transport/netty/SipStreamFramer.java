@@ -122,17 +122,24 @@ final class SipStreamFramer extends ByteToMessageDecoder {
     }
 
     /**
-     * Index just past the CRLFCRLF ending the headers, or -1 when not yet received. Only a CRLFCRLF
-     * ending within {@code maxMessageBytes} counts, so a longer header section is OVERSIZE however
-     * the stream was split into reads.
+     * Index just past the empty line ending the headers, or -1 when not yet received: a line end
+     * (CRLF or a bare LF, RFC 3261 §7.5, as JAIN-SIP's parse reads them) followed by another, so
+     * CRLFCRLF, LFLF or LFCRLF. Only one ending within {@code maxMessageBytes} counts, so a longer
+     * header section is OVERSIZE however the stream was split into reads.
      */
     private int findHeaderEnd(ByteBuf in, int start) {
-        int limit = in.writerIndex() - 3;
-        int cap = start + maxMessageBytes - 3;
-        for (int i = start; i < limit && i < cap; i++) {
-            if (in.getByte(i) == '\r' && in.getByte(i + 1) == '\n'
-                    && in.getByte(i + 2) == '\r' && in.getByte(i + 3) == '\n') {
-                return i + 4;
+        int writer = in.writerIndex();
+        int cap = start + maxMessageBytes;
+        for (int i = start; i + 1 < writer && i + 2 <= cap; i++) {
+            if (in.getByte(i) != '\n') {
+                continue;
+            }
+            byte next = in.getByte(i + 1);
+            if (next == '\n') {
+                return i + 2;
+            }
+            if (next == '\r' && i + 2 < writer && in.getByte(i + 2) == '\n') {
+                return i + 3 <= cap ? i + 3 : -1;
             }
         }
         return -1;
@@ -145,12 +152,14 @@ final class SipStreamFramer extends ByteToMessageDecoder {
     static long contentLength(ByteBuf in, int start, int length) {
         String headers = in.toString(start, length, StandardCharsets.ISO_8859_1);
         long found = MISSING;
-        int lineStart = headers.indexOf("\r\n") + 2;
-        while (lineStart > 1 && lineStart < headers.length()) {
-            int lineEnd = headers.indexOf("\r\n", lineStart);
-            if (lineEnd < 0) {
-                lineEnd = headers.length();
+        // lines end in LF, CR before it or not (RFC 3261 §7.5)
+        int lineStart = headers.indexOf('\n') + 1;
+        while (lineStart > 0 && lineStart < headers.length()) {
+            int next = headers.indexOf('\n', lineStart);
+            if (next < 0) {
+                next = headers.length();
             }
+            int lineEnd = next > lineStart && headers.charAt(next - 1) == '\r' ? next - 1 : next;
             int colon = headers.indexOf(':', lineStart);
             if (colon > lineStart && colon < lineEnd) {
                 String name = headers.substring(lineStart, colon).trim();
@@ -162,7 +171,7 @@ final class SipStreamFramer extends ByteToMessageDecoder {
                     found = value;
                 }
             }
-            lineStart = lineEnd + 2;
+            lineStart = next + 1;
         }
         return found;
     }

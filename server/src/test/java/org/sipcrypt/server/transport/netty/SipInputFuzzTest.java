@@ -55,7 +55,7 @@ class SipInputFuzzTest {
             // the mutations reach every outcome, or the fuzzer has stopped exploring
             for (String outcome : List.of("framed.message", "framed.ping", "framed.error_missing_content_length",
                     "framed.error_bad_content_length", "framed.error_oversize", "parse.refused", "parse.valid",
-                    "answer.400")) {
+                    "answer.400", "readers.agree", "readers.declined")) {
                 assertTrue(outcomes.getOrDefault(outcome, 0L) > 0, outcome + " never reached: " + outcomes);
             }
         }

@@ -32,6 +32,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.sipcrypt.server.transport.BadRequestResponse;
+import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.TopVia;
 
 /**
  * A seeded mutation fuzzer for the bytes-to-message path of a stream connection: the
@@ -56,7 +58,10 @@ import org.sipcrypt.server.transport.BadRequestResponse;
  *   <li>framing is the same whole and chunked;</li>
  *   <li>parsing throws nothing but {@link ParseException}; a parsed message's accessors used by the
  *       server and its encoding do not throw; {@code BadRequestResponse.build} returns null or a
- *       4xx/5xx response with CRLF line ends only, ending in an empty line.</li>
+ *       4xx/5xx response with CRLF line ends only, ending in an empty line;</li>
+ *   <li>where {@link SipBytes#irregularity} lets the byte readers act on a message the parse
+ *       accepts, they read its Call-ID, From and To tags, CSeq and top Via as the parse does
+ *       (the differential check, counted as {@code readers.agree} and {@code readers.declined}).</li>
  * </ul>
  * A violation is an {@link AssertionError} naming the seed, the input's index, the properties that
  * replay it and the input itself, escaped.
@@ -95,6 +100,8 @@ final class SipInputFuzzer {
     private static final byte[][] CONTENT_LENGTHS = bytes("0", "-1", "1", "+5", " 7", "99999999999", "2147483648",
             "65536", "4294967295", "abc", "", "12a", "0x10", "1e3", "007", "1, 2");
 
+    /** A CSeq value in the form the byte readers take: a number below 2^31, blanks, a method. */
+    private static final Pattern CSEQ = Pattern.compile("([0-9]{1,10})[ \t]+([A-Za-z]+)");
     private static final Pattern CONTENT_LENGTH_LINE = Pattern.compile("(?im)^(content-length|l)[ \t]*:[^\r\n]*");
 
     private final List<byte[]> seeds;
@@ -303,6 +310,43 @@ final class SipInputFuzzer {
         message.getFirstLine();
         message.encodeAsBytes("TCP");
         count("parse.valid");
+        checkReadersAgree(bytes, message);
+    }
+
+    /**
+     * The differential check: where {@link SipBytes#irregularity} lets the byte readers act on a
+     * message without its parse, they read the Call-ID, the From and To tags, the CSeq and the top
+     * Via's branch and sent-by the parse reads (the CSeq where it is in the form {@code number SP
+     * method} the readers take, the Via where {@link TopVia} reads it).
+     */
+    private void checkReadersAgree(byte[] bytes, SIPMessage message) {
+        if (SipBytes.irregularity(bytes) != null) {
+            count("readers.declined");
+            return;
+        }
+        agree("Call-ID", SipBytes.callId(bytes), message.getCallId().getCallId());
+        agree("From tag", SipBytes.tag(SipBytes.headerValue(bytes, "from", "f")), ((From) message.getFrom()).getTag());
+        agree("To tag", SipBytes.tag(SipBytes.headerValue(bytes, "to", "t")), ((To) message.getTo()).getTag());
+        Matcher cseq = CSEQ.matcher(SipBytes.headerValue(bytes, "cseq", null));
+        if (cseq.matches()) {
+            CSeq parsed = (CSeq) message.getCSeq();
+            agree("CSeq", Long.parseLong(cseq.group(1)) + " " + cseq.group(2),
+                    parsed.getSeqNumber() + " " + parsed.getMethod());
+        }
+        TopVia top = TopVia.read(bytes);
+        if (top != null) {
+            Via via = message.getTopmostVia();
+            agree("top Via", top.branch() + " " + top.host() + ":" + top.port(),
+                    via.getBranch() + " " + via.getHost() + ":" + via.getPort());
+        }
+        count("readers.agree");
+    }
+
+    private static void agree(String what, String bytes, String parsed) {
+        if (!java.util.Objects.equals(bytes, parsed == null || parsed.isEmpty() ? null : parsed)) {
+            throw new AssertionError(what + " read from the bytes as " + bytes + ", parsed as " + parsed
+                    + ", in a message SipBytes.irregularity lets the byte readers act on");
+        }
     }
 
     private void checkAnswer(byte[] request, int status, String reason) {

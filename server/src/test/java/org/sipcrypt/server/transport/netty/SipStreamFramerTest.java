@@ -63,6 +63,19 @@ class SipStreamFramerTest {
 
     @ParameterizedTest(name = "byte by byte: {0}")
     @ValueSource(booleans = {false, true})
+    void bareLfLineEndsFrameAMessageWithItsBody(boolean byteByByte) {
+        // RFC 3261 §7.5: a 2xx with SDP whose lines end in LF alone, then one ending its headers in LF CRLF
+        String ok = "SIP/2.0 200 OK\nVia: SIP/2.0/TCP 127.0.0.1:5070;branch=z9hG4bK1\nCall-ID: c1\n"
+                + "Content-Length: " + BODY.length() + "\n\n" + BODY;
+        String mixed = OPTIONS.replace("l: 0\r\n\r\n", "l: 0\n\r\n");
+        List<SipFrame> out = frame(ok + mixed, byteByByte, 65_535);
+        assertEquals(2, out.size(), out.toString());
+        assertEquals(ok, text(out.get(0)));
+        assertEquals(mixed, text(out.get(1)));
+    }
+
+    @ParameterizedTest(name = "byte by byte: {0}")
+    @ValueSource(booleans = {false, true})
     void doubleCrlfIsAPingAndSingleCrlfAPong(boolean byteByByte) {
         List<SipFrame> out = frame("\r\n\r\n" + OPTIONS + "\r\n" + OPTIONS, byteByByte, 65_535);
         assertEquals(4, out.size(), out.toString());
