@@ -122,8 +122,13 @@ class RelayFuzzIT {
             }
             Thread.sleep(1_000);
             check(caller, callee, bystander, outcomes, violations);
-            System.out.printf("relay fuzz: seed %d, %d inputs: %s in %.1f s%n", SEED, INPUTS, outcomes,
-                    (System.nanoTime() - started) / 1e9);
+            System.gc();
+            Runtime rt = Runtime.getRuntime();
+            System.out.printf("relay fuzz: seed %d, %d inputs: %s in %.1f s; heap in use after a collection %d MB,"
+                            + " server transactions live %d, dialogs %s%n", SEED, INPUTS, outcomes,
+                    (System.nanoTime() - started) / 1e9, (rt.totalMemory() - rt.freeMemory()) >> 20,
+                    server.server().liveServerTransactions(),
+                    server.server().registry().find("sip.dialogs.established").gauge().value());
             assertEquals(List.of(), violations, "relayed without proving the dialog: " + outcomes);
             assertEquals(0.0, stackErrors.count() - errorsBefore, "exceptions counted as stack_error: " + outcomes);
             assertTrue(outcomes.getOrDefault("relayed", 0L) > 0, "nothing was relayed at all: " + outcomes);
