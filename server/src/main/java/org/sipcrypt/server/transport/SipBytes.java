@@ -227,15 +227,16 @@ public final class SipBytes {
 
     /**
      * How many {@code tag} parameters a From or To value has; 2 (as for a repeat) when its
-     * parameters are not in the plain form {@link #tag} reads: a quote, an angle bracket or a
-     * tag that is not one token.
+     * parameters are not in the plain form {@link #tag} reads: a quote, an angle bracket, a
+     * question mark or a comma, or a tag that is not one token.
      */
     static int tagCount(String value) {
         String params = headerParams(value);
         if (params == null) {
             return 2;
         }
-        if (params.indexOf('"') >= 0 || params.indexOf('<') >= 0 || params.indexOf('>') >= 0) {
+        if (params.indexOf('"') >= 0 || params.indexOf('<') >= 0 || params.indexOf('>') >= 0
+                || params.indexOf('?') >= 0 || params.indexOf(',') >= 0) {
             return 2;
         }
         int tags = 0;
@@ -255,7 +256,8 @@ public final class SipBytes {
     /**
      * The header parameters of a From or To value, from the semicolon that starts them ("" when
      * there are none), or null when the value's address cannot be told apart: an unclosed quote
-     * or angle bracket, or an addr-spec with a quote or a scheme other than sip or sips.
+     * or angle bracket, or an addr-spec with a quote, a question mark or a comma, or a scheme other
+     * than sip or sips.
      */
     private static String headerParams(String value) {
         boolean quoted = false;
@@ -281,6 +283,11 @@ public final class SipBytes {
             return null;
         }
         int semi = value.indexOf(';');
+        String addr = semi >= 0 ? value.substring(0, semi) : value;
+        if (addr.indexOf('?') >= 0 || addr.indexOf(',') >= 0) {
+            // RFC 3261 §20: such a URI goes in angle brackets; the parse takes what follows '?' as its headers
+            return null;
+        }
         return semi >= 0 ? value.substring(semi) : "";
     }
 

@@ -8,7 +8,8 @@ import java.util.Locale;
  * its branch and whether it asks for {@code rport} (RFC 3581), in the plain form
  * {@code SIP/2.0/UDP host[:port];...;branch=...} with a host name or IPv4 address and no quoted
  * parameter. Anything else (an IPv6 reference, LWS inside the sent-protocol or around the port's
- * colon, a quoted parameter, two branches, no branch) is not read here and is left to the parser.
+ * colon, a quoted parameter, two branches, no branch, a branch that is not a token, a host with
+ * other characters than a name's) is not read here and is left to the parser.
  * Threading: immutable.
  *
  * @param entry  the top Via's value as received, up to the comma that starts the next one
@@ -65,6 +66,12 @@ public record TopVia(String entry, String host, int port, String branch, boolean
         boolean rport = false;
         for (int i = 1; i < parts.length; i++) {
             String name = paramName(parts[i]);
+            int eq = parts[i].indexOf('=');
+            if (!token(name) || eq >= 0 && !token(parts[i].substring(eq + 1).trim())) {
+                // RFC 3261 §20.42: via-params are token [= token / host]; the parse reads past
+                // anything else otherwise than this would (a name with blanks in it, say)
+                return null;
+            }
             if (name.equals("branch")) {
                 if (branch != null) {
                     return null;
@@ -74,7 +81,31 @@ public record TopVia(String entry, String host, int port, String branch, boolean
                 rport = true;
             }
         }
-        return branch == null ? null : new TopVia(top, host, port, branch, rport);
+        // the parse reads a branch as one token and a host as a name or an address: past a character
+        // outside them it reads less than this would, so such a Via is left to it
+        return branch == null || !token(branch) || !hostChars(host) ? null : new TopVia(top, host, port, branch, rport);
+    }
+
+    /** Whether {@code s} is a non-empty RFC 3261 token (§25.1). */
+    private static boolean token(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "-.!%*_+`'~".indexOf(c) >= 0)) {
+                return false;
+            }
+        }
+        return !s.isEmpty();
+    }
+
+    /** Whether a sent-by host holds only the characters of a host name or an IPv4 address. */
+    private static boolean hostChars(String host) {
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

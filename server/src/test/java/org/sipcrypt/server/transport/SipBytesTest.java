@@ -126,6 +126,8 @@ class SipBytesTest {
                 "a quoted parameter value");
         assertEquals("header_params", SipBytes.irregularity(bye("<sip:alice@127.0.0.1>;tag=a b", "i: c\r\n")),
                 "a tag that is not a token");
+        assertEquals("header_params", SipBytes.irregularity(bye("sip:alice@exam?ple.com;tag=1", "i: c\r\n")),
+                "found by the fuzzer: the parse reads what follows '?' as the URI's headers");
         assertNull(SipBytes.irregularity(bye("\"a;tag=x\" <sip:alice@127.0.0.1;tag=uri>;tag=one", "i: c\r\n")),
                 "tags inside the display name or the URI are not the header's");
     }

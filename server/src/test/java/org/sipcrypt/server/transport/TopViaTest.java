@@ -42,6 +42,17 @@ class TopViaTest {
     }
 
     @Test
+    void aBranchThatIsNotATokenOrAHostWithOtherCharactersIsLeftToTheParser() {
+        // found by the fuzzer's differential check: the parse reads the branch z9(G4bK-1 as z9
+        assertNull(read("Via: SIP/2.0/UDP 10.0.0.8;branch=z9(G4bK-1\r\n"));
+        assertNull(read("Via: SIP/2.0/UDP 10.0.0.8;branch=z9hG4bK\"1\r\n"));
+        assertNull(read("Via: SIP/2.0/UDP 10.0(0.8;branch=z9hG4bK-1\r\n"));
+        assertNull(read("Via: SIP/2.0/UDP 10.0.0.8;branch=\r\n"), "an empty branch");
+        assertNull(read("Via: SIP/2.0/UDP 10.0.0.8;bra SIP/2.0/UDP 10.0.0.8;branch=z9hG4bK-1\r\n"),
+                "found by the fuzzer: the parse reads no branch here");
+    }
+
+    @Test
     void rportIsFilledAndReceivedAddedAsTheTransportTagsAParsedRequest() {
         // RFC 3581 §4: rport asked for, so received and rport carry the source, whatever the host says
         assertEquals("SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-1;received=127.0.0.1;rport=5099",
