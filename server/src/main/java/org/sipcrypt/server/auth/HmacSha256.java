@@ -5,11 +5,11 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * One HMAC-SHA256 key, with a {@link Mac} per thread under it: what nonces and route signatures are
- * computed with. Never shows the key.
+ * One HMAC-SHA256 key, with a {@link Mac} per thread under it: what nonces, route signatures and
+ * the checks in the proxy's Via branches are computed with. Never shows the key.
  * Threading: thread-safe (each thread gets its own Mac); never blocks.
  */
-final class HmacSha256 {
+public final class HmacSha256 {
 
     private static final String ALGORITHM = "HmacSHA256";
 
@@ -17,7 +17,7 @@ final class HmacSha256 {
     private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
     /** @param key the key bytes (copied) */
-    HmacSha256(byte[] key) {
+    public HmacSha256(byte[] key) {
         this.key = new SecretKeySpec(key.clone(), ALGORITHM);
     }
 
@@ -27,7 +27,7 @@ final class HmacSha256 {
     }
 
     /** This thread's Mac under the key, ready for {@code update} and {@code doFinal} (which resets it). */
-    Mac mac() {
+    public Mac mac() {
         return macs.get();
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Counter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -13,14 +12,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.testing.ServerPerTest;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Issue 45, item 8, against the real server with its defaults: each input once made the server
- * drop a message with an exception ({@code stack_error}) or leave it unanswered.
+ * Malformed or unroutable input against the real server: each once made the server drop a message
+ * with an exception ({@code stack_error}) or leave it unanswered.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LesserFindingsIT {
@@ -48,24 +46,15 @@ class LesserFindingsIT {
         assertTrue(r.startsWith("SIP/2.0 200") && r.contains(callId), r);
     }
 
-    private static final String SECRET = "lesser-findings-secret-0123";
-
-    /** The Route of a dialog this server signed (auth on, {@link #SECRET} as nonce secret). */
-    private String signedRoute(String callId, String fromTag) {
-        String sig = new DialogRouteSigner(SECRET.getBytes(StandardCharsets.UTF_8)).sign(callId, fromTag);
-        return "Route: <sip:" + server.hostPort(Transport.UDP) + ";transport=udp;lr;" + DialogRouteSigner.PARAM + "="
-                + sig + ">\r\n";
-    }
-
     @Test
-    @ServerPerTest.Settings({"auth", "true", "auth.nonceSecret", SECRET})
     void inDialogAckToAnOutOfRangeAddressIsDroppedWithoutAnException() throws Exception {
+        // auth off, the default: an in-dialog ACK goes on without proving its dialog (with auth on, it
+        // must prove a live call first, so these would be dropped as outside any dialog)
         try (SipSocket s = SipSocket.udp(server.address(Transport.UDP))) {
             // one Call-ID for all: one worker lane, in order, so the marker's answer comes after them
             int cseq = 1;
             for (String host : new String[] {"4294967295.0.0.2", "256.0.0.1", "127.0.0.01.5"}) {
-                String ack = s.request("ACK", "sip:victim@" + host, "a", "victim@" + host, "bad-ack", cseq++,
-                                signedRoute("bad-ack", "a-tag"))
+                String ack = s.request("ACK", "sip:victim@" + host, "a", "victim@" + host, "bad-ack", cseq++, "")
                         .replace("To: <sip:victim@" + host + ">", "To: <sip:victim@" + host + ">;tag=callee");
                 s.send(ack);
             }
@@ -77,8 +66,7 @@ class LesserFindingsIT {
                 {"sip:victim@127.0.0.2;maddr=4294967295.0.0.2", ""},
             };
             for (String[] m : more) {
-                String ack = s.request("ACK", m[0], "a", "victim@127.0.0.2", "bad-ack", cseq++,
-                                signedRoute("bad-ack", "a-tag") + m[1])
+                String ack = s.request("ACK", m[0], "a", "victim@127.0.0.2", "bad-ack", cseq++, m[1])
                         .replace("To: <sip:victim@127.0.0.2>", "To: <sip:victim@127.0.0.2>;tag=callee");
                 s.send(ack);
             }

@@ -1,7 +1,6 @@
 package org.sipcrypt.server.sip.proxy;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -11,7 +10,6 @@ import java.util.List;
 import java.util.ListIterator;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import javax.sip.header.CSeqHeader;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
@@ -19,6 +17,7 @@ import javax.sip.header.Header;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
+import org.sipcrypt.server.auth.HmacSha256;
 import org.sipcrypt.server.sip.LocalDomains;
 
 /**
@@ -43,14 +42,12 @@ public final class LoopDetector {
     /** Prefix of every branch this proxy creates, after the RFC 3261 magic cookie. */
     static final String PREFIX = "z9hG4bK-sc-";
 
-    private static final String MAC_ALGORITHM = "HmacSHA256";
     /** Bytes of the check kept in a branch (hex, twice as many characters). */
     private static final int CHECK_BYTES = 8;
 
     private final LocalDomains local;
     private final AtomicLong counter = new AtomicLong();
-    private final SecretKeySpec key;
-    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
+    private final HmacSha256 key;
 
     /** With a check key drawn at random. */
     public LoopDetector(LocalDomains local) {
@@ -63,7 +60,7 @@ public final class LoopDetector {
         if (key.length < 16) {
             throw new IllegalArgumentException("branch key must have at least 16 bytes, not " + key.length);
         }
-        this.key = new SecretKeySpec(key.clone(), MAC_ALGORITHM);
+        this.key = new HmacSha256(key);
     }
 
     /** A new, unique branch for a request forwarded from {@code received}. */
@@ -200,21 +197,11 @@ public final class LoopDetector {
 
     /** The check of a branch's {@code body} for a response going back to {@code returnPath}, in hex. */
     private String check(String body, String returnPath) {
-        Mac mac = macs.get();
+        Mac mac = key.mac();
         mac.update(body.getBytes(StandardCharsets.US_ASCII));
         mac.update((byte) 0);
         mac.update(String.valueOf(returnPath).getBytes(StandardCharsets.UTF_8));
         return HexFormat.of().formatHex(mac.doFinal(), 0, CHECK_BYTES);
-    }
-
-    private Mac newMac() {
-        try {
-            Mac mac = Mac.getInstance(MAC_ALGORITHM);
-            mac.init(key);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK lacks " + MAC_ALGORITHM + ", which every Java platform must have", e);
-        }
     }
 
     private static byte[] randomKey() {

@@ -497,8 +497,8 @@ public final class StatelessRelay implements EarlyRelays {
                 }
                 sb.append("\r\n");
             }
-            return new Upstream(status, withBody(sb, response, head.end()), to, StatelessRelay.returnPath(next), callId, from,
-                    toValue, cseq);
+            return new Upstream(status, withBody(sb, response, head.end()), to, StatelessRelay.returnPath(next),
+                    callId, from, toValue, cseq);
         }
 
         /**
@@ -507,31 +507,13 @@ public final class StatelessRelay implements EarlyRelays {
          * null unless that is {@code over} to an IPv4 address.
          */
         private static InetSocketAddress viaAddress(String via, Transport over) {
-            if (via.indexOf('"') >= 0 || via.indexOf('[') >= 0) {
+            ViaEntry entry = via.indexOf('"') >= 0 || via.indexOf('[') >= 0 ? null : ViaEntry.read(via);
+            if (entry == null || !entry.sentProtocol().equalsIgnoreCase("SIP/2.0/" + over.sipName())) {
                 return null;
             }
-            String[] parts = via.split(";", -1);
-            String sent = parts[0].trim();
-            if (!sent.regionMatches(true, 0, "SIP/2.0/", 0, 8) || !sent.regionMatches(true, 8, over.sipName(), 0, 3)
-                    || sent.length() < 13
-                    || sent.charAt(11) != ' ' && sent.charAt(11) != '\t') {
-                return null;
-            }
-            String sentBy = sent.substring(12).trim();
-            int colon = sentBy.indexOf(':');
-            String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
-            int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5) : over.defaultPort();
-            for (int i = 1; i < parts.length; i++) {
-                String param = parts[i].trim();
-                int eq = param.indexOf('=');
-                String name = (eq >= 0 ? param.substring(0, eq) : param).trim().toLowerCase(Locale.ROOT);
-                String value = eq >= 0 ? param.substring(eq + 1).trim() : "";
-                if (name.equals("received")) {
-                    host = value;
-                } else if (name.equals("rport") && !value.isEmpty()) {
-                    port = number(value, 5);
-                }
-            }
+            String host = entry.received() != null ? entry.received() : entry.host();
+            int port = entry.rport() != null && !entry.rport().isEmpty() ? number(entry.rport(), 5)
+                    : entry.port() != null ? number(entry.port(), 5) : over.defaultPort();
             byte[] ip = new SipUriText(false, host, -1, "").ipv4();
             if (ip == null || port < 1 || port > 65535) {
                 return null;
@@ -615,37 +597,53 @@ public final class StatelessRelay implements EarlyRelays {
      * port, and its branch; null when the entry has no sent-by.
      */
     static String returnPath(String via) {
-        String[] parts = via.split(";", -1);
-        String sent = parts[0].trim();
-        int blank = 0;
-        while (blank < sent.length() && sent.charAt(blank) != ' ' && sent.charAt(blank) != '\t') {
-            blank++;
-        }
-        String sentBy = sent.substring(blank).trim();
-        if (sentBy.isEmpty()) {
-            return null;
-        }
-        int colon = sentBy.lastIndexOf(':');
-        boolean bracketed = sentBy.lastIndexOf(']') > colon;
-        String host = colon < 0 || bracketed ? sentBy : sentBy.substring(0, colon);
-        String port = colon < 0 || bracketed ? null : sentBy.substring(colon + 1).trim();
-        String received = null;
-        String rport = null;
-        String branch = null;
-        for (int i = 1; i < parts.length; i++) {
-            String param = parts[i].trim();
-            int eq = param.indexOf('=');
-            String name = (eq >= 0 ? param.substring(0, eq) : param).trim().toLowerCase(Locale.ROOT);
-            String value = eq >= 0 ? param.substring(eq + 1).trim() : "";
-            if (name.equals("received")) {
-                received = value;
-            } else if (name.equals("rport")) {
-                rport = value;
-            } else if (name.equals("branch")) {
-                branch = value;
+        ViaEntry entry = ViaEntry.read(via);
+        return entry == null ? null
+                : LoopDetector.returnPath(entry.host(), entry.port(), entry.received(), entry.rport(), entry.branch());
+    }
+
+    /**
+     * One Via entry as written: its sent-protocol ({@code SIP/2.0/UDP}), its sent-by host and port
+     * (null when it has none), and the parameters a response's way back depends on ({@code received},
+     * {@code rport}, {@code branch}; null when absent, {@code rport} empty when it has no value).
+     */
+    private record ViaEntry(String sentProtocol, String host, String port, String received, String rport,
+                            String branch) {
+
+        /** The entry {@code via}, or null when it has no sent-by. */
+        static ViaEntry read(String via) {
+            String[] parts = via.split(";", -1);
+            String sent = parts[0].trim();
+            int blank = 0;
+            while (blank < sent.length() && sent.charAt(blank) != ' ' && sent.charAt(blank) != '\t') {
+                blank++;
             }
+            String sentBy = sent.substring(blank).trim();
+            if (sentBy.isEmpty()) {
+                return null;
+            }
+            int colon = sentBy.lastIndexOf(':');
+            boolean bracketed = sentBy.lastIndexOf(']') > colon;
+            String host = colon < 0 || bracketed ? sentBy : sentBy.substring(0, colon).trim();
+            String port = colon < 0 || bracketed ? null : sentBy.substring(colon + 1).trim();
+            String received = null;
+            String rport = null;
+            String branch = null;
+            for (int i = 1; i < parts.length; i++) {
+                String param = parts[i].trim();
+                int eq = param.indexOf('=');
+                String name = (eq >= 0 ? param.substring(0, eq) : param).trim().toLowerCase(Locale.ROOT);
+                String value = eq >= 0 ? param.substring(eq + 1).trim() : "";
+                switch (name) {
+                    case "received" -> received = value;
+                    case "rport" -> rport = value;
+                    case "branch" -> branch = value;
+                    default -> {
+                    }
+                }
+            }
+            return new ViaEntry(sent.substring(0, blank), host, port, received, rport, branch);
         }
-        return LoopDetector.returnPath(host.trim(), port, received, rport, branch);
     }
 
     /** The top entry of a Via value, as {@link TopVia#read} takes it. */
