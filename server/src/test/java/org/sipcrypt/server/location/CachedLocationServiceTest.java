@@ -104,11 +104,14 @@ class CachedLocationServiceTest {
     void anAnswerReadBeforeARegisterAndReportedAfterItIsNotKept() throws Exception {
         register(cache, ALICE, "cid-1", 1, T0, "sip:alice@192.0.2.1", 3600);
         CompletableFuture<Void> release = new CompletableFuture<>();
-        CachedLocationService gated = new CachedLocationService(new HeldLookups(cache.store(), release), 100);
+        HeldLookups held = new HeldLookups(cache.store(), release, new java.util.concurrent.CopyOnWriteArrayList<>());
+        CachedLocationService gated = new CachedLocationService(held, 100);
 
-        // the lookup reads the old binding at once, but its answer is reported only after the REGISTER
+        // the lookup reads the old binding first, but its answer is reported only after the REGISTER
         // that replaces the binding has completed: it must not be kept
         CompletableFuture<LookupResult> stale = gated.lookup(ALICE, T0.plusSeconds(1));
+        // the store's read done before the REGISTER starts (both run on the store's pool, in any order)
+        held.reads().get(0).get(10, TimeUnit.SECONDS);
         gated.register(new RegisterChange(ALICE, "cid-1", 2, true, List.of(), RECEIVED, T0.plusSeconds(2)))
                 .get(10, TimeUnit.SECONDS);
         register(gated, ALICE, "cid-1", 3, T0.plusSeconds(3), "sip:alice@192.0.2.7", 3600);
@@ -148,7 +151,9 @@ class CachedLocationServiceTest {
      * The real store, with the answer of every lookup begun before {@code release} completes held
      * until then: the lookup has read the database, but not yet reported, as on a slow database thread.
      */
-    private record HeldLookups(LocationService store, CompletableFuture<Void> release) implements LocationService {
+    /** The store, with every lookup's answer held until {@code release}; {@code reads} are the store's own answers. */
+    private record HeldLookups(LocationService store, CompletableFuture<Void> release,
+                               List<CompletableFuture<LookupResult>> reads) implements LocationService {
         @Override
         public CompletableFuture<RegisterOutcome> register(RegisterChange change) {
             return store.register(change);
@@ -156,7 +161,9 @@ class CachedLocationServiceTest {
 
         @Override
         public CompletableFuture<LookupResult> lookup(String aor, Instant now) {
-            return store.lookup(aor, now).thenCombine(release, (result, released) -> result);
+            CompletableFuture<LookupResult> read = store.lookup(aor, now);
+            reads.add(read);
+            return read.thenCombine(release, (result, released) -> result);
         }
 
         @Override
