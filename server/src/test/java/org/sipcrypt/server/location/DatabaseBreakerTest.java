@@ -87,9 +87,10 @@ class DatabaseBreakerTest {
             assertEquals(0, breaker.refused("lookup"));
 
             // probes keep failing while the database is down: the breaker stays open
-            Await.until(() -> probe.runs.get() >= 3, WAIT, () -> "probes run: " + probe.runs.get());
+            // a probe's run is counted before its failure is: wait for the failures themselves
+            Await.until(() -> breaker.probesFailed() >= 3, WAIT, () -> "failed probes: " + breaker.probesFailed()
+                    + " of " + probe.runs.get() + " run");
             assertTrue(breaker.isOpen());
-            assertTrue(breaker.probesFailed() >= 3, "failed probes: " + breaker.probesFailed());
 
             probe.down.set(false);
             Await.until(() -> !breaker.isOpen(), WAIT, () -> "breaker still open after " + probe.runs.get() + " probes");
