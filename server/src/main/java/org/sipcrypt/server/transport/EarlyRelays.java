@@ -10,8 +10,9 @@ import javax.sip.ServerTransaction;
  * transaction: requests it forwards statelessly (RFC 3261 §16.11), such as the ACK for a 2xx, whose
  * copy it can write by editing a few header lines, the responses that come back for them, and
  * responses that settle a transaction of the stack without needing its parse (the 2xx and the
- * provisional responses but 100 to a proxied INVITE). The transport offers only a message whose single headers pass the checks its parse would
- * make, and a request only when its branch names no transaction the stack holds, no kept transaction
+ * provisional responses but 100 to a proxied INVITE). The transport offers only a message that {@link SipBytes#irregularity}
+ * passed (one reading of every header the relays read) and whose single headers pass the checks its
+ * parse would make, and a request only when its branch names no transaction the stack holds, no kept transaction
  * absorbed it and its version is SIP/2.0; it sends the copy from the socket the message came in on
  * (over TCP and TLS, on the connection to the next hop, or back on the upstream server transaction's).
  * Threading: implementations are thread-safe and never block; called on SIP worker lanes.

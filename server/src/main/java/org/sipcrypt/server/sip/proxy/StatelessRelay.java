@@ -536,14 +536,14 @@ public final class StatelessRelay implements EarlyRelays {
     private record Head(String startLine, List<String> lines, int end) {
 
         /**
-         * The head of {@code message}, or null when it has folded or bare-LF lines or no blank line,
-         * or is a message {@link SipBytes#irregularity} names (a header name that is not a token, a
-         * repeated Call-ID, From, To, CSeq, Max-Forwards or Content-Length, a From or To with two
-         * tags), whose values the parse of the next hop would read otherwise than this does.
+         * The head of {@code message}, or null when it has folded or bare-LF lines or no blank line.
+         * The transport hands the relays only messages {@link SipBytes#irregularity} passed (no
+         * header name that is not a token, no repeated Call-ID, From, To, CSeq, Max-Forwards or
+         * Content-Length, no From or To with two tags), so it is not scanned for them again here.
          */
         static Head read(byte[] message) {
             int end = SipBytes.headerSectionEnd(message);
-            if (end >= message.length || SipBytes.irregularity(message) != null) {
+            if (end >= message.length) {
                 return null;
             }
             String head = new String(message, 0, end, StandardCharsets.ISO_8859_1);
