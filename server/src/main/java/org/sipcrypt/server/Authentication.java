@@ -53,7 +53,8 @@ record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, Di
         try {
             authenticator = new DigestAuthenticator(a, config.effectiveRealm(),
                     new NonceService(secret, context.clock(), a.nonceLifetime(), a.nonceBindsAddress()),
-                    new ReplayGuard(a.replayNonces(), a.nonceLifetime(), context.clock()), credentials, registry);
+                    new ReplayGuard(a.replayNonces(), a.nonceLifetime(), context.clock()), credentials, registry,
+                    local::isLocalDomain);
         } catch (RuntimeException e) {
             credentials.close();
             throw e;

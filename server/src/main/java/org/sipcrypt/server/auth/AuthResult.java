@@ -33,7 +33,8 @@ public sealed interface AuthResult {
     /**
      * Answer 403 with this reason phrase. Wrong passwords, unknown and disabled users get the same
      * phrase, so the answer does not tell which user names exist. {@code why}: {@code failed},
-     * {@code identity}, {@code uri_mismatch} (the digest uri is not the Request-URI).
+     * {@code identity}, {@code foreign_domain} (the identity is in none of our domains), {@code uri_mismatch} (the
+     * digest uri is not the Request-URI).
      */
     record Refused(String reason, String why) implements AuthResult {
         @Override

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
@@ -44,11 +45,18 @@ public final class DigestAuthenticator {
     private final ReplayGuard replays;
     private final CredentialBatcher credentials;
     private final MeterRegistry registry;
+    private final Predicate<String> ourDomain;
 
+    /**
+     * @param ourDomain whether a host is one of the domains (or addresses) this server serves: with
+     *                  {@code auth.matchIdentity}, the identity a subscriber speaks for must be in
+     *                  one of them or in the realm itself
+     */
     public DigestAuthenticator(AuthConfig config, String realm, NonceService nonces, ReplayGuard replays,
-                               CredentialBatcher credentials, MeterRegistry registry) {
+                               CredentialBatcher credentials, MeterRegistry registry, Predicate<String> ourDomain) {
         this.config = Objects.requireNonNull(config, "config");
         this.realm = Objects.requireNonNull(realm, "realm");
+        this.ourDomain = Objects.requireNonNull(ourDomain, "ourDomain");
         this.nonces = Objects.requireNonNull(nonces, "nonces");
         this.replays = Objects.requireNonNull(replays, "replays");
         this.credentials = Objects.requireNonNull(credentials, "credentials");
@@ -141,9 +149,16 @@ public final class DigestAuthenticator {
             // must not be spent on another (a captured INVITE to bob placing a call elsewhere)
             return done(new AuthResult.Refused("Digest URI Mismatch", "uri_mismatch"));
         }
-        if (config.matchIdentity() && !username.equals(identityUser(request, asRegistrar))) {
-            // RFC 3261 §22.4 leaves the mapping to policy; ours: one may only act as oneself
-            return done(new AuthResult.Refused("Identity Mismatch", "identity"));
+        if (config.matchIdentity()) {
+            // RFC 3261 §22.4 leaves the mapping to policy; ours: one may only act as oneself, and a
+            // subscriber of our realm is one only in our domains (as Kamailio's auth_check("$fd"))
+            SipURI identity = identity(request, asRegistrar);
+            if (identity == null || !username.equals(identity.getUser())) {
+                return done(new AuthResult.Refused("Identity Mismatch", "identity"));
+            }
+            if (!realm.equalsIgnoreCase(identity.getHost()) && !ourDomain.test(identity.getHost())) {
+                return done(new AuthResult.Refused("Domain Not Served Here", "foreign_domain"));
+            }
         }
         NonceService.Check nonceCheck = nonces.check(nonce, clientAddress);
         if (nonceCheck.status() == NonceService.Status.INVALID) {
@@ -216,12 +231,12 @@ public final class DigestAuthenticator {
         return false;
     }
 
-    /** The user a request speaks for: the To user of a REGISTER, the From user otherwise. */
-    private static String identityUser(Request request, boolean asRegistrar) {
+    /** The identity a request speaks for: the To URI of a REGISTER, the From URI otherwise; null when not a SIP URI. */
+    private static SipURI identity(Request request, boolean asRegistrar) {
         URI uri = asRegistrar
                 ? ((ToHeader) request.getHeader(ToHeader.NAME)).getAddress().getURI()
                 : ((FromHeader) request.getHeader(FromHeader.NAME)).getAddress().getURI();
-        return uri instanceof SipURI sip ? sip.getUser() : null;
+        return uri instanceof SipURI sip ? sip : null;
     }
 
     /**

@@ -234,7 +234,7 @@ public enum Setting {
             c -> List.of(c.auth().onFailure().configName()),
             (b, k, v) -> b.auth().onFailure(parsed(k, one(k, v), AuthConfig.FailureAnswer::parse))),
     AUTH_MATCH_IDENTITY("auth.matchIdentity", Kind.SINGLE, "BOOL",
-            "The digest user must be the To user of a REGISTER and the From user of other requests.",
+            "The digest user must be the To user of a REGISTER and the From user of other requests, in the realm or a local domain.",
             c -> shown(c.auth().matchIdentity()), (b, k, v) -> b.auth().matchIdentity(bool(k, one(k, v)))),
     AUTH_IN_DIALOG("auth.inDialog", Kind.SINGLE, "BOOL",
             "Challenge requests inside a dialog too, even those carrying this proxy's signed Record-Route.",

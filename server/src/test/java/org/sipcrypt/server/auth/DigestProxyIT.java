@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import javax.sip.address.SipURI;
+import javax.sip.header.FromHeader;
 import javax.sip.header.ProxyAuthenticateHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -72,6 +74,26 @@ class DigestProxyIT {
             assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, call.invite().awaitFinal(TestUa.TIMEOUT).getStatusCode());
             Response r = alice.authenticate(call, "guess").invite().awaitFinal(TestUa.TIMEOUT);
             assertEquals(Response.FORBIDDEN, r.getStatusCode());
+            assertTrue(bob.received(Request.INVITE).isEmpty());
+        }
+    }
+
+    @Test
+    void aSubscriberCannotCallFromAnotherDomain() throws Exception {
+        try (TestServer server = TestServer.start(dir, "auth", "true", "auth.algorithms", "md5");
+             TestUa alice = TestUa.start("alice", Transport.UDP);
+             TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            DigestRegistrarIT.provision(server, server.server().config().effectiveRealm());
+            InetSocketAddress proxy = server.address(Transport.UDP);
+            registerWithCredentials(bob, proxy, "b0b");
+            Request invite = alice.newRequest(Request.INVITE, bob.aor(), proxy);
+            // alice's own user name and password, but an address of record in a domain we do not serve
+            ((SipURI) ((FromHeader) invite.getHeader(FromHeader.NAME)).getAddress().getURI()).setHost("example.net");
+            SipExchange first = alice.send(invite);
+            assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, first.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+            Response r = alice.authenticate(first, "secret").awaitFinal(TestUa.TIMEOUT);
+            assertEquals(Response.FORBIDDEN, r.getStatusCode());
+            assertEquals("Domain Not Served Here", r.getReasonPhrase());
             assertTrue(bob.received(Request.INVITE).isEmpty());
         }
     }

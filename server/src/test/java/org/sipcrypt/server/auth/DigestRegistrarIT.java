@@ -82,10 +82,14 @@ class DigestRegistrarIT {
         }
     }
 
-    /** Sends a REGISTER of {@code toUser} with the given extra lines and returns the final response. */
+    /**
+     * Sends a REGISTER of {@code toUser} (in our realm, or {@code user@domain}) with the given extra
+     * lines and returns the final response.
+     */
     private String register(String toUser, String callId, int cseq, String extra) throws Exception {
-        ua.send(ua.request("REGISTER", registrarUri, toUser, toUser + "@" + realm, callId, cseq,
-                ua.contact(toUser) + "Expires: 600\r\n" + extra));
+        String user = toUser.contains("@") ? toUser.substring(0, toUser.indexOf('@')) : toUser;
+        ua.send(ua.request("REGISTER", registrarUri, user, toUser.contains("@") ? toUser : toUser + "@" + realm,
+                callId, cseq, ua.contact(user) + "Expires: 600\r\n" + extra));
         return ua.awaitMessage("SIP/2.0 ", WAIT);
     }
 
@@ -166,6 +170,7 @@ class DigestRegistrarIT {
     @CsvSource(delimiter = '|', value = {
         "a disabled subscriber is refused like a wrong password | carol | MD5     | carol | carol  | 403 Forbidden",
         "credentials of one user cannot register another        | bob   | SHA-256 | alice | secret | 403 Identity Mismatch",
+        "a subscriber cannot register an address of another domain | alice@example.net | SHA-256 | alice | secret | 403 Domain Not Served Here",
     })
     void answeredCredentialsAreRefused(String rule, String toUser, String algorithm, String user, String password,
                                        String status) throws Exception {
