@@ -10,6 +10,10 @@ command -v sipp >/dev/null 2>&1 || need+=(sip-tester)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# the tests behind a NAT built of network namespaces (BehindNatIT): iproute2, iptables, and python3 for the client there
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v iptables >/dev/null 2>&1 || need+=(iptables)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 # the lab's Kamailio server under test (KamailioServerIT): the proxy and its TLS module
 command -v kamailio >/dev/null 2>&1 || [ -x /usr/sbin/kamailio ] || need+=(kamailio)
