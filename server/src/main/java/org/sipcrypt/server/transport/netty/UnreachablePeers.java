@@ -62,7 +62,6 @@ final class UnreachablePeers {
      * Holds {@code address} after a connect to it failed with {@code cause}, when the peer answered it
      * (refused, no route; not a timed-out connect, whose SYN a busy listen queue may have dropped, nor a
      * local shortage such as a port or the connection cap). Returns whether it is now held.
-     * cap). Returns whether it is now held.
      */
     boolean failed(InetSocketAddress address, Throwable cause) {
         if (holdNanos == 0 || !peersFault(cause)) {
