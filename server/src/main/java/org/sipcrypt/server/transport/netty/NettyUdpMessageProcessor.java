@@ -172,6 +172,7 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
                 rateLimited.warn("stun_backlog", "udp {}: STUN answer to {} dropped: send queue full", p, sender);
                 return;
             }
+            counters.keepAliveAnswered(Transport.UDP, "stun");
             ByteBuf answer = ctx.alloc().ioBuffer(stun.answerLength()).writeBytes(stun.answer(), 0, stun.answerLength());
             ctx.writeAndFlush(new DatagramPacket(answer, sender)).addListener((ChannelFutureListener) f -> {
                 if (!f.isSuccess()) {
@@ -179,7 +180,6 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
                     rateLimited.warn("udp_send", "{} -> {}: send failed: {}", p, sender, f.cause().toString());
                 }
             });
-            counters.keepAliveAnswered(Transport.UDP, "stun");
         }
 
         private static boolean isOnlyWhitespace(ByteBuf b) {
