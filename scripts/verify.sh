@@ -10,6 +10,8 @@ command -v sipp >/dev/null 2>&1 || need+=(sip-tester)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# an independent STUN client for the keep-alive tests (KeepAlivesIT): coturn's turnutils_stunclient
+command -v turnutils_stunclient >/dev/null 2>&1 || need+=(coturn)
 # the tests behind a NAT built of network namespaces (BehindNatIT): iproute2, iptables, and python3 for the client there
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v iptables >/dev/null 2>&1 || need+=(iptables)

@@ -178,11 +178,13 @@ class KeepAlivesIT {
 
     @Test
     void coturnStunClientLearnsItsAddressFromTheSipPort() throws Exception {
+        // coturn prints the address the server saw: "UDP reflexive addr: 127.0.0.1:PORT"
+        Pattern reflexive = Pattern.compile("UDP reflexive addr: 127\\.0\\.0\\.1:(\\d+)");
         try (TestServer server = TestServer.start(dir)) {
             int port = server.address(Transport.UDP).getPort();
-            String out = run(List.of("turnutils_stunclient", "-L", "127.0.0.1", "-p", String.valueOf(port), "127.0.0.1"));
-            // coturn prints the address the server saw: "UDP reflexive addr: 127.0.0.1:PORT"
-            Matcher m = Pattern.compile("UDP reflexive addr: 127\\.0\\.0\\.1:(\\d+)").matcher(out);
+            String out = runUntil(reflexive, List.of("turnutils_stunclient", "-L", "127.0.0.1", "-p", String.valueOf(port),
+                    "127.0.0.1"));
+            Matcher m = reflexive.matcher(out);
             assertTrue(m.find(), "no reflexive address in turnutils_stunclient's output:\n" + out);
             // its socket's port is its own ephemeral one (the plain-socket tests check the port exactly)
             assertTrue(Integer.parseInt(m.group(1)) != port, out);
@@ -190,8 +192,11 @@ class KeepAlivesIT {
         }
     }
 
-    /** Runs a command for at most 20 s, its errors merged into its output, and returns that output. */
-    private static String run(List<String> cmd) throws Exception {
+    /**
+     * Runs a command, its errors merged into its output, until the output shows {@code until} or
+     * the command exits (20 s at most); then ends it by its PID and returns the output.
+     */
+    private static String runUntil(Pattern until, List<String> cmd) throws Exception {
         Process p;
         try {
             p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -208,15 +213,15 @@ class KeepAlivesIT {
         }, "stunclient-output");
         copier.start();
         try {
-            if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (p.isAlive() && System.nanoTime() < deadline && !until.matcher(out.toString(StandardCharsets.UTF_8)).find()) {
+                Thread.sleep(20);
             }
         } finally {
             p.destroyForcibly();
+            p.waitFor(5, TimeUnit.SECONDS);
             copier.join(5_000);
         }
-        synchronized (out) {
-            return out.toString(StandardCharsets.UTF_8);
-        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 }
