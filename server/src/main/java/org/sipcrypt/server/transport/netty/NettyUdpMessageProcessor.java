@@ -163,13 +163,14 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
             StunBindingResponder.Outcome outcome = stun.respond(content.nioBuffer(), sender);
             if (outcome != StunBindingResponder.Outcome.ANSWERED) {
                 counters.keepAliveDropped(Transport.UDP, outcome.tag());
-                rateLimited.warn(outcome.tag(), "udp {}: STUN from {} dropped: {}", p, sender, outcome.tag());
+                // arguments are formatted only when logged: nothing is built per dropped datagram
+                rateLimited.warn(outcome.tag(), "{}: STUN from {} dropped: {}", p, sender, outcome.tag());
                 return;
             }
             if (!ctx.channel().isWritable()) {
                 // the socket's queue is past its high-water mark: no answer may add to it
                 counters.keepAliveDropped(Transport.UDP, "stun_backlog");
-                rateLimited.warn("stun_backlog", "udp {}: STUN answer to {} dropped: send queue full", p, sender);
+                rateLimited.warn("stun_backlog", "{}: STUN answer to {} dropped: send queue full", p, sender);
                 return;
             }
             counters.keepAliveAnswered(Transport.UDP, "stun");
