@@ -380,6 +380,18 @@ class RelayFuzzIT {
             }
         }
 
+        /** Whether a To line carries a tag parameter, its name in any case, after the URI. */
+        private static boolean hasTag(String line) {
+            String params = line.substring(Math.max(0, line.lastIndexOf('>')));
+            for (String param : params.split(";")) {
+                int eq = param.indexOf('=');
+                if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** 486 or 200 to the address the request came from (the proxy, a loopback address). */
         private void answer(String request, InetSocketAddress from) {
             StringBuilder sb = new StringBuilder(request.startsWith("INVITE ") ? "SIP/2.0 486 Busy Here\r\n"
@@ -390,7 +402,10 @@ class RelayFuzzIT {
                         || lower.startsWith("cseq:")) {
                     sb.append(line).append("\r\n");
                 } else if (lower.startsWith("to:")) {
-                    sb.append(line).append(line.contains("tag=") ? "" : ";tag=peer").append("\r\n");
+                    // a To tag in any case counts (a parameter name is case-insensitive): a peer that
+                    // missed "TAG=" and added its own would make the proxy's ACK for its answer
+                    // carry a tag of no dialog here
+                    sb.append(line).append(hasTag(line) ? "" : ";tag=peer").append("\r\n");
                 }
                 if (line.isEmpty()) {
                     break;
