@@ -29,8 +29,10 @@ import org.sipcrypt.server.transport.ConnectionPattern;
  * Threading: immutable.
  */
 public enum Setting {
-    LISTEN("listen", Kind.REPEATABLE, "TRANSPORT:HOST:PORT",
-            "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; giving any replaces the defaults.",
+    LISTEN("listen", Kind.REPEATABLE, "TRANSPORT:HOST:PORT[;advertise=HOST[:PORT]]",
+            "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; several per transport allowed;"
+                    + " advertise= is the address peers reach it at, which Via and Record-Route carry (needed on"
+                    + " 0.0.0.0 or [::]), e.g. tls:0.0.0.0:5061;advertise=sip.example.com; giving any replaces the defaults.",
             c -> strings(c.listeners()), (b, k, v) -> b.listeners(items(k, v, ListenerConfig::parse))),
     DATA_DIR("dataDir", Kind.SINGLE, "DIR", "Directory of the embedded database and other state.",
             c -> List.of(c.dataDir().toString()), (b, k, v) -> b.dataDir(path(k, one(k, v)))),
