@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.server.testing.SipHeaders;
 import org.sipcrypt.server.testing.SipSocket;
@@ -89,11 +90,12 @@ class ListenerAddressesIT {
      * addresses: the caller reaches it on 127.0.0.1, the callee and then both parties' in-dialog
      * requests (the ACK and BYE, relayed from their bytes) on the advertised 127.0.0.3.
      */
-    @Test
-    void callThroughWildcardListenerFollowsTheAdvertisedAddress() throws Exception {
-        try (TestServer server = TestServer.start(dir, "listen", "udp:0.0.0.0:0;advertise=127.0.0.3");
-             TestUa bob = TestUa.start("bob", Transport.UDP);
-             TestUa alice = TestUa.start("alice", Transport.UDP)) {
+    @ParameterizedTest(name = "over {0}")
+    @EnumSource(value = Transport.class, names = {"UDP", "TCP"})
+    void callThroughWildcardListenerFollowsTheAdvertisedAddress(Transport t) throws Exception {
+        try (TestServer server = TestServer.start(dir, "listen", t.configName() + ":0.0.0.0:0;advertise=127.0.0.3");
+             TestUa bob = TestUa.start("bob", t);
+             TestUa alice = TestUa.start("alice", t)) {
             int port = server.server().listeners().get(0).bound().getPort();
             InetSocketAddress proxy = new InetSocketAddress("127.0.0.1", port);
             bob.registerAt(proxy);
@@ -101,7 +103,8 @@ class ListenerAddressesIT {
             TestUa.Call call = alice.call(bob.aor(), proxy);
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals("127.0.0.3:" + port, SipHeaders.vias(invite).get(0));
-            assertEquals(List.of("<sip:127.0.0.3:" + port + ";transport=udp;lr>"), SipHeaders.recordRoutes(invite));
+            assertEquals(List.of("<sip:127.0.0.3:" + port + ";transport=" + t.configName() + ";lr>"),
+                    SipHeaders.recordRoutes(invite));
             assertEquals(Response.OK, call.invite().await(Response.OK, TestUa.TIMEOUT).getStatusCode());
 
             Request ack = bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
