@@ -2,10 +2,11 @@
  * The sipcrypt server: {@link org.sipcrypt.server.ServerMain} (command line) and
  * {@link org.sipcrypt.server.SipcryptServer} (start and graceful stop).
  *
- * <p>Thread pools of the server process. All but Netty's event loops (whose threads Netty's own
- * factory makes, for its fast thread-locals) are made by
- * {@link org.sipcrypt.server.concurrent.NamedThreads}: daemon threads named as below, queues bounded
- * as below, refusing with {@link java.util.concurrent.RejectedExecutionException} when full.
+ * <p>Thread pools of the server process: daemon threads named as below, queues bounded as below,
+ * refusing with {@link java.util.concurrent.RejectedExecutionException} when full. Netty's thread
+ * factory makes the event loops ({@code sipcrypt-io}, {@code sipcrypt-http}) and the SIP timer wheel
+ * ({@code sipcrypt-sip-timer}), for its fast thread-locals; the location service makes its
+ * {@code sipcrypt-db} pool; {@link org.sipcrypt.server.concurrent.NamedThreads} makes the others.
  * <table>
  * <caption>threads</caption>
  * <tr><th>name</th><th>size</th><th>queue bound</th><th>runs</th><th>never runs</th></tr>
@@ -22,8 +23,8 @@
  *     ({@code OverloadGuard})</td>
  *     <td>parsing, the JAIN-SIP transaction layer, registrar/proxy/redirect logic, continuations of
  *     database lookups; the messages of one Call-ID always on the same lane, in order</td>
- *     <td>JDBC calls; waiting for anything but an outgoing TCP connect (bounded by
- *     {@code tcp.connectTimeout})</td></tr>
+ *     <td>JDBC calls; waiting for anything, an outgoing TCP connect or TLS handshake included (what
+ *     is sent waits on the connection)</td></tr>
  * <tr><td>{@code sipcrypt-db-N}</td><td>{@code db.poolSize}</td><td>10,000; beyond it, or while the
  *     database breaker is open, the lookup fails at once and the request gets 503</td>
  *     <td>every JDBC statement (HikariCP pool of the same size)</td>

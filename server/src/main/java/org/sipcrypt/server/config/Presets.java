@@ -46,6 +46,11 @@ final class Presets<C> {
                 .map(Map.Entry::getKey).findFirst();
     }
 
+    /** The names in help order: {@code [modern, compatible, lab-insecure]}. */
+    List<String> nameList() {
+        return List.copyOf(byName.keySet());
+    }
+
     /** The names, for help and messages: {@code modern, compatible or lab-insecure}. */
     String names() {
         return ConfigNamed.alternatives(new ArrayList<>(byName.keySet()));

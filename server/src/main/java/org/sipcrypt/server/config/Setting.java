@@ -30,18 +30,24 @@ import org.sipcrypt.server.transport.ConnectionPattern;
  */
 public enum Setting {
     LISTEN("listen", Kind.REPEATABLE, "TRANSPORT:HOST:PORT[;advertise=HOST[:PORT]]",
-            "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; several per transport allowed;"
-                    + " advertise= is the address peers reach it at, which Via and Record-Route carry (needed on"
-                    + " 0.0.0.0 or [::]), e.g. tls:0.0.0.0:5061;advertise=sip.example.com; giving any replaces the defaults.",
+            "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; several per transport, not two on one"
+                    + " socket; port 0 picks a free port. advertise= is the name or address (and port, default the"
+                    + " listening one) peers reach it at, which Via and Record-Route carry, required on 0.0.0.0 and"
+                    + " [::]: tls:0.0.0.0:5061;advertise=sip.example.com. Giving any replaces the defaults.",
             c -> strings(c.listeners()), (b, k, v) -> b.listeners(items(k, v, ListenerConfig::parse))),
-    DATA_DIR("dataDir", Kind.SINGLE, "DIR", "Directory of the embedded database and other state.",
+    DATA_DIR("dataDir", Kind.SINGLE, "DIR",
+            "Directory of the embedded H2 database and its password file db.secret; created 0700 if missing.",
             c -> List.of(c.dataDir().toString()), (b, k, v) -> b.dataDir(path(k, one(k, v)))),
-    DB("db", Kind.SINGLE, "JDBC-URL", "JDBC URL of the database; unset means embedded H2 under the data dir.",
+    DB("db", Kind.SINGLE, "JDBC-URL",
+            "JDBC URL of the database, e.g. jdbc:postgresql://127.0.0.1/sipcrypt or jdbc:h2:tcp://host/path;"
+                    + " unset means embedded H2 under the data dir.",
             c -> List.of(c.dbUrl() == null ? "embedded H2 under " + c.dataDir() : c.dbUrl()),
             (b, k, v) -> b.dbUrl(jdbcUrl(k, one(k, v)))),
     DB_USER("db.user", Kind.SINGLE, "USER", "Database user.",
             c -> List.of(c.dbUser()), (b, k, v) -> b.dbUser(nonBlank(k, one(k, v), "a user name"))),
-    DB_PASSWORD("db.password", Kind.SECRET, "PASSWORD", "Database password (never logged).",
+    DB_PASSWORD("db.password", Kind.SECRET, "PASSWORD",
+            "Database password (never logged); with the embedded database and none given, a random one made at"
+                    + " first start and kept in DATADIR/db.secret.",
             c -> List.of(c.dbPassword()), (b, k, v) -> b.dbPassword(one(k, v))),
     DB_POOL_SIZE("db.poolSize", Kind.SINGLE, "N", "Database connections, also the database worker threads.",
             c -> shown(c.dbPoolSize()), (b, k, v) -> b.dbPoolSize(integer(k, one(k, v), 1, 1000))),
@@ -58,7 +64,8 @@ public enum Setting {
             c -> List.of(c.mode().configName()), (b, k, v) -> b.mode(parsed(k, one(k, v), Mode::parse))),
     ROUTE("route", Kind.REPEATABLE, "ROUTE",
             "Static route DOMAIN=HOST[:PORT][;transport=udp|tcp|tls][;connection=persistent|per-call];"
-                    + " connection defaults to tcp.connection.",
+                    + " connection defaults to tcp.connection. Its transport needs a listener of that transport to send"
+                    + " from, else the server does not start.",
             c -> strings(c.routes()), (b, k, v) -> b.routes(items(k, v, t -> RouteConfig.parseDomainRoute(t, b.tcpConnection)))),
     DEFAULT_ROUTE("defaultRoute", Kind.SINGLE, "TARGET",
             "Route HOST[:PORT][;transport=..][;connection=..] for domains neither served nor routed.",
@@ -69,7 +76,8 @@ public enum Setting {
     RECORD_ROUTE("recordRoute", Kind.SINGLE, "BOOL", "Whether the proxy inserts Record-Route (RFC 3261 16.6 step 4).",
             c -> shown(c.recordRoute()), (b, k, v) -> b.recordRoute(bool(k, one(k, v)))),
     PROXY_TIMER_C("proxy.timerC", Kind.SINGLE, "DURATION",
-            "An INVITE branch silent this long after its last provisional response is cancelled (RFC 3261 16.6 step 11).",
+            "An INVITE branch silent this long after its last provisional response is cancelled, or ends as 408"
+                    + " if it never answered (RFC 3261 16.6 step 11).",
             c -> shown(c.timerC()), (b, k, v) -> b.timerC(duration(k, one(k, v), false))),
     TCP_CONNECTION("tcp.connection", Kind.SINGLE, "persistent|per-call",
             "Outgoing TCP connection pattern for targets without a route of their own.",
@@ -82,35 +90,46 @@ public enum Setting {
     TCP_CONNECT_TIMEOUT("tcp.connectTimeout", Kind.SINGLE, "DURATION", "How long an outgoing TCP connect may take.",
             c -> shown(c.tcpConnectTimeout()), (b, k, v) -> b.tcpConnectTimeout(duration(k, one(k, v), false))),
     TCP_CONNECT_FAILURE_HOLD("tcp.connectFailureHold", Kind.SINGLE, "DURATION",
-            "An address that refused a TCP connect is not dialled again for this long; sends to it fail at once (0 dials every time).",
+            "An address that refused a TCP connect, or had no route, is not dialled again for this long (a timed-out"
+                    + " connect does not hold); sends to it fail at once, counted as"
+                    + " transport.connections.closed{reason=connect_held}; 0 dials every time.",
             c -> shown(c.tcpConnectFailureHold()),
             (b, k, v) -> b.tcpConnectFailureHold(duration(k, one(k, v), true))),
     TCP_MAX_CONNECTIONS_PER_SOURCE("tcp.maxConnectionsPerSource", Kind.SINGLE, "N",
-            "Most inbound TCP/TLS connections from one IP address; more are reset on accept (auth.trustedPeers exempt).",
+            "Most inbound TCP/TLS connections from one IP address; more are reset on accept, before any TLS work"
+                    + " (auth.trustedPeers exempt).",
             c -> shown(c.tcpLimits().maxConnectionsPerSource()),
             (b, k, v) -> b.tcpLimits().maxConnectionsPerSource(integer(k, one(k, v), 1, 1_000_000))),
     TCP_FIRST_MESSAGE_TIMEOUT("tcp.firstMessageTimeout", Kind.SINGLE, "DURATION",
-            "An inbound connection without a complete SIP message this long after opening (after TLS handshake) is closed.",
+            "An inbound connection without a complete SIP message this long after opening (after TLS handshake) is"
+                    + " closed; keep-alives do not count.",
             c -> shown(c.tcpLimits().firstMessageTimeout()),
             (b, k, v) -> b.tcpLimits().firstMessageTimeout(duration(k, one(k, v), false))),
     TCP_MESSAGE_TIMEOUT("tcp.messageTimeout", Kind.SINGLE, "DURATION",
-            "A message must be complete this long after its first byte, else its connection is closed.",
+            "A message must be complete this long after its first byte, else its connection is closed (slowloris);"
+                    + " independent of tcp.idleTimeout.",
             c -> shown(c.tcpLimits().messageTimeout()),
             (b, k, v) -> b.tcpLimits().messageTimeout(duration(k, one(k, v), false))),
     TCP_MAX_PARTIAL_BYTES("tcp.maxPartialBytes", Kind.SINGLE, "BYTES",
-            "Most bytes of incomplete messages over all connections; beyond it the oldest are closed.",
+            "Most bytes of incomplete messages over all connections; beyond it the connections with the oldest"
+                    + " incomplete messages are closed. At least sip.maxMessageBytes.",
             c -> shown(c.tcpLimits().maxPartialBytes()),
             (b, k, v) -> b.tcpLimits().maxPartialBytes(integer(k, one(k, v), 1024, Integer.MAX_VALUE))),
-    SIP_MAX_MESSAGE_BYTES("sip.maxMessageBytes", Kind.SINGLE, "BYTES", "Largest SIP message accepted (1024 to 16 MiB).",
+    SIP_MAX_MESSAGE_BYTES("sip.maxMessageBytes", Kind.SINGLE, "BYTES",
+            "Largest SIP message accepted (1024 to 16 MiB); a larger one is dropped (UDP) or closes its connection"
+                    + " (TCP, TLS).",
             c -> shown(c.maxMessageBytes()), (b, k, v) -> b.maxMessageBytes(integer(k, one(k, v), 1024, 16 * 1024 * 1024))),
-    SIP_WORKERS("sip.workers", Kind.SINGLE, "N", "SIP worker lanes; the messages of one call stay on one lane.",
+    SIP_WORKERS("sip.workers", Kind.SINGLE, "N",
+            "SIP worker lanes, one thread each; the messages of one call stay on one lane. More lanes than cores"
+                    + " costs CPU per call: each message then mostly wakes an idle lane.",
             c -> shown(c.sipWorkers()), (b, k, v) -> b.sipWorkers(integer(k, one(k, v), 1, 1024))),
     SIP_QUEUE_CAPACITY("sip.queueCapacity", Kind.SINGLE, "N", "Bound of each lane's queue; messages beyond it are dropped.",
             c -> shown(c.sipQueueCapacity()), (b, k, v) -> b.sipQueueCapacity(integer(k, one(k, v), 1, 10_000_000))),
     IO_THREADS("io.threads", Kind.SINGLE, "N", "Event-loop threads; 0 means twice the number of cores.",
             c -> shown(c.ioThreads()), (b, k, v) -> b.ioThreads(integer(k, one(k, v), 0, 1024))),
     TRANSPORT_IMPL("transport.impl", Kind.SINGLE, "netty|jain-nio|jain-oio",
-            "Transport under JAIN-SIP: sipcrypt's Netty one, or JAIN-SIP's built-in NIO or blocking (default) one, for comparison.",
+            "Transport under JAIN-SIP: sipcrypt's Netty one, or JAIN-SIP's own NIO one or its blocking-socket one"
+                    + " (the stack's own default), for comparison.",
             c -> List.of(c.transportImpl().configName()),
             (b, k, v) -> b.transportImpl(parsed(k, one(k, v), TransportImpl::parse))),
     REGISTRAR_MIN_EXPIRES("registrar.minExpires", Kind.SINGLE, "DURATION",
@@ -123,27 +142,31 @@ public enum Setting {
             "Registrations that ask for no expiry get this.",
             c -> shown(c.defaultExpires()), (b, k, v) -> b.defaultExpires(expires(k, one(k, v)))),
     REGISTRAR_MAX_CONTACTS("registrar.maxContacts", Kind.SINGLE, "N",
-            "Most contacts one address-of-record may register (403 beyond it); also the most branches a"
-                    + " request forks to and the most contacts in a 302 or a REGISTER answer.",
+            "Most contacts one address-of-record may register: a REGISTER adding more gets 403 Too Many Contacts;"
+                    + " also the most branches a request forks to and the most contacts in a 302 or a REGISTER's 200"
+                    + " (the most preferred ones).",
             c -> shown(c.maxContacts()), (b, k, v) -> b.maxContacts(integer(k, one(k, v), 1, 10_000))),
     REGISTRAR_MAX_BINDINGS("registrar.maxBindings", Kind.SINGLE, "N",
-            "Most bindings held in all; a REGISTER adding one beyond it gets 503.",
+            "Most bindings held in all; a REGISTER adding one beyond it gets 503 Registrar Full with Retry-After"
+                    + " (refreshes and removals still pass).",
             c -> shown(c.maxBindings()), (b, k, v) -> b.maxBindings(integer(k, one(k, v), 1, 1_000_000_000))),
     LOCATION_CACHE("location.cache", Kind.SINGLE, "auto|on|off",
-            "Keep the bindings read from the database in memory; auto: with the embedded database only, as"
-                    + " servers sharing a database would not see each other's registrations.",
+            "Keep the bindings read from the database in memory, so a call to a registered user needs no query;"
+                    + " auto: with the embedded database only, as servers sharing a database would not see each"
+                    + " other's registrations.",
             c -> List.of(c.locationCache().configName()),
             (b, k, v) -> b.locationCache(parsed(k, one(k, v), LocationCacheMode::parse))),
     LOCATION_CACHE_SIZE("location.cacheSize", Kind.SINGLE, "N",
-            "Most addresses-of-record whose bindings the location cache keeps.",
+            "Most addresses-of-record whose bindings the location cache keeps (least used dropped first).",
             c -> shown(c.locationCacheSize()), (b, k, v) -> b.locationCacheSize(integer(k, one(k, v), 1, 10_000_000))),
-    SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION", "How long shutdown waits for open transactions and established calls.",
+    SHUTDOWN_GRACE("shutdown.grace", Kind.SINGLE, "DURATION",
+            "How long shutdown waits for open transactions and established calls; it ends earlier once none is left.",
             c -> shown(c.shutdownGrace()), (b, k, v) -> b.shutdownGrace(duration(k, one(k, v), true))),
     STATS_INTERVAL("stats.interval", Kind.SINGLE, "DURATION", "How often counters are logged; 0 turns it off.",
             c -> shown(c.statsInterval()), (b, k, v) -> b.statsInterval(duration(k, one(k, v), true))),
     OVERLOAD_QUEUE_THRESHOLD("overload.queueThreshold", Kind.SINGLE, "N",
-            "New requests get 503 while their lane holds this many messages (the rest of sip.queueCapacity"
-                    + " is kept for responses and in-dialog requests).",
+            "New requests get 503 while their lane holds this many messages; at most sip.queueCapacity, whose"
+                    + " rest is kept for responses and in-dialog requests.",
             c -> shown(c.overload().queueThreshold()),
             (b, k, v) -> b.overload().queueThreshold(integer(k, one(k, v), 1, 10_000_000))),
     OVERLOAD_MAX_QUEUE_DELAY("overload.maxQueueDelay", Kind.SINGLE, "DURATION",
@@ -154,27 +177,28 @@ public enum Setting {
             c -> shown(c.overload().maxTransactions()),
             (b, k, v) -> b.overload().maxTransactions(integer(k, one(k, v), 0, 100_000_000))),
     OVERLOAD_MAX_HEAP_AFTER_GC("overload.maxHeapAfterGc", Kind.SINGLE, "PERCENT",
-            "New requests get 503 while the heap used after the last GC is above this share of the maximum;"
-                    + " 0 turns it off.",
+            "New requests get 503 while the heap used after the last GC is above this percentage of the maximum"
+                    + " (sampled each second); 0 turns it off.",
             c -> shown(c.overload().maxHeapAfterGc()),
             (b, k, v) -> b.overload().maxHeapAfterGc(integer(k, one(k, v), 0, 100))),
     OVERLOAD_RETRY_AFTER("overload.retryAfter", Kind.SINGLE, "DURATION",
             "Retry-After of a 503 for overload or shutdown, plus a random part of up to as much again.",
             c -> shown(c.overload().retryAfter()), (b, k, v) -> b.overload().retryAfter(expires(k, one(k, v)))),
     OVERLOAD_MAX_KEPT_BYTES("overload.maxKeptBytes", Kind.SINGLE, "BYTES",
-            "Most bytes of answers kept for retransmissions over UDP; beyond it the oldest go, and all go"
-                    + " while the heap after GC is above overload.maxHeapAfterGc.",
+            "Most bytes of answers kept for retransmissions over UDP (Timer J, and Timer H for a rejected INVITE"
+                    + " such as a 407); beyond it the oldest go (sip.kept.evicted{reason=bytes}), and all go while the"
+                    + " heap after GC is above overload.maxHeapAfterGc.",
             c -> shown(c.overload().maxKeptBytes()),
             (b, k, v) -> b.overload().maxKeptBytes(integer(k, one(k, v), 65_536, Integer.MAX_VALUE))),
     OVERLOAD_MAX_QUEUED_BYTES("overload.maxQueuedBytes", Kind.SINGLE, "BYTES",
-            "Most bytes of messages waiting in all SIP worker lanes together; beyond it a request gets 503,"
-                    + " anything else is dropped.",
+            "Most bytes of messages waiting in all SIP worker lanes together; new requests get 503 from three"
+                    + " quarters of it, and beyond it a request gets 503 and anything else is dropped.",
             c -> shown(c.overload().maxQueuedBytes()),
             (b, k, v) -> b.overload().maxQueuedBytes(integer(k, one(k, v), 65_536, Integer.MAX_VALUE))),
     SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
-            "Most established calls remembered so that shutdown waits for their BYE and a signed route proves a"
-                    + " live call; 0 keeps none: shutdown waits for transactions only, in-dialog requests are"
-                    + " challenged.",
+            "Most established calls remembered (about 250 bytes each; beyond it the oldest is forgotten) so that"
+                    + " shutdown waits for their BYE and a signed route proves a live call; 0 keeps none: shutdown"
+                    + " waits for transactions only, in-dialog requests are challenged.",
             c -> shown(c.overload().maxDialogs()),
             (b, k, v) -> b.overload().maxDialogs(integer(k, one(k, v), 0, 100_000_000))),
     SHUTDOWN_DIALOG_LIFETIME("shutdown.dialogLifetime", Kind.SINGLE, "DURATION",
@@ -183,12 +207,12 @@ public enum Setting {
             c -> shown(c.overload().dialogLifetime()),
             (b, k, v) -> b.overload().dialogLifetime(duration(k, one(k, v), false))),
     HTTP("http", Kind.SINGLE, "HOST:PORT",
-            "HTTP listener for /metrics (Prometheus) and /health; off means none. Bind it to loopback or a"
-                    + " management network only: it answers anyone who reaches it.",
+            "HTTP listener for /metrics (Prometheus) and /health; port 0 picks a free one, off means none. Bind it"
+                    + " to loopback or a management network only: it answers anyone who reaches it.",
             c -> List.of(c.http().enabled() ? c.http().listen().toString() : "off"),
             (b, k, v) -> b.http().listen(ConfigValues.httpListen(k, one(k, v)))),
     HTTP_MAX_REQUEST_BYTES("http.maxRequestBytes", Kind.SINGLE, "BYTES",
-            "Most bytes of an HTTP request's line and headers; longer requests get 431.",
+            "Most bytes of an HTTP request's line and headers (431 beyond), and of its body (413 beyond).",
             c -> shown(c.http().maxRequestBytes()),
             (b, k, v) -> b.http().maxRequestBytes(integer(k, one(k, v), 256, 1024 * 1024))),
     HTTP_MAX_CONNECTIONS("http.maxConnections", Kind.SINGLE, "N",
@@ -198,20 +222,26 @@ public enum Setting {
             "An HTTP connection that has not sent a whole request within this is closed.",
             c -> shown(c.http().idleTimeout()), (b, k, v) -> b.http().idleTimeout(duration(k, one(k, v), false))),
     HTTP_HEALTH_TIMEOUT("http.healthTimeout", Kind.SINGLE, "DURATION",
-            "How long /health's database check may take; a slower database makes the server not ready.",
+            "How long /health's database check may take; a slower or failing database makes the server not"
+                    + " ready. Used by the WAR's /health too.",
             c -> shown(c.http().healthTimeout()), (b, k, v) -> b.http().healthTimeout(duration(k, one(k, v), false))),
     AUTH_PRESET("auth.preset", Kind.SINGLE, "secure|lab-legacy-digest",
-            "Digest authentication as a whole: secure (auth on with the defaults) or lab-legacy-digest (lab only: MD5,"
-                    + " no qop and any uri accepted, logged as warnings); auth.* keys given too change it.",
+            "Digest authentication as a whole: secure (auth on with the defaults) or lab-legacy-digest (lab only,"
+                    + " for old SIPp clients: auth on, MD5 only, auth.legacyNoQop and auth.lab.skipUriCheck on, logged"
+                    + " as warnings). A preset sets auth, auth.methods, auth.algorithms, auth.legacyNoQop,"
+                    + " auth.onFailure, auth.matchIdentity and auth.lab.skipUriCheck; those keys given too change it.",
             c -> optional(c.auth().presetName().orElse(null)),
             (b, k, v) -> b.auth().preset(parsed(k, one(k, v), AuthConfig.PRESETS::parse))),
     AUTH("auth", Kind.FLAG, "BOOL", "Digest authentication (RFC 3261 22): challenge the methods of auth.methods.",
             c -> shown(c.auth().enabled()), (b, k, v) -> b.auth().enabled(bool(k, one(k, v)))),
     AUTH_METHODS("auth.methods", Kind.REPEATABLE, "METHOD",
             "Methods challenged when auth is on (* = all): REGISTER gets 401, others 407; ACK and CANCEL never are."
-                    + " Narrowing it lets the rest reach local users unauthenticated (logged as a warning).",
+                    + " Narrowing it lets the rest reach local users unauthenticated (logged as a warning); requests"
+                    + " leaving our domains are challenged anyway.",
             c -> c.auth().methods(), (b, k, v) -> b.auth().methods(items(k, v, ConfigValues::challengedMethod))),
-    REALM("realm", Kind.SINGLE, "NAME", "Digest realm; unset means the host of the first listener.",
+    REALM("realm", Kind.SINGLE, "NAME",
+            "Digest realm; unset means the advertised host of the first listener, else its host (the users command"
+                    + " has the same default).",
             c -> List.of(c.effectiveRealm()), (b, k, v) -> b.auth().realm(nonBlank(k, one(k, v), "a realm"))),
     AUTH_ALGORITHMS("auth.algorithms", Kind.REPEATABLE, "sha-256|md5",
             "Digest algorithms offered, one challenge each, most preferred first (RFC 8760).",
@@ -242,7 +272,8 @@ public enum Setting {
             "Challenge requests inside a dialog too, even those carrying this proxy's signed Record-Route.",
             c -> shown(c.auth().inDialog()), (b, k, v) -> b.auth().inDialog(bool(k, one(k, v)))),
     AUTH_TRUSTED_PEERS("auth.trustedPeers", Kind.REPEATABLE, "ADDRESS[/PREFIX]",
-            "Addresses (IP or CIDR) whose requests are never challenged, e.g. the proxies next in a chain.",
+            "Addresses (IP or CIDR: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) whose requests are never challenged,"
+                    + " e.g. the proxies next in a chain.",
             c -> strings(c.auth().trustedPeers()), (b, k, v) -> b.auth().trustedPeers(items(k, v, AddressBlock::parse))),
     AUTH_LAB_SKIP_URI_CHECK("auth.lab.skipUriCheck", Kind.SINGLE, "BOOL",
             "Lab only: accept a digest uri other than the Request-URI, so credentials captured for one target"
@@ -264,22 +295,29 @@ public enum Setting {
             "Most nonces whose counts are remembered to reject replays.",
             c -> shown(c.auth().replayNonces()), (b, k, v) -> b.auth().replayNonces(integer(k, one(k, v), 1, 100_000_000))),
     TLS_PRESET("tls.preset", Kind.SINGLE, "modern|compatible|lab-insecure",
-            "Suites and versions as a whole: modern (forward secrecy only), compatible (every AES suite; the default)"
-                    + " or lab-insecure (lab only: 3DES and RC4 too, logged as a warning); tls.* keys given too change it.",
+            "Suites and versions as a whole: modern (TLS 1.3 and ECDHE-RSA AES-GCM suites only: forward secrecy),"
+                    + " compatible (every AES suite, down to RFC 3261's TLS_RSA_WITH_AES_128_CBC_SHA; the default) or"
+                    + " lab-insecure (lab only: 3DES and RC4 too, logged as a warning at start and on the listener)."
+                    + " A preset sets tls.ciphers, tls.versions and tls.allowInsecure; those keys given too change it.",
             c -> optional(c.tls().presetName().orElse(null)),
             (b, k, v) -> b.tls().preset(parsed(k, one(k, v), TlsConfig.PRESETS::parse))),
     TLS_CERT("tls.cert", Kind.SINGLE, "FILE",
-            "PEM certificate (chain), or a PKCS#12 file (.p12, .pfx) with its key, of the tls listener and outgoing TLS.",
+            "PEM certificate (chain), or a PKCS#12 file (.p12, .pfx) with its key, of the tls listener, also"
+                    + " presented on outgoing TLS when a peer asks.",
             c -> optional(c.tls().cert()), (b, k, v) -> b.tls().cert(path(k, one(k, v)))),
     TLS_KEY("tls.key", Kind.SINGLE, "FILE", "PEM private key of a PEM tls.cert (none with a .p12 file).",
             c -> optional(c.tls().key()), (b, k, v) -> b.tls().key(path(k, one(k, v)))),
     TLS_TRUST("tls.trust", Kind.SINGLE, "FILE",
-            "PEM CA certificates peers must chain to; unset means the JDK's trust store for outgoing TLS.",
+            "PEM CA certificates peers must chain to (client certificates, and servers dialled); unset means the"
+                    + " JDK's trust store for outgoing TLS.",
             c -> optional(c.tls().trust()), (b, k, v) -> b.tls().trust(path(k, one(k, v)))),
     TLS_CIPHERS("tls.ciphers", Kind.REPEATABLE, "NAME",
-            "Cipher-suite providers (aes, 3des, rc4, ...) or suite names, most preferred first.",
+            "Cipher-suite providers (aes, 3des, camellia, seed, rc4) or suite names, most preferred first (the"
+                    + " server's order wins).",
             c -> c.tls().ciphers(), (b, k, v) -> b.tls().ciphers(List.copyOf(v))),
-    TLS_CLIENT_AUTH("tls.clientAuth", Kind.SINGLE, "none|want|need", "Client certificates on the tls listener.",
+    TLS_CLIENT_AUTH("tls.clientAuth", Kind.SINGLE, "none|want|need",
+            "Client certificates on the tls listener: not asked for, asked for, or required; want and need"
+                    + " require tls.trust.",
             c -> List.of(c.tls().clientAuth().configName()),
             (b, k, v) -> b.tls().clientAuth(parsed(k, one(k, v), TlsConfig.ClientAuth::parse))),
     TLS_ALLOW_INSECURE("tls.allowInsecure", Kind.FLAG, "BOOL",
@@ -294,7 +332,8 @@ public enum Setting {
             c -> List.of(c.tls().engineName()), (b, k, v) -> b.tls().engine(tlsEngine(k, one(k, v)))),
     TLS_CRYPTO("tls.crypto", Kind.REPEATABLE, "ENGINE|PROVIDER:ENGINE",
             "On the bc engine, where bulk ciphers run: jca (the JVM's providers; AES-NI) or bc (Bouncy Castle's"
-                    + " lightweight engines), for every provider that has it or for one (e.g. aes:bc).",
+                    + " lightweight engines), for every provider that has it or for one (e.g. aes:bc); a provider with"
+                    + " one engine uses it.",
             c -> c.tls().crypto(), (b, k, v) -> b.tls().crypto(List.copyOf(v))),
     TLS_SESSION_REUSE("tls.sessionReuse", Kind.SINGLE, "on|off",
             "Whether TLS sessions are resumed: the listener's session cache and the sessions offered to peers dialled.",
@@ -306,11 +345,13 @@ public enum Setting {
             "How long a TLS session may be resumed after its full handshake.",
             c -> shown(c.tls().sessionLifetime()), (b, k, v) -> b.tls().sessionLifetime(duration(k, one(k, v), false))),
     TLS_HANDSHAKE_THREADS("tls.handshakeThreads", Kind.SINGLE, "N",
-            "bc engine: threads that process TLS handshake records (the RSA work); 0 keeps them on the event loops.",
+            "bc engine: threads sipcrypt-tls-N that process TLS handshake records (the RSA work); 0 keeps them on"
+                    + " the event loops.",
             c -> shown(c.tls().handshakeThreads()), (b, k, v) -> b.tls().handshakeThreads(integer(k, one(k, v), 0, 256))),
     TLS_HANDSHAKE_QUEUE("tls.handshakeQueue", Kind.SINGLE, "N",
-            "bc engine with tls.handshakeThreads: most handshake records waiting for a thread; a connection whose"
-                    + " record finds the queue full fails its handshake and is closed.",
+            "bc engine with tls.handshakeThreads: most handshake records waiting for a thread (one per connection"
+                    + " in its handshake); a connection whose record finds the queue full fails its handshake and is"
+                    + " closed, counted as tls.handshakes.failed{reason=overload}.",
             c -> shown(c.tls().handshakeQueue()), (b, k, v) -> b.tls().handshakeQueue(integer(k, one(k, v), 1, 1_000_000))),
     TLS_VERIFY_PEERS("tls.verifyPeers", Kind.SINGLE, "on|off",
             "Lab only when off: accept any certificate from peers (servers dialled, clients), logged as a warning.",
@@ -321,8 +362,9 @@ public enum Setting {
     TLS_KEY_PASSWORD("tls.keyPassword", Kind.SECRET, "PASSWORD", "Password of a PKCS#12 tls.cert (never logged).",
             c -> List.of(c.tls().keyPassword()), (b, k, v) -> b.tls().keyPassword(one(k, v))),
     TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",
-            "TLS for connections to one peer, overriding tls.*: engine, ciphers, crypto, versions (lists joined"
-                    + " with +), cert, key, trust, reuse, verify; e.g. 10.0.0.2:5061;engine=bc;ciphers=seed.",
+            "TLS for connections the proxy opens to one peer, overriding tls.*: engine, ciphers, crypto, versions"
+                    + " (lists joined with +), cert, key, trust, reuse, verify;"
+                    + " e.g. 10.0.0.2:5061;engine=bc;ciphers=seed.",
             c -> strings(c.tls().peers()), (b, k, v) -> b.tls().peers(items(k, v, TlsPeerConfig::parse)));
 
     private final String key;

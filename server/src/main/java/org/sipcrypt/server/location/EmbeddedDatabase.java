@@ -196,7 +196,7 @@ public final class EmbeddedDatabase {
             Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
             if (perms.stream().anyMatch(p -> !OWNER_DIR.contains(p))) {
                 log.warn("data directory {} is {}: other local users can reach the subscriber database"
-                                + " (chmod 700 {} to close it; see README, \"Secrets at rest\")",
+                                + " (chmod 700 {} to close it; see docs/operations.md, \"Secrets at rest\")",
                         dir.toAbsolutePath(), PosixFilePermissions.toString(perms), dir.toAbsolutePath());
             }
         }

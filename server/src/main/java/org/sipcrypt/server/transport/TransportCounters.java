@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code sip.requests.rejected{reason}}, {@code sip.datagrams.dropped{reason}},
  * {@code sip.messages.dropped{reason}}, {@code transport.connections.closed{reason}},
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
- * {@code transport.keepalives{kind}}, {@code sip.retransmissions.absorbed}, {@code sip.acks.absorbed},
+ * {@code transport.keepalives.answered{transport,kind}}, {@code transport.keepalives.dropped{transport,reason}},
+ * {@code sip.retransmissions.absorbed}, {@code sip.acks.absorbed},
  * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}}.
  * Threading: thread-safe; never blocks.
  */
@@ -109,9 +110,23 @@ public final class TransportCounters {
         count("tls.handshakes.failed", "reason", reason);
     }
 
-    /** A keep-alive seen or answered: {@code ping} answered, {@code pong} received. */
-    public void keepAlive(String kind) {
-        count("transport.keepalives", "kind", kind);
+    /**
+     * A keep-alive answered (RFC 5626 §3.5.1): {@code transport.keepalives.answered{transport,kind}},
+     * {@code kind=stun} a STUN Binding request on a UDP port, {@code kind=crlf} a CRLFCRLF ping on a
+     * TCP or TLS connection, answered with a CRLF pong.
+     */
+    public void keepAliveAnswered(Transport transport, String kind) {
+        counters.increment("transport.keepalives.answered", "transport", transport.configName(), "kind", kind);
+    }
+
+    /**
+     * A keep-alive, or what came as one, left unanswered: {@code transport.keepalives.dropped{transport,reason}}.
+     * Reasons {@code crlf} (a datagram of only CR, LF, SP, HT or NUL: nothing to answer over UDP) and
+     * {@code pong} (a single CRLF on a connection) are the normal case; {@code stun_*} reasons are bad
+     * or unsupported STUN ({@link StunBindingResponder.Outcome#tag()}).
+     */
+    public void keepAliveDropped(Transport transport, String reason) {
+        counters.increment("transport.keepalives.dropped", "transport", transport.configName(), "reason", reason);
     }
 
     /** The gauge of open connections, also used to enforce the connection cap. */
@@ -131,6 +146,12 @@ public final class TransportCounters {
      */
     public double value(String name, String tagKey, String tagValue) {
         return registry.find(name).tag(tagKey, tagValue).counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    /** Current value of the counter with both tags, summed over any others; 0 when it was never incremented. */
+    public double value(String name, String key1, String value1, String key2, String value2) {
+        return registry.find(name).tag(key1, value1).tag(key2, value2).counters().stream()
+                .mapToDouble(Counter::count).sum();
     }
 
     private void count(String name, String tagKey, String tagValue) {

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * in all, and inbound per source address (checked on accept, before any TLS work). A
  * {@link StreamLimitsHandler} in front of the framer enforces the message deadlines. An address a
  * connect to it failed is not dialled again for {@code tcp.connectFailureHold} ({@link UnreachablePeers}).
- * Threading: thread-safe; connection set-up waits only on SIP worker threads, never on an event loop.
+ * Threading: thread-safe; nothing waits for a connection's set-up (what is sent waits on the connection).
  */
 final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 

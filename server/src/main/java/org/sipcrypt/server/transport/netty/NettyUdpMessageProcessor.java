@@ -6,6 +6,7 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
@@ -15,6 +16,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.sipcrypt.server.transport.RateLimitedLog;
+import org.sipcrypt.server.transport.StunBindingResponder;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -116,12 +118,15 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
     }
 
     /**
-     * Turns datagrams into messages for the lanes: drops CRLF-only keep-alives, oversize
-     * datagrams, and (until the processor adopts the socket) everything.
+     * Turns datagrams into messages for the lanes: drops CRLF-only keep-alives, answers STUN
+     * Binding requests itself ({@link StunBindingResponder}; RFC 5626 §4.4.2: the SIP port also
+     * speaks STUN) without reaching the SIP stack, drops oversize datagrams, and (until the
+     * processor adopts the socket) everything.
      * Threading: one per datagram channel, event loop only.
      */
     private static final class DatagramHandler extends SimpleChannelInboundHandler<DatagramPacket> {
         volatile NettyUdpMessageProcessor processor;
+        private final StunBindingResponder stun = new StunBindingResponder();
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
@@ -132,7 +137,12 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
             ByteBuf content = packet.content();
             int n = content.readableBytes();
             if (n == 0 || isOnlyWhitespace(content)) {
-                p.transport().counters().keepAlive("udp");
+                // RFC 5626 §3.5.1 has CRLF keep-alives on connections only: over UDP there is nothing to answer
+                p.transport().counters().keepAliveDropped(Transport.UDP, "crlf");
+                return;
+            }
+            if (StunBindingResponder.startsLikeStun(content.getByte(content.readerIndex()))) {
+                answerStun(ctx, p, content, packet.sender());
                 return;
             }
             if (n > p.transport().settings().maxMessageBytes()) {
@@ -143,6 +153,34 @@ final class NettyUdpMessageProcessor extends NettyMessageProcessor {
             content.getBytes(content.readerIndex(), bytes);
             InetSocketAddress sender = packet.sender();
             p.dispatch(new NettyUdpMessageChannel(p, sender), bytes);
+        }
+
+        /** Answers a STUN Binding request from the socket it came to, or drops and counts the datagram. */
+        private void answerStun(ChannelHandlerContext ctx, NettyUdpMessageProcessor p, ByteBuf content,
+                                InetSocketAddress sender) {
+            var counters = p.transport().counters();
+            // a view of the datagram's bytes, not a copy (a received datagram is one buffer)
+            StunBindingResponder.Outcome outcome = stun.respond(content.nioBuffer(), sender);
+            if (outcome != StunBindingResponder.Outcome.ANSWERED) {
+                counters.keepAliveDropped(Transport.UDP, outcome.tag());
+                // arguments are formatted only when logged: nothing is built per dropped datagram
+                rateLimited.warn(outcome.tag(), "{}: STUN from {} dropped: {}", p, sender, outcome.tag());
+                return;
+            }
+            if (!ctx.channel().isWritable()) {
+                // the socket's queue is past its high-water mark: no answer may add to it
+                counters.keepAliveDropped(Transport.UDP, "stun_backlog");
+                rateLimited.warn("stun_backlog", "{}: STUN answer to {} dropped: send queue full", p, sender);
+                return;
+            }
+            counters.keepAliveAnswered(Transport.UDP, "stun");
+            ByteBuf answer = ctx.alloc().ioBuffer(stun.answerLength()).writeBytes(stun.answer(), 0, stun.answerLength());
+            ctx.writeAndFlush(new DatagramPacket(answer, sender)).addListener((ChannelFutureListener) f -> {
+                if (!f.isSuccess()) {
+                    counters.datagramDropped("send_failed");
+                    rateLimited.warn("udp_send", "{} -> {}: send failed: {}", p, sender, f.cause().toString());
+                }
+            });
         }
 
         private static boolean isOnlyWhitespace(ByteBuf b) {

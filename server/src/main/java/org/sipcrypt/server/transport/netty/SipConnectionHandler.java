@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * The last stage of a TCP connection's pipeline: registers the connection (an outgoing TLS one
  * becomes usable once its handshake succeeded, and fails its senders when it did not), enforces the
  * connection cap, hands framed messages to the SIP lanes, answers CRLF keep-alive pings with a
- * pong (RFC 5626 §3.5.1), and closes the connection on framing errors, idleness or I/O errors,
- * counting each close under its reason. Nothing thrown here reaches the event loop.
+ * pong (RFC 5626 §4.4.1; not while the send queue is past its high-water mark), and closes the
+ * connection on framing errors, idleness or I/O errors, counting each close under its reason.
+ * Nothing thrown here reaches the event loop.
  * <p>
  * A framing error right after a complete request (more bytes in the same read that do not frame)
  * does not cost that request its answer: reading stops, and the connection closes once a final
@@ -118,11 +119,15 @@ final class SipConnectionHandler extends ChannelDuplexHandler {
             }
             processor.dispatch(sipChannel, m.bytes());
         } else if (frame instanceof SipFrame.KeepAlive k) {
-            if (k.ping()) {
-                processor.transport().counters().keepAlive("ping");
+            // RFC 5626 §4.4.1: a double CRLF is a ping, answered with a single CRLF; a single CRLF is a pong
+            if (k.ping() && !ctx.channel().isWritable()) {
+                // a peer that pings without reading: its pongs must not pile up in the send queue
+                processor.transport().counters().keepAliveDropped(processor.kind(), "backlog");
+            } else if (k.ping()) {
+                processor.transport().counters().keepAliveAnswered(processor.kind(), "crlf");
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(PONG));
             } else {
-                processor.transport().counters().keepAlive("pong");
+                processor.transport().counters().keepAliveDropped(processor.kind(), "pong");
             }
         } else if (frame instanceof SipFrame.Error e) {
             closeReason(e.reason().tag());

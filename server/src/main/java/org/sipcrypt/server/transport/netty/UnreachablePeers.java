@@ -59,9 +59,9 @@ final class UnreachablePeers {
     }
 
     /**
-     * Holds {@code address} after a connect to it failed with {@code cause}, when the failure is the
-     * peer's (refused, timed out, no route; not a local shortage such as a port or the connection
-     * cap). Returns whether it is now held.
+     * Holds {@code address} after a connect to it failed with {@code cause}, when the peer answered it
+     * (refused, no route; not a timed-out connect, whose SYN a busy listen queue may have dropped, nor a
+     * local shortage such as a port or the connection cap). Returns whether it is now held.
      */
     boolean failed(InetSocketAddress address, Throwable cause) {
         if (holdNanos == 0 || !peersFault(cause)) {
