@@ -2,10 +2,15 @@ package org.sipcrypt.server;
 
 import gov.nist.javax.sip.SipStackImpl;
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +19,12 @@ import javax.sip.ListeningPoint;
 import javax.sip.SipProvider;
 import org.sipcrypt.server.config.ListenerConfig;
 import org.sipcrypt.server.config.ServerConfig;
+import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.proxy.RouteTable;
+import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.netty.NettyMessageProcessorFactory;
 import org.sipcrypt.server.transport.netty.NettyTransport;
@@ -25,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server's listeners, in the two steps of start: bound on the transport, then opened as
- * JAIN-SIP listening points under one provider; and the local domains their addresses make.
+ * JAIN-SIP listening points under as many providers as the most listeners of one transport; and the
+ * local domains their addresses make.
  * Threading: immutable (static methods only); called from the starting thread.
  */
 final class Listeners {
@@ -37,71 +46,99 @@ final class Listeners {
 
     /**
      * Binds each listener on sipcrypt's transport, warning of a tls listener offering insecure suites;
-     * with JAIN-SIP's transports, only picks the ports (the stack binds them).
+     * with JAIN-SIP's transports, only picks the ports (the stack binds them). Returns them in
+     * configuration order, each with its actual port and the address it advertises.
      */
-    static Map<Transport, InetSocketAddress> bind(ServerConfig config, RouteTable routes,
-                                                NettyTransport transport) throws IOException {
-        Map<Transport, InetSocketAddress> addresses = new EnumMap<>(Transport.class);
+    static List<Listener> bind(ServerConfig config, RouteTable routes, NettyTransport transport) throws IOException {
+        List<Listener> bound = new ArrayList<>();
         if (transport == null && (config.tcpConnection() == ConnectionPattern.PER_CALL
                 || routes.all().stream().anyMatch(h -> h.connection() == ConnectionPattern.PER_CALL))) {
             throw new IllegalArgumentException("per-call connections need transport.impl=netty");
         }
         for (ListenerConfig l : config.listeners()) {
             InetAddress host = InetAddress.getByName(l.host());
+            InetSocketAddress actual = transport == null
+                    ? new InetSocketAddress(host, l.port() != 0 ? l.port() : freePort(l))
+                    : transport.bind(l.transport(), new InetSocketAddress(host, l.port()));
+            String sentByHost = l.advertisedHost() != null ? l.advertisedHost() : AddressText.of(actual.getAddress());
+            Listener listener = new Listener(l.transport(), actual, sentByHost, l.sentByPort(actual.getPort()));
+            bound.add(listener);
             if (transport == null) {
-                addresses.put(l.transport(), new InetSocketAddress(host, l.port() != 0 ? l.port() : freePort(l)));
                 continue;
             }
-            addresses.put(l.transport(), transport.bind(l.transport(), new InetSocketAddress(host, l.port())));
             List<String> insecure = transport.settings().tls().insecureProviders();
             if (l.transport() == Transport.TLS && !insecure.isEmpty()) {
-                log.warn("tls listener {} offers insecure suites {} (tls.allowInsecure, lab only)",
-                        addresses.get(Transport.TLS), insecure);
+                log.warn("tls listener {} offers insecure suites {} (tls.allowInsecure, lab only)", listener, insecure);
             }
         }
         if (transport == null) {
-            log.info("transport: JAIN-SIP built-in NIO (for comparison); listening on {}", addresses);
+            log.info("transport: JAIN-SIP built-in NIO (for comparison); listening on {}", bound);
         }
-        return addresses;
+        return bound;
     }
 
-    /** A listening point per address, filling {@code lps}; returns the one provider holding them all. */
-    static SipProvider listen(SipStackImpl stack, NettyTransport transport,
-                                      Map<Transport, InetSocketAddress> addresses, Map<Transport, ListeningPoint> lps)
+    /**
+     * A listening point per listener. JAIN-SIP gives a provider one listening point per transport,
+     * so the k-th listener of each transport goes under the k-th provider, the first provider holding
+     * the first of each.
+     */
+    static ListeningPoints listen(SipStackImpl stack, NettyTransport transport, List<Listener> listeners)
             throws Exception {
         if (transport != null) {
             ((NettyMessageProcessorFactory) stack.getMessageProcessorFactory()).attach(transport);
         }
-        SipProvider provider = null;
-        for (Map.Entry<Transport, InetSocketAddress> e : addresses.entrySet()) {
-            ListeningPoint lp = stack.createListeningPoint(e.getValue().getAddress().getHostAddress(),
-                    e.getValue().getPort(), e.getKey().sipName());
-            lps.put(e.getKey(), lp);
-            if (provider == null) {
-                provider = stack.createSipProvider(lp);
+        List<SipProvider> providers = new ArrayList<>();
+        Map<Transport, Integer> seen = new EnumMap<>(Transport.class);
+        List<ListeningPoints.Entry> entries = new ArrayList<>();
+        for (Listener l : listeners) {
+            ListeningPoint lp = stack.createListeningPoint(l.bound().getAddress().getHostAddress(), l.bound().getPort(),
+                    l.transport().sipName());
+            int k = seen.merge(l.transport(), 1, Integer::sum) - 1;
+            if (k == providers.size()) {
+                providers.add(stack.createSipProvider(lp));
             } else {
-                provider.addListeningPoint(lp);
+                providers.get(k).addListeningPoint(lp);
             }
+            entries.add(new ListeningPoints.Entry(l, lp, providers.get(k)));
         }
-        return provider;
+        return new ListeningPoints(entries);
     }
 
-    /** The domains served: configured ones, the listeners' hosts and ports, and localhost on loopback. */
-    static LocalDomains localDomains(ServerConfig config, Map<Transport, InetSocketAddress> addresses)
-            throws IOException {
-        Set<String> hosts = new HashSet<>();
-        Set<Integer> ports = new HashSet<>();
-        for (InetSocketAddress a : addresses.values()) {
-            hosts.add(a.getAddress().getHostAddress());
-            ports.add(a.getPort());
-        }
-        for (ListenerConfig l : config.listeners()) {
-            hosts.add(l.host());
-            if (InetAddress.getByName(l.host()).isLoopbackAddress()) {
-                hosts.add("localhost");
+    /**
+     * The domains served: configured ones; each listener's advertised host with its advertised port;
+     * its bound address with its port, or for a wildcard listener every address of the machine's
+     * interfaces of its family (read once here, without DNS); and localhost where loopback is among them.
+     */
+    static LocalDomains localDomains(ServerConfig config, List<Listener> listeners) throws IOException {
+        Map<String, Set<Integer>> hosts = new HashMap<>();
+        List<InetAddress> interfaces = null;
+        for (Listener l : listeners) {
+            hosts.computeIfAbsent(l.sentByHost(), h -> new HashSet<>()).add(l.sentByPort());
+            List<InetAddress> addresses = List.of(l.bound().getAddress());
+            if (l.wildcard()) {
+                if (interfaces == null) {
+                    interfaces = interfaceAddresses();
+                }
+                // an IPv6 wildcard socket takes IPv4 peers too (dual stack)
+                addresses = interfaces.stream().filter(a -> l.ipv6() || a instanceof Inet4Address).toList();
+            }
+            for (InetAddress a : addresses) {
+                hosts.computeIfAbsent(AddressText.of(a), h -> new HashSet<>()).add(l.bound().getPort());
+                if (a.isLoopbackAddress()) {
+                    hosts.computeIfAbsent("localhost", h -> new HashSet<>()).add(l.bound().getPort());
+                }
             }
         }
-        return new LocalDomains(config.domains(), hosts, ports);
+        return new LocalDomains(config.domains(), hosts);
+    }
+
+    /** The addresses of the machine's interfaces, as the kernel lists them (no name lookup). */
+    private static List<InetAddress> interfaceAddresses() throws IOException {
+        List<InetAddress> out = new ArrayList<>();
+        for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            out.addAll(Collections.list(ni.getInetAddresses()));
+        }
+        return out;
     }
 
     private static int freePort(ListenerConfig l) throws IOException {

@@ -22,9 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
-import javax.sip.ListeningPoint;
 import javax.sip.SipFactory;
-import javax.sip.SipProvider;
 import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.ConfigLoader;
@@ -42,6 +40,7 @@ import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.SubscriberStore;
 import org.sipcrypt.server.sip.EarlyChallenge;
+import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.SipCounters;
@@ -62,6 +61,7 @@ import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
+import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
@@ -99,7 +99,7 @@ public final class SipcryptServer implements AutoCloseable {
     private final NettyTransport transport;
     private final SipcryptSipStack stack;
     private final SipContext context;
-    private final Map<Transport, InetSocketAddress> addresses;
+    private final List<Listener> listeners;
     private final ScheduledExecutorService housekeeping;
     private final CredentialBatcher credentials;
     private ShutdownDrain drain;
@@ -111,7 +111,7 @@ public final class SipcryptServer implements AutoCloseable {
 
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
                            Database database, LocationService location, SipWorkers workers, NettyTransport transport,
-                           SipcryptSipStack stack, SipContext context, Map<Transport, InetSocketAddress> addresses,
+                           SipcryptSipStack stack, SipContext context, List<Listener> listeners,
                            ScheduledExecutorService housekeeping, CredentialBatcher credentials) {
         this.config = config;
         this.registry = registry;
@@ -122,7 +122,7 @@ public final class SipcryptServer implements AutoCloseable {
         this.transport = transport;
         this.stack = stack;
         this.context = context;
-        this.addresses = addresses;
+        this.listeners = listeners;
         this.housekeeping = housekeeping;
         this.credentials = credentials;
     }
@@ -167,14 +167,13 @@ public final class SipcryptServer implements AutoCloseable {
                     : opened(opened, new NettyTransport(transportSettings(config, routes), transportCounters, workers,
                             new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
                                     COMPLETED_TRANSACTIONS, config.overload().maxKeptBytes(), Ticker.systemTicker())));
-            Map<Transport, InetSocketAddress> addresses = Listeners.bind(config, routes, transport);
+            List<Listener> listeners = Listeners.bind(config, routes, transport);
             SipcryptSipStack stack = SipStackBuilder.build(config);
             opened.add(stack::stop);
-            Map<Transport, ListeningPoint> lps = new EnumMap<>(Transport.class);
-            SipProvider provider = Listeners.listen(stack, transport, addresses, lps);
-            LocalDomains local = Listeners.localDomains(config, addresses);
+            ListeningPoints lps = Listeners.listen(stack, transport, listeners);
+            LocalDomains local = Listeners.localDomains(config, listeners);
             SipFactory factory = SipFactory.getInstance();
-            SipContext context = new SipContext(provider, factory.createMessageFactory(), factory.createHeaderFactory(),
+            SipContext context = new SipContext(factory.createMessageFactory(), factory.createHeaderFactory(),
                     factory.createAddressFactory(), lps, local, workers,
                     transport != null ? transport : CallConnections.NONE, sipCounters, clock,
                     transport != null ? transport.completedTransactions() : null);
@@ -187,10 +186,16 @@ public final class SipcryptServer implements AutoCloseable {
             }
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
                     config.timerC(), auth.routeSigner(), dialogs);
-            provider.addSipListener(new SipDispatcher(context, config.mode(),
+            SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts()),
-                    proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy()));
+                    proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy());
+            // one SipListener for the stack, on every provider (one per k-th listener of each transport)
+            for (ListeningPoints.Entry e : lps.all()) {
+                if (e.provider().getListeningPoints()[0] == e.point()) {
+                    e.provider().addSipListener(dispatcher);
+                }
+            }
             if (transport != null && auth.authenticator() != null) {
                 // the first INVITE of each call is challenged from its bytes, without the stack
                 transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
@@ -210,7 +215,7 @@ public final class SipcryptServer implements AutoCloseable {
             }
 
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
-                    transport, stack, context, addresses, housekeeping, auth.credentials());
+                    transport, stack, context, listeners, housekeeping, auth.credentials());
             server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport,
                     dialogs, registry, housekeeping), dialogs, transport);
             server.metrics = metrics;
@@ -218,7 +223,7 @@ public final class SipcryptServer implements AutoCloseable {
                     context::draining, database.dataSource(), config.http().healthTimeout()));
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
                     SipcryptServer::liveServerTransactions, workers, transport,
-                    addresses.keySet(), location);
+                    transports(listeners), location);
             if (config.http().enabled()) {
                 server.http = opened(opened, NettyHttpListener.start(config.http(),
                         new HttpEndpoints(metrics, server.health)));
@@ -373,9 +378,25 @@ public final class SipcryptServer implements AutoCloseable {
         return config;
     }
 
-    /** The address a transport listens on (with the actual port when 0 was configured), or null. */
+    /** The address the first listener of a transport is bound to (with the actual port when 0 was configured), or null. */
     public InetSocketAddress address(Transport t) {
-        return addresses.get(t);
+        for (Listener l : listeners) {
+            if (l.transport() == t) {
+                return l.bound();
+            }
+        }
+        return null;
+    }
+
+    /** The listeners, in configuration order, with their bound and advertised addresses. */
+    public List<Listener> listeners() {
+        return listeners;
+    }
+
+    private static Set<Transport> transports(List<Listener> listeners) {
+        Set<Transport> out = java.util.EnumSet.noneOf(Transport.class);
+        listeners.forEach(l -> out.add(l.transport()));
+        return out;
     }
 
     /** The metrics registry of this server. */
@@ -398,11 +419,18 @@ public final class SipcryptServer implements AutoCloseable {
         return http != null ? http.address() : null;
     }
 
-    /** The listeners by transport name ({@code udp}, {@code tls}) with their addresses. */
+    /**
+     * The listeners by transport name with their bound addresses: the first of a transport as
+     * {@code udp}, {@code tls}, further ones as {@code udp.2}, {@code udp.3}.
+     */
     public Map<String, String> listenerNames() {
         Map<String, String> out = new TreeMap<>();
-        addresses.forEach((t, a) -> out.put(t.configName(),
-                org.sipcrypt.server.config.HostPort.format(a.getAddress().getHostAddress(), a.getPort())));
+        Map<Transport, Integer> seen = new EnumMap<>(Transport.class);
+        for (Listener l : listeners) {
+            int n = seen.merge(l.transport(), 1, Integer::sum);
+            out.put(l.transport().configName() + (n == 1 ? "" : "." + n),
+                    org.sipcrypt.server.config.HostPort.format(l.bound().getAddress().getHostAddress(), l.bound().getPort()));
+        }
         return out;
     }
 
@@ -414,9 +442,8 @@ public final class SipcryptServer implements AutoCloseable {
         if (config.transportImpl() != TransportImpl.NETTY) {
             return !context.draining();
         }
-        for (Transport t : addresses.keySet()) {
-            ListeningPoint lp = context.listeningPoint(t);
-            if (!(lp instanceof gov.nist.javax.sip.ListeningPointImpl impl)
+        for (ListeningPoints.Entry e : context.listeningPoints().all()) {
+            if (!(e.point() instanceof gov.nist.javax.sip.ListeningPointImpl impl)
                     || !NettyTransport.listening(impl.getMessageProcessor())) {
                 return false;
             }
@@ -466,8 +493,7 @@ public final class SipcryptServer implements AutoCloseable {
 
     private String describeAddresses() {
         StringBuilder sb = new StringBuilder();
-        addresses.forEach((t, a) -> sb.append(sb.length() == 0 ? "" : ", ").append(t.configName()).append(':')
-                .append(a.getAddress().getHostAddress()).append(':').append(a.getPort()));
+        listeners.forEach(l -> sb.append(sb.length() == 0 ? "" : ", ").append(l));
         return sb.toString();
     }
 

@@ -14,7 +14,8 @@ import org.sipcrypt.server.transport.Transport;
  * records together: {@link Builder#build()} runs them once.
  * Threading: immutable.
  *
- * @param listeners          listening sockets, at most one per transport
+ * @param listeners          listening sockets; the first of each transport (and address family) sends
+ *                           requests over it
  * @param dataDir            directory of the embedded H2 database and other state
  * @param dbUrl              JDBC URL; {@code null} means the embedded H2 file under {@code dataDir}
  * @param dbUser             database user
@@ -137,12 +138,6 @@ public record ServerConfig(
         Objects.requireNonNull(tls, "tls");
         if (listeners.isEmpty()) {
             throw new IllegalArgumentException("listen: at least one listener is needed");
-        }
-        for (Transport t : Transport.values()) {
-            if (listeners.stream().filter(l -> l.transport() == t).count() > 1) {
-                throw new IllegalArgumentException(
-                        "listen: more than one " + t.configName() + " listener (one per transport is supported)");
-            }
         }
     }
 
@@ -304,9 +299,9 @@ public record ServerConfig(
         }
     }
 
-    /** The digest realm: {@code realm} when set, otherwise the host of the first listener. */
+    /** The digest realm: {@code realm} when set, otherwise the advertised host of the first listener (else its host). */
     public String effectiveRealm() {
-        return auth.realm() != null ? auth.realm() : listeners.get(0).host();
+        return auth.realm() != null ? auth.realm() : listeners.get(0).sentByHost();
     }
 
     /**

@@ -23,11 +23,49 @@ final class ServerConfigChecks {
     }
 
     static void check(ServerConfig c) {
+        listenerSockets(c.listeners());
         expiresOrder(c);
         perCallNeedsNetty(c);
         routesHaveListeners(c);
         tls(c);
         partialBytes(c);
+    }
+
+    /**
+     * Two listeners cannot bind one socket: the same transport kind (UDP, or a stream: TCP and TLS
+     * share the port space), the same port (other than 0, an ephemeral one each), and the same address,
+     * or one of them a wildcard covering the other's address family ({@code ::} covers IPv4 too).
+     */
+    static void listenerSockets(List<ListenerConfig> listeners) {
+        for (int i = 0; i < listeners.size(); i++) {
+            ListenerConfig a = listeners.get(i);
+            for (int j = 0; j < i; j++) {
+                ListenerConfig b = listeners.get(j);
+                if (a.port() == 0 || a.port() != b.port() || a.transport().reliable() != b.transport().reliable()) {
+                    continue;
+                }
+                String ha = bare(a.host());
+                String hb = bare(b.host());
+                boolean same = ha.equalsIgnoreCase(hb) || a.wildcard() && b.wildcard() && family(ha) == family(hb);
+                boolean covered = b.wildcard() && (family(hb) == 6 || family(ha) == 4)
+                        || a.wildcard() && (family(ha) == 6 || family(hb) == 4);
+                if (same || covered) {
+                    throw new IllegalArgumentException("listen[" + i + "]: " + a + " binds the same "
+                            + (a.transport().reliable() ? "TCP" : "UDP") + " address:port as listen[" + j + "] " + b
+                            + (same ? "" : " (a wildcard address binds every address of its family on its port)")
+                            + " (expected each listener on an address:port of its own)");
+                }
+            }
+        }
+    }
+
+    private static String bare(String host) {
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    /** 6 for an IPv6 literal, else 4 (names are bound as the resolver answers; taken as IPv4 here). */
+    private static int family(String host) {
+        return host.indexOf(':') >= 0 ? 6 : 4;
     }
 
     private static void expiresOrder(ServerConfig c) {

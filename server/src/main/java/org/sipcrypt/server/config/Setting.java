@@ -29,8 +29,11 @@ import org.sipcrypt.server.transport.ConnectionPattern;
  * Threading: immutable.
  */
 public enum Setting {
-    LISTEN("listen", Kind.REPEATABLE, "TRANSPORT:HOST:PORT",
-            "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; giving any replaces the defaults.",
+    LISTEN("listen", Kind.REPEATABLE, "TRANSPORT:HOST:PORT[;advertise=HOST[:PORT]]",
+            "Listening socket, e.g. udp:127.0.0.1:5060 or tcp:[::1]:5060; several per transport, not two on one"
+                    + " socket; port 0 picks a free port. advertise= is the name or address (and port, default the"
+                    + " listening one) peers reach it at, which Via and Record-Route carry, required on 0.0.0.0 and"
+                    + " [::]: tls:0.0.0.0:5061;advertise=sip.example.com. Giving any replaces the defaults.",
             c -> strings(c.listeners()), (b, k, v) -> b.listeners(items(k, v, ListenerConfig::parse))),
     DATA_DIR("dataDir", Kind.SINGLE, "DIR",
             "Directory of the embedded H2 database and its password file db.secret; created 0700 if missing.",
@@ -237,7 +240,8 @@ public enum Setting {
                     + " leaving our domains are challenged anyway.",
             c -> c.auth().methods(), (b, k, v) -> b.auth().methods(items(k, v, ConfigValues::challengedMethod))),
     REALM("realm", Kind.SINGLE, "NAME",
-            "Digest realm; unset means the host of the first listener (the users command has the same default).",
+            "Digest realm; unset means the advertised host of the first listener, else its host (the users command"
+                    + " has the same default).",
             c -> List.of(c.effectiveRealm()), (b, k, v) -> b.auth().realm(nonBlank(k, one(k, v), "a realm"))),
     AUTH_ALGORITHMS("auth.algorithms", Kind.REPEATABLE, "sha-256|md5",
             "Digest algorithms offered, one challenge each, most preferred first (RFC 8760).",

@@ -3,9 +3,12 @@ package org.sipcrypt.server.sip;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Collection;
-import java.util.List;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
@@ -13,25 +16,38 @@ import org.sipcrypt.server.transport.AddressText;
 
 /**
  * Decides whether a URI names this server: a configured domain (any port), or one of the
- * listening addresses with one of the listening ports (5060 when the URI has none). A URI on our
- * IP address but another port is someone else, e.g. a user agent on the same host.
+ * addresses peers reach the listeners at with that listener's port (5060 when the URI has none):
+ * the advertised host and port of each, and the address it is bound to with its port (for a listener
+ * on a wildcard address, each address of the machine's interfaces). A URI on our IP address but
+ * another port is someone else, e.g. a user agent on the same host.
  * Threading: immutable.
  */
 public final class LocalDomains {
 
     private final Set<String> domains;
-    private final Set<String> addresses;
-    private final Set<Integer> ports;
+    private final Map<String, Set<Integer>> addresses;
 
     /**
      * @param domains   configured domain names served (any port)
      * @param addresses listening IP addresses (and their host names)
-     * @param ports     listening ports
+     * @param ports     listening ports, each with each of {@code addresses}
      */
     public LocalDomains(Collection<String> domains, Collection<String> addresses, Collection<Integer> ports) {
+        this(domains, addresses.stream().collect(Collectors.toMap(a -> a, a -> Set.copyOf(ports), (x, y) -> x)));
+    }
+
+    /**
+     * @param domains   configured domain names served (any port)
+     * @param addresses each host (IP address or name) peers reach this server at, with the ports
+     *                  they reach it on at that host
+     */
+    public LocalDomains(Collection<String> domains, Map<String, ? extends Collection<Integer>> addresses) {
         this.domains = lower(domains);
-        this.addresses = lower(addresses);
-        this.ports = Set.copyOf(ports);
+        Map<String, Set<Integer>> byHost = new HashMap<>();
+        addresses.forEach((host, ports) -> byHost.computeIfAbsent(normalize(host), h -> new HashSet<>()).addAll(ports));
+        Map<String, Set<Integer>> frozen = new HashMap<>();
+        byHost.forEach((host, ports) -> frozen.put(host, Set.copyOf(ports)));
+        this.addresses = Map.copyOf(frozen);
     }
 
     private static Set<String> lower(Collection<String> hosts) {
@@ -123,17 +139,18 @@ public final class LocalDomains {
         if (domains.contains(h)) {
             return true;
         }
-        return addresses.contains(h) && ports.contains(port <= 0 ? 5060 : port);
+        Set<Integer> ports = addresses.get(h);
+        return ports != null && ports.contains(port <= 0 ? 5060 : port);
     }
 
     /** Whether the host is one of our domains or addresses, whatever the port (for addresses-of-record). */
     public boolean isLocalDomain(String host) {
         String h = normalize(host);
-        return domains.contains(h) || addresses.contains(h);
+        return domains.contains(h) || addresses.containsKey(h);
     }
 
     @Override
     public String toString() {
-        return "domains=" + domains + " addresses=" + addresses + " ports=" + List.copyOf(ports);
+        return "domains=" + domains + " addresses=" + new TreeMap<>(addresses);
     }
 }

@@ -3,8 +3,6 @@ package org.sipcrypt.server.sip;
 import gov.nist.javax.sip.message.MessageExt;
 import gov.nist.javax.sip.stack.SIPServerTransaction;
 import java.time.Clock;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,6 +21,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
@@ -42,7 +41,7 @@ public final class SipContext {
     private final MessageFactory messages;
     private final HeaderFactory headers;
     private final AddressFactory addresses;
-    private final Map<Transport, ListeningPoint> listeningPoints;
+    private final ListeningPoints listeningPoints;
     private final LocalDomains local;
     private final SipWorkers workers;
     private final CallConnections calls;
@@ -57,14 +56,15 @@ public final class SipContext {
      *                  transactions, so that the stack can end them once answered; null when the
      *                  transport does not (JAIN-SIP's own transports), and the stack keeps them
      */
-    public SipContext(SipProvider provider, MessageFactory messages, HeaderFactory headers, AddressFactory addresses,
-                      Map<Transport, ListeningPoint> listeningPoints, LocalDomains local, SipWorkers workers,
+    public SipContext(MessageFactory messages, HeaderFactory headers, AddressFactory addresses,
+                      ListeningPoints listeningPoints, LocalDomains local, SipWorkers workers,
                       CallConnections calls, SipCounters counters, Clock clock, CompletedTransactions completed) {
-        this.provider = Objects.requireNonNull(provider, "provider");
+
         this.messages = Objects.requireNonNull(messages, "messages");
         this.headers = Objects.requireNonNull(headers, "headers");
         this.addresses = Objects.requireNonNull(addresses, "addresses");
-        this.listeningPoints = new EnumMap<>(listeningPoints);
+        this.listeningPoints = Objects.requireNonNull(listeningPoints, "listeningPoints");
+        this.provider = listeningPoints.defaultProvider();
         this.local = Objects.requireNonNull(local, "local");
         this.workers = Objects.requireNonNull(workers, "workers");
         this.calls = Objects.requireNonNull(calls, "calls");
@@ -73,6 +73,7 @@ public final class SipContext {
         this.completed = completed;
     }
 
+    /** The first provider, holding the first listening point of each transport (see {@link ListeningPoints}). */
     public SipProvider provider() {
         return provider;
     }
@@ -141,9 +142,15 @@ public final class SipContext {
         }
     }
 
-    /** The listening point of a transport, or {@code null} when the server does not listen on it. */
+    /** The first listening point of a transport, or {@code null} when the server does not listen on it. */
     public ListeningPoint listeningPoint(Transport transport) {
-        return listeningPoints.get(transport);
+        ListeningPoints.Entry e = listeningPoints.first(transport);
+        return e == null ? null : e.point();
+    }
+
+    /** Every listener with its listening point and provider, and which one a message uses. */
+    public ListeningPoints listeningPoints() {
+        return listeningPoints;
     }
 
     /**
@@ -164,19 +171,21 @@ public final class SipContext {
         return workers.onLaneOf(callId);
     }
 
-    /** A Via header for this server on the given transport. */
-    public ViaHeader via(Transport transport, String branch) throws java.text.ParseException,
+    /** A Via header for a request leaving from {@code listener}: its advertised host and port (RFC 3261 §18.2.1). */
+    public ViaHeader via(Listener listener, String branch) throws java.text.ParseException,
             javax.sip.InvalidArgumentException {
-        ListeningPoint lp = listeningPoint(transport);
-        return headers.createViaHeader(lp.getIPAddress(), lp.getPort(), transport.sipName(), branch);
+        return headers.createViaHeader(listener.sentByHost(), listener.sentByPort(), listener.transport().sipName(),
+                branch);
     }
 
-    /** This server's URI on a transport, {@code sip:ip:port;transport=x;lr}, for Record-Route. */
-    public SipURI selfUri(Transport transport) throws java.text.ParseException {
-        ListeningPoint lp = listeningPoint(transport);
-        SipURI uri = addresses.createSipURI(null, lp.getIPAddress());
-        uri.setPort(lp.getPort());
-        uri.setTransportParam(transport.configName());
+    /**
+     * This server's URI on a listener, {@code sip:host:port;transport=x;lr} with its advertised host
+     * and port, for Record-Route (RFC 3261 §16.6 step 4).
+     */
+    public SipURI selfUri(Listener listener) throws java.text.ParseException {
+        SipURI uri = addresses.createSipURI(null, listener.sentByHost());
+        uri.setPort(listener.sentByPort());
+        uri.setTransportParam(listener.transport().configName());
         uri.setLrParam();
         return uri;
     }
@@ -389,7 +398,7 @@ public final class SipContext {
             if (st != null && completed != null && completesOverUdp(st, response, own)) {
                 // RFC 3261 §17.2.1, §17.2.2: the transport keeps the bytes for Timer J (H); the
                 // stack's transaction would keep itself, both parsed messages and timers
-                provider.sendResponse(response);
+                providerOf(st).sendResponse(response);
                 endTransaction(st);
             } else if (st != null) {
                 if (completed != null && response.getStatusCode() >= 300) {
@@ -400,7 +409,7 @@ public final class SipContext {
                     endAccepted(st, response);
                 }
             } else {
-                provider.sendResponse(response);
+                providerToward(response).sendResponse(response);
             }
             counters.responseSent(response.getStatusCode());
             undelivered = null;
@@ -418,6 +427,32 @@ public final class SipContext {
         }
     }
 
+    /** The provider of the listening point a server transaction's request came in on: its response leaves there. */
+    private SipProvider providerOf(ServerTransaction st) {
+        ListeningPoints.Entry e = listeningPoints.of(st);
+        return e == null ? provider : e.provider();
+    }
+
+    /**
+     * The provider a response without a transaction leaves through: that of the first listener of its
+     * top Via's transport and of the address family of where it goes ({@code received}, else the
+     * sent-by host; RFC 3261 §18.2.2).
+     */
+    private SipProvider providerToward(Response response) {
+        ViaHeader via = (ViaHeader) response.getHeader(ViaHeader.NAME);
+        if (via == null || via.getTransport() == null) {
+            return provider;
+        }
+        Transport t;
+        try {
+            t = Transport.parse(via.getTransport());
+        } catch (IllegalArgumentException e) {
+            return provider;
+        }
+        ListeningPoints.Entry e = listeningPoints.toward(t, via.getReceived() != null ? via.getReceived() : via.getHost());
+        return e == null ? provider : e.provider();
+    }
+
     /**
      * RFC 3261 §18.2.2: a response to a request that came over UDP goes by its top Via's transport.
      * When the server has no listener for that transport (a Via naming TLS on a server without TLS)
@@ -430,12 +465,8 @@ public final class SipContext {
         if (via == null || via.getTransport() == null || tx.isReliable()) {
             return false;
         }
-        for (Transport t : Transport.values()) {
-            if (t.sipName().equalsIgnoreCase(via.getTransport())) {
-                return listeningPoint(t) == null;
-            }
-        }
-        return true;
+        // the stack answers from the provider of the transaction's listening point
+        return providerOf(st).getListeningPoint(via.getTransport()) == null;
     }
 
     /**

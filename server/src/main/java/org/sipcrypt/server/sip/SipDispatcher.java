@@ -218,7 +218,9 @@ public final class SipDispatcher implements SipListener {
             return st;
         }
         try {
-            return ctx.provider().getNewServerTransaction(event.getRequest());
+            // the provider of the listening point the request came in on, whose socket answers it
+            javax.sip.SipProvider provider = event.getSource() instanceof javax.sip.SipProvider p ? p : ctx.provider();
+            return provider.getNewServerTransaction(event.getRequest());
         } catch (TransactionAlreadyExistsException e) {
             return null;
         } catch (TransactionUnavailableException e) {

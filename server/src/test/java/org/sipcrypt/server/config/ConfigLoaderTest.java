@@ -68,8 +68,8 @@ class ConfigLoaderTest {
             + " | registrar.defaultExpires: 1h is below registrar.minExpires 2h",
         "the default expires must not lie above the maximum | registrar.maxExpires=30m"
             + " | registrar.defaultExpires: 1h is above registrar.maxExpires 30m",
-        "server config checks come out as ConfigException | listen=udp:127.0.0.1:5060 listen=udp:127.0.0.1:5062"
-            + " | listen: more than one udp listener",
+        "server config checks come out as ConfigException | listen=udp:127.0.0.1:5060 listen=udp:127.0.0.1:5060"
+            + " | listen[1]: udp:127.0.0.1:5060 binds the same UDP address:port as listen[0]",
         "a bad route names its index | route=example.com=10.0.0.2 route=example.org=10.0.0.3;transport=sctp"
             + " | route[1]: unknown transport \"sctp\"",
         "a route over a transport without a listener is refused"
@@ -383,10 +383,11 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void wildcardListenAddressIsRefusedBecauseViaMustNameAReachableAddress() {
+    void wildcardListenAddressWithoutAdvertiseIsRefusedBecauseViaMustNameAReachableAddress() {
         String message = failure(Map.of("listen", List.of("udp:0.0.0.0:5060")));
         assertTrue(message.startsWith("listen[0]: "), message);
-        assertTrue(message.contains("0.0.0.0"), message);
+        assertTrue(message.contains("wildcard address 0.0.0.0 needs"), message);
+        assertTrue(message.contains("udp:0.0.0.0:5060;advertise=sip.example.com"), message);
     }
 
     @Test

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,6 +30,20 @@ class LocalDomainsTest {
             "host127.0.0.1", "99999999999999"})
     void otherHostsAreNot(String host) {
         assertFalse(local.isLocal(host, 5070), host);
+    }
+
+    @Test
+    void eachAddressIsUsOnlyOnItsOwnListenersPorts() {
+        // a listener on 0.0.0.0:5060 advertising sip.example.com:15060, another on 127.0.0.2:5070
+        LocalDomains l = new LocalDomains(List.of(), Map.of("sip.example.com", Set.of(15060),
+                "127.0.0.1", Set.of(5060), "127.0.0.2", Set.of(5070)));
+        assertTrue(l.isLocal("SIP.example.com", 15060));
+        assertFalse(l.isLocal("sip.example.com", 5060), "the advertised name on the bound port is not us");
+        assertTrue(l.isLocal("127.0.0.1", -1), "no port is 5060");
+        assertFalse(l.isLocal("127.0.0.1", 5070), "another listener's port on this address is someone else");
+        assertTrue(l.isLocal("127.0.0.2", 5070));
+        assertTrue(l.isLocalDomain("sip.example.com"));
+        assertFalse(l.isLocalDomain("example.com"));
     }
 
     @ParameterizedTest

@@ -14,13 +14,15 @@ import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.Transport;
 
 /**
  * Rewrites the copy of a request sent on one branch (RFC 3261 §16.6 steps 2-8): the Request-URI of
  * its target, Max-Forwards, a Route to a configured next hop, this proxy's Record-Route (one entry
- * per interface when the request changes transport, RFC 5658; signed for the dialog when
+ * per interface when the request leaves by another listener than it came in on, RFC 5658; signed for the dialog when
  * authentication is on, see {@link DialogRouteSigner}) and a Via whose branch detects loops.
  * Threading: thread-safe; runs on SIP worker lanes.
  */
@@ -41,8 +43,12 @@ final class BranchRewriter {
         this.signer = signer;
     }
 
-    /** Rewrites {@code out}, a copy of {@code received}, for {@code target} (§16.6 steps 2-8). */
-    void rewrite(Request received, Request out, Target target)
+    /**
+     * Rewrites {@code out}, a copy of {@code received}, for {@code target} (§16.6 steps 2-8), and
+     * returns the listening point it leaves from: the first of its transport and of the next hop's
+     * address family, whose advertised address its Via and Record-Route carry.
+     */
+    ListeningPoints.Entry rewrite(Request received, Request out, Target target)
             throws ParseException, InvalidArgumentException, SipException {
         // step 2: Request-URI
         if (target.requestUri() != null) {
@@ -61,26 +67,32 @@ final class BranchRewriter {
             out.addFirst(ctx.headers().createRouteHeader(a));
         }
         Transport outTransport = outgoingTransport(out);
-        if (ctx.listeningPoint(outTransport) == null) {
+        ListeningPoints.Entry outgoing = ctx.listeningPoints().toward(outTransport, nextHopHost(out));
+        if (outgoing == null) {
             throw new SipException("no " + outTransport.configName() + " listener to send on");
         }
         // step 4: Record-Route
         if (recordRoute && isDialogCreating(out)) {
             Transport inTransport = incomingTransport(received);
-            if (inTransport != outTransport && ctx.listeningPoint(inTransport) != null) {
-                // RFC 5658: one entry per interface when the request changes transport here
-                out.addFirst(recordRoute(inTransport, received));
+            ListeningPoints.Entry incoming = ctx.listeningPoints().receivedOn(received, inTransport);
+            if (incoming == null) {
+                incoming = ctx.listeningPoints().first(inTransport);
             }
-            out.addFirst(recordRoute(outTransport, received));
+            if (incoming != null && incoming.listener() != outgoing.listener()) {
+                // RFC 5658: one entry per interface when the request leaves by another listener
+                out.addFirst(recordRoute(incoming.listener(), received));
+            }
+            out.addFirst(recordRoute(outgoing.listener(), received));
         }
         // step 8: Via, with a branch that lets a looping copy be recognised (§16.3 step 4)
-        ViaHeader via = ctx.via(outTransport, loops.branch(received));
+        ViaHeader via = ctx.via(outgoing.listener(), loops.branch(received));
         out.addFirst(via);
+        return outgoing;
     }
 
-    /** Our Record-Route entry on a transport; signed for the dialog {@code received} creates when auth is on. */
-    private RecordRouteHeader recordRoute(Transport t, Request received) throws ParseException {
-        SipURI self = ctx.selfUri(t);
+    /** Our Record-Route entry on a listener; signed for the dialog {@code received} creates when auth is on. */
+    private RecordRouteHeader recordRoute(Listener listener, Request received) throws ParseException {
+        SipURI self = ctx.selfUri(listener);
         if (signer != null) {
             self.setParameter(DialogRouteSigner.PARAM, signer.sign(received));
         }
@@ -113,6 +125,13 @@ final class BranchRewriter {
             }
         }
         return Transport.UDP;
+    }
+
+    /** The host the next hop is named by: that of the top Route, else of the Request-URI; null when it is no SIP URI. */
+    static String nextHopHost(Request r) {
+        RouteHeader route = (RouteHeader) r.getHeader(RouteHeader.NAME);
+        URI uri = route != null ? route.getAddress().getURI() : r.getRequestURI();
+        return uri instanceof SipURI sip ? sip.getHost() : null;
     }
 
     private static Transport incomingTransport(Request r) {

@@ -29,6 +29,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.ProxyFunction;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.transport.ConnectionScope;
@@ -143,8 +144,9 @@ public final class StatefulProxy implements ProxyFunction {
             Target target = chosen.get(i);
             Request out = i == chosen.size() - 1 ? fwd : (Request) fwd.clone();
             ProxyCall.Branch branch = call.addBranch(out);
+            ListeningPoints.Entry from;
             try {
-                rewriter.rewrite(call.request, out, target);
+                from = rewriter.rewrite(call.request, out, target);
             } catch (ParseException | InvalidArgumentException | SipException e) {
                 ctx.counters().error("prepare_branch");
                 log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
@@ -152,7 +154,8 @@ public final class StatefulProxy implements ProxyFunction {
                 continue;
             }
             try (ConnectionScope scope = ConnectionScope.call(call.callId)) {
-                ClientTransaction ct = ctx.provider().getNewClientTransaction(out);
+                // the provider holding the listening point chosen for the next hop sends from its socket
+                ClientTransaction ct = from.provider().getNewClientTransaction(out);
                 if (!call.invite) {
                     shortTimerK(ct);
                 }
@@ -479,7 +482,8 @@ public final class StatefulProxy implements ProxyFunction {
         }
         try (ConnectionScope scope = ConnectionScope.call(branch.call.callId)) {
             Request cancel = branch.tx.createCancel();
-            ClientTransaction ct = ctx.provider().getNewClientTransaction(cancel);
+            // §9.1: the CANCEL goes where its INVITE went, from the same listening point
+            ClientTransaction ct = ((SIPClientTransaction) branch.tx).getSipProvider().getNewClientTransaction(cancel);
             shortTimerK(ct);
             ct.sendRequest();
             ctx.counters().forwarded(Request.CANCEL);
@@ -563,13 +567,14 @@ public final class StatefulProxy implements ProxyFunction {
                 mf.decrementMaxForwards();
             }
             Transport t = BranchRewriter.outgoingTransport(out);
-            if (ctx.listeningPoint(t) == null) {
+            ListeningPoints.Entry from = ctx.listeningPoints().toward(t, BranchRewriter.nextHopHost(out));
+            if (from == null) {
                 ctx.counters().error("no_listener_for_ack");
                 return;
             }
-            out.addFirst(ctx.via(t, loops.statelessBranch(ack)));
+            out.addFirst(ctx.via(from.listener(), loops.statelessBranch(ack)));
             try (ConnectionScope scope = ConnectionScope.call(callId(ack))) {
-                ctx.provider().sendRequest(out);
+                from.provider().sendRequest(out);
             }
             ctx.counters().forwarded(Request.ACK);
         } catch (ParseException | InvalidArgumentException | SipException | RuntimeException e) {

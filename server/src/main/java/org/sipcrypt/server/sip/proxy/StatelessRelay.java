@@ -9,16 +9,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import javax.sip.ClientTransaction;
-import javax.sip.ListeningPoint;
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.sip.AccessPolicy;
+import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.SipContext;
-import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.EarlyRelays;
+import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Transport;
@@ -104,14 +104,14 @@ public final class StatelessRelay implements EarlyRelays {
     public Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
                        Transport over) {
         boolean bye = Request.BYE.equals(method);
-        ListeningPoint lp = receivedOn(local, over);
+        Listener lp = receivedOn(local, over);
         if (!bye && !Request.ACK.equals(method) || lp == null) {
             return null;
         }
         InDialog req = InDialog.read(request, method, via);
         // §16.3 step 4: a request with a Via of ours (a loop, or a spiral) is the stack's to judge,
         // an ACK's as a BYE's: an ACK that comes back to this server must not go round again
-        if (req == null || req.viaNames(lp) || bye && (req.maxForwards() < 0 || req.proxyRequire())) {
+        if (req == null || req.viaNamesUs(ctx.listeningPoints()) || bye && (req.maxForwards() < 0 || req.proxyRequire())) {
             return null;
         }
         // §16.4: our own entries off the top of the route set
@@ -154,8 +154,8 @@ public final class StatelessRelay implements EarlyRelays {
         }
         String branch = loops.statelessBranch(req.requestUri(), req.fromTag(), req.toTag(), req.callId(),
                 bye ? req.cseqNumber() + " BYE " + via.branch() : req.cseqNumber(), req.routeValues(), back);
-        byte[] copy = req.relayed("SIP/2.0/" + over.sipName() + " " + lp.getIPAddress() + ":" + lp.getPort()
-                + ";branch=" + branch, tagged, popped);
+        // RFC 3261 §18.2.1: the Via carries the address peers reach this listener at
+        byte[] copy = req.relayed("SIP/2.0/" + over.sipName() + " " + lp.sentBy() + ";branch=" + branch, tagged, popped);
         ctx.counters().requestReceived(method);
         ctx.counters().forwarded(method);
         if (bye) {
@@ -179,10 +179,9 @@ public final class StatelessRelay implements EarlyRelays {
                     && transaction.getRequest() != null
                     && Request.INVITE.equals(transaction.getRequest().getMethod()) && receivedOn(local, over) != null;
         }
-        ListeningPoint lp = receivedOn(local, over);
+        Listener lp = receivedOn(local, over);
         return lp != null && via.branch().startsWith(LoopDetector.PREFIX) && via.branch().endsWith(".s")
-                && (via.port() < 0 ? over.defaultPort() : via.port()) == lp.getPort()
-                && AddressText.sameHost(via.host(), local.getAddress());
+                && lp.isSentBy(via.host(), via.port());
     }
 
     @Override
@@ -221,11 +220,13 @@ public final class StatelessRelay implements EarlyRelays {
         return new Relay(up.relayed(), up.destination(), upstream);
     }
 
-    /** Our listening point of {@code over} when {@code local} is its socket (IPv4 only), else null. */
-    private ListeningPoint receivedOn(InetSocketAddress local, Transport over) {
-        ListeningPoint lp = ctx.listeningPoint(over);
-        return lp == null || lp.getPort() != local.getPort() || lp.getIPAddress().indexOf(':') >= 0
-                || !AddressText.sameHost(lp.getIPAddress(), local.getAddress()) ? null : lp;
+    /**
+     * Our listener of {@code over} bound to {@code local}, the socket the message came in on, when it
+     * is an IPv4 one, else null.
+     */
+    private Listener receivedOn(InetSocketAddress local, Transport over) {
+        ListeningPoints.Entry e = ctx.listeningPoints().at(over, local);
+        return e == null || e.listener().ipv6() ? null : e.listener();
     }
 
     /**
@@ -355,10 +356,11 @@ public final class StatelessRelay implements EarlyRelays {
         }
 
         /**
-         * Whether a Via entry names {@code lp}'s address and port: the request has been here before
-         * (a loop or a spiral, §16.3 step 4), or a Via this does not read is in the way.
+         * Whether a Via entry names the advertised address and port of one of our listeners: the
+         * request has been here before (a loop or a spiral, §16.3 step 4), or a Via this does not
+         * read is in the way.
          */
-        boolean viaNames(ListeningPoint lp) {
+        boolean viaNamesUs(ListeningPoints ours) {
             for (String value : viaValues) {
                 if (value.indexOf('"') >= 0 || value.indexOf('[') >= 0) {
                     return true;
@@ -372,7 +374,7 @@ public final class StatelessRelay implements EarlyRelays {
                     int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5)
                             : (sent.regionMatches(true, 0, "SIP/2.0/TLS", 0, 11) ? Transport.TLS : Transport.UDP)
                             .defaultPort();
-                    if (host.equalsIgnoreCase(lp.getIPAddress()) && port == lp.getPort()) {
+                    if (ours.isSentBy(host, port)) {
                         return true;
                     }
                 }

@@ -232,7 +232,9 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
             case UDP -> NettyUdpMessageProcessor.bind(this, address);
             case TCP, TLS -> NettyTcpMessageProcessor.bind(this, address);
         };
-        InetSocketAddress actual = (InetSocketAddress) ch.localAddress();
+        // the address asked with the port bound: epoll reports a socket bound to 0.0.0.0 as bound to
+        // ::, which would make an IPv4 listener look like a dual-stack one
+        InetSocketAddress actual = new InetSocketAddress(address.getAddress(), ((InetSocketAddress) ch.localAddress()).getPort());
         preBound.put(key(transport, actual), ch);
         return actual;
     }
