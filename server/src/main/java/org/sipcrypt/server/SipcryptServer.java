@@ -186,7 +186,7 @@ public final class SipcryptServer implements AutoCloseable {
                 opened.add(auth.credentials());
             }
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
-                    config.timerC(), auth.routeSigner(), dialogs);
+                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens());
             provider.addSipListener(new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts()),

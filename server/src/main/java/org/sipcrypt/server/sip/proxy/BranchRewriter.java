@@ -13,7 +13,10 @@ import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
+import gov.nist.javax.sip.message.MessageExt;
 import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.auth.FlowTokens;
+import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.transport.Transport;
 
@@ -21,7 +24,8 @@ import org.sipcrypt.server.transport.Transport;
  * Rewrites the copy of a request sent on one branch (RFC 3261 §16.6 steps 2-8): the Request-URI of
  * its target, Max-Forwards, a Route to a configured next hop, this proxy's Record-Route (one entry
  * per interface when the request changes transport, RFC 5658; signed for the dialog when
- * authentication is on, see {@link DialogRouteSigner}) and a Via whose branch detects loops.
+ * authentication is on, see {@link DialogRouteSigner}; carrying the flow token of RFC 5626 §5.3,
+ * see {@link FlowTokens}) and a Via whose branch detects loops.
  * Threading: thread-safe; runs on SIP worker lanes.
  */
 final class BranchRewriter {
@@ -32,17 +36,30 @@ final class BranchRewriter {
     private final LoopDetector loops;
     private final boolean recordRoute;
     private final DialogRouteSigner signer;
+    private final FlowTokens flowTokens;
 
-    /** @param signer signs the Record-Route URIs inserted; null to insert them unsigned */
-    BranchRewriter(SipContext ctx, LoopDetector loops, boolean recordRoute, DialogRouteSigner signer) {
+    /**
+     * @param signer     signs the Record-Route URIs inserted; null to insert them unsigned
+     * @param flowTokens writes the flow token of the Record-Route URIs inserted; null to write none
+     */
+    BranchRewriter(SipContext ctx, LoopDetector loops, boolean recordRoute, DialogRouteSigner signer,
+                   FlowTokens flowTokens) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.loops = Objects.requireNonNull(loops, "loops");
         this.recordRoute = recordRoute;
         this.signer = signer;
+        this.flowTokens = flowTokens;
     }
 
-    /** Rewrites {@code out}, a copy of {@code received}, for {@code target} (§16.6 steps 2-8). */
-    void rewrite(Request received, Request out, Target target)
+    /**
+     * Rewrites {@code out}, a copy of {@code received}, for {@code target} (§16.6 steps 2-8). A
+     * target over a flow is marked for the stack with that flow (its application data), so the
+     * request goes to the flow's peer over the flow's transport.
+     *
+     * @param in         the flow {@code received} came in on, or null when not known
+     * @param inRequired whether a NAT was seen on {@code in}: in-dialog requests must go back over it
+     */
+    void rewrite(Request received, Request out, Target target, Flow in, boolean inRequired)
             throws ParseException, InvalidArgumentException, SipException {
         // step 2: Request-URI
         if (target.requestUri() != null) {
@@ -60,29 +77,39 @@ final class BranchRewriter {
             Address a = ctx.addresses().createAddress(target.hop().routeUri());
             out.addFirst(ctx.headers().createRouteHeader(a));
         }
-        Transport outTransport = outgoingTransport(out);
+        Transport outTransport = target.flow() != null ? target.flow().transport() : outgoingTransport(out);
+        ((MessageExt) out).setApplicationData(target.flow());
         if (ctx.listeningPoint(outTransport) == null) {
             throw new SipException("no " + outTransport.configName() + " listener to send on");
         }
         // step 4: Record-Route
         if (recordRoute && isDialogCreating(out)) {
+            // RFC 5626 §5.3: the flows of both sides, for the in-dialog requests to come
+            String token = flowTokens == null || in == null ? null
+                    : flowTokens.write(new FlowTokens.Token(in, inRequired, target.flow(), target.flowRequired()));
             Transport inTransport = incomingTransport(received);
             if (inTransport != outTransport && ctx.listeningPoint(inTransport) != null) {
                 // RFC 5658: one entry per interface when the request changes transport here
-                out.addFirst(recordRoute(inTransport, received));
+                out.addFirst(recordRoute(inTransport, received, token));
             }
-            out.addFirst(recordRoute(outTransport, received));
+            out.addFirst(recordRoute(outTransport, received, token));
         }
         // step 8: Via, with a branch that lets a looping copy be recognised (§16.3 step 4)
         ViaHeader via = ctx.via(outTransport, loops.branch(received));
         out.addFirst(via);
     }
 
-    /** Our Record-Route entry on a transport; signed for the dialog {@code received} creates when auth is on. */
-    private RecordRouteHeader recordRoute(Transport t, Request received) throws ParseException {
+    /**
+     * Our Record-Route entry on a transport; signed for the dialog {@code received} creates when auth
+     * is on; with the flow token {@code token} when not null.
+     */
+    private RecordRouteHeader recordRoute(Transport t, Request received, String token) throws ParseException {
         SipURI self = ctx.selfUri(t);
         if (signer != null) {
             self.setParameter(DialogRouteSigner.PARAM, signer.sign(received));
+        }
+        if (token != null) {
+            self.setParameter(FlowTokens.PARAM, token);
         }
         return ctx.headers().createRecordRouteHeader(ctx.addresses().createAddress(self));
     }

@@ -92,7 +92,7 @@ public final class Registrar implements RegistrarFunction {
             ctx.respond(st, request, Response.NOT_FOUND, "Not Our Domain");
             return;
         }
-        Flow flow = flowOf(request, st);
+        Flow flow = SipContext.flowOf(request);
         InetSocketAddress source = source(request);
         Decision d = decide(request, policy, maxContacts, ctx.clock().instant(), received(request), ctx.headers(),
                 source, flow != null ? flow.transport() : viaTransport(request), flow);
@@ -160,17 +160,8 @@ public final class Registrar implements RegistrarFunction {
         }
     }
 
-    /** The flow {@code request} came over, when the transport records flows; else null. */
-    static Flow flowOf(Request request, ServerTransaction st) {
-        Object channel = ((gov.nist.javax.sip.message.SIPRequest) request).getMessageChannel();
-        if (channel == null && st instanceof gov.nist.javax.sip.stack.SIPServerTransaction sst) {
-            channel = sst.getMessageChannel();
-        }
-        return channel instanceof Flow.Carrier c ? c.flow() : null;
-    }
-
     /** The address and port {@code request}'s packets came from, or null when unknown. */
-    static InetSocketAddress source(Request request) {
+    public static InetSocketAddress source(Request request) {
         var m = (gov.nist.javax.sip.message.SIPRequest) request;
         var addr = SipContext.sourceAddress(request);
         int port = m.getPeerPacketSourcePort() > 0 ? m.getPeerPacketSourcePort() : m.getRemotePort();
