@@ -189,7 +189,7 @@ public final class SipcryptServer implements AutoCloseable {
                     config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens());
             provider.addSipListener(new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
-                            config.defaultExpires()), config.maxContacts()),
+                            config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout()),
                     proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy()));
             if (transport != null && auth.authenticator() != null) {
                 // the first INVITE of each call is challenged from its bytes, without the stack

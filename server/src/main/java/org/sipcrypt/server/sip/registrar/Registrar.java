@@ -68,12 +68,17 @@ public final class Registrar implements RegistrarFunction {
 
     private final ExpiresPolicy policy;
     private final int maxContacts;
+    private final long flowTimerSeconds;
 
     /**
-     * @param maxContacts most contacts per address-of-record ({@code registrar.maxContacts}); the
-     *                    location service enforces the same bound on what is stored
+     * @param maxContacts    most contacts per address-of-record ({@code registrar.maxContacts}); the
+     *                       location service enforces the same bound on what is stored
+     * @param tcpIdleTimeout how long a connection may stay without traffic ({@code tcp.idleTimeout}):
+     *                       an outbound phone is told to send keep-alives at half of it ({@code Flow-Timer})
      */
-    public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy, int maxContacts) {
+    public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy, int maxContacts,
+                     Duration tcpIdleTimeout) {
+        this.flowTimerSeconds = Math.max(1, tcpIdleTimeout.toSeconds() / 2);
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.policy = Objects.requireNonNull(policy, "policy");
@@ -125,7 +130,8 @@ public final class Registrar implements RegistrarFunction {
                 ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR,
                         "Out of order: CSeq not above " + o.storedCseq());
             } else {
-                answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now());
+                answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now(),
+                        outboundRequested(request, d.change));
             }
         }, ctx.lane(callId));
     }
@@ -136,9 +142,33 @@ public final class Registrar implements RegistrarFunction {
     }
 
 
-    private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now) {
+    /**
+     * RFC 5626 §6: a REGISTER whose Contact has a reg-id, sent to this registrar as its edge proxy
+     * (the top Via has {@code ob}), gets {@code Require: outbound} and a {@code Flow-Timer}.
+     */
+    private static boolean outboundRequested(Request request, RegisterChange change) {
+        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
+        return via != null && hasParameterOb(via) && change.contacts().stream().anyMatch(c -> c.regId() > 0);
+    }
+
+    /** Whether the Via has the parameter {@code ob} (RFC 5626 §5.1), with or without a value. */
+    private static boolean hasParameterOb(ViaHeader via) {
+        var names = via.getParameterNames();
+        while (names.hasNext()) {
+            if ("ob".equalsIgnoreCase((String) names.next())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now, boolean outbound) {
         try {
             Response ok = ctx.createResponse(Response.OK, request);
+            if (outbound) {
+                ok.addHeader(ctx.headers().createRequireHeader("outbound"));
+                ok.addHeader(ctx.headers().createHeader("Flow-Timer", Long.toString(flowTimerSeconds)));
+            }
             for (Binding b : bindings) {
                 Address a = ctx.addresses().createAddress(b.contact());
                 ContactHeader c = ctx.headers().createContactHeader(a);
