@@ -10,12 +10,13 @@ import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Whether a request came through a NAT, by the tests of Kamailio's {@code nat_uac_test} that an
- * operator turns on for phones (flags 1, 2, 16, 64 and a contact-address test): the Contact host is
- * a private address (RFC 1918) or a shared one of carrier-grade NAT (RFC 6598), or an IP address
- * other than the one packets come from; the top Via's sent-by host is not the source address
- * ("received" test), or its port (5060, 5061 for TLS, when it names none) not the source port
- * ({@code rport} test). A host name in Contact or Via is compared as text: a name never equals a
+ * Whether a request came through a NAT, by the tests of Kamailio's {@code nat_uac_test} that its
+ * default configuration runs for phones ({@code nat_uac_test("19")}: flags 1, 2 and 16): the Contact
+ * host is a private address (RFC 1918) or a shared one of carrier-grade NAT (RFC 6598); the top
+ * Via's sent-by host is not the source address ("received" test), or its port (5060, 5061 for TLS,
+ * when it names none) not the source port ({@code rport} test). A Contact naming another public
+ * address than the source is not taken for a NAT: a REGISTER may bind a contact of another host
+ * (RFC 3261 §10.2, third-party registration), and its requests then go to that contact. A host name in Contact or Via is compared as text: a name never equals a
  * source address, so a Via naming a host is taken for a NAT, as Kamailio takes it.
  * Threading: stateless; safe from any thread.
  */
@@ -45,14 +46,10 @@ public final class NatTest {
         return !AddressText.sameHost(via.getHost(), source.getAddress()) || port != source.getPort();
     }
 
-    /** A private or shared Contact address, or an IP address that is not the source's. */
+    /** A private or shared IPv4 Contact address. */
     static boolean contactDiffers(String host, InetAddress source) {
         byte[] ip = ipv4(host);
-        if (ip != null) {
-            return privateOrShared(ip) || !AddressText.sameHost(host, source);
-        }
-        // an IPv6 literal is compared with the source; a host name is not an address to compare
-        return host.startsWith("[") && !AddressText.sameHost(host, source);
+        return ip != null && privateOrShared(ip);
     }
 
     /** 10/8, 172.16/12, 192.168/16 (RFC 1918) and 100.64/10 (RFC 6598). */
