@@ -6,6 +6,7 @@ import java.security.SecureRandom;
 import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.auth.DigestAuthenticator;
+import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.auth.NonceService;
 import org.sipcrypt.server.auth.ReplayGuard;
 import org.sipcrypt.server.config.AuthConfig;
@@ -30,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * @param policy        decides which requests are challenged; null with auth off
  * @param routeSigner   signs and checks this proxy's Record-Route; null with auth off
  * @param credentials   the credential lookups on threads {@code sipcrypt-auth-N}; null with auth off
+ * @param flowTokens    signs and reads the flow tokens of this proxy's Record-Route (RFC 5626 §5.3),
+ *                      with auth on or off, keyed by the same server secret
  */
 record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, DialogRouteSigner routeSigner,
-                      CredentialBatcher credentials) {
+                      CredentialBatcher credentials, FlowTokens flowTokens) {
 
     private static final Logger log = LoggerFactory.getLogger(Authentication.class);
 
@@ -40,10 +43,11 @@ record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, Di
     static Authentication start(ServerConfig config, Database database, SipContext context, LocalDomains local,
                                 EstablishedDialogs dialogs, MeterRegistry registry) {
         AuthConfig a = config.auth();
-        if (!a.enabled()) {
-            return new Authentication(null, null, null, null);
-        }
         byte[] secret = nonceSecret(a);
+        FlowTokens flowTokens = new FlowTokens(secret);
+        if (!a.enabled()) {
+            return new Authentication(null, null, null, null, flowTokens);
+        }
         DialogRouteSigner routeSigner = new DialogRouteSigner(secret);
         AccessPolicy policy = new AccessPolicy(a, routeSigner, local, dialogs);
         CredentialBatcher credentials = new CredentialBatcher(new SubscriberStore(database.dataSource()),
@@ -63,7 +67,7 @@ record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, Di
                         + " up to {} within {} on {} threads", config.effectiveRealm(), a.methods(), a.algorithms(),
                 a.batchSize(), a.batchWait(), config.dbPoolSize());
         warnWhereWeakened(config);
-        return new Authentication(authenticator, policy, routeSigner, credentials);
+        return new Authentication(authenticator, policy, routeSigner, credentials, flowTokens);
     }
 
     /** One WARN per setting that lets some request through without credentials or weakens them. */
@@ -98,8 +102,10 @@ record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, Di
         if (!auth.nonceSecret().isEmpty()) {
             return auth.nonceSecret().getBytes(StandardCharsets.UTF_8);
         }
-        log.info("auth.nonceSecret not set: using a random one, so nonces do not outlive this process"
-                + " and other servers do not accept them");
+        if (auth.enabled()) {
+            log.info("auth.nonceSecret not set: using a random one, so nonces do not outlive this process"
+                    + " and other servers do not accept them");
+        }
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         return secret;

@@ -185,10 +185,10 @@ public final class SipcryptServer implements AutoCloseable {
                 opened.add(auth.credentials());
             }
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
-                    config.timerC(), auth.routeSigner(), dialogs);
+                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens());
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
-                            config.defaultExpires()), config.maxContacts()),
+                            config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout()),
                     proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy());
             // one SipListener for the stack, on every provider (one per k-th listener of each transport)
             for (ListeningPoints.Entry e : lps.all()) {

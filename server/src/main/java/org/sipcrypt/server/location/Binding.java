@@ -17,9 +17,25 @@ import java.util.Objects;
  * @param cseq       CSeq number of that REGISTER
  * @param q          the contact's q value, or {@code -1} when it had none
  * @param received   where that REGISTER came from, {@code transport:ip:port}
+ * @param flow       the flow that REGISTER came over ({@code transport.Flow}'s text form), or null
+ * @param nat        whether the registrar detected a NAT between the phone and itself
+ * @param instance   the contact's {@code +sip.instance} (RFC 5626 §4.1), or null
+ * @param regId      the contact's {@code reg-id} (RFC 5626 §4.2), or 0: an outbound binding when above 0
  */
 public record Binding(String aor, String contactKey, String contact, Instant expiresAt,
-                      String callId, long cseq, float q, String received) {
+                      String callId, long cseq, float q, String received, String flow, boolean nat,
+                      String instance, int regId) {
+
+    /** A binding without a flow. */
+    public Binding(String aor, String contactKey, String contact, Instant expiresAt, String callId, long cseq,
+                   float q, String received) {
+        this(aor, contactKey, contact, expiresAt, callId, cseq, q, received, null, false, null, 0);
+    }
+
+    /** Whether the phone registered it with RFC 5626 outbound (an instance and a reg-id). */
+    public boolean outbound() {
+        return instance != null && regId > 0;
+    }
 
     public Binding {
         Objects.requireNonNull(aor, "aor");

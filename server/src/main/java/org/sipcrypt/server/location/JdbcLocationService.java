@@ -248,8 +248,15 @@ public final class JdbcLocationService implements LocationService {
                 after.remove(key);
                 writtenKeys.remove(key);
             } else {
+                if (cc.instance() != null && cc.regId() > 0) {
+                    // RFC 5626 §6 step 3: a binding of the same instance and reg-id is replaced, not added to
+                    after.values().removeIf(r -> !r.contactKey().equals(key) && cc.instance().equals(r.instance())
+                            && r.regId() == cc.regId());
+                    writtenKeys.removeIf(k -> !after.containsKey(k));
+                }
                 after.put(key, new Row(key, cc.contact(), now + cc.expires().toMillis(),
-                        change.callId(), change.cseq(), cc.q(), change.received(), now));
+                        change.callId(), change.cseq(), cc.q(), change.received(), now, change.flow(), cc.nat(),
+                        cc.instance(), cc.regId()));
                 writtenKeys.add(key);
             }
         }
@@ -334,7 +341,7 @@ public final class JdbcLocationService implements LocationService {
         List<Binding> bindings = new ArrayList<>(liveRows.size());
         for (Row r : liveRows) {
             bindings.add(new Binding(aor, r.contactKey(), r.contact(), Instant.ofEpochMilli(r.expiresAt()),
-                    r.callId(), r.cseq(), r.q(), r.received()));
+                    r.callId(), r.cseq(), r.q(), r.received(), r.flow(), r.nat(), r.instance(), r.regId()));
         }
         return bindings;
     }

@@ -42,7 +42,15 @@ final class LocationSchema {
             new SchemaMigrator.Migration(3, List.of(
                     // Legal Call-IDs longer than 256 characters were refused by the column (and answered 503);
                     // the registrar now stores up to 1024 and answers 400 beyond.
-                    "ALTER TABLE bindings ALTER COLUMN call_id SET DATA TYPE VARCHAR(1024)"))));
+                    "ALTER TABLE bindings ALTER COLUMN call_id SET DATA TYPE VARCHAR(1024)")),
+            new SchemaMigrator.Migration(4, List.of(
+                    // The flow a binding registered over (RFC 5626 §3.3, transport.Flow's text form), whether
+                    // the registrar saw a NAT between it and the phone, and the phone's RFC 5626 instance and
+                    // reg-id: requests for the AOR go over that flow.
+                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS flow VARCHAR(128)",
+                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS nat BOOLEAN DEFAULT FALSE NOT NULL",
+                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS instance VARCHAR(256)",
+                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS reg_id INTEGER DEFAULT 0 NOT NULL"))));
 
     private LocationSchema() {
     }

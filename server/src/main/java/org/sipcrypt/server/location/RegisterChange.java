@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param contacts  the contacts to add, refresh or remove (empty for a query or for removeAll)
  * @param received  where the REGISTER came from, {@code transport:ip:port}
  * @param now       the registrar's clock reading for this request
+ * @param flow      the flow the REGISTER came over ({@code transport.Flow}'s text form), or null
+ *                  when the transport records none
  */
 public record RegisterChange(String aor, String callId, long cseq, boolean removeAll,
-                             List<ContactChange> contacts, String received, Instant now) {
+                             List<ContactChange> contacts, String received, Instant now, String flow) {
+
+    /** A change from a REGISTER whose flow is not known. */
+    public RegisterChange(String aor, String callId, long cseq, boolean removeAll, List<ContactChange> contacts,
+                          String received, Instant now) {
+        this(aor, callId, cseq, removeAll, contacts, received, now, null);
+    }
 
     public RegisterChange {
         Objects.requireNonNull(aor, "aor");

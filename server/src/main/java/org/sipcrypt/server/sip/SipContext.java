@@ -239,6 +239,15 @@ public final class SipContext {
         return response;
     }
 
+    /**
+     * The flow a request came over (RFC 5626 §3.3), when its transport records flows (the Netty
+     * transport does); else null.
+     */
+    public static org.sipcrypt.server.transport.Flow flowOf(Request request) {
+        return ((gov.nist.javax.sip.message.SIPRequest) request).getMessageChannel()
+                instanceof org.sipcrypt.server.transport.Flow.Carrier c ? c.flow() : null;
+    }
+
     /** The address a request's packet came from (the peer of its connection), or null when unknown. */
     public static java.net.InetAddress sourceAddress(Request request) {
         var m = (gov.nist.javax.sip.message.SIPRequest) request;

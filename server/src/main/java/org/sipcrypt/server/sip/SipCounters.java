@@ -7,7 +7,8 @@ import org.sipcrypt.server.transport.TaggedCounters;
  * Counters of the SIP application: {@code sip.responses.sent{status}} (by class, e.g. 2xx),
  * {@code sip.requests.received{method}}, {@code sip.proxy.forwarded{method}},
  * {@code sip.app.errors{reason}}, {@code sip.requests.dropped{reason}}, {@code db.errors},
- * {@code sip.transactions.aborted{reason}}, and the timer
+ * {@code sip.transactions.aborted{reason}}, {@code sip.registrations.nat{transport}},
+ * {@code sip.flows.failed{reason}}, and the timer
  * {@code sip.transaction.duration} ({@link TransactionTimes}).
  * Threading: thread-safe; never blocks.
  */
@@ -59,6 +60,20 @@ public final class SipCounters {
      */
     public void transactionAborted(String reason) {
         count("sip.transactions.aborted", "reason", reason);
+    }
+
+    /** A REGISTER whose contacts or Via showed a NAT between the phone and this server. */
+    public void natRegistration(String transport) {
+        count("sip.registrations.nat", "transport", transport);
+    }
+
+    /**
+     * A request that could not go over the flow it had to take: {@code closed} (the binding's
+     * connection is gone; 430 or 480), {@code closed_in_dialog} (an in-dialog request's other flow
+     * is gone; 430), {@code bad_token} (a forged or altered flow token; 403).
+     */
+    public void flowFailed(String reason) {
+        count("sip.flows.failed", "reason", reason);
     }
 
     public void dbError() {

@@ -3,7 +3,9 @@ package org.sipcrypt.server.sip;
 import gov.nist.javax.sip.EventScanner;
 import gov.nist.javax.sip.EventWrapper;
 import gov.nist.javax.sip.SipStackImpl;
+import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.message.SIPResponse;
+import gov.nist.javax.sip.stack.HopImpl;
 import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.SIPServerTransaction;
 import gov.nist.javax.sip.stack.ServerResponseInterface;
@@ -13,6 +15,12 @@ import java.util.Properties;
 import java.util.Set;
 import javax.sip.IOExceptionEvent;
 import javax.sip.PeerUnavailableException;
+import javax.sip.SipException;
+import javax.sip.address.Hop;
+import javax.sip.address.Router;
+import javax.sip.message.Request;
+import org.sipcrypt.server.transport.AddressText;
+import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.transport.TopVia;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,6 +94,50 @@ public final class SipcryptSipStack extends SipStackImpl {
     /** The server transactions in the stack's table: a live view, weakly consistent as the table's. */
     public Collection<SIPServerTransaction> serverTransactions() {
         return java.util.Collections.unmodifiableCollection(serverTransactionTable.values());
+    }
+
+    /**
+     * The next hop of a request the SIP layer marked to go over a flow (its application data a
+     * {@link Flow}, RFC 5626 §5.3): the flow's peer over its transport, whatever its Route set or
+     * Request-URI say; else the stack's own choice. The proxy sends such a request in a
+     * {@link org.sipcrypt.server.transport.ConnectionScope#flow flow scope}, so over TCP and TLS it
+     * only ever takes the flow's open connection.
+     */
+    @Override
+    public Hop getNextHop(SIPRequest request) throws SipException {
+        Hop flow = flowHop(request);
+        return flow != null ? flow : super.getNextHop(request);
+    }
+
+    /** The router of a stateless send: for a request marked with a flow, one that names the flow's peer. */
+    @Override
+    public Router getRouter(SIPRequest request) {
+        Router router = super.getRouter(request);
+        Hop flow = flowHop(request);
+        return flow == null ? router : new Router() {
+            @Override
+            public Hop getNextHop(Request r) throws SipException {
+                return r == request ? flow : router.getNextHop(r);
+            }
+
+            @Override
+            public Hop getOutboundProxy() {
+                return router.getOutboundProxy();
+            }
+
+            @Override
+            @SuppressWarnings("deprecation")
+            public java.util.ListIterator<?> getNextHops(Request r) {
+                return router.getNextHops(r);
+            }
+        };
+    }
+
+    private static Hop flowHop(SIPRequest request) {
+        if (!(request.getApplicationData() instanceof Flow f)) {
+            return null;
+        }
+        return new HopImpl(AddressText.of(f.remote().getAddress()), f.remote().getPort(), f.transport().sipName());
     }
 
     @Override

@@ -11,17 +11,33 @@ package org.sipcrypt.server.transport;
 public final class ConnectionScope implements AutoCloseable {
 
     private static final ThreadLocal<String> CURRENT = new ThreadLocal<>();
+    private static final ThreadLocal<Boolean> FLOW = new ThreadLocal<>();
 
     private final String previous;
+    private final Boolean previousFlow;
 
-    private ConnectionScope(String previous) {
+    private ConnectionScope(String previous, Boolean previousFlow) {
         this.previous = previous;
+        this.previousFlow = previousFlow;
     }
 
     /** Opens a scope for the given Call-ID on this thread. */
     public static ConnectionScope call(String callId) {
-        ConnectionScope scope = new ConnectionScope(CURRENT.get());
+        ConnectionScope scope = new ConnectionScope(CURRENT.get(), FLOW.get());
         CURRENT.set(callId);
+        FLOW.remove();
+        return scope;
+    }
+
+    /**
+     * Opens a scope for a message of the given Call-ID that goes over a flow (RFC 5626 §5.3): over
+     * TCP and TLS only on a connection open already, never a new one (the flow's peer is a NAT
+     * mapping or an ephemeral client port: nothing there accepts a connection).
+     */
+    public static ConnectionScope flow(String callId) {
+        ConnectionScope scope = new ConnectionScope(CURRENT.get(), FLOW.get());
+        CURRENT.set(callId);
+        FLOW.set(Boolean.TRUE);
         return scope;
     }
 
@@ -30,12 +46,22 @@ public final class ConnectionScope implements AutoCloseable {
         return CURRENT.get();
     }
 
+    /** Whether the innermost open scope on this thread sends over a flow: existing connections only. */
+    public static boolean overFlow() {
+        return FLOW.get() != null;
+    }
+
     @Override
     public void close() {
         if (previous == null) {
             CURRENT.remove();
         } else {
             CURRENT.set(previous);
+        }
+        if (previousFlow == null) {
+            FLOW.remove();
+        } else {
+            FLOW.set(previousFlow);
         }
     }
 }

@@ -61,6 +61,38 @@ class JdbcLocationServiceTest {
     // ---- adding and refreshing ----------------------------------------------------------------
 
     @Test
+    void bindingKeepsItsFlowNatAndOutboundInstance() throws Exception {
+        String flow = "tls 127.0.0.1:5061 192.0.2.7:40312 42";
+        String instance = "<urn:uuid:00000000-0000-1000-8000-000000000001>";
+        RegisterChange change = new RegisterChange(ALICE, "cid-1", 1, false, List.of(new ContactChange(
+                "sip:alice@10.0.0.7:5060", "sip:alice@10.0.0.7:5060", Duration.ofSeconds(600), -1f, true,
+                instance, 1)), RECEIVED, T0, flow);
+        Binding b = applied(locations.register(change).get(30, TimeUnit.SECONDS)).get(0);
+        assertEquals(flow, b.flow());
+        assertTrue(b.nat());
+        assertTrue(b.outbound());
+        assertEquals(instance, b.instance());
+        assertEquals(1, b.regId());
+        assertEquals(List.of(b), lookup(ALICE, T0.plusSeconds(1)).bindings());
+    }
+
+    @Test
+    void sameInstanceAndRegIdReplaceEachOther() throws Exception {
+        String instance = "<urn:uuid:00000000-0000-1000-8000-000000000002>";
+        ContactChange first = new ContactChange("sip:alice@10.0.0.7:5060", "sip:alice@10.0.0.7:5060",
+                Duration.ofSeconds(600), -1f, true, instance, 1);
+        ContactChange otherFlow = new ContactChange("sip:alice@10.0.0.8:5060", "sip:alice@10.0.0.8:5060",
+                Duration.ofSeconds(600), -1f, true, instance, 2);
+        ContactChange moved = new ContactChange("sip:alice@10.0.0.9:5060", "sip:alice@10.0.0.9:5060",
+                Duration.ofSeconds(600), -1f, true, instance, 1);
+        applied(register(ALICE, "cid-1", 1, T0, first, otherFlow));
+        List<Binding> after = applied(register(ALICE, "cid-2", 1, T0.plusSeconds(5), moved));
+        // RFC 5626 §6: reg-id 1 of the instance moved to a new contact; reg-id 2 stays
+        assertEquals(Set.of("sip:alice@10.0.0.8:5060", "sip:alice@10.0.0.9:5060"),
+                after.stream().map(Binding::contactKey).collect(java.util.stream.Collectors.toSet()));
+    }
+
+    @Test
     void registerAddsOneBinding() throws Exception {
         List<Binding> bindings = applied(register(ALICE, "cid-1", 1, T0,
                 new ContactChange("sip:alice@192.0.2.1", "<sip:alice@192.0.2.1;transport=udp>",

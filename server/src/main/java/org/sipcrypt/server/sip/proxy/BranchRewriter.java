@@ -13,8 +13,11 @@ import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
+import gov.nist.javax.sip.message.MessageExt;
 import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.sip.ListeningPoints;
+import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.Transport;
@@ -23,7 +26,8 @@ import org.sipcrypt.server.transport.Transport;
  * Rewrites the copy of a request sent on one branch (RFC 3261 §16.6 steps 2-8): the Request-URI of
  * its target, Max-Forwards, a Route to a configured next hop, this proxy's Record-Route (one entry
  * per interface when the request leaves by another listener than it came in on, RFC 5658; signed for the dialog when
- * authentication is on, see {@link DialogRouteSigner}) and a Via whose branch detects loops.
+ * authentication is on, see {@link DialogRouteSigner}; carrying the flow token of RFC 5626 §5.3,
+ * see {@link FlowTokens}) and a Via whose branch detects loops.
  * Threading: thread-safe; runs on SIP worker lanes.
  */
 final class BranchRewriter {
@@ -34,21 +38,32 @@ final class BranchRewriter {
     private final LoopDetector loops;
     private final boolean recordRoute;
     private final DialogRouteSigner signer;
+    private final FlowTokens flowTokens;
 
-    /** @param signer signs the Record-Route URIs inserted; null to insert them unsigned */
-    BranchRewriter(SipContext ctx, LoopDetector loops, boolean recordRoute, DialogRouteSigner signer) {
+    /**
+     * @param signer     signs the Record-Route URIs inserted; null to insert them unsigned
+     * @param flowTokens writes the flow token of the Record-Route URIs inserted; null to write none
+     */
+    BranchRewriter(SipContext ctx, LoopDetector loops, boolean recordRoute, DialogRouteSigner signer,
+                   FlowTokens flowTokens) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.loops = Objects.requireNonNull(loops, "loops");
         this.recordRoute = recordRoute;
         this.signer = signer;
+        this.flowTokens = flowTokens;
     }
 
     /**
      * Rewrites {@code out}, a copy of {@code received}, for {@code target} (§16.6 steps 2-8), and
-     * returns the listening point it leaves from: the first of its transport and of the next hop's
-     * address family, whose advertised address its Via and Record-Route carry.
+     * returns the listening point it leaves from: a flow's own listener for a target over a flow,
+     * else the first of its transport and of the next hop's address family; its Via and Record-Route
+     * carry that listener's advertised address. A target over a flow is marked for the stack with
+     * that flow (its application data), so the request goes to the flow's peer over the flow.
+     *
+     * @param in         the flow {@code received} came in on, or null when not known
+     * @param inRequired whether a NAT was seen on {@code in}: in-dialog requests must go back over it
      */
-    ListeningPoints.Entry rewrite(Request received, Request out, Target target)
+    ListeningPoints.Entry rewrite(Request received, Request out, Target target, Flow in, boolean inRequired)
             throws ParseException, InvalidArgumentException, SipException {
         // step 2: Request-URI
         if (target.requestUri() != null) {
@@ -66,13 +81,24 @@ final class BranchRewriter {
             Address a = ctx.addresses().createAddress(target.hop().routeUri());
             out.addFirst(ctx.headers().createRouteHeader(a));
         }
-        Transport outTransport = outgoingTransport(out);
-        ListeningPoints.Entry outgoing = ctx.listeningPoints().toward(outTransport, nextHopHost(out));
+        Transport outTransport = target.flow() != null ? target.flow().transport() : outgoingTransport(out);
+        ((MessageExt) out).setApplicationData(target.flow());
+        ListeningPoints.Entry outgoing = target.flow() != null
+                ? ctx.listeningPoints().at(outTransport, target.flow().local()) : null;
+        if (outgoing == null) {
+            outgoing = ctx.listeningPoints().toward(outTransport, target.flow() != null
+                    ? target.flow().remote().getAddress().getHostAddress() : nextHopHost(out));
+        }
         if (outgoing == null) {
             throw new SipException("no " + outTransport.configName() + " listener to send on");
         }
         // step 4: Record-Route
         if (recordRoute && isDialogCreating(out)) {
+            // RFC 5626 §5.3: the flows of both sides, for the in-dialog requests to come; only when the
+            // target is reached over a flow (else no request can arrive over a flow of the token, and
+            // the ACK and BYE stay on the byte path, StatelessRelay)
+            String token = flowTokens == null || in == null || target.flow() == null ? null
+                    : flowTokens.write(new FlowTokens.Token(in, inRequired, target.flow(), target.flowRequired()));
             Transport inTransport = incomingTransport(received);
             ListeningPoints.Entry incoming = ctx.listeningPoints().receivedOn(received, inTransport);
             if (incoming == null) {
@@ -80,9 +106,9 @@ final class BranchRewriter {
             }
             if (incoming != null && incoming.listener() != outgoing.listener()) {
                 // RFC 5658: one entry per interface when the request leaves by another listener
-                out.addFirst(recordRoute(incoming.listener(), received));
+                out.addFirst(recordRoute(incoming.listener(), received, token));
             }
-            out.addFirst(recordRoute(outgoing.listener(), received));
+            out.addFirst(recordRoute(outgoing.listener(), received, token));
         }
         // step 8: Via, with a branch that lets a looping copy be recognised (§16.3 step 4)
         ViaHeader via = ctx.via(outgoing.listener(), loops.branch(received));
@@ -90,11 +116,17 @@ final class BranchRewriter {
         return outgoing;
     }
 
-    /** Our Record-Route entry on a listener; signed for the dialog {@code received} creates when auth is on. */
-    private RecordRouteHeader recordRoute(Listener listener, Request received) throws ParseException {
+    /**
+     * Our Record-Route entry on a listener; signed for the dialog {@code received} creates when auth
+     * is on; with the flow token {@code token} when not null.
+     */
+    private RecordRouteHeader recordRoute(Listener listener, Request received, String token) throws ParseException {
         SipURI self = ctx.selfUri(listener);
         if (signer != null) {
             self.setParameter(DialogRouteSigner.PARAM, signer.sign(received));
+        }
+        if (token != null) {
+            self.setParameter(FlowTokens.PARAM, token);
         }
         return ctx.headers().createRecordRouteHeader(ctx.addresses().createAddress(self));
     }

@@ -27,7 +27,11 @@ import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import javax.sip.header.ContactHeader;
 import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.auth.FlowTokens;
+import org.sipcrypt.server.sip.registrar.NatTest;
+import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.ProxyFunction;
@@ -43,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * targets (§16.5), forwards one branch per target, each rewritten by {@link BranchRewriter}
  * (§16.6 steps 2-8), runs Timer C (§16.6 step 11, §16.8) and sends the best response upstream
  * (§16.7). CANCEL (§16.10), ACK for 2xx (forwarded statelessly, §16.11) and stray 2xx
- * retransmissions are handled here too.
+ * retransmissions are handled here too. An in-dialog request that carries back the flow token of our
+ * Record-Route (RFC 5626 §5.3, {@link FlowTokens}) and arrived over one of its two flows goes out
+ * over the other (on its open connection only); a token this server did not write is refused with
+ * 403 (an ACK dropped), and a required flow that has closed answers 430; both counted in
+ * {@code sip.flows.failed}.
  * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
  * waits for the database.
  */
@@ -58,30 +66,26 @@ public final class StatefulProxy implements ProxyFunction {
     private final ScheduledExecutorService timers;
     private final Duration timerC;
     private final EstablishedDialogs dialogs;
+    private final FlowTokens flowTokens;
 
     /**
-     * @param timers  where Timer C runs (its task only hands the branch back to the call's lane)
-     * @param timerC  RFC 3261 §16.6 step 11: how long an INVITE branch may stay without a response
-     * @param signer  signs the Record-Route URIs this proxy inserts, so in-dialog requests can prove
-     *                their dialog; null to insert them unsigned (authentication off)
-     */
-    public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
-                         ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer) {
-        this(ctx, location, routes, recordRoute, timers, timerC, signer, null);
-    }
-
-    /**
-     * As the other constructor, noting in {@code dialogs} the calls established through this proxy
-     * while it record-routes, for the shutdown drain and for the signed routes that must match a
-     * live call ({@code AccessPolicy}); null to note none.
+     * @param timers     where Timer C runs (its task only hands the branch back to the call's lane)
+     * @param timerC     RFC 3261 §16.6 step 11: how long an INVITE branch may stay without a response
+     * @param signer     signs the Record-Route URIs this proxy inserts, so in-dialog requests can prove
+     *                   their dialog; null to insert them unsigned (authentication off)
+     * @param dialogs    notes the calls established through this proxy while it record-routes, for the
+     *                   shutdown drain and for the signed routes that must match a live call
+     *                   ({@code AccessPolicy}); null to note none
+     * @param flowTokens writes the flow tokens of its Record-Route and reads them back (RFC 5626 §5.3)
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
-                         EstablishedDialogs dialogs) {
+                         EstablishedDialogs dialogs, FlowTokens flowTokens) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.loops = new LoopDetector(ctx.local());
         this.targets = new TargetSelector(ctx, location, routes);
-        this.rewriter = new BranchRewriter(ctx, loops, recordRoute, signer);
+        this.flowTokens = Objects.requireNonNull(flowTokens, "flowTokens");
+        this.rewriter = new BranchRewriter(ctx, loops, recordRoute, signer, flowTokens);
         this.timers = Objects.requireNonNull(timers, "timers");
         this.timerC = Objects.requireNonNull(timerC, "timerC");
         this.dialogs = recordRoute ? dialogs : null;
@@ -123,6 +127,17 @@ public final class StatefulProxy implements ProxyFunction {
             ctx.respond(st, request, Response.BAD_EXTENSION, unsupported.toArray(new javax.sip.header.Header[0]));
             return;
         }
+        // RFC 5626 §5.3: a flow token in our own Route must be one we wrote
+        FlowTokens.Token token = null;
+        String tokenText = ownFlowToken(request);
+        if (tokenText != null) {
+            token = flowTokens.read(tokenText);
+            if (token == null) {
+                ctx.counters().flowFailed("bad_token");
+                ctx.respond(st, request, Response.FORBIDDEN, "Invalid Flow Token");
+                return;
+            }
+        }
         if (Request.INVITE.equals(request.getMethod())) {
             ctx.respond(st, request, Response.TRYING);
         }
@@ -130,8 +145,46 @@ public final class StatefulProxy implements ProxyFunction {
         st.setApplicationData(call);
         Request fwd = (Request) request.clone();
         popOwnRoutes(fwd);
+        FlowTokens.Token.Leg leg = token == null ? null : token.otherThan(SipContext.flowOf(request));
+        if (leg != null) {
+            if (ctx.calls().flowOpen(leg.flow())) {
+                // an in-dialog request that came over one side's flow goes over the other side's
+                forward(call, fwd, List.of(Target.over(null, leg.flow(), leg.required())));
+                return;
+            }
+            if (leg.required()) {
+                ctx.counters().flowFailed("closed_in_dialog");
+                ctx.respond(st, request, TargetSelector.FLOW_FAILED, "Flow Failed");
+                return;
+            }
+        }
         // §16.5: determine the targets; §16.6: forward to them
         targets.select(call, fwd, found -> forward(call, fwd, found));
+    }
+
+    /**
+     * The flow token ({@value FlowTokens#PARAM}) of the leading Route entries that name this
+     * server (those §16.4 removes), or null when none carries one.
+     */
+    private String ownFlowToken(Request r) {
+        ListIterator<?> it = r.getHeaders(RouteHeader.NAME);
+        while (it.hasNext()) {
+            URI uri = ((RouteHeader) it.next()).getAddress().getURI();
+            if (!ctx.local().isLocal(uri)) {
+                return null;
+            }
+            if (uri instanceof SipURI sip && sip.getParameter(FlowTokens.PARAM) != null) {
+                return sip.getParameter(FlowTokens.PARAM);
+            }
+        }
+        return null;
+    }
+
+    /** Whether a NAT lies between this server and the sender of a dialog-creating request (its Contact and Via). */
+    private static boolean behindNat(Request request, Flow in) {
+        ContactHeader contact = (ContactHeader) request.getHeader(ContactHeader.NAME);
+        return in != null && NatTest.behindNat(request, contact == null ? null : contact.getAddress().getURI(),
+                in.remote(), in.transport());
     }
 
     /**
@@ -140,20 +193,23 @@ public final class StatefulProxy implements ProxyFunction {
      * one target is not copied a second time.
      */
     private void forward(ProxyCall call, Request fwd, List<Target> chosen) {
+        Flow in = SipContext.flowOf(call.request);
+        boolean inRequired = behindNat(call.request, in);
         for (int i = 0; i < chosen.size(); i++) {
             Target target = chosen.get(i);
             Request out = i == chosen.size() - 1 ? fwd : (Request) fwd.clone();
             ProxyCall.Branch branch = call.addBranch(out);
             ListeningPoints.Entry from;
             try {
-                from = rewriter.rewrite(call.request, out, target);
+                from = rewriter.rewrite(call.request, out, target, in, inRequired);
             } catch (ParseException | InvalidArgumentException | SipException e) {
                 ctx.counters().error("prepare_branch");
                 log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
                 branchFinal(branch, Response.SERVER_INTERNAL_ERROR, null);
                 continue;
             }
-            try (ConnectionScope scope = ConnectionScope.call(call.callId)) {
+            try (ConnectionScope scope = target.flow() != null ? ConnectionScope.flow(call.callId)
+                    : ConnectionScope.call(call.callId)) {
                 // the provider holding the listening point chosen for the next hop sends from its socket
                 ClientTransaction ct = from.provider().getNewClientTransaction(out);
                 if (!call.invite) {
@@ -545,12 +601,31 @@ public final class StatefulProxy implements ProxyFunction {
             ctx.counters().error("ack_loop");
             return;
         }
+        FlowTokens.Token token = null;
+        String tokenText = ownFlowToken(ack);
+        if (tokenText != null) {
+            token = flowTokens.read(tokenText);
+            if (token == null) {
+                ctx.counters().flowFailed("bad_token");
+                ctx.counters().dropped("ack_bad_flow_token");
+                return;
+            }
+        }
         Request out = (Request) ack.clone();
         popOwnRoutes(out);
-        if (out.getHeader(RouteHeader.NAME) == null && ctx.local().isLocal(out.getRequestURI())) {
+        FlowTokens.Token.Leg leg = token == null ? null : token.otherThan(SipContext.flowOf(ack));
+        Flow flow = null;
+        if (leg != null && ctx.calls().flowOpen(leg.flow())) {
+            flow = leg.flow();
+        } else if (leg != null && leg.required()) {
+            ctx.counters().flowFailed("closed_in_dialog");
+            ctx.counters().dropped("ack_flow_closed");
             return;
         }
-        if (!reachable(out)) {
+        if (flow == null && out.getHeader(RouteHeader.NAME) == null && ctx.local().isLocal(out.getRequestURI())) {
+            return;
+        }
+        if (flow == null && !reachable(out)) {
             // RFC 3261 §16.5, §25.1: no SIP URI with a host of the grammar (a dotted quad out of range,
             // say) to send to: dropped here, counted, before the stack looks it up (by DNS) or fails on it
             ctx.counters().dropped("ack_bad_target");
@@ -566,14 +641,21 @@ public final class StatefulProxy implements ProxyFunction {
                 }
                 mf.decrementMaxForwards();
             }
-            Transport t = BranchRewriter.outgoingTransport(out);
-            ListeningPoints.Entry from = ctx.listeningPoints().toward(t, BranchRewriter.nextHopHost(out));
+            Transport t = flow != null ? flow.transport() : BranchRewriter.outgoingTransport(out);
+            ListeningPoints.Entry from = flow != null ? ctx.listeningPoints().at(t, flow.local()) : null;
+            if (from == null) {
+                from = ctx.listeningPoints().toward(t, flow != null ? flow.remote().getAddress().getHostAddress()
+                        : BranchRewriter.nextHopHost(out));
+            }
             if (from == null) {
                 ctx.counters().error("no_listener_for_ack");
                 return;
             }
             out.addFirst(ctx.via(from.listener(), loops.statelessBranch(ack)));
-            try (ConnectionScope scope = ConnectionScope.call(callId(ack))) {
+            // RFC 5626 §5.3: over the other side's flow, marked for the stack's router
+            ((gov.nist.javax.sip.message.MessageExt) out).setApplicationData(flow);
+            try (ConnectionScope scope = flow != null ? ConnectionScope.flow(callId(ack))
+                    : ConnectionScope.call(callId(ack))) {
                 from.provider().sendRequest(out);
             }
             ctx.counters().forwarded(Request.ACK);

@@ -12,6 +12,7 @@ import javax.sip.ClientTransaction;
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.SipContext;
@@ -63,7 +64,8 @@ import org.sipcrypt.server.transport.Transport;
  * bare-LF lines, no To tag, a CSeq that is not a number and the method, a BYE without Max-Forwards,
  * with Proxy-Require or with a Via of ours (a loop, or a spiral, for §16.3 to judge), and a request
  * this would not relay (Max-Forwards at 0, addressed to this server, without the dialog's signed
- * route), which the stack drops, answers or challenges. A message malformed in a way only the parse
+ * route), which the stack drops, answers or challenges, and a request whose Route of ours carries a
+ * flow token (RFC 5626 §5.3), which the stack's path checks and sends over its flow. A message malformed in a way only the parse
  * finds (a From without a valid URI, say) is relayed here where the stack would refuse it; the next
  * hop refuses it instead.
  * Threading: thread-safe; never blocks; called on SIP worker lanes.
@@ -125,6 +127,11 @@ public final class StatelessRelay implements EarlyRelays {
             if (!ctx.local().isLocal(uri.host(), uri.port())) {
                 next = uri;
                 break;
+            }
+            if (uri.param(FlowTokens.PARAM) != null) {
+                // RFC 5626 §5.3: a dialog with flows is the stack path's to route (StatefulProxy), which
+                // checks the token and picks the flow
+                return null;
             }
             popped++;
         }

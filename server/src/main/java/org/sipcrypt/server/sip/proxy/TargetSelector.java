@@ -15,6 +15,7 @@ import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.sip.registrar.Registrar;
+import org.sipcrypt.server.transport.Flow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * Determines the targets of a proxied request (RFC 3261 §16.5): a Route left after this proxy's own
  * entries were removed, a static route for the Request-URI's domain, the location service for an
  * address of our own domain (404 for an address that never registered, 480 for one with no live
- * binding, 503 when the database fails), the default route for a request outside a dialog, or else
+ * binding, 503 when the database fails; a binding is reached over its flow where it must be, and
+ * 430 or 480 answer a binding whose flow has failed, see {@link #target}), the default route for a request outside a dialog, or else
  * the Request-URI itself. Answers the request itself when there is no target.
  * Threading: thread-safe; runs on SIP worker lanes, location lookups complete on the call's lane;
  * never waits for the database.
@@ -70,6 +72,34 @@ final class TargetSelector {
         }
     }
 
+    /** RFC 5626 §11.4: the flow a request had to take has failed. */
+    static final int FLOW_FAILED = 430;
+
+    /**
+     * How a binding is reached (RFC 5626 §5.3; Kamailio's {@code fix_nated_register} and TCP
+     * connection reuse): over TCP and TLS on the connection it registered over while that is open;
+     * over UDP from behind a NAT (or as an outbound binding) to the address its REGISTER came from;
+     * else at its Contact. Null when it cannot be reached: its connection has closed and it is an
+     * outbound binding or one behind a NAT, whose Contact nothing outside can reach (counted in
+     * {@code sip.flows.failed{reason=closed}}). The Request-URI is the Contact either way.
+     */
+    private Target target(Binding b, URI contact) {
+        Flow flow = Flow.parse(b.flow());
+        boolean required = b.nat() || b.outbound();
+        if (flow == null || !flow.transport().reliable() && !required) {
+            return Target.to(contact);
+        }
+        if (ctx.calls().flowOpen(flow)) {
+            return Target.over(contact, flow, required);
+        }
+        if (!required) {
+            return Target.to(contact);
+        }
+        ctx.counters().flowFailed("closed");
+        log.debug("{}: the flow of {} has closed ({})", b.aor(), b.contact(), flow);
+        return null;
+    }
+
     private static boolean inDialog(Request r) {
         ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
         return to != null && to.getTag() != null;
@@ -100,16 +130,28 @@ final class TargetSelector {
                 ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
             } else {
                 List<Target> targets = new ArrayList<>(result.bindings().size());
+                boolean onlyOutboundFailed = true;
                 for (Binding b : result.bindings()) {
+                    URI contact;
                     try {
-                        targets.add(new Target(ctx.addresses().createURI(b.contact()), null));
+                        contact = ctx.addresses().createURI(b.contact());
                     } catch (ParseException e) {
                         ctx.counters().error("bad_binding");
                         log.warn("{}: stored contact {} does not parse: {}", aor, b.contact(), e.getMessage());
+                        onlyOutboundFailed = false;
+                        continue;
+                    }
+                    Target t = target(b, contact);
+                    if (t != null) {
+                        targets.add(t);
+                    } else {
+                        onlyOutboundFailed &= b.outbound();
                     }
                 }
                 if (targets.isEmpty()) {
-                    ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
+                    // RFC 5626 §5.3: an outbound binding whose flow has failed is answered 430
+                    ctx.respond(call.st, call.request, onlyOutboundFailed ? FLOW_FAILED : Response.TEMPORARILY_UNAVAILABLE,
+                            onlyOutboundFailed ? "Flow Failed" : null);
                 } else {
                     forward.accept(targets);
                 }

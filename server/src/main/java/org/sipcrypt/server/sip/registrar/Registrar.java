@@ -1,5 +1,6 @@
 package org.sipcrypt.server.sip.registrar;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import javax.sip.header.ExpiresHeader;
 import javax.sip.header.Header;
 import javax.sip.header.RequireHeader;
 import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.sipcrypt.server.location.Binding;
@@ -30,6 +32,8 @@ import org.sipcrypt.server.location.RegisterChange;
 import org.sipcrypt.server.location.RegisterOutcome;
 import org.sipcrypt.server.sip.RegistrarFunction;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.transport.Flow;
+import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +45,10 @@ import org.slf4j.LoggerFactory;
  * the location database holds ({@link #MAX_CALL_ID_CHARS}, {@link #MAX_CONTACT_CHARS},
  * {@link #MAX_AOR_CHARS}), 403 for more contacts than {@code registrar.maxContacts}, 420 for
  * unsupported extensions, 500 for an out-of-order request and 503 when the database fails or
- * holds {@code registrar.maxBindings} already.
+ * holds {@code registrar.maxBindings} already. Each binding keeps the flow its REGISTER came over
+ * (RFC 5626 §3.3), whether a NAT was detected ({@link NatTest}, as Kamailio's
+ * {@code fix_nated_register} keeps the source for a NATed phone; counted in
+ * {@code sip.registrations.nat}), and the contact's RFC 5626 instance and reg-id.
  * Threading: thread-safe; runs on SIP worker lanes and never waits for the database.
  */
 public final class Registrar implements RegistrarFunction {
@@ -61,12 +68,17 @@ public final class Registrar implements RegistrarFunction {
 
     private final ExpiresPolicy policy;
     private final int maxContacts;
+    private final long flowTimerSeconds;
 
     /**
-     * @param maxContacts most contacts per address-of-record ({@code registrar.maxContacts}); the
-     *                    location service enforces the same bound on what is stored
+     * @param maxContacts    most contacts per address-of-record ({@code registrar.maxContacts}); the
+     *                       location service enforces the same bound on what is stored
+     * @param tcpIdleTimeout how long a connection may stay without traffic ({@code tcp.idleTimeout}):
+     *                       an outbound phone is told to send keep-alives at half of it ({@code Flow-Timer})
      */
-    public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy, int maxContacts) {
+    public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy, int maxContacts,
+                     Duration tcpIdleTimeout) {
+        this.flowTimerSeconds = Math.max(1, tcpIdleTimeout.toSeconds() / 2);
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.policy = Objects.requireNonNull(policy, "policy");
@@ -85,7 +97,10 @@ public final class Registrar implements RegistrarFunction {
             ctx.respond(st, request, Response.NOT_FOUND, "Not Our Domain");
             return;
         }
-        Decision d = decide(request, policy, maxContacts, ctx.clock().instant(), received(request), ctx.headers());
+        Flow flow = SipContext.flowOf(request);
+        InetSocketAddress source = source(request);
+        Decision d = decide(request, policy, maxContacts, ctx.clock().instant(), received(request), ctx.headers(),
+                source, flow != null ? flow.transport() : viaTransport(request), flow);
         if (d.status != 0) {
             if (d.status == Response.BAD_REQUEST) {
                 ctx.counters().rejected(d.tag != null ? d.tag : "bad_register");
@@ -94,6 +109,9 @@ public final class Registrar implements RegistrarFunction {
             }
             ctx.respond(st, request, d.status, d.reason, d.extra.toArray(new Header[0]));
             return;
+        }
+        if (d.change.contacts().stream().anyMatch(c -> c.nat() && !c.expires().isZero())) {
+            ctx.counters().natRegistration(flow != null ? flow.transport().configName() : "unknown");
         }
         String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
         location.register(d.change).whenCompleteAsync((outcome, failure) -> {
@@ -112,7 +130,8 @@ public final class Registrar implements RegistrarFunction {
                 ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR,
                         "Out of order: CSeq not above " + o.storedCseq());
             } else {
-                answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now());
+                answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now(),
+                        outboundRequested(request, d.change));
             }
         }, ctx.lane(callId));
     }
@@ -123,9 +142,33 @@ public final class Registrar implements RegistrarFunction {
     }
 
 
-    private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now) {
+    /**
+     * RFC 5626 §6: a REGISTER whose Contact has a reg-id, sent to this registrar as its edge proxy
+     * (the top Via has {@code ob}), gets {@code Require: outbound} and a {@code Flow-Timer}.
+     */
+    private static boolean outboundRequested(Request request, RegisterChange change) {
+        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
+        return via != null && hasParameterOb(via) && change.contacts().stream().anyMatch(c -> c.regId() > 0);
+    }
+
+    /** Whether the Via has the parameter {@code ob} (RFC 5626 §5.1), with or without a value. */
+    private static boolean hasParameterOb(ViaHeader via) {
+        var names = via.getParameterNames();
+        while (names.hasNext()) {
+            if ("ob".equalsIgnoreCase((String) names.next())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now, boolean outbound) {
         try {
             Response ok = ctx.createResponse(Response.OK, request);
+            if (outbound) {
+                ok.addHeader(ctx.headers().createRequireHeader("outbound"));
+                ok.addHeader(ctx.headers().createHeader("Flow-Timer", Long.toString(flowTimerSeconds)));
+            }
             for (Binding b : bindings) {
                 Address a = ctx.addresses().createAddress(b.contact());
                 ContactHeader c = ctx.headers().createContactHeader(a);
@@ -144,6 +187,23 @@ public final class Registrar implements RegistrarFunction {
             ctx.counters().error("register_answer");
             log.warn("cannot build REGISTER answer: {}", e.toString());
             ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR);
+        }
+    }
+
+    /** The address and port {@code request}'s packets came from, or null when unknown. */
+    public static InetSocketAddress source(Request request) {
+        var m = (gov.nist.javax.sip.message.SIPRequest) request;
+        var addr = SipContext.sourceAddress(request);
+        int port = m.getPeerPacketSourcePort() > 0 ? m.getPeerPacketSourcePort() : m.getRemotePort();
+        return addr == null || port <= 0 ? null : new InetSocketAddress(addr, port);
+    }
+
+    private static Transport viaTransport(Request request) {
+        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
+        try {
+            return via == null ? Transport.UDP : Transport.parse(via.getTransport());
+        } catch (IllegalArgumentException e) {
+            return Transport.UDP;
         }
     }
 
@@ -183,9 +243,23 @@ public final class Registrar implements RegistrarFunction {
         return "Too Many Contacts (limit " + limit + " per address-of-record)";
     }
 
-    /** Applies the rules of RFC 3261 §10.3 steps 2, 5-7 to a REGISTER. Pure: no I/O. */
+    /** Applies the rules of RFC 3261 §10.3 steps 2, 5-7 to a REGISTER whose source is not known. */
     static Decision decide(Request request, ExpiresPolicy policy, int maxContacts, Instant now, String received,
                            javax.sip.header.HeaderFactory headers) {
+        return decide(request, policy, maxContacts, now, received, headers, null, Transport.UDP, null);
+    }
+
+    /**
+     * Applies the rules of RFC 3261 §10.3 steps 2, 5-7 to a REGISTER, and notes with each contact
+     * whether it shows a NAT ({@link NatTest}) and its RFC 5626 instance and reg-id. Pure: no I/O.
+     *
+     * @param source where the REGISTER came from, or null when unknown (no NAT is detected then)
+     * @param over   the transport it came over
+     * @param flow   the flow it came over, stored with its bindings; null when the transport records none
+     */
+    static Decision decide(Request request, ExpiresPolicy policy, int maxContacts, Instant now, String received,
+                           javax.sip.header.HeaderFactory headers, InetSocketAddress source, Transport over,
+                           Flow flow) {
         // §10.3 step 2: we support no extensions
         ListIterator<?> require = request.getHeaders(RequireHeader.NAME);
         if (require != null && require.hasNext()) {
@@ -234,7 +308,7 @@ public final class Registrar implements RegistrarFunction {
                 return Decision.badRequest("bad_wildcard", "Wildcard Contact needs Expires: 0 and no other contact");
             }
             Decision d = new Decision();
-            d.change = new RegisterChange(aor, callId, cseq, true, List.of(), received, now);
+            d.change = new RegisterChange(aor, callId, cseq, true, List.of(), received, now, flowText(flow));
             return d;
         }
         // Bounded state: more contacts than an AOR may hold are refused before the database is asked.
@@ -265,12 +339,49 @@ public final class Registrar implements RegistrarFunction {
                 return d;
             }
             URI uri = c.getAddress().getURI();
+            String instance = c.getParameter(INSTANCE);
+            if (instance != null && instance.length() > MAX_INSTANCE_CHARS) {
+                return Decision.badRequest("too_long", "+sip.instance longer than " + MAX_INSTANCE_CHARS + " characters");
+            }
+            int regId = regId(c.getParameter(REG_ID));
+            if (regId < 0) {
+                return Decision.badRequest("bad_reg_id", "reg-id " + c.getParameter(REG_ID) + " is not 1 to 2147483647");
+            }
             changes.add(new ContactChange(contactKey(uri), uri.toString(), Duration.ofSeconds(grant.seconds()),
-                    q < 0 ? -1 : q));
+                    q < 0 ? -1 : q, NatTest.behindNat(request, uri, source, over),
+                    instance == null ? null : unquoted(instance), instance == null ? 0 : regId));
         }
         Decision d = new Decision();
-        d.change = new RegisterChange(aor, callId, cseq, false, changes, received, now);
+        d.change = new RegisterChange(aor, callId, cseq, false, changes, received, now, flowText(flow));
         return d;
+    }
+
+    /** The Contact parameter naming the user agent instance (RFC 5626 §4.1). */
+    static final String INSTANCE = "+sip.instance";
+    /** The Contact parameter naming one of an instance's flows (RFC 5626 §4.2). */
+    static final String REG_ID = "reg-id";
+    /** Longest {@code +sip.instance} stored (the width of {@code bindings.instance}); longer ones get 400. */
+    public static final int MAX_INSTANCE_CHARS = 256;
+
+    private static String flowText(Flow flow) {
+        return flow == null ? null : flow.text();
+    }
+
+    /** A reg-id (RFC 5626 §4.2: 1 to 2^31-1), 0 when absent, -1 when it is not one. */
+    static int regId(String value) {
+        if (value == null) {
+            return 0;
+        }
+        if (value.isEmpty() || value.length() > 10 || !value.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+            return -1;
+        }
+        long v = Long.parseLong(value);
+        return v < 1 || v > Integer.MAX_VALUE ? -1 : (int) v;
+    }
+
+    /** A {@code +sip.instance} value without its quotes (RFC 3840 §9: a quoted string). */
+    private static String unquoted(String v) {
+        return v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"") ? v.substring(1, v.length() - 1) : v;
     }
 
     /** The canonical address-of-record {@code sip:user@host} of a To URI, or {@code null} when it has none. */

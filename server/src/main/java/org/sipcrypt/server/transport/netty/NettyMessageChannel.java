@@ -31,6 +31,7 @@ import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.SipBytes;
 import org.sipcrypt.server.transport.TopVia;
+import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.Logger;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * Threading: {@link #receive} runs on a SIP worker lane; sending is thread-safe and never blocks
  * an event loop.
  */
-abstract class NettyMessageChannel extends MessageChannel implements RawMessageChannel {
+abstract class NettyMessageChannel extends MessageChannel implements RawMessageChannel, Flow.Carrier {
 
     private static final Logger log = LoggerFactory.getLogger(NettyMessageChannel.class);
     private static final RateLimitedLog badInputLog = new RateLimitedLog(log);
@@ -69,6 +70,17 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
 
     /** The transport this channel carries. */
     abstract Transport transportKind();
+
+    /** The number of this channel's connection, unique in this process run; 0 for UDP. */
+    long connectionNumber() {
+        return 0;
+    }
+
+    /** The flow of what arrives here: this listening socket, the peer, and for TCP and TLS this connection. */
+    @Override
+    public final Flow flow() {
+        return new Flow(transportKind(), processor.localAddress(), peer, connectionNumber());
+    }
 
     /** Where the bytes being received came from: the peer (a connection's, or a datagram's sender). */
     final InetSocketAddress source() {
@@ -267,6 +279,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         message.setPeerPacketSourceAddress(src.getAddress());
         message.setPeerPacketSourcePort(src.getPort());
         if (message instanceof SIPRequest request) {
+            // the SIP layer reads the request's flow from it (RFC 5626: the registrar, the proxy's flow tokens)
+            request.setMessageChannel(this);
             Via via = request.getTopmostVia();
             boolean rport = via.hasParameter(Via.RPORT);
             if (rport || !AddressText.sameHost(via.getHost(), src.getAddress())) {

@@ -29,8 +29,13 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     private static final Logger log = LoggerFactory.getLogger(NettyTcpMessageChannel.class);
     private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
 
+    /** Numbers connections; starts at a random point so a number is not found again after a restart. */
+    private static final java.util.concurrent.atomic.AtomicLong NUMBERS =
+            new java.util.concurrent.atomic.AtomicLong(new java.security.SecureRandom().nextInt() & 0x7fffffffL);
+
     private final NettyTcpMessageProcessor tcp;
     private final SipConnectionHandler handler;
+    private final long number = NUMBERS.incrementAndGet();
     private volatile Channel channel;
     /** While an outgoing connection is set up: what waits to be sent on it; null once set up or failed. */
     private List<Waiting> waiting;
@@ -82,6 +87,11 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     @Override
     Transport transportKind() {
         return tcp.kind();
+    }
+
+    @Override
+    long connectionNumber() {
+        return number;
     }
 
     @Override
@@ -173,6 +183,11 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     void send(byte[] message, InetSocketAddress to, SIPRequest request) throws IOException {
         if (to.equals(peer()) && isOpen()) {
             write(message, request);
+        } else if (to.equals(peer()) && !handler.dialledOut()) {
+            // RFC 5626 §5.3: the peer of an accepted connection is an ephemeral port or a NAT's
+            // mapping; once the connection has closed, nothing there accepts a new one
+            counters.messageDropped("flow_closed");
+            throw new IOException(this + " has closed; its peer is not dialled");
         } else {
             tcp.connection(to).write(message, request);
         }

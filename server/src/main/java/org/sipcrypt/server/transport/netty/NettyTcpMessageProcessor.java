@@ -24,6 +24,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionScope;
+import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.transport.PeerKey;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.Transport;
@@ -179,6 +180,9 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
      * began (the connection cap).
      */
     NettyTcpMessageChannel connection(InetSocketAddress target) throws IOException {
+        if (ConnectionScope.overFlow()) {
+            return flowConnection(target);
+        }
         ConnectionPattern pattern = transport().settings().policy().patternFor(target);
         String callId = pattern == ConnectionPattern.PER_CALL ? ConnectionScope.currentCallId() : null;
         PeerKey key = new PeerKey(kind(), target, callId);
@@ -208,6 +212,37 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
             throw new IOException("connection to " + key + " failed");
         }
         return c;
+    }
+
+    /**
+     * The open connection with {@code peer}, for a message that goes over a flow (RFC 5626 §5.3):
+     * never a new one. Fails, counted as {@code transport.messages.dropped{reason=flow_closed}},
+     * when there is none.
+     */
+    private NettyTcpMessageChannel flowConnection(InetSocketAddress peer) throws IOException {
+        NettyTcpMessageChannel c = open(peer);
+        if (c == null) {
+            transport().counters().messageDropped("flow_closed");
+            throw new IOException("no open " + kind().configName() + " connection with " + peer
+                    + " (a flow is never dialled)");
+        }
+        return c;
+    }
+
+    /** The open (set-up) shared connection with {@code peer}, or null. */
+    private NettyTcpMessageChannel open(InetSocketAddress peer) {
+        CompletableFuture<NettyTcpMessageChannel> f = connections.get(PeerKey.shared(kind(), peer));
+        if (f == null || !f.isDone() || isDead(f)) {
+            return null;
+        }
+        NettyTcpMessageChannel c = f.getNow(null);
+        return c != null && c.isOpen() ? c : null;
+    }
+
+    /** Whether the connection of {@code flow} (one of this processor's) is still open. */
+    boolean flowOpen(Flow flow) {
+        NettyTcpMessageChannel c = open(flow.remote());
+        return c != null && c.connectionNumber() == flow.connection();
     }
 
     /**

@@ -266,6 +266,20 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
         }
     }
 
+    /** Whether {@code flow} can carry a message now: UDP always; TCP and TLS while its connection is open. */
+    @Override
+    public boolean flowOpen(org.sipcrypt.server.transport.Flow flow) {
+        if (!flow.transport().reliable()) {
+            return true;
+        }
+        for (NettyTcpMessageProcessor p : tcpProcessors) {
+            if (p.kind() == flow.transport() && p.localAddress().equals(flow.local()) && p.flowOpen(flow)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Connections open over one stream transport ({@code tcp} or {@code tls}), inbound and outbound. */
     public int openConnections(Transport kind) {
         int n = 0;

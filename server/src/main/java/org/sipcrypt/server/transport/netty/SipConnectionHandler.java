@@ -73,6 +73,11 @@ final class SipConnectionHandler extends ChannelDuplexHandler {
         }
     }
 
+    /** Whether this connection was dialled by this server (else accepted from its peer). */
+    boolean dialledOut() {
+        return outboundKey != null;
+    }
+
     /** Sets why the connection is being closed, unless a reason is already set. */
     void closeReason(String reason) {
         if (closeReason == null) {

@@ -43,7 +43,7 @@ class ProxyCallIT {
             Request invite = callee.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals(callee.contactUri().toString(), invite.getRequestURI().toString());
             assertProxyVia(invite, server, t);
-            assertEquals(List.of(recordRoute(server, t)), SipHeaders.recordRoutes(invite));
+            assertEquals(List.of(recordRoute(server, t)), withoutFlowTokens(SipHeaders.recordRoutes(invite)));
             assertEquals(69, ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).getMaxForwards());
             assertEquals(List.of(server.hostPort(t), "127.0.0.1:" + caller.port()), SipHeaders.vias(invite));
             // a UDP callee may repeat its 200 until the ACK arrives: compare without repeats
@@ -53,13 +53,14 @@ class ProxyCallIT {
             // callee sent them, from their bytes, with the INVITE's transactions settled
             Response ok = call.invite().await(Response.OK, TestUa.TIMEOUT);
             assertEquals(List.of("127.0.0.1:" + caller.port()), SipHeaders.vias(ok));
-            assertEquals(List.of(recordRoute(server, t)), SipHeaders.recordRoutes(ok));
+            assertEquals(List.of(recordRoute(server, t)), withoutFlowTokens(SipHeaders.recordRoutes(ok)));
             assertEquals(2.0, server.server().transportCounters().value("sip.responses.relayed_early"));
 
             Request ack = callee.awaitRequest(Request.ACK, TestUa.TIMEOUT);
-            // relayed statelessly (RFC 3261 §16.11): from its bytes, but to a per-call connection,
-            // which the SIP layer's call names, by the stack
-            boolean fromBytes = !connection.equals("per-call");
+            // relayed statelessly (RFC 3261 §16.11): over UDP from its bytes; a callee registered over
+            // TCP is reached on its registration connection (its flow, named by a token in the
+            // Record-Route), which only the stack path routes yet, as it does a per-call connection
+            boolean fromBytes = t == Transport.UDP;
             assertProxyVia(ack, server, t);
             assertEquals(List.of(server.hostPort(t), "127.0.0.1:" + caller.port()), SipHeaders.vias(ack));
             assertEquals(List.of(), SipHeaders.routes(ack), "the proxy took its own Route entry off");
@@ -87,7 +88,7 @@ class ProxyCallIT {
             assertProxyVia(invite, u.server(), Transport.TCP);
             // RFC 5658: one entry for the interface towards the callee, one towards the caller
             assertEquals(List.of(recordRoute(u.server(), Transport.TCP), recordRoute(u.server(), Transport.UDP)),
-                    SipHeaders.recordRoutes(invite));
+                    withoutFlowTokens(SipHeaders.recordRoutes(invite)));
 
             u.bob().awaitRequest(Request.ACK, TestUa.TIMEOUT);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
@@ -100,7 +101,7 @@ class ProxyCallIT {
         try (BobAndAlice u = BobAndAlice.start(dir, Transport.UDP, Transport.UDP, "recordRoute", "false")) {
             TestUa.Call call = u.alice().call(u.bob().aor(), u.server().address(Transport.UDP));
             Request invite = u.bob().awaitRequest(Request.INVITE, TestUa.TIMEOUT);
-            assertEquals(List.of(), SipHeaders.recordRoutes(invite));
+            assertEquals(List.of(), withoutFlowTokens(SipHeaders.recordRoutes(invite)));
             assertProxyVia(invite, u.server(), Transport.UDP);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
 
@@ -190,5 +191,13 @@ class ProxyCallIT {
 
     private static String recordRoute(TestServer server, Transport t) {
         return "<sip:" + server.hostPort(t) + ";transport=" + t.configName() + ";lr>";
+    }
+
+    /**
+     * Record-Route entries without this proxy's flow token (RFC 5626 §5.3): a callee registered over
+     * a connection is reached on it, and the entry then carries the token, whose value varies.
+     */
+    private static List<String> withoutFlowTokens(List<String> routes) {
+        return routes.stream().map(r -> r.replaceAll(";sc-flow=[A-Za-z0-9_-]+", "")).toList();
     }
 }

@@ -45,7 +45,7 @@ class ProxyChainIT {
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals(bob.contactUri().toString(), invite.getRequestURI().toString());
             assertEquals(List.of(via(b, Transport.TCP), via(a, Transport.TCP), "127.0.0.1:" + alice.port()), SipHeaders.vias(invite));
-            assertEquals(List.of(rr(b, Transport.TCP), rr(a, Transport.TCP), rr(a, Transport.UDP)), SipHeaders.recordRoutes(invite));
+            assertEquals(List.of(rr(b, Transport.TCP), rr(a, Transport.TCP), rr(a, Transport.UDP)), withoutFlowTokens(SipHeaders.recordRoutes(invite)));
             assertEquals(68, ((MaxForwardsHeader) invite.getHeader(MaxForwardsHeader.NAME)).getMaxForwards());
 
             bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
@@ -103,5 +103,13 @@ class ProxyChainIT {
 
     private static String rr(TestServer s, Transport t) {
         return "<sip:" + s.hostPort(t) + ";transport=" + t.configName() + ";lr>";
+    }
+
+    /**
+     * Record-Route entries without this proxy's flow token (RFC 5626 §5.3): a callee registered over
+     * a connection is reached on it, and the entry then carries the token, whose value varies.
+     */
+    private static List<String> withoutFlowTokens(List<String> routes) {
+        return routes.stream().map(r -> r.replaceAll(";sc-flow=[A-Za-z0-9_-]+", "")).toList();
     }
 }
