@@ -88,7 +88,7 @@ class ListenerAddressesIT {
     /**
      * A whole call through a listener on {@code 0.0.0.0} that advertises another of the machine's
      * addresses: the caller reaches it on 127.0.0.1, the callee and then both parties' in-dialog
-     * requests (the ACK and BYE, relayed from their bytes) on the advertised 127.0.0.3.
+     * requests (the ACK and BYE, relayed from their bytes over UDP) on the advertised 127.0.0.3.
      */
     @ParameterizedTest(name = "over {0}")
     @EnumSource(value = Transport.class, names = {"UDP", "TCP"})
@@ -103,8 +103,9 @@ class ListenerAddressesIT {
             TestUa.Call call = alice.call(bob.aor(), proxy);
             Request invite = bob.awaitRequest(Request.INVITE, TestUa.TIMEOUT);
             assertEquals("127.0.0.3:" + port, SipHeaders.vias(invite).get(0));
+            // a TCP callee is reached on its registration connection, named by a flow token
             assertEquals(List.of("<sip:127.0.0.3:" + port + ";transport=" + t.configName() + ";lr>"),
-                    SipHeaders.recordRoutes(invite));
+                    SipHeaders.recordRoutes(invite).stream().map(r -> r.replaceAll(";sc-flow=[^;>]*", "")).toList());
             assertEquals(Response.OK, call.invite().await(Response.OK, TestUa.TIMEOUT).getStatusCode());
 
             Request ack = bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
@@ -112,8 +113,11 @@ class ListenerAddressesIT {
             assertEquals(Response.OK, call.hangUp().getStatusCode());
             Request bye = bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
             assertEquals("127.0.0.3:" + port, SipHeaders.vias(bye).get(0));
-            assertEquals(2.0, server.server().transportCounters().value("sip.requests.relayed_early"),
-                    "the ACK and the BYE came in on the advertised address and were relayed from their bytes");
+            // over TCP the callee's flow makes the stack route the ACK and the BYE (the byte path does
+            // not route flows yet)
+            assertEquals(t == Transport.UDP ? 2.0 : 0.0,
+                    server.server().transportCounters().value("sip.requests.relayed_early"),
+                    "the ACK and the BYE came in on the advertised address, relayed from their bytes over UDP");
             assertEquals(List.of(), bob.errors());
             assertEquals(List.of(), alice.errors());
         }
