@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.config.DigestAlgorithm;
 import org.sipcrypt.server.location.Subscriber;
@@ -27,7 +28,10 @@ import picocli.CommandLine;
  * on (RFC 3261 §22): two baresip instances register (401, then credentials), call each other
  * through the Record-Routing proxy (407, then credentials), the callee answers by itself, both
  * see the call established, and a BYE from either side ends it on both. linphonec answers a call
- * from baresip the same way. The server offers MD5 only: baresip 1.0.0 fails a REGISTER whose
+ * from baresip the same way. Over TLS (on each engine, {@code jsse} and {@code bc}) the phones
+ * check the server's certificate against the test CA; registering is tested on its own, and the
+ * calls need the callee reached on the connection it registered over, since neither phone
+ * accepts TLS connections to its Contact. The server offers MD5 only: baresip 1.0.0 fails a REGISTER whose
  * 401 carries any challenge it cannot compute, SHA-256 included (see {@code docs/softphones.md}).
  * Threading: JUnit's test thread drives the phones; each phone's output is read on a thread of its own.
  */
@@ -82,6 +86,66 @@ class SoftphoneCallsIT {
             bob.awaitRegistered();
 
             alice.dial(uri("bob", server, Transport.UDP));
+            alice.awaitCallEstablished();
+            bob.awaitCallConnected();
+            bob.terminate();
+            bob.awaitCallEnded();
+            alice.awaitByeReceived();
+        }
+    }
+
+    /**
+     * Registration over TLS on each engine, as a step of its own: baresip checks the server's
+     * certificate by its IP address, linphonec by the name {@code localhost}; both answer the
+     * digest challenge on their TLS connection.
+     */
+    @ParameterizedTest(name = "baresip and linphonec register over TLS on the {0} engine")
+    @ValueSource(strings = {"jsse", "bc"})
+    void softphonesRegisterOverTls(String engine) throws Exception {
+        try (TestServer server = start(engine);
+             Baresip alice = baresip(server, "alice", ALICE_PASSWORD, Transport.TLS);
+             Linphone bob = linphone(server, "bob", BOB_PASSWORD, Transport.TLS)) {
+            alice.awaitRegistered();
+            bob.awaitRegistered();
+        }
+    }
+
+    /**
+     * The calls of the UDP and TCP test over TLS. The callee must be reached on the connection it
+     * registered over: baresip has no certificate, so it refuses a TLS connection to the Contact it
+     * registered (the caller then gets 500 Next Hop Unavailable).
+     */
+    @ParameterizedTest(name = "baresip over TLS on the {0} engine")
+    @ValueSource(strings = {"jsse", "bc"})
+    void baresipPhonesCallEachOtherOverTls(String engine) throws Exception {
+        try (TestServer server = start(engine);
+             Baresip alice = baresip(server, "alice", ALICE_PASSWORD, Transport.TLS);
+             Baresip bob = baresip(server, "bob", BOB_PASSWORD, Transport.TLS)) {
+            alice.awaitRegistered();
+            bob.awaitRegistered();
+
+            alice.dial(uri("bob", server, Transport.TLS));
+            bothEstablished(alice, bob);
+            bob.hangup();
+            alice.awaitByeReceived();
+
+            bob.dial(uri("alice", server, Transport.TLS));
+            bothEstablished(bob, alice);
+            bob.hangup();
+            alice.awaitByeReceived();
+        }
+    }
+
+    /** linphonec registered over TLS answers a call from baresip, reached on its registration's connection. */
+    @Test
+    void linphoneAnswersBaresipOverTls() throws Exception {
+        try (TestServer server = start("bc");
+             Baresip alice = baresip(server, "alice", ALICE_PASSWORD, Transport.TLS);
+             Linphone bob = linphone(server, "bob", BOB_PASSWORD, Transport.TLS)) {
+            alice.awaitRegistered();
+            bob.awaitRegistered();
+
+            alice.dial(uri("bob", server, Transport.TLS));
             alice.awaitCallEstablished();
             bob.awaitCallConnected();
             bob.terminate();
