@@ -17,6 +17,9 @@ command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v iptables >/dev/null 2>&1 || need+=(iptables)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+# real softphones for SoftphoneCallsIT: baresip and linphonec
+command -v baresip >/dev/null 2>&1 || need+=(baresip-core)
+command -v linphonec >/dev/null 2>&1 || need+=(linphone-cli)
 # the lab's Kamailio server under test (KamailioServerIT): the proxy and its TLS module
 command -v kamailio >/dev/null 2>&1 || [ -x /usr/sbin/kamailio ] || need+=(kamailio)
 compgen -G '/usr/lib/*/kamailio/modules/tls.so' >/dev/null || need+=(kamailio-tls-modules)
