@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * for the {@code tls.peer} overrides.
  * Threading: immutable once created; {@link #newHandler} is called on event loops.
  */
-public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsStage, BcTlsStage {
+public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsStage, BcTlsStage, OpenSslTlsStage {
 
     private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
 
@@ -62,8 +62,17 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     }
 
     private static TlsStage create(TlsConfig t, CipherSuiteRegistry registry, String what) throws IOException {
+        Map<TlsEngine, String> unavailable = OpenSslTlsStage.unavailableEngines();
+        if (t.engine() != null && unavailable.containsKey(t.engine())) {
+            throw new TlsEngineUnavailableException(what + ": tls.engine " + t.engine().configName() + " cannot run here: "
+                    + unavailable.get(t.engine()));
+        }
+        if (t.engine() == null && !unavailable.isEmpty()) {
+            unavailable.forEach((engine, why) -> log.info("{}: tls.engine auto leaves out {}: {}", what,
+                    engine.configName(), why));
+        }
         TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
-                t.versions());
+                t.versions(), unavailable);
         if (!choices.insecure().isEmpty()) {
             log.warn("{}: insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", what, choices.insecure());
         }
@@ -75,6 +84,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
         TlsStage made = switch (choices.engine()) {
             case JSSE -> JsseTlsStage.create(identity, t, choices);
             case BC -> BcTlsStage.create(identity, t, choices, registry);
+            case OPENSSL -> OpenSslTlsStage.create(identity, t, choices);
         };
         made.insecure = choices.insecure();
         int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
@@ -102,7 +112,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
      */
     public abstract ChannelHandler newHandler(Channel ch, InetSocketAddress dialled);
 
-    /** Stops the handshake threads, if any. */
+    /** Stops the handshake threads, if any, and gives up native TLS contexts. */
     @Override
     public void close() {
     }
