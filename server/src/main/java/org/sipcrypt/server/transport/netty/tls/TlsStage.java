@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -62,17 +63,27 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     }
 
     private static TlsStage create(TlsConfig t, CipherSuiteRegistry registry, String what) throws IOException {
-        Map<TlsEngine, String> unavailable = OpenSslTlsStage.unavailableEngines();
-        if (t.engine() != null && unavailable.containsKey(t.engine())) {
-            throw new TlsEngineUnavailableException(what + ": tls.engine " + t.engine().configName() + " cannot run here: "
-                    + unavailable.get(t.engine()));
-        }
-        if (t.engine() == null && !unavailable.isEmpty()) {
-            unavailable.forEach((engine, why) -> log.info("{}: tls.engine auto leaves out {}: {}", what,
-                    engine.configName(), why));
+        if (t.allowInsecure()) {
+            // before anything here loads the JDK's TLS classes (Netty's OpenSSL probe does), which
+            // read jdk.tls.disabledAlgorithms once
+            JdkInsecureSuites.allow();
         }
         TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
-                t.versions(), unavailable);
+                t.versions());
+        if (choices.engine() == TlsEngine.OPENSSL) {
+            // BoringSSL is loaded only by a configuration that would run on it
+            Map<TlsEngine, String> unavailable = OpenSslTlsStage.unavailableEngines();
+            if (!unavailable.isEmpty()) {
+                if (t.engine() != null) {
+                    throw new TlsEngineUnavailableException(what + ": tls.engine " + t.engine().configName()
+                            + " cannot run here: " + unavailable.get(t.engine()));
+                }
+                unavailable.forEach((engine, why) -> log.info("{}: tls.engine auto leaves out {}: {}", what,
+                        engine.configName(), why));
+                choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), null, t.crypto(), t.versions(),
+                        unavailable);
+            }
+        }
         if (!choices.insecure().isEmpty()) {
             log.warn("{}: insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", what, choices.insecure());
         }
