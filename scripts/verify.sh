@@ -16,6 +16,8 @@ command -v turnutils_stunclient >/dev/null 2>&1 || need+=(coturn)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v iptables >/dev/null 2>&1 || need+=(iptables)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# Go's crypto/tls as an independent TLS peer (OpenSslTlsListenerIT)
+command -v go >/dev/null 2>&1 || need+=(golang-go)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 # real softphones for SoftphoneCallsIT: baresip and linphonec
 command -v baresip >/dev/null 2>&1 || need+=(baresip-core)
