@@ -25,7 +25,9 @@ import javax.sip.ClientTransaction;
 import javax.sip.SipFactory;
 import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.concurrent.NamedThreads;
+import org.sipcrypt.server.config.AddressBlock;
 import org.sipcrypt.server.config.ConfigLoader;
+import org.sipcrypt.server.config.LimitsConfig;
 import org.sipcrypt.server.config.Mode;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.config.TransportImpl;
@@ -64,6 +66,7 @@ import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
+import org.sipcrypt.server.transport.SourceLimits;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
 import org.sipcrypt.server.transport.netty.NettyTransport;
@@ -180,6 +183,7 @@ public final class SipcryptServer implements AutoCloseable {
             ScheduledThreadPoolExecutor housekeeping = NamedThreads.named("sipcrypt-housekeeping").scheduler();
             opened.add(housekeeping::shutdownNow);
             EstablishedDialogs dialogs = establishedDialogs(config, registry, clock);
+            SourceLimits limits = sourceLimits(config, transport, registry, clock);
             Authentication auth = Authentication.start(config, database, context, local, dialogs, registry);
             if (auth.credentials() != null) {
                 opened.add(auth.credentials());
@@ -189,7 +193,8 @@ public final class SipcryptServer implements AutoCloseable {
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout()),
-                    proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy());
+                    proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy(),
+                    limits == null ? source -> { } : limits::authFailed);
             // one SipListener for the stack, on every provider (one per k-th listener of each transport)
             for (ListeningPoints.Entry e : lps.all()) {
                 if (e.provider().getListeningPoints()[0] == e.point()) {
@@ -217,7 +222,7 @@ public final class SipcryptServer implements AutoCloseable {
             SipcryptServer server = new SipcryptServer(config, registry, transportCounters, database, location, workers,
                     transport, stack, context, listeners, housekeeping, auth.credentials());
             server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport,
-                    dialogs, registry, housekeeping), dialogs, transport);
+                    dialogs, limits, registry, housekeeping), dialogs, transport);
             server.metrics = metrics;
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
@@ -290,13 +295,39 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     /**
+     * The per-source limits ({@code limits.*}), reading {@code clock}; null when they are off or with
+     * JAIN-SIP's own transports, which have no admission check to apply them (logged as a warning).
+     * Sources in {@code limits.allow} and {@code auth.trustedPeers} are exempt.
+     */
+    private static SourceLimits sourceLimits(ServerConfig config, NettyTransport transport, MeterRegistry registry,
+                                             Clock clock) {
+        LimitsConfig l = config.limits();
+        if (!l.enabled()) {
+            return null;
+        }
+        if (transport == null) {
+            log.warn("limits.* apply to sipcrypt's transport only: with transport.impl={} no source is rate-limited"
+                    + " or banned", config.transportImpl().configName());
+            return null;
+        }
+        List<AddressBlock> exempt = new ArrayList<>(l.allow());
+        exempt.addAll(config.auth().trustedPeers());
+        return new SourceLimits(l.requestsPerSecond(), l.burst(), l.authFailures(), l.authFailureWindow(),
+                l.banTime(), l.maxSources(), a -> exempt.stream().anyMatch(b -> b.contains(a)), () -> {
+                    Instant now = clock.instant();
+                    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+                }, registry);
+    }
+
+    /**
      * The admission check in front of the worker lanes (sipcrypt's transport only), sampling the heap
-     * after GC every second when that budget is on; null with the JAIN-SIP transports.
+     * after GC every second when that budget is on, and applying the per-source limits (swept every
+     * second) when there are any; null with the JAIN-SIP transports.
      */
     private static OverloadGuard overloadGuard(ServerConfig config, SipWorkers workers, SipContext context,
                                                SipStackImpl stack, NettyTransport transport,
-                                               EstablishedDialogs dialogs, MeterRegistry registry,
-                                               ScheduledExecutorService housekeeping) {
+                                               EstablishedDialogs dialogs, SourceLimits limits,
+                                               MeterRegistry registry, ScheduledExecutorService housekeeping) {
         if (transport == null) {
             return null;
         }
@@ -313,6 +344,10 @@ public final class SipcryptServer implements AutoCloseable {
                 () -> kept.trim(0), System::gc, registry);
         if (o.maxHeapAfterGc() > 0) {
             housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
+        }
+        if (limits != null) {
+            guard.limitSourcesWith(limits);
+            housekeeping.scheduleWithFixedDelay(limits::sweep, 1, 1, TimeUnit.SECONDS);
         }
         transport.admitWith(guard);
         return guard;

@@ -54,6 +54,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param dbBreaker          how a database outage is noticed and its end found (database circuit breaker)
  * @param tcpLimits          bounds against TCP/TLS connection floods (per source, per message, partial bytes)
  * @param overload           when new requests are refused with 503 to keep serving, and what shutdown waits for
+ * @param limits             per-source limits on new requests: a rate per source and bans after failed authentication
  * @param http               the HTTP listener for {@code /metrics} and {@code /health}
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
@@ -93,6 +94,7 @@ public record ServerConfig(
         DbBreakerConfig dbBreaker,
         TcpLimitsConfig tcpLimits,
         OverloadConfig overload,
+        LimitsConfig limits,
         HttpConfig http,
         AuthConfig auth,
         TlsConfig tls) {
@@ -133,6 +135,7 @@ public record ServerConfig(
             throw new IllegalArgumentException("overload.queueThreshold: " + overload.queueThreshold()
                     + " is above sip.queueCapacity " + sipQueueCapacity + " (expected queueThreshold <= queueCapacity)");
         }
+        Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(http, "http");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
@@ -158,7 +161,7 @@ public record ServerConfig(
                 .maxContacts(maxContacts).maxBindings(maxBindings).locationCache(locationCache)
                 .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
-        return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).http(http).auth(auth).tls(tls);
+        return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).http(http).auth(auth).tls(tls);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -209,6 +212,7 @@ public record ServerConfig(
         private DbBreakerConfig.Builder dbBreaker = new DbBreakerConfig.Builder();
         private TcpLimitsConfig.Builder tcpLimits = new TcpLimitsConfig.Builder();
         private OverloadConfig.Builder overload = new OverloadConfig.Builder();
+        private LimitsConfig.Builder limits = new LimitsConfig.Builder();
         private HttpConfig.Builder http = new HttpConfig.Builder();
         private AuthConfig.Builder auth = new AuthConfig.Builder();
         private TlsConfig.Builder tls = new TlsConfig.Builder();
@@ -248,6 +252,7 @@ public record ServerConfig(
         public Builder dbBreaker(DbBreakerConfig v) { dbBreaker = v.toBuilder(); return this; }
         public Builder tcpLimits(TcpLimitsConfig v) { tcpLimits = v.toBuilder(); return this; }
         public Builder overload(OverloadConfig v) { overload = v.toBuilder(); return this; }
+        public Builder limits(LimitsConfig v) { limits = v.toBuilder(); return this; }
         public Builder http(HttpConfig v) { http = v.toBuilder(); return this; }
         public Builder auth(AuthConfig v) { auth = v.toBuilder(); return this; }
         public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
@@ -265,6 +270,11 @@ public record ServerConfig(
         /** The overload and shutdown-drain settings, to change in place. */
         public OverloadConfig.Builder overload() {
             return overload;
+        }
+
+        /** The per-source limits, to change in place. */
+        public LimitsConfig.Builder limits() {
+            return limits;
         }
 
         /** The HTTP listener's settings, to change in place. */
@@ -293,7 +303,7 @@ public record ServerConfig(
                     tcpConnectTimeout, tcpConnectFailureHold, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
                     minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
-                    dbBreaker.build(), tcpLimits.build(), overload.build(), http.build(), auth.build(), tls.build());
+                    dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), http.build(), auth.build(), tls.build());
             ServerConfigChecks.check(c);
             return c;
         }

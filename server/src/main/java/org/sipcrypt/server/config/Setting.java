@@ -206,6 +206,37 @@ public enum Setting {
                     + " elsewhere); its signed route then proves nothing.",
             c -> shown(c.overload().dialogLifetime()),
             (b, k, v) -> b.overload().dialogLifetime(duration(k, one(k, v), false))),
+    LIMITS_REQUESTS_PER_SECOND("limits.requestsPerSecond", Kind.SINGLE, "N",
+            "New requests outside a dialog one source address (an IPv6 /64) may send per second, sustained; beyond"
+                    + " it 503 with Retry-After, and past twice limits.burst of refusals nothing (dropped);"
+                    + " 0 turns the rate limit off. ACK, CANCEL, responses and requests in calls the proxy holds are"
+                    + " never limited.",
+            c -> shown(c.limits().requestsPerSecond()),
+            (b, k, v) -> b.limits().requestsPerSecond(integer(k, one(k, v), 0, 10_000_000))),
+    LIMITS_BURST("limits.burst", Kind.SINGLE, "N",
+            "New requests one source may send at once above limits.requestsPerSecond (its bucket's size).",
+            c -> shown(c.limits().burst()), (b, k, v) -> b.limits().burst(integer(k, one(k, v), 1, 10_000_000))),
+    LIMITS_AUTH_FAILURES("limits.authFailures", Kind.SINGLE, "N",
+            "Failed digest authentications (wrong password, unknown user) from one source within"
+                    + " limits.authFailureWindow that ban it for limits.banTime: its new requests then get 403 without"
+                    + " a database lookup; 0 turns bans off.",
+            c -> shown(c.limits().authFailures()),
+            (b, k, v) -> b.limits().authFailures(integer(k, one(k, v), 0, 1_000_000))),
+    LIMITS_AUTH_FAILURE_WINDOW("limits.authFailureWindow", Kind.SINGLE, "DURATION",
+            "How long authentication failures are counted, from the first of a series.",
+            c -> shown(c.limits().authFailureWindow()),
+            (b, k, v) -> b.limits().authFailureWindow(duration(k, one(k, v), false))),
+    LIMITS_BAN_TIME("limits.banTime", Kind.SINGLE, "DURATION", "How long a ban lasts.",
+            c -> shown(c.limits().banTime()), (b, k, v) -> b.limits().banTime(duration(k, one(k, v), false))),
+    LIMITS_ALLOW("limits.allow", Kind.REPEATABLE, "ADDRESS[/PREFIX]|none",
+            "Sources (IP or CIDR) never rate-limited nor banned, besides auth.trustedPeers; none for no exception."
+                    + " Loopback by default: only this host can send from it.",
+            c -> strings(c.limits().allow()), (b, k, v) -> b.limits().allow(addressBlocksOrNone(k, v))),
+    LIMITS_MAX_SOURCES("limits.maxSources", Kind.SINGLE, "N",
+            "Most sources whose rate and failures are kept (about 200 bytes each); while it is full, new sources"
+                    + " share one bucket of limits.requestsPerSecond and are not banned.",
+            c -> shown(c.limits().maxSources()),
+            (b, k, v) -> b.limits().maxSources(integer(k, one(k, v), 1, 10_000_000))),
     HTTP("http", Kind.SINGLE, "HOST:PORT",
             "HTTP listener for /metrics (Prometheus) and /health; port 0 picks a free one, off means none. Bind it"
                     + " to loopback or a management network only: it answers anyone who reaches it.",
@@ -457,6 +488,14 @@ public enum Setting {
     @FunctionalInterface
     private interface Applier {
         void apply(ServerConfig.Builder builder, String key, List<String> values) throws ConfigException;
+    }
+
+    /** Address blocks, or none at all when the one value is {@code none}. */
+    private static List<AddressBlock> addressBlocksOrNone(String key, List<String> values) throws ConfigException {
+        if (values.size() == 1 && values.get(0).trim().equalsIgnoreCase("none")) {
+            return List.of();
+        }
+        return items(key, values, AddressBlock::parse);
     }
 
     /** A value as help and the start-up line show it: durations in their shortest exact form. */

@@ -1,7 +1,9 @@
 package org.sipcrypt.server.sip;
 
+import java.net.InetAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import javax.sip.DialogTerminatedEvent;
 import javax.sip.IOExceptionEvent;
 import javax.sip.RequestEvent;
@@ -32,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * new out-of-dialog requests get 503. With digest authentication on, the {@link AccessPolicy}
  * says which requests need credentials (RFC 3261 §22); those are checked asynchronously and
  * continue on their call's lane (at once when the check needed no lookup, as for the challenge of
- * a request without credentials), and an ACK for a 2xx without a signed route of ours is dropped.
+ * a request without credentials), and an ACK for a 2xx without a signed route of ours is dropped;
+ * each failed authentication is reported by source address, for the per-source bans.
  * Threading: thread-safe; called on SIP worker lanes (timeouts on the stack's timer thread);
  * never blocks.
  */
@@ -40,6 +43,8 @@ public final class SipDispatcher implements SipListener {
 
     private static final Logger log = LoggerFactory.getLogger(SipDispatcher.class);
     private static final RateLimitedLog rateLimited = new RateLimitedLog(log);
+    /** The outcome of wrong credentials: a wrong password, an unknown or a disabled user ({@link DigestAuthenticator}). */
+    private static final String FAILED = "failed";
     private static final String ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, REGISTER, INFO, UPDATE, PRACK, "
             + "SUBSCRIBE, NOTIFY, REFER, MESSAGE";
 
@@ -50,13 +55,16 @@ public final class SipDispatcher implements SipListener {
     private final SipFunction redirect;
     private final DigestAuthenticator auth;
     private final AccessPolicy policy;
+    private final Consumer<InetAddress> authFailed;
 
     /**
-     * @param auth   digest authentication, or null when it is off
-     * @param policy which requests need credentials; null exactly when {@code auth} is
+     * @param auth       digest authentication, or null when it is off
+     * @param policy     which requests need credentials; null exactly when {@code auth} is
+     * @param authFailed told the source address of each request whose credentials failed (wrong
+     *                   password, unknown or disabled user), on the request's lane: the per-source bans
      */
     public SipDispatcher(SipContext ctx, Mode mode, RegistrarFunction registrar, ProxyFunction proxy, SipFunction redirect,
-                         DigestAuthenticator auth, AccessPolicy policy) {
+                         DigestAuthenticator auth, AccessPolicy policy, Consumer<InetAddress> authFailed) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         if ((auth == null) != (policy == null)) {
             throw new IllegalArgumentException("auth and policy go together: " + auth + ", " + policy);
@@ -67,6 +75,7 @@ public final class SipDispatcher implements SipListener {
         this.registrar = Objects.requireNonNull(registrar, "registrar");
         this.proxy = Objects.requireNonNull(proxy, "proxy");
         this.redirect = Objects.requireNonNull(redirect, "redirect");
+        this.authFailed = Objects.requireNonNull(authFailed, "authFailed");
     }
 
     @Override
@@ -162,6 +171,9 @@ public final class SipDispatcher implements SipListener {
             }
             dispatch(request, st, ctx.local().isLocal(request.getRequestURI()), toRegistrar);
         } else if (result instanceof AuthResult.Challenge c) {
+            if (c.why().equals(FAILED)) {
+                failed(request);
+            }
             try {
                 ctx.respond(st, request, toRegistrar ? Response.UNAUTHORIZED : Response.PROXY_AUTHENTICATION_REQUIRED,
                         DigestChallenge.headers(ctx.headers(), auth, toRegistrar, client, c.stale()));
@@ -171,6 +183,9 @@ public final class SipDispatcher implements SipListener {
                 ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR);
             }
         } else if (result instanceof AuthResult.Refused r) {
+            if (r.why().equals(FAILED)) {
+                failed(request);
+            }
             ctx.respond(st, request, Response.FORBIDDEN, r.reason());
         } else if (result instanceof AuthResult.Malformed m) {
             ctx.counters().rejected("bad_authorization");
@@ -181,6 +196,14 @@ public final class SipDispatcher implements SipListener {
                     u.cause().toString());
             ctx.respond(st, request, Response.SERVICE_UNAVAILABLE, "Authentication Service Unavailable",
                     ctx.retryAfter());
+        }
+    }
+
+    /** Reports a failed authentication (the outcome {@code failed}) of the request's source. */
+    private void failed(Request request) {
+        InetAddress source = SipContext.sourceAddress(request);
+        if (source != null) {
+            authFailed.accept(source);
         }
     }
 

@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
@@ -100,6 +101,7 @@ public final class OverloadGuard {
     private final ConcurrentMap<String, Counter> rejected = new ConcurrentHashMap<>();
     private volatile boolean heapHigh;
     private volatile boolean draining;
+    private volatile SourceLimits sources;
 
     /**
      * @param queueThreshold  messages in a lane from which new requests are refused
@@ -159,10 +161,25 @@ public final class OverloadGuard {
     }
 
     /**
-     * Whether a message may join the lane of {@code laneKey}. When it may not, it has been answered
-     * through {@code reply} (or dropped, when it cannot be answered) and counted.
+     * Applies, from now on, per-source limits to new requests before the budgets: a source over its
+     * rate, or banned, is refused whatever the load. Set once, at start.
      */
+    public void limitSourcesWith(SourceLimits limits) {
+        this.sources = Objects.requireNonNull(limits, "limits");
+    }
+
+    /** As {@link #admit(byte[], InetAddress, String, Consumer)} for a message of unknown source: no per-source limits. */
     public boolean admit(byte[] message, String laneKey, Consumer<byte[]> reply) {
+        return admit(message, null, laneKey, reply);
+    }
+
+    /**
+     * Whether a message from {@code source} may join the lane of {@code laneKey}. When it may not, it
+     * has been answered through {@code reply} (or dropped, when it cannot or must not be answered)
+     * and counted. A new request is first held to its source's limits ({@link SourceLimits}); a
+     * retransmission of a request in progress, and a request within a verifiable dialog, never are.
+     */
+    public boolean admit(byte[] message, InetAddress source, String laneKey, Consumer<byte[]> reply) {
         String method = method(message);
         if (method == null || method.equals("CANCEL")) {
             // a response, something the parser will reject, or a CANCEL: never refused
@@ -176,13 +193,44 @@ public final class OverloadGuard {
             }
             return true;
         }
+        Boolean inDialog = null;
+        SourceLimits limits = sources;
+        if (limits != null && source != null) {
+            inDialog = toTag != null && inVerifiableDialog(message, toTag);
+            if (!inDialog && !limitedSource(limits, source, message, reply)) {
+                return false;
+            }
+        }
         String reason = draining ? "shutting_down" : exceeded(laneKey);
         // within a dialog the SIP layer verifies (looked up only when refusing): the call ends normally
-        if (reason == null || toTag != null && inVerifiableDialog(message, toTag) || retransmission(message)) {
+        if (reason == null || (inDialog != null ? inDialog : toTag != null && inVerifiableDialog(message, toTag))
+                || retransmission(message)) {
             return true;
         }
         count(method, reason);
         answer503(message, reply);
+        return false;
+    }
+
+    /**
+     * Whether a new request passes its source's limits; when not (and it is no retransmission of a
+     * request in progress), it is answered 503 with Retry-After (over the rate) or 403 (banned), or
+     * dropped beyond the source's answers, and counted.
+     */
+    private boolean limitedSource(SourceLimits limits, InetAddress source, byte[] message, Consumer<byte[]> reply) {
+        SourceLimits.Verdict verdict = limits.admit(source);
+        if (verdict == SourceLimits.Verdict.ADMIT || retransmission(message)) {
+            return true;
+        }
+        limits.count(verdict);
+        if (verdict.answered()) {
+            byte[] response = verdict.banned()
+                    ? BadRequestResponse.build(message, 403, "Forbidden", refusalTag, "")
+                    : BadRequestResponse.build(message, 503, "Service Unavailable", refusalTag, retryAfter());
+            if (response != null) {
+                reply.accept(response);
+            }
+        }
         return false;
     }
 
@@ -208,15 +256,19 @@ public final class OverloadGuard {
 
     /** Sends the 503 of a refusal to {@code message}; false when it cannot be built (no usable Via and the like). */
     private boolean answer503(byte[] message, Consumer<byte[]> reply) {
-        String retryAfter = "Retry-After: "
-                + (retryAfterSeconds + ThreadLocalRandom.current().nextLong(retryAfterSeconds + 1)) + "\r\n";
         byte[] response = BadRequestResponse.build(message, 503,
-                draining ? "Shutting Down" : "Service Unavailable", refusalTag, retryAfter);
+                draining ? "Shutting Down" : "Service Unavailable", refusalTag, retryAfter());
         if (response == null) {
             return false;
         }
         reply.accept(response);
         return true;
+    }
+
+    /** A Retry-After line: the least delay plus a random part of up to as much again, so refused clients spread out. */
+    private String retryAfter() {
+        return "Retry-After: " + (retryAfterSeconds + ThreadLocalRandom.current().nextLong(retryAfterSeconds + 1))
+                + "\r\n";
     }
 
     /** Which budget a new request on {@code laneKey} would exceed now, or null when none. */

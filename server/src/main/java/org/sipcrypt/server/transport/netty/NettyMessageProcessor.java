@@ -42,7 +42,7 @@ abstract class NettyMessageProcessor extends MessageProcessor {
 
     /**
      * Hands one framed message to the lane of its Call-ID, unless the {@link OverloadGuard} refuses
-     * it (then it is answered 503 from here). Its bytes count against {@code overload.maxQueuedBytes}
+     * it (then it is answered 503 from here, or 403 for a banned source, or dropped). Its bytes count against {@code overload.maxQueuedBytes}
      * while it waits; a message the lanes refuse (that budget, or a full queue) is answered 503 when it
      * is a request, else dropped and counted. Runs on the event loop; only scans header lines.
      */
@@ -50,7 +50,7 @@ abstract class NettyMessageProcessor extends MessageProcessor {
         String callId = SipBytes.callId(bytes);
         String key = callId != null ? callId : channel.source().toString();
         OverloadGuard guard = transport.guard();
-        if (guard != null && !guard.admit(bytes, key, channel::answer)) {
+        if (guard != null && !guard.admit(bytes, channel.source().getAddress(), key, channel::answer)) {
             return;
         }
         if (!transport.workers().execute(key, bytes.length, () -> channel.receive(bytes))
