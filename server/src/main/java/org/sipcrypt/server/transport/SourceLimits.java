@@ -71,9 +71,12 @@ public final class SourceLimits {
     static final int BAN_LOGS_PER_MINUTE = 60;
     private static final long MINUTE_NANOS = 60_000_000_000L;
 
+    /** One token in the buckets' unit: they count in token-nanoseconds, so refilling is exact integer work. */
+    private static final long TOKEN = 1_000_000_000L;
+
     private final int requestsPerSecond;
-    private final double tokensPerNano;
-    private final int burst;
+    /** A full bucket, and the deepest debt, in {@link #TOKEN} units. */
+    private final long capacity;
     private final int authFailures;
     private final long windowNanos;
     private final long banNanos;
@@ -106,8 +109,7 @@ public final class SourceLimits {
                     + ", authFailures " + authFailures + ", maxSources " + maxSources);
         }
         this.requestsPerSecond = requestsPerSecond;
-        this.tokensPerNano = requestsPerSecond / 1e9;
-        this.burst = burst;
+        this.capacity = burst * TOKEN;
         this.authFailures = authFailures;
         this.window = Objects.requireNonNull(window, "window");
         this.windowNanos = window.toNanos();
@@ -117,7 +119,7 @@ public final class SourceLimits {
         this.exempt = Objects.requireNonNull(exempt, "exempt");
         this.nanos = Objects.requireNonNull(nanos, "nanos");
         long now = nanos.getAsLong();
-        this.shared = new Source(null, burst, now);
+        this.shared = new Source(null, now);
         this.logMinute = now;
         for (Verdict v : Verdict.values()) {
             if (v != Verdict.ADMIT) {
@@ -142,6 +144,9 @@ public final class SourceLimits {
         long now = nanos.getAsLong();
         while (true) {
             Source s = lookup(source, now);
+            if (s == shared) {
+                sharedCount.increment();
+            }
             boolean ended;
             Verdict v;
             synchronized (s) {
@@ -193,8 +198,9 @@ public final class SourceLimits {
             }
             if (ban) {
                 banned.incrementAndGet();
-                logBan("{} banned for {} after {} authentication failures within {} (limits.authFailures);"
-                        + " its new requests get 403", s.address.getHostAddress(), banTime, authFailures, window);
+                logBan("{} banned for {} s after {} authentication failures within {} s (limits.authFailures);"
+                        + " its new requests get 403", s.address.getHostAddress(), banTime.toSeconds(), authFailures,
+                        window.toSeconds());
             }
             return;
         }
@@ -257,12 +263,11 @@ public final class SourceLimits {
         }
         if (size.incrementAndGet() > maxSources) {
             size.decrementAndGet();
-            sharedCount.increment();
             rateLimited.warn("sources_full", "limits: {} sources tracked (limits.maxSources); new sources share one"
                     + " bucket of {} requests/s until entries lapse", maxSources, requestsPerSecond);
             return shared;
         }
-        Source fresh = new Source(key, burst, now);
+        Source fresh = new Source(key, now);
         Source raced = table.putIfAbsent(key, fresh);
         if (raced != null) {
             size.decrementAndGet();
@@ -273,7 +278,7 @@ public final class SourceLimits {
 
     private void banEnded(Source s) {
         banned.decrementAndGet();
-        logBan("{}: ban ended after {}", s.address.getHostAddress(), banTime);
+        logBan("{}: ban of {} s ended", s.address.getHostAddress(), banTime.toSeconds());
     }
 
     /** Logs a ban or its end, at most {@value #BAN_LOGS_PER_MINUTE} lines a minute. */
@@ -318,7 +323,8 @@ public final class SourceLimits {
     private final class Source {
         /** The source's address (its /64 for IPv6); null for the shared bucket. */
         final InetAddress address;
-        double tokens;
+        /** Tokens in {@link #TOKEN} units, from {@code -capacity} (the deepest debt) to {@code capacity}. */
+        long credit;
         long refilled;
         int failures;
         long firstFailure;
@@ -327,9 +333,9 @@ public final class SourceLimits {
         /** Taken out of the table: whoever holds it looks the source up again. */
         boolean removed;
 
-        Source(InetAddress address, int burst, long now) {
+        Source(InetAddress address, long now) {
             this.address = address;
-            this.tokens = burst;
+            this.credit = capacity;
             this.refilled = now;
         }
 
@@ -341,15 +347,17 @@ public final class SourceLimits {
             }
             long elapsed = now - refilled;
             if (elapsed > 0) {
-                tokens = Math.min(burst, tokens + elapsed * tokensPerNano);
+                // a clock that went back refills nothing; one far ahead fills the bucket without overflow
+                long room = capacity - credit;
+                credit = elapsed >= room / requestsPerSecond + 1 ? capacity : credit + elapsed * requestsPerSecond;
                 refilled = now;
             }
-            if (!isBanned && tokens >= 1) {
-                tokens -= 1;
+            if (!isBanned && credit >= TOKEN) {
+                credit -= TOKEN;
                 return Verdict.ADMIT;
             }
-            if (tokens - 1 >= -burst) {
-                tokens -= 1;
+            if (credit - TOKEN >= -capacity) {
+                credit -= TOKEN;
                 return isBanned ? Verdict.BANNED_ANSWERED : Verdict.RATE_ANSWERED;
             }
             return isBanned ? Verdict.BANNED_DROPPED : Verdict.RATE_DROPPED;
@@ -386,7 +394,8 @@ public final class SourceLimits {
 
         /** Nothing to remember: bucket full again, no failures in their window, no ban. */
         boolean idle(long now) {
-            boolean full = requestsPerSecond == 0 || tokens + (now - refilled) * tokensPerNano >= burst;
+            long room = capacity - credit;
+            boolean full = requestsPerSecond == 0 || now - refilled >= (room + requestsPerSecond - 1) / requestsPerSecond;
             boolean noFailures = failures == 0 || now - firstFailure >= windowNanos;
             return full && noFailures && bannedUntil == 0;
         }

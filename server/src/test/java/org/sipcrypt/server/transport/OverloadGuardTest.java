@@ -245,6 +245,63 @@ class OverloadGuardTest {
         return Integer.parseInt(m.group(1));
     }
 
+    @Test
+    void sourceLimitsRefuseNewRequestsOnlyAndAnswer503ThenNothingAnd403WhenBanned() throws Exception {
+        OverloadGuard guard = guard(10, Duration.ZERO, 0, 0);
+        SourceLimits limits = new SourceLimits(1, 1, 1, Duration.ofMinutes(1), Duration.ofMinutes(10), 100,
+                a -> false, now::get, registry);
+        guard.limitSourcesWith(limits);
+        java.net.InetAddress scanner = java.net.InetAddress.getByName("192.0.2.1");
+
+        assertTrue(admit(guard, scanner, request("OPTIONS", null)), "the burst of one");
+        assertFalse(admit(guard, scanner, request("INVITE", null)));
+        String answer = lastReply();
+        assertTrue(answer.startsWith("SIP/2.0 503 Service Unavailable\r\n"), answer);
+        int retryAfter = retryAfter(answer);
+        assertTrue(retryAfter >= 5 && retryAfter <= 10, answer);
+        int answered = replies.size();
+        assertFalse(admit(guard, scanner, request("REGISTER", null)), "beyond the debt");
+        assertEquals(answered, replies.size(), "a refusal beyond the debt is not answered");
+
+        // never limited: the ACK for our 503 (absorbed), other ACKs, CANCEL, responses, requests within a
+        // dialog the SIP layer verifies, and a retransmission of a request in progress
+        assertFalse(admit(guard, scanner, ackFor(answer)), "the ACK of our refusal is absorbed");
+        assertTrue(admit(guard, scanner, request("ACK", "b")));
+        assertTrue(admit(guard, scanner, request("CANCEL", null)));
+        assertTrue(admit(guard, scanner, "SIP/2.0 200 OK\r\n" + request("BYE", "b").substring(
+                request("BYE", "b").indexOf("\r\n") + 2)));
+        assertTrue(admit(guard, scanner, request("BYE", "b")), "within the verified dialog");
+        assertFalse(admit(guard, scanner, request("BYE", "forged")), "a To tag alone is no dialog");
+        inProgress = "z9hg4bk-1";
+        assertTrue(admit(guard, scanner, request("INVITE", null)), "a retransmission");
+        inProgress = "";
+        assertTrue(admit(guard, java.net.InetAddress.getByName("192.0.2.2"), request("INVITE", null)),
+                "another source");
+
+        limits.authFailed(scanner);
+        now.addAndGet(TimeUnit.SECONDS.toNanos(3));
+        assertFalse(admit(guard, scanner, request("REGISTER", null)));
+        assertTrue(lastReply().startsWith("SIP/2.0 403 Forbidden\r\n"), lastReply());
+        assertEquals(2, registry.get("sip.sources.limited").tag("reason", "rate").tag("action", "dropped")
+                .counter().count());
+        assertEquals(1, registry.get("sip.sources.limited").tag("reason", "rate").tag("action", "answered")
+                .counter().count());
+        assertEquals(1, registry.get("sip.sources.limited").tag("reason", "banned").tag("action", "answered")
+                .counter().count());
+        assertEquals(0, guard.rejectedCount(), "not counted as overload");
+    }
+
+    private boolean admit(OverloadGuard guard, java.net.InetAddress source, String message) {
+        return guard.admit(message.getBytes(StandardCharsets.UTF_8), source, LANE, replies::add);
+    }
+
+    /** The ACK a client sends for a non-2xx final response: the response's To tag, the INVITE's branch. */
+    private static String ackFor(String response) {
+        Matcher m = Pattern.compile("\r\nTo: ([^\r]*)\r\n").matcher(response);
+        assertTrue(m.find(), response);
+        return request("ACK", null).replace("To: <sip:bob@127.0.0.1>\r\n", "To: " + m.group(1) + "\r\n");
+    }
+
     private static String request(String method, String toTag) {
         return method + " sip:bob@127.0.0.1 SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-1\r\n"
