@@ -38,6 +38,16 @@ public final class SipSocket implements AutoCloseable {
         return new SipSocket(new DatagramSocket(0, local), null, server);
     }
 
+    /**
+     * A UDP socket on another loopback address ({@code 127.0.0.2}, ...), so the server sees another
+     * source; its requests name that address in Via and Contact.
+     */
+    public static SipSocket udpFrom(InetAddress local, InetSocketAddress server) throws IOException {
+        SipSocket socket = new SipSocket(new DatagramSocket(0, local), null, server);
+        socket.localHostOverride = local.getHostAddress();
+        return socket;
+    }
+
     public static SipSocket tcp(InetSocketAddress server) throws IOException {
         Socket s = new Socket();
         s.connect(server, 2000);
