@@ -32,7 +32,7 @@ class ConfigBuildersTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(classes = {ServerConfig.class, AuthConfig.class, TlsConfig.class, OverloadConfig.class,
-        HttpConfig.class, TcpLimitsConfig.class, DbBreakerConfig.class})
+        HttpConfig.class, TcpLimitsConfig.class, LimitsConfig.class, DbBreakerConfig.class})
     void everyComponentGoesThroughTheBuilderAndBack(Class<? extends Record> type) throws Exception {
         Record defaults = type == DbBreakerConfig.class ? DbBreakerConfig.DEFAULTS
                 : (Record) type.getMethod("defaults").invoke(null);

@@ -361,13 +361,31 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void sourceLimitsAllowLoopbackByDefaultAndNoneMeansNoException() throws ConfigException {
+        LimitsConfig defaults = flags(Map.of()).limits();
+        assertEquals(List.of(AddressBlock.parse("127.0.0.0/8"), AddressBlock.parse("::1")), defaults.allow());
+        assertTrue(defaults.enabled());
+        ServerConfig c = flags(Map.of("limits.allow", List.of("none"), "limits.requestsPerSecond", List.of("0"),
+                "limits.authFailures", List.of("0")));
+        assertEquals(List.of(), c.limits().allow());
+        assertFalse(c.limits().enabled());
+        assertEquals(List.of(AddressBlock.parse("192.0.2.0/24")),
+                flags(Map.of("limits.allow", List.of("192.0.2.0/24"))).limits().allow());
+        assertEquals("limits.allow[0]: \"pbx.example.com\" is not an address (expected an IP address or a CIDR"
+                + " block, e.g. 192.0.2.10 or 10.0.0.0/8)", failure(Map.of("limits.allow", List.of("pbx.example.com"))));
+        assertTrue(failure(Map.of("limits.burst", List.of("0"))).startsWith("limits.burst: \"0\" is out of range"));
+        assertTrue(failure(Map.of("limits.banTime", List.of("0"))).startsWith("limits.banTime: \"0\" is out of range"));
+    }
+
+    @Test
     void everySettingHasOneKeyAndAKebabCaseOption() {
-        // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload and http records'
-        // components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 6 + AuthConfig.class.getRecordComponents().length
+        // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload,
+        // source limits and http records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 7 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
                 + OverloadConfig.class.getRecordComponents().length
+                + LimitsConfig.class.getRecordComponents().length
                 + HttpConfig.class.getRecordComponents().length
                 + 2, ConfigLoader.settings().size()); // tls.preset and auth.preset set several components at once
         Set<String> options = new HashSet<>();
