@@ -62,13 +62,25 @@ public record AddressBlock(InetAddress network, int prefixLength) {
         return new AddressBlock(a, prefix);
     }
 
-    /** Whether {@code address} lies in this block (an IPv4 address never lies in an IPv6 block). */
+    /**
+     * Whether {@code address} lies in this block (an IPv4 address never lies in an IPv6 block).
+     * Compares bytes only: it runs on event loops for every new request (the per-source limits).
+     */
     public boolean contains(InetAddress address) {
         byte[] a = address.getAddress();
-        if (a.length != network.getAddress().length) {
+        byte[] n = network.getAddress();
+        if (a.length != n.length) {
             return false;
         }
-        return masked(address, prefixLength).equals(network);
+        int whole = prefixLength / 8;
+        for (int i = 0; i < whole; i++) {
+            if (a[i] != n[i]) {
+                return false;
+            }
+        }
+        int bits = prefixLength % 8;
+        int mask = 0xff << (8 - bits) & 0xff;
+        return bits == 0 || (a[whole] & mask) == (n[whole] & mask);
     }
 
     private static InetAddress masked(InetAddress address, int prefixLength) {

@@ -51,6 +51,9 @@ import org.slf4j.LoggerFactory;
  * the guard decides by is never older than that. Then admission resumes as soon as the heap is
  * back under its budget. Messages the lanes refuse
  * ({@code overload.maxQueuedBytes} or a full queue) are answered here too ({@link #refuse}).
+ * Before any budget, a new request is held to its source's limits when there are any
+ * ({@link SourceLimits}: a rate per source address, bans after failed authentication), answered
+ * 503 or 403 or dropped as they say, whatever the load.
  * Counted in {@code sip.overload.rejected{method,reason}}, {@code sip.overload.acks.absorbed},
  * {@code sip.overload.heap.freed} (entries freed for the heap) and {@code sip.overload.heap.collections}
  * (collections asked for); a warning per reason at most once a minute.
@@ -195,7 +198,8 @@ public final class OverloadGuard {
         }
         Boolean inDialog = null;
         SourceLimits limits = sources;
-        if (limits != null && source != null) {
+        if (limits != null && source != null && !limits.exempt(source)) {
+            // the dialog is looked up here only for sources held to limits: allowed ones pay nothing more
             inDialog = toTag != null && inVerifiableDialog(message, toTag);
             if (!inDialog && !limitedSource(limits, source, message, reply)) {
                 return false;

@@ -132,6 +132,11 @@ public final class SourceLimits {
         Gauge.builder("sip.sources.tracked", size, AtomicInteger::get).register(registry);
     }
 
+    /** Whether {@code source} is never limited nor banned ({@code limits.allow}, {@code auth.trustedPeers}). */
+    public boolean exempt(InetAddress source) {
+        return exempt.test(source);
+    }
+
     /**
      * The verdict on a new request (outside a dialog; not ACK, CANCEL or a response) from
      * {@code source}; a refusal is counted by {@link #count} once the caller has acted on it. Runs

@@ -21,6 +21,12 @@ class AddressBlockTest {
         assertEquals("10.1.0.0/16", b.toString());
         assertTrue(b.contains(ip("10.1.255.7")));
         assertFalse(b.contains(ip("10.2.0.1")));
+        AddressBlock odd = AddressBlock.parse("192.0.2.128/25");
+        assertTrue(odd.contains(ip("192.0.2.200")));
+        assertFalse(odd.contains(ip("192.0.2.100")));
+        AddressBlock v6 = AddressBlock.parse("2001:db8:8000::/33");
+        assertTrue(v6.contains(ip("2001:db8:ffff::1")));
+        assertFalse(v6.contains(ip("2001:db8:7fff::1")));
     }
 
     @Test
