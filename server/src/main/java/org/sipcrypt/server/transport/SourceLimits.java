@@ -7,7 +7,6 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -156,6 +155,7 @@ public final class SourceLimits {
             Verdict v;
             synchronized (s) {
                 if (s.removed) {
+                    forget(s);
                     continue;
                 }
                 ended = s.banEnds(now);
@@ -197,6 +197,7 @@ public final class SourceLimits {
             boolean ban;
             synchronized (s) {
                 if (s.removed) {
+                    forget(s);
                     continue;
                 }
                 ban = s.failed(now);
@@ -238,8 +239,7 @@ public final class SourceLimits {
      */
     public void sweep() {
         long now = nanos.getAsLong();
-        for (Iterator<Source> it = table.values().iterator(); it.hasNext(); ) {
-            Source s = it.next();
+        for (Source s : table.values()) {
             boolean ended;
             boolean idle;
             synchronized (s) {
@@ -253,9 +253,18 @@ public final class SourceLimits {
                 banEnded(s);
             }
             if (idle) {
-                it.remove();
-                size.decrementAndGet();
+                forget(s);
             }
+        }
+    }
+
+    /**
+     * Takes an entry marked removed out of the table, unless whoever marked it or met it first
+     * already did: the sweep and a request that finds it marked may both try.
+     */
+    private void forget(Source s) {
+        if (table.remove(s.address, s)) {
+            size.decrementAndGet();
         }
     }
 

@@ -165,6 +165,44 @@ class SourceLimitsTest {
     }
 
     @Test
+    void theCountOfSourcesStaysExactWhileEventLoopsAndTheSweepRace() throws Exception {
+        int max = 300;
+        SourceLimits limits = limits(1_000, 1, 0, max);
+        List<Thread> threads = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        for (int t = 0; t < 3; t++) {
+            int seed = t;
+            threads.add(new Thread(() -> {
+                for (int i = 0; i < 30_000; i++) {
+                    int k = (i * 7 + seed) % 500;
+                    limits.admit(ip("10.0." + k / 250 + "." + k % 250));
+                    now.addAndGet(50_000);
+                    most.accumulateAndGet(limits.trackedSources(), Math::max);
+                }
+            }, "loop-" + t));
+        }
+        threads.add(new Thread(() -> {
+            while (!stop.get()) {
+                limits.sweep();
+            }
+        }, "sweeper"));
+        threads.forEach(Thread::start);
+        for (Thread t : threads.subList(0, 3)) {
+            t.join(20_000);
+        }
+        stop.set(true);
+        threads.get(3).join(20_000);
+        assertTrue(most.get() <= max, "tracked at most " + most.get());
+
+        advance(Duration.ofSeconds(1));
+        limits.sweep();
+        assertEquals(0, limits.trackedSources(), "every entry counted once, removed once");
+        assertEquals(ADMIT, limits.admit(ip("192.0.2.1")));
+        assertEquals(1, limits.trackedSources());
+    }
+
+    @Test
     void anIpv6SourceIsKeptByItsSlash64() {
         SourceLimits limits = limits(10, 2, 0, 100);
         for (int i = 0; i < 1_000; i++) {
