@@ -268,6 +268,18 @@ public final class SourceLimits {
         }
     }
 
+    /** Counts one more entry unless the table is full: the count never passes {@code maxSources}, even for a moment. */
+    private boolean reserve() {
+        int n;
+        do {
+            n = size.get();
+            if (n >= maxSources) {
+                return false;
+            }
+        } while (!size.compareAndSet(n, n + 1));
+        return true;
+    }
+
     /** The source's entry: its own, a new one, or the shared bucket when the table is full. */
     private Source lookup(InetAddress source, long now) {
         InetAddress key = key(source);
@@ -275,8 +287,7 @@ public final class SourceLimits {
         if (s != null) {
             return s;
         }
-        if (size.incrementAndGet() > maxSources) {
-            size.decrementAndGet();
+        if (!reserve()) {
             rateLimited.warn("sources_full", "limits: {} sources tracked (limits.maxSources); new sources share one"
                     + " bucket of {} requests/s until entries lapse", maxSources, requestsPerSecond);
             return shared;
