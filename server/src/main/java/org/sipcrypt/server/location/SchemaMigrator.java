@@ -23,8 +23,12 @@ public final class SchemaMigrator {
 
     private static final Logger log = LoggerFactory.getLogger(SchemaMigrator.class);
 
-    /** How many times a migration runs where DDL commits before its failure is reported. */
-    private static final int DDL_ATTEMPTS = 3;
+    /**
+     * How many times a migration runs where DDL commits before its failure is reported; between
+     * attempts the process waits a little longer each time (50 ms, 100 ms, ...: at most 2.25 s in
+     * all), so that another process's ALTER TABLE holding the table's lock can finish.
+     */
+    private static final int DDL_ATTEMPTS = 10;
 
     private static final String CREATE_SCHEMA_VERSION =
             "CREATE TABLE IF NOT EXISTS schema_version ("
@@ -143,12 +147,20 @@ public final class SchemaMigrator {
             } catch (SQLException e) {
                 // Where DDL commits, the statements are idempotent and two processes may run them at
                 // once; the database may then refuse one of them (H2: "object already exists" from
-                // inside CREATE INDEX IF NOT EXISTS). Run again, they find the objects made.
+                // inside CREATE INDEX IF NOT EXISTS, or a lock timeout while another ALTER TABLE
+                // holds the table). Run again, they find the objects made.
                 if (!ddlCommits || attempt == DDL_ATTEMPTS) {
                     throw e;
                 }
                 log.debug("{}: schema version {} raced another process ({}); applying it again",
                         database, m.version(), e.toString());
+                try {
+                    Thread.sleep(50L * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    e.addSuppressed(interrupted);
+                    throw e;
+                }
             }
         }
     }
