@@ -283,10 +283,32 @@ public final class Database implements AutoCloseable {
      * public so an operator tool can re-run it, which does nothing once the schema is current.
      */
     public void migrate() throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = migrationConnection()) {
             LocationSchema.MIGRATOR.migrate(c, maskedUrl);
         }
     }
+
+    /**
+     * A pooled connection for the migration. While another process migrates the same embedded H2
+     * database, its ALTER TABLE holds the database and a new connection may take longer than
+     * {@code db.connectTimeout}: at start only, the pool is asked up to {@value #MIGRATION_CONNECT_ATTEMPTS}
+     * times before the start fails.
+     */
+    private Connection migrationConnection() throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return dataSource.getConnection();
+            } catch (java.sql.SQLTransientConnectionException e) {
+                if (attempt == MIGRATION_CONNECT_ATTEMPTS) {
+                    throw e;
+                }
+                log.debug("{}: no connection for the schema migration yet ({}); asking again", maskedUrl,
+                        e.toString());
+            }
+        }
+    }
+
+    private static final int MIGRATION_CONNECT_ATTEMPTS = 5;
 
     /** Stops the breaker's probes and closes the pool; connections in use are closed as they are returned. Idempotent. */
     @Override

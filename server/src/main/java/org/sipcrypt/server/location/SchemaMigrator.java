@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * transaction of its own. Two processes migrating one database at once apply each version once:
  * the loser of the race finds the version recorded and carries on. The server's location database
  * ({@link LocationSchema}) and the crypto lab's result store each feed it their own migrations.
- * Threading: immutable; runs on the caller's connection and blocks.
+ * Threading: immutable; runs on the caller's connection and blocks; migrations of one database in one JVM take turns.
  */
 public final class SchemaMigrator {
 
@@ -99,6 +99,18 @@ public final class SchemaMigrator {
      */
     public void migrate(Connection c, String database) throws SQLException {
         Objects.requireNonNull(database, "database");
+        // servers of one JVM migrating one database take turns: H2 runs each ALTER TABLE as a copy
+        // of the table, which another session's DDL meanwhile finds missing or locked
+        synchronized (IN_THIS_JVM.computeIfAbsent(database, k -> new Object())) {
+            migrateNow(c, database);
+        }
+    }
+
+    /** One lock per database (its masked URL) for the migrations run in this JVM; a few entries at most. */
+    private static final java.util.concurrent.ConcurrentMap<String, Object> IN_THIS_JVM =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private void migrateNow(Connection c, String database) throws SQLException {
         createVersionTable(c, database);
         if (refuseNewer) {
             int recorded = recordedVersion(c);
