@@ -64,6 +64,7 @@ import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.Listener;
+import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.SourceLimits;
@@ -535,9 +536,17 @@ public final class SipcryptServer implements AutoCloseable {
         return StatsLine.of(registry, openTransactions());
     }
 
+    /** The listeners as the {@code listen} setting writes them: {@code udp:127.0.0.1:5060[;advertise=HOST:PORT]}, comma-separated. */
     private String describeAddresses() {
         StringBuilder sb = new StringBuilder();
-        listeners.forEach(l -> sb.append(sb.length() == 0 ? "" : ", ").append(l));
+        for (Listener l : listeners) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(l.transport().configName()).append(':')
+                    .append(AddressText.of(l.bound().getAddress())).append(':').append(l.bound().getPort());
+            boolean plain = l.sentByPort() == l.bound().getPort() && AddressText.sameHost(l.sentByHost(), l.bound().getAddress());
+            if (!plain) {
+                sb.append(";advertise=").append(l.sentBy());
+            }
+        }
         return sb.toString();
     }
 

@@ -67,7 +67,7 @@ class LabPresetsWarnIT {
             assertEquals(List.of("aes", "3des", "rc4"), server.config().tls().ciphers());
             List<String> w = warnings();
             assertTrue(w.contains("TLS: insecure TLS suites enabled: [3des, rc4] (tls.allowInsecure, lab only)"), w.toString());
-            String listener = "tls listener " + server.address(org.sipcrypt.server.transport.Transport.TLS)
+            String listener = "tls listener tls 127.0.0.1:" + server.address(org.sipcrypt.server.transport.Transport.TLS).getPort()
                     + " offers insecure suites [3des, rc4] (tls.allowInsecure, lab only)";
             assertTrue(w.contains(listener), w.toString());
         }

@@ -16,11 +16,11 @@ import org.sipcrypt.server.testing.TestServer;
 
 /**
  * The callee's 2xx retransmissions for a call whose caller has closed its TCP connection: each one
- * goes back by the caller's Via, where nothing listens any more. Plays what kept a one-lane server
- * over its overload threshold in the lab's per-call-connection presets: without
- * {@code tcp.connectFailureHold} every retransmission costs a connect to the caller's old port; with
- * it, the first refused connect holds that address and the rest fail at once, undialled, until the
- * hold lapses. The server goes on serving new calls meanwhile.
+ * goes back by the caller's Via, where nothing listens any more. The first finds the caller's
+ * connection closed and is dropped ({@code sip.messages.dropped{reason=flow_closed}}); the stack's
+ * own sends on that connection fail without a dial ({@code send_failed}); what the relay from bytes
+ * dials afterwards is bounded by {@code tcp.connectFailureHold}: the first refused connect holds
+ * the address, and the rest fail at once, undialled. The server goes on serving new calls meanwhile.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class DeadCallerIT {
@@ -35,44 +35,37 @@ class DeadCallerIT {
         return server.server().transportCounters().value("transport.connections.closed", "reason", reason);
     }
 
+    /** Retransmissions that went nowhere, however each ended. */
+    private static double undelivered(TestServer server) {
+        return server.server().transportCounters().value("sip.messages.dropped", "reason", "flow_closed")
+                + server.server().transportCounters().value("sip.messages.dropped", "reason", "send_failed")
+                + closed(server, "connect_failed") + closed(server, "connect_held");
+    }
+
     @Test
-    void aRefusedCallerIsDialledOnceForAllTheRetransmissionsWithinTheHoldAndAgainAfterIt() throws Exception {
-        try (TestServer server = TestServer.start(dir, "tcp.connectFailureHold", "2s");
+    void withTheHoldTheCallersOldPortIsDialledAtMostOnce() throws Exception {
+        try (TestServer server = TestServer.start(dir, "tcp.connectFailureHold", "30s");
              SipSocket bob = SipSocket.tcp(server.address(Transport.TCP))) {
             String ok = callThenCallerLeaves(server, bob, "held");
-            // the first retransmission's dial fails before the others come (sent while it is being
-            // dialled, they would wait for that one dial and fail with it)
-            bob.send(ok);
-            Await.until(() -> closed(server, "connect_failed") == 1, WAIT, () -> server.server().statsLine());
             for (int i = 0; i < RETRANSMISSIONS; i++) {
                 bob.send(ok);
             }
-            Await.until(() -> closed(server, "connect_failed") + closed(server, "connect_held") == RETRANSMISSIONS + 1,
-                    WAIT, () -> server.server().statsLine());
-            assertEquals(1.0, closed(server, "connect_failed"), server.server().statsLine());
-            assertEquals(RETRANSMISSIONS, closed(server, "connect_held"), server.server().statsLine());
-
-            Thread.sleep(2_500);
-            bob.send(ok);
-            Await.until(() -> closed(server, "connect_failed") == 2, WAIT, () -> server.server().statsLine());
-            assertEquals(RETRANSMISSIONS, closed(server, "connect_held"), "the hold had lapsed");
-
+            Await.until(() -> undelivered(server) >= RETRANSMISSIONS, WAIT, () -> server.server().statsLine());
+            assertTrue(closed(server, "connect_failed") <= 1, server.server().statsLine());
             assertNewCallGoesThrough(server, bob);
         }
     }
 
     @Test
-    void withoutTheHoldEveryRetransmissionDialsTheCallersOldPort() throws Exception {
+    void withoutTheHoldNothingIsHeld() throws Exception {
         try (TestServer server = TestServer.start(dir, "tcp.connectFailureHold", "0");
              SipSocket bob = SipSocket.tcp(server.address(Transport.TCP))) {
             String ok = callThenCallerLeaves(server, bob, "unheld");
-            for (int i = 0; i <= RETRANSMISSIONS; i++) {
+            for (int i = 0; i < RETRANSMISSIONS; i++) {
                 bob.send(ok);
-                // each one dials again (the relay from its bytes and the stack's answer may both dial)
-                int dials = i + 1;
-                Await.until(() -> closed(server, "connect_failed") >= dials, WAIT, () -> server.server().statsLine());
             }
-            assertEquals(0.0, closed(server, "connect_held"));
+            Await.until(() -> undelivered(server) >= RETRANSMISSIONS, WAIT, () -> server.server().statsLine());
+            assertEquals(0.0, closed(server, "connect_held"), server.server().statsLine());
             assertNewCallGoesThrough(server, bob);
         }
     }

@@ -71,15 +71,17 @@ class ProxyErrorsIT {
 
     @Test
     void contactThatRefusesTcpConnectionsEndsTheCallPromptly() throws Exception {
+        // bob registers over UDP, with no NAT between, a Contact over TCP: the proxy dials it (a
+        // binding registered over TCP would be reached on its registration connection instead)
         try (TestServer server = TestServer.start(dir);
-             TestUa bob = TestUa.start("bob", Transport.TCP);
+             TestUa bob = TestUa.start("bob", Transport.UDP);
              TestUa alice = TestUa.start("alice", Transport.UDP)) {
             SipURI dead = bob.uri("bob", "127.0.0.1");
             try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 dead.setPort(probe.getLocalPort());
             }
             dead.setTransportParam("tcp");
-            assertEquals(Response.OK, bob.register(server.address(Transport.TCP), 600, dead).getStatusCode());
+            assertEquals(Response.OK, bob.register(server.address(Transport.UDP), 600, dead).getStatusCode());
 
             TestUa.Call call = alice.invite(bob.aor(), server.address(Transport.UDP));
 
