@@ -1,3 +1,0 @@
-module sipcrypt.test/tlsprobe
-
-go 1.21
