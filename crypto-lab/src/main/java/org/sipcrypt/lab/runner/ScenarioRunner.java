@@ -145,6 +145,11 @@ public final class ScenarioRunner {
         this.generators = new Generators(options.workDir().resolve("generators"));
     }
 
+    /** Whether a list of ciphers holds one of the insecure suites the lab alone may run (3DES, RC4). */
+    public static boolean comparesInsecureSuites(List<String> ciphers) {
+        return ciphers.stream().anyMatch(Bench::insecure);
+    }
+
     /**
      * Compares ciphers: fixed-rate points and/or ramps, each repeated as the scenario says.
      *
