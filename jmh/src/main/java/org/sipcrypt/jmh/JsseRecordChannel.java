@@ -14,7 +14,9 @@ import javax.net.ssl.SSLParameters;
  * SunJSSE offering TLS 1.2 and exactly one suite, handshaken in memory. A record is protected by
  * {@code wrap} into a reused heap buffer and unprotected by {@code unwrap}, which is what Netty's
  * {@code SslHandler} does with the JDK provider on the server's jsse connections (its buffers are
- * pooled heap buffers too).
+ * pooled heap buffers too). The openssl rows run the same calls on Netty's {@code OpenSslEngine},
+ * which is an {@code SSLEngine} over BoringSSL (Netty's {@code SslHandler} uses direct buffers with
+ * it, a difference these heap-buffer figures do not show).
  * Threading: confined to one thread.
  */
 final class JsseRecordChannel implements RecordChannel {
@@ -25,9 +27,18 @@ final class JsseRecordChannel implements RecordChannel {
     private final ByteBuffer serverIn;
 
     JsseRecordChannel(SSLContext clientContext, SSLContext serverContext, String jsseSuite) throws IOException {
-        server = serverContext.createSSLEngine();
+        this(clientContext.createSSLEngine(LabFixture.SERVER.getHostString(), LabFixture.SERVER.getPort()),
+                serverContext.createSSLEngine(), jsseSuite);
+    }
+
+    /**
+     * Two engines of any {@code SSLEngine} implementation (SunJSSE's, or Netty's OpenSslEngine on
+     * the openssl rows), limited here to TLS 1.2 and {@code jsseSuite}, then handshaken.
+     */
+    JsseRecordChannel(SSLEngine client, SSLEngine server, String jsseSuite) throws IOException {
+        this.client = client;
+        this.server = server;
         server.setUseClientMode(false);
-        client = clientContext.createSSLEngine(LabFixture.SERVER.getHostString(), LabFixture.SERVER.getPort());
         client.setUseClientMode(true);
         for (SSLEngine e : new SSLEngine[] {client, server}) {
             e.setEnabledProtocols(new String[] {"TLSv1.2"});

@@ -1,5 +1,8 @@
 package org.sipcrypt.jmh;
 
+import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -164,6 +167,30 @@ public abstract class LabFixture extends BenchmarkDefaults {
         return BcTlsSetup.create(role.cert == null ? null
                 : KeyMaterial.read(dir.resolve(role.cert), dir.resolve(role.key), null), dir.resolve("ca.pem"), choices, REGISTRY,
                 clientCerts, sessionReuse, 1000, Duration.ofHours(1), true);
+    }
+
+    /** Checks, with the server's own rules, that the openssl engine runs {@code suite}. */
+    static void checkOpenssl(CipherSuiteId suite) {
+        TlsChoices.resolve(REGISTRY, List.of(suite.name()), true, TlsEngine.OPENSSL, List.of(), List.of("1.2"));
+    }
+
+    /**
+     * A context of Netty's OpenSslEngine on BoringSSL for the role, as the server's openssl engine
+     * makes it: the role's certificate and key (if any), the lab CA trusted. Reference-counted:
+     * the caller releases it.
+     */
+    static ReferenceCountedOpenSslContext opensslContext(Role role) throws IOException {
+        Path dir = certificates();
+        X509Certificate[] anchors = PemFiles.readCertificates(dir.resolve("ca.pem")).toArray(new X509Certificate[0]);
+        SslContextBuilder b;
+        if (role.cert == null) {
+            b = SslContextBuilder.forClient();
+        } else {
+            KeyMaterial identity = KeyMaterial.read(dir.resolve(role.cert), dir.resolve(role.key), null);
+            b = role == Role.SERVER ? SslContextBuilder.forServer(identity.key(), identity.chainArray())
+                    : SslContextBuilder.forClient().keyManager(identity.key(), identity.chainArray());
+        }
+        return (ReferenceCountedOpenSslContext) b.sslProvider(SslProvider.OPENSSL_REFCNT).trustManager(anchors).build();
     }
 
     /** Checks, with the server's own rules, that the jsse engine runs {@code suite}. */

@@ -102,7 +102,8 @@ final class MarkdownSummary {
         }
         out.append("## TLS record layer: one record, TLS 1.2\n\n")
                 .append("The client side protects one record, the server side unprotects it, through the server's own "
-                        + "record layers: `jsse` = SunJSSE `SSLEngine` wrap/unwrap; `bc/jca`, `bc/bc` = the bc engine's "
+                        + "record layers: `jsse` = SunJSSE `SSLEngine` wrap/unwrap; `openssl` = Netty's OpenSslEngine "
+                        + "(BoringSSL) wrap/unwrap; `bc/jca`, `bc/bc` = the bc engine's "
                         + "`BcTlsConnection` with the bulk cipher and MAC on SunJCE or on Bouncy Castle's lightweight "
                         + "engines. Suites: AES-128-CBC, 3DES-EDE-CBC, Camellia-128-CBC and SEED-CBC, each with HMAC-SHA1, "
                         + "and RC4-128-SHA. Two bc peers negotiate encrypt-then-MAC (RFC 7366; OpenSSL peers do too, "

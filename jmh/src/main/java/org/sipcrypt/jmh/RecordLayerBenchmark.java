@@ -1,7 +1,13 @@
 package org.sipcrypt.jmh;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
+import io.netty.util.ReferenceCounted;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import javax.net.ssl.SSLEngine;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
@@ -9,6 +15,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.Blackhole;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -21,7 +28,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * {@code aes/bc/jca}, ...), and payload size (a REGISTER of 400 bytes, an INVITE with SDP of
  * 1024, and 4096). The records go through the server's own record layers: the bc engine's
  * connections from {@code BcTlsSetup} (the {@code TlsCipher} its {@code TlsCrypto} built, BC
- * lightweight or JCA) and a SunJSSE {@code SSLEngine} for jsse. Rows a provider cannot run are
+ * lightweight or JCA), a SunJSSE {@code SSLEngine} for jsse, and Netty's OpenSslEngine on BoringSSL
+ * for openssl ({@code aes/openssl}: AES-128-CBC there too). Rows a provider cannot run are
  * refused by the server's own check when the trial starts.
  *
  * <p>Method. {@code protect}: the client side protects the payload into one record; nothing reads
@@ -63,7 +71,7 @@ public class RecordLayerBenchmark extends BenchmarkDefaults {
     @State(Scope.Thread)
     public static class Connection extends LabFixture {
 
-        @Param({"aes/jsse", "aes/bc/jca", "aes/bc/bc", "3des/jsse", "3des/bc/jca", "3des/bc/bc", "camellia/bc/bc",
+        @Param({"aes/jsse", "aes/openssl", "aes/bc/jca", "aes/bc/bc", "3des/jsse", "3des/bc/jca", "3des/bc/bc", "camellia/bc/bc",
             "seed/bc/bc", "rc4/jsse"})
         public String row;
 
@@ -72,6 +80,8 @@ public class RecordLayerBenchmark extends BenchmarkDefaults {
 
         RecordChannel channel;
         byte[] payload;
+        /** The openssl rows' native contexts and engines, released after the trial. */
+        private final List<ReferenceCounted> natives = new ArrayList<>();
 
         /** Handshakes, then checks that a protected record unprotects to the payload. */
         @Setup(Level.Trial)
@@ -81,6 +91,17 @@ public class RecordLayerBenchmark extends BenchmarkDefaults {
             if (r.engine() == TlsEngine.JSSE) {
                 checkJsse(suite);
                 channel = new JsseRecordChannel(jsseContext(Role.CLIENT), jsseContext(Role.SERVER), suite.jsseName());
+            } else if (r.engine() == TlsEngine.OPENSSL) {
+                checkOpenssl(suite);
+                ReferenceCountedOpenSslContext client = opensslContext(Role.CLIENT);
+                natives.add(client);
+                ReferenceCountedOpenSslContext server = opensslContext(Role.SERVER);
+                natives.add(server);
+                SSLEngine clientEngine = client.newEngine(ByteBufAllocator.DEFAULT, SERVER.getHostString(), SERVER.getPort());
+                natives.add((ReferenceCounted) clientEngine);
+                SSLEngine serverEngine = server.newEngine(ByteBufAllocator.DEFAULT);
+                natives.add((ReferenceCounted) serverEngine);
+                channel = new JsseRecordChannel(clientEngine, serverEngine, suite.name());
             } else {
                 BcTlsSetup client = bcSetup(suite, r.crypto(), Role.CLIENT, BcTlsSetup.ClientCertificates.NONE, false);
                 BcTlsSetup server = bcSetup(suite, r.crypto(), Role.SERVER, BcTlsSetup.ClientCertificates.NONE, false);
@@ -95,6 +116,15 @@ public class RecordLayerBenchmark extends BenchmarkDefaults {
             if (!Arrays.equals(payload, channel.lastPlaintext())) {
                 throw new IllegalStateException(row + ": a record of " + size + " bytes did not unprotect to its payload");
             }
+        }
+
+        /** Releases the openssl rows' engines, then their contexts. */
+        @TearDown(Level.Trial)
+        public void releaseNatives() {
+            for (int i = natives.size() - 1; i >= 0; i--) {
+                natives.get(i).release();
+            }
+            natives.clear();
         }
     }
 

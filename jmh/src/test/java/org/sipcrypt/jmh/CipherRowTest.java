@@ -19,11 +19,12 @@ class CipherRowTest {
     void rowsNameProviderEngineAndCrypto() {
         assertEquals(new CipherRow("aes", TlsEngine.JSSE, null), CipherRow.parse("aes/jsse"));
         assertEquals(new CipherRow("seed", TlsEngine.BC, CipherEngine.BC), CipherRow.parse("seed/bc/bc"));
+        assertEquals(new CipherRow("aes", TlsEngine.OPENSSL, null), CipherRow.parse("aes/openssl"));
         assertEquals("3des/bc/jca", CipherRow.parse("3DES/BC/JCA").toString());
     }
 
     @ParameterizedTest(name = "\"{0}\"")
-    @ValueSource(strings = {"aes", "aes/bc", "aes/jsse/jca", "aes/bc/openssl", "aes/netty"})
+    @ValueSource(strings = {"aes", "aes/bc", "aes/jsse/jca", "aes/bc/openssl", "aes/netty", "aes/openssl/bc"})
     void malformedRowsAreRefused(String row) {
         assertThrows(IllegalArgumentException.class, () -> CipherRow.parse(row));
     }

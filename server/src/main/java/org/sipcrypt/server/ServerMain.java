@@ -15,6 +15,7 @@ import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.Setting;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.location.DatabaseUnreachableException;
+import org.sipcrypt.server.transport.netty.tls.TlsEngineUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -28,8 +29,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * built from {@link ConfigLoader#settings()}, one per setting, plus {@code --config FILE},
  * {@code --help} and {@code --version}; subcommands are added in {@link #commandLine}. Bad options
  * or configuration print {@code sipcrypt: <message>} to stderr and exit with code 2; a server that
- * fails to start exits with 1 (a database that cannot be reached is one ERROR line naming it, its
- * stack trace at DEBUG). Once started, the server runs until the JVM is asked to stop
+ * fails to start exits with 1 (a database that cannot be reached, or a TLS engine whose native
+ * library did not load, is one ERROR line naming it, its stack trace at DEBUG). Once started, the server runs until the JVM is asked to stop
  * (SIGTERM, Ctrl-C), when a shutdown hook closes it gracefully.
  * Threading: main thread only; the shutdown hook runs on {@code sipcrypt-shutdown}.
  */
@@ -134,7 +135,7 @@ public final class ServerMain {
         SipcryptServer server;
         try {
             server = SipcryptServer.start(config);
-        } catch (DatabaseUnreachableException e) {
+        } catch (DatabaseUnreachableException | TlsEngineUnavailableException e) {
             // The operator's to act on, and the message says what to check: one line, the trace at DEBUG.
             log.error("cannot start: {}", e.getMessage());
             log.debug("cannot start", e);

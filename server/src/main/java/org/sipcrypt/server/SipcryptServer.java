@@ -360,10 +360,19 @@ public final class SipcryptServer implements AutoCloseable {
         for (NextHop hop : routes.all()) {
             byTarget.put(new InetSocketAddress(InetAddress.getByName(hop.host()), hop.port()), hop.connection());
         }
+        TlsStage listenerTls = TlsStage.forListener(config.tls(), registry);
+        Map<InetSocketAddress, TlsStage> peerTls;
+        try {
+            peerTls = TlsStage.forPeers(config.tls(), registry);
+        } catch (IOException | RuntimeException e) {
+            // the listener's stage may hold native TLS contexts and threads
+            listenerTls.close();
+            throw e;
+        }
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(), config.tcpConnectFailureHold(),
-                new ConnectionPolicy(config.tcpConnection(), byTarget), TlsStage.forListener(config.tls(), registry),
-                TlsStage.forPeers(config.tls(), registry), config.tcpLimits().streamLimits(config.auth().trustedPeers()));
+                new ConnectionPolicy(config.tcpConnection(), byTarget), listenerTls, peerTls,
+                config.tcpLimits().streamLimits(config.auth().trustedPeers()));
     }
 
     /**

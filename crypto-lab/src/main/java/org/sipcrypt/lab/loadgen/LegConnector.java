@@ -15,6 +15,7 @@ import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -111,7 +112,9 @@ public final class LegConnector {
         if (tls.allowInsecure()) {
             JdkInsecureSuites.allow();
         }
-        this.choices = TlsChoices.resolve(registry, tls.ciphers(), tls.allowInsecure(), engine, tls.crypto(), tls.versions());
+        // the load generator's legs speak bc or jsse: auto picks between those two, as before the server had openssl
+        this.choices = TlsChoices.resolve(registry, tls.ciphers(), tls.allowInsecure(), engine, tls.crypto(), tls.versions(),
+                Map.of(TlsEngine.OPENSSL, "the lab's load generator has no openssl engine"));
         this.identity = tls.cert() == null ? null : KeyMaterial.read(tls.cert(), tls.key(), null);
         if (choices.engine() == TlsEngine.BC) {
             this.bc = BcTlsSetup.create(identity, tls.trust(), choices, registry, tls.clientCerts(), tls.sessionReuse(),

@@ -44,7 +44,7 @@ final class ConfigValues {
                 return e;
             }
         }
-        throw new ConfigException(key + ": \"" + text.trim() + "\" is not a TLS engine (expected auto, bc or jsse)");
+        throw new ConfigException(key + ": \"" + text.trim() + "\" is not a TLS engine (expected auto, bc, jsse or openssl)");
     }
 
     static <T> T parsed(String key, String text, Parser<T> parser) throws ConfigException {

@@ -357,9 +357,10 @@ public enum Setting {
     TLS_HANDSHAKE_TIMEOUT("tls.handshakeTimeout", Kind.SINGLE, "DURATION",
             "A TLS connection whose handshake takes longer is closed.",
             c -> shown(c.tls().handshakeTimeout()), (b, k, v) -> b.tls().handshakeTimeout(duration(k, one(k, v), false))),
-    TLS_ENGINE("tls.engine", Kind.SINGLE, "auto|bc|jsse",
+    TLS_ENGINE("tls.engine", Kind.SINGLE, "auto|bc|jsse|openssl",
             "TLS engine of the listener and outgoing TLS: bc (Bouncy Castle; Camellia, SEED), jsse (SunJSSE; RC4),"
-                    + " or auto (jsse when it runs every suite in tls.ciphers, else bc).",
+                    + " openssl (BoringSSL, native, linux-x86_64; AES, ChaCha20), or auto (the first of openssl, jsse, bc"
+                    + " that runs every suite in tls.ciphers; openssl only where its library loads).",
             c -> List.of(c.tls().engineName()), (b, k, v) -> b.tls().engine(tlsEngine(k, one(k, v)))),
     TLS_CRYPTO("tls.crypto", Kind.REPEATABLE, "ENGINE|PROVIDER:ENGINE",
             "On the bc engine, where bulk ciphers run: jca (the JVM's providers; AES-NI) or bc (Bouncy Castle's"

@@ -24,7 +24,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param allowInsecure    the lab switch that lets RC4 and 3DES suites be configured
  * @param handshakeTimeout a connection whose handshake takes longer is closed
  * @param engine           the TLS engine of the listener and of outgoing TLS; null picks one that runs
- *                         every configured suite (jsse when it can)
+ *                         every configured suite (openssl where its native library loads, then
+ *                         jsse, then bc)
  * @param crypto           on the bc engine, where bulk ciphers run: {@code bc} or {@code jca} for every
  *                         provider that has it, {@code PROVIDER:ENGINE} for one provider
  * @param sessionReuse     whether sessions are resumed (server cache and client offers)
@@ -199,7 +200,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         }
     }
 
-    /** The engine as configured: {@code auto}, {@code bc} or {@code jsse}. */
+    /** The engine as configured: {@code auto}, {@code bc}, {@code jsse} or {@code openssl}. */
     public String engineName() {
         return engine == null ? "auto" : engine.configName();
     }

@@ -70,7 +70,7 @@ public record TlsPeerConfig(HostPort peer, TlsEngine engine, List<String> cipher
                 return e;
             }
         }
-        throw new IllegalArgumentException("engine \"" + value + "\" is not bc or jsse");
+        throw new IllegalArgumentException("engine \"" + value + "\" is not bc, jsse or openssl");
     }
 
     private static List<String> list(String value) {

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.sipcrypt.server.tls.spi.CipherEngine;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteProvider;
@@ -28,6 +30,10 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<String, CipherEngine> crypto,
                          List<String> insecure, List<String> versions) {
 
+    /** The TLS 1.3 suites BoringSSL offers whenever TLS 1.3 is on; the openssl engine cannot narrow them. */
+    public static final List<String> BORINGSSL_TLS13 = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+            "TLS_CHACHA20_POLY1305_SHA256");
+
     public TlsChoices {
         suites = List.copyOf(suites);
         crypto = Map.copyOf(crypto);
@@ -36,21 +42,40 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
     }
 
     /**
+     * Resolves a configuration as if every TLS engine could run in this JVM: what a configuration
+     * allows, checked before the server starts.
+     *
+     * @see #resolve(CipherSuiteRegistry, List, boolean, TlsEngine, List, List, Map)
+     */
+    public static TlsChoices resolve(CipherSuiteRegistry registry, List<String> ciphers, boolean allowInsecure,
+                                     TlsEngine engine, List<String> crypto, List<String> versions) {
+        return resolve(registry, ciphers, allowInsecure, engine, crypto, versions, Map.of());
+    }
+
+    /**
      * Resolves a configuration.
      *
      * @param ciphers       {@code tls.ciphers}: provider and suite names
      * @param allowInsecure {@code tls.allowInsecure}
      * @param engine        {@code tls.engine}, or null for the first engine that runs every suite
-     *                      (jsse, then bc)
+     *                      (openssl, then jsse, then bc) and can run here
      * @param crypto        {@code tls.crypto}: {@code bc} or {@code jca} for every provider that has
      *                      that crypto engine, {@code PROVIDER:ENGINE} for one; a provider named by
      *                      neither runs on the first engine it lists of jca, bc
      * @param versions      {@code tls.versions}: {@code 1.2} and/or {@code 1.3}; a version is offered
      *                      when it is listed and a configured suite belongs to it
+     * @param unavailable   the engines that cannot run in this JVM, each with the reason (a native
+     *                      library that did not load): never picked for {@code auto}, and refused
+     *                      when named
      * @throws IllegalArgumentException starting with the key of the setting at fault
      */
     public static TlsChoices resolve(CipherSuiteRegistry registry, List<String> ciphers, boolean allowInsecure,
-                                     TlsEngine engine, List<String> crypto, List<String> versions) {
+                                     TlsEngine engine, List<String> crypto, List<String> versions,
+                                     Map<TlsEngine, String> unavailable) {
+        if (engine != null && unavailable.containsKey(engine)) {
+            throw new IllegalArgumentException("tls.engine: " + engine.configName() + " cannot run here: "
+                    + unavailable.get(engine));
+        }
         List<CipherSuiteId> suites;
         try {
             suites = registry.resolve(ciphers, allowInsecure);
@@ -62,17 +87,45 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
             CipherSuiteProvider p = registry.providerOf(s).orElseThrow();
             providers.putIfAbsent(p.name(), p);
         }
-        TlsEngine chosen = engine != null ? engine : pickEngine(providers.values());
+        List<String> offered = versions(suites, versions);
+        TlsEngine chosen = engine != null ? engine : pickEngine(providers.values(), unavailable.keySet(),
+                narrowsTls13(suites, offered));
+        if (chosen == TlsEngine.OPENSSL && narrowsTls13(suites, offered)) {
+            throw new IllegalArgumentException("tls.engine: openssl cannot offer TLS 1.3 with only "
+                    + suites.stream().filter(s -> isTls13(s.name())).map(CipherSuiteId::name).toList()
+                    + ": BoringSSL always offers " + String.join(", ", BORINGSSL_TLS13)
+                    + " (list both TLS_AES_* suites, leave out TLS 1.3 with tls.versions 1.2, or use jsse or bc)");
+        }
         for (CipherSuiteProvider p : providers.values()) {
             if (!p.tlsEngines().contains(chosen)) {
                 throw new IllegalArgumentException((engine == null ? "tls.ciphers: no one TLS engine runs "
                         + String.join(" and ", providers.keySet()) + ": " : "tls.engine: ")
                         + p.name() + " runs on the " + names(p.tlsEngines()) + " TLS engine, not on "
-                        + chosen.configName());
+                        + chosen.configName() + (engine == null ? whyNot(p, unavailable) : ""));
             }
         }
         return new TlsChoices(suites, chosen, cryptoPerProvider(providers, crypto), registry.insecureProviders(suites),
-                versions(suites, versions));
+                offered);
+    }
+
+    /**
+     * Whether TLS 1.3 is offered with fewer of its AES-GCM suites than BoringSSL offers: the openssl
+     * engine cannot narrow its TLS 1.3 suites (BoringSSL has no switch for them), so it cannot run
+     * such a list as given.
+     */
+    private static boolean narrowsTls13(List<CipherSuiteId> suites, List<String> offered) {
+        if (!offered.contains("TLSv1.3")) {
+            return false;
+        }
+        List<String> listed = suites.stream().map(CipherSuiteId::name).toList();
+        return !listed.contains("TLS_AES_128_GCM_SHA256") || !listed.contains("TLS_AES_256_GCM_SHA384");
+    }
+
+    /** Why the engines of {@code p} that cannot run here were not picked; empty when none of them. */
+    private static String whyNot(CipherSuiteProvider p, Map<TlsEngine, String> unavailable) {
+        String why = p.tlsEngines().stream().filter(unavailable::containsKey).sorted()
+                .map(e -> e.configName() + " cannot run here: " + unavailable.get(e)).collect(Collectors.joining("; "));
+        return why.isEmpty() ? "" : " (" + why + ")";
     }
 
     private static List<String> versions(List<CipherSuiteId> suites, List<String> wanted) {
@@ -117,8 +170,16 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
         return !suiteName.contains("_WITH_");
     }
 
-    private static TlsEngine pickEngine(Iterable<CipherSuiteProvider> providers) {
-        for (TlsEngine candidate : new TlsEngine[] {TlsEngine.JSSE, TlsEngine.BC}) {
+    /**
+     * The first of openssl (native speed), jsse, bc that runs every provider's suites and can run
+     * here; openssl not when it would offer TLS 1.3 suites the list leaves out.
+     */
+    private static TlsEngine pickEngine(Iterable<CipherSuiteProvider> providers, Set<TlsEngine> unavailable,
+                                        boolean narrowsTls13) {
+        for (TlsEngine candidate : new TlsEngine[] {TlsEngine.OPENSSL, TlsEngine.JSSE, TlsEngine.BC}) {
+            if (unavailable.contains(candidate) || candidate == TlsEngine.OPENSSL && narrowsTls13) {
+                continue;
+            }
             boolean all = true;
             for (CipherSuiteProvider p : providers) {
                 all &= p.tlsEngines().contains(candidate);

@@ -31,7 +31,7 @@ class TlsPeerConfigTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> TlsPeerConfig.parse("10.0.0.2:5061;colour=red"))
                 .getMessage().contains("unknown parameter \"colour\""));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> TlsPeerConfig.parse("10.0.0.2:5061;engine=gnutls"))
-                .getMessage().contains("not bc or jsse"));
+                .getMessage().contains("not bc, jsse or openssl"));
     }
 
     @Test

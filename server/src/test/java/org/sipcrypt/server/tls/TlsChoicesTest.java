@@ -21,6 +21,36 @@ class TlsChoicesTest {
     }
 
     @Test
+    void autoPicksOpensslWhereItRunsEverySuiteAndLoadsThenJsseThenBc() {
+        assertEquals(TlsEngine.OPENSSL, resolve(List.of("aes"), null, List.of("jca")).engine());
+        Map<TlsEngine, String> notHere = Map.of(TlsEngine.OPENSSL, "BoringSSL did not load: no such file");
+        TlsChoices without = TlsChoices.resolve(registry, List.of("aes"), false, null, List.of("jca"),
+                List.of("1.2", "1.3"), notHere);
+        assertEquals(TlsEngine.JSSE, without.engine(), "auto never picks an engine that cannot run here");
+        IllegalArgumentException named = assertThrows(IllegalArgumentException.class, () -> TlsChoices.resolve(registry,
+                List.of("aes"), false, TlsEngine.OPENSSL, List.of("jca"), List.of("1.2", "1.3"), notHere));
+        assertEquals("tls.engine: openssl cannot run here: BoringSSL did not load: no such file", named.getMessage());
+        IllegalArgumentException insecure = assertThrows(IllegalArgumentException.class,
+                () -> resolve(List.of("aes", "3des"), TlsEngine.OPENSSL, List.of("jca")));
+        assertTrue(insecure.getMessage().startsWith("tls.engine: 3des runs on the bc/jsse TLS engine, not on openssl"),
+                insecure.getMessage());
+    }
+
+    @Test
+    void opensslRunsTls13OnlyWithBothAesGcmSuitesBecauseBoringSslCannotNarrowThem() {
+        IllegalArgumentException narrowed = assertThrows(IllegalArgumentException.class, () -> resolve(
+                List.of("TLS_AES_256_GCM_SHA384", "TLS_RSA_WITH_AES_128_CBC_SHA"), TlsEngine.OPENSSL, List.of("jca")));
+        assertTrue(narrowed.getMessage().startsWith("tls.engine: openssl cannot offer TLS 1.3 with only "
+                + "[TLS_AES_256_GCM_SHA384]: BoringSSL always offers TLS_AES_128_GCM_SHA256"), narrowed.getMessage());
+        assertEquals(TlsEngine.JSSE, resolve(List.of("TLS_AES_256_GCM_SHA384"), null, List.of("jca")).engine(),
+                "auto leaves openssl out rather than offer a suite the list leaves out");
+        assertEquals(TlsEngine.OPENSSL, resolve(List.of("TLS_AES_256_GCM_SHA384", "TLS_RSA_WITH_AES_128_CBC_SHA"), null,
+                List.of("jca"), "1.2").engine(), "without TLS 1.3 nothing is added");
+        assertEquals(TlsEngine.OPENSSL, resolve(List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384"), null,
+                List.of("jca")).engine());
+    }
+
+    @Test
     void autoPicksJsseWhenItRunsEverySuiteElseBc() {
         assertEquals(TlsEngine.JSSE, resolve(List.of("aes", "3des", "rc4"), null, List.of("jca")).engine());
         assertEquals(TlsEngine.BC, resolve(List.of("camellia", "aes"), null, List.of("jca")).engine());

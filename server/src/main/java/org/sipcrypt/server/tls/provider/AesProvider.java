@@ -15,7 +15,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * {@code TLS_RSA_WITH_AES_128_CBC_SHA} (the suite RFC 3261 §26.3.1 makes mandatory, the one the
  * lab and benchmarks measure, see {@link org.sipcrypt.server.tls.spi.CipherSuiteProvider#rsaKeyExchangeSuite()}),
  * AES-256-CBC and the AES-GCM variants.
- * Runs on both TLS engines; on the BC engine with either crypto engine (SunJCE uses AES-NI).
+ * Runs on every TLS engine (BoringSSL, under the openssl engine, has all ten suites); on the BC
+ * engine with either crypto engine (SunJCE uses AES-NI).
  * Threading: immutable.
  */
 public final class AesProvider extends BuiltInProvider {
@@ -32,6 +33,6 @@ public final class AesProvider extends BuiltInProvider {
                 of(CipherSuite.TLS_RSA_WITH_AES_256_CBC_SHA, "TLS_RSA_WITH_AES_256_CBC_SHA"),
                 of(CipherSuite.TLS_RSA_WITH_AES_128_GCM_SHA256, "TLS_RSA_WITH_AES_128_GCM_SHA256"),
                 of(CipherSuite.TLS_RSA_WITH_AES_256_GCM_SHA384, "TLS_RSA_WITH_AES_256_GCM_SHA384")),
-                false, Set.of(TlsEngine.BC, TlsEngine.JSSE), Set.of(CipherEngine.BC, CipherEngine.JCA));
+                false, Set.of(TlsEngine.BC, TlsEngine.JSSE, TlsEngine.OPENSSL), Set.of(CipherEngine.BC, CipherEngine.JCA));
     }
 }

@@ -9,8 +9,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 
 /**
  * Camellia: {@code TLS_RSA_WITH_CAMELLIA_128_CBC_SHA} and {@code TLS_RSA_WITH_CAMELLIA_256_CBC_SHA}
- * (RFC 5932). The JDK's JSSE and SunJCE have no Camellia, so only the BC TLS engine with Bouncy
- * Castle's lightweight crypto runs it.
+ * (RFC 5932). The JDK's JSSE and SunJCE have no Camellia, nor has BoringSSL (the openssl engine),
+ * so only the BC TLS engine with Bouncy Castle's lightweight crypto runs it.
  * Threading: immutable.
  */
 public final class CamelliaProvider extends BuiltInProvider {

@@ -10,7 +10,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * RC4: {@code TLS_RSA_WITH_RC4_128_SHA} (JSSE: {@code SSL_RSA_WITH_RC4_128_SHA}). Insecure
  * (RFC 7465 forbids it): lab use only. Only the JSSE engine: Bouncy Castle's TLS API (1.82) no
  * longer maps the suite to a cipher ({@code TlsUtils.getEncryptionAlgorithm} gives -1), and the JDK
- * runs it once RC4 is removed from {@code jdk.tls.disabledAlgorithms}.
+ * runs it once RC4 is removed from {@code jdk.tls.disabledAlgorithms}. BoringSSL (the openssl
+ * engine) has no RC4.
  * Threading: immutable.
  */
 public final class Rc4Provider extends BuiltInProvider {

@@ -9,7 +9,7 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 
 /**
  * SEED: {@code TLS_RSA_WITH_SEED_CBC_SHA} (RFC 4162). Only the BC TLS engine with Bouncy Castle's
- * lightweight crypto runs it on the JVM (neither JSSE nor SunJCE has SEED).
+ * lightweight crypto runs it on the JVM (neither JSSE nor SunJCE has SEED, nor has BoringSSL).
  * Threading: immutable.
  */
 public final class SeedProvider extends BuiltInProvider {

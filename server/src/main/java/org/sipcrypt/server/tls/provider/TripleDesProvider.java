@@ -9,7 +9,8 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 
 /**
  * 3DES: {@code TLS_RSA_WITH_3DES_EDE_CBC_SHA} (JSSE: {@code SSL_RSA_WITH_3DES_EDE_CBC_SHA}).
- * Insecure (64-bit blocks, Sweet32): lab use only. Both TLS engines, both crypto engines.
+ * Insecure (64-bit blocks, Sweet32): lab use only. The bc and jsse TLS engines, both crypto engines;
+ * not openssl (BoringSSL as Netty's tcnative builds it offers no 3DES suite).
  * Threading: immutable.
  */
 public final class TripleDesProvider extends BuiltInProvider {

@@ -28,7 +28,7 @@ import picocli.CommandLine;
 
 /**
  * A whole call (INVITE, 200, ACK, BYE, 200) through the Record-Routing proxy with the caller on
- * TLS, and the callee on UDP or on TLS (the proxy connecting out with TLS on either engine,
+ * TLS, and the callee on UDP or on TLS (the proxy connecting out with TLS on each engine,
  * presenting its certificate and checking the callee's chain and name). Both ends are the JDK's own
  * TLS sockets.
  */
@@ -205,7 +205,7 @@ class ProxyCallOverTlsIT {
     }
 
     @ParameterizedTest(name = "{0} engine")
-    @ValueSource(strings = {"jsse", "bc"})
+    @ValueSource(strings = {"jsse", "bc", "openssl"})
     void callerAndCalleeOnTlsWithTheProxyConnectingOut(String engine) throws Exception {
         try (TlsCallEnds ends = ends(engine, "127.0.0.1")) {
             ends.listener().setNeedClientAuth(true);
@@ -218,7 +218,7 @@ class ProxyCallOverTlsIT {
     }
 
     @ParameterizedTest(name = "{0} engine")
-    @ValueSource(strings = {"jsse", "bc"})
+    @ValueSource(strings = {"jsse", "bc", "openssl"})
     void perCallConnectionsToTheCalleeResumeTheFirstSession(String engine) throws Exception {
         // TLS 1.2 with session IDs: the inbound pattern of the TLS cost study (the proxy a TLS client per call)
         try (TlsCallEnds ends = ends(engine, "127.0.0.1", "tcp.connection", "per-call",
@@ -252,7 +252,7 @@ class ProxyCallOverTlsIT {
     }
 
     @ParameterizedTest(name = "{0} engine")
-    @ValueSource(strings = {"jsse", "bc"})
+    @ValueSource(strings = {"jsse", "bc", "openssl"})
     void aCalleeWhoseCertificateDoesNotNameTheAddressDialledIsRefused(String engine) throws Exception {
         // the lab certificate names 127.0.0.1 and localhost, not 127.0.0.2 (RFC 5922 section 7.2)
         try (TlsCallEnds ends = ends(engine, "127.0.0.2")) {

@@ -7,10 +7,6 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
-import io.netty.handler.ssl.util.SimpleTrustManagerFactory;
-import java.security.KeyStore;
-import javax.net.ssl.ManagerFactoryParameters;
-import javax.net.ssl.TrustManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -122,21 +118,7 @@ final class JsseTlsStage extends TlsStage {
             cb.trustManager(InsecureTrustManagerFactory.INSTANCE);
         } else {
             // the chain against the anchors, the names against the host dialled by RFC 5922's rules
-            PeerTrust peerTrust = PeerTrust.of(trusted == null ? null : List.of(trusted));
-            cb.trustManager(new SimpleTrustManagerFactory() {
-                @Override
-                protected void engineInit(KeyStore keyStore) {
-                }
-
-                @Override
-                protected void engineInit(ManagerFactoryParameters params) {
-                }
-
-                @Override
-                protected TrustManager[] engineGetTrustManagers() {
-                    return new TrustManager[] {peerTrust};
-                }
-            });
+            cb.trustManager(new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted))));
         }
         return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers);
     }

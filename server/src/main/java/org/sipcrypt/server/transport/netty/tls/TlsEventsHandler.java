@@ -4,6 +4,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
  * {@code bad_certificate}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
- * it was made before this connection was.
+ * it was made before this connection was; an openssl one when BoringSSL says it was reused.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
 public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
@@ -57,6 +58,9 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
         ChannelHandler tls = ctx.pipeline().get("tls");
         if (tls instanceof BcTlsHandler bc) {
             return bc.connection().resumed();
+        }
+        if (tls instanceof SslHandler ssl && ssl.engine() instanceof ReferenceCountedOpenSslEngine) {
+            return OpenSslTlsStage.resumed(ssl.engine());
         }
         return tls instanceof SslHandler ssl && ssl.engine().getSession().getCreationTime() < created;
     }
@@ -112,7 +116,12 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
         if (c instanceof SslHandshakeTimeoutException) {
             return "timeout";
         }
-        String m = String.valueOf(c == null ? null : c.getMessage()).toLowerCase(Locale.ROOT);
+        // the openssl engine wraps what failed (the trust manager's verdict) in a general exception
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = c; t != null && text.length() < 2_000; t = t.getCause() == t ? null : t.getCause()) {
+            text.append(t.getMessage()).append('\n');
+        }
+        String m = text.toString().toLowerCase(Locale.ROOT);
         if (m.contains("cipher")) {
             return "no_shared_cipher";
         }

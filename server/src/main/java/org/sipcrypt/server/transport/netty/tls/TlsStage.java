@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
+import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * for the {@code tls.peer} overrides.
  * Threading: immutable once created; {@link #newHandler} is called on event loops.
  */
-public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsStage, BcTlsStage {
+public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsStage, BcTlsStage, OpenSslTlsStage {
 
     private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
 
@@ -62,8 +63,27 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     }
 
     private static TlsStage create(TlsConfig t, CipherSuiteRegistry registry, String what) throws IOException {
+        if (t.allowInsecure()) {
+            // before anything here loads the JDK's TLS classes (Netty's OpenSSL probe does), which
+            // read jdk.tls.disabledAlgorithms once
+            JdkInsecureSuites.allow();
+        }
         TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
                 t.versions());
+        if (choices.engine() == TlsEngine.OPENSSL) {
+            // BoringSSL is loaded only by a configuration that would run on it
+            Map<TlsEngine, String> unavailable = OpenSslTlsStage.unavailableEngines();
+            if (!unavailable.isEmpty()) {
+                if (t.engine() != null) {
+                    throw new TlsEngineUnavailableException(what + ": tls.engine " + t.engine().configName()
+                            + " cannot run here: " + unavailable.get(t.engine()));
+                }
+                unavailable.forEach((engine, why) -> log.info("{}: tls.engine auto leaves out {}: {}", what,
+                        engine.configName(), why));
+                choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), null, t.crypto(), t.versions(),
+                        unavailable);
+            }
+        }
         if (!choices.insecure().isEmpty()) {
             log.warn("{}: insecure TLS suites enabled: {} (tls.allowInsecure, lab only)", what, choices.insecure());
         }
@@ -75,6 +95,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
         TlsStage made = switch (choices.engine()) {
             case JSSE -> JsseTlsStage.create(identity, t, choices);
             case BC -> BcTlsStage.create(identity, t, choices, registry);
+            case OPENSSL -> OpenSslTlsStage.create(identity, t, choices);
         };
         made.insecure = choices.insecure();
         int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
@@ -102,7 +123,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
      */
     public abstract ChannelHandler newHandler(Channel ch, InetSocketAddress dialled);
 
-    /** Stops the handshake threads, if any. */
+    /** Stops the handshake threads, if any, and gives up native TLS contexts. */
     @Override
     public void close() {
     }

@@ -1,0 +1,212 @@
+package org.sipcrypt.server.transport.netty.tls;
+
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslSessionContext;
+import io.netty.handler.ssl.OpenSslSessionTicketKey;
+import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.internal.tcnative.SSL;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLEngine;
+import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.tls.PeerTrust;
+import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.TlsEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TLS stage on the {@code openssl} engine: Netty's {@code OpenSslEngine} on BoringSSL
+ * (netty-tcnative, a native library) in Netty's {@code SslHandler}. A server context (the tls
+ * listener's certificate, the configured suites, client-certificate policy) and a client context
+ * for outgoing TLS (the same certificate when there is one; peers checked by {@link PeerTrust},
+ * their names against the address dialled by RFC 5922's rules, as on the other engines).
+ * With {@code tls.sessionReuse} on, the server keeps a session-ID cache of
+ * {@code tls.sessionCacheSize} sessions for {@code tls.sessionLifetime} and issues session tickets
+ * (TLS 1.2 tickets, TLS 1.3 PSK) under a key made at start, and the client offers the last session
+ * of each peer; off, neither side keeps or offers a session. BoringSSL sends a TLS 1.3 ticket with
+ * the server's first write after the handshake (for SIP, its first response), not before. On TLS 1.3 BoringSSL offers its own
+ * three suites whatever the list says ({@link TlsChoices#BORINGSSL_TLS13}). The contexts are
+ * reference-counted native objects: each connection's engine holds one reference until its
+ * handler is removed, and {@link #close} gives up the stage's own.
+ * Threading: thread-safe; {@link #newHandler} is called on event loops, {@link #close} at stop.
+ */
+final class OpenSslTlsStage extends TlsStage {
+
+    private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
+
+    private final ReferenceCountedOpenSslContext server;
+    private final ReferenceCountedOpenSslContext client;
+    private final long handshakeTimeoutMillis;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private OpenSslTlsStage(ReferenceCountedOpenSslContext server, ReferenceCountedOpenSslContext client,
+                            long handshakeTimeoutMillis) {
+        this.server = server;
+        this.client = client;
+        this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+    }
+
+    /**
+     * The engines that cannot run in this JVM, with the reason: {@code openssl} when BoringSSL's
+     * native library did not load (another platform than linux-x86_64, no writable temporary
+     * directory to unpack it to, or {@code -Dio.netty.handler.ssl.noOpenSsl=true}).
+     */
+    static Map<TlsEngine, String> unavailableEngines() {
+        if (OpenSsl.isAvailable()) {
+            return Map.of();
+        }
+        Throwable cause = OpenSsl.unavailabilityCause();
+        return Map.of(TlsEngine.OPENSSL, "BoringSSL (netty-tcnative-boringssl-static, linux-x86_64) did not load: "
+                + rootMessage(cause));
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        return c == t ? String.valueOf(t) : t + " (caused by " + c + ")";
+    }
+
+    /**
+     * Builds the contexts from the {@code tls.*} settings and the suites chosen for this engine.
+     *
+     * @param identity chain and key, or null for a client that presents none (no listener then)
+     */
+    static OpenSslTlsStage create(KeyMaterial identity, TlsConfig t, TlsChoices choices) throws IOException {
+        List<String> names = choices.suites().stream().map(CipherSuiteId::name).toList();
+        String[] protocols = choices.versions().toArray(new String[0]);
+        X509Certificate[] trusted = t.trust() == null ? null
+                : PemFiles.readCertificates(t.trust()).toArray(new X509Certificate[0]);
+        ReferenceCountedOpenSslContext server = null;
+        ReferenceCountedOpenSslContext client = null;
+        try {
+            if (identity != null) {
+                SslContextBuilder b = SslContextBuilder.forServer(identity.key(), identity.chainArray())
+                        .sslProvider(SslProvider.OPENSSL_REFCNT).protocols(protocols).ciphers(names)
+                        .clientAuth(clientAuth(t.clientAuth()))
+                        .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
+                if (!t.verifyPeers()) {
+                    b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+                } else if (trusted != null) {
+                    b.trustManager(trusted);
+                }
+                server = (ReferenceCountedOpenSslContext) b.build();
+                sessions(server.sessionContext(), t.sessionReuse(), true);
+            }
+            SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL_REFCNT)
+                    .protocols(protocols).ciphers(names)
+                    .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
+            if (identity != null) {
+                cb.keyManager(identity.key(), identity.chainArray());
+            }
+            cb.trustManager(t.verifyPeers() ? new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted)))
+                    : InsecureTrustManagerFactory.INSTANCE);
+            client = (ReferenceCountedOpenSslContext) cb.build();
+            sessions(client.sessionContext(), t.sessionReuse(), false);
+        } catch (IOException | RuntimeException e) {
+            release(server);
+            release(client);
+            throw e;
+        }
+        if (choices.offersTls13()) {
+            List<String> added = TlsChoices.BORINGSSL_TLS13.stream().filter(s -> !names.contains(s)).toList();
+            if (!added.isEmpty()) {
+                log.info("openssl engine: TLS 1.3 also offers {} (BoringSSL's TLS 1.3 suites are fixed)", added);
+            }
+        }
+        return new OpenSslTlsStage(server, client, t.handshakeTimeout().toMillis());
+    }
+
+    /**
+     * Session reuse on a context: on, the cache as sized and, on the server, tickets under a random
+     * key (Netty leaves tickets off until a key is set); off, no cache, hence no ticket either.
+     */
+    private static void sessions(OpenSslSessionContext sessions, boolean reuse, boolean server) {
+        sessions.setSessionCacheEnabled(reuse);
+        if (reuse && server) {
+            SecureRandom random = new SecureRandom();
+            byte[] name = new byte[OpenSslSessionTicketKey.NAME_SIZE];
+            byte[] hmac = new byte[OpenSslSessionTicketKey.HMAC_KEY_SIZE];
+            byte[] aes = new byte[OpenSslSessionTicketKey.AES_KEY_SIZE];
+            random.nextBytes(name);
+            random.nextBytes(hmac);
+            random.nextBytes(aes);
+            sessions.setTicketKeys(new OpenSslSessionTicketKey(name, hmac, aes));
+        }
+    }
+
+    private static ClientAuth clientAuth(TlsConfig.ClientAuth mode) {
+        return switch (mode) {
+            case NONE -> ClientAuth.NONE;
+            case WANT -> ClientAuth.OPTIONAL;
+            case NEED -> ClientAuth.REQUIRE;
+        };
+    }
+
+    /**
+     * Whether the handshake just finished on {@code engine} resumed a session (ID, ticket or TLS 1.3
+     * PSK), as BoringSSL says; the JDK-style session creation time has only whole seconds here.
+     * Runs on the connection's event loop once the handshake is done.
+     */
+    static boolean resumed(SSLEngine engine) {
+        if (engine instanceof ReferenceCountedOpenSslEngine openssl) {
+            long ssl = openssl.sslPointer();
+            return ssl != 0 && SSL.isSessionReused(ssl);
+        }
+        return false;
+    }
+
+    @Override
+    public boolean canServe() {
+        return server != null;
+    }
+
+    @Override
+    public SslHandler newHandler(Channel ch, InetSocketAddress dialled) {
+        SslHandler h;
+        if (dialled == null) {
+            if (server == null) {
+                throw new IllegalStateException("no tls.cert: cannot accept TLS connections");
+            }
+            h = server.newHandler(ch.alloc());
+        } else {
+            // the peer host is what PeerTrust checks the server's names against, and the key of the client's session cache
+            h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
+        }
+        h.setHandshakeTimeout(handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+        return h;
+    }
+
+    /** Gives up the stage's references to the native contexts; connections still open keep theirs. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            release(server);
+            release(client);
+        }
+    }
+
+    private static void release(ReferenceCountedOpenSslContext ctx) {
+        if (ctx != null) {
+            ctx.release();
+        }
+    }
+}

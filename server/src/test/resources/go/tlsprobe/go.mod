@@ -1,0 +1,3 @@
+module sipcrypt.test/tlsprobe
+
+go 1.21
