@@ -12,9 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@value #PHONE} on a veth to the NAT), the NAT's namespace (masquerading everything it forwards
  * out of {@value #NAT}), and a veth end in the root namespace with {@value #SERVER}, where the server
  * under test listens. The phone's own address is unreachable from the server; the server sees the
- * phone as {@value #NAT} with a translated port. Addresses are RFC 5737 documentation ranges; names
- * carry a per-run suffix; {@link #close} removes the namespaces and the interface, also after a
- * failed build. Needs root, {@code ip} and {@code iptables}; fails with the reason when it cannot
+ * phone as {@value #NAT} with a translated port. The root namespace gets an {@code unreachable}
+ * route for the phone's network ({@value #PHONE_NETWORK}), so that whatever is sent there (a
+ * server dialling the phone's Contact, media to the address in its SDP) fails at once here instead
+ * of leaving the machine by its default route. Addresses are RFC 5737 documentation ranges; names
+ * carry a per-run suffix; {@link #close} removes the namespaces, the interface and the route, also
+ * after a failed build. Needs root, {@code ip} and {@code iptables}; fails with the reason when it cannot
  * build the network. One at a time per machine (the root namespace's address is fixed).
  * Threading: use from one test thread.
  */
@@ -26,6 +29,8 @@ public final class NatNetwork implements AutoCloseable {
     public static final String NAT = "203.0.113.2";
     /** The root namespace's address on the link to the NAT: where the server listens. */
     public static final String SERVER = "203.0.113.1";
+    /** The phone's network, unreachable from the root namespace. */
+    public static final String PHONE_NETWORK = "198.51.100.0/24";
 
     private static final AtomicInteger RUNS = new AtomicInteger();
 
@@ -75,6 +80,8 @@ public final class NatNetwork implements AutoCloseable {
         inNs(natNs, "sysctl", "-qw", "net.ipv4.ip_forward=1");
         inNs(natNs, "iptables", "-t", "nat", "-A", "POSTROUTING", "-o", n0, "-j", "MASQUERADE");
         inNs(phoneNs, "ip", "route", "add", "default", "via", "198.51.100.1");
+        // replace: a route left by a killed run is taken over, and removed by this one's close
+        run("ip", "route", "replace", "unreachable", PHONE_NETWORK);
         // the root side's address is usable once duplicate address detection is past (IPv4: at once)
     }
 
@@ -110,10 +117,11 @@ public final class NatNetwork implements AutoCloseable {
         return out;
     }
 
-    /** Removes the interface and both namespaces (their veth ends go with them); never throws. */
+    /** Removes the route, the interface and both namespaces (their veth ends go with them); never throws. */
     @Override
     public void close() {
-        for (String[] c : List.of(new String[] {"ip", "link", "del", rootLink},
+        for (String[] c : List.of(new String[] {"ip", "route", "del", "unreachable", PHONE_NETWORK},
+                new String[] {"ip", "link", "del", rootLink},
                 new String[] {"ip", "netns", "del", phoneNs}, new String[] {"ip", "netns", "del", natNs})) {
             try {
                 Process p = new ProcessBuilder(c).redirectErrorStream(true).start();

@@ -219,6 +219,18 @@ public final class SoftphoneProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Ends the process by PID with KILL (no chance to say goodbye) and waits for it to exit.
+     *
+     * @throws AssertionError when it has not exited 5 s after the signal
+     */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(name + " (pid " + process.pid() + ") still runs 5 s after KILL");
+        }
+    }
+
     /** Ends the process by PID (TERM, KILL after 5 s) and waits for its output to be read. Idempotent. */
     @Override
     public void close() {

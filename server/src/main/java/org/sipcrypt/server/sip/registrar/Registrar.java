@@ -21,6 +21,7 @@ import javax.sip.header.ContactHeader;
 import javax.sip.header.ExpiresHeader;
 import javax.sip.header.Header;
 import javax.sip.header.RequireHeader;
+import javax.sip.header.SupportedHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
@@ -143,23 +144,34 @@ public final class Registrar implements RegistrarFunction {
 
 
     /**
-     * RFC 5626 §6: a REGISTER whose Contact has a reg-id, sent to this registrar as its edge proxy
-     * (the top Via has {@code ob}), gets {@code Require: outbound} and a {@code Flow-Timer}.
+     * RFC 5626 §6: a REGISTER whose Contact has a reg-id and whose Supported lists {@code outbound}
+     * gets {@code Require: outbound} and a {@code Flow-Timer} (which start the phone's keep-alives,
+     * §4.4) when this registrar is its first hop: it has one Via. This server keeps no Path
+     * (RFC 3327), so a REGISTER that came through another proxy is registered without outbound.
      */
-    private static boolean outboundRequested(Request request, RegisterChange change) {
-        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
-        return via != null && hasParameterOb(via) && change.contacts().stream().anyMatch(c -> c.regId() > 0);
+    static boolean outboundRequested(Request request, RegisterChange change) {
+        return supportsOutbound(request) && viaCount(request) == 1
+                && change.contacts().stream().anyMatch(c -> c.regId() > 0);
     }
 
-    /** Whether the Via has the parameter {@code ob} (RFC 5626 §5.1), with or without a value. */
-    private static boolean hasParameterOb(ViaHeader via) {
-        var names = via.getParameterNames();
-        while (names.hasNext()) {
-            if ("ob".equalsIgnoreCase((String) names.next())) {
+    /** Whether a Supported header lists the option tag {@code outbound}. */
+    private static boolean supportsOutbound(Request request) {
+        ListIterator<?> it = request.getHeaders(SupportedHeader.NAME);
+        while (it != null && it.hasNext()) {
+            String tag = ((SupportedHeader) it.next()).getOptionTag();
+            if (tag != null && "outbound".equalsIgnoreCase(tag.trim())) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static int viaCount(Request request) {
+        int n = 0;
+        for (ListIterator<?> it = request.getHeaders(ViaHeader.NAME); it != null && it.hasNext(); it.next()) {
+            n++;
+        }
+        return n;
     }
 
     private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now, boolean outbound) {

@@ -76,7 +76,8 @@ class PhoneOnItsFlowIT {
 
     /**
      * Registers {@code bob} from {@code phone} with {@code contactUri}; its Via names {@code viaHostPort}
-     * (null: the socket), with {@code ;ob} when the contact has a reg-id (RFC 5626 §5.1). Returns the 200.
+     * (null: the socket), with {@code Supported: outbound} when the contact has a reg-id (RFC 5626 §4.2.1).
+     * Returns the 200.
      */
     private static String register(TestServer server, SipSocket phone, String contactUri, String viaHostPort,
                                    String contactParams) throws Exception {
@@ -88,7 +89,7 @@ class PhoneOnItsFlowIT {
                     viaHostPort + ";branch");
         }
         if (contactParams.contains("reg-id")) {
-            register = register.replace(";rport\r\n", ";rport;ob\r\n");
+            register = register.replace("Content-Length: 0\r\n", "Supported: outbound\r\nContent-Length: 0\r\n");
         }
         String ok = phone.exchange(register, "SIP/2.0 ", WAIT);
         assertNotNull(ok, "an answer to the REGISTER");

@@ -36,8 +36,12 @@ class RegistrarRulesTest {
     }
 
     private static Request register(String contacts, String extra) throws Exception {
+        return register(contacts, extra, "");
+    }
+
+    private static Request register(String contacts, String extra, String viaParams) throws Exception {
         String text = "REGISTER sip:example.com SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK1\r\n"
+                + "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK1" + viaParams + "\r\n"
                 + "Max-Forwards: 70\r\n"
                 + "From: <sip:Alice@Example.COM:5060>;tag=1\r\n"
                 + "To: <sip:Alice@Example.COM:5060>\r\n"
@@ -48,6 +52,32 @@ class RegistrarRulesTest {
 
     private static Registrar.Decision decide(Request r) {
         return Registrar.decide(r, POLICY, 10, NOW, "udp:127.0.0.1:5070", headers);
+    }
+
+    static Stream<Arguments> outboundRegistrations() {
+        String outbound = "Contact: <sip:a@10.0.0.1;transport=tcp>;+sip.instance=\"<urn:uuid:00000000-0000-1000-8000-"
+                + "000000000001>\";reg-id=1\r\n";
+        return Stream.of(
+                Arguments.of("Supported: outbound, reg-id, one Via (baresip 1.0.0)", outbound,
+                        "Supported: gruu, outbound, path\r\n", true),
+                Arguments.of("no Supported: outbound", outbound, "Supported: path\r\n", false),
+                Arguments.of("a Via parameter ob instead of Supported", outbound, ";ob", false),
+                Arguments.of("through another proxy (two Vias, no Path kept)", outbound,
+                        "Supported: outbound\r\nVia: SIP/2.0/TCP 192.0.2.9;branch=z9hG4bK9\r\n", false),
+                Arguments.of("no reg-id", "Contact: <sip:a@10.0.0.1;transport=tcp>\r\n", "Supported: outbound\r\n",
+                        false));
+    }
+
+    /** RFC 5626 §6: which REGISTERs get Require: outbound and a Flow-Timer. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("outboundRegistrations")
+    void outboundIsConfirmedForSupportedOutboundStraightFromThePhone(String rule, String contact, String extra,
+                                                                      boolean confirmed) throws Exception {
+        // a Via parameter (";ob") goes on the one Via; anything else is a header line
+        Request r = extra.startsWith(";") ? register(contact, "", extra) : register(contact, extra, "");
+        Registrar.Decision d = decide(r);
+        assertEquals(0, d.status);
+        assertEquals(confirmed, Registrar.outboundRequested(r, d.change), rule);
     }
 
     @Test
