@@ -32,7 +32,9 @@ import picocli.CommandLine;
  * certificate: no subjectAltName), or over TCP is ignored: the proxy dials the sent-by, fails, and
  * answers 500 (a branch that could not be sent counts as 503, which never goes upstream, RFC 3261
  * §16.7 step 6); {@code sip.aliases{result}} says why each was ignored. Once the aliased
- * connection has closed, the proxy dials again. One server per engine serves every case.
+ * connection has closed, the proxy dials again. A peer whose second connection resumed its TLS 1.2
+ * session (no certificate sent again) is held to the certificate of the full handshake. One server
+ * per engine serves every case.
  */
 @Timeout(90)
 class AliasedTlsConnectionIT {
@@ -95,8 +97,9 @@ class AliasedTlsConnectionIT {
                 "tls.clientAuth", "want");
              SipSocket sender = SipSocket.udp(server.address(Transport.UDP))) {
             int verifiedPort = deadPort();
-            try (SipSocket verified = SipSocket.tls(server.address(Transport.TLS),
-                    TestPki.sslContext(certs, "server.pem", "server-key.pem"))) {
+            // TLS 1.2, so that a second connection resumes the session by its ID on either engine
+            javax.net.ssl.SSLContext peerTls = TestPki.sslContext(certs, "server.pem", "server-key.pem", "TLSv1.2");
+            try (SipSocket verified = SipSocket.tls(server.address(Transport.TLS), peerTls)) {
                 verified.exchange(optionsWithAlias(server, verified, Transport.TLS, verifiedPort), "SIP/2.0 200", WAIT);
                 assertEquals(1.0, aliases(server, "accepted"));
 
@@ -131,6 +134,23 @@ class AliasedTlsConnectionIT {
                     assertDialledAndRefused(sender, tcp, Transport.TCP, tcpPort);
                 }
                 assertEquals(1.0, aliases(server, "accepted"), "no other offer was taken");
+
+                // a resumed session sends no certificate: the one its full handshake checked stands
+                int resumedPort = deadPort();
+                try (SipSocket resumed = SipSocket.tls(server.address(Transport.TLS), peerTls)) {
+                    resumed.exchange(optionsWithAlias(server, resumed, Transport.TLS, resumedPort), "SIP/2.0 200", WAIT);
+                    assertTrue(server.server().transportCounters().value("tls.handshakes", "kind", "resumed") >= 1,
+                            "the second connection resumed the session: " + server.server().statsLine());
+                    assertEquals(2.0, aliases(server, "accepted"));
+                    String resumedCall = messageTo(sender, Transport.TLS, resumedPort);
+                    String there = resumed.awaitMessage("MESSAGE ", WAIT);
+                    assertNotNull(there, "the request came down the resumed connection");
+                    assertTrue(there.contains(resumedCall), there);
+                    resumed.send(SipSocket.response(there, "200 OK"));
+                    String answered = sender.awaitMessage("SIP/2.0 ", WAIT);
+                    assertNotNull(answered, "an answer for the sender");
+                    assertTrue(answered.startsWith("SIP/2.0 200") && answered.contains(resumedCall), answered);
+                }
             }
             // the aliased connection has closed: its alias went with it, and the sent-by is dialled
             Await.until(() -> server.server().transportCounters().openConnections().get() == 0, WAIT,
