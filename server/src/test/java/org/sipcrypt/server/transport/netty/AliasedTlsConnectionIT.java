@@ -33,8 +33,9 @@ import picocli.CommandLine;
  * answers 500 (a branch that could not be sent counts as 503, which never goes upstream, RFC 3261
  * §16.7 step 6); {@code sip.aliases{result}} says why each was ignored. Once the aliased
  * connection has closed, the proxy dials again. A peer whose second connection resumed its TLS 1.2
- * session (no certificate sent again) is held to the certificate of the full handshake. One server
- * per engine serves every case.
+ * session (no certificate sent again) is held to the certificate of the full handshake; an alias
+ * for a name the certificate names ({@code localhost}) carries requests sent to that name. One
+ * server per engine serves every case.
  */
 @Timeout(90)
 class AliasedTlsConnectionIT {
@@ -67,9 +68,15 @@ class AliasedTlsConnectionIT {
      * OPTIONS to the server itself, answered 200 by it.
      */
     private static String optionsWithAlias(TestServer server, SipSocket peer, Transport over, int sentByPort) {
+        return optionsWithAlias(server, peer, over, "127.0.0.1", sentByPort);
+    }
+
+    /** As {@link #optionsWithAlias(TestServer, SipSocket, Transport, int)}, with a sent-by host of its own. */
+    private static String optionsWithAlias(TestServer server, SipSocket peer, Transport over, String sentByHost,
+                                           int sentByPort) {
         String r = peer.request("OPTIONS", "sip:" + server.hostPort(over) + ";transport=" + over.configName(),
                 "proxy", server.hostPort(over), "alias-" + System.nanoTime(), 1, "");
-        String withAlias = r.replace(peer.localHost() + ":" + peer.localPort() + ";branch", "127.0.0.1:" + sentByPort
+        String withAlias = r.replace(peer.localHost() + ":" + peer.localPort() + ";branch", sentByHost + ":" + sentByPort
                 + ";branch").replace(";rport\r\n", ";rport;alias\r\n");
         assertTrue(withAlias.contains(":" + sentByPort + ";branch") && withAlias.contains(";alias\r\n"), withAlias);
         return withAlias;
@@ -77,9 +84,14 @@ class AliasedTlsConnectionIT {
 
     /** Sends a MESSAGE from {@code sender} (UDP) through the proxy to {@code sip:peer@127.0.0.1:port;transport=t}. */
     private static String messageTo(SipSocket sender, Transport t, int port) throws Exception {
+        return messageTo(sender, t, "127.0.0.1", port);
+    }
+
+    /** Sends a MESSAGE from {@code sender} (UDP) through the proxy to {@code sip:peer@host:port;transport=t}. */
+    private static String messageTo(SipSocket sender, Transport t, String host, int port) throws Exception {
         String callId = "to-alias-" + System.nanoTime();
-        sender.send(sender.request("MESSAGE", "sip:peer@127.0.0.1:" + port + ";transport=" + t.configName(),
-                "alice", "peer@127.0.0.1:" + port, callId, 1, ""));
+        sender.send(sender.request("MESSAGE", "sip:peer@" + host + ":" + port + ";transport=" + t.configName(),
+                "alice", "peer@" + host + ":" + port, callId, 1, ""));
         return callId;
     }
 
@@ -150,6 +162,21 @@ class AliasedTlsConnectionIT {
                     String answered = sender.awaitMessage("SIP/2.0 ", WAIT);
                     assertNotNull(answered, "an answer for the sender");
                     assertTrue(answered.startsWith("SIP/2.0 200") && answered.contains(resumedCall), answered);
+                }
+                // a sent-by name the certificate names (dNSName localhost): found by that name, never looked up
+                int namedPort = deadPort();
+                try (SipSocket named = SipSocket.tls(server.address(Transport.TLS), peerTls)) {
+                    named.exchange(optionsWithAlias(server, named, Transport.TLS, "localhost", namedPort), "SIP/2.0 200",
+                            WAIT);
+                    assertEquals(3.0, aliases(server, "accepted"));
+                    String namedCall = messageTo(sender, Transport.TLS, "localhost", namedPort);
+                    String there = named.awaitMessage("MESSAGE ", WAIT);
+                    assertNotNull(there, "the request to the aliased name came down the connection");
+                    assertTrue(there.contains(namedCall), there);
+                    named.send(SipSocket.response(there, "200 OK"));
+                    String answered = sender.awaitMessage("SIP/2.0 ", WAIT);
+                    assertNotNull(answered, "an answer for the sender");
+                    assertTrue(answered.startsWith("SIP/2.0 200") && answered.contains(namedCall), answered);
                 }
             }
             // the aliased connection has closed: its alias went with it, and the sent-by is dialled
