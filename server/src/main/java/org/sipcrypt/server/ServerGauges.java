@@ -9,6 +9,7 @@ import org.sipcrypt.server.location.CachedLocationService;
 import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.sip.registrar.RegisteredFlows;
 import org.sipcrypt.server.transport.CompletedTransactions;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
@@ -16,8 +17,8 @@ import org.sipcrypt.server.transport.netty.NettyTransport;
 
 /**
  * The meters of the server's state for {@code /metrics} and the stats line, read when scraped:
- * the database breaker, live transactions, queued work, open connections per stream transport and
- * bindings stored. The counters of events are registered where the events happen.
+ * the database breaker, live transactions, queued work, open connections per stream transport,
+ * bindings stored and registered flows open. The counters of events are registered where the events happen.
  * Threading: immutable (static methods only); call during start.
  */
 final class ServerGauges {
@@ -38,6 +39,17 @@ final class ServerGauges {
         for (String op : DatabaseBreaker.OPERATIONS) {
             FunctionCounter.builder("db.breaker.rejected", breaker, b -> b.refused(op))
                     .tag("op", op).register(registry);
+        }
+    }
+
+    /**
+     * {@code sip.flows.open{transport}} per transport listened on: bindings registered through this
+     * server that a request reaches over their flow now ({@link RegisteredFlows}).
+     */
+    static void flows(MeterRegistry registry, RegisteredFlows flows, Set<Transport> listened) {
+        for (Transport t : listened) {
+            Gauge.builder("sip.flows.open", flows, f -> f.open(t)).tag("transport", t.configName())
+                    .description("registered bindings reached over their flow now").register(registry);
         }
     }
 

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
  * {@code transport.keepalives.answered{transport,kind}}, {@code transport.keepalives.dropped{transport,reason}},
  * {@code sip.retransmissions.absorbed}, {@code sip.acks.absorbed},
- * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}}.
+ * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}},
+ * {@code sip.aliases{result}}.
  * Threading: thread-safe; never blocks.
  */
 public final class TransportCounters {
@@ -85,6 +86,14 @@ public final class TransportCounters {
     /** A message from a stream dropped without an answer (e.g. a malformed response, an overloaded lane). */
     public void messageDropped(String reason) {
         count("sip.messages.dropped", "reason", reason);
+    }
+
+    /**
+     * An RFC 5923 alias offered in a request's top Via, by what became of it:
+     * {@code sip.aliases{result=accepted|not_tls|no_certificate|unverified|name_mismatch}}.
+     */
+    public void alias(String result) {
+        count("sip.aliases", "result", result);
     }
 
     /** A connection closed, with why. */

@@ -105,6 +105,8 @@ class HttpEndpointsIT {
             assertTrue(after.containsKey("sipcrypt_sip_workers_queued{lane=0}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_transport_connections_open{}"), after.keySet().toString());
             assertTrue(after.containsKey("sipcrypt_transport_connections_current{transport=tcp}"), after.keySet().toString());
+            assertEquals(MetricType.GAUGE, types.get("sipcrypt_sip_flows_open"));
+            assertTrue(after.containsKey("sipcrypt_sip_flows_open{transport=udp}"), after.keySet().toString());
             assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_jvm_memory_used_bytes{")
                     && k.contains("area=heap")), "heap gauge: " + after.keySet());
             // Prometheus conventions: one prefix, counters end in _total

@@ -24,6 +24,14 @@ public final class TestPki {
      * @param cert a certificate file in {@code dir} to present (with {@code key}), or null for none
      */
     public static SSLContext sslContext(Path dir, String cert, String key) throws Exception {
+        return sslContext(dir, cert, key, "TLS");
+    }
+
+    /**
+     * As {@link #sslContext(Path, String, String)}, of a protocol: {@code TLSv1.2} offers TLS 1.2 at
+     * most (its sessions are resumed by session ID on either engine).
+     */
+    public static SSLContext sslContext(Path dir, String cert, String key, String protocol) throws Exception {
         KeyStore ts = KeyStore.getInstance("PKCS12");
         ts.load(null, null);
         ts.setCertificateEntry("ca", PemFiles.readCertificates(dir.resolve("ca.pem")).get(0));
@@ -38,7 +46,7 @@ public final class TestPki {
             kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(ks, new char[0]);
         }
-        SSLContext ctx = SSLContext.getInstance("TLS");
+        SSLContext ctx = SSLContext.getInstance(protocol);
         ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
         return ctx;
     }

@@ -14,6 +14,7 @@ import javax.sip.message.Response;
 import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.registrar.RegisteredFlows;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.transport.Flow;
 import org.slf4j.Logger;
@@ -85,14 +86,11 @@ final class TargetSelector {
      */
     private Target target(Binding b, URI contact) {
         Flow flow = Flow.parse(b.flow());
-        boolean required = b.nat() || b.outbound();
-        if (flow == null || !flow.transport().reliable() && !required) {
-            return Target.to(contact);
-        }
-        if (ctx.calls().flowOpen(flow)) {
+        boolean required = RegisteredFlows.flowRequired(b);
+        if (RegisteredFlows.usable(flow, required, ctx.calls())) {
             return Target.over(contact, flow, required);
         }
-        if (!required) {
+        if (flow == null || !required) {
             return Target.to(contact);
         }
         ctx.counters().flowFailed("closed");

@@ -70,15 +70,18 @@ public final class Registrar implements RegistrarFunction {
     private final ExpiresPolicy policy;
     private final int maxContacts;
     private final long flowTimerSeconds;
+    private final RegisteredFlows flows;
 
     /**
      * @param maxContacts    most contacts per address-of-record ({@code registrar.maxContacts}); the
      *                       location service enforces the same bound on what is stored
      * @param tcpIdleTimeout how long a connection may stay without traffic ({@code tcp.idleTimeout}):
      *                       an outbound phone is told to send keep-alives at half of it ({@code Flow-Timer})
+     * @param flows          told each address-of-record's live bindings after every REGISTER applied
      */
     public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy, int maxContacts,
-                     Duration tcpIdleTimeout) {
+                     Duration tcpIdleTimeout, RegisteredFlows flows) {
+        this.flows = Objects.requireNonNull(flows, "flows");
         this.flowTimerSeconds = Math.max(1, tcpIdleTimeout.toSeconds() / 2);
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
@@ -131,8 +134,9 @@ public final class Registrar implements RegistrarFunction {
                 ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR,
                         "Out of order: CSeq not above " + o.storedCseq());
             } else {
-                answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now(),
-                        outboundRequested(request, d.change));
+                List<Binding> bindings = ((RegisterOutcome.Applied) outcome).bindings();
+                flows.registered(d.change.aor(), bindings);
+                answer(st, request, bindings, d.change.now(), outboundRequested(request, d.change));
             }
         }, ctx.lane(callId));
     }

@@ -120,6 +120,16 @@ final class ServerPeer extends DefaultTlsServer {
     public void notifyHandshakeComplete() throws IOException {
         super.notifyHandshakeComplete();
         outcome.completed(context);
+        if (outcome.resumed && outcome.peerChain == null) {
+            // a resumed session sends no certificates: the client's is the one its full handshake
+            // presented and checked, kept with the session (RFC 5246 §7.3)
+            org.bouncycastle.tls.SessionParameters p = context.getSession() == null ? null
+                    : context.getSession().exportSessionParameters();
+            Certificate kept = p == null ? null : p.getPeerCertificate();
+            if (kept != null && !kept.isEmpty()) {
+                outcome.peerChain = Credentials.x509(kept);
+            }
+        }
         if (!outcome.resumed) {
             setup.keepGranted(context.getSession());
         }

@@ -289,6 +289,9 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             if (rport) {
                 via.setParameter(Via.RPORT, Integer.toString(src.getPort()));
             }
+            if (via.hasParameter(ALIAS)) {
+                aliasOffered(via.getHost(), via.getPort());
+            }
             if (absorbedRetransmission(request)) {
                 return;
             }
@@ -340,6 +343,19 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
                 }
             }
         }
+    }
+
+    /** The Via parameter of RFC 5923 §5: reuse this connection for requests to my sent-by. */
+    static final String ALIAS = "alias";
+
+    /**
+     * A request's top Via carries {@code alias} (RFC 5923): the sender asks that what this server
+     * sends to {@code host}:{@code port} ({@code -1} for none) go over this connection. Ignored here,
+     * as over UDP, and counted as {@code sip.aliases{result=not_tls}}; the stream channels decide.
+     * On a SIP worker lane.
+     */
+    void aliasOffered(String host, int port) {
+        counters.alias(ConnectionAliases.Result.NOT_TLS.tag());
     }
 
     /**

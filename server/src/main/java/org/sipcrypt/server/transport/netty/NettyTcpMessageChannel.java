@@ -40,6 +40,8 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     /** While an outgoing connection is set up: what waits to be sent on it; null once set up or failed. */
     private List<Waiting> waiting;
     private volatile boolean settingUp;
+    /** The RFC 5923 alias this connection holds ({@link ConnectionAliases}), or null; guarded by this. */
+    private String alias;
 
     private record Waiting(byte[] bytes, SIPRequest request) {
     }
@@ -92,6 +94,29 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     @Override
     long connectionNumber() {
         return number;
+    }
+
+    /** Sets the alias this connection holds (null for none) and returns the one it held. Holding this. */
+    String alias(String key) {
+        assert Thread.holdsLock(this);
+        String previous = alias;
+        alias = key;
+        return previous;
+    }
+
+    /** The Netty channel of this connection, or null while a dialled one has none yet. */
+    Channel nettyChannel() {
+        return channel;
+    }
+
+    /** Whether this connection was dialled by this server (else accepted from its peer). */
+    boolean dialledOut() {
+        return handler.dialledOut();
+    }
+
+    @Override
+    void aliasOffered(String host, int port) {
+        tcp.aliasOffered(this, host, port);
     }
 
     @Override

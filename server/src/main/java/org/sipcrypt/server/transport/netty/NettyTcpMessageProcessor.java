@@ -29,6 +29,7 @@ import org.sipcrypt.server.transport.PeerKey;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.netty.tls.TlsEventsHandler;
+import org.sipcrypt.server.transport.netty.tls.TlsStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,8 @@ import org.slf4j.LoggerFactory;
  * in all, and inbound per source address (checked on accept, before any TLS work). A
  * {@link StreamLimitsHandler} in front of the framer enforces the message deadlines. An address a
  * connect to it failed is not dialled again for {@code tcp.connectFailureHold} ({@link UnreachablePeers}).
+ * Over TLS, a connection a verified peer aliased (RFC 5923, {@link ConnectionAliases}) carries what
+ * goes to the peer's sent-by instead of a new one.
  * Threading: thread-safe; nothing waits for a connection's set-up (what is sent waits on the connection).
  */
 final class NettyTcpMessageProcessor extends NettyMessageProcessor {
@@ -51,7 +54,10 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     private final Map<PeerKey, CompletableFuture<NettyTcpMessageChannel>> connections = new ConcurrentHashMap<>();
     private final Map<String, Set<PeerKey>> perCall = new ConcurrentHashMap<>();
     private final UnreachablePeers unreachable;
+    /** RFC 5923 aliases of this processor's connections; TLS only, null for TCP. */
+    private final ConnectionAliases aliases;
     private final RateLimitedLog failures = new RateLimitedLog(log);
+    private final RateLimitedLog aliasLog = new RateLimitedLog(log);
     private volatile Channel serverChannel;
 
     /** @param kind TCP, or TLS (the same connections with a TLS stage in front of the framer) */
@@ -65,6 +71,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
             throw new IllegalStateException("a TLS listener needs TLS settings (tls.cert, tls.key)");
         }
         this.unreachable = new UnreachablePeers(transport.settings().connectFailureHold());
+        this.aliases = kind == Transport.TLS ? new ConnectionAliases() : null;
     }
 
     /** Binds a listening socket; the processor for that address adopts it in {@link #start()}. */
@@ -153,6 +160,14 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 
     @Override
     public MessageChannel createMessageChannel(HostPort target) throws IOException {
+        if (aliases != null && !ConnectionScope.overFlow()) {
+            // a name a peer aliased is found before it is looked up
+            NettyTcpMessageChannel aliased = aliases.find(ConnectionAliases.key(target.getHost().getHostname(),
+                    target.getPort() <= 0 ? getDefaultTargetPort() : target.getPort()));
+            if (aliased != null) {
+                return aliased;
+            }
+        }
         return createMessageChannel(target.getInetAddress(), target.getPort());
     }
 
@@ -182,6 +197,14 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     NettyTcpMessageChannel connection(InetSocketAddress target) throws IOException {
         if (ConnectionScope.overFlow()) {
             return flowConnection(target);
+        }
+        if (aliases != null) {
+            // RFC 5923 §5: a verified peer's connection carries what goes to its sent-by, whatever
+            // the pattern; nothing is dialled while it is open
+            NettyTcpMessageChannel aliased = aliases.find(ConnectionAliases.key(target));
+            if (aliased != null) {
+                return aliased;
+            }
         }
         ConnectionPattern pattern = transport().settings().policy().patternFor(target);
         String callId = pattern == ConnectionPattern.PER_CALL ? ConnectionScope.currentCallId() : null;
@@ -321,8 +344,43 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     }
 
     /** Called by a connection's handler when it has closed. */
-    void closed(PeerKey key, CompletableFuture<NettyTcpMessageChannel> future) {
+    void closed(PeerKey key, CompletableFuture<NettyTcpMessageChannel> future, NettyTcpMessageChannel connection) {
         forget(key, future);
+        if (aliases != null && connection != null) {
+            aliases.closed(connection);
+        }
+    }
+
+    /**
+     * A request on {@code connection} offered its top Via's sent-by as an alias (RFC 5923 §5):
+     * recorded when the connection is TLS and its peer's certificate, checked against
+     * {@code tls.trust}, names {@code host}; else ignored. Counted either way in
+     * {@code sip.aliases{result}}. On a SIP worker lane; no name is looked up.
+     *
+     * @param port the sent-by port, or -1 when the Via names none (5061 then)
+     */
+    void aliasOffered(NettyTcpMessageChannel connection, String host, int port) {
+        ConnectionAliases.Result result;
+        String key = ConnectionAliases.key(host, port <= 0 ? getDefaultTargetPort() : port);
+        Channel ch = connection.nettyChannel();
+        if (kind() != Transport.TLS || ch == null) {
+            result = ConnectionAliases.Result.NOT_TLS;
+        } else {
+            InetSocketAddress peer = (InetSocketAddress) ch.remoteAddress();
+            TlsStage stage = connection.dialledOut() && peer != null ? transport().settings().tlsFor(peer)
+                    : transport().settings().tls();
+            result = key == null ? ConnectionAliases.Result.NAME_MISMATCH
+                    : ConnectionAliases.check(kind(), stage.checksPeersAgainstTrust(), TlsStage.peerChain(ch), host);
+        }
+        transport().counters().alias(result.tag());
+        if (result == ConnectionAliases.Result.ACCEPTED) {
+            aliases.put(key, connection);
+            log.debug("{}: alias {} taken (RFC 5923)", connection, key);
+        } else if (result == ConnectionAliases.Result.NOT_TLS) {
+            log.debug("{}: alias {}:{} ignored: not TLS", connection, host, port);
+        } else {
+            aliasLog.warn("alias_" + result.tag(), "{}: alias {}:{} ignored: {}", connection, host, port, result.tag());
+        }
     }
 
     private void forget(PeerKey key, CompletableFuture<NettyTcpMessageChannel> future) {

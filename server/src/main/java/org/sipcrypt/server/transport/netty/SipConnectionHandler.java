@@ -230,7 +230,7 @@ final class SipConnectionHandler extends ChannelDuplexHandler {
         }
         counters.connectionClosed(closeReason != null ? closeReason : "peer_closed");
         if (key != null) {
-            processor.closed(key, future);
+            processor.closed(key, future, sipChannel);
         }
         future.completeExceptionally(new java.io.IOException("connection closed"));
         log.debug("{} closed: {}", sipChannel != null ? sipChannel : ctx.channel(), closeReason);

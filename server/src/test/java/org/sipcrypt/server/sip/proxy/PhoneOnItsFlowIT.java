@@ -236,6 +236,30 @@ class PhoneOnItsFlowIT {
         }
     }
 
+    private static double flowsOpen(TestServer server, Transport t) {
+        return server.server().registry().find("sip.flows.open").tag("transport", t.configName()).gauge().value();
+    }
+
+    @Test
+    void openFlowsAreCountedPerTransportWhileTheyCanBeTaken() throws Exception {
+        try (TestServer server = start();
+             SipSocket natted = phone(server, Transport.UDP)) {
+            assertEquals(0.0, flowsOpen(server, Transport.TCP));
+            // behind a NAT on UDP: reached at its source, so its flow counts
+            register(server, natted, "sip:bob@198.51.100.7:5060", "198.51.100.7:5060", "");
+            assertEquals(1.0, flowsOpen(server, Transport.UDP));
+            try (SipSocket onTcp = phone(server, Transport.TCP)) {
+                register(server, onTcp, "sip:bob@127.0.0.1:" + onTcp.localPort() + ";transport=tcp", null, "");
+                assertEquals(1.0, flowsOpen(server, Transport.TCP));
+                assertEquals(1.0, flowsOpen(server, Transport.UDP));
+                assertEquals(0.0, flowsOpen(server, Transport.TLS));
+            }
+            Await.until(() -> flowsOpen(server, Transport.TCP) == 0.0, WAIT,
+                    () -> "the TCP flow no longer counted once its connection closed");
+            assertEquals(1.0, flowsOpen(server, Transport.UDP), "the UDP flow still counts");
+        }
+    }
+
     @Test
     void alteredFlowTokenIsRefused() throws Exception {
         try (TestServer server = start();

@@ -2,12 +2,16 @@ package org.sipcrypt.server.transport.netty.tls;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
@@ -32,6 +36,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
 
     private List<String> insecure = List.of();
+    private boolean peersCheckedAgainstTrust;
 
     /**
      * The stage of the tls listener, when there is one, and of outgoing TLS to peers without a
@@ -98,6 +103,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             case OPENSSL -> OpenSslTlsStage.create(identity, t, choices);
         };
         made.insecure = choices.insecure();
+        made.peersCheckedAgainstTrust = t.verifyPeers() && t.trust() != null;
         int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
         log.info("{}: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
                 what, choices.engine().configName(), choices.versions(),
@@ -110,6 +116,49 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     /** The insecure providers among the suites offered (lab only), for the listener's warning. */
     public List<String> insecureProviders() {
         return insecure;
+    }
+
+    /**
+     * Whether every peer certificate this stage accepts was checked against the anchors of
+     * {@code tls.trust}: peer checks on ({@code tls.verifyPeers}) and a trust file configured (without
+     * one, the JDK's own trust store stands in).
+     */
+    public boolean checksPeersAgainstTrust() {
+        return peersCheckedAgainstTrust;
+    }
+
+    /**
+     * The certificate chain the peer of {@code ch} presented in its handshake (a client
+     * certificate on an accepted connection, the server's on a dialled one), leaf first; null when
+     * it presented none, or the connection has no TLS stage (any more). Safe from any thread once
+     * the handshake has completed.
+     */
+    public static X509Certificate[] peerChain(Channel ch) {
+        ChannelHandler tls = ch.pipeline().get("tls");
+        if (tls instanceof BcTlsHandler bc) {
+            X509Certificate[] chain = bc.connection().peerCertificates();
+            return chain == null || chain.length == 0 ? null : chain;
+        }
+        if (tls instanceof SslHandler ssl) {
+            try {
+                Certificate[] certs = ssl.engine().getSession().getPeerCertificates();
+                if (certs.length == 0 || !(certs[0] instanceof X509Certificate)) {
+                    return null;
+                }
+                X509Certificate[] chain = new X509Certificate[certs.length];
+                for (int i = 0; i < certs.length; i++) {
+                    if (!(certs[i] instanceof X509Certificate x)) {
+                        return null;
+                    }
+                    chain[i] = x;
+                }
+                return chain;
+            } catch (SSLPeerUnverifiedException e) {
+                // the peer presented no certificate: the common case of a client without one
+                return null;
+            }
+        }
+        return null;
     }
 
     /** Whether a listener can be served (a certificate and key were configured). */
