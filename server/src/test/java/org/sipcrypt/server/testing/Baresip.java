@@ -54,18 +54,34 @@ public final class Baresip implements AutoCloseable {
      */
     public static Baresip start(Path dir, String user, String password, Transport transport,
                                 InetSocketAddress server, Path caFile) throws IOException, InterruptedException {
+        return start(dir, user, password, transport, server, caFile, null);
+    }
+
+    /**
+     * As {@link #start(Path, String, String, Transport, InetSocketAddress, Path)}, sending every
+     * request outside a dialog, its REGISTER included, to {@code outboundProxy} (a SIP URI, e.g. an
+     * edge proxy in front of the server; null for none) rather than to the server, as an RFC 5626
+     * outbound phone ({@code sipnat=outbound}: its REGISTER carries {@code +sip.instance},
+     * {@code reg-id} and {@code Supported: gruu, outbound, path}, which baresip sends only then).
+     *
+     * @param caFile the CA of the server's TLS certificate; null when the phone uses no TLS
+     */
+    public static Baresip start(Path dir, String user, String password, Transport transport,
+                                InetSocketAddress server, Path caFile, String outboundProxy)
+            throws IOException, InterruptedException {
         Objects.requireNonNull(transport, "transport");
         SoftphoneProcess.executable("baresip", INSTALL_HINT);
         Files.createDirectories(dir);
         String host = server.getAddress().getHostAddress();
         Files.writeString(dir.resolve("accounts"), "<sip:" + user + "@" + host + ":" + server.getPort()
                 + ";transport=" + transport.name().toLowerCase(java.util.Locale.ROOT) + ">;auth_pass=" + password
+                + (outboundProxy == null ? "" : ";outbound=\"" + outboundProxy + "\";sipnat=outbound")
                 + ";answermode=auto;regint=600\n", StandardCharsets.UTF_8);
         // another program may take the free port before baresip binds it: then try another
         AssertionError lastFailure = null;
         for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
             int port = freePortPair();
-            writeConfig(dir, port, caFile);
+            writeConfig(dir, port, caFile, outboundProxy != null);
             SoftphoneProcess p = SoftphoneProcess.start("baresip-" + user,
                     List.of("baresip", "-4", "-f", dir.toString(), "-t", Long.toString(LIFETIME.toSeconds())),
                     dir, Map.of(), INSTALL_HINT);
@@ -89,15 +105,18 @@ public final class Baresip implements AutoCloseable {
         throw lastFailure;
     }
 
-    private static void writeConfig(Path dir, int port, Path caFile) throws IOException {
+    /** @param outbound whether to load {@code uuid.so}, which makes the instance id RFC 5626 needs */
+    private static void writeConfig(Path dir, int port, Path caFile, boolean outbound) throws IOException {
         String config = String.join("\n",
                 "poll_method epoll",
                 "sip_listen 127.0.0.1:" + port,
-                "sip_cafile " + caFile.toAbsolutePath(),
+                caFile == null ? "" : "sip_cafile " + caFile.toAbsolutePath(),
                 "net_interface 127.0.0.1",
                 "module_path /usr/lib/baresip/modules",
                 "module stdio.so",
                 "module menu.so",
+                // before account.so: the accounts' user agents take the instance id when they are made
+                outbound ? "module uuid.so" : "",
                 "module account.so",
                 "module opus.so",
                 "module ausine.so",
