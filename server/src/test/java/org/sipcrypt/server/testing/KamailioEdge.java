@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * outside a dialog goes to the server. It listens on one UDP port of its own loopback address, is
  * started by PID in the foreground ({@code -DD -E}) with a configuration written into its
  * directory, logs every request it routes ({@code edge: METHOD ...}) and the Path of every 200 to
- * a REGISTER ({@code edge: 200 REGISTER Path: ...}) to {@code kamailio.log} there, and is stopped by
+ * a REGISTER ({@code edge: 200 REGISTER Path: ... Require: ...}) to {@code kamailio.log} there, and is stopped by
  * that PID.
  * Threading: drive from one test thread; {@link #close()} from any.
  */
@@ -104,6 +104,7 @@ public final class KamailioEdge implements AutoCloseable {
                 loadmodule "textops.so"
                 loadmodule "siputils.so"
                 loadmodule "xlog.so"
+                loadmodule "stun.so"
                 loadmodule "outbound.so"
                 loadmodule "path.so"
                 modparam("path", "use_received", 1)
@@ -133,7 +134,7 @@ public final class KamailioEdge implements AutoCloseable {
                 \tt_relay();
                 }
                 onreply_route {
-                \tif (is_method("REGISTER") && $rs == 200) { xlog("L_INFO", "edge: 200 REGISTER Path: $hdr(Path)\\n"); }
+                \tif (is_method("REGISTER") && $rs == 200) { xlog("L_INFO", "edge: 200 REGISTER Path: $hdr(Path) Require: $hdr(Require)\\n"); }
                 }
                 """.formatted(host.getHostAddress(), port, registrar.getAddress().getHostAddress(),
                 registrar.getPort(), registrarUri);

@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * {@code Supported: path} is answered 420 with {@code Unsupported: path}; more than
  * {@value PathVector#MAX_ENTRIES} entries or {@value PathVector#MAX_CHARS} characters, an entry that
  * is not a SIP URI, or a first entry without {@code lr}, 400. From anyone else the Path is ignored,
- * neither stored nor echoed. Each case is counted in {@code sip.registrations.path{result}}.
+ * neither stored nor echoed. Each case is counted in {@code sip.registrations.path{result}}. An
+ * RFC 5626 REGISTER (a reg-id) relayed by an edge that put {@code ob} in the first Path entry gets
+ * {@code Require: outbound} without {@code Flow-Timer} (RFC 5626 §6).
  * Threading: thread-safe; runs on SIP worker lanes and never waits for the database.
  */
 public final class Registrar implements RegistrarFunction {
@@ -168,8 +170,10 @@ public final class Registrar implements RegistrarFunction {
                 if (storedPath != null) {
                     ctx.counters().pathRegistration("stored");
                 }
+                boolean direct = storedPath == null && outboundRequested(request, d.change);
+                boolean viaEdge = storedPath != null && outboundThroughEdge(storedPath, d.change, ctx.headers());
                 answer(st, request, ((RegisterOutcome.Applied) outcome).bindings(), d.change.now(),
-                        outboundRequested(request, d.change), storedPath);
+                        direct || viaEdge, direct, storedPath);
             }
         }, ctx.lane(callId));
     }
@@ -189,9 +193,30 @@ public final class Registrar implements RegistrarFunction {
         return via != null && hasParameterOb(via) && change.contacts().stream().anyMatch(c -> c.regId() > 0);
     }
 
+    /**
+     * RFC 5626 §6: a REGISTER whose Contact has a reg-id, relayed by an edge proxy that put {@code ob}
+     * in the first Path entry (Kamailio's path module with its outbound module does), gets
+     * {@code Require: outbound}; the keep-alive interval is the edge's business, so no {@code Flow-Timer}.
+     */
+    static boolean outboundThroughEdge(String path, RegisterChange change, javax.sip.header.HeaderFactory headers) {
+        if (change.contacts().stream().noneMatch(c -> c.regId() > 0)) {
+            return false;
+        }
+        List<String> entries = PathVector.split(path);
+        try {
+            return !entries.isEmpty() && ((RouteHeader) headers.createHeader(RouteHeader.NAME, entries.get(0)))
+                    .getAddress().getURI() instanceof SipURI sip && hasParameterOb(sip.getParameterNames());
+        } catch (java.text.ParseException e) {
+            return false;   // stored by this registrar after the same parse: does not happen
+        }
+    }
+
     /** Whether the Via has the parameter {@code ob} (RFC 5626 §5.1), with or without a value. */
     private static boolean hasParameterOb(ViaHeader via) {
-        var names = via.getParameterNames();
+        return hasParameterOb(via.getParameterNames());
+    }
+
+    private static boolean hasParameterOb(java.util.Iterator<?> names) {
         while (names.hasNext()) {
             if ("ob".equalsIgnoreCase((String) names.next())) {
                 return true;
@@ -264,9 +289,13 @@ public final class Registrar implements RegistrarFunction {
         return out;
     }
 
-    /** @param path the Path stored with the bindings, copied into the 200 (RFC 3327 §5.3); null for none */
+    /**
+     * @param outbound  whether to answer {@code Require: outbound} (RFC 5626 §6)
+     * @param flowTimer whether to add {@code Flow-Timer} too (this server is the phone's edge proxy)
+     * @param path      the Path stored with the bindings, copied into the 200 (RFC 3327 §5.3); null for none
+     */
     private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now, boolean outbound,
-                        String path) {
+                        boolean flowTimer, String path) {
         try {
             Response ok = ctx.createResponse(Response.OK, request);
             if (path != null) {
@@ -276,6 +305,8 @@ public final class Registrar implements RegistrarFunction {
             }
             if (outbound) {
                 ok.addHeader(ctx.headers().createRequireHeader("outbound"));
+            }
+            if (flowTimer) {
                 ok.addHeader(ctx.headers().createHeader("Flow-Timer", Long.toString(flowTimerSeconds)));
             }
             for (Binding b : bindings) {

@@ -22,12 +22,13 @@ import org.sipcrypt.server.transport.Transport;
  * Kamailio as the edge proxy in front of this server as registrar (RFC 3327): bob's baresip, an
  * RFC 5626 outbound phone (the only way baresip says {@code Supported: path}), registers through
  * Kamailio on 127.0.0.2, which adds its Path (a flow token of its outbound module, the address
- * bob's REGISTER came from, {@code ob}) and relays the REGISTER; the server challenges it and checks bob's own credentials
- * (Kamailio is in {@code auth.pathPeers}, not in {@code auth.trustedPeers}), stores the Path and
- * echoes it. Alice's baresip, registered directly, calls bob through the server; the INVITE goes to
- * Kamailio by bob's Path and from there to bob, who answers by himself; a BYE from each side in turn
- * ends a call, crossing Kamailio (which record-routes) and the server. Kamailio's log shows each
- * request it routed, which is how the test knows the calls took the edge and not bob's Contact.
+ * bob's REGISTER came from, {@code ob}) and relays the REGISTER; the server challenges it and
+ * checks bob's own credentials (Kamailio is in {@code auth.pathPeers}, not in
+ * {@code auth.trustedPeers}), stores the Path and echoes it with {@code Require: outbound}.
+ * Alice's baresip, registered directly, calls bob through the server; the INVITE goes to Kamailio
+ * by bob's Path and from there to bob, who answers by himself; a BYE from each side in turn ends a
+ * call, crossing Kamailio (which record-routes) and the server. Kamailio's log shows each request
+ * it routed, which is how the test knows the calls took the edge and not bob's Contact.
  * Threading: JUnit's test thread drives the phones; each phone's output is read on a thread of its own.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -59,6 +60,8 @@ class KamailioEdgeIT {
                         .findFirst().orElseThrow(() -> new AssertionError("no Path in the 200:\n" + edge.log()));
                 assertTrue(echoed.contains("@127.0.0.2:" + edge.address().getPort()) && echoed.contains(";lr")
                         && echoed.contains("received=sip:127.0.0.1:" + bob.sipPort()) && echoed.contains(";ob"), echoed);
+                // RFC 5626 §6: ob in the first Path entry and a reg-id: the registrar answers Require: outbound
+                assertTrue(echoed.endsWith("Require: outbound"), echoed);
 
                 alice.dial("sip:bob@" + server.hostPort(Transport.UDP));
                 alice.awaitCallEstablished();

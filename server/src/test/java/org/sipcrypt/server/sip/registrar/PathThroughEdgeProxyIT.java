@@ -37,7 +37,7 @@ class PathThroughEdgeProxyIT {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final String PASSWORD = "edge-secret";
-    private static final List<String> USERS = List.of("bob", "carol", "dave", "erin", "frank");
+    private static final List<String> USERS = List.of("bob", "carol", "dave", "erin", "ivan");
 
     @TempDir
     static Path dir;
@@ -92,6 +92,21 @@ class PathThroughEdgeProxyIT {
             assertTrue(routes.get(1).contains("sip:edge2.example.com"), invite);
             edge.send(SipSocket.response(invite, "486 Busy Here"));
             assertNotNull(caller.awaitMessage("SIP/2.0 486", WAIT), "the caller gets the edge's answer");
+        }
+    }
+
+    /**
+     * RFC 5626 §6: an outbound REGISTER (reg-id, +sip.instance) relayed by an edge whose Path entry
+     * has {@code ob} gets {@code Require: outbound}, and no {@code Flow-Timer}: keep-alives go to the edge.
+     */
+    @Test
+    void anOutboundRegistrationThroughAnEdgeWithObIsAnsweredRequireOutbound() throws Exception {
+        try (SipSocket edge = SipSocket.udpFrom(edgeAddress, server.address(Transport.UDP))) {
+            String ok = register(edge, "ivan", "Path: <sip:flow-1@127.0.0.2:" + edge.localPort() + ";lr;ob>\r\n"
+                    + "Supported: path, outbound\r\n", "SIP/2.0 200",
+                    ";reg-id=1;+sip.instance=\"<urn:uuid:00000000-0000-4000-8000-000000000001>\"");
+            assertEquals(List.of("outbound"), lines(ok, "Require:"), ok);
+            assertTrue(lines(ok, "Flow-Timer:").isEmpty(), ok);
         }
     }
 
@@ -186,9 +201,15 @@ class PathThroughEdgeProxyIT {
      * {@code expected}.
      */
     private static String register(SipSocket from, String user, String extra, String expected) throws Exception {
+        return register(from, user, extra, expected, "");
+    }
+
+    /** As {@link #register(SipSocket, String, String, String)}, with {@code contactParams} after the Contact's URI. */
+    private static String register(SipSocket from, String user, String extra, String expected, String contactParams)
+            throws Exception {
         String ruri = "sip:" + server.hostPort(Transport.UDP);
         String contact = from.localHost().equals("127.0.0.1") ? from.contact(user)
-                : "Contact: <sip:" + user + "@198.51.100.7:5062>\r\n";
+                : "Contact: <sip:" + user + "@198.51.100.7:5062>" + contactParams + "\r\n";
         String callId = "path-reg-" + user + "-" + System.nanoTime();
         String headers = contact + "Expires: 600\r\n" + extra;
         String challenge = from.exchange(from.request("REGISTER", ruri, user, user + "@127.0.0.1", callId, 1, headers),
