@@ -25,6 +25,9 @@ command -v linphonec >/dev/null 2>&1 || need+=(linphone-cli)
 # the lab's Kamailio server under test (KamailioServerIT): the proxy and its TLS module
 command -v kamailio >/dev/null 2>&1 || [ -x /usr/sbin/kamailio ] || need+=(kamailio)
 compgen -G '/usr/lib/*/kamailio/modules/tls.so' >/dev/null || need+=(kamailio-tls-modules)
+# Kamailio as the edge proxy in front of the registrar (KamailioEdgeIT): its path module is in kamailio,
+# the outbound module it loads in kamailio-outbound-modules
+compgen -G '/usr/lib/*/kamailio/modules/outbound.so' >/dev/null || need+=(kamailio-outbound-modules)
 # the Docker tests (docker/): Debian's Docker engine and Compose, debootstrap for the base image
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)

@@ -95,6 +95,9 @@ record Authentication(DigestAuthenticator authenticator, AccessPolicy policy, Di
         if (!a.trustedPeers().isEmpty()) {
             log.info("auth.trustedPeers {}: their requests are never challenged", a.trustedPeers());
         }
+        if (!a.pathPeers().isEmpty()) {
+            log.info("auth.pathPeers {}: the Path of their REGISTERs is stored (RFC 3327)", a.pathPeers());
+        }
     }
 
     /** The configured nonce secret, or a random one when none is set. */

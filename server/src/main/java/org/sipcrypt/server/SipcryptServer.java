@@ -57,6 +57,7 @@ import org.sipcrypt.server.sip.proxy.StatelessRelay;
 import org.sipcrypt.server.sip.proxy.StatefulProxy;
 import org.sipcrypt.server.sip.redirect.RedirectServer;
 import org.sipcrypt.server.sip.registrar.ExpiresPolicy;
+import org.sipcrypt.server.sip.registrar.PathTrust;
 import org.sipcrypt.server.sip.registrar.RegisteredFlows;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
@@ -196,7 +197,8 @@ public final class SipcryptServer implements AutoCloseable {
                     config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens());
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
-                            config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows),
+                            config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows,
+                            PathTrust.of(config.auth(), config.tls())),
                     proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy(),
                     limits == null ? source -> { } : limits::authFailed);
             // one SipListener for the stack, on every provider (one per k-th listener of each transport)

@@ -30,7 +30,9 @@ import org.sipcrypt.server.transport.ConfigNamed;
  * @param inDialog          whether requests inside a dialog this proxy record-routed (proved by the
  *                          signed Record-Route they carry back) are challenged too
  * @param trustedPeers      addresses whose requests are not challenged: the next and previous proxies
- *                          of a chain
+ *                          of a chain; the registrar also stores the Path headers (RFC 3327) of their REGISTERs
+ * @param pathPeers         addresses of edge proxies whose REGISTERs' Path headers the registrar stores,
+ *                          while still challenging those REGISTERs (the phone's own credentials are checked)
  * @param labSkipUriCheck   lab only: whether the digest {@code uri} may differ from the Request-URI,
  *                          which lets credentials captured for one target be spent on another
  * @param batchSize         most user names fetched by one query
@@ -53,6 +55,7 @@ public record AuthConfig(
         boolean matchIdentity,
         boolean inDialog,
         List<AddressBlock> trustedPeers,
+        List<AddressBlock> pathPeers,
         boolean labSkipUriCheck,
         int batchSize,
         Duration batchWait,
@@ -116,6 +119,7 @@ public record AuthConfig(
         methods = List.copyOf(Objects.requireNonNull(methods, "methods"));
         algorithms = List.copyOf(Objects.requireNonNull(algorithms, "algorithms"));
         trustedPeers = List.copyOf(Objects.requireNonNull(trustedPeers, "trustedPeers"));
+        pathPeers = List.copyOf(Objects.requireNonNull(pathPeers, "pathPeers"));
         if (methods.isEmpty()) {
             throw new IllegalArgumentException("auth.methods: at least one method is needed (expected * for all)");
         }
@@ -149,7 +153,7 @@ public record AuthConfig(
         return new Builder().enabled(enabled).methods(methods).realm(realm).algorithms(algorithms)
                 .legacyNoQop(legacyNoQop).nonceLifetime(nonceLifetime).nonceSecret(nonceSecret)
                 .nonceBindsAddress(nonceBindsAddress).onFailure(onFailure).matchIdentity(matchIdentity)
-                .inDialog(inDialog).trustedPeers(trustedPeers).labSkipUriCheck(labSkipUriCheck).batchSize(batchSize)
+                .inDialog(inDialog).trustedPeers(trustedPeers).pathPeers(pathPeers).labSkipUriCheck(labSkipUriCheck).batchSize(batchSize)
                 .batchWait(batchWait).queueCapacity(queueCapacity).cacheSize(cacheSize).cacheTtl(cacheTtl)
                 .replayNonces(replayNonces);
     }
@@ -177,6 +181,7 @@ public record AuthConfig(
         private boolean matchIdentity = true;
         private boolean inDialog;
         private List<AddressBlock> trustedPeers = List.of();
+        private List<AddressBlock> pathPeers = List.of();
         private boolean labSkipUriCheck;
         private int batchSize = 16;
         private Duration batchWait = Duration.ofMillis(2);
@@ -197,6 +202,7 @@ public record AuthConfig(
         public Builder matchIdentity(boolean v) { matchIdentity = v; return this; }
         public Builder inDialog(boolean v) { inDialog = v; return this; }
         public Builder trustedPeers(List<AddressBlock> v) { trustedPeers = v; return this; }
+        public Builder pathPeers(List<AddressBlock> v) { pathPeers = v; return this; }
         public Builder labSkipUriCheck(boolean v) { labSkipUriCheck = v; return this; }
         public Builder batchSize(int v) { batchSize = v; return this; }
         public Builder batchWait(Duration v) { batchWait = v; return this; }
@@ -214,7 +220,7 @@ public record AuthConfig(
 
         public AuthConfig build() {
             return new AuthConfig(enabled, methods, realm, algorithms, legacyNoQop, nonceLifetime, nonceSecret,
-                    nonceBindsAddress, onFailure, matchIdentity, inDialog, trustedPeers, labSkipUriCheck, batchSize,
+                    nonceBindsAddress, onFailure, matchIdentity, inDialog, trustedPeers, pathPeers, labSkipUriCheck, batchSize,
                     batchWait, queueCapacity, cacheSize, cacheTtl, replayNonces);
         }
     }
@@ -232,10 +238,22 @@ public record AuthConfig(
 
     /** Whether a request from {@code address} comes from a trusted peer. */
     public boolean trusted(java.net.InetAddress address) {
+        return within(trustedPeers, address);
+    }
+
+    /**
+     * Whether the registrar may store the Path headers of a REGISTER from {@code address}: it comes
+     * from a trusted peer or from one of {@link #pathPeers}.
+     */
+    public boolean pathTrusted(java.net.InetAddress address) {
+        return within(trustedPeers, address) || within(pathPeers, address);
+    }
+
+    private static boolean within(List<AddressBlock> blocks, java.net.InetAddress address) {
         if (address == null) {
             return false;
         }
-        for (AddressBlock b : trustedPeers) {
+        for (AddressBlock b : blocks) {
             if (b.contains(address)) {
                 return true;
             }

@@ -306,6 +306,11 @@ public enum Setting {
             "Addresses (IP or CIDR: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) whose requests are never challenged,"
                     + " e.g. the proxies next in a chain.",
             c -> strings(c.auth().trustedPeers()), (b, k, v) -> b.auth().trustedPeers(items(k, v, AddressBlock::parse))),
+    AUTH_PATH_PEERS("auth.pathPeers", Kind.REPEATABLE, "ADDRESS[/PREFIX]",
+            "Edge proxies (IP or CIDR) whose REGISTERs' Path headers (RFC 3327) the registrar stores, so that calls"
+                    + " to those phones go through the edge; their REGISTERs are still challenged. auth.trustedPeers"
+                    + " and TLS clients checked by tls.clientAuth need are trusted for Path too; from anyone else it is ignored.",
+            c -> strings(c.auth().pathPeers()), (b, k, v) -> b.auth().pathPeers(items(k, v, AddressBlock::parse))),
     AUTH_LAB_SKIP_URI_CHECK("auth.lab.skipUriCheck", Kind.SINGLE, "BOOL",
             "Lab only: accept a digest uri other than the Request-URI, so credentials captured for one target"
                     + " work for another (logged as a warning).",

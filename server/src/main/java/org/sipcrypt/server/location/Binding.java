@@ -21,15 +21,24 @@ import java.util.Objects;
  * @param nat        whether the registrar detected a NAT between the phone and itself
  * @param instance   the contact's {@code +sip.instance} (RFC 5626 §4.1), or null
  * @param regId      the contact's {@code reg-id} (RFC 5626 §4.2), or 0: an outbound binding when above 0
+ * @param path       the REGISTER's Path header values (RFC 3327 §5.3) as one comma-separated list, first
+ *                   hop first, when the registrar stored them; else null. A binding with a Path is
+ *                   reached through it, not at its Contact or over its flow
  */
 public record Binding(String aor, String contactKey, String contact, Instant expiresAt,
                       String callId, long cseq, float q, String received, String flow, boolean nat,
-                      String instance, int regId) {
+                      String instance, int regId, String path) {
 
     /** A binding without a flow. */
     public Binding(String aor, String contactKey, String contact, Instant expiresAt, String callId, long cseq,
                    float q, String received) {
-        this(aor, contactKey, contact, expiresAt, callId, cseq, q, received, null, false, null, 0);
+        this(aor, contactKey, contact, expiresAt, callId, cseq, q, received, null, false, null, 0, null);
+    }
+
+    /** A binding without a Path. */
+    public Binding(String aor, String contactKey, String contact, Instant expiresAt, String callId, long cseq,
+                   float q, String received, String flow, boolean nat, String instance, int regId) {
+        this(aor, contactKey, contact, expiresAt, callId, cseq, q, received, flow, nat, instance, regId, null);
     }
 
     /** Whether the phone registered it with RFC 5626 outbound (an instance and a reg-id). */

@@ -19,13 +19,14 @@ final class BindingsTable {
 
     /** A bindings row as stored; {@code updatedAt} orders bindings of equal q. */
     record Row(String contactKey, String contact, long expiresAt, String callId, long cseq,
-               float q, String received, long updatedAt, String flow, boolean nat, String instance, int regId) {
+               float q, String received, long updatedAt, String flow, boolean nat, String instance, int regId,
+               String path) {
     }
 
     private static final String UNIQUE_VIOLATION = "23505";
 
     private static final String BINDING_COLUMNS =
-            "contact_key, contact, expires_at, call_id, cseq, q, received, updated_at, flow, nat, instance, reg_id";
+            "contact_key, contact, expires_at, call_id, cseq, q, received, updated_at, flow, nat, instance, reg_id, path";
 
     private static final String UPDATE_AOR =
             "UPDATE aors SET last_registered = GREATEST(last_registered, ?) WHERE aor = ?";
@@ -37,12 +38,12 @@ final class BindingsTable {
             "DELETE FROM bindings WHERE aor = ? AND contact_key = ?";
     private static final String UPDATE_BINDING =
             "UPDATE bindings SET contact = ?, expires_at = ?, call_id = ?, cseq = ?, q = ?, received = ?,"
-                    + " updated_at = ?, flow = ?, nat = ?, instance = ?, reg_id = ? WHERE aor = ? AND contact_key = ?";
+                    + " updated_at = ?, flow = ?, nat = ?, instance = ?, reg_id = ?, path = ? WHERE aor = ? AND contact_key = ?";
     private static final String INSERT_BINDING =
-            "INSERT INTO bindings (aor, " + BINDING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            "INSERT INTO bindings (aor, " + BINDING_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String LOOKUP =
             "SELECT b.contact_key, b.contact, b.expires_at, b.call_id, b.cseq, b.q, b.received, b.updated_at,"
-                    + " b.flow, b.nat, b.instance, b.reg_id"
+                    + " b.flow, b.nat, b.instance, b.reg_id, b.path"
                     + " FROM aors a LEFT JOIN bindings b ON b.aor = a.aor AND b.expires_at > ?"
                     + " WHERE a.aor = ?"
                     + " ORDER BY b.q DESC, b.updated_at DESC, b.contact_key";
@@ -140,7 +141,7 @@ final class BindingsTable {
 
     /**
      * Sets a binding's values (contact, expires_at, call_id, cseq, q, received, updated_at, flow, nat,
-     * instance, reg_id: the order both
+     * instance, reg_id, path: the order both
      * UPDATE_BINDING and INSERT_BINDING list them in) from parameter {@code first} on.
      *
      * @return the index of the parameter after them
@@ -157,7 +158,8 @@ final class BindingsTable {
         ps.setBoolean(first + 8, r.nat());
         ps.setString(first + 9, r.instance());
         ps.setInt(first + 10, r.regId());
-        return first + 11;
+        ps.setString(first + 11, r.path());
+        return first + 12;
     }
 
     /** Sets the parameters of one execution of a batched statement. */
@@ -213,6 +215,6 @@ final class BindingsTable {
     private static Row readRow(ResultSet rs) throws SQLException {
         return new Row(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4),
                 rs.getLong(5), rs.getFloat(6), rs.getString(7), rs.getLong(8), rs.getString(9), rs.getBoolean(10),
-                rs.getString(11), rs.getInt(12));
+                rs.getString(11), rs.getInt(12), rs.getString(13));
     }
 }

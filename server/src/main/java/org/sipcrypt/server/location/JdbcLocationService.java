@@ -256,7 +256,7 @@ public final class JdbcLocationService implements LocationService {
                 }
                 after.put(key, new Row(key, cc.contact(), now + cc.expires().toMillis(),
                         change.callId(), change.cseq(), cc.q(), change.received(), now, change.flow(), cc.nat(),
-                        cc.instance(), cc.regId()));
+                        cc.instance(), cc.regId(), change.path()));
                 writtenKeys.add(key);
             }
         }
@@ -341,7 +341,7 @@ public final class JdbcLocationService implements LocationService {
         List<Binding> bindings = new ArrayList<>(liveRows.size());
         for (Row r : liveRows) {
             bindings.add(new Binding(aor, r.contactKey(), r.contact(), Instant.ofEpochMilli(r.expiresAt()),
-                    r.callId(), r.cseq(), r.q(), r.received(), r.flow(), r.nat(), r.instance(), r.regId()));
+                    r.callId(), r.cseq(), r.q(), r.received(), r.flow(), r.nat(), r.instance(), r.regId(), r.path()));
         }
         return bindings;
     }

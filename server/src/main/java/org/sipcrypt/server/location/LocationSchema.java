@@ -50,7 +50,11 @@ final class LocationSchema {
                     "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS flow VARCHAR(128)",
                     "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS nat BOOLEAN DEFAULT FALSE NOT NULL",
                     "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS instance VARCHAR(256)",
-                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS reg_id INTEGER DEFAULT 0 NOT NULL"))));
+                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS reg_id INTEGER DEFAULT 0 NOT NULL")),
+            new SchemaMigrator.Migration(5, List.of(
+                    // The Path an edge proxy recorded in the REGISTER (RFC 3327 §5.3), comma-separated, first hop
+                    // first: requests for the binding are routed through it. Null for a binding without one.
+                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS path VARCHAR(1024)"))));
 
     private LocationSchema() {
     }

@@ -18,14 +18,27 @@ import java.util.Objects;
  * @param now       the registrar's clock reading for this request
  * @param flow      the flow the REGISTER came over ({@code transport.Flow}'s text form), or null
  *                  when the transport records none
+ * @param path      the Path header values (RFC 3327) stored with every binding this request writes, as
+ *                  one comma-separated list, first hop first; null for none
  */
 public record RegisterChange(String aor, String callId, long cseq, boolean removeAll,
-                             List<ContactChange> contacts, String received, Instant now, String flow) {
+                             List<ContactChange> contacts, String received, Instant now, String flow, String path) {
 
     /** A change from a REGISTER whose flow is not known. */
     public RegisterChange(String aor, String callId, long cseq, boolean removeAll, List<ContactChange> contacts,
                           String received, Instant now) {
-        this(aor, callId, cseq, removeAll, contacts, received, now, null);
+        this(aor, callId, cseq, removeAll, contacts, received, now, null, null);
+    }
+
+    /** A change from a REGISTER without a Path. */
+    public RegisterChange(String aor, String callId, long cseq, boolean removeAll, List<ContactChange> contacts,
+                          String received, Instant now, String flow) {
+        this(aor, callId, cseq, removeAll, contacts, received, now, flow, null);
+    }
+
+    /** This change with {@code path} stored with its bindings, and their NAT marks as {@code contacts} say. */
+    public RegisterChange withPath(String path, List<ContactChange> contacts) {
+        return new RegisterChange(aor, callId, cseq, removeAll, contacts, received, now, flow, path);
     }
 
     public RegisterChange {

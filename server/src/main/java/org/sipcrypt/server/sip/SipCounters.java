@@ -8,6 +8,7 @@ import org.sipcrypt.server.transport.TaggedCounters;
  * {@code sip.requests.received{method}}, {@code sip.proxy.forwarded{method}},
  * {@code sip.app.errors{reason}}, {@code sip.requests.dropped{reason}}, {@code db.errors},
  * {@code sip.transactions.aborted{reason}}, {@code sip.registrations.nat{transport}},
+ * {@code sip.registrations.path{result}},
  * {@code sip.flows.failed{reason}}, and the timer
  * {@code sip.transaction.duration} ({@link TransactionTimes}).
  * Threading: thread-safe; never blocks.
@@ -60,6 +61,15 @@ public final class SipCounters {
      */
     public void transactionAborted(String reason) {
         count("sip.transactions.aborted", "reason", reason);
+    }
+
+    /**
+     * What the registrar did with a REGISTER's Path (RFC 3327): {@code stored},
+     * {@code ignored_untrusted}, {@code refused_unsupported}, {@code refused_too_long} or
+     * {@code refused_bad_path}.
+     */
+    public void pathRegistration(String result) {
+        count("sip.registrations.path", "result", result);
     }
 
     /** A REGISTER whose contacts or Via showed a NAT between the phone and this server. */

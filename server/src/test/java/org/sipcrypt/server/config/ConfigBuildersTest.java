@@ -28,7 +28,7 @@ class ConfigBuildersTest {
 
     /** Components left at their default: lists whose only valid changes need other settings with them. */
     private static final Set<String> UNCHANGED = Set.of("methods", "ciphers", "crypto", "routes", "domains",
-            "trustedPeers", "peers");
+            "trustedPeers", "pathPeers", "peers");
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(classes = {ServerConfig.class, AuthConfig.class, TlsConfig.class, OverloadConfig.class,

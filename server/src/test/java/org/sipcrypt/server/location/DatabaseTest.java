@@ -60,8 +60,8 @@ class DatabaseTest {
                 }
             }
             assertTrue(indexedColumns.contains("EXPIRES_AT"), "index on expires_at: " + indexedColumns);
-            assertEquals(List.of(1, 2, 3, 4), SchemaMigratorTest.versions(c));
-            assertEquals(4, Database.latestVersion());
+            assertEquals(List.of(1, 2, 3, 4, 5), SchemaMigratorTest.versions(c));
+            assertEquals(5, Database.latestVersion());
         }
     }
 
@@ -73,13 +73,13 @@ class DatabaseTest {
             db.migrate();
             db.migrate();
             try (Connection c = db.dataSource().getConnection()) {
-                assertEquals(List.of(1, 2, 3, 4), SchemaMigratorTest.versions(c));
+                assertEquals(List.of(1, 2, 3, 4, 5), SchemaMigratorTest.versions(c));
             }
             assertEquals(appliedAt, appliedAt(db));
         }
         try (Database db = Database.open(url(), "sa", "", 2);
              Connection c = db.dataSource().getConnection()) {
-            assertEquals(List.of(1, 2, 3, 4), SchemaMigratorTest.versions(c));
+            assertEquals(List.of(1, 2, 3, 4, 5), SchemaMigratorTest.versions(c));
         }
     }
 
@@ -150,6 +150,44 @@ class DatabaseTest {
         }
     }
 
+    /**
+     * Schema 5 adds {@code bindings.path} to a database of schema 4 (made here by removing the column
+     * and its version row); a binding's Path is kept across a restart and lost by none written without one.
+     */
+    @Test
+    @Timeout(30)
+    void aSchemaFourDatabaseGainsThePathColumnAndKeepsBindingsPaths() throws Exception {
+        try (Database db = Database.open(url(), "sa", "", 2);
+             Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE bindings DROP COLUMN path");
+            s.execute("DELETE FROM schema_version WHERE version = 5");
+        }
+        String path = "<sip:edge.example.com;lr;received=sip:198.51.100.7:5060>,<sip:core.example.com;lr>";
+        try (Database db = Database.open(url(), "sa", "", 2);
+             JdbcLocationService locations = new JdbcLocationService(db, 2, 100)) {
+            try (Connection c = db.dataSource().getConnection()) {
+                assertEquals(List.of(1, 2, 3, 4, 5), SchemaMigratorTest.versions(c));
+            }
+            ContactChange alice = new ContactChange("sip:alice@198.51.100.7:5060", "<sip:alice@198.51.100.7:5060>",
+                    Duration.ofHours(1), -1);
+            ContactChange bob = new ContactChange("sip:bob@198.51.100.8:5060", "<sip:bob@198.51.100.8:5060>",
+                    Duration.ofHours(1), -1);
+            assertInstanceOf(RegisterOutcome.Applied.class, locations.register(new RegisterChange(
+                    "sip:alice@example.com", "cid-1", 1, false, List.of(alice), "udp:203.0.113.1:5060", T0, null, path))
+                    .get(10, TimeUnit.SECONDS));
+            assertInstanceOf(RegisterOutcome.Applied.class, locations.register(new RegisterChange(
+                    "sip:bob@example.com", "cid-2", 1, false, List.of(bob), "udp:198.51.100.8:5060", T0))
+                    .get(10, TimeUnit.SECONDS));
+        }
+        try (Database db = Database.open(url(), "sa", "", 2);
+             JdbcLocationService locations = new JdbcLocationService(db)) {
+            assertEquals(path, locations.lookup("sip:alice@example.com", T0).get(10, TimeUnit.SECONDS)
+                    .bindings().get(0).path());
+            assertEquals(null, locations.lookup("sip:bob@example.com", T0).get(10, TimeUnit.SECONDS)
+                    .bindings().get(0).path());
+        }
+    }
+
     @Test
     @Timeout(60)
     void twoServersStartingAtOnceApplyEachVersionOnce() throws Exception {
@@ -173,7 +211,7 @@ class DatabaseTest {
                 dbs.add(f.get(30, TimeUnit.SECONDS));
             }
             try (Connection c = dbs.get(0).dataSource().getConnection()) {
-                assertEquals(List.of(1, 2, 3, 4), SchemaMigratorTest.versions(c));
+                assertEquals(List.of(1, 2, 3, 4, 5), SchemaMigratorTest.versions(c));
             }
             dbs.forEach(Database::close);
         } finally {

@@ -79,25 +79,35 @@ public final class Baresip implements AutoCloseable {
      * ({@code -s}), so a test can read its Contact and what reached it.
      * Threading: immutable.
      */
-    public record Options(Site site, boolean outbound, boolean sipTrace) {
+    public record Options(Site site, boolean outbound, boolean sipTrace, String outboundProxy) {
 
         /** On loopback, plain registration, no trace. */
-        public static final Options DEFAULT = new Options(Site.LOOPBACK, false, false);
+        public static final Options DEFAULT = new Options(Site.LOOPBACK, false, false, null);
 
         public Options {
             Objects.requireNonNull(site, "site");
         }
 
         public Options at(Site where) {
-            return new Options(where, outbound, sipTrace);
+            return new Options(where, outbound, sipTrace, outboundProxy);
         }
 
         public Options withOutbound(boolean on) {
-            return new Options(site, on, sipTrace);
+            return new Options(site, on, sipTrace, outboundProxy);
         }
 
         public Options withSipTrace(boolean on) {
-            return new Options(site, outbound, on);
+            return new Options(site, outbound, on, outboundProxy);
+        }
+
+        /**
+         * An RFC 5626 outbound phone ({@code sipnat=outbound}: its REGISTER carries
+         * {@code +sip.instance}, {@code reg-id} and {@code Supported: gruu, outbound, path}, which
+         * baresip sends only then) whose requests outside a dialog, its REGISTER included, go to
+         * {@code uri} (e.g. an edge proxy in front of the server) rather than to the server.
+         */
+        public Options withOutboundProxy(String uri) {
+            return new Options(site, true, sipTrace, Objects.requireNonNull(uri, "uri"));
         }
     }
 
@@ -132,9 +142,10 @@ public final class Baresip implements AutoCloseable {
         Files.createDirectories(dir);
         String hostPort = server.getAddress().getHostAddress() + ":" + server.getPort();
         String transportParam = ";transport=" + transport.name().toLowerCase(java.util.Locale.ROOT);
-        // RFC 5626: baresip registers an outbound flow only through an outbound proxy: the server itself
-        String outbound = options.outbound()
-                ? ";sipnat=outbound;outbound=\"sip:" + hostPort + transportParam + "\"" : "";
+        // RFC 5626: baresip registers an outbound flow only through an outbound proxy: the server
+        // itself, or the edge proxy the options name
+        String proxy = options.outboundProxy() != null ? options.outboundProxy() : "sip:" + hostPort + transportParam;
+        String outbound = options.outbound() ? ";sipnat=outbound;outbound=\"" + proxy + "\"" : "";
         Files.writeString(dir.resolve("accounts"), "<sip:" + user + "@" + hostPort + transportParam
                 + ">;auth_pass=" + password + ";answermode=auto;regint=600" + outbound + "\n", StandardCharsets.UTF_8);
         List<String> command = new ArrayList<>(options.site().prefix());
@@ -174,13 +185,15 @@ public final class Baresip implements AutoCloseable {
         String config = String.join("\n",
                 "poll_method epoll",
                 "sip_listen " + address + ":" + port,
-                "sip_cafile " + caFile.toAbsolutePath(),
+                caFile == null ? "" : "sip_cafile " + caFile.toAbsolutePath(),
                 "net_interface " + address,
                 "module_path /usr/lib/baresip/modules",
                 // the uuid module writes DIR/uuid once and gives it to the account as +sip.instance
                 outbound ? "module uuid.so" : "",
                 "module stdio.so",
                 "module menu.so",
+                // before account.so: the accounts' user agents take the instance id when they are made
+                outbound ? "module uuid.so" : "",
                 "module account.so",
                 "module opus.so",
                 "module ausine.so",

@@ -24,7 +24,8 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * Rewrites the copy of a request sent on one branch (RFC 3261 §16.6 steps 2-8): the Request-URI of
- * its target, Max-Forwards, a Route to a configured next hop, this proxy's Record-Route (one entry
+ * its target, Max-Forwards, a Route to a configured next hop or the Route set of a binding's Path
+ * (RFC 3327 §5.4), this proxy's Record-Route (one entry
  * per interface when the request leaves by another listener than it came in on, RFC 5658; signed for the dialog when
  * authentication is on, see {@link DialogRouteSigner}; carrying the flow token of RFC 5626 §5.3,
  * see {@link FlowTokens}) and a Via whose branch detects loops.
@@ -80,6 +81,10 @@ final class BranchRewriter {
         if (target.hop() != null) {
             Address a = ctx.addresses().createAddress(target.hop().routeUri());
             out.addFirst(ctx.headers().createRouteHeader(a));
+        }
+        // step 7 (RFC 3327 §5.4): a binding's Path is the pre-loaded Route set, its first entry on top
+        for (int i = target.path().size() - 1; i >= 0; i--) {
+            out.addFirst(ctx.headers().createHeader(RouteHeader.NAME, target.path().get(i)));
         }
         Transport outTransport = target.flow() != null ? target.flow().transport() : outgoingTransport(out);
         ((MessageExt) out).setApplicationData(target.flow());

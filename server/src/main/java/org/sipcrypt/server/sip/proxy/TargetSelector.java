@@ -14,6 +14,7 @@ import javax.sip.message.Response;
 import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.registrar.PathVector;
 import org.sipcrypt.server.sip.registrar.RegisteredFlows;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.transport.Flow;
@@ -24,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * Determines the targets of a proxied request (RFC 3261 §16.5): a Route left after this proxy's own
  * entries were removed, a static route for the Request-URI's domain, the location service for an
  * address of our own domain (404 for an address that never registered, 480 for one with no live
- * binding, 503 when the database fails; a binding is reached over its flow where it must be, and
- * 430 or 480 answer a binding whose flow has failed, see {@link #target}), the default route for a request outside a dialog, or else
+ * binding, 503 when the database fails; a binding is reached through its Path when it has one, over
+ * its flow where it must be, and 430 or 480 answer a binding whose flow has failed, see
+ * {@link #target}), the default route for a request outside a dialog, or else
  * the Request-URI itself. Answers the request itself when there is no target.
  * Threading: thread-safe; runs on SIP worker lanes, location lookups complete on the call's lane;
  * never waits for the database.
@@ -77,7 +79,9 @@ final class TargetSelector {
     static final int FLOW_FAILED = 430;
 
     /**
-     * How a binding is reached (RFC 5626 §5.3; Kamailio's {@code fix_nated_register} and TCP
+     * How a binding is reached. One with a Path (RFC 3327 §5.4) through it: the Path is the Route
+     * set, so the request goes to its first hop (the edge proxy the phone registered through),
+     * whatever the binding's flow. Else (RFC 5626 §5.3; Kamailio's {@code fix_nated_register} and TCP
      * connection reuse): over TCP and TLS on the connection it registered over while that is open;
      * over UDP from behind a NAT (or as an outbound binding) to the address its REGISTER came from;
      * else at its Contact. Null when it cannot be reached: its connection has closed and it is an
@@ -85,6 +89,12 @@ final class TargetSelector {
      * {@code sip.flows.failed{reason=closed}}). The Request-URI is the Contact either way.
      */
     private Target target(Binding b, URI contact) {
+        if (b.path() != null) {
+            List<String> path = PathVector.split(b.path());
+            if (!path.isEmpty()) {
+                return Target.through(contact, path);
+            }
+        }
         Flow flow = Flow.parse(b.flow());
         boolean required = RegisteredFlows.flowRequired(b);
         if (RegisteredFlows.usable(flow, required, ctx.calls())) {

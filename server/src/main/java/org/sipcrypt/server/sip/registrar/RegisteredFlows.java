@@ -71,7 +71,8 @@ public final class RegisteredFlows {
     public void registered(String aor, List<Binding> bindings) {
         List<Held> held = new ArrayList<>(bindings.size());
         for (Binding b : bindings) {
-            Flow f = Flow.parse(b.flow());
+            // a binding with a Path is reached through its edge proxy, not over a flow of its own
+            Flow f = b.path() == null ? Flow.parse(b.flow()) : null;
             boolean required = flowRequired(b);
             if (f != null && (f.transport().reliable() || required)) {
                 held.add(new Held(f, required, b.expiresAt()));

@@ -21,6 +21,7 @@ import javax.sip.header.ContactHeader;
 import javax.sip.header.ExpiresHeader;
 import javax.sip.header.Header;
 import javax.sip.header.RequireHeader;
+import javax.sip.header.RouteHeader;
 import javax.sip.header.SupportedHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
@@ -50,6 +51,17 @@ import org.slf4j.LoggerFactory;
  * (RFC 5626 §3.3), whether a NAT was detected ({@link NatTest}, as Kamailio's
  * {@code fix_nated_register} keeps the source for a NATed phone; counted in
  * {@code sip.registrations.nat}), and the contact's RFC 5626 instance and reg-id.
+ * <p>Path (RFC 3327 §5.3): a REGISTER whose previous hop {@link PathTrust} trusts has its Path header
+ * values stored with every binding it writes, first hop first, and copied into the 200; the
+ * bindings are then reached through that Path (the proxy pushes it as the Route set) and the
+ * registrar records no NAT for them (the edge proxy handles the phone's NAT). As in Kamailio's
+ * registrar by default ({@code path_mode} strict), a Path from a trusted hop in a REGISTER without
+ * {@code Supported: path} is answered 420 with {@code Unsupported: path}; more than
+ * {@value PathVector#MAX_ENTRIES} entries or {@value PathVector#MAX_CHARS} characters, an entry that
+ * is not a SIP URI, or a first entry without {@code lr}, 400. From anyone else the Path is ignored,
+ * neither stored nor echoed. Each case is counted in {@code sip.registrations.path{result}}. An
+ * RFC 5626 REGISTER (a reg-id) relayed by an edge that put {@code ob} in the first Path entry gets
+ * {@code Require: outbound} without {@code Flow-Timer} (RFC 5626 §6).
  * Threading: thread-safe; runs on SIP worker lanes and never waits for the database.
  */
 public final class Registrar implements RegistrarFunction {
@@ -71,6 +83,7 @@ public final class Registrar implements RegistrarFunction {
     private final int maxContacts;
     private final long flowTimerSeconds;
     private final RegisteredFlows flows;
+    private final PathTrust pathTrust;
 
     /**
      * @param maxContacts    most contacts per address-of-record ({@code registrar.maxContacts}); the
@@ -78,10 +91,12 @@ public final class Registrar implements RegistrarFunction {
      * @param tcpIdleTimeout how long a connection may stay without traffic ({@code tcp.idleTimeout}):
      *                       an outbound phone is told to send keep-alives at half of it ({@code Flow-Timer})
      * @param flows          told each address-of-record's live bindings after every REGISTER applied
+     * @param pathTrust      whose Path headers are stored
      */
     public Registrar(SipContext ctx, LocationService location, ExpiresPolicy policy, int maxContacts,
-                     Duration tcpIdleTimeout, RegisteredFlows flows) {
+                     Duration tcpIdleTimeout, RegisteredFlows flows, PathTrust pathTrust) {
         this.flows = Objects.requireNonNull(flows, "flows");
+        this.pathTrust = Objects.requireNonNull(pathTrust, "pathTrust");
         this.flowTimerSeconds = Math.max(1, tcpIdleTimeout.toSeconds() / 2);
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
@@ -114,6 +129,27 @@ public final class Registrar implements RegistrarFunction {
             ctx.respond(st, request, d.status, d.reason, d.extra.toArray(new Header[0]));
             return;
         }
+        String path = null;
+        if (request.getHeader(PathVector.HEADER) != null) {
+            if (!pathTrust.trusts(SipContext.sourceAddress(request), flow)) {
+                // RFC 3327 §6.1: only an authenticated previous hop may put itself in the phone's way
+                ctx.counters().pathRegistration("ignored_untrusted");
+            } else {
+                Decision p = path(request, ctx.headers());
+                if (p.status != 0) {
+                    ctx.counters().pathRegistration(p.status == Response.BAD_EXTENSION ? "refused_unsupported"
+                            : "refused_" + p.tag);
+                    if (p.status == Response.BAD_REQUEST) {
+                        ctx.counters().rejected(p.tag);
+                    }
+                    ctx.respond(st, request, p.status, p.reason, p.extra.toArray(new Header[0]));
+                    return;
+                }
+                path = p.path;
+                d.change = d.change.withPath(path, withoutNat(d.change.contacts()));
+            }
+        }
+        String storedPath = path;
         if (d.change.contacts().stream().anyMatch(c -> c.nat() && !c.expires().isZero())) {
             ctx.counters().natRegistration(flow != null ? flow.transport().configName() : "unknown");
         }
@@ -136,7 +172,12 @@ public final class Registrar implements RegistrarFunction {
             } else {
                 List<Binding> bindings = ((RegisterOutcome.Applied) outcome).bindings();
                 flows.registered(d.change.aor(), bindings);
-                answer(st, request, bindings, d.change.now(), outboundRequested(request, d.change));
+                if (storedPath != null) {
+                    ctx.counters().pathRegistration("stored");
+                }
+                boolean direct = storedPath == null && outboundRequested(request, d.change);
+                boolean viaEdge = storedPath != null && outboundThroughEdge(storedPath, d.change, ctx.headers());
+                answer(st, request, bindings, d.change.now(), direct || viaEdge, direct, storedPath);
             }
         }, ctx.lane(callId));
     }
@@ -150,20 +191,36 @@ public final class Registrar implements RegistrarFunction {
     /**
      * RFC 5626 §6: a REGISTER whose Contact has a reg-id and whose Supported lists {@code outbound}
      * gets {@code Require: outbound} and a {@code Flow-Timer} (which start the phone's keep-alives,
-     * §4.4) when this registrar is its first hop: it has one Via. This server keeps no Path
-     * (RFC 3327), so a REGISTER that came through another proxy is registered without outbound.
+     * §4.4) when this registrar is its first hop: it has one Via. One relayed by an edge proxy whose
+     * Path is stored is answered by {@link #outboundThroughEdge}; through any other proxy, without outbound.
      */
     static boolean outboundRequested(Request request, RegisterChange change) {
-        return supportsOutbound(request) && viaCount(request) == 1
+        return supported(request, "outbound") && viaCount(request) == 1
                 && change.contacts().stream().anyMatch(c -> c.regId() > 0);
     }
 
-    /** Whether a Supported header lists the option tag {@code outbound}. */
-    private static boolean supportsOutbound(Request request) {
-        ListIterator<?> it = request.getHeaders(SupportedHeader.NAME);
-        while (it != null && it.hasNext()) {
-            String tag = ((SupportedHeader) it.next()).getOptionTag();
-            if (tag != null && "outbound".equalsIgnoreCase(tag.trim())) {
+    /**
+     * RFC 5626 §6: a REGISTER whose Contact has a reg-id, relayed by an edge proxy that put {@code ob}
+     * in the first Path entry (Kamailio's path module with its outbound module does), gets
+     * {@code Require: outbound}; the keep-alive interval is the edge's business, so no {@code Flow-Timer}.
+     */
+    static boolean outboundThroughEdge(String path, RegisterChange change, javax.sip.header.HeaderFactory headers) {
+        if (change.contacts().stream().noneMatch(c -> c.regId() > 0)) {
+            return false;
+        }
+        List<String> entries = PathVector.split(path);
+        try {
+            return !entries.isEmpty() && ((RouteHeader) headers.createHeader(RouteHeader.NAME, entries.get(0)))
+                    .getAddress().getURI() instanceof SipURI sip && hasParameterOb(sip.getParameterNames());
+        } catch (java.text.ParseException e) {
+            return false;   // stored by this registrar after the same parse: does not happen
+        }
+    }
+
+    /** Whether a URI's parameters name {@code ob} (RFC 5626 §5.1), with or without a value. */
+    private static boolean hasParameterOb(java.util.Iterator<?> names) {
+        while (names.hasNext()) {
+            if ("ob".equalsIgnoreCase((String) names.next())) {
                 return true;
             }
         }
@@ -178,11 +235,89 @@ public final class Registrar implements RegistrarFunction {
         return n;
     }
 
-    private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now, boolean outbound) {
+    /**
+     * RFC 3327 §5.3: the Path of a REGISTER from a trusted hop, checked; the decision carries its
+     * stored text, or the error answer (400 with the counter tag, or 420).
+     */
+    static Decision path(Request request, javax.sip.header.HeaderFactory headers) {
+        List<String> entries = PathVector.entries(request);
+        String text = PathVector.join(entries);
+        if (entries.isEmpty()) {
+            return Decision.badRequest("bad_path", "Empty Path header");
+        }
+        if (entries.size() > PathVector.MAX_ENTRIES || text.length() > PathVector.MAX_CHARS) {
+            return Decision.badRequest("too_long", "Path longer than " + PathVector.MAX_ENTRIES + " entries or "
+                    + PathVector.MAX_CHARS + " characters");
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            RouteHeader route;
+            try {
+                route = (RouteHeader) headers.createHeader(RouteHeader.NAME, entries.get(i));
+            } catch (java.text.ParseException | ClassCastException e) {
+                return Decision.badRequest("bad_path", "Bad Path header");
+            }
+            if (!(route.getAddress().getURI() instanceof SipURI sip)) {
+                return Decision.badRequest("bad_path", "Path entry is not a sip or sips URI");
+            }
+            // the first hop must route loosely: its URI becomes the next hop, not a Request-URI (RFC 3261 §16.12)
+            if (i == 0 && !sip.hasLrParam()) {
+                return Decision.badRequest("bad_path", "First Path entry has no lr parameter");
+            }
+        }
+        if (!supported(request, "path")) {
+            // RFC 3327 §5.3, as Kamailio's registrar answers by default (path_mode strict)
+            Decision d = Decision.error(Response.BAD_EXTENSION, "Path Not Supported By The User Agent");
+            try {
+                d.extra.add(headers.createUnsupportedHeader("path"));
+            } catch (java.text.ParseException e) {
+                throw new IllegalStateException("Unsupported: path", e);
+            }
+            return d;
+        }
+        Decision d = new Decision();
+        d.path = text;
+        return d;
+    }
+
+    /** Whether {@code request} lists {@code tag} in a Supported header. */
+    private static boolean supported(Request request, String tag) {
+        ListIterator<?> it = request.getHeaders(SupportedHeader.NAME);
+        while (it != null && it.hasNext()) {
+            String listed = ((SupportedHeader) it.next()).getOptionTag();
+            if (listed != null && tag.equalsIgnoreCase(listed.trim())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The contacts with no NAT noted: behind an edge proxy, the NAT test sees the edge, not the phone. */
+    private static List<ContactChange> withoutNat(List<ContactChange> contacts) {
+        List<ContactChange> out = new ArrayList<>(contacts.size());
+        for (ContactChange c : contacts) {
+            out.add(new ContactChange(c.contactKey(), c.contact(), c.expires(), c.q(), false, c.instance(), c.regId()));
+        }
+        return out;
+    }
+
+    /**
+     * @param outbound  whether to answer {@code Require: outbound} (RFC 5626 §6)
+     * @param flowTimer whether to add {@code Flow-Timer} too (this server is the phone's edge proxy)
+     * @param path      the Path stored with the bindings, copied into the 200 (RFC 3327 §5.3); null for none
+     */
+    private void answer(ServerTransaction st, Request request, List<Binding> bindings, Instant now, boolean outbound,
+                        boolean flowTimer, String path) {
         try {
             Response ok = ctx.createResponse(Response.OK, request);
+            if (path != null) {
+                for (String entry : PathVector.split(path)) {
+                    ok.addHeader(ctx.headers().createHeader(PathVector.HEADER, entry));
+                }
+            }
             if (outbound) {
                 ok.addHeader(ctx.headers().createRequireHeader("outbound"));
+            }
+            if (flowTimer) {
                 ok.addHeader(ctx.headers().createHeader("Flow-Timer", Long.toString(flowTimerSeconds)));
             }
             for (Binding b : bindings) {
@@ -239,6 +374,8 @@ public final class Registrar implements RegistrarFunction {
         String tag;
         final List<Header> extra = new ArrayList<>();
         RegisterChange change;
+        /** The Path text to store ({@link #path}). */
+        String path;
 
         static Decision error(int status, String reason) {
             Decision d = new Decision();
@@ -276,19 +413,24 @@ public final class Registrar implements RegistrarFunction {
     static Decision decide(Request request, ExpiresPolicy policy, int maxContacts, Instant now, String received,
                            javax.sip.header.HeaderFactory headers, InetSocketAddress source, Transport over,
                            Flow flow) {
-        // §10.3 step 2: we support no extensions
+        // §10.3 step 2: we support no extension but path
         ListIterator<?> require = request.getHeaders(RequireHeader.NAME);
         if (require != null && require.hasNext()) {
             Decision d = Decision.error(Response.BAD_EXTENSION, null);
             while (require.hasNext()) {
                 RequireHeader r = (RequireHeader) require.next();
+                if ("path".equalsIgnoreCase(r.getOptionTag())) {
+                    continue;   // RFC 3327: the one extension this registrar supports
+                }
                 try {
                     d.extra.add(headers.createUnsupportedHeader(r.getOptionTag()));
                 } catch (java.text.ParseException e) {
                     return Decision.badRequest("bad_header", "Bad Require header");
                 }
             }
-            return d;
+            if (!d.extra.isEmpty()) {
+                return d;
+            }
         }
         // §10.3 step 5: the address-of-record
         URI toUri = ((ToHeader) request.getHeader(ToHeader.NAME)).getAddress().getURI();

@@ -154,4 +154,35 @@ class RegistrarRulesTest {
         assertEquals(420, d.status);
         assertTrue(d.extra.get(0).toString().contains("gruu"), d.extra.toString());
     }
+
+    @Test
+    void requireOfPathIsAccepted() throws Exception {
+        assertEquals(0, decide(register("Contact: <sip:a@10.0.0.1>\r\n", "Require: path\r\n")).status);
+    }
+
+    @Test
+    void pathEntriesAreKeptInTheirOrderAsOneText() throws Exception {
+        Registrar.Decision d = Registrar.path(register("Contact: <sip:a@10.0.0.1>\r\n",
+                "Path: <sip:a.example.com;lr>, <sip:b.example.com;lr>\r\nPath: <sip:c.example.com;lr>\r\n"
+                        + "Supported: path\r\n"), headers);
+        assertEquals(0, d.status);
+        java.util.List<String> entries = PathVector.split(d.path);
+        assertEquals(3, entries.size(), d.path);
+        assertTrue(entries.get(0).contains("a.example.com") && entries.get(1).contains("b.example.com")
+                && entries.get(2).contains("c.example.com"), d.path);
+    }
+
+    @Test
+    void pathWhoseFirstHopDoesNotRouteLooselyGets400() throws Exception {
+        Registrar.Decision d = Registrar.path(register("Contact: <sip:a@10.0.0.1>\r\n",
+                "Path: <sip:a.example.com>\r\nSupported: path\r\n"), headers);
+        assertEquals(400, d.status);
+        assertEquals("bad_path", d.tag);
+    }
+
+    @Test
+    void pathSplitsAtCommasOutsideBracketsAndQuotes() {
+        assertEquals(java.util.List.of("\"Edge, West\" <sip:a.example.com;lr>", "<sip:b.example.com;lr;x=\"1,2\">"),
+                PathVector.split(" \"Edge, West\" <sip:a.example.com;lr> ,<sip:b.example.com;lr;x=\"1,2\">,"));
+    }
 }
