@@ -29,7 +29,7 @@ import picocli.CommandLine;
  * on (RFC 3261 §22): two baresip instances register (401, then credentials), call each other
  * through the Record-Routing proxy (407, then credentials), the callee answers by itself, both
  * see the call established, and a BYE from either side ends it on both. linphonec answers a call
- * from baresip the same way. Over TLS (on each engine, {@code jsse} and {@code bc}) the phones
+ * from baresip the same way. Over TLS (calls on each engine, {@code jsse}, {@code bc} and {@code openssl}) the phones
  * check the server's certificate against the test CA; registering is tested on its own, and the
  * calls need the callee reached on the connection it registered over, since neither phone
  * accepts TLS connections to its Contact. The server offers MD5 only: baresip 1.0.0 fails a REGISTER whose
@@ -119,7 +119,7 @@ class SoftphoneCallsIT {
      * registered (the caller then gets 500 Next Hop Unavailable).
      */
     @ParameterizedTest(name = "baresip over TLS on the {0} engine")
-    @ValueSource(strings = {"jsse", "bc"})
+    @ValueSource(strings = {"jsse", "bc", "openssl"})
     void baresipPhonesCallEachOtherOverTls(String engine) throws Exception {
         try (TestServer server = start(engine);
              Baresip alice = baresip(server, "alice", ALICE_PASSWORD, Transport.TLS);
