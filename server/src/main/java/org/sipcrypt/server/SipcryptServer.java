@@ -207,7 +207,11 @@ public final class SipcryptServer implements AutoCloseable {
                     e.provider().addSipListener(dispatcher);
                 }
             }
-            if (transport != null && auth.authenticator() != null) {
+            if (transport != null && !config.fastPath()) {
+                log.info("sip.fastPath=off: every message is parsed and goes through the stack's transactions;"
+                        + " no early challenge, no early relays, nothing settled from the bytes");
+            }
+            if (transport != null && config.fastPath() && auth.authenticator() != null) {
                 // the first INVITE of each call is challenged from its bytes, without the stack
                 transport.answerEarlyWith(new EarlyChallenge(context, config.auth(), auth.authenticator()));
             }
@@ -219,6 +223,8 @@ public final class SipcryptServer implements AutoCloseable {
                         context.lane(request.getCallId().getCallId()).execute(() -> proxy.onNotSent(ct));
                     }
                 });
+            }
+            if (transport != null && config.fastPath() && config.mode() == Mode.PROXY) {
                 // the ACK for a 2xx and BYE, with their responses, and the 2xx and 1xx to an INVITE are
                 // relayed from their bytes over UDP, TCP and TLS, without the stack's parse
                 transport.relayEarlyWith(new StatelessRelay(context, auth.policy(), dialogs, proxy,
@@ -377,7 +383,7 @@ public final class SipcryptServer implements AutoCloseable {
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(), config.tcpConnectFailureHold(),
                 new ConnectionPolicy(config.tcpConnection(), byTarget), listenerTls, peerTls,
-                config.tcpLimits().streamLimits(config.auth().trustedPeers()));
+                config.tcpLimits().streamLimits(config.auth().trustedPeers()), config.fastPath());
     }
 
     /**

@@ -39,6 +39,10 @@ import org.sipcrypt.server.transport.Transport;
  * @param sipWorkers         SIP worker lanes (each a single thread; a call stays on one lane); by default one per core
  * @param sipQueueCapacity   bound of each lane's queue; messages beyond it are dropped and counted
  * @param transportImpl      netty (sipcrypt's), or jain-nio or jain-oio (JAIN-SIP's built-in ones, for comparison)
+ * @param fastPath           whether sipcrypt's transport settles messages from their bytes before the stack's
+ *                           parse (early digest challenge, early relays of ACK, BYE and responses, kept
+ *                           transactions read from the bytes); off, every message is parsed and goes through
+ *                           the stack's transactions
  * @param minExpires         registrations asking for less get 423 (RFC 3261 §10.3 step 7)
  * @param maxExpires         registrations asking for more are shortened to this
  * @param defaultExpires     registrations that ask for nothing get this
@@ -82,6 +86,7 @@ public record ServerConfig(
         int sipWorkers,
         int sipQueueCapacity,
         TransportImpl transportImpl,
+        boolean fastPath,
         Duration minExpires,
         Duration maxExpires,
         Duration defaultExpires,
@@ -157,7 +162,7 @@ public record ServerConfig(
                 .tcpIdleTimeout(tcpIdleTimeout).tcpMaxConnections(tcpMaxConnections)
                 .tcpConnectTimeout(tcpConnectTimeout).tcpConnectFailureHold(tcpConnectFailureHold).maxMessageBytes(maxMessageBytes).ioThreads(ioThreads)
                 .sipWorkers(sipWorkers).sipQueueCapacity(sipQueueCapacity).transportImpl(transportImpl)
-                .minExpires(minExpires).maxExpires(maxExpires).defaultExpires(defaultExpires)
+                .fastPath(fastPath).minExpires(minExpires).maxExpires(maxExpires).defaultExpires(defaultExpires)
                 .maxContacts(maxContacts).maxBindings(maxBindings).locationCache(locationCache)
                 .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
@@ -200,6 +205,7 @@ public record ServerConfig(
         private int sipWorkers = Runtime.getRuntime().availableProcessors();
         private int sipQueueCapacity = 10_000;
         private TransportImpl transportImpl = TransportImpl.NETTY;
+        private boolean fastPath = true;
         private Duration minExpires = Duration.ofSeconds(60);
         private Duration maxExpires = Duration.ofHours(24);
         private Duration defaultExpires = Duration.ofHours(1);
@@ -240,6 +246,7 @@ public record ServerConfig(
         public Builder sipWorkers(int v) { sipWorkers = v; return this; }
         public Builder sipQueueCapacity(int v) { sipQueueCapacity = v; return this; }
         public Builder transportImpl(TransportImpl v) { transportImpl = v; return this; }
+        public Builder fastPath(boolean v) { fastPath = v; return this; }
         public Builder minExpires(Duration v) { minExpires = v; return this; }
         public Builder maxExpires(Duration v) { maxExpires = v; return this; }
         public Builder defaultExpires(Duration v) { defaultExpires = v; return this; }
@@ -301,7 +308,7 @@ public record ServerConfig(
             ServerConfig c = new ServerConfig(listeners, dataDir, dbUrl, dbUser, dbPassword, dbPoolSize, mode, routes,
                     defaultRoute, domains, recordRoute, timerC, tcpConnection, tcpIdleTimeout, tcpMaxConnections,
                     tcpConnectTimeout, tcpConnectFailureHold, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
-                    minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
+                    fastPath, minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
                     dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), http.build(), auth.build(), tls.build());
             ServerConfigChecks.check(c);

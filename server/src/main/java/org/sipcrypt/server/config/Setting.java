@@ -125,6 +125,14 @@ public enum Setting {
             c -> shown(c.sipWorkers()), (b, k, v) -> b.sipWorkers(integer(k, one(k, v), 1, 1024))),
     SIP_QUEUE_CAPACITY("sip.queueCapacity", Kind.SINGLE, "N", "Bound of each lane's queue; messages beyond it are dropped.",
             c -> shown(c.sipQueueCapacity()), (b, k, v) -> b.sipQueueCapacity(integer(k, one(k, v), 1, 10_000_000))),
+    SIP_FAST_PATH("sip.fastPath", Kind.SINGLE, "on|off",
+            "on: sipcrypt's transport (transport.impl netty) settles messages from their bytes, before JAIN-SIP's"
+                    + " parse: the digest challenge of an INVITE without credentials, the ACK for a 2xx, BYE and"
+                    + " the 1xx, 2xx and BYE responses relayed statelessly, and over UDP retransmissions and ACKs"
+                    + " absorbed by kept transactions. off: every message is parsed and goes through the stack's"
+                    + " transactions and the proxy (kept transactions still answer retransmissions and ACKs, after"
+                    + " the parse); for stepping around a fault in those byte paths, at a CPU cost per call.",
+            c -> List.of(c.fastPath() ? "on" : "off"), (b, k, v) -> b.fastPath(bool(k, one(k, v)))),
     IO_THREADS("io.threads", Kind.SINGLE, "N", "Event-loop threads; 0 means twice the number of cores.",
             c -> shown(c.ioThreads()), (b, k, v) -> b.ioThreads(integer(k, one(k, v), 0, 1024))),
     TRANSPORT_IMPL("transport.impl", Kind.SINGLE, "netty|jain-nio|jain-oio",

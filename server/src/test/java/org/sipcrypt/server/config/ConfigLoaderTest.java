@@ -87,6 +87,8 @@ class ConfigLoaderTest {
         "a zero message timeout names its key | tcp.messageTimeout=0 | 'tcp.messageTimeout: '",
         "zero connections per source is out of range | tcp.maxConnectionsPerSource=0"
             + " | tcp.maxConnectionsPerSource: \"0\" is out of range",
+        "the fast-path switch is on or off | sip.fastPath=sometimes"
+            + " | sip.fastPath: \"sometimes\" is not a boolean",
     })
     void refusedCommandLinesNameTheKey(String rule, String words, String expectedStart) {
         String message = failure(commandLine(words));
@@ -185,6 +187,14 @@ class ConfigLoaderTest {
         assertEquals(Duration.ofMinutes(7), c.tcpIdleTimeout());
         assertEquals(8, c.sipWorkers());
         assertEquals(List.of(new ListenerConfig(Transport.TCP, "127.0.0.1", 6000)), c.listeners());
+    }
+
+    @Test
+    void theFastPathIsOnByDefaultAndTurnsOffByItsKey() throws ConfigException {
+        assertTrue(ServerConfig.defaults().fastPath());
+        assertFalse(flags(Map.of("sip.fastPath", List.of("off"))).fastPath());
+        assertTrue(flags(Map.of("sip.fastPath", List.of("on"))).fastPath());
+        assertEquals("--sip-fast-path", Setting.SIP_FAST_PATH.option());
     }
 
     @Test

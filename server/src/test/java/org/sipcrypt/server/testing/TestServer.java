@@ -16,10 +16,16 @@ import org.sipcrypt.server.transport.Transport;
 /**
  * A real sipcrypt server for tests: UDP and TCP on 127.0.0.1 with ephemeral ports, its database in
  * the given directory, settings overridden by configuration key. Closing it shuts the server down
- * gracefully and checks that no connection was left open.
+ * gracefully and checks that no connection was left open. The system property
+ * {@value #FAST_PATH_PROPERTY} ({@code on} or {@code off}), when set, is the {@code sip.fastPath} of
+ * every server a test does not give one itself, so that a build can run the same tests with the byte
+ * paths off.
  * Threading: start and close from the test thread.
  */
 public final class TestServer implements AutoCloseable {
+
+    /** The system property whose value is the {@code sip.fastPath} of servers whose test does not set it. */
+    public static final String FAST_PATH_PROPERTY = "sipcrypt.test.fastPath";
 
     private final Path dataDir;
     private final Map<String, List<String>> settings;
@@ -60,6 +66,10 @@ public final class TestServer implements AutoCloseable {
         // covers it with a ticker of its own
         s.put("overload.maxQueueDelay", List.of("0"));
         s.put("listen", List.of("udp:127.0.0.1:0", "tcp:127.0.0.1:0"));
+        String fastPath = System.getProperty(FAST_PATH_PROPERTY, "").trim();
+        if (!fastPath.isEmpty()) {
+            s.put("sip.fastPath", List.of(fastPath));
+        }
         s.putAll(given);
         TestServer t = new TestServer(dataDir, s, clock);
         t.server = SipcryptServer.start(ConfigLoader.load(null, s), clock);

@@ -130,7 +130,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         // one rule for every reader that acts on the bytes: a message it names goes to the parse
         String irregular = SipBytes.irregularity(bytes);
         keptLookedUp = false;
-        if (irregular == null && handledFromBytes(bytes)) {
+        if (irregular == null && processor.transport().settings().fastPath() && handledFromBytes(bytes)) {
             return;
         }
         if ("header_name".equals(irregular)) {
@@ -439,6 +439,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * parsed request is not looked up again; when it could not (a Via in a form {@link TopVia} does
      * not read), the parsed request is, and it goes to the stack. Asked only of a message
      * {@link SipBytes#irregularity} passed: the readers here take nothing the parse would read otherwise.
+     * Not asked at all with {@code sip.fastPath} off: every message then goes to the parse.
      */
     private boolean handledFromBytes(byte[] bytes) {
         keptLookedUp = false;

@@ -47,12 +47,17 @@ final class SipMessageChecks {
         return line.regionMatches(true, line.length() - 7, "SIP/2.0", 0, 7);
     }
 
-    /** RFC 3261 §16.6 step 3: the Max-Forwards of a request that came without one. */
+    /**
+     * The Max-Forwards a parsed request that came without one is given (the stack's checks require
+     * the header): 71, so that the copy the proxy forwards, decremented by one, carries the 70 RFC 3261
+     * §16.6 step 3 asks for a request that had none, as the early relay's copy does. Nothing else reads
+     * the value but the test for 0.
+     */
     static MaxForwards defaultMaxForwards() {
         try {
-            return new MaxForwards(70);
+            return new MaxForwards(71);
         } catch (InvalidArgumentException e) {
-            throw new IllegalStateException("Max-Forwards 70 refused", e);
+            throw new IllegalStateException("Max-Forwards 71 refused", e);
         }
     }
 

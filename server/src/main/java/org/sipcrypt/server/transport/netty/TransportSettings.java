@@ -23,10 +23,13 @@ import org.sipcrypt.server.transport.netty.tls.TlsStage;
  * @param tls              TLS contexts of the tls listener and outgoing TLS; null without TLS
  * @param peerTls          TLS contexts for outgoing connections to particular peers, overriding {@code tls}
  * @param limits           bounds against connection floods: per source, per message, over all partial messages
+ * @param fastPath         whether received messages are first read from their bytes (kept transactions,
+ *                         early answers and relays); false sends every one to the stack's parse
  */
 public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
                                 Duration connectTimeout, Duration connectFailureHold, ConnectionPolicy policy, TlsStage tls,
-                                Map<InetSocketAddress, TlsStage> peerTls, StreamLimits limits) {
+                                Map<InetSocketAddress, TlsStage> peerTls, StreamLimits limits,
+                                boolean fastPath) {
 
     public TransportSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");

@@ -128,10 +128,12 @@ class ProxyCallOverTlsIT {
         return uas;
     }
 
+    /** The early-relay counters; both 0 when the server runs with {@code sip.fastPath=off}. */
     private static void assertRelayedEarly(TestServer server, int requests, int responses) {
         var counters = server.server().transportCounters();
-        assertEquals(requests, counters.value("sip.requests.relayed_early"), server.server().statsLine());
-        assertEquals(responses, counters.value("sip.responses.relayed_early"), server.server().statsLine());
+        boolean on = server.config().fastPath();
+        assertEquals(on ? requests : 0, counters.value("sip.requests.relayed_early"), server.server().statsLine());
+        assertEquals(on ? responses : 0, counters.value("sip.responses.relayed_early"), server.server().statsLine());
     }
 
     private static List<String> headerValues(String message, String name) {
