@@ -121,6 +121,11 @@ final class ConnectionAliases {
     }
 
     /** The open connection holding {@code key} as its alias, or null. */
+    /** Whether no alias is held: then a send need not build the keys {@link #find} looks up. */
+    boolean isEmpty() {
+        return byTarget.isEmpty();
+    }
+
     NettyTcpMessageChannel find(String key) {
         if (key == null || byTarget.isEmpty()) {
             return null;

@@ -160,7 +160,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 
     @Override
     public MessageChannel createMessageChannel(HostPort target) throws IOException {
-        if (aliases != null && !ConnectionScope.overFlow()) {
+        if (aliases != null && !aliases.isEmpty() && !ConnectionScope.overFlow()) {
             // a name a peer aliased is found before it is looked up
             NettyTcpMessageChannel aliased = aliases.find(ConnectionAliases.key(target.getHost().getHostname(),
                     target.getPort() <= 0 ? getDefaultTargetPort() : target.getPort()));
@@ -198,7 +198,7 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         if (ConnectionScope.overFlow()) {
             return flowConnection(target);
         }
-        if (aliases != null) {
+        if (aliases != null && !aliases.isEmpty()) {
             // RFC 5923 §5: a verified peer's connection carries what goes to its sent-by, whatever
             // the pattern; nothing is dialled while it is open
             NettyTcpMessageChannel aliased = aliases.find(ConnectionAliases.key(target));
