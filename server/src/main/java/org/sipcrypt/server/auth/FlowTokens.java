@@ -62,13 +62,15 @@ public final class FlowTokens {
 
         /**
          * The flow a request that arrived over {@code arrived} must go out on, with whether it is
-         * required: the other one of the two; null when it arrived over neither or the other is absent.
+         * required: the other one of the two; for a token of one flow (the Path entry this server
+         * adds to a REGISTER it relays as an edge proxy, RFC 5626 §5.1) that flow, for a request that
+         * arrived over any other; null when it arrived over neither of two, or over the one.
          */
         public Token.Leg otherThan(Flow arrived) {
             if (in.sameAs(arrived)) {
                 return out == null ? null : new Leg(out, outRequired);
             }
-            if (out != null && out.sameAs(arrived)) {
+            if (out == null || out.sameAs(arrived)) {
                 return new Leg(in, inRequired);
             }
             return null;

@@ -72,6 +72,15 @@ public final class SipCounters {
         count("sip.registrations.path", "result", result);
     }
 
+    /**
+     * What the proxy did as the edge proxy of a REGISTER it relayed (RFC 3327 §5.2, RFC 5626 §5.1):
+     * {@code added} its Path, or {@code refused_extension_required} (421) one whose phone needs it
+     * but does not support it.
+     */
+    public void edgePath(String result) {
+        count("sip.proxy.path", "result", result);
+    }
+
     /** A REGISTER whose contacts or Via showed a NAT between the phone and this server. */
     public void natRegistration(String transport) {
         count("sip.registrations.nat", "transport", transport);

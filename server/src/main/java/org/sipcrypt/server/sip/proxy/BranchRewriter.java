@@ -28,7 +28,8 @@ import org.sipcrypt.server.transport.Transport;
  * (RFC 3327 §5.4), this proxy's Record-Route (one entry
  * per interface when the request leaves by another listener than it came in on, RFC 5658; signed for the dialog when
  * authentication is on, see {@link DialogRouteSigner}; carrying the flow token of RFC 5626 §5.3,
- * see {@link FlowTokens}) and a Via whose branch detects loops.
+ * see {@link FlowTokens}), the Path of a REGISTER relayed as its phone's edge proxy ({@link EdgePath}) and a
+ * Via whose branch detects loops.
  * Threading: thread-safe; runs on SIP worker lanes.
  */
 final class BranchRewriter {
@@ -114,6 +115,14 @@ final class BranchRewriter {
                 out.addFirst(recordRoute(incoming.listener(), received, token));
             }
             out.addFirst(recordRoute(outgoing.listener(), received, token));
+        }
+        // RFC 3327 §5.2, RFC 5626 §5.1: a REGISTER relayed as the phone's edge proxy carries our Path,
+        // with the flow it came in on, so the registrar's requests for the binding come back over it
+        if (flowTokens != null && in != null && Request.REGISTER.equals(out.getMethod())
+                && EdgePath.firstHop(received) && EdgePath.supported(received, EdgePath.TAG)) {
+            boolean outbound = EdgePath.outbound(received);
+            out.addFirst(EdgePath.header(ctx, flowTokens, outgoing.listener(), in, inRequired || outbound, outbound));
+            ctx.counters().edgePath("added");
         }
         // step 8: Via, with a branch that lets a looping copy be recognised (§16.3 step 4)
         ViaHeader via = ctx.via(outgoing.listener(), loops.branch(received));

@@ -138,6 +138,16 @@ public final class StatefulProxy implements ProxyFunction {
                 return;
             }
         }
+        if (Request.REGISTER.equals(request.getMethod()) && needsPathSupport(request)) {
+            // RFC 3327 §5.2: its phone can only be reached over this flow, which needs our Path
+            ctx.counters().edgePath("refused_extension_required");
+            try {
+                ctx.respond(st, request, Response.EXTENSION_REQUIRED, ctx.headers().createRequireHeader(EdgePath.TAG));
+            } catch (ParseException e) {
+                throw new IllegalStateException("Require: path", e);
+            }
+            return;
+        }
         if (Request.INVITE.equals(request.getMethod())) {
             ctx.respond(st, request, Response.TRYING);
         }
@@ -178,6 +188,17 @@ public final class StatefulProxy implements ProxyFunction {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether a REGISTER this proxy relays as its phone's first hop must carry our Path (its flow is
+     * required: an outbound registration, or a NAT was seen) but the phone did not list
+     * {@code Supported: path}, so none may be added ({@link EdgePath}).
+     */
+    private boolean needsPathSupport(Request register) {
+        Flow in = SipContext.flowOf(register);
+        return in != null && EdgePath.firstHop(register) && !EdgePath.supported(register, EdgePath.TAG)
+                && (EdgePath.outbound(register) || behindNat(register, in));
     }
 
     /** Whether a NAT lies between this server and the sender of a dialog-creating request (its Contact and Via). */
