@@ -25,7 +25,8 @@ import org.sipcrypt.server.transport.Transport;
  * another port than its connection's, and its Contact a loopback port nobody listens on. The edge adds its Path with the flow token of the phone's connection, the registrar stores
  * and echoes it, and a call to the phone goes from the registrar to the edge by that Path and from the
  * edge down the phone's own connection. Once the phone has closed it, a call gets 430 Flow Failed. A
- * phone behind a NAT that does not list {@code Supported: path} is answered 421 by the edge.
+ * phone behind a NAT that does not list {@code Supported: path} is answered 421 by the edge; an
+ * outbound phone's Path entry carries {@code ob}.
  * Threading: JUnit's test thread only.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -72,6 +73,18 @@ class EdgePathIT {
             caller.send(caller.request("INVITE", "sip:bob@example.com", "alice", "bob@example.com",
                     "edge-call-2", 1, caller.contact("alice")));
             assertNotNull(caller.awaitMessage("SIP/2.0 430", WAIT), "a call to a closed flow gets 430 Flow Failed");
+
+            // an outbound phone (reg-id): the edge marks its Path entry ob, and the registrar answers Require: outbound
+            try (SipSocket phone = SipSocket.tcpFrom(phoneHost, edge.address(Transport.TCP))) {
+                String ok = phone.exchange(phone.request("REGISTER", "sip:example.com", "dave", "dave@example.com",
+                        "edge-reg-3", 1, "Contact: <sip:dave@" + UNREACHABLE + ";transport=tcp;ob>;reg-id=1"
+                                + ";+sip.instance=\"<urn:uuid:00000000-0000-4000-8000-00000000000d>\"\r\n"
+                                + "Expires: 600\r\nSupported: path, outbound\r\n"), "SIP/2.0 200", WAIT);
+                List<String> path = headerLines(ok, "Path:");
+                assertEquals(1, path.size(), ok);
+                assertTrue(path.get(0).contains(";ob;") || path.get(0).contains(";ob>"), ok);
+                assertEquals(List.of("outbound"), headerLines(ok, "Require:"), ok);
+            }
         }
     }
 
