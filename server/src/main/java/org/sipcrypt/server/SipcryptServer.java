@@ -32,6 +32,7 @@ import org.sipcrypt.server.config.Mode;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.config.TransportImpl;
 import org.sipcrypt.server.http.HealthCheck;
+import org.sipcrypt.server.http.AdminApi;
 import org.sipcrypt.server.http.HttpEndpoints;
 import org.sipcrypt.server.http.NettyHttpListener;
 import org.sipcrypt.server.http.ServerMetrics;
@@ -112,6 +113,7 @@ public final class SipcryptServer implements AutoCloseable {
     /** Set by {@link #start} before the server is handed out. */
     private ServerMetrics metrics;
     private HealthCheck health;
+    private HttpEndpoints endpoints;
     private NettyHttpListener http;
     private boolean closed;
 
@@ -241,9 +243,15 @@ public final class SipcryptServer implements AutoCloseable {
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
                     SipcryptServer::liveServerTransactions, workers, transport,
                     transports(listeners), location);
+            AdminApi admin = null;
+            if (config.http().adminEnabled()) {
+                admin = new AdminApi(config.http().adminToken(), location, uri -> uri instanceof javax.sip.address.SipURI sip && context.local().isLocalDomain(sip.getHost()),
+                        config.maxExpires(), clock, registry);
+                log.info("management API on under {} (admin.token set)", AdminApi.PREFIX);
+            }
+            server.endpoints = new HttpEndpoints(metrics, server.health, admin);
             if (config.http().enabled()) {
-                server.http = opened(opened, NettyHttpListener.start(config.http(),
-                        new HttpEndpoints(metrics, server.health)));
+                server.http = opened(opened, NettyHttpListener.start(config.http(), server.endpoints));
             }
             server.schedulePeriodicTasks();
             log.info("sipcrypt {} mode ready on {}", config.mode().configName(), server.describeAddresses());
@@ -463,6 +471,11 @@ public final class SipcryptServer implements AutoCloseable {
     /** The metrics registry in Prometheus form, for {@code /metrics}. */
     public ServerMetrics metrics() {
         return metrics;
+    }
+
+    /** What the HTTP endpoints answer, the management API's included: the jar's listener's and the WAR's. */
+    public HttpEndpoints endpoints() {
+        return endpoints;
     }
 
     /** The check behind {@code /health}. */

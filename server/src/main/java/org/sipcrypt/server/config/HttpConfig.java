@@ -17,11 +17,22 @@ import java.util.Objects;
  * @param idleTimeout     a connection that has not sent a whole request within this is closed
  * @param healthTimeout   how long the database check of {@code /health} may take; a database
  *                        slower than this counts as not answering, so the server is not ready
+ * @param adminToken      the bearer token of the management API under {@code /admin/}; empty for
+ *                        none (the API answers 404); never shown by {@link #toString}
  */
 public record HttpConfig(HostPort listen, int maxRequestBytes, int maxConnections, Duration idleTimeout,
-                         Duration healthTimeout) {
+                         Duration healthTimeout, String adminToken) {
+
+    /** The shortest admin token accepted. */
+    public static final int MIN_ADMIN_TOKEN_CHARS = 32;
 
     public HttpConfig {
+        Objects.requireNonNull(adminToken, "adminToken");
+        if (!adminToken.isEmpty() && (adminToken.length() < MIN_ADMIN_TOKEN_CHARS || adminToken.isBlank()
+                || !adminToken.equals(adminToken.trim()))) {
+            throw new IllegalArgumentException("admin.token: at least " + MIN_ADMIN_TOKEN_CHARS
+                    + " characters without blanks at either end (e.g. openssl rand -hex 16)");
+        }
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(healthTimeout, "healthTimeout");
         if (listen != null && listen.port() < 0) {
@@ -49,7 +60,7 @@ public record HttpConfig(HostPort listen, int maxRequestBytes, int maxConnection
     /** A builder holding these settings, to change some of them. */
     public Builder toBuilder() {
         return new Builder().listen(listen).maxRequestBytes(maxRequestBytes).maxConnections(maxConnections)
-                .idleTimeout(idleTimeout).healthTimeout(healthTimeout);
+                .idleTimeout(idleTimeout).healthTimeout(healthTimeout).adminToken(adminToken);
     }
 
     /**
@@ -62,16 +73,30 @@ public record HttpConfig(HostPort listen, int maxRequestBytes, int maxConnection
         private int maxConnections = 64;
         private Duration idleTimeout = Duration.ofSeconds(10);
         private Duration healthTimeout = Duration.ofSeconds(2);
+        private String adminToken = "";
 
         public Builder listen(HostPort v) { listen = v; return this; }
         public Builder maxRequestBytes(int v) { maxRequestBytes = v; return this; }
         public Builder maxConnections(int v) { maxConnections = v; return this; }
         public Builder idleTimeout(Duration v) { idleTimeout = v; return this; }
         public Builder healthTimeout(Duration v) { healthTimeout = v; return this; }
+        public Builder adminToken(String v) { adminToken = v == null ? "" : v; return this; }
 
         public HttpConfig build() {
-            return new HttpConfig(listen, maxRequestBytes, maxConnections, idleTimeout, healthTimeout);
+            return new HttpConfig(listen, maxRequestBytes, maxConnections, idleTimeout, healthTimeout, adminToken);
         }
+    }
+
+    /** Whether the management API is on ({@code admin.token} set). */
+    public boolean adminEnabled() {
+        return !adminToken.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+        return "HttpConfig[listen=" + listen + ", maxRequestBytes=" + maxRequestBytes + ", maxConnections="
+                + maxConnections + ", idleTimeout=" + idleTimeout + ", healthTimeout=" + healthTimeout
+                + ", adminToken=" + (adminToken.isEmpty() ? "unset" : "(set)") + "]";
     }
 
     /** Whether the jar opens its own HTTP listener. */

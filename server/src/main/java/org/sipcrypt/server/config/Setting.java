@@ -264,6 +264,10 @@ public enum Setting {
             "How long /health's database check may take; a slower or failing database makes the server not"
                     + " ready. Used by the WAR's /health too.",
             c -> shown(c.http().healthTimeout()), (b, k, v) -> b.http().healthTimeout(duration(k, one(k, v), false))),
+    ADMIN_TOKEN("admin.token", Kind.SECRET, "TOKEN",
+            "Bearer token of the management API under /admin/ on the http listener and in the WAR (32+ characters,"
+                    + " e.g. openssl rand -hex 16; never logged). Unset: /admin/ answers 404.",
+            c -> List.of(c.http().adminToken()), (b, k, v) -> b.http().adminToken(one(k, v))),
     AUTH_PRESET("auth.preset", Kind.SINGLE, "secure|lab-legacy-digest",
             "Digest authentication as a whole: secure (auth on with the defaults) or lab-legacy-digest (lab only,"
                     + " for old SIPp clients: auth on, MD5 only, auth.legacyNoQop and auth.lab.skipUriCheck on, logged"

@@ -46,7 +46,10 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     tooLong ? "request line or headers too long (http.maxRequestBytes)\n" : "bad request\n", null));
             return;
         }
-        endpoints.answer(request.method().name(), request.uri()).whenComplete((answer, e) ->
+        byte[] body = new byte[request.content().readableBytes()];
+        request.content().getBytes(request.content().readerIndex(), body);
+        endpoints.answer(request.method().name(), request.uri(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
+                body, String.valueOf(ctx.channel().remoteAddress())).whenComplete((answer, e) ->
                 ctx.channel().eventLoop().execute(() -> {
                     if (e != null) {
                         log.warn("http {}: {} failed: {}", ctx.channel().remoteAddress(), request.uri(), e.toString());
@@ -68,6 +71,9 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
         if (answer.allow() != null) {
             response.headers().set(HttpHeaderNames.ALLOW, answer.allow());
+        }
+        if (answer.wwwAuthenticate() != null) {
+            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, answer.wwwAuthenticate());
         }
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeoutException;
 import org.sipcrypt.server.http.HttpEndpoints;
 
 /**
- * {@code /metrics}, {@code /health} and {@code /health/live} under the WAR's context path, answered
+ * {@code /metrics}, {@code /health}, {@code /health/live} and, with {@code admin.token} set, the
+ * management API under {@code /admin/}, under the WAR's context path, answered
  * by the server's {@link HttpEndpoints} as the jar's {@code --http} listener answers them.
  * Threading: called by the container's request threads; it waits there (up to 30 s) for
  * {@code /health}'s database check, which is allowed on a servlet thread.
@@ -19,6 +20,8 @@ import org.sipcrypt.server.http.HttpEndpoints;
 public final class EndpointsServlet extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
+    /** Most bytes of a request body read (the management API's JSON). */
+    private static final int MAX_BODY_BYTES = 64 * 1024;
 
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -31,7 +34,16 @@ public final class EndpointsServlet extends HttpServlet {
         String path = request.getServletPath() + (request.getPathInfo() != null ? request.getPathInfo() : "");
         HttpEndpoints.Answer answer;
         try {
-            answer = endpoints.answer(request.getMethod(), path).get(30, TimeUnit.SECONDS);
+            String query = request.getQueryString();
+            byte[] body = request.getInputStream().readNBytes(MAX_BODY_BYTES + 1);
+            if (body.length > MAX_BODY_BYTES) {
+                write(response, new HttpEndpoints.Answer(413, "text/plain; charset=utf-8",
+                        "body longer than " + MAX_BODY_BYTES + " bytes\n", null));
+                return;
+            }
+            answer = endpoints.answer(request.getMethod(), query == null ? path : path + "?" + query,
+                    request.getHeader("Authorization"), body, request.getRemoteAddr() + ":" + request.getRemotePort())
+                    .get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while answering " + path, e);
@@ -49,6 +61,9 @@ public final class EndpointsServlet extends HttpServlet {
         response.setHeader("Cache-Control", "no-store");
         if (answer.allow() != null) {
             response.setHeader("Allow", answer.allow());
+        }
+        if (answer.wwwAuthenticate() != null) {
+            response.setHeader("WWW-Authenticate", answer.wwwAuthenticate());
         }
         response.getOutputStream().write(body);
     }

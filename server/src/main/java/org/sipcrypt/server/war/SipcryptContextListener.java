@@ -57,7 +57,7 @@ public final class SipcryptContextListener implements ServletContextListener {
             throw new IllegalStateException("sipcrypt: cannot start: "
                     + (e.getMessage() != null ? e.getMessage() : e.toString()), e);
         }
-        context.setAttribute(ENDPOINTS, new HttpEndpoints(server.metrics(), server.healthCheck()));
+        context.setAttribute(ENDPOINTS, server.endpoints());
         // Netty keeps per-thread state for threads that waited on its futures, as this one did
         io.netty.util.concurrent.FastThreadLocal.removeAll();
     }

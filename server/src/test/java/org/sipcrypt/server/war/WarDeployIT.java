@@ -49,6 +49,8 @@ import org.sipcrypt.server.testing.TestUa;
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class WarDeployIT {
 
+    private static final String ADMIN_TOKEN = "war-admin-token-0123456789abcdef0123";
+
     private static final Path WAR = Path.of("target", "sipcrypt-server.war");
     private static final Path JAR = Path.of("target", "sipcrypt-server.jar");
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -216,7 +218,8 @@ class WarDeployIT {
         runJar("users", "--data-dir", dir.resolve("data").toString(), "add", "alice", "secret");
         runJar("users", "--data-dir", dir.resolve("data").toString(), "add", "bob", "b0b");
         Path base = startTomcat(writeConfig("listen=udp:127.0.0.1:0,tcp:127.0.0.1:0,tls:127.0.0.1:0",
-                "tls.cert=" + certs.resolve("server.pem"), "tls.key=" + certs.resolve("server-key.pem"), "auth=on"));
+                "tls.cert=" + certs.resolve("server.pem"), "tls.key=" + certs.resolve("server-key.pem"), "auth=on",
+                "admin.token=" + ADMIN_TOKEN));
         dropWar(base);
         Await.until(() -> status("/health") == 200, WAIT, () -> "deployed and ready:\n" + log());
 
@@ -248,6 +251,12 @@ class WarDeployIT {
                 "REGISTER and INVITE authenticated: " + samples);
         assertEquals(405, HttpProbe.request(url("/metrics"), "POST", Map.of("Content-Length", "0")).status());
         assertEquals(404, status("/nothing"));
+        // the management API under the context path, behind its bearer token
+        URI bindings = url("/admin/bindings?aor=sip%3Aalice%40127.0.0.1");
+        assertEquals(401, HttpProbe.request(bindings, "GET", Map.of()).status());
+        HttpProbe.Answer listed = HttpProbe.request(bindings, "GET", Map.of("Authorization", "Bearer " + ADMIN_TOKEN));
+        assertEquals(200, listed.status(), listed.body());
+        assertEquals("sip:alice@127.0.0.1", listed.json().get("aor").asText(), listed.body());
 
         // undeploy: the WAR removed from webapps/
         Files.delete(base.resolve("webapps/sipcrypt.war"));

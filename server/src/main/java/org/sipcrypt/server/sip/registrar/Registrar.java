@@ -555,7 +555,7 @@ public final class Registrar implements RegistrarFunction {
     }
 
     /** A contact URI in the form used to compare contacts (RFC 3261 §19.1.4, simplified). */
-    static String contactKey(URI uri) {
+    public static String contactKey(URI uri) {
         if (!(uri instanceof SipURI sip)) {
             return uri.toString();
         }

@@ -1,0 +1,338 @@
+package org.sipcrypt.server.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import gov.nist.javax.sip.address.AddressFactoryImpl;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.text.ParseException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
+import org.sipcrypt.server.location.Binding;
+import org.sipcrypt.server.location.ContactChange;
+import org.sipcrypt.server.location.LocationService;
+import org.sipcrypt.server.location.RegisterChange;
+import org.sipcrypt.server.location.RegisterOutcome;
+import org.sipcrypt.server.sip.registrar.Registrar;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The management API under {@code /admin/} ({@code admin.token}): the bindings of an
+ * address-of-record listed, added and removed at run time, as a registrar's REGISTER would change
+ * them. Every request carries {@code Authorization: Bearer TOKEN} (compared in constant time; 401
+ * with {@code WWW-Authenticate: Bearer} otherwise, before anything else is said) and is logged at
+ * INFO with its caller's address, method, path and answer. JSON in and out.
+ * <ul>
+ *   <li>{@code GET /admin/bindings?aor=sip:alice@example.com}: 200, the AOR's live bindings.</li>
+ *   <li>{@code POST /admin/bindings} with {@code {"aor": ..., "contact": ..., "expires": 3600, "q": 0.5}}
+ *       ({@code q} optional): adds or refreshes that binding; 200 with the AOR's bindings after it,
+ *       403 beyond {@code registrar.maxContacts}, 503 when the location service is full.</li>
+ *   <li>{@code DELETE /admin/bindings?aor=...[&contact=...]}: removes that contact's binding, or
+ *       every binding of the AOR; 200 with the count removed.</li>
+ * </ul>
+ * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
+ * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
+ * Threading: thread-safe; never blocks (answers complete on the location service's threads).
+ */
+public final class AdminApi {
+
+    /** The path prefix this API answers under. */
+    public static final String PREFIX = "/admin/";
+    static final String BINDINGS = PREFIX + "bindings";
+
+    /** The shortest token accepted: 32 characters (e.g. {@code openssl rand -hex 16}). */
+    public static final int MIN_TOKEN_CHARS = org.sipcrypt.server.config.HttpConfig.MIN_ADMIN_TOKEN_CHARS;
+
+    private static final Logger log = LoggerFactory.getLogger(AdminApi.class);
+    private static final String JSON = "application/json";
+    private static final String TEXT = "text/plain; charset=utf-8";
+
+    private final byte[] tokenDigest;
+    private final LocationService location;
+    private final Predicate<URI> served;
+    private final Duration maxExpires;
+    private final Clock clock;
+    private final MeterRegistry registry;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final AddressFactoryImpl uris = new AddressFactoryImpl();
+
+    /**
+     * @param token      the bearer token ({@code admin.token}), at least {@value #MIN_TOKEN_CHARS} characters
+     * @param served     whether a URI's host is a domain this server serves (whatever its port, as for a REGISTER)
+     * @param maxExpires the longest binding the API adds ({@code registrar.maxExpires})
+     */
+    public AdminApi(String token, LocationService location, Predicate<URI> served, Duration maxExpires, Clock clock,
+                    MeterRegistry registry) {
+        Objects.requireNonNull(token, "token");
+        if (token.length() < MIN_TOKEN_CHARS) {
+            throw new IllegalArgumentException("admin.token: at least " + MIN_TOKEN_CHARS + " characters");
+        }
+        this.tokenDigest = sha256(token);
+        this.location = Objects.requireNonNull(location, "location");
+        this.served = Objects.requireNonNull(served, "served");
+        this.maxExpires = Objects.requireNonNull(maxExpires, "maxExpires");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /**
+     * The answer to one request under {@link #PREFIX}.
+     *
+     * @param path          the path without query string
+     * @param query         the raw query string, or null
+     * @param authorization the {@code Authorization} header, or null
+     * @param body          the request body (empty for none)
+     * @param caller        the caller's address, for the log
+     */
+    public CompletableFuture<HttpEndpoints.Answer> answer(String method, String path, String query,
+                                                          String authorization, byte[] body, String caller) {
+        if (!authorized(authorization)) {
+            log.info("admin {}: {} {} -> 401 (no valid bearer token)", caller, method, path);
+            count("unauthorized");
+            return CompletableFuture.completedFuture(new HttpEndpoints.Answer(401, TEXT,
+                    "a bearer token is required (admin.token)\n", null, "Bearer realm=\"sipcrypt-admin\""));
+        }
+        CompletableFuture<HttpEndpoints.Answer> answer;
+        try {
+            answer = route(method, path, params(query), body, caller);
+        } catch (BadRequest e) {
+            answer = CompletableFuture.completedFuture(text(400, e.getMessage()));
+        }
+        return answer.exceptionally(e -> text(503, "location service unavailable: " + rootMessage(e)))
+                .whenComplete((a, e) -> {
+                    log.info("admin {}: {} {}{} -> {}", caller, method, path, query == null ? "" : "?" + query,
+                            a == null ? "failed" : a.status());
+                    count(a == null ? "failed" : Integer.toString(a.status()));
+                });
+    }
+
+    private CompletableFuture<HttpEndpoints.Answer> route(String method, String path, Map<String, String> params,
+                                                          byte[] body, String caller) throws BadRequest {
+        if (!path.equals(BINDINGS)) {
+            return CompletableFuture.completedFuture(text(404, "not found: " + path));
+        }
+        return switch (method) {
+            case "GET" -> list(aor(params.get("aor")));
+            case "DELETE" -> remove(aor(params.get("aor")), params.get("contact"), caller);
+            case "POST" -> add(body, caller);
+            default -> CompletableFuture.completedFuture(
+                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "GET, POST, DELETE"));
+        };
+    }
+
+    private CompletableFuture<HttpEndpoints.Answer> list(String aor) {
+        Instant now = clock.instant();
+        return location.lookup(aor, now).thenApply(r -> json(200, bindings(aor, r.bindings(), now)));
+    }
+
+    private CompletableFuture<HttpEndpoints.Answer> remove(String aor, String contact, String caller)
+            throws BadRequest {
+        Instant now = clock.instant();
+        RegisterChange change;
+        if (contact == null) {
+            change = new RegisterChange(aor, adminCallId(), 1, true, List.of(), received(caller), now);
+        } else {
+            URI uri = uri(contact, "contact");
+            change = new RegisterChange(aor, adminCallId(), 1, false,
+                    List.of(new ContactChange(Registrar.contactKey(uri), uri.toString(), Duration.ZERO, -1)),
+                    received(caller), now);
+        }
+        return location.lookup(aor, now).thenCompose(before -> location.register(change).thenApply(outcome -> {
+            if (!(outcome instanceof RegisterOutcome.Applied applied)) {
+                return text(409, "not removed: " + outcome);
+            }
+            ObjectNode out = mapper.createObjectNode();
+            out.put("aor", aor);
+            out.put("removed", Math.max(0, before.bindings().size() - applied.bindings().size()));
+            return json(200, out);
+        }));
+    }
+
+    private CompletableFuture<HttpEndpoints.Answer> add(byte[] body, String caller) throws BadRequest {
+        JsonNode in;
+        try {
+            in = mapper.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new BadRequest("the body is not JSON: " + e.getOriginalMessage());
+        } catch (java.io.IOException e) {
+            throw new BadRequest("the body cannot be read: " + e.getMessage());
+        }
+        if (in == null || !in.isObject()) {
+            throw new BadRequest("the body must be a JSON object with aor, contact and expires");
+        }
+        String aor = aor(in.path("aor").isTextual() ? in.get("aor").asText() : null);
+        URI contact = uri(in.path("contact").isTextual() ? in.get("contact").asText() : null, "contact");
+        JsonNode expires = in.get("expires");
+        if (expires == null || !expires.canConvertToLong() || expires.asLong() < 1
+                || expires.asLong() > maxExpires.toSeconds()) {
+            throw new BadRequest("expires: whole seconds from 1 to " + maxExpires.toSeconds() + " (registrar.maxExpires)");
+        }
+        float q = -1;
+        if (in.has("q")) {
+            double v = in.get("q").asDouble(-1);
+            if (!in.get("q").isNumber() || v < 0 || v > 1) {
+                throw new BadRequest("q: a number from 0 to 1");
+            }
+            q = (float) v;
+        }
+        Instant now = clock.instant();
+        RegisterChange change = new RegisterChange(aor, adminCallId(), 1, false,
+                List.of(new ContactChange(Registrar.contactKey(contact), contact.toString(),
+                        Duration.ofSeconds(expires.asLong()), q)), received(caller), now);
+        return location.register(change).thenApply(outcome -> {
+            if (outcome instanceof RegisterOutcome.Applied a) {
+                return json(200, bindings(aor, a.bindings(), now));
+            }
+            if (outcome instanceof RegisterOutcome.TooManyContacts t) {
+                return text(403, "more than " + t.limit() + " bindings for " + aor + " (registrar.maxContacts)");
+            }
+            if (outcome instanceof RegisterOutcome.Full f) {
+                return text(503, "the location service holds its most bindings (" + f.limit() + ")");
+            }
+            return text(409, "not added: " + outcome);
+        });
+    }
+
+    private ObjectNode bindings(String aor, List<Binding> bindings, Instant now) {
+        ObjectNode out = mapper.createObjectNode();
+        out.put("aor", aor);
+        ArrayNode list = out.putArray("bindings");
+        for (Binding b : bindings) {
+            ObjectNode o = list.addObject();
+            o.put("contact", b.contact());
+            o.put("expires", b.secondsLeft(now));
+            if (b.q() >= 0) {
+                o.put("q", b.q());
+            }
+            o.put("received", b.received());
+            o.put("flow", b.flow());
+            o.put("nat", b.nat());
+            o.put("instance", b.instance());
+            o.put("regId", b.regId());
+            o.put("path", b.path());
+        }
+        return out;
+    }
+
+    /** The canonical AOR of {@code text}, a SIP URI with a user part in a domain this server serves. */
+    private String aor(String text) throws BadRequest {
+        URI uri = uri(text, "aor");
+        String aor = Registrar.aor(uri);
+        if (aor == null) {
+            throw new BadRequest("aor: a sip or sips URI with a user part, e.g. sip:alice@example.com");
+        }
+        if (!served.test(uri)) {
+            throw new BadRequest("aor: " + ((SipURI) uri).getHost() + " is not a domain this server serves");
+        }
+        return aor;
+    }
+
+    private URI uri(String text, String name) throws BadRequest {
+        if (text == null || text.isBlank()) {
+            throw new BadRequest(name + " is missing");
+        }
+        if (text.length() > 1024) {
+            throw new BadRequest(name + ": longer than 1024 characters");
+        }
+        try {
+            URI uri = uris.createURI(text.trim());
+            if (!(uri instanceof SipURI)) {
+                throw new BadRequest(name + ": not a sip or sips URI: " + text);
+            }
+            return uri;
+        } catch (ParseException | RuntimeException e) {
+            throw new BadRequest(name + ": not a URI: " + text);
+        }
+    }
+
+    private boolean authorized(String authorization) {
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        return MessageDigest.isEqual(tokenDigest, sha256(authorization.substring(7).trim()));
+    }
+
+    /** The query parameters (the last of each name), decoded. */
+    static Map<String, String> params(String query) throws BadRequest {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (query == null || query.isEmpty()) {
+            return out;
+        }
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            try {
+                out.put(URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8),
+                        eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                throw new BadRequest("a query parameter is not URL-encoded: " + pair);
+            }
+        }
+        return out;
+    }
+
+    private static String adminCallId() {
+        return "admin-" + UUID.randomUUID();
+    }
+
+    private static String received(String caller) {
+        return "http:" + caller;
+    }
+
+    private HttpEndpoints.Answer json(int status, JsonNode body) {
+        try {
+            return new HttpEndpoints.Answer(status, JSON, mapper.writeValueAsString(body) + "\n", null);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a tree of plain values always writes", e);
+        }
+    }
+
+    private static HttpEndpoints.Answer text(int status, String message) {
+        return new HttpEndpoints.Answer(status, TEXT, message + "\n", null);
+    }
+
+    private void count(String result) {
+        registry.counter("http.admin.requests", "result", result).increment();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    /** A request this API cannot act on: 400 with the message. */
+    static final class BadRequest extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message);
+        }
+    }
+}
