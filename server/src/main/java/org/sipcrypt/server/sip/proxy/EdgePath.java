@@ -5,11 +5,10 @@ import java.util.ListIterator;
 import javax.sip.address.SipURI;
 import javax.sip.header.ContactHeader;
 import javax.sip.header.Header;
-import javax.sip.header.SupportedHeader;
-import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.transport.Listener;
 
@@ -35,25 +34,12 @@ final class EdgePath {
 
     /** Whether this proxy is the first hop of {@code request}: it carries one Via. */
     static boolean firstHop(Request request) {
-        ListIterator<?> vias = request.getHeaders(ViaHeader.NAME);
-        int n = 0;
-        while (vias != null && vias.hasNext()) {
-            vias.next();
-            n++;
-        }
-        return n == 1;
+        return Registrar.viaCount(request) == 1;
     }
 
     /** Whether {@code request} lists {@code tag} in a Supported header. */
     static boolean supported(Request request, String tag) {
-        ListIterator<?> it = request.getHeaders(SupportedHeader.NAME);
-        while (it != null && it.hasNext()) {
-            String listed = ((SupportedHeader) it.next()).getOptionTag();
-            if (listed != null && tag.equalsIgnoreCase(listed.trim())) {
-                return true;
-            }
-        }
-        return false;
+        return Registrar.supported(request, tag);
     }
 
     /** Whether a Contact of the REGISTER has a {@code reg-id}: an RFC 5626 outbound registration. */

@@ -227,7 +227,8 @@ public final class Registrar implements RegistrarFunction {
         return false;
     }
 
-    private static int viaCount(Request request) {
+    /** How many Via entries {@code request} carries. */
+    public static int viaCount(Request request) {
         int n = 0;
         for (ListIterator<?> it = request.getHeaders(ViaHeader.NAME); it != null && it.hasNext(); it.next()) {
             n++;
@@ -280,7 +281,7 @@ public final class Registrar implements RegistrarFunction {
     }
 
     /** Whether {@code request} lists {@code tag} in a Supported header. */
-    private static boolean supported(Request request, String tag) {
+    public static boolean supported(Request request, String tag) {
         ListIterator<?> it = request.getHeaders(SupportedHeader.NAME);
         while (it != null && it.hasNext()) {
             String listed = ((SupportedHeader) it.next()).getOptionTag();
