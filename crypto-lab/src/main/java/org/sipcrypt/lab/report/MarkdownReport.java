@@ -13,7 +13,8 @@ import org.sipcrypt.lab.runner.Study;
  * (mean ± 95 % confidence interval over valid repetitions, CPU per call relative to the udp and tcp
  * baselines, and the lab's own CPU per call by role, flagged where the generator or the UAS cost more
  * than a third of the server's), the ciphers ranked by their CPU per call as a ratio to tcp's in the
- * same round, the distribution of call response times over the literature's buckets, the peak table and why any repetition was left out; then the cost model when one is given.
+ * same round, the distribution of call response times over the literature's buckets, the peak table
+ * and why any repetition was left out; then the cost model when one is given.
  * Threading: immutable (static functions only).
  */
 public final class MarkdownReport {
@@ -61,7 +62,8 @@ public final class MarkdownReport {
                         Tables.PRECISION_PCT));
             } else {
                 b.append(String.format(Locale.ROOT, "\nWIDE: CPU per call known to worse than ±%.0f %%, too imprecise to"
-                        + " rank cipher suites by (more repetitions or a longer run narrow it):\n\n", Tables.PRECISION_PCT));
+                        + " compare cipher suites by their CPU per call (more repetitions or a longer run narrow"
+                        + " it):\n\n", Tables.PRECISION_PCT));
                 for (String line : wide) {
                     b.append("- ").append(inline(line)).append('\n');
                 }

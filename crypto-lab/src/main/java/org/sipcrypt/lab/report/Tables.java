@@ -162,7 +162,7 @@ final class Tables {
                 + " baseline, so there is no ratio to tcp's in the same round to rank by.";
     }
 
-    /** A ratio estimate as a multiple with its interval: ×1.14 ± 0.02; n/a when unknown. */
+    /** A ratio estimate as a multiple with its interval: ×1.142 ± 0.021; n/a when unknown. */
     static String ratio(Estimate e) {
         if (!e.known()) {
             return "n/a";
@@ -359,7 +359,7 @@ final class Tables {
     }
 
     /**
-     * How wide a CPU-per-call interval may be, in % of its mean either way, for the point to rank
+     * How wide a CPU-per-call interval may be, in % of its mean either way, for the point to compare
      * cipher suites by: points beyond it are flagged in the tables and listed under the table.
      */
     static final double PRECISION_PCT = 5.0;
@@ -382,7 +382,7 @@ final class Tables {
 
     /**
      * One line per fixed-rate point whose CPU-per-call interval is wider than {@link #PRECISION_PCT},
-     * empty when every point is precise enough to rank by.
+     * empty when every point is precise enough to compare cipher suites by.
      */
     static List<String> imprecise(List<Aggregate> fixed) {
         List<String> lines = new ArrayList<>();
