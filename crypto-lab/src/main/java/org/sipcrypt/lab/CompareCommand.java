@@ -127,7 +127,8 @@ final class CompareCommand extends LabCommand {
 
         @Option(names = "--fresh-servers",
                 description = "Start a fresh server, and warm it up, for every repetition of a fixed-rate point,"
-                        + " instead of one warm server per cipher whose repetitions are interleaved windows.")
+                        + " instead of one warm server per cipher whose repetitions are interleaved windows, so"
+                        + " that the intervals also cover what differs from one server JVM to the next.")
         boolean freshServers;
 
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")

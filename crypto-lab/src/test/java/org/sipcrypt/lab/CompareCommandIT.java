@@ -84,13 +84,21 @@ class CompareCommandIT {
                         && said.toString().contains("chain tcp #1: 20/s") && said.toString().contains("[7/7, "),
                 "each step says which of how many it is and the time left\n" + said);
         assertEquals(1, benches(out.resolve("work"), "chain-sipcrypt-tcp-"), "one server for tcp's two repetitions");
+        for (Study s : studies) {
+            // the study's records: both repetitions of a cipher measured the same server process
+            assertEquals(2, serverPids(s.fixed()), "a server per cipher: " + s.fixed());
+            assertEquals(1, serverPids(s.fixed().stream().filter(p -> p.cipher().equals("tcp")).toList()));
+        }
         assertTrue(studies.get(0).environment().pinning().endsWith("one warm server per cipher, repetitions as"
                 + " interleaved windows"), studies.get(0).environment().pinning());
         String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("| CPU pinning |"), md);
         assertTrue(md.contains("| tcp |") && md.contains("| aes |"), md);
         assertTrue(md.contains("| generator µs/call | UAS µs/call |"), md);
-        assertTrue(csv.get(0).endsWith(",generator_cpu_us_per_call,uas_cpu_us_per_call"), csv.get(0));
+        assertTrue(csv.get(0).endsWith(",generator_cpu_us_per_call,uas_cpu_us_per_call,server_cpu_ratio_to_tcp"),
+                csv.get(0));
+        assertTrue(md.contains("### Ranking") && md.contains("Ranked by each cipher's server CPU per call as a ratio"
+                + " to tcp's in the same round"), md);
         assertTrue(md.contains("Cost model"), md);
         DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(out.resolve("report.html").toFile());
 
@@ -108,17 +116,49 @@ class CompareCommandIT {
     }
 
     @Test
-    void freshServersStartAServerForEveryRepetition() throws Exception {
+    void freshServersStartAServerForEveryRoundOfEveryCipher() throws Exception {
         Path out = dir.resolve("fresh");
         StringWriter said = new StringWriter();
-        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "udp", "--rate", "20", "--duration", "2",
+        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "tcp,aes", "--rate", "20", "--duration", "2",
                 "--warmup", "1", "--repeat", "2", "--fresh-servers", "--out", out.toString(),
                 "--db", "jdbc:h2:file:" + dir.resolve("db/fresh"));
         assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
-        assertEquals(2, JsonExport.read(out.resolve("results.json")).get(0).fixed().size(), said.toString());
-        assertEquals(2, benches(out.resolve("work"), "chain-sipcrypt-udp-"), "a server per repetition");
-        assertTrue(said.toString().contains("[1/2] chain udp #1") && said.toString().contains("[2/2, "), said.toString());
-        assertTrue(said.toString().contains("a fresh server per repetition"), said.toString());
+        Study study = JsonExport.read(out.resolve("results.json")).get(0);
+        List<PointRun> points = study.fixed();
+        assertEquals(List.of("tcp", "aes", "aes", "tcp"), points.stream().map(PointRun::cipher).toList(), said.toString());
+        // the study's records: every point measured a server process of its own
+        assertEquals(4, serverPids(points), "a server per cipher and round: " + points);
+        assertEquals(2, benches(out.resolve("work"), "chain-sipcrypt-tcp-"), "a server per repetition");
+        assertEquals(2, benches(out.resolve("work"), "chain-sipcrypt-aes-"), "a server per repetition");
+        assertTrue(said.toString().contains("[1/4] chain tcp #1") && said.toString().contains("[4/4, "), said.toString());
+        assertTrue(study.environment().pinning().endsWith("a fresh server per repetition"),
+                study.environment().pinning());
+        // results.csv: each point's ratio is its CPU per call over that of tcp's point of the same round
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
+        List<String> header = List.of(csv.get(0).split(",", -1));
+        for (String line : csv.subList(1, csv.size())) {
+            List<String> row = List.of(line.split(",", -1));
+            int round = Integer.parseInt(row.get(header.indexOf("repetition")));
+            PointRun p = point(points, row.get(header.indexOf("cipher")), round);
+            PointRun tcp = point(points, "tcp", round);
+            double ratio = Double.parseDouble(row.get(header.indexOf("server_cpu_ratio_to_tcp")));
+            if (p.invalid() != null || tcp.invalid() != null) {
+                assertEquals(-1, ratio, line);
+            } else {
+                assertEquals(p.server().cpuMicrosPerCall() / tcp.server().cpuMicrosPerCall(), ratio, 1e-9, line);
+            }
+        }
+    }
+
+    private static PointRun point(List<PointRun> points, String cipher, int round) {
+        return points.stream().filter(p -> p.cipher().equals(cipher) && p.repetition() == round).findFirst()
+                .orElseThrow();
+    }
+
+    /** How many server processes measured the points, by the PIDs in their records (all known). */
+    private static long serverPids(List<PointRun> points) {
+        points.forEach(p -> assertTrue(p.server().pid() > 0, "the server's PID recorded: " + p.server()));
+        return points.stream().map(p -> p.server().pid()).distinct().count();
     }
 
     /** How many server work directories a comparison made whose names begin so. */

@@ -55,8 +55,12 @@ import org.sipcrypt.lab.runner.Study;
  * @param invalidRuns         repetitions left out, with their reason in {@link PointRun#invalid()}
  * @param cpuPerCallWithinRun the server's CPU time per call over the study's complete rounds, its
  *                            interval with the rounds' shifts regressed out ({@link Rounds});
- *                            {@link Estimate#NONE} when the study has no two ciphers with three
+ *                            {@link Estimate#NONE} when the study has no two ciphers with five
  *                            complete rounds (or the aggregate was made from repetitions alone)
+ * @param cpuRatioToTcp       the server's CPU per call as a ratio to tcp's in the same round, mean and
+ *                            interval over the rounds where both counted ({@link SameRoundRatios}): the
+ *                            figure the reports rank ciphers by; {@link Estimate#NONE} without a tcp
+ *                            baseline in the study (or when made from repetitions alone)
  */
 public record Aggregate(String scenario, String cipher, double offeredCps, int validRepetitions, int allRepetitions,
                         Estimate completedCps, Estimate failedPct, Estimate crtP50Ms, Estimate crtP90Ms,
@@ -65,7 +69,7 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                         Estimate generatorCpuPct, Estimate generatorCpuMicrosPerCall, Estimate uasCpuMicrosPerCall,
                         Estimate handshakesPerSecond,
                         Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns,
-                        Estimate cpuPerCallWithinRun)
+                        Estimate cpuPerCallWithinRun, Estimate cpuRatioToTcp)
         implements ScenarioCipher {
 
     /** The mode of fixed-rate points in {@link PointRun#mode()}. */
@@ -83,6 +87,7 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
         crtBucketCounts = crtBucketCounts.clone();
         invalidRuns = List.copyOf(invalidRuns);
         Objects.requireNonNull(cpuPerCallWithinRun, "cpuPerCallWithinRun");
+        Objects.requireNonNull(cpuRatioToTcp, "cpuRatioToTcp");
     }
 
     @Override
@@ -141,20 +146,22 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 known(valid, p -> p.server().gcPauseTotalMs()), known(valid, p -> p.server().gcPauseMaxMs()),
                 known(valid, p -> p.uac().cpuPercent()), known(valid, p -> p.labCpu().generatorMicrosPerCall()),
                 known(valid, p -> p.labCpu().uasMicrosPerCall()), all(valid, PointRun::handshakesPerSecond),
-                known(valid, PointRun::resumptionPct), buckets, invalid, Estimate.NONE);
+                known(valid, PointRun::resumptionPct), buckets, invalid, Estimate.NONE, Estimate.NONE);
     }
 
-    /** This aggregate with the CPU per call within its study's run. */
-    Aggregate withCpuPerCallWithinRun(Estimate e) {
+    /** This aggregate with the figures that take its study's rounds into account. */
+    Aggregate withRoundFigures(Estimate withinRun, Estimate ratioToTcp) {
         return new Aggregate(scenario, cipher, offeredCps, validRepetitions, allRepetitions, completedCps, failedPct,
                 crtP50Ms, crtP90Ms, crtP99Ms, kbps, serverCpuPct, cpuMicrosPerCall, heapAfterGcMiB, gcPauseTotalMs,
                 gcPauseMaxMs, generatorCpuPct, generatorCpuMicrosPerCall,
-                uasCpuMicrosPerCall, handshakesPerSecond, resumptionPct, crtBucketCounts, invalidRuns, e);
+                uasCpuMicrosPerCall, handshakesPerSecond, resumptionPct, crtBucketCounts, invalidRuns, withinRun,
+                ratioToTcp);
     }
 
     /**
-     * The CPU per call to rank ciphers by within this study: {@link #cpuPerCallWithinRun()} when it has an
-     * interval, the plain estimate over windows otherwise.
+     * The CPU per call the reports show for this cipher, and rank ciphers by when their study has no tcp
+     * baseline (with one they rank by {@link #cpuRatioToTcp()}): {@link #cpuPerCallWithinRun()} when it
+     * has an interval, the plain estimate over windows otherwise.
      */
     public Estimate cpuPerCallRanked() {
         return cpuPerCallWithinRun.hasInterval() ? cpuPerCallWithinRun : cpuMicrosPerCall;
@@ -175,10 +182,16 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
         }
         Map<String, Map<String, Estimate>> within = new LinkedHashMap<>();
         byScenario.forEach((scenario, values) -> within.put(scenario, Rounds.withinRun(values)));
+        Map<String, Map<String, Estimate>> ratios = new LinkedHashMap<>();
+        for (PointRun p : points) {
+            ratios.computeIfAbsent(p.scenario(), k -> SameRoundRatios.perCipher(
+                    points.stream().filter(q -> q.scenario().equals(k)).toList()));
+        }
         List<Aggregate> result = new ArrayList<>();
         for (Aggregate a : out) {
-            Estimate e = within.getOrDefault(a.scenario(), Map.of()).get(a.cipher());
-            result.add(e == null ? a : a.withCpuPerCallWithinRun(e));
+            Estimate e = within.getOrDefault(a.scenario(), Map.of()).getOrDefault(a.cipher(), Estimate.NONE);
+            Estimate r = ratios.getOrDefault(a.scenario(), Map.of()).getOrDefault(a.cipher(), Estimate.NONE);
+            result.add(a.withRoundFigures(e, r));
         }
         return result;
     }

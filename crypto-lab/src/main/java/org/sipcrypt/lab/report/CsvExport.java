@@ -38,15 +38,19 @@ public final class CsvExport {
      * server's collector pauses over the measured part (-1 unknown), {@code valid} is false for a
      * point that says nothing about the server (a saturated generator), {@code failure_causes} is
      * {@code cause=count;cause=count} sorted by cause; {@code generator_cpu_us_per_call} and
-     * {@code uas_cpu_us_per_call} are the lab's own CPU per call by role (-1 unknown), last so that
-     * readers of the older columns keep working.
+     * {@code uas_cpu_us_per_call} are the lab's own CPU per call by role (-1 unknown);
+     * {@code server_cpu_ratio_to_tcp} is the point's {@code server_cpu_us_per_call} divided by that of the
+     * tcp point of the same study, scenario and repetition (round), the figure the reports rank by
+     * ({@link SameRoundRatios}), -1 where it is not counted: a ramp's step, an invalid point on either
+     * side, no valid tcp point in that round. New columns come last so that readers of the older ones
+     * keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
             "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150", "kbps", "server_cpu_pct",
             "server_cpu_us_per_call", "heap_after_gc_mb", "gc_pause_total_ms", "gc_pause_max_ms", "generator_cpu_pct",
             "handshakes_per_s", "resumption_pct", "valid", "failure_causes", "generator_cpu_us_per_call",
-            "uas_cpu_us_per_call");
+            "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -78,11 +82,11 @@ public final class CsvExport {
         row(out, POINT_COLUMNS);
         for (Study s : studies) {
             for (PointRun p : s.fixed()) {
-                row(out, pointFields(s.id(), p));
+                row(out, pointFields(s.id(), p, SameRoundRatios.of(p, s.fixed())));
             }
             for (PeakSearch r : s.peaks()) {
                 for (PointRun p : r.steps()) {
-                    row(out, pointFields(s.id(), p));
+                    row(out, pointFields(s.id(), p, Double.NaN));
                 }
             }
         }
@@ -100,7 +104,8 @@ public final class CsvExport {
         }
     }
 
-    private static List<String> pointFields(long studyId, PointRun p) {
+    /** @param ratioToTcp the point's CPU per call to tcp's in the same round, NaN where not counted */
+    private static List<String> pointFields(long studyId, PointRun p, double ratioToTcp) {
         RunSummary uac = p.uac();
         List<String> f = new ArrayList<>(POINT_COLUMNS.size());
         f.add(Long.toString(studyId));
@@ -133,6 +138,7 @@ public final class CsvExport {
         f.add(causes(uac.causes()));
         f.add(number(p.labCpu().generatorMicrosPerCall()));
         f.add(number(p.labCpu().uasMicrosPerCall()));
+        f.add(Double.isFinite(ratioToTcp) ? number(ratioToTcp) : "-1");
         return f;
     }
 

@@ -17,7 +17,8 @@ import org.sipcrypt.lab.runner.Study;
 /**
  * The lab's report as one self-contained HTML5 page: the tables of {@link MarkdownReport} (and its
  * list of ciphers whose generator or UAS cost more than a third of the server's per call) plus, per
- * study, bar charts of throughput at the fixed rate and at peak, of CPU per call and of the CRT
+ * study, bar charts of throughput at the fixed rate and at peak, of CPU per call (and as a ratio to
+ * tcp's in the same round, the ranking's figure) and of the CRT
  * percentiles (with 95 % confidence whiskers), and the CRT distribution over the literature's buckets.
  * CSS and SVG are inline and nothing is fetched, so the file opens offline in any browser; every tag
  * is closed, so the page is also well-formed XML.
@@ -79,8 +80,7 @@ public final class HtmlReport {
         if (!fixed.isEmpty()) {
             b.append("<h3>Fixed rate</h3>\n");
             table(b, Tables.fixed(fixed));
-            paragraph(b, "CPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.",
-                    "note");
+            paragraph(b, Tables.BASELINE_NOTE, "note");
             paragraph(b, Tables.CPU_NOTE, "note");
             paragraph(b, Tables.LAB_CPU_NOTE, "note");
             List<String> heavy = Tables.heavyLab(fixed);
@@ -94,6 +94,9 @@ public final class HtmlReport {
             } else if (Tables.labCpuWithinShare(fixed) != null) {
                 paragraph(b, Tables.labCpuWithinShare(fixed), null);
             }
+            b.append("<h3>Ranking</h3>\n");
+            table(b, Tables.ranking(fixed));
+            paragraph(b, Tables.rankingNote(fixed), "note");
             b.append("<h3>Call response time distribution</h3>\n");
             table(b, Tables.crtBuckets(fixed));
         }
@@ -133,6 +136,10 @@ public final class HtmlReport {
                     List.of(series("mean of valid repetitions", fixed, Aggregate::completedCps))));
             out.add(SvgCharts.bars(name + ": server CPU per call", "CPU µs per call", ciphers,
                     List.of(series("mean of valid repetitions", fixed, Aggregate::cpuPerCallRanked))));
+            if (Tables.rankedByRatio(fixed)) {
+                out.add(SvgCharts.bars(name + ": server CPU per call / tcp's in the same round", "ratio to tcp",
+                        ciphers, List.of(series("mean over rounds", fixed, Aggregate::cpuRatioToTcp))));
+            }
             out.add(SvgCharts.bars(name + ": call response time percentiles", "ms", ciphers,
                     List.of(series("p50", fixed, Aggregate::crtP50Ms), series("p90", fixed, Aggregate::crtP90Ms),
                             series("p99", fixed, Aggregate::crtP99Ms))));

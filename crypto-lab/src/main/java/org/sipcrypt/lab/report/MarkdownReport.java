@@ -12,8 +12,9 @@ import org.sipcrypt.lab.runner.Study;
  * The lab's report as GitHub-flavoured Markdown: the environment, then per study its fixed-rate table
  * (mean ± 95 % confidence interval over valid repetitions, CPU per call relative to the udp and tcp
  * baselines, and the lab's own CPU per call by role, flagged where the generator or the UAS cost more
- * than a third of the server's), the distribution of call response times over the literature's
- * buckets, the peak table and why any repetition was left out; then the cost model when one is given.
+ * than a third of the server's), the ciphers ranked by their CPU per call as a ratio to tcp's in the
+ * same round, the distribution of call response times over the literature's buckets, the peak table
+ * and why any repetition was left out; then the cost model when one is given.
  * Threading: immutable (static functions only).
  */
 public final class MarkdownReport {
@@ -53,7 +54,7 @@ public final class MarkdownReport {
         if (!fixed.isEmpty()) {
             b.append("\n### Fixed rate\n\n");
             table(b, Tables.fixed(fixed));
-            b.append("\nCPU vs udp / tcp: the server's CPU per call as a multiple of the baseline's in this study.\n");
+            b.append('\n').append(Tables.BASELINE_NOTE).append('\n');
             b.append('\n').append(Tables.CPU_NOTE).append('\n');
             List<String> wide = Tables.imprecise(fixed);
             if (wide.isEmpty()) {
@@ -61,7 +62,8 @@ public final class MarkdownReport {
                         Tables.PRECISION_PCT));
             } else {
                 b.append(String.format(Locale.ROOT, "\nWIDE: CPU per call known to worse than ±%.0f %%, too imprecise to"
-                        + " rank cipher suites by (more repetitions or a longer run narrow it):\n\n", Tables.PRECISION_PCT));
+                        + " compare cipher suites by their CPU per call (more repetitions or a longer run narrow"
+                        + " it):\n\n", Tables.PRECISION_PCT));
                 for (String line : wide) {
                     b.append("- ").append(inline(line)).append('\n');
                 }
@@ -76,6 +78,9 @@ public final class MarkdownReport {
             } else if (Tables.labCpuWithinShare(fixed) != null) {
                 b.append('\n').append(inline(Tables.labCpuWithinShare(fixed))).append('\n');
             }
+            b.append("\n### Ranking\n\n");
+            table(b, Tables.ranking(fixed));
+            b.append('\n').append(inline(Tables.rankingNote(fixed))).append('\n');
             b.append("\n### Call response time distribution\n\n");
             table(b, Tables.crtBuckets(fixed));
         }

@@ -82,14 +82,13 @@ final class Tables {
 
     static Table fixed(List<Aggregate> aggregates) {
         Optional<Aggregate> udp = Aggregate.find(aggregates, UDP);
-        Optional<Aggregate> tcp = Aggregate.find(aggregates, TCP);
         List<List<String>> rows = new ArrayList<>();
         for (Aggregate a : aggregates) {
             rows.add(List.of(a.cipher(), num(a.offeredCps()), est(a.completedCps()), num(a.failedPct().mean()),
                     num(a.crtP50Ms().mean()) + " / " + num(a.crtP90Ms().mean()) + " / " + num(a.crtP99Ms().mean()),
                     num(a.kbps().mean()), num(a.serverCpuPct().mean()), flagged(a.cpuPerCallRanked()),
                     widthPct(a.cpuMicrosPerCall()),
-                    times(udp.map(a::cpuRatio).orElse(Double.NaN)), times(tcp.map(a::cpuRatio).orElse(Double.NaN)),
+                    times(udp.map(a::cpuRatio).orElse(Double.NaN)), times(a.cpuRatioToTcp().mean()),
                     num(a.handshakesPerSecond().mean()), num(a.resumptionPct().mean()), num(a.heapAfterGcMiB().mean()),
                     num(a.gcPauseTotalMs().mean()) + " / " + num(a.gcPauseMaxMs().mean()),
                     num(a.generatorCpuPct().mean()), heavy(a.generatorCpuMicrosPerCall(), a, "generator"),
@@ -99,6 +98,76 @@ final class Tables {
                 "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "± % with drift", "CPU vs udp", "CPU vs tcp", "TLS hs/s",
                 "resumed %", "heap MiB", "GC pauses total / max ms", "generator CPU %", "generator µs/call", "UAS µs/call",
                 "reps valid/all"), rows);
+    }
+
+    /** What the fixed-rate table's two baseline columns are, under it in both reports. */
+    static final String BASELINE_NOTE = "CPU vs udp: the server's CPU per call as a multiple of udp's, mean against"
+            + " mean, in this study. CPU vs tcp: the mean over the rounds of the server's CPU per call as a multiple of"
+            + " tcp's in the same round (the ranking's figure).";
+
+    /**
+     * The fixed-rate ciphers ranked, cheapest first, by their CPU per call as a ratio to tcp's in the
+     * same round ({@link Aggregate#cpuRatioToTcp()}), or by their CPU per call
+     * ({@link Aggregate#cpuPerCallRanked()}) when the study has no tcp baseline; a cipher without the
+     * figure comes last. "apart from the next" says whether its interval lies wholly below the next
+     * cipher's (yes), or the two overlap, so that the run does not tell their order.
+     */
+    static Table ranking(List<Aggregate> fixed) {
+        boolean byRatio = rankedByRatio(fixed);
+        List<Aggregate> sorted = new ArrayList<>(fixed);
+        sorted.sort(java.util.Comparator.comparingDouble(a -> {
+            double v = rankedFigure(a, byRatio).mean();
+            return Double.isFinite(v) ? v : Double.MAX_VALUE;
+        }));
+        List<List<String>> rows = new ArrayList<>();
+        for (int i = 0; i < sorted.size(); i++) {
+            Aggregate a = sorted.get(i);
+            Estimate e = rankedFigure(a, byRatio);
+            rows.add(List.of(Integer.toString(i + 1), a.cipher(), byRatio ? ratio(e) : est(e), widthPct(e),
+                    Integer.toString(e.n()), i + 1 < sorted.size() ? apart(e, rankedFigure(sorted.get(i + 1), byRatio))
+                            : ""));
+        }
+        return new Table("rlrrrl", List.of("rank", "cipher", byRatio ? "CPU per call / tcp's, same round ± CI"
+                : "CPU µs/call ± CI", "± %", byRatio ? "rounds" : "repetitions", "apart from the next"), rows);
+    }
+
+    /** Whether {@link #ranking} ranks by the ratio to tcp: some cipher of the study has it. */
+    static boolean rankedByRatio(List<Aggregate> fixed) {
+        return fixed.stream().anyMatch(a -> a.cpuRatioToTcp().known());
+    }
+
+    private static Estimate rankedFigure(Aggregate a, boolean byRatio) {
+        return byRatio ? a.cpuRatioToTcp() : a.cpuPerCallRanked();
+    }
+
+    /** Whether {@code e}'s interval lies wholly below {@code next}'s: yes, no (they overlap), or n/a. */
+    private static String apart(Estimate e, Estimate next) {
+        if (!e.hasInterval() || !next.hasInterval()) {
+            return "n/a";
+        }
+        return e.mean() + e.halfWidth95() < next.mean() - next.halfWidth95() ? "yes" : "no: the intervals overlap";
+    }
+
+    /** The sentence under {@link #ranking}: which figure ranks the ciphers, and what its interval holds. */
+    static String rankingNote(List<Aggregate> fixed) {
+        if (rankedByRatio(fixed)) {
+            return "Ranked by each cipher's server CPU per call as a ratio to tcp's in the same round (cheapest first):"
+                    + " the mean over the rounds in which both points were valid, ± the 95 % confidence interval over"
+                    + " those rounds' ratios (Student's t). A shift of the machine between rounds moves both points of a"
+                    + " round and cancels in their ratio. With a fresh server per repetition (compare --fresh-servers;"
+                    + " the environment's CPU pinning column says how the servers ran) the interval also covers what"
+                    + " differs from one server JVM to the next; with one warm server per cipher it does not.";
+        }
+        return "Ranked by CPU µs/call ± CI, the fixed-rate table's figure (cheapest first): this study has no tcp"
+                + " baseline, so there is no ratio to tcp's in the same round to rank by.";
+    }
+
+    /** A ratio estimate as a multiple with its interval: ×1.142 ± 0.021; n/a when unknown. */
+    static String ratio(Estimate e) {
+        if (!e.known()) {
+            return "n/a";
+        }
+        return e.hasInterval() ? String.format(Locale.ROOT, "×%.3f ± %.3f", e.mean(), e.halfWidth95()) : times(e.mean());
     }
 
     /** What the lab's CPU per call by role means, under the fixed-rate table in both reports. */
@@ -227,8 +296,9 @@ final class Tables {
             + " each other; each cipher's windows are regressed on its round's shift as the other ciphers show it"
             + " (the machine's speed, the generator's timing), and the interval is that of its mean with what the"
             + " shifts explain taken out: how well this run tells the ciphers apart. ± % with drift: the plain"
-            + " interval over the windows, shifts included. Neither covers what differs from one server JVM to the"
-            + " next. Without two ciphers and five complete rounds both are the plain interval.";
+            + " interval over the windows, shifts included. On one warm server per cipher neither covers what"
+            + " differs from one server JVM to the next. Without two ciphers and five complete rounds both are the"
+            + " plain interval.";
 
     static final String PEAK_NOTE = "Peak: highest offered rate with under 1 % of calls failed; sustainable: highest"
             + " rate whose completed rate kept up with it (0: no step kept up; a ramp does not search below its start).";
@@ -289,7 +359,7 @@ final class Tables {
     }
 
     /**
-     * How wide a CPU-per-call interval may be, in % of its mean either way, for the point to rank
+     * How wide a CPU-per-call interval may be, in % of its mean either way, for the point to compare
      * cipher suites by: points beyond it are flagged in the tables and listed under the table.
      */
     static final double PRECISION_PCT = 5.0;
@@ -312,7 +382,7 @@ final class Tables {
 
     /**
      * One line per fixed-rate point whose CPU-per-call interval is wider than {@link #PRECISION_PCT},
-     * empty when every point is precise enough to rank by.
+     * empty when every point is precise enough to compare cipher suites by.
      */
     static List<String> imprecise(List<Aggregate> fixed) {
         List<String> lines = new ArrayList<>();

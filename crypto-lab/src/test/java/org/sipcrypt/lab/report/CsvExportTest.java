@@ -66,9 +66,10 @@ class CsvExportTest {
         assertEquals(CsvExport.POINT_COLUMNS, header);
         assertEquals(List.of("crt_0_30", "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150"),
                 header.subList(header.indexOf("crt_0_30"), header.indexOf("crt_over_150") + 1));
-        // the lab's CPU per call by role came later: appended, so readers of the older columns keep working
-        assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call"),
-                header.subList(header.size() - 4, header.size()));
+        // the lab's CPU per call by role and the ratio to tcp came later: appended, so readers of the
+        // older columns keep working
+        assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call",
+                "server_cpu_ratio_to_tcp"), header.subList(header.size() - 5, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());

@@ -1,0 +1,72 @@
+package org.sipcrypt.lab.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.sipcrypt.lab.report.Stats.Estimate;
+import org.sipcrypt.lab.runner.PointRun;
+
+/**
+ * Each cipher's server CPU per call as a ratio to the {@value #BASELINE} baseline's in the same round
+ * (repetition) of the same scenario: the figure the reports rank ciphers by. A comparison measures
+ * every cipher once per round, the rounds one after the other, so what shifts the machine's speed
+ * from one round to the next (its clock, its neighbours) moves a cipher's point and tcp's point of
+ * that round together and cancels in their ratio, where it widens the interval of the CPU per call
+ * itself. With {@code compare --fresh-servers} every point ran in a server JVM of its own, so the
+ * spread of the ratios over the rounds, and with it their interval, also holds what differs from one
+ * server JVM to the next; on one warm server per cipher it does not.
+ * <p>
+ * A round counts for a cipher when its fixed-rate point and tcp's are both valid with a known CPU
+ * per call; the estimate is the mean of the counted rounds' ratios with Student's t interval over
+ * them (n − 1 degrees of freedom). tcp's own ratio is 1 in every round it counts.
+ * Threading: immutable (static functions only).
+ */
+final class SameRoundRatios {
+
+    /** The baseline every ratio is taken to. */
+    static final String BASELINE = "tcp";
+
+    private SameRoundRatios() {
+    }
+
+    /**
+     * The ratio of {@code p}'s server CPU per call to that of the {@value #BASELINE} point of the same
+     * scenario and round among {@code points}; NaN when either does not count (a ramp's step, an
+     * invalid point, an unknown CPU per call, no baseline point in that round).
+     */
+    static double of(PointRun p, List<PointRun> points) {
+        if (!counts(p)) {
+            return Double.NaN;
+        }
+        for (PointRun b : points) {
+            if (b.cipher().equals(BASELINE) && b.scenario().equals(p.scenario()) && b.repetition() == p.repetition()
+                    && counts(b)) {
+                return p.server().cpuMicrosPerCall() / b.server().cpuMicrosPerCall();
+            }
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * Per cipher among {@code points} (fixed-rate points of one scenario), the mean and interval of its
+     * ratios over the rounds that count; a cipher without such a round is absent, and so is every
+     * cipher when there is no counted {@value #BASELINE} point.
+     */
+    static Map<String, Estimate> perCipher(List<PointRun> points) {
+        Map<String, List<Double>> ratios = new LinkedHashMap<>();
+        for (PointRun p : points) {
+            double r = of(p, points);
+            if (Double.isFinite(r)) {
+                ratios.computeIfAbsent(p.cipher(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        Map<String, Estimate> out = new LinkedHashMap<>();
+        ratios.forEach((cipher, values) -> out.put(cipher, Stats.estimate(values)));
+        return out;
+    }
+
+    private static boolean counts(PointRun p) {
+        return Aggregate.FIXED.equals(p.mode()) && p.invalid() == null && p.server().cpuMicrosPerCall() > 0;
+    }
+}
