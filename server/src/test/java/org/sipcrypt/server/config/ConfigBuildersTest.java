@@ -97,7 +97,8 @@ class ConfigBuildersTest {
         } else if (type == Duration.class) {
             return ((Duration) value).plusSeconds(1);
         } else if (type == String.class) {
-            return "changed-0123456789";
+            // long enough for every string setting, admin.token (32 characters) included
+            return "changed-0123456789-0123456789-0123456789";
         } else if (type == Path.class) {
             // readable, as the checks across records want of TLS files
             return value == null ? Path.of("pom.xml") : Path.of(value + "-changed");
