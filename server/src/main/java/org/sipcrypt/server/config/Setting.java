@@ -360,7 +360,7 @@ public enum Setting {
                     + " JDK's trust store for outgoing TLS.",
             c -> optional(c.tls().trust()), (b, k, v) -> b.tls().trust(path(k, one(k, v)))),
     TLS_CIPHERS("tls.ciphers", Kind.REPEATABLE, "NAME",
-            "Cipher-suite providers (aes, 3des, camellia, seed, rc4) or suite names, most preferred first (the"
+            "Cipher-suite providers (aes, chacha20, 3des, camellia, seed, rc4) or suite names, most preferred first (the"
                     + " server's order wins).",
             c -> c.tls().ciphers(), (b, k, v) -> b.tls().ciphers(List.copyOf(v))),
     TLS_CLIENT_AUTH("tls.clientAuth", Kind.SINGLE, "none|want|need",
@@ -406,8 +406,16 @@ public enum Setting {
             "Lab only when off: accept any certificate from peers (servers dialled, clients), logged as a warning.",
             c -> List.of(c.tls().verifyPeers() ? "on" : "off"), (b, k, v) -> b.tls().verifyPeers(bool(k, one(k, v)))),
     TLS_VERSIONS("tls.versions", Kind.REPEATABLE, "1.2|1.3",
-            "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*).",
+            "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*, TLS_CHACHA20_*).",
             c -> c.tls().versions(), (b, k, v) -> b.tls().versions(List.copyOf(v))),
+    TLS_GROUPS("tls.groups", Kind.REPEATABLE, "GROUP",
+            "Key-exchange groups offered by the listener and on outgoing TLS, most preferred first (the server's"
+                    + " order wins): x25519, secp256r1, secp384r1, ffdhe2048, and the ML-KEM hybrids x25519mlkem768,"
+                    + " secp256r1mlkem768, secp384r1mlkem1024 (bc engine only; refused at start on jsse and openssl);"
+                    + " a bc client sends its TLS 1.3 key share for the first. None given: each engine's defaults."
+                    + " On jsse under Java 17 to 19 (no SSLParameters.setNamedGroups) the list is set JVM-wide as"
+                    + " jdk.tls.namedGroups before SunJSSE is first used; ffdhe2048 is not given to openssl.",
+            c -> c.tls().groups(), (b, k, v) -> b.tls().groups(List.copyOf(v))),
     TLS_KEY_PASSWORD("tls.keyPassword", Kind.SECRET, "PASSWORD", "Password of a PKCS#12 tls.cert (never logged).",
             c -> List.of(c.tls().keyPassword()), (b, k, v) -> b.tls().keyPassword(one(k, v))),
     TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",

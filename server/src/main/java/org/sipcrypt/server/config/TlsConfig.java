@@ -40,12 +40,14 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param versions         TLS versions offered ({@code 1.2}, {@code 1.3}), each when a suite of it is configured
  * @param peers            per-peer overrides for connections the proxy opens ({@code tls.peer})
  * @param keyPassword      password of a PKCS#12 {@code cert} file (empty for none)
+ * @param groups           key-exchange groups offered, most preferred first ({@code tls.groups}); empty
+ *                         leaves each engine's own defaults
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
                         int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
-                        String keyPassword) {
+                        String keyPassword, List<String> groups) {
 
     /**
      * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-RSA with AES-GCM, for a
@@ -108,6 +110,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         versions = List.copyOf(Objects.requireNonNull(versions, "versions"));
         peers = List.copyOf(Objects.requireNonNull(peers, "peers"));
         Objects.requireNonNull(keyPassword, "keyPassword");
+        groups = List.copyOf(Objects.requireNonNull(groups, "groups"));
         Objects.requireNonNull(sessionLifetime, "sessionLifetime");
         if (sessionCacheSize < 1) {
             throw new IllegalArgumentException("sessionCacheSize below 1: " + sessionCacheSize);
@@ -135,7 +138,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                 .allowInsecure(allowInsecure).handshakeTimeout(handshakeTimeout).engine(engine).crypto(crypto)
                 .sessionReuse(sessionReuse).sessionCacheSize(sessionCacheSize).sessionLifetime(sessionLifetime)
                 .handshakeThreads(handshakeThreads).handshakeQueue(handshakeQueue).verifyPeers(verifyPeers).versions(versions).peers(peers)
-                .keyPassword(keyPassword);
+                .keyPassword(keyPassword).groups(groups);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -167,6 +170,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         private List<String> versions = List.of("1.2", "1.3");
         private List<TlsPeerConfig> peers = List.of();
         private String keyPassword = "";
+        private List<String> groups = List.of();
 
         public Builder cert(Path v) { cert = v; return this; }
         public Builder key(Path v) { key = v; return this; }
@@ -187,6 +191,8 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public Builder versions(List<String> v) { versions = v; return this; }
         public Builder peers(List<TlsPeerConfig> v) { peers = v; return this; }
         public Builder keyPassword(String v) { keyPassword = v; return this; }
+        /** The key-exchange groups, most preferred first; empty for the engine's defaults. */
+        public Builder groups(List<String> v) { groups = v; return this; }
 
         /** The suites, versions and insecure switch of {@code preset} ({@link #MODERN}, ...); the rest stays. */
         public Builder preset(TlsConfig preset) {
@@ -196,7 +202,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public TlsConfig build() {
             return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,
                     sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, handshakeQueue, verifyPeers, versions, peers,
-                    keyPassword);
+                    keyPassword, groups);
         }
     }
 

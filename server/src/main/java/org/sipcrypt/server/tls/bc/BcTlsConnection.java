@@ -130,6 +130,23 @@ public final class BcTlsConnection {
         return outcome.suite;
     }
 
+    /**
+     * The key-exchange group of the handshake by its {@code tls.groups} name ({@code x25519mlkem768}),
+     * {@code none} when it used none (RSA key exchange, a resumed TLS 1.2 session), {@code unknown}
+     * where this side cannot tell (the dialling side) or before the handshake completed.
+     */
+    public String keyExchangeGroup() {
+        if (outcome.group == Outcome.NO_GROUP) {
+            return "none";
+        }
+        if (outcome.group < 0) {
+            return "unknown";
+        }
+        org.sipcrypt.server.tls.KeyExchangeGroup g = org.sipcrypt.server.tls.KeyExchangeGroup.ofCode(outcome.group);
+        return g != null ? g.configName()
+                : org.bouncycastle.tls.NamedGroup.getStandardName(outcome.group).toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** The peer's chain (a server's, or a client certificate; verified unless peer checks are off), or null. */
     public X509Certificate[] peerCertificates() {
         return outcome.peerChain == null ? null : outcome.peerChain.clone();
