@@ -13,8 +13,9 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * {@code TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256} and
  * {@code TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256} (TLS 1.2; a server offers the one its key
  * signs for). No RSA key-exchange suite exists for it. Runs on every TLS engine: SunJSSE and SunJCE
- * have it since Java 11, BoringSSL (the openssl engine) has all three, Bouncy Castle with either
- * crypto engine. On the openssl engine TLS 1.3 cannot be narrowed to this suite (BoringSSL always
+ * have it since Java 11, BoringSSL (the openssl engine) has all three; on the bc engine it runs on
+ * Bouncy Castle's lightweight crypto only (Bouncy Castle's JCA-based {@code TlsCrypto} does not take
+ * SunJCE's ChaCha20-Poly1305). On the openssl engine TLS 1.3 cannot be narrowed to this suite (BoringSSL always
  * offers its three TLS 1.3 suites), as {@link org.sipcrypt.server.tls.TlsChoices} says.
  * Threading: immutable.
  */
@@ -27,6 +28,6 @@ public final class ChaCha20Provider extends BuiltInProvider {
                         "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"),
                 of(CipherSuite.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
                         "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256")),
-                false, Set.of(TlsEngine.BC, TlsEngine.JSSE, TlsEngine.OPENSSL), Set.of(CipherEngine.BC, CipherEngine.JCA));
+                false, Set.of(TlsEngine.BC, TlsEngine.JSSE, TlsEngine.OPENSSL), Set.of(CipherEngine.BC));
     }
 }

@@ -126,7 +126,7 @@ class BcTlsConnectionTest {
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, jca", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, bc",
         "TLS_ECDHE_ECDSA_WITH_CAMELLIA_128_CBC_SHA256, bc", "TLS_ECDHE_ECDSA_WITH_3DES_EDE_CBC_SHA, jca",
-        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, jca", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, bc",
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, bc",
         "TLS_AES_128_GCM_SHA256, jca", "TLS_CHACHA20_POLY1305_SHA256, bc"})
     void anEcdsaKeyServesEcdsaSuitesAndTls13(String suite, String crypto) throws Exception {
         BcTlsConnection[] pair = connect(ecSetup(suite, crypto, List.of(), false), ecSetup(suite, crypto, List.of(), true),
