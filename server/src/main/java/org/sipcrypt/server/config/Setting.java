@@ -343,7 +343,7 @@ public enum Setting {
             "Most nonces whose counts are remembered to reject replays.",
             c -> shown(c.auth().replayNonces()), (b, k, v) -> b.auth().replayNonces(integer(k, one(k, v), 1, 100_000_000))),
     TLS_PRESET("tls.preset", Kind.SINGLE, "modern|compatible|lab-insecure",
-            "Suites and versions as a whole: modern (TLS 1.3 and ECDHE-RSA AES-GCM suites only: forward secrecy),"
+            "Suites and versions as a whole: modern (TLS 1.3 and ECDHE-ECDSA/ECDHE-RSA AES-GCM suites only: forward secrecy),"
                     + " compatible (every AES suite, down to RFC 3261's TLS_RSA_WITH_AES_128_CBC_SHA; the default) or"
                     + " lab-insecure (lab only: 3DES and RC4 too, logged as a warning at start and on the listener)."
                     + " A preset sets tls.ciphers, tls.versions and tls.allowInsecure; those keys given too change it.",

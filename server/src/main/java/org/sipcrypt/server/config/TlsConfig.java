@@ -50,13 +50,14 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                         String keyPassword, List<String> groups) {
 
     /**
-     * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-RSA with AES-GCM, for a
+     * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-ECDSA and ECDHE-RSA with
+     * AES-GCM (the server offers those its key signs for), for a
      * deployment whose peers are all current (preset {@code modern}). Peers that know only RFC 3261's
      * {@code TLS_RSA_WITH_AES_128_CBC_SHA} cannot connect.
      */
     public static final TlsConfig MODERN = new Builder().ciphers(List.of("TLS_AES_128_GCM_SHA256",
-            "TLS_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"))
-            .build();
+            "TLS_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")).build();
 
     /**
      * The defaults (preset {@code compatible}): every AES suite, forward secrecy first, down to

@@ -2,10 +2,13 @@ package org.sipcrypt.server.tls.bc;
 
 import java.io.IOException;
 import java.security.cert.X509Certificate;
+import java.util.Locale;
 import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.NamedGroup;
 import org.bouncycastle.tls.TlsClientProtocol;
 import org.bouncycastle.tls.TlsProtocol;
 import org.bouncycastle.tls.TlsServerProtocol;
+import org.sipcrypt.server.tls.KeyExchangeGroup;
 
 /**
  * One TLS connection on Bouncy Castle's TLS API in non-blocking mode: bytes from the network go in
@@ -142,9 +145,8 @@ public final class BcTlsConnection {
         if (outcome.group < 0) {
             return "unknown";
         }
-        org.sipcrypt.server.tls.KeyExchangeGroup g = org.sipcrypt.server.tls.KeyExchangeGroup.ofCode(outcome.group);
-        return g != null ? g.configName()
-                : org.bouncycastle.tls.NamedGroup.getStandardName(outcome.group).toLowerCase(java.util.Locale.ROOT);
+        KeyExchangeGroup g = KeyExchangeGroup.ofCode(outcome.group);
+        return g != null ? g.configName() : String.valueOf(NamedGroup.getName(outcome.group)).toLowerCase(Locale.ROOT);
     }
 
     /** The peer's chain (a server's, or a client certificate; verified unless peer checks are off), or null. */

@@ -15,10 +15,13 @@ import java.util.List;
 import java.util.Map;
 import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
+import org.bouncycastle.tls.NamedGroup;
 import org.bouncycastle.tls.ProtocolVersion;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.util.encoders.Hex;
+import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
@@ -28,8 +31,9 @@ import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 
 /**
- * Everything the bc TLS engine's connections share: the suites, versions and key-exchange groups, the crypto (handshake
- * on JCA, each provider's bulk cipher where configured), the certificate and key (RSA or ECDSA), the trust anchors,
+ * Everything the bc TLS engine's connections share: the suites, versions and key-exchange groups,
+ * the crypto (handshake on JCA, each provider's bulk cipher where configured), the certificate and
+ * key (RSA or ECDSA), the trust anchors,
  * the client-certificate policy, and the two session caches (sessions granted by the listener, by
  * session ID; sessions obtained from each peer dialled), both bounded in size and lifetime.
  * Threading: thread-safe; {@link #newConnection} is called on event loops.
@@ -78,7 +82,7 @@ public final class BcTlsSetup {
         if (groups != null) {
             for (int g : groups) {
                 if (!runs(crypto, g)) {
-                    throw new IOException("tls.groups: " + org.bouncycastle.tls.NamedGroup.getName(g)
+                    throw new IOException("tls.groups: " + NamedGroup.getName(g)
                             + " is not available from the JVM's crypto providers here");
                 }
             }
@@ -134,7 +138,7 @@ public final class BcTlsSetup {
                     + privateKey.getAlgorithm());
         }
         int[] groups = choices.groups().isEmpty() ? null
-                : choices.groups().stream().mapToInt(org.sipcrypt.server.tls.KeyExchangeGroup::code).toArray();
+                : choices.groups().stream().mapToInt(KeyExchangeGroup::code).toArray();
         return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, groups, versions, chain, privateKey,
                 PeerTrust.pkix(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
                 sessionReuse, cacheSize, lifetime, verifyPeers);
@@ -144,10 +148,10 @@ public final class BcTlsSetup {
      * Whether {@code crypto} runs the group: a hybrid when it runs both its halves (Bouncy Castle's
      * {@code hasNamedGroup} answers for single groups only).
      */
-    static boolean runs(org.bouncycastle.tls.crypto.TlsCrypto crypto, int group) {
-        if (org.bouncycastle.tls.NamedGroup.refersToASpecificHybrid(group)) {
-            return crypto.hasNamedGroup(org.bouncycastle.tls.NamedGroup.getHybridFirst(group))
-                    && crypto.hasNamedGroup(org.bouncycastle.tls.NamedGroup.getHybridSecond(group));
+    static boolean runs(TlsCrypto crypto, int group) {
+        if (NamedGroup.refersToASpecificHybrid(group)) {
+            return crypto.hasNamedGroup(NamedGroup.getHybridFirst(group))
+                    && crypto.hasNamedGroup(NamedGroup.getHybridSecond(group));
         }
         return crypto.hasNamedGroup(group);
     }
