@@ -112,8 +112,8 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
             if (!g.runsOn(chosen)) {
                 throw new IllegalArgumentException("tls.groups: " + g.configName() + " runs on the "
                         + names(g.tlsEngines()) + " TLS engine, not on " + chosen.configName()
-                        + (g.hybrid() ? " (neither SunJSSE nor BoringSSL has ML-KEM here)" : "")
-                        + (engine == null ? ", and no one engine runs it with tls.ciphers" : " (tls.engine)"));
+                        + (engine == null ? ", and no one engine runs it and every suite of tls.ciphers" : " (tls.engine)")
+                        + (g.hybrid() ? "; neither SunJSSE nor BoringSSL has ML-KEM here" : ""));
             }
         }
         if (chosen == TlsEngine.OPENSSL && narrowsTls13(suites, offered)) {
