@@ -130,8 +130,9 @@ class ServerJarIT {
                     "REGISTER and INVITE accepted: " + samples);
             assertTrue(samples.getOrDefault("sipcrypt_sip_requests_received_total{method=options}", 0.0) >= 2,
                     "OPTIONS over UDP and TLS: " + samples);
-            assertTrue(samples.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_tls_handshakes_total{kind=full,suite=TLS_")),
-                    "handshakes by kind and suite: " + samples.keySet());
+            assertTrue(samples.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_tls_handshakes_total{group=")
+                            && k.contains(",kind=full,suite=TLS_")),
+                    "handshakes by group, kind and suite: " + samples.keySet());
             assertTrue(samples.containsKey("sipcrypt_transport_connections_current{transport=tls}"),
                     "open connections per transport: " + samples.keySet());
         } finally {

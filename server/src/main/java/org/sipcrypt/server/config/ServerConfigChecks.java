@@ -170,7 +170,8 @@ final class ServerConfigChecks {
 
     private static void choices(CipherSuiteRegistry registry, String where, TlsConfig t) {
         try {
-            TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(), t.versions());
+            TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(), t.versions(),
+                    t.groups(), java.util.Map.of());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(where + e.getMessage(), e);
         }

@@ -343,7 +343,7 @@ public enum Setting {
             "Most nonces whose counts are remembered to reject replays.",
             c -> shown(c.auth().replayNonces()), (b, k, v) -> b.auth().replayNonces(integer(k, one(k, v), 1, 100_000_000))),
     TLS_PRESET("tls.preset", Kind.SINGLE, "modern|compatible|lab-insecure",
-            "Suites and versions as a whole: modern (TLS 1.3 and ECDHE-RSA AES-GCM suites only: forward secrecy),"
+            "Suites and versions as a whole: modern (TLS 1.3 and ECDHE-ECDSA/ECDHE-RSA AES-GCM suites only: forward secrecy),"
                     + " compatible (every AES suite, down to RFC 3261's TLS_RSA_WITH_AES_128_CBC_SHA; the default) or"
                     + " lab-insecure (lab only: 3DES and RC4 too, logged as a warning at start and on the listener)."
                     + " A preset sets tls.ciphers, tls.versions and tls.allowInsecure; those keys given too change it.",
@@ -360,7 +360,7 @@ public enum Setting {
                     + " JDK's trust store for outgoing TLS.",
             c -> optional(c.tls().trust()), (b, k, v) -> b.tls().trust(path(k, one(k, v)))),
     TLS_CIPHERS("tls.ciphers", Kind.REPEATABLE, "NAME",
-            "Cipher-suite providers (aes, 3des, camellia, seed, rc4) or suite names, most preferred first (the"
+            "Cipher-suite providers (aes, chacha20, 3des, camellia, seed, rc4) or suite names, most preferred first (the"
                     + " server's order wins).",
             c -> c.tls().ciphers(), (b, k, v) -> b.tls().ciphers(List.copyOf(v))),
     TLS_CLIENT_AUTH("tls.clientAuth", Kind.SINGLE, "none|want|need",
@@ -406,8 +406,16 @@ public enum Setting {
             "Lab only when off: accept any certificate from peers (servers dialled, clients), logged as a warning.",
             c -> List.of(c.tls().verifyPeers() ? "on" : "off"), (b, k, v) -> b.tls().verifyPeers(bool(k, one(k, v)))),
     TLS_VERSIONS("tls.versions", Kind.REPEATABLE, "1.2|1.3",
-            "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*).",
+            "TLS versions offered, each when tls.ciphers has a suite of it (TLS 1.3 suites: TLS_AES_*, TLS_CHACHA20_*).",
             c -> c.tls().versions(), (b, k, v) -> b.tls().versions(List.copyOf(v))),
+    TLS_GROUPS("tls.groups", Kind.REPEATABLE, "GROUP",
+            "Key-exchange groups offered by the listener and on outgoing TLS, most preferred first (the server's"
+                    + " order wins): x25519, secp256r1, secp384r1, ffdhe2048, and the ML-KEM hybrids x25519mlkem768,"
+                    + " secp256r1mlkem768, secp384r1mlkem1024 (bc engine only; refused at start on jsse and openssl);"
+                    + " a bc client sends its TLS 1.3 key share for the first. None given: each engine's defaults."
+                    + " On jsse under Java 17 to 19 (no SSLParameters.setNamedGroups) the list is set JVM-wide as"
+                    + " jdk.tls.namedGroups before SunJSSE is first used; ffdhe2048 is not given to openssl.",
+            c -> c.tls().groups(), (b, k, v) -> b.tls().groups(List.copyOf(v))),
     TLS_KEY_PASSWORD("tls.keyPassword", Kind.SECRET, "PASSWORD", "Password of a PKCS#12 tls.cert (never logged).",
             c -> List.of(c.tls().keyPassword()), (b, k, v) -> b.tls().keyPassword(one(k, v))),
     TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",

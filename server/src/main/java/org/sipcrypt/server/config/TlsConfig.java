@@ -40,21 +40,24 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param versions         TLS versions offered ({@code 1.2}, {@code 1.3}), each when a suite of it is configured
  * @param peers            per-peer overrides for connections the proxy opens ({@code tls.peer})
  * @param keyPassword      password of a PKCS#12 {@code cert} file (empty for none)
+ * @param groups           key-exchange groups offered, most preferred first ({@code tls.groups}); empty
+ *                         leaves each engine's own defaults
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
                         int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
-                        String keyPassword) {
+                        String keyPassword, List<String> groups) {
 
     /**
-     * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-RSA with AES-GCM, for a
+     * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-ECDSA and ECDHE-RSA with
+     * AES-GCM (the server offers those its key signs for), for a
      * deployment whose peers are all current (preset {@code modern}). Peers that know only RFC 3261's
      * {@code TLS_RSA_WITH_AES_128_CBC_SHA} cannot connect.
      */
     public static final TlsConfig MODERN = new Builder().ciphers(List.of("TLS_AES_128_GCM_SHA256",
-            "TLS_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"))
-            .build();
+            "TLS_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")).build();
 
     /**
      * The defaults (preset {@code compatible}): every AES suite, forward secrecy first, down to
@@ -108,6 +111,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         versions = List.copyOf(Objects.requireNonNull(versions, "versions"));
         peers = List.copyOf(Objects.requireNonNull(peers, "peers"));
         Objects.requireNonNull(keyPassword, "keyPassword");
+        groups = List.copyOf(Objects.requireNonNull(groups, "groups"));
         Objects.requireNonNull(sessionLifetime, "sessionLifetime");
         if (sessionCacheSize < 1) {
             throw new IllegalArgumentException("sessionCacheSize below 1: " + sessionCacheSize);
@@ -135,7 +139,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                 .allowInsecure(allowInsecure).handshakeTimeout(handshakeTimeout).engine(engine).crypto(crypto)
                 .sessionReuse(sessionReuse).sessionCacheSize(sessionCacheSize).sessionLifetime(sessionLifetime)
                 .handshakeThreads(handshakeThreads).handshakeQueue(handshakeQueue).verifyPeers(verifyPeers).versions(versions).peers(peers)
-                .keyPassword(keyPassword);
+                .keyPassword(keyPassword).groups(groups);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -167,6 +171,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         private List<String> versions = List.of("1.2", "1.3");
         private List<TlsPeerConfig> peers = List.of();
         private String keyPassword = "";
+        private List<String> groups = List.of();
 
         public Builder cert(Path v) { cert = v; return this; }
         public Builder key(Path v) { key = v; return this; }
@@ -187,6 +192,8 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public Builder versions(List<String> v) { versions = v; return this; }
         public Builder peers(List<TlsPeerConfig> v) { peers = v; return this; }
         public Builder keyPassword(String v) { keyPassword = v; return this; }
+        /** The key-exchange groups, most preferred first; empty for the engine's defaults. */
+        public Builder groups(List<String> v) { groups = v; return this; }
 
         /** The suites, versions and insecure switch of {@code preset} ({@link #MODERN}, ...); the rest stays. */
         public Builder preset(TlsConfig preset) {
@@ -196,7 +203,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public TlsConfig build() {
             return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,
                     sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, handshakeQueue, verifyPeers, versions, peers,
-                    keyPassword);
+                    keyPassword, groups);
         }
     }
 

@@ -26,9 +26,11 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  *                 the bc engine
  * @param insecure names of the insecure providers among them (the lab warning)
  * @param versions the TLS versions offered, newest first: {@code TLSv1.3}, {@code TLSv1.2}
+ * @param groups   the key-exchange groups offered, most preferred first; empty for the engine's own
+ *                 defaults
  */
 public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<String, CipherEngine> crypto,
-                         List<String> insecure, List<String> versions) {
+                         List<String> insecure, List<String> versions, List<KeyExchangeGroup> groups) {
 
     /** The TLS 1.3 suites BoringSSL offers whenever TLS 1.3 is on; the openssl engine cannot narrow them. */
     public static final List<String> BORINGSSL_TLS13 = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
@@ -39,6 +41,7 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
         crypto = Map.copyOf(crypto);
         insecure = List.copyOf(insecure);
         versions = List.copyOf(versions);
+        groups = List.copyOf(groups);
     }
 
     /**
@@ -72,6 +75,21 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
     public static TlsChoices resolve(CipherSuiteRegistry registry, List<String> ciphers, boolean allowInsecure,
                                      TlsEngine engine, List<String> crypto, List<String> versions,
                                      Map<TlsEngine, String> unavailable) {
+        return resolve(registry, ciphers, allowInsecure, engine, crypto, versions, List.of(), unavailable);
+    }
+
+    /**
+     * Resolves a configuration with key-exchange groups ({@code tls.groups}): as
+     * {@link #resolve(CipherSuiteRegistry, List, boolean, TlsEngine, List, List, Map)}, and an engine
+     * is picked, or accepted when named, only when it runs every group listed.
+     *
+     * @param groups {@code tls.groups}: group names, most preferred first; empty for the engine's defaults
+     * @throws IllegalArgumentException starting with the key of the setting at fault
+     */
+    public static TlsChoices resolve(CipherSuiteRegistry registry, List<String> ciphers, boolean allowInsecure,
+                                     TlsEngine engine, List<String> crypto, List<String> versions,
+                                     List<String> groups, Map<TlsEngine, String> unavailable) {
+        List<KeyExchangeGroup> kx = KeyExchangeGroup.parse(groups);
         if (engine != null && unavailable.containsKey(engine)) {
             throw new IllegalArgumentException("tls.engine: " + engine.configName() + " cannot run here: "
                     + unavailable.get(engine));
@@ -89,7 +107,15 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
         }
         List<String> offered = versions(suites, versions);
         TlsEngine chosen = engine != null ? engine : pickEngine(providers.values(), unavailable.keySet(),
-                narrowsTls13(suites, offered));
+                narrowsTls13(suites, offered), kx);
+        for (KeyExchangeGroup g : kx) {
+            if (!g.runsOn(chosen)) {
+                throw new IllegalArgumentException("tls.groups: " + g.configName() + " runs on the "
+                        + names(g.tlsEngines()) + " TLS engine, not on " + chosen.configName()
+                        + (engine == null ? ", and no one engine runs it and every suite of tls.ciphers" : " (tls.engine)")
+                        + (g.hybrid() ? "; neither SunJSSE nor BoringSSL has ML-KEM here" : ""));
+            }
+        }
         if (chosen == TlsEngine.OPENSSL && narrowsTls13(suites, offered)) {
             throw new IllegalArgumentException("tls.engine: openssl cannot offer TLS 1.3 with only "
                     + suites.stream().filter(s -> isTls13(s.name())).map(CipherSuiteId::name).toList()
@@ -105,7 +131,7 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
             }
         }
         return new TlsChoices(suites, chosen, cryptoPerProvider(providers, crypto), registry.insecureProviders(suites),
-                offered);
+                offered, kx);
     }
 
     /**
@@ -145,7 +171,7 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
         }
         if (out.isEmpty()) {
             throw new IllegalArgumentException("tls.versions: none of " + wanted + " has a suite in tls.ciphers"
-                    + " (TLS 1.3 suites are TLS_AES_*; the others are TLS 1.2)");
+                    + " (TLS 1.3 suites are TLS_AES_* and TLS_CHACHA20_*; the others are TLS 1.2)");
         }
         return out;
     }
@@ -172,15 +198,16 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
 
     /**
      * The first of openssl (native speed), jsse, bc that runs every provider's suites and can run
-     * here; openssl not when it would offer TLS 1.3 suites the list leaves out.
+     * here and every key-exchange group listed; openssl not when it would offer TLS 1.3 suites the
+     * list leaves out.
      */
     private static TlsEngine pickEngine(Iterable<CipherSuiteProvider> providers, Set<TlsEngine> unavailable,
-                                        boolean narrowsTls13) {
+                                        boolean narrowsTls13, List<KeyExchangeGroup> groups) {
         for (TlsEngine candidate : new TlsEngine[] {TlsEngine.OPENSSL, TlsEngine.JSSE, TlsEngine.BC}) {
             if (unavailable.contains(candidate) || candidate == TlsEngine.OPENSSL && narrowsTls13) {
                 continue;
             }
-            boolean all = true;
+            boolean all = groups.stream().allMatch(g -> g.runsOn(candidate));
             for (CipherSuiteProvider p : providers) {
                 all &= p.tlsEngines().contains(candidate);
             }

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
  * {@code transport.keepalives.answered{transport,kind}}, {@code transport.keepalives.dropped{transport,reason}},
  * {@code sip.retransmissions.absorbed}, {@code sip.acks.absorbed},
- * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,suite}}, {@code tls.handshakes.failed{reason}},
+ * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,suite,group}}, {@code tls.handshakes.failed{reason}},
  * {@code sip.aliases{result}}.
  * Threading: thread-safe; never blocks.
  */
@@ -107,11 +107,12 @@ public final class TransportCounters {
     }
 
     /**
-     * A completed TLS handshake: {@code tls.handshakes{kind=full|resumed,suite=NAME}}, the suite by
-     * its standard name ({@code TLS_RSA_WITH_AES_128_CBC_SHA}).
+     * A completed TLS handshake: {@code tls.handshakes{kind=full|resumed,suite=NAME,group=NAME}}, the
+     * suite by its standard name ({@code TLS_RSA_WITH_AES_128_CBC_SHA}), the key-exchange group by its
+     * {@code tls.groups} name, {@code none} or {@code unknown}.
      */
-    public void tlsHandshake(boolean resumed, String suite) {
-        counters.increment("tls.handshakes", "kind", resumed ? "resumed" : "full", "suite", suite);
+    public void tlsHandshake(boolean resumed, String suite, String group) {
+        counters.increment("tls.handshakes", "kind", resumed ? "resumed" : "full", "suite", suite, "group", group);
     }
 
     /** A TLS handshake that failed, by reason. */

@@ -28,7 +28,7 @@ class ConfigBuildersTest {
 
     /** Components left at their default: lists whose only valid changes need other settings with them. */
     private static final Set<String> UNCHANGED = Set.of("methods", "ciphers", "crypto", "routes", "domains",
-            "trustedPeers", "pathPeers", "peers");
+            "trustedPeers", "pathPeers", "peers", "groups");
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(classes = {ServerConfig.class, AuthConfig.class, TlsConfig.class, OverloadConfig.class,
@@ -55,6 +55,17 @@ class ConfigBuildersTest {
         assertEquals(type.getRecordComponents().length,
                 changed.size() + UNCHANGED.stream().filter(n -> hasComponent(type, n)).count(),
                 "components changed: " + changed);
+    }
+
+    @org.junit.jupiter.api.Test
+    void tlsGroupsGoThroughTheKeyTheBuilderAndBack() throws Exception {
+        ServerConfig c = ConfigLoader.load(null, java.util.Map.of("tls.groups", List.of("x25519mlkem768", "x25519")));
+        assertEquals(List.of("x25519mlkem768", "x25519"), c.tls().groups());
+        assertEquals(c.tls(), c.tls().toBuilder().build());
+        assertTrue(ConfigLoader.describe(c).contains("\ntls.groups=x25519mlkem768,x25519\n"), ConfigLoader.describe(c));
+        ConfigException bad = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> ConfigLoader.load(null, java.util.Map.of("tls.groups", List.of("x25519kyber768"))));
+        assertTrue(bad.getMessage().contains("tls.groups: \"x25519kyber768\" is not a key-exchange group"), bad.getMessage());
     }
 
     @org.junit.jupiter.api.Test

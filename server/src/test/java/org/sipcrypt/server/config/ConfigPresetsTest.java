@@ -25,6 +25,7 @@ class ConfigPresetsTest {
     @Test
     void modernOffersOnlyForwardSecretAesGcmSuites() {
         assertEquals(List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
                 "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"), TlsConfig.MODERN.ciphers());
         assertEquals(List.of("1.2", "1.3"), TlsConfig.MODERN.versions());
         assertFalse(TlsConfig.MODERN.allowInsecure());

@@ -36,6 +36,56 @@ class TlsChoicesTest {
                 insecure.getMessage());
     }
 
+    private TlsChoices withGroups(List<String> ciphers, TlsEngine engine, String... groups) {
+        return TlsChoices.resolve(registry, ciphers, false, engine, List.of("jca"), List.of("1.2", "1.3"),
+                List.of(groups), Map.of());
+    }
+
+    @Test
+    void groupsAreKeptInOrderAndTheDefaultIsTheEnginesOwn() {
+        assertEquals(List.of(KeyExchangeGroup.SECP384R1, KeyExchangeGroup.X25519),
+                withGroups(List.of("aes"), TlsEngine.OPENSSL, "secp384r1", " X25519").groups());
+        assertEquals(List.of(), resolve(List.of("aes"), TlsEngine.JSSE, List.of("jca")).groups());
+    }
+
+    @Test
+    void unknownOrRepeatedGroupsAreRefusedNamingTheSetting() {
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> withGroups(List.of("aes"), TlsEngine.BC, "x25519", "x448"));
+        assertTrue(unknown.getMessage().startsWith("tls.groups: \"x448\" is not a key-exchange group (expected x25519,"),
+                unknown.getMessage());
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> withGroups(List.of("aes"), TlsEngine.BC, "x25519", "x25519"));
+        assertEquals("tls.groups: x25519 is listed twice", twice.getMessage());
+    }
+
+    @Test
+    void mlkemHybridsRunOnBcOnlyAndAutoPicksBcForThem() {
+        for (TlsEngine e : List.of(TlsEngine.JSSE, TlsEngine.OPENSSL)) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> withGroups(List.of("aes"), e, "x25519mlkem768", "x25519"));
+            assertTrue(refused.getMessage().startsWith("tls.groups: x25519mlkem768 runs on the bc TLS engine, not on "
+                    + e.configName()), refused.getMessage());
+        }
+        assertEquals(TlsEngine.BC, withGroups(List.of("aes"), null, "x25519mlkem768", "x25519").engine());
+        assertEquals(TlsEngine.JSSE, withGroups(List.of("aes"), null, "ffdhe2048").engine(),
+                "BoringSSL is given no finite-field group");
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> TlsChoices.resolve(registry, List.of("aes", "rc4"), true, null, List.of("jca"), List.of("1.2"),
+                        List.of("secp256r1mlkem768"), Map.of()));
+        assertTrue(none.getMessage().startsWith("tls.groups: secp256r1mlkem768 runs on the bc TLS engine"),
+                none.getMessage());
+    }
+
+    @Test
+    void chacha20RunsOnEveryEngineButOpensslCannotNarrowTls13ToIt() {
+        assertEquals(TlsEngine.JSSE, resolve(List.of("chacha20"), null, List.of("jca")).engine());
+        assertEquals(TlsEngine.OPENSSL, resolve(List.of("chacha20"), null, List.of("jca"), "1.2").engine());
+        assertEquals(TlsEngine.OPENSSL, resolve(List.of("aes", "chacha20"), null, List.of("jca")).engine());
+        assertThrows(IllegalArgumentException.class, () -> resolve(List.of("chacha20"), TlsEngine.OPENSSL, List.of("jca")));
+        assertEquals(List.of("TLSv1.3", "TLSv1.2"), resolve(List.of("chacha20"), TlsEngine.BC, List.of("bc")).versions());
+    }
+
     @Test
     void opensslRunsTls13OnlyWithBothAesGcmSuitesBecauseBoringSslCannotNarrowThem() {
         IllegalArgumentException narrowed = assertThrows(IllegalArgumentException.class, () -> resolve(

@@ -2,10 +2,13 @@ package org.sipcrypt.server.tls.bc;
 
 import java.io.IOException;
 import java.security.cert.X509Certificate;
+import java.util.Locale;
 import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.NamedGroup;
 import org.bouncycastle.tls.TlsClientProtocol;
 import org.bouncycastle.tls.TlsProtocol;
 import org.bouncycastle.tls.TlsServerProtocol;
+import org.sipcrypt.server.tls.KeyExchangeGroup;
 
 /**
  * One TLS connection on Bouncy Castle's TLS API in non-blocking mode: bytes from the network go in
@@ -128,6 +131,22 @@ public final class BcTlsConnection {
     /** The negotiated suite's IANA code, or -1 before the handshake completed. */
     public int cipherSuite() {
         return outcome.suite;
+    }
+
+    /**
+     * The key-exchange group of the handshake by its {@code tls.groups} name ({@code x25519mlkem768}),
+     * {@code none} when it used none (RSA key exchange, a resumed TLS 1.2 session), {@code unknown}
+     * where this side cannot tell (the dialling side) or before the handshake completed.
+     */
+    public String keyExchangeGroup() {
+        if (outcome.group == Outcome.NO_GROUP) {
+            return "none";
+        }
+        if (outcome.group < 0) {
+            return "unknown";
+        }
+        KeyExchangeGroup g = KeyExchangeGroup.ofCode(outcome.group);
+        return g != null ? g.configName() : String.valueOf(NamedGroup.getName(outcome.group)).toLowerCase(Locale.ROOT);
     }
 
     /** The peer's chain (a server's, or a client certificate; verified unless peer checks are off), or null. */

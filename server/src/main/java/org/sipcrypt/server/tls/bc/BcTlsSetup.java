@@ -15,10 +15,13 @@ import java.util.List;
 import java.util.Map;
 import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
+import org.bouncycastle.tls.NamedGroup;
 import org.bouncycastle.tls.ProtocolVersion;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.util.encoders.Hex;
+import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
@@ -28,8 +31,9 @@ import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 
 /**
- * Everything the bc TLS engine's connections share: the suites and versions, the crypto (handshake
- * on JCA, each provider's bulk cipher where configured), the certificate and key, the trust anchors,
+ * Everything the bc TLS engine's connections share: the suites, versions and key-exchange groups,
+ * the crypto (handshake on JCA, each provider's bulk cipher where configured), the certificate and
+ * key (RSA or ECDSA), the trust anchors,
  * the client-certificate policy, and the two session caches (sessions granted by the listener, by
  * session ID; sessions obtained from each peer dialled), both bounded in size and lifetime.
  * Threading: thread-safe; {@link #newConnection} is called on event loops.
@@ -42,6 +46,13 @@ public final class BcTlsSetup {
     final BulkCipherCrypto crypto;
     /** The configured suites {@link #crypto} can run, in order: worked out once, not on every handshake. */
     final int[] suites;
+    /**
+     * Of {@link #suites}, those the listener's key can serve: TLS 1.3 suites, and the TLS 1.2 suites
+     * whose authentication matches the key (RSA and ECDHE-RSA for an RSA key, ECDHE-ECDSA for an EC key).
+     */
+    final int[] serverSuites;
+    /** The key-exchange groups ({@code tls.groups}) by IANA code, most preferred first; null for BC's defaults. */
+    final int[] groups;
     final ProtocolVersion[] versions;
     final X509Certificate[] chain;
     /** {@link #chain} parsed once for the certificate messages. */
@@ -55,12 +66,27 @@ public final class BcTlsSetup {
     private final Cache<String, TlsSession> granted;
     private final Cache<InetSocketAddress, TlsSession> obtained;
 
-    private BcTlsSetup(BulkCipherCrypto crypto, int[] suites, ProtocolVersion[] versions, X509Certificate[] chain,
-                       PrivateKey key, X509TrustManager trust, ClientCertificates clientCertificates,
-                       boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers)
-            throws IOException {
+    private BcTlsSetup(BulkCipherCrypto crypto, int[] suites, int[] groups, ProtocolVersion[] versions,
+                       X509Certificate[] chain, PrivateKey key, X509TrustManager trust,
+                       ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize, Duration lifetime,
+                       boolean verifyPeers) throws IOException {
         this.crypto = crypto;
         this.suites = TlsUtils.getSupportedCipherSuites(crypto, suites);
+        this.serverSuites = key == null ? this.suites : Credentials.servable(this.suites, key);
+        if (key != null && serverSuites.length == 0) {
+            throw new IOException("tls.ciphers: none of the suites runs with the " + key.getAlgorithm()
+                    + " key of tls.key on the bc engine (an EC key needs ECDHE_ECDSA or TLS 1.3 suites, an RSA key"
+                    + " RSA, ECDHE_RSA or TLS 1.3 suites)");
+        }
+        this.groups = groups;
+        if (groups != null) {
+            for (int g : groups) {
+                if (!runs(crypto, g)) {
+                    throw new IOException("tls.groups: " + NamedGroup.getName(g)
+                            + " is not available from the JVM's crypto providers here");
+                }
+            }
+        }
         this.versions = versions;
         this.chain = chain;
         this.tlsChain = chain == null ? null : Credentials.tlsCertificates(crypto, chain);
@@ -107,12 +133,27 @@ public final class BcTlsSetup {
                 : new ProtocolVersion[] {ProtocolVersion.TLSv13};
         X509Certificate[] chain = identity == null ? null : identity.chainArray();
         PrivateKey privateKey = identity == null ? null : identity.key();
-        if (privateKey != null && !privateKey.getAlgorithm().equals("RSA")) {
-            throw new IOException("tls.key: the bc TLS engine presents RSA keys only, not " + privateKey.getAlgorithm());
+        if (privateKey != null && !privateKey.getAlgorithm().equals("RSA") && !Credentials.isEc(privateKey)) {
+            throw new IOException("tls.key: the bc TLS engine presents RSA and EC (ECDSA) keys, not "
+                    + privateKey.getAlgorithm());
         }
-        return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, versions, chain, privateKey,
+        int[] groups = choices.groups().isEmpty() ? null
+                : choices.groups().stream().mapToInt(KeyExchangeGroup::code).toArray();
+        return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, groups, versions, chain, privateKey,
                 PeerTrust.pkix(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
                 sessionReuse, cacheSize, lifetime, verifyPeers);
+    }
+
+    /**
+     * Whether {@code crypto} runs the group: a hybrid when it runs both its halves (Bouncy Castle's
+     * {@code hasNamedGroup} answers for single groups only).
+     */
+    static boolean runs(TlsCrypto crypto, int group) {
+        if (NamedGroup.refersToASpecificHybrid(group)) {
+            return crypto.hasNamedGroup(NamedGroup.getHybridFirst(group))
+                    && crypto.hasNamedGroup(NamedGroup.getHybridSecond(group));
+        }
+        return crypto.hasNamedGroup(group);
     }
 
     /** Whether a listener can be served (a certificate and key were given). */

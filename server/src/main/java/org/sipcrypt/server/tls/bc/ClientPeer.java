@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
+import java.util.Vector;
 import org.bouncycastle.tls.AlertDescription;
 import org.bouncycastle.tls.CertificateRequest;
 import org.bouncycastle.tls.DefaultTlsClient;
@@ -18,7 +19,8 @@ import org.bouncycastle.tls.TlsUtils;
 import org.sipcrypt.server.tls.PeerNames;
 
 /**
- * The proxy's side of one outgoing bc TLS connection: offers the configured suites and, with reuse
+ * The proxy's side of one outgoing bc TLS connection: offers the configured suites and key-exchange
+ * groups (its TLS 1.3 key share for the first group listed) and, with reuse
  * on, the session last obtained from the same peer; checks the server's chain against the trust
  * anchors and its names against the address dialled (RFC 5922); presents the configured
  * certificate when the server asks for one.
@@ -44,6 +46,29 @@ final class ClientPeer extends DefaultTlsClient {
     @Override
     protected int[] getSupportedCipherSuites() {
         return setup.suites.clone();
+    }
+
+    @Override
+    protected Vector getSupportedGroups(Vector namedGroupRoles) {
+        if (setup.groups == null) {
+            return super.getSupportedGroups(namedGroupRoles);
+        }
+        Vector<Integer> out = new Vector<>();
+        for (int g : setup.groups) {
+            out.add(g);
+        }
+        return out;
+    }
+
+    /** TLS 1.3: one key share, for the first group of {@code tls.groups} (BC's choice without it). */
+    @Override
+    public Vector getEarlyKeyShareGroups() {
+        if (setup.groups == null) {
+            return super.getEarlyKeyShareGroups();
+        }
+        Vector<Integer> out = new Vector<>();
+        out.add(setup.groups[0]);
+        return out;
     }
 
     @Override
@@ -95,6 +120,7 @@ final class ClientPeer extends DefaultTlsClient {
         return switch (context.getSecurityParametersHandshake().getKeyExchangeAlgorithm()) {
             case KeyExchangeAlgorithm.RSA -> "RSA";
             case KeyExchangeAlgorithm.ECDHE_RSA -> "ECDHE_RSA";
+            case KeyExchangeAlgorithm.ECDHE_ECDSA -> "ECDHE_ECDSA";
             default -> "UNKNOWN";
         };
     }

@@ -2,17 +2,21 @@ package org.sipcrypt.server.tls.bc;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.security.PrivateKey;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.security.interfaces.ECPrivateKey;
 import java.util.Vector;
 import org.bouncycastle.tls.AlertDescription;
 import org.bouncycastle.tls.Certificate;
 import org.bouncycastle.tls.CertificateEntry;
 import org.bouncycastle.tls.HashAlgorithm;
+import org.bouncycastle.tls.KeyExchangeAlgorithm;
 import org.bouncycastle.tls.SignatureAlgorithm;
 import org.bouncycastle.tls.SignatureAndHashAlgorithm;
 import org.bouncycastle.tls.TlsContext;
+import org.bouncycastle.tls.TlsCredentialedDecryptor;
 import org.bouncycastle.tls.TlsCredentialedSigner;
 import org.bouncycastle.tls.TlsFatalAlert;
 import org.bouncycastle.tls.TlsUtils;
@@ -20,11 +24,11 @@ import org.bouncycastle.tls.crypto.TlsCertificate;
 import org.bouncycastle.tls.crypto.TlsCryptoParameters;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaDefaultTlsCredentialedSigner;
 import org.bouncycastle.tls.crypto.impl.jcajce.JceDefaultTlsCredentialedDecryptor;
-import org.bouncycastle.tls.TlsCredentialedDecryptor;
 
 /**
  * Conversions between the JDK's X.509 certificates and Bouncy Castle's TLS certificate messages,
- * the choice of signature scheme for an RSA key, and the RSA credentials built from them.
+ * the suites a key can serve, the choice of signature scheme for an RSA or EC key, and the
+ * credentials built from them.
  * Threading: stateless.
  */
 final class Credentials {
@@ -38,7 +42,54 @@ final class Credentials {
         SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha1, SignatureAlgorithm.rsa),
     };
 
+    /** ECDSA schemes for TLS 1.2, in preference order; TLS 1.3 takes only the one of the key's curve. */
+    private static final SignatureAndHashAlgorithm[] ECDSA_SCHEMES = {
+        SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha256, SignatureAlgorithm.ecdsa),
+        SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha384, SignatureAlgorithm.ecdsa),
+        SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha512, SignatureAlgorithm.ecdsa),
+        SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha1, SignatureAlgorithm.ecdsa),
+    };
+
     private Credentials() {
+    }
+
+    /** Whether {@code key} is an EC (ECDSA) key rather than an RSA one. */
+    static boolean isEc(PrivateKey key) {
+        return key instanceof ECPrivateKey || key.getAlgorithm().equals("EC") || key.getAlgorithm().equals("ECDSA");
+    }
+
+    /**
+     * The suites of {@code suites} a server with {@code key} can serve, in order: TLS 1.3 suites
+     * (authentication is chosen apart from the suite there), and TLS 1.2 suites whose key exchange
+     * is authenticated by that kind of key.
+     */
+    static int[] servable(int[] suites, PrivateKey key) {
+        boolean ec = isEc(key);
+        return java.util.Arrays.stream(suites).filter(s -> {
+            int kx = TlsUtils.getKeyExchangeAlgorithm(s);
+            if (kx == KeyExchangeAlgorithm.NULL) {
+                return true;
+            }
+            return ec ? kx == KeyExchangeAlgorithm.ECDHE_ECDSA
+                    : kx == KeyExchangeAlgorithm.RSA || kx == KeyExchangeAlgorithm.ECDHE_RSA
+                    || kx == KeyExchangeAlgorithm.DHE_RSA;
+        }).toArray();
+    }
+
+    /**
+     * The TLS 1.3 scheme of an EC key (RFC 8446 §4.2.3 ties each ECDSA scheme to one curve):
+     * ecdsa_secp256r1_sha256, ecdsa_secp384r1_sha384 or ecdsa_secp521r1_sha512, by the curve's size.
+     */
+    private static SignatureAndHashAlgorithm tls13EcdsaScheme(PrivateKey key) throws IOException {
+        int bits = key instanceof ECPrivateKey ec ? ec.getParams().getCurve().getField().getFieldSize() : 256;
+        short hash = switch (bits) {
+            case 256 -> HashAlgorithm.sha256;
+            case 384 -> HashAlgorithm.sha384;
+            case 521 -> HashAlgorithm.sha512;
+            default -> throw new TlsFatalAlert(AlertDescription.internal_error, "no TLS 1.3 scheme for a " + bits
+                    + "-bit EC key (expected P-256, P-384 or P-521)");
+        };
+        return SignatureAndHashAlgorithm.getInstance(hash, SignatureAlgorithm.ecdsa);
     }
 
     /** A chain in Bouncy Castle's form, end entity first. */
@@ -82,25 +133,29 @@ final class Credentials {
         return out;
     }
 
-    /** The signer credentials for an RSA key, with a scheme the peer offered. */
+    /** The signer credentials for the RSA or EC key, with a scheme the peer offered. */
     static TlsCredentialedSigner signer(TlsContext context, BcTlsSetup setup, Vector<?> peerSchemes,
                                         byte[] requestContext) throws IOException {
         boolean tls13 = TlsUtils.isTLSv13(context);
+        boolean ec = isEc(setup.key);
         SignatureAndHashAlgorithm scheme = null;
         if (peerSchemes == null) {
             if (tls13) {
                 throw new TlsFatalAlert(AlertDescription.handshake_failure, "peer offered no signature scheme");
             }
-            scheme = TlsUtils.getDefaultSignatureAlgorithm(SignatureAlgorithm.rsa);
+            scheme = TlsUtils.getDefaultSignatureAlgorithm(ec ? SignatureAlgorithm.ecdsa : SignatureAlgorithm.rsa);
         } else {
-            for (SignatureAndHashAlgorithm s : RSA_SCHEMES) {
+            SignatureAndHashAlgorithm[] ours = !ec ? RSA_SCHEMES
+                    : tls13 ? new SignatureAndHashAlgorithm[] {tls13EcdsaScheme(setup.key)} : ECDSA_SCHEMES;
+            for (SignatureAndHashAlgorithm s : ours) {
                 boolean pkcs1 = s.getSignature() == SignatureAlgorithm.rsa;
                 if (scheme == null && peerSchemes.contains(s) && !(tls13 && pkcs1)) {
                     scheme = s;
                 }
             }
             if (scheme == null) {
-                throw new TlsFatalAlert(AlertDescription.handshake_failure, "no RSA signature scheme in common with the peer");
+                throw new TlsFatalAlert(AlertDescription.handshake_failure, "no " + (ec ? "ECDSA" : "RSA")
+                        + " signature scheme in common with the peer");
             }
         }
         return new JcaDefaultTlsCredentialedSigner(new TlsCryptoParameters(context), setup.crypto, setup.key,

@@ -5,13 +5,20 @@ import org.bouncycastle.tls.TlsContext;
 
 /**
  * What a bc TLS peer learnt during its handshake: whether it completed, whether it resumed a
- * session, the peer's certificate chain, and the last alert sent or received with its reason.
+ * session, the key-exchange group (where known), the peer's certificate chain, and the last alert sent or received with its reason.
  * Threading: confined to the connection's event loop.
  */
 final class Outcome {
     boolean complete;
     boolean resumed;
+    /** {@link #group}: the engine did not say which group the key exchange used. */
+    static final int UNKNOWN_GROUP = -1;
+    /** {@link #group}: no key-exchange group was used (RSA key exchange, a resumed TLS 1.2 session). */
+    static final int NO_GROUP = -2;
+
     int suite = -1;
+    /** The key-exchange group's IANA code, or {@link #UNKNOWN_GROUP} or {@link #NO_GROUP}. */
+    int group = UNKNOWN_GROUP;
     X509Certificate[] peerChain;
     short alert = -1;
     boolean alertSent;

@@ -10,19 +10,25 @@ import org.bouncycastle.tls.Certificate;
 import org.bouncycastle.tls.CertificateRequest;
 import org.bouncycastle.tls.ClientCertificateType;
 import org.bouncycastle.tls.DefaultTlsServer;
+import org.bouncycastle.tls.NamedGroup;
 import org.bouncycastle.tls.ProtocolVersion;
+import org.bouncycastle.tls.SecurityParameters;
 import org.bouncycastle.tls.TlsCredentialedDecryptor;
 import org.bouncycastle.tls.TlsCredentialedSigner;
 import org.bouncycastle.tls.TlsCredentials;
 import org.bouncycastle.tls.TlsFatalAlert;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.crypto.TlsECConfig;
+import org.bouncycastle.util.Arrays;
 
 /**
  * The listener's side of one bc TLS connection: the configured suites in the server's order of
- * preference, RSA credentials (key exchange or signature; PSS in TLS 1.3), session IDs granted and
+ * preference (those the key serves), the configured key-exchange groups in the server's order, RSA
+ * credentials (key exchange or signature; PSS in TLS 1.3) or ECDSA ones, session IDs granted and
  * resumed from the shared cache when reuse is on, client certificates asked for and checked against
- * the trust anchors when configured. Renegotiation is refused (Bouncy Castle's default policy).
+ * the trust anchors when configured; notes the group of each key exchange for the handshake counter.
+ * Renegotiation is refused (Bouncy Castle's default policy).
  * Threading: confined to the connection's event loop.
  */
 final class ServerPeer extends DefaultTlsServer {
@@ -42,7 +48,26 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     protected int[] getSupportedCipherSuites() {
-        return setup.suites.clone();
+        return setup.serverSuites.clone();
+    }
+
+    @Override
+    public int[] getSupportedGroups() throws IOException {
+        return setup.groups == null ? super.getSupportedGroups() : setup.groups.clone();
+    }
+
+    /** With {@code tls.groups} given, the server's order wins, as it does for suites. */
+    @Override
+    public boolean preferLocalSupportedGroups() {
+        return setup.groups != null;
+    }
+
+    /** TLS 1.2 ECDHE: notes the curve chosen, for the handshake counter. */
+    @Override
+    public TlsECConfig getECDHConfig() throws IOException {
+        TlsECConfig config = super.getECDHConfig();
+        outcome.group = config.getNamedGroup();
+        return config;
     }
 
     @Override
@@ -52,7 +77,15 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     public TlsCredentials getCredentials() throws IOException {
-        return TlsUtils.isTLSv13(context) ? getRSASignerCredentials() : super.getCredentials();
+        if (TlsUtils.isTLSv13(context)) {
+            return Credentials.isEc(setup.key) ? getECDSASignerCredentials() : getRSASignerCredentials();
+        }
+        return super.getCredentials();
+    }
+
+    @Override
+    protected TlsCredentialedSigner getECDSASignerCredentials() throws IOException {
+        return Credentials.signer(context, setup, context.getSecurityParametersHandshake().getClientSigAlgs(), null);
     }
 
     @Override
@@ -120,6 +153,12 @@ final class ServerPeer extends DefaultTlsServer {
     public void notifyHandshakeComplete() throws IOException {
         super.notifyHandshakeComplete();
         outcome.completed(context);
+        if (TlsUtils.isTLSv13(context)) {
+            outcome.group = tls13Group();
+        } else if (outcome.resumed || outcome.group < 0) {
+            // a resumed TLS 1.2 session, or RSA key exchange: no group was used
+            outcome.group = Outcome.NO_GROUP;
+        }
         if (outcome.resumed && outcome.peerChain == null) {
             // a resumed session sends no certificates: the client's is the one its full handshake
             // presented and checked, kept with the session (RFC 5246 §7.3)
@@ -133,6 +172,31 @@ final class ServerPeer extends DefaultTlsServer {
         if (!outcome.resumed) {
             setup.keepGranted(context.getSession());
         }
+    }
+
+    /**
+     * The group of the TLS 1.3 key share, by the rule Bouncy Castle's server applies
+     * ({@code TlsUtils.selectKeyShareGroup}): the first group of the preferred side's list (ours
+     * with {@code tls.groups}, else the client's) that the other side lists, TLS 1.3 allows and the
+     * crypto runs; the client's share of it is used, or asked for by a HelloRetryRequest.
+     */
+    private int tls13Group() {
+        SecurityParameters sp = context.getSecurityParametersConnection();
+        int[] client = sp.getClientSupportedGroups();
+        int[] server = sp.getServerSupportedGroups();
+        if (client == null || server == null) {
+            return Outcome.UNKNOWN_GROUP;
+        }
+        boolean local = preferLocalSupportedGroups();
+        int[] first = local ? server : client;
+        int[] second = local ? client : server;
+        for (int g : first) {
+            if (Arrays.contains(second, g) && NamedGroup.canBeNegotiated(g, sp.getNegotiatedVersion())
+                    && BcTlsSetup.runs(context.getCrypto(), g)) {
+                return g;
+            }
+        }
+        return Outcome.UNKNOWN_GROUP;
     }
 
     @Override

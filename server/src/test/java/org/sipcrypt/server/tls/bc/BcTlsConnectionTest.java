@@ -111,6 +111,82 @@ class BcTlsConnectionTest {
         assertTrue(pair[1].isClosed(), "close_notify closes the other side");
     }
 
+    private BcTlsSetup ecSetup(String ciphers, String crypto, List<String> groups, boolean serve) throws IOException {
+        Path ec = dir.resolve("ec");
+        if (!java.nio.file.Files.exists(ec.resolve("server.pem"))) {
+            assertEquals(0, new CommandLine(new CertsCommand()).execute("--out", ec.toString(), "--key-type", "ecdsa"));
+        }
+        TlsChoices choices = TlsChoices.resolve(registry, List.of(ciphers), true, TlsEngine.BC, List.of(crypto),
+                List.of("1.2", "1.3"), groups, java.util.Map.of());
+        return BcTlsSetup.create(serve ? KeyMaterial.read(ec.resolve("server.pem"), ec.resolve("server-key.pem"), null)
+                        : null, ec.resolve("ca.pem"), choices, registry, BcTlsSetup.ClientCertificates.NONE, true, 100,
+                Duration.ofMinutes(5), true);
+    }
+
+    @ParameterizedTest(name = "{0} on {1}")
+    @CsvSource({"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, jca", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, bc",
+        "TLS_ECDHE_ECDSA_WITH_CAMELLIA_128_CBC_SHA256, bc", "TLS_ECDHE_ECDSA_WITH_3DES_EDE_CBC_SHA, jca",
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, bc",
+        "TLS_AES_128_GCM_SHA256, jca", "TLS_CHACHA20_POLY1305_SHA256, bc"})
+    void anEcdsaKeyServesEcdsaSuitesAndTls13(String suite, String crypto) throws Exception {
+        BcTlsConnection[] pair = connect(ecSetup(suite, crypto, List.of(), false), ecSetup(suite, crypto, List.of(), true),
+                PEER);
+        assertTrue(pair[0].handshakeComplete() && pair[1].handshakeComplete());
+        assertEquals(CipherSuite.class.getField(suite).getInt(null), pair[1].cipherSuite());
+        assertEquals("EC", pair[0].peerCertificates()[0].getPublicKey().getAlgorithm());
+    }
+
+    @Test
+    void anEcdsaKeyIsOfferedOnlyTheSuitesItCanSign() throws Exception {
+        BcTlsSetup rsaOnly = ecSetup("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "jca", List.of(), false);
+        IOException e = assertThrows(IOException.class,
+                () -> ecSetup("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "jca", List.of(), true));
+        assertTrue(e.getMessage().startsWith("tls.ciphers: none of the suites runs with the EC"), e.getMessage());
+        BcTlsSetup ecServer = ecSetup("aes", "jca", List.of(), true);
+        BcTlsConnection client = rsaOnly.newConnection(PEER);
+        BcTlsConnection server = ecServer.newConnection(null);
+        server.start();
+        client.start();
+        assertThrows(IOException.class, () -> pump(client, server), "an ECDHE_RSA-only client finds no suite");
+        assertFalse(server.handshakeComplete());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"x25519mlkem768, 1.3", "secp256r1mlkem768, 1.3", "secp384r1mlkem1024, 1.3", "x25519, 1.3",
+        "secp384r1, 1.2", "ffdhe2048, 1.3"})
+    void theConfiguredGroupIsNegotiatedAndReported(String group, String version) throws Exception {
+        String ciphers = version.equals("1.3") ? "TLS_AES_128_GCM_SHA256" : "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256";
+        TlsChoices choices = TlsChoices.resolve(registry, List.of(ciphers), true, TlsEngine.BC, List.of("jca"),
+                List.of(version), List.of(group), java.util.Map.of());
+        BcTlsSetup serverSetup = BcTlsSetup.create(KeyMaterial.read(dir.resolve("server.pem"),
+                dir.resolve("server-key.pem"), null), dir.resolve("ca.pem"), choices, registry,
+                BcTlsSetup.ClientCertificates.NONE, true, 100, Duration.ofMinutes(5), true);
+        BcTlsSetup clientSetup = BcTlsSetup.create(null, dir.resolve("ca.pem"), choices, registry,
+                BcTlsSetup.ClientCertificates.NONE, true, 100, Duration.ofMinutes(5), true);
+        BcTlsConnection[] pair = connect(clientSetup, serverSetup, PEER);
+        assertTrue(pair[1].handshakeComplete());
+        assertEquals(group, pair[1].keyExchangeGroup());
+        assertEquals("unknown", pair[0].keyExchangeGroup(), "the dialling side does not tell");
+    }
+
+    @Test
+    void theServersGroupOrderWinsAndRsaKeyExchangeUsesNone() throws Exception {
+        TlsChoices serverChoices = TlsChoices.resolve(registry, List.of("aes"), false, TlsEngine.BC, List.of("jca"),
+                List.of("1.3"), List.of("secp256r1", "x25519"), java.util.Map.of());
+        TlsChoices clientChoices = TlsChoices.resolve(registry, List.of("aes"), false, TlsEngine.BC, List.of("jca"),
+                List.of("1.3"), List.of("x25519", "secp256r1"), java.util.Map.of());
+        BcTlsSetup serverSetup = BcTlsSetup.create(KeyMaterial.read(dir.resolve("server.pem"),
+                dir.resolve("server-key.pem"), null), dir.resolve("ca.pem"), serverChoices, registry,
+                BcTlsSetup.ClientCertificates.NONE, true, 100, Duration.ofMinutes(5), true);
+        BcTlsSetup clientSetup = BcTlsSetup.create(null, dir.resolve("ca.pem"), clientChoices, registry,
+                BcTlsSetup.ClientCertificates.NONE, true, 100, Duration.ofMinutes(5), true);
+        assertEquals("secp256r1", connect(clientSetup, serverSetup, PEER)[1].keyExchangeGroup(),
+                "the client's x25519 share is turned down by a HelloRetryRequest for secp256r1");
+        String rsa = "TLS_RSA_WITH_AES_128_CBC_SHA";
+        assertEquals("none", connect(setup(rsa, "jca", BcTlsSetup.ClientCertificates.NONE, null, null),
+                server(rsa, "jca"), PEER)[1].keyExchangeGroup());
+    }
+
     @Test
     void theSecondConnectionToAPeerResumesTheFirstSession() throws Exception {
         String suite = "TLS_RSA_WITH_AES_128_CBC_SHA";

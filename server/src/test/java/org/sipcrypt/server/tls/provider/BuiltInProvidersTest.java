@@ -32,7 +32,7 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
 class BuiltInProvidersTest {
 
     private static final List<CipherSuiteProvider> BUILT_IN = List.of(new AesProvider(), new TripleDesProvider(),
-            new CamelliaProvider(), new SeedProvider(), new Rc4Provider());
+            new CamelliaProvider(), new SeedProvider(), new Rc4Provider(), new ChaCha20Provider());
 
     @Test
     void everyDeclaredCryptoEngineImplementsTheBulkCipher() {
@@ -101,7 +101,8 @@ class BuiltInProvidersTest {
         }
         var aes = new AesProvider().suites();
         assertEquals(CipherSuite.TLS_AES_128_GCM_SHA256, aes.get(0).code());
-        assertEquals(CipherSuite.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, aes.get(2).code());
+        assertEquals(CipherSuite.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, aes.get(2).code());
+        assertEquals(CipherSuite.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, aes.get(4).code());
         int firstRsa = aes.indexOf(aes.stream().filter(s -> s.name().startsWith("TLS_RSA_")).findFirst().orElseThrow());
         assertTrue(aes.subList(0, firstRsa).stream().allMatch(
                 s -> s.name().startsWith("TLS_ECDHE_") || s.name().startsWith("TLS_AES_")),

@@ -30,7 +30,9 @@ class CipherSuiteRegistryTest {
         List<CipherSuiteId> suites = registry.resolve(List.of("camellia", "aes"), false);
         assertEquals("TLS_RSA_WITH_CAMELLIA_128_CBC_SHA", suites.get(0).name());
         assertEquals("TLS_RSA_WITH_CAMELLIA_256_CBC_SHA", suites.get(1).name());
-        assertEquals(new AesProvider().suites(), suites.subList(2, suites.size()));
+        assertEquals("TLS_ECDHE_ECDSA_WITH_CAMELLIA_128_CBC_SHA256", suites.get(2).name());
+        assertEquals("TLS_ECDHE_ECDSA_WITH_CAMELLIA_256_CBC_SHA384", suites.get(3).name());
+        assertEquals(new AesProvider().suites(), suites.subList(4, suites.size()));
     }
 
     @Test
@@ -51,7 +53,8 @@ class CipherSuiteRegistryTest {
                 e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> registry.resolve(List.of("SSL_RSA_WITH_3DES_EDE_CBC_SHA"), false));
         List<CipherSuiteId> lab = registry.resolve(List.of("rc4", "SSL_RSA_WITH_3DES_EDE_CBC_SHA", "aes"), true);
-        assertEquals(List.of("TLS_RSA_WITH_RC4_128_SHA", "TLS_RSA_WITH_3DES_EDE_CBC_SHA"), names(lab).subList(0, 2));
+        assertEquals(List.of("TLS_RSA_WITH_RC4_128_SHA", "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
+                "TLS_RSA_WITH_3DES_EDE_CBC_SHA"), names(lab).subList(0, 3));
         assertEquals(List.of("rc4", "3des"), registry.insecureProviders(lab));
     }
 

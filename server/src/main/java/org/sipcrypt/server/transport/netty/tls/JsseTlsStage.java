@@ -8,6 +8,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.PrivateKey;
@@ -17,11 +18,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
+import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.KeyMaterial;
-import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.PeerTrust;
+import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.slf4j.Logger;
@@ -32,22 +36,29 @@ import org.slf4j.LoggerFactory;
  * listener's certificate, the configured suites, client-certificate policy) and a client context
  * for outgoing TLS (the same certificate when there is one, presented when a peer asks; peers
  * checked against the trust file, their certificate matched to the address dialled). TLS 1.3 is
- * offered when a TLS 1.3 suite is configured, TLS 1.2 always.
+ * offered when a TLS 1.3 suite is configured, TLS 1.2 always. Key-exchange groups ({@code tls.groups})
+ * are set on each engine on Java 20 and later, and JVM-wide through {@code jdk.tls.namedGroups} before.
  * Threading: immutable; {@link #newHandler} is called on event loops.
  */
 final class JsseTlsStage extends TlsStage {
 
     private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
     private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
+    private static final String NAMED_GROUPS_PROPERTY = "jdk.tls.namedGroups";
+    /** {@code SSLParameters.setNamedGroups} (Java 20+), or null on an older JVM. */
+    private static final Method SET_NAMED_GROUPS = setNamedGroups();
 
     private final SslContext server;
     private final SslContext client;
     private final Duration handshakeTimeout;
     private final boolean sessionReuse;
     private final boolean verifyPeers;
+    /** The groups to set on each engine (Java 20+), or null for none: the JVM's own, or jdk.tls.namedGroups. */
+    private final String[] namedGroups;
 
     private JsseTlsStage(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse,
-                            boolean verifyPeers) {
+                            boolean verifyPeers, String[] namedGroups) {
+        this.namedGroups = namedGroups;
         this.server = server;
         this.client = client;
         this.handshakeTimeout = handshakeTimeout;
@@ -120,7 +131,58 @@ final class JsseTlsStage extends TlsStage {
             // the chain against the anchors, the names against the host dialled by RFC 5922's rules
             cb.trustManager(new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted))));
         }
-        return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers);
+        return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers,
+                namedGroups(choices.groups()));
+    }
+
+    /**
+     * The groups of {@code tls.groups} for SunJSSE: set on each engine's {@code SSLParameters} where
+     * the JVM has {@code setNamedGroups} (Java 20 and later; the result); on an older JVM set for the
+     * whole JVM as {@code jdk.tls.namedGroups}, which SunJSSE reads once, when it is first used (null
+     * is returned). Refused when that property already holds another list.
+     */
+    private static String[] namedGroups(List<KeyExchangeGroup> groups) {
+        if (groups.isEmpty()) {
+            return null;
+        }
+        String[] names = groups.stream().map(KeyExchangeGroup::jsseName).toArray(String[]::new);
+        if (SET_NAMED_GROUPS != null) {
+            return names;
+        }
+        String wanted = String.join(",", names);
+        String present = System.getProperty(NAMED_GROUPS_PROPERTY);
+        if (present != null && !present.equals(wanted)) {
+            throw new IllegalArgumentException("tls.groups: this JVM (Java " + Runtime.version().feature()
+                    + ", no SSLParameters.setNamedGroups) takes the jsse engine's groups from " + NAMED_GROUPS_PROPERTY
+                    + ", already set to \"" + present + "\" (expected \"" + wanted + "\" or unset)");
+        }
+        System.setProperty(NAMED_GROUPS_PROPERTY, wanted);
+        log.info("tls.groups {} set JVM-wide as {} (Java {} has no SSLParameters.setNamedGroups); effective only"
+                + " if SunJSSE was not used before in this JVM", wanted, NAMED_GROUPS_PROPERTY, Runtime.version().feature());
+        return null;
+    }
+
+    private static Method setNamedGroups() {
+        try {
+            return SSLParameters.class.getMethod("setNamedGroups", String[].class);
+        } catch (NoSuchMethodException e) {
+            // Java 17 to 19: jdk.tls.namedGroups instead
+            return null;
+        }
+    }
+
+    /** Sets the groups on one engine (Java 20+). */
+    private void applyGroups(SSLEngine engine) {
+        if (namedGroups == null) {
+            return;
+        }
+        SSLParameters p = engine.getSSLParameters();
+        try {
+            SET_NAMED_GROUPS.invoke(p, (Object) namedGroups.clone());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("SSLParameters.setNamedGroups failed for tls.groups", e);
+        }
+        engine.setSSLParameters(p);
     }
 
     /**
@@ -149,6 +211,7 @@ final class JsseTlsStage extends TlsStage {
             // the peer host is what PeerTrust checks the server's names against
             h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
         }
+        applyGroups(h.engine());
         h.setHandshakeTimeout(handshakeTimeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!sessionReuse) {
             SslHandler handler = h;

@@ -3,6 +3,7 @@ package org.sipcrypt.server.transport.netty.tls;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
@@ -22,9 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLEngine;
 import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.KeyMaterial;
-import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.PeerTrust;
+import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.TlsEngine;
@@ -34,7 +36,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The TLS stage on the {@code openssl} engine: Netty's {@code OpenSslEngine} on BoringSSL
  * (netty-tcnative, a native library) in Netty's {@code SslHandler}. A server context (the tls
- * listener's certificate, the configured suites, client-certificate policy) and a client context
+ * listener's certificate, the configured suites and key-exchange groups, client-certificate policy) and a client context
  * for outgoing TLS (the same certificate when there is one; peers checked by {@link PeerTrust},
  * their names against the address dialled by RFC 5922's rules, as on the other engines).
  * With {@code tls.sessionReuse} on, the server keeps a session-ID cache of
@@ -108,6 +110,7 @@ final class OpenSslTlsStage extends TlsStage {
                 } else if (trusted != null) {
                     b.trustManager(trusted);
                 }
+                groups(b, choices);
                 server = (ReferenceCountedOpenSslContext) b.build();
                 sessions(server.sessionContext(), t.sessionReuse(), true);
             }
@@ -119,6 +122,7 @@ final class OpenSslTlsStage extends TlsStage {
             }
             cb.trustManager(t.verifyPeers() ? new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted)))
                     : InsecureTrustManagerFactory.INSTANCE);
+            groups(cb, choices);
             client = (ReferenceCountedOpenSslContext) cb.build();
             sessions(client.sessionContext(), t.sessionReuse(), false);
         } catch (IOException | RuntimeException e) {
@@ -133,6 +137,14 @@ final class OpenSslTlsStage extends TlsStage {
             }
         }
         return new OpenSslTlsStage(server, client, t.handshakeTimeout().toMillis());
+    }
+
+    /** The groups of {@code tls.groups} by BoringSSL's names ({@code X25519}, {@code P-256}); none leaves BoringSSL's. */
+    private static void groups(SslContextBuilder b, TlsChoices choices) {
+        if (!choices.groups().isEmpty()) {
+            b.option(OpenSslContextOption.GROUPS,
+                    choices.groups().stream().map(KeyExchangeGroup::openSslName).toArray(String[]::new));
+        }
     }
 
     /**

@@ -21,7 +21,7 @@ import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite}}, or
+ * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite,group}}, or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
  * {@code bad_certificate}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
@@ -43,7 +43,7 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof SslHandshakeCompletionEvent e) {
             if (e.isSuccess()) {
-                counters.tlsHandshake(resumed(ctx), suite(ctx));
+                counters.tlsHandshake(resumed(ctx), suite(ctx), group(ctx));
             } else {
                 String reason = reason(e.cause());
                 counters.tlsHandshakeFailed(reason);
@@ -70,6 +70,14 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
         if (SuiteNames.BY_CODE.isEmpty()) {
             LoggerFactory.getLogger(TlsEventsHandler.class).debug("no cipher-suite providers installed");
         }
+    }
+
+    /**
+     * The key-exchange group by its {@code tls.groups} name: the bc engine's listener side tells it;
+     * SunJSSE (to Java 25) and Netty's OpenSSL engine have no call for it, so {@code unknown} there.
+     */
+    private static String group(ChannelHandlerContext ctx) {
+        return ctx.pipeline().get("tls") instanceof BcTlsHandler bc ? bc.connection().keyExchangeGroup() : "unknown";
     }
 
     /** The negotiated suite's standard name; a bc suite's from the providers that offered it. */

@@ -74,7 +74,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             JdkInsecureSuites.allow();
         }
         TlsChoices choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(),
-                t.versions());
+                t.versions(), t.groups(), Map.of());
         if (choices.engine() == TlsEngine.OPENSSL) {
             // BoringSSL is loaded only by a configuration that would run on it
             Map<TlsEngine, String> unavailable = OpenSslTlsStage.unavailableEngines();
@@ -86,7 +86,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
                 unavailable.forEach((engine, why) -> log.info("{}: tls.engine auto leaves out {}: {}", what,
                         engine.configName(), why));
                 choices = TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), null, t.crypto(), t.versions(),
-                        unavailable);
+                        t.groups(), unavailable);
             }
         }
         if (!choices.insecure().isEmpty()) {
@@ -105,8 +105,9 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
         made.insecure = choices.insecure();
         made.peersCheckedAgainstTrust = t.verifyPeers() && t.trust() != null;
         int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
-        log.info("{}: engine {}, versions {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
+        log.info("{}: engine {}, versions {}, groups {}, suites {}, crypto {}, session reuse {}, handshakes on {}",
                 what, choices.engine().configName(), choices.versions(),
+                choices.groups().isEmpty() ? "the engine's defaults" : choices.groups(),
                 choices.suites().stream().map(CipherSuiteId::name).toList(), choices.crypto(),
                 t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops"
                         : handshakeThreads + " threads, " + t.handshakeQueue() + " records queued at most");
