@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * waits for the one-way delay D on one thread of its own, then is sent or passed on, in the order it
  * was handed in (one queue for both directions; every entry waits the same D, so the queue is in
  * order of its times). What is held is bounded by {@link #MAX_HELD_BYTES}: a datagram that would pass
- * it is dropped and counted, as a router's full queue drops it.
+ * it is dropped, as a router's full queue drops it, with a WARN at the first and the count at close.
  * Threading: thread-safe; {@link #hold} never blocks; the actions run on the line's own thread.
  */
 final class DatagramDelayLine implements Closeable {
@@ -53,7 +53,10 @@ final class DatagramDelayLine implements Closeable {
     boolean hold(int bytes, Runnable action) {
         synchronized (queue) {
             if (closed || heldBytes + bytes > MAX_HELD_BYTES) {
-                if (!closed && !warned) {
+                if (closed) {
+                    return false;
+                }
+                if (!warned) {
                     warned = true;
                     log.warn("{}: more than {} bytes held, datagrams dropped", name, MAX_HELD_BYTES);
                 }
@@ -67,11 +70,6 @@ final class DatagramDelayLine implements Closeable {
             }
             return true;
         }
-    }
-
-    /** Datagrams dropped because the line held too much. */
-    long dropped() {
-        return dropped.sum();
     }
 
     private void run() {
@@ -105,12 +103,16 @@ final class DatagramDelayLine implements Closeable {
         }
     }
 
+    /** Stops the line; what it still holds is dropped (the socket closes with it). */
     @Override
     public void close() {
         synchronized (queue) {
             closed = true;
             queue.clear();
             queue.notifyAll();
+        }
+        if (dropped.sum() > 0) {
+            log.warn("{}: {} datagrams dropped while more than {} bytes were held", name, dropped.sum(), MAX_HELD_BYTES);
         }
     }
 }

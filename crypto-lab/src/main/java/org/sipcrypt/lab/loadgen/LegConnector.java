@@ -223,7 +223,7 @@ public final class LegConnector {
         StreamConnection c = new StreamConnection(ch, isTls);
         if (!oneWayDelay.isZero()) {
             // at the socket end, below TLS: handshake flights are held too
-            ch.pipeline().addLast("delay", new OneWayDelayHandler(oneWayDelay, target != null));
+            ch.pipeline().addLast("delay", new OneWayDelayHandler(oneWayDelay, target != null, counters));
         }
         ch.pipeline().addLast("count", counting);
         String peerName = null;

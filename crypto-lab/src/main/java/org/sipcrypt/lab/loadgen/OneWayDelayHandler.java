@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * Memory is bounded per direction by {@link #MAX_HELD_BYTES}: above it, reading stops (the kernel's
  * receive window then holds the peer back, as TCP's flow control does) until half of it has been
  * passed up, and a write that would pass it fails and closes the connection, which the call then
- * fails on. Below the bound what is held is what crossed the socket in the last D.
+ * fails on. Below the bound what is held is what crossed the socket in the last D. The round trips
+ * waited for are counted ({@link LegCounters#delayedRoundTrips()}).
  * Threading: one instance per channel, event loop only (not @Sharable); never blocks, holds by
  * scheduling on the channel's event loop.
  */
@@ -44,6 +45,9 @@ final class OneWayDelayHandler extends ChannelDuplexHandler {
     private ScheduledFuture<?> outTask;
     private ScheduledFuture<?> inTask;
     private boolean readsPaused;
+    /** Whether a write left since the last read was passed up: the next read ends a round trip. */
+    private boolean awaitingAnswer;
+    private final LegCounters counters;
 
     /** One write (msg with its promise), one read (msg), a close (no msg) or the connect (no msg, in). */
     private record Held(long due, Object msg, ChannelPromise promise, int bytes) {
@@ -52,13 +56,15 @@ final class OneWayDelayHandler extends ChannelDuplexHandler {
     /**
      * @param delay   the one-way delay D, more than zero
      * @param opening whether this side opens the connection (else it accepted it)
+     * @param counters where the round trips waited for are counted ({@link LegCounters#delayedRoundTrips()})
      */
-    OneWayDelayHandler(Duration delay, boolean opening) {
+    OneWayDelayHandler(Duration delay, boolean opening, LegCounters counters) {
         if (delay.isNegative() || delay.isZero()) {
             throw new IllegalArgumentException("delay: " + delay + " (expected more than 0)");
         }
         this.delayNanos = delay.toNanos();
         this.opening = opening;
+        this.counters = counters;
     }
 
     @Override
@@ -107,10 +113,15 @@ final class OneWayDelayHandler extends ChannelDuplexHandler {
         while ((h = in.peek()) != null && h.due <= now) {
             in.poll();
             if (h.msg == null) {
+                counters.delayedRoundTrips.increment();
                 ctx.fireChannelActive();
             } else {
                 inBytes -= h.bytes;
                 read = true;
+                if (awaitingAnswer) {
+                    awaitingAnswer = false;
+                    counters.delayedRoundTrips.increment();
+                }
                 ctx.fireChannelRead(h.msg);
             }
         }
@@ -201,6 +212,7 @@ final class OneWayDelayHandler extends ChannelDuplexHandler {
             } else {
                 outBytes -= h.bytes;
                 wrote = true;
+                awaitingAnswer = true;
                 ctx.write(h.msg, h.promise);
             }
         }

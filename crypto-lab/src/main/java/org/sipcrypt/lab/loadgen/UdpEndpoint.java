@@ -46,9 +46,9 @@ public final class UdpEndpoint implements Closeable {
         }
         this.socket = new DatagramSocket(bind);
         this.counters = counters;
-        this.delay = oneWayDelay.isZero() ? null : new DatagramDelayLine(oneWayDelay, threadName + "-delay");
         socket.setReceiveBufferSize(4 << 20);
         socket.setSendBufferSize(4 << 20);
+        this.delay = oneWayDelay.isZero() ? null : new DatagramDelayLine(oneWayDelay, threadName + "-delay");
         NamedThreads.named(threadName).start(() -> receive(receiver));
     }
 
@@ -118,11 +118,6 @@ public final class UdpEndpoint implements Closeable {
     /** Datagrams that did not parse as SIP. */
     public long dropped() {
         return dropped;
-    }
-
-    /** Datagrams the delay stage dropped because it held too much. */
-    public long delayDropped() {
-        return delay == null ? 0 : delay.dropped();
     }
 
     @Override

@@ -70,7 +70,7 @@ class OneWayDelayHandlerTest {
     @Test
     void writesLeaveInOrderAfterTheDelayAndACloseWaitsBehindThem() throws Exception {
         Top top = new Top();
-        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, false), top);
+        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, false, new LegCounters()), top);
         long start = System.nanoTime();
         List<ChannelFuture> writes = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -99,7 +99,7 @@ class OneWayDelayHandlerTest {
     void readsArePassedUpInOrderNotBeforeTheAcceptedPeersFirstBytesCouldArrive() throws Exception {
         Top top = new Top();
         long accepted = System.nanoTime();
-        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, false), top);
+        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, false, new LegCounters()), top);
         for (int i = 0; i < 5; i++) {
             ch.writeInbound(text("r" + i));
         }
@@ -116,7 +116,7 @@ class OneWayDelayHandlerTest {
     void aConnectionThisSideOpensIsReportedOpenAfterOneRoundTrip() throws Exception {
         Top top = new Top();
         long connected = System.nanoTime();
-        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, true), top);
+        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, true, new LegCounters()), top);
         assertEquals(0, top.activeNanos, "not yet open for the stages above");
         runUntil(ch, () -> top.activeNanos != 0);
         assertTrue(top.activeNanos - connected >= 2 * D.toNanos(), "open after " + (top.activeNanos - connected) / 1e6 + " ms");
@@ -126,7 +126,7 @@ class OneWayDelayHandlerTest {
     @Test
     void aWritePastTheBoundFailsAndClosesTheConnection() throws Exception {
         List<Throwable> caught = new ArrayList<>();
-        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, false), new ChannelInboundHandlerAdapter() {
+        EmbeddedChannel ch = new EmbeddedChannel(new OneWayDelayHandler(D, false, new LegCounters()), new ChannelInboundHandlerAdapter() {
             @Override
             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
                 caught.add(cause);
