@@ -131,6 +131,12 @@ final class CompareCommand extends LabCommand {
                         + " that the intervals also cover what differs from one server JVM to the next.")
         boolean freshServers;
 
+        @Option(names = "--one-way-delay", paramLabel = "DURATION", defaultValue = "0",
+                description = "One-way delay of the lab delay stage in every generator and UAS (e.g. 20ms), so each"
+                        + " leg's round trip grows by twice it; the server under test is not changed"
+                        + " (default: ${DEFAULT-VALUE}, none).")
+        String oneWayDelay;
+
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
@@ -183,7 +189,8 @@ final class CompareCommand extends LabCommand {
                         quiet ? line -> { } : line -> {
                             out.println(line);
                             out.flush();
-                        }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0), freshServers);
+                        }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0), freshServers,
+                        UacCommand.delay("--one-way-delay", oneWayDelay));
             } catch (IllegalArgumentException e) {
                 throw command.badArgument(e.getMessage(), e);
             }

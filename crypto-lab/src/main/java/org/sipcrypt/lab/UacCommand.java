@@ -130,6 +130,12 @@ final class UacCommand extends LabCommand {
     @Option(names = "--interval", defaultValue = "1", description = "Seconds per sample line (default: ${DEFAULT-VALUE}).")
     double interval;
 
+    @Option(names = "--one-way-delay", defaultValue = "0", paramLabel = "DURATION",
+            description = "Hold every segment and datagram sent and received for this long in the lab delay stage"
+                    + " (e.g. 20ms, 0.05s; a bare number means seconds), so each round trip grows by twice it"
+                    + " (default: ${DEFAULT-VALUE}, none).")
+    String oneWayDelay;
+
     @Option(names = "--json", description = "Write the per-interval samples and the summary (with its response-time"
             + " histogram, so the summaries of several generators merge) to this file.")
     Path json;
@@ -212,7 +218,8 @@ final class UacCommand extends LabCommand {
         InetSocketAddress contact = registerContact == null ? null : hostPort("--register-contact", registerContact);
         return new UacOptions(to, t, pattern, tls, rate, seconds("--duration", duration), seconds("--warmup", warmup),
                 seconds("--call-timeout", callTimeout), seconds("--hold", hold), maxFailedPct, requestUri, localFor(to),
-                seconds("--interval", interval), w, domain, credentials, contact, startTime(startAt));
+                seconds("--interval", interval), w, domain, credentials, contact, startTime(startAt),
+                delay("--one-way-delay", oneWayDelay));
     }
 
     /** The start time of {@code --start-at}: null for none; at most a day ahead. */
@@ -232,6 +239,23 @@ final class UacCommand extends LabCommand {
             throw new IllegalArgumentException(option + ": " + s + " (expected 0 to 86400 seconds)");
         }
         return Duration.ofMillis(Math.round(s * 1000));
+    }
+
+    /**
+     * A one-way delay: a number of seconds or milliseconds ({@code 20ms}, {@code 0.02s}, {@code 0.02}),
+     * 0 to {@link UacOptions#MAX_ONE_WAY_DELAY}, to the microsecond.
+     */
+    static Duration delay(String option, String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s)?").matcher(text.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException(option + ": \"" + text + "\" (expected a duration such as 20ms or 0.02s)");
+        }
+        double v = Double.parseDouble(m.group(1)) * ("ms".equals(m.group(2)) ? 1e-3 : 1);
+        if (v > UacOptions.MAX_ONE_WAY_DELAY.toSeconds()) {
+            throw new IllegalArgumentException(option + ": \"" + text + "\" (expected 0 to "
+                    + UacOptions.MAX_ONE_WAY_DELAY.toSeconds() + "s)");
+        }
+        return Duration.ofNanos(Math.round(v * 1e6) * 1000);
     }
 
     static boolean onOff(String option, String v) {

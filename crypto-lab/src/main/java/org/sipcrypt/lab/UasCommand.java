@@ -62,9 +62,15 @@ final class UasCommand extends LabCommand {
     @Option(names = "--duration", description = "Seconds to run (default: until stopped).")
     Double duration;
 
+    @Option(names = "--one-way-delay", defaultValue = "0", paramLabel = "DURATION",
+            description = "Hold every segment and datagram the listeners send and receive for this long in the lab"
+                    + " delay stage (e.g. 20ms, 0.05s; a bare number means seconds) (default: ${DEFAULT-VALUE}, none).")
+    String oneWayDelay;
+
     @Override
     public Integer call() throws Exception {
         TlsOptions tls;
+        java.time.Duration delay;
         List<Object[]> listeners = new ArrayList<>();
         try {
             BcTlsSetup.ClientCertificates cc = switch (clientAuth) {
@@ -87,13 +93,14 @@ final class UasCommand extends LabCommand {
             if (duration != null) {
                 UacCommand.seconds("--duration", duration);
             }
+            delay = UacCommand.delay("--one-way-delay", oneWayDelay);
         } catch (IllegalArgumentException e) {
             throw badArgument(e.getMessage(), e);
         }
         PrintWriter out = out();
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(1);
-        try (Uas uas = new Uas()) {
+        try (Uas uas = new Uas(delay)) {
             for (Object[] l : listeners) {
                 Transport t = (Transport) l[0];
                 try {

@@ -24,12 +24,17 @@
  * <tr><td>{@code lab-uac-udp}, {@code lab-uas-udp-PORT}</td><td>1 per UDP socket</td><td>the kernel's
  *     receive buffer (4 MiB asked)</td><td>parsing datagrams and the call or UAS logic they trigger</td>
  *     <td>anything that blocks</td></tr>
+ * <tr><td>{@code lab-uac-udp-delay}, {@code lab-uas-udp-PORT-delay}</td><td>1 per UDP socket, with
+ *     {@code --one-way-delay} only</td><td>8 MiB of held datagrams; past it a datagram is dropped</td>
+ *     <td>the lab delay stage: sending each held datagram, and the call or UAS logic of each received
+ *     one, D after it was handed in</td><td>anything that blocks beyond a send</td></tr>
  * <tr><td>{@code lab-uac-io-N}, {@code lab-uas-io-N}</td><td>1 per CPU the process may use, for each
  *     role (Netty event loops, the generator's and the UAS's)</td><td>Netty's task queue; writes are
  *     queued per connection</td><td>every TCP and TLS connection of that role: connects, accepts (backlog
  *     4096), TLS handshakes and records on both engines, framing, the call or UAS logic of each
  *     message; the generator's open-loop schedule over TCP and TLS (on the persistent connection's
- *     loop, so each call's first request is written there). Epoll's loops where Netty's native
+ *     loop, so each call's first request is written there); with {@code --one-way-delay}, the lab delay
+ *     stage's held writes and reads, scheduled on the connection's loop. Epoll's loops where Netty's native
  *     transport loads, NIO's elsewhere</td><td>anything that blocks: waiting for a connect, a handshake or a lock held long; the
  *     other role's connections</td></tr>
  * <tr><td>{@code lab-uas-timer}</td><td>1</td><td>unbounded (two timers per UDP transaction)</td><td>Timers

@@ -50,6 +50,10 @@ class LabMainTest {
         assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--start-at",
                 String.valueOf(System.currentTimeMillis() + 2 * 86_400_000L)));
         assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--register-contact", "nowhere"));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--one-way-delay", "fast"));
+        assertEquals(2, run(new StringWriter(), "uac", "--target", "127.0.0.1:5060", "--one-way-delay", "11s"));
+        assertEquals(2, run(new StringWriter(), "uas", "--listen", "tcp:127.0.0.1:0", "--one-way-delay", "-5ms"));
+        assertEquals(2, run(new StringWriter(), "compare", "--one-way-delay", "20 minutes"));
     }
 
     @Test

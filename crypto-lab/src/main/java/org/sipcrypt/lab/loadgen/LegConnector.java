@@ -45,7 +45,8 @@ import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
  * certificate; driven by the server's {@link BcTlsHandler}), or TLS on SunJSSE in Netty's {@link SslHandler}
  * (an {@link SSLContext} per side; with reuse off a client engine is made without its peer, so SunJSSE
  * neither offers nor keeps a session, and the server's certificate is checked to name the dialled
- * address after the handshake).
+ * address after the handshake). With a one-way delay, each connection's pipeline begins with the lab
+ * delay stage ({@link OneWayDelayHandler}).
  * Threading: thread-safe; {@link #connect} never blocks, {@link #connectNow} and {@link #listen} block
  * (never call them on an event loop).
  */
@@ -64,6 +65,7 @@ public final class LegConnector {
     private final Transport transport;
     private final LegCounters counters;
     private final Duration connectTimeout;
+    private final Duration oneWayDelay;
     private final TlsOptions tls;
     private final TlsChoices choices;
     private final BcTlsSetup bc;
@@ -77,11 +79,16 @@ public final class LegConnector {
      * Resolves the TLS settings (for TLS) once for every connection of this side.
      *
      * @param loops the event loops of this side's role, which carry its connections and listeners
+     * @param oneWayDelay each connection's one-way delay ({@link OneWayDelayHandler}), zero for none
      * @throws IllegalArgumentException a TLS setting is wrong, naming it
      * @throws IOException              a certificate, key or trust file cannot be read
      */
     LegConnector(Transport transport, TlsOptions tls, LegCounters counters, Duration connectTimeout,
-                 EventLoopGroup loops) throws IOException {
+                 EventLoopGroup loops, Duration oneWayDelay) throws IOException {
+        if (oneWayDelay.isNegative()) {
+            throw new IllegalArgumentException("--one-way-delay: " + oneWayDelay + " (expected 0 or more)");
+        }
+        this.oneWayDelay = oneWayDelay;
         this.transport = transport;
         this.loops = Objects.requireNonNull(loops, "loops");
         this.counters = counters;
@@ -214,6 +221,10 @@ public final class LegConnector {
                                       CompletableFuture<StreamConnection> ready) {
         boolean isTls = transport == Transport.TLS;
         StreamConnection c = new StreamConnection(ch, isTls);
+        if (!oneWayDelay.isZero()) {
+            // at the socket end, below TLS: handshake flights are held too
+            ch.pipeline().addLast("delay", new OneWayDelayHandler(oneWayDelay, target != null, counters));
+        }
         ch.pipeline().addLast("count", counting);
         String peerName = null;
         if (isTls && bc != null) {

@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What one side of a leg counts on the wire: bytes sent and received (TCP payload or datagram
  * payload, so TLS records with their overhead), TLS handshakes completed and how many of them
- * resumed a session, failed handshakes, and SIP retransmissions sent.
+ * resumed a session, failed handshakes, SIP retransmissions sent, and the round trips its stream
+ * connections waited out in the lab delay stage.
  * Threading: thread-safe; never blocks.
  */
 public final class LegCounters {
@@ -16,6 +17,7 @@ public final class LegCounters {
     final LongAdder resumed = new LongAdder();
     final LongAdder handshakesFailed = new LongAdder();
     final LongAdder retransmissions = new LongAdder();
+    final LongAdder delayedRoundTrips = new LongAdder();
 
     /** Bytes sent so far. */
     public long bytesSent() {
@@ -45,5 +47,14 @@ public final class LegCounters {
     /** SIP retransmissions sent (UDP timers A, E and G). */
     public long retransmissions() {
         return retransmissions.sum();
+    }
+
+    /**
+     * Round trips this side's stream connections waited for across the lab delay stage: each
+     * connection it opened (TCP's SYN and SYN-ACK), and each read passed up after this side wrote
+     * since the last one (a flight out and its answer back); 0 without a delay.
+     */
+    public long delayedRoundTrips() {
+        return delayedRoundTrips.sum();
     }
 }

@@ -99,7 +99,8 @@ public final class Uac {
      * @throws IOException the transport cannot be set up (TLS files, the UDP socket)
      */
     public RunSummary run(Consumer<Interval> onInterval) throws IOException, InterruptedException {
-        connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout(), LabEventLoops.uac());
+        connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout(), LabEventLoops.uac(),
+                o.oneWayDelay());
         timer = new HashedWheelTimer(NamedThreads.named(THREADS + "-timer"), TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         flow = new UacFlow(this, o, timer);
         workers = NamedThreads.numbered(THREADS).boundedPool(WORKERS, WORK_QUEUE);
@@ -108,7 +109,8 @@ public final class Uac {
         String stoppedEarly = null;
         try {
             if (o.transport() == Transport.UDP) {
-                udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, THREADS + "-udp");
+                udp = new UdpEndpoint(new InetSocketAddress(o.local(), 0), counters, this::onUdp, THREADS + "-udp",
+                        o.oneWayDelay());
             } else if (o.connection() == ConnectionPattern.PERSISTENT) {
                 try {
                     persistent = connector.connectNow(o.target(), listener());

@@ -45,12 +45,17 @@ import org.sipcrypt.server.transport.Transport;
  *                     callers are redirected to; null for the generator's own address
  * @param startAt      the wall-clock time the schedule begins, so that several generator processes
  *                     begin together; null (or a time passed) for at once after the transport is set up
+ * @param oneWayDelay  the lab delay stage's one-way delay on every connection and datagram of the run
+ *                     ({@link OneWayDelayHandler}, {@link DatagramDelayLine}); zero (or null) for none
  */
 public record UacOptions(InetSocketAddress target, Transport transport, ConnectionPattern connection, TlsOptions tls,
                          double rate, Duration duration, Duration warmup, Duration callTimeout, Duration hold,
                          double maxFailedPct, String requestUri, InetAddress local, Duration interval,
                          Workload workload, String domain, List<Credential> users, InetSocketAddress registerContact,
-                         Instant startAt) {
+                         Instant startAt, Duration oneWayDelay) {
+
+    /** The largest one-way delay the lab delay stage takes. */
+    public static final Duration MAX_ONE_WAY_DELAY = Duration.ofSeconds(10);
 
     /** Failed calls needed before the failure threshold can stop a run. */
     public static final int MIN_FAILED_TO_STOP = 10;
@@ -64,6 +69,11 @@ public record UacOptions(InetSocketAddress target, Transport transport, Connecti
         workload = workload == null ? Workload.CALL : workload;
         domain = domain == null ? hostOf(target) : domain;
         users = users == null ? List.of() : List.copyOf(users);
+        oneWayDelay = oneWayDelay == null ? Duration.ZERO : oneWayDelay;
+        if (oneWayDelay.isNegative() || oneWayDelay.compareTo(MAX_ONE_WAY_DELAY) > 0) {
+            throw new IllegalArgumentException("--one-way-delay: " + oneWayDelay + " (expected 0 to "
+                    + MAX_ONE_WAY_DELAY.toSeconds() + "s)");
+        }
         if (!domain.matches("[A-Za-z0-9.:\\[\\]-]+")) {
             throw new IllegalArgumentException("--domain: \"" + domain + "\" (expected a host name or IP address)");
         }
@@ -94,7 +104,7 @@ public record UacOptions(InetSocketAddress target, Transport transport, Connecti
                       double rate, Duration duration, Duration warmup, Duration callTimeout, Duration hold,
                       double maxFailedPct, String requestUri, InetAddress local, Duration interval) {
         this(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold, maxFailedPct, requestUri,
-                local, interval, Workload.CALL, null, List.of(), null, null);
+                local, interval, Workload.CALL, null, List.of(), null, null, Duration.ZERO);
     }
 
     /** A copy running another workload. */
@@ -112,9 +122,15 @@ public record UacOptions(InetSocketAddress target, Transport transport, Connecti
         return with(workload, d, users);
     }
 
+    /** A copy with another one-way delay (zero for none). */
+    public UacOptions withOneWayDelay(Duration delay) {
+        return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
+                maxFailedPct, requestUri, local, interval, workload, domain, users, registerContact, startAt, delay);
+    }
+
     private UacOptions with(Workload w, String d, List<Credential> u) {
         return new UacOptions(target, transport, connection, tls, rate, duration, warmup, callTimeout, hold,
-                maxFailedPct, requestUri, local, interval, w, d, u, registerContact, startAt);
+                maxFailedPct, requestUri, local, interval, w, d, u, registerContact, startAt, oneWayDelay);
     }
 
     /** The host of an address as it stands in a SIP URI (IPv6 in brackets, RFC 3261 §25.1). */

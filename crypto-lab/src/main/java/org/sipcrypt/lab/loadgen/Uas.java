@@ -5,6 +5,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -50,6 +51,7 @@ public final class Uas implements Closeable {
     private static final int SDP_BYTES = SDP.getBytes(StandardCharsets.UTF_8).length;
 
     private final LegCounters counters = new LegCounters();
+    private final Duration oneWayDelay;
     private final ScheduledThreadPoolExecutor timer;
     private final List<Closeable> open = new ArrayList<>();
     private final Set<StreamConnection> connections = ConcurrentHashMap.newKeySet();
@@ -67,8 +69,21 @@ public final class Uas implements Closeable {
     private double tokens;
     private long tokensAtNanos = System.nanoTime();
 
-    /** A UAS with no listener yet. */
+    /** A UAS with no listener yet, without delay. */
     public Uas() {
+        this(Duration.ZERO);
+    }
+
+    /**
+     * A UAS with no listener yet whose listeners hold what they send and receive for a one-way delay
+     * in the lab delay stage ({@link OneWayDelayHandler}, {@link DatagramDelayLine}); zero for none.
+     */
+    public Uas(Duration oneWayDelay) {
+        if (oneWayDelay.isNegative() || oneWayDelay.compareTo(UacOptions.MAX_ONE_WAY_DELAY) > 0) {
+            throw new IllegalArgumentException("--one-way-delay: " + oneWayDelay + " (expected 0 to "
+                    + UacOptions.MAX_ONE_WAY_DELAY.toSeconds() + "s)");
+        }
+        this.oneWayDelay = oneWayDelay;
         timer = NamedThreads.named(THREADS + "-timer").scheduler();
     }
 
@@ -83,7 +98,7 @@ public final class Uas implements Closeable {
         if (transport == Transport.UDP) {
             UdpEndpoint[] self = new UdpEndpoint[1];
             UdpEndpoint udp = new UdpEndpoint(address, counters, (m, from) -> onUdp(self[0], m, from),
-                    THREADS + "-udp-" + address.getPort());
+                    THREADS + "-udp-" + address.getPort(), oneWayDelay);
             self[0] = udp;
             open.add(udp);
             log.info("uas listening on udp:{}", hostPort(udp.localAddress()));
@@ -92,8 +107,8 @@ public final class Uas implements Closeable {
         if (transport == Transport.TLS && (tls == null || tls.cert() == null)) {
             throw new IllegalArgumentException("--cert and --key: a tls listener needs a certificate and key");
         }
-        LegConnector connector = new LegConnector(transport, tls, counters, java.time.Duration.ofSeconds(10),
-                LabEventLoops.uas());
+        LegConnector connector = new LegConnector(transport, tls, counters, Duration.ofSeconds(10),
+                LabEventLoops.uas(), oneWayDelay);
         StreamConnection.Listener listener = new StreamConnection.Listener() {
             @Override
             public void message(StreamConnection from, SipMessage m) {

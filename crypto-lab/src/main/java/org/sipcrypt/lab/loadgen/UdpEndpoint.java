@@ -6,6 +6,7 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.function.BiConsumer;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.slf4j.Logger;
@@ -14,6 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The generator's one UDP socket of a side: a receiver thread parses each datagram and hands it on
  * with its source address; any thread may {@link #send}. Unparsable datagrams are counted and dropped.
+ * With a one-way delay, each datagram sent and each received waits for it in the lab delay stage
+ * ({@link DatagramDelayLine}) before it leaves or is handed on.
  * Threading: thread-safe; {@link #send} does not block beyond the kernel's send buffer.
  */
 public final class UdpEndpoint implements Closeable {
@@ -22,15 +25,30 @@ public final class UdpEndpoint implements Closeable {
 
     private final DatagramSocket socket;
     private final LegCounters counters;
+    private final DatagramDelayLine delay;
     private volatile long dropped;
+    private volatile boolean sendFailed;
 
-    /** Binds the socket (port 0 for any free port) and starts the receiver thread. */
+    /** Binds the socket (port 0 for any free port) and starts the receiver thread; no delay. */
     public UdpEndpoint(InetSocketAddress bind, LegCounters counters, BiConsumer<SipMessage, InetSocketAddress> receiver,
                        String threadName) throws SocketException {
+        this(bind, counters, receiver, threadName, Duration.ZERO);
+    }
+
+    /**
+     * Binds the socket (port 0 for any free port) and starts the receiver thread, and with a one-way
+     * delay above zero the delay stage's thread ({@code threadName-delay}).
+     */
+    public UdpEndpoint(InetSocketAddress bind, LegCounters counters, BiConsumer<SipMessage, InetSocketAddress> receiver,
+                       String threadName, Duration oneWayDelay) throws SocketException {
+        if (oneWayDelay.isNegative()) {
+            throw new IllegalArgumentException("--one-way-delay: " + oneWayDelay + " (expected 0 or more)");
+        }
         this.socket = new DatagramSocket(bind);
         this.counters = counters;
         socket.setReceiveBufferSize(4 << 20);
         socket.setSendBufferSize(4 << 20);
+        this.delay = oneWayDelay.isZero() ? null : new DatagramDelayLine(oneWayDelay, threadName + "-delay");
         NamedThreads.named(threadName).start(() -> receive(receiver));
     }
 
@@ -51,7 +69,13 @@ public final class UdpEndpoint implements Closeable {
                     }
                     continue;
                 }
-                receiver.accept(m, (InetSocketAddress) p.getSocketAddress());
+                InetSocketAddress from = (InetSocketAddress) p.getSocketAddress();
+                if (delay == null) {
+                    receiver.accept(m, from);
+                } else {
+                    SipMessage held = m;
+                    delay.hold(p.getLength(), () -> receiver.accept(held, from));
+                }
             } catch (IOException e) {
                 if (!socket.isClosed()) {
                     log.warn("udp {} receive failed: {}", socket.getLocalSocketAddress(), e.toString());
@@ -60,8 +84,28 @@ public final class UdpEndpoint implements Closeable {
         }
     }
 
-    /** Sends one datagram. */
+    /**
+     * Sends one datagram; with a delay, it leaves after it, and a failure then is logged (once)
+     * instead of thrown. {@code message} must not change afterwards.
+     */
     public void send(byte[] message, InetSocketAddress to) throws IOException {
+        if (delay == null) {
+            sendNow(message, to);
+            return;
+        }
+        delay.hold(message.length, () -> {
+            try {
+                sendNow(message, to);
+            } catch (IOException e) {
+                if (!socket.isClosed() && !sendFailed) {
+                    sendFailed = true;
+                    log.warn("udp {} send to {} failed: {}", socket.getLocalSocketAddress(), to, e.toString());
+                }
+            }
+        });
+    }
+
+    private void sendNow(byte[] message, InetSocketAddress to) throws IOException {
         socket.send(new DatagramPacket(message, message.length, to));
         counters.bytesSent.add(message.length);
     }
@@ -78,6 +122,9 @@ public final class UdpEndpoint implements Closeable {
 
     @Override
     public void close() {
+        if (delay != null) {
+            delay.close();
+        }
         socket.close();
     }
 }

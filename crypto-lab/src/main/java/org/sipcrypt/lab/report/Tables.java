@@ -60,12 +60,12 @@ final class Tables {
         for (Study s : studies) {
             Environment e = s.environment();
             rows.add(e == null ? List.of(s.scenario(), s.started().toString(), "unknown", "unknown", "n/a", "unknown",
-                    "unknown", "unknown", "unknown") : List.of(s.scenario(), s.started().toString(), known(e.jvm()),
+                    "unknown", "unknown", "unknown", "unknown") : List.of(s.scenario(), s.started().toString(), known(e.jvm()),
                     known(e.cpuModel()), Integer.toString(e.cores()), known(e.os()), known(e.host()),
-                    known(e.labVersion()), known(e.pinning())));
+                    known(e.labVersion()), known(e.pinning()), e.delayDescribed()));
         }
-        return new Table("llllrllll", List.of("study", "started", "JVM", "CPU", "cores", "OS", "host", "lab", "CPU pinning"),
-                rows);
+        return new Table("llllrlllll", List.of("study", "started", "JVM", "CPU", "cores", "OS", "host", "lab", "CPU pinning",
+                "network delay"), rows);
     }
 
     /** Whether the studies ran on more than one kind of machine or JVM (host names aside). */

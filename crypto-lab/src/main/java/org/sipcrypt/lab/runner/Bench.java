@@ -88,16 +88,18 @@ final class Bench implements Closeable {
      * @param external where an external server listens, or null to start ours
      * @param pinning  the CPUs the server is started on
      * @param sut      which server to start (when not external)
+     * @param oneWayDelay the UAS's one-way delay in the lab delay stage (zero for none)
      * @param users    the users provisioned for it (empty without authentication)
      */
     static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external, CpuPinning pinning,
-                       ServerUnderTest sut, List<Credential> users) throws IOException, InterruptedException {
+                       ServerUnderTest sut, Duration oneWayDelay, List<Credential> users)
+            throws IOException, InterruptedException {
         Transport right = s.right().transportFor(cipher);
         Uas uas = null;
         InetSocketAddress uasAt = null;
         try {
             if (s.reachesUas()) {
-                uas = new Uas();
+                uas = new Uas(oneWayDelay);
                 int port = external != null ? external.uasPort() : 0;
                 uasAt = uas.listen(right, new InetSocketAddress(LOOPBACK, port),
                         right == Transport.TLS ? uasTls(s.right(), cipher, certs) : null);

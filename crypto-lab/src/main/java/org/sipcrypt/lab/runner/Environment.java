@@ -21,18 +21,52 @@ import java.util.List;
  * @param serverCpus CPUs the server under test could use (its pinned set, or every core when nothing
  *                  was pinned), so that its CPU time says how busy it was; 0 when unknown (a server
  *                  the lab did not start, or a study stored before the lab recorded it)
+ * @param oneWayDelayMs the one-way delay added on each leg the lab's processes end, in milliseconds;
+ *                  0 for none (and in studies stored before the lab could add one)
+ * @param delayMethod how it was added ({@link #LAB_DELAY_STAGE}), null without delay
  */
 public record Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
-                          String pinning, int serverCpus) {
+                          String pinning, int serverCpus, double oneWayDelayMs, String delayMethod) {
+
+    /**
+     * The delay method of the lab's generators and UAS holding bytes themselves; {@code tc netem} in
+     * a network namespace is not built (this lab's machines have no {@code sch_netem}).
+     */
+    public static final String LAB_DELAY_STAGE = "lab delay stage";
 
     /** What a study ran on, before saying where its processes ran. */
     public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion) {
-        this(jvm, cpuModel, cores, os, host, labVersion, null, 0);
+        this(jvm, cpuModel, cores, os, host, labVersion, null, 0, 0, null);
+    }
+
+    /** What a study ran on and where its processes ran, without delay. */
+    public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
+                       String pinning, int serverCpus) {
+        this(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null);
     }
 
     /** A copy saying where the processes ran, and on how many CPUs the server under test ran (0: unknown). */
     public Environment withPinning(String newPinning, int newServerCpus) {
-        return new Environment(jvm, cpuModel, cores, os, host, labVersion, newPinning, newServerCpus);
+        return new Environment(jvm, cpuModel, cores, os, host, labVersion, newPinning, newServerCpus, oneWayDelayMs,
+                delayMethod);
+    }
+
+    /** A copy saying which one-way delay the lab delay stage added (zero: none). */
+    public Environment withDelay(java.time.Duration oneWayDelay) {
+        return oneWayDelay.isZero()
+                ? new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null)
+                : new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus,
+                        oneWayDelay.toNanos() / 1e6, LAB_DELAY_STAGE);
+    }
+
+    /** The delay as the reports' setup line gives it: {@code none}, or {@code 20 ms each way per leg (lab delay stage)}. */
+    public String delayDescribed() {
+        if (oneWayDelayMs <= 0) {
+            return "none";
+        }
+        String ms = oneWayDelayMs == Math.rint(oneWayDelayMs) ? Long.toString((long) oneWayDelayMs)
+                : String.format(java.util.Locale.ROOT, "%.3f", oneWayDelayMs);
+        return ms + " ms each way per leg (" + (delayMethod != null ? delayMethod : "unknown method") + ")";
     }
 
     /** The machine this JVM runs on. */

@@ -322,6 +322,9 @@ final class Generators implements AutoCloseable {
         add(a, "--interval", fmt(o.interval().toMillis() / 1000.0));
         add(a, "--json", json.toString());
         add(a, "--start-at", Long.toString(startAt.toEpochMilli()));
+        if (!o.oneWayDelay().isZero()) {
+            add(a, "--one-way-delay", String.format(Locale.ROOT, "%.6fs", o.oneWayDelay().toNanos() / 1e9));
+        }
         if (o.transport() == Transport.TLS) {
             TlsOptions t = o.tls();
             add(a, "--cipher", String.join(",", t.ciphers()));

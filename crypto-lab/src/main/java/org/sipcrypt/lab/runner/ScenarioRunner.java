@@ -93,14 +93,27 @@ public final class ScenarioRunner {
      * @param sut      the server the lab starts for each point
      * @param freshServers a fresh server and warm-up for every fixed-rate repetition, instead of one
      *                 warm server per cipher for all of them
+     * @param oneWayDelay the lab delay stage's one-way delay in every generator and UAS, on each leg
+     *                 the lab's processes end (zero for none); the server under test is not delayed
      */
     public record Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
-                          CpuPinning pinning, ServerUnderTest sut, boolean freshServers) {
+                          CpuPinning pinning, ServerUnderTest sut, boolean freshServers, Duration oneWayDelay) {
         public Options {
             Objects.requireNonNull(workDir, "workDir");
             Objects.requireNonNull(progress, "progress");
             Objects.requireNonNull(pinning, "pinning");
             Objects.requireNonNull(sut, "sut");
+            oneWayDelay = oneWayDelay == null ? Duration.ZERO : oneWayDelay;
+            if (oneWayDelay.isNegative() || oneWayDelay.compareTo(UacOptions.MAX_ONE_WAY_DELAY) > 0) {
+                throw new IllegalArgumentException("--one-way-delay: " + oneWayDelay + " (expected 0 to "
+                        + UacOptions.MAX_ONE_WAY_DELAY.toSeconds() + "s)");
+            }
+        }
+
+        /** Options without delay. */
+        public Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
+                       CpuPinning pinning, ServerUnderTest sut, boolean freshServers) {
+            this(workDir, external, progress, interval, pinning, sut, freshServers, Duration.ZERO);
         }
 
         /** Options with one warm server per cipher. */
@@ -116,7 +129,7 @@ public final class ScenarioRunner {
 
         /** The same options for another server under test. */
         public Options withSut(ServerUnderTest other) {
-            return new Options(workDir, external, progress, interval, pinning, other, freshServers);
+            return new Options(workDir, external, progress, interval, pinning, other, freshServers, oneWayDelay);
         }
 
         /** Whether fixed-rate repetitions run as windows on one warm server per cipher. */
@@ -183,6 +196,10 @@ public final class ScenarioRunner {
         progress = new Progress(plan(ciphers.size(), fixed, peak));
         String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
         options.progress().accept(scenario.name() + ": " + where);
+        if (!options.oneWayDelay().isZero()) {
+            options.progress().accept(scenario.name() + ": network delay " + Environment.current().withDelay(
+                    options.oneWayDelay()).delayDescribed());
+        }
         try (AutoCloseable pinned = options.pinning().pinLab(); Generators kept = generators) {
             if (fixed && options.warmServers()) {
                 points.addAll(warmPoints(ciphers));
@@ -207,7 +224,7 @@ public final class ScenarioRunner {
         Environment here = Environment.current();
         int serverCpus = options.external() != null ? 0
                 : options.pinning().pinned() ? options.pinning().serverCpus().size() : here.cores();
-        return here.withPinning(where, serverCpus);
+        return here.withPinning(where, serverCpus).withDelay(options.oneWayDelay());
     }
 
     /**
@@ -359,7 +376,7 @@ public final class ScenarioRunner {
         // a pause in the middle of this point's schedule
         System.gc();
         Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning(), options.sut(),
-                users);
+                options.oneWayDelay(), users);
         try {
             if (scenario.workload().equals("redirect")) {
                 register(b);
@@ -668,6 +685,6 @@ public final class ScenarioRunner {
         String uri = w == Workload.REDIRECT ? "sip:lab-uac-0@" + Bench.DOMAIN : "sip:lab-uas@" + Bench.DOMAIN;
         return new UacOptions(b.target, b.leftTransport, scenario.left().connection(), tls, rate, duration, warmup,
                 l.callTimeout(), l.hold(), l.maxFailedPct(), uri, InetAddress.getLoopbackAddress(), options.interval())
-                .withWorkload(w).withDomain(Bench.DOMAIN).withUsers(b.users);
+                .withWorkload(w).withDomain(Bench.DOMAIN).withUsers(b.users).withOneWayDelay(options.oneWayDelay());
     }
 }

@@ -79,7 +79,7 @@ class RegistrarWorkloadsIT {
                           InetSocketAddress registerContact, double maxFailedPct) throws Exception {
         UacOptions o = new UacOptions(server.address(t), t, ConnectionPattern.PERSISTENT, null, RATE, DURATION,
                 Duration.ZERO, Duration.ofSeconds(5), Duration.ZERO, maxFailedPct, "sip:lab-uas@lab.test", LOOPBACK,
-                Duration.ofSeconds(1), w, null, users, registerContact, null);
+                Duration.ofSeconds(1), w, null, users, registerContact, null, Duration.ZERO);
         List<Interval> samples = new ArrayList<>();
         RunSummary r = new Uac(o).run(samples::add);
         assertEquals(r.completed(), samples.stream().mapToLong(Interval::completed).sum(), "the samples add up");
