@@ -79,6 +79,8 @@ public final class Uac {
     private long startNanos;
     private long warmupEndNanos;
     private volatile boolean stopArrivals;
+    /** Set once every operation due before the arrivals' end has been offered. */
+    private volatile boolean arrivalsDone;
 
     /** A UAC for one run. */
     public Uac(UacOptions options) {
@@ -149,7 +151,8 @@ public final class Uac {
                     drain(Math.min(now + o.callTimeout().toNanos(), hardEnd));
                     break;
                 }
-                if (now >= arrivalsEnd && (inFlight.get() == 0 || now >= hardEnd)) {
+                // a schedule running late (a busy machine) still offers what was due before the end
+                if (now >= arrivalsEnd && (arrivalsDone && inFlight.get() == 0 || now >= hardEnd)) {
                     break;
                 }
             }
@@ -249,6 +252,7 @@ public final class Uac {
         for (long i = 0; !stopArrivals; i++) {
             long due = dueNanos(i);
             if (due >= arrivalsEnd) {
+                arrivalsDone = true;
                 return;
             }
             long wait = due - System.nanoTime();
@@ -282,6 +286,7 @@ public final class Uac {
             while (!stopArrivals) {
                 long due = dueNanos(next);
                 if (due >= end) {
+                    arrivalsDone = true;
                     return;
                 }
                 long now = System.nanoTime();
