@@ -147,9 +147,9 @@ final class CompareCommand extends LabCommand {
 
         @Option(names = "--kx", paramLabel = "rsa|ecdhe-p256|ecdhe-x25519|x25519mlkem768", defaultValue = "rsa",
                 description = "The key exchange of every TLS leg: rsa (the providers' TLS_RSA_WITH_ suites, TLS 1.2"
-                        + " only), or ECDHE or the ML-KEM hybrid on that one group (tls.groups on the server, the"
-                        + " lab's generator and UAS on the bc engine offering it alone) with the provider's"
-                        + " TLS_ECDHE_RSA_WITH_ suite under TLS 1.2 (default: ${DEFAULT-VALUE}).")
+                        + " only), or ECDHE or the ML-KEM hybrid (TLS 1.3 only) on that one group (tls.groups on the"
+                        + " server, the lab's generator and UAS on the bc engine offering it alone) with the"
+                        + " provider's TLS_ECDHE_RSA_WITH_ suite under TLS 1.2 (default: ${DEFAULT-VALUE}).")
         String kx;
 
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")

@@ -18,14 +18,13 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
  * cipher provider runs and the one key-exchange group offered.
  * <ul>
  * <li>TLS 1.2 with {@code rsa} (the default): the provider's RSA key-exchange suite
- * ({@code aes}: TLS_RSA_WITH_AES_128_CBC_SHA; its first suite when it has none, as
- * {@link CipherSuiteProvider#rsaKeyExchangeSuite()} says), no group.</li>
- * <li>TLS 1.2 with an ECDHE or hybrid group: the provider's ECDHE_RSA suite of the same bulk cipher
+ * ({@code aes}: TLS_RSA_WITH_AES_128_CBC_SHA), no group; {@code chacha20} has none.</li>
+ * <li>TLS 1.2 with an ECDHE group: the provider's ECDHE_RSA suite of the same bulk cipher
  * as its RSA suite (TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA), else its first ECDHE_RSA suite
  * (TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256); the lab's certificates are RSA.</li>
  * <li>TLS 1.3: the provider's first TLS 1.3 suite ({@code aes}: TLS_AES_128_GCM_SHA256,
- * {@code chacha20}: TLS_CHACHA20_POLY1305_SHA256), with a group: TLS 1.3 has no RSA key
- * exchange.</li>
+ * {@code chacha20}: TLS_CHACHA20_POLY1305_SHA256), with an ECDHE or hybrid group: TLS 1.3 has no
+ * RSA key exchange, and the ML-KEM hybrids are TLS 1.3's only.</li>
  * </ul>
  * A cipher with no such suite is refused before anything starts ({@link #check}); a suite name is
  * run as it is. Hybrid groups run on the bc TLS engine only.
@@ -80,6 +79,10 @@ public record Handshake(String version, KeyExchange keyExchange) {
         if ("1.3".equals(version) && keyExchange == KeyExchange.RSA) {
             throw new IllegalArgumentException("--kx: rsa with --tls-version 1.3: TLS 1.3 has no RSA key exchange"
                     + " (expected ecdhe-p256, ecdhe-x25519 or x25519mlkem768)");
+        }
+        if ("1.2".equals(version) && keyExchange.group() != null && keyExchange.group().hybrid()) {
+            throw new IllegalArgumentException("--kx: " + keyExchange.configName() + " with --tls-version 1.2: the ML-KEM"
+                    + " hybrids are TLS 1.3 key exchanges (draft-ietf-tls-ecdhe-mlkem)");
         }
     }
 
@@ -161,7 +164,8 @@ public record Handshake(String version, KeyExchange keyExchange) {
         if ("1.3".equals(version)) {
             return "a TLS 1.3 suite";
         }
-        return "a TLS_ECDHE_RSA_WITH_ suite; the lab's certificates are RSA";
+        return keyExchange == KeyExchange.RSA ? "a TLS_RSA_WITH_ suite"
+                : "a TLS_ECDHE_RSA_WITH_ suite; the lab's certificates are RSA";
     }
 
     /** Why a provider cannot run under this handshake, or null. */
@@ -177,7 +181,7 @@ public record Handshake(String version, KeyExchange keyExchange) {
         }
         Optional<CipherSuiteId> rsa = suites.stream().filter(s -> s.name().startsWith("TLS_RSA_WITH_")).findFirst();
         if (keyExchange == KeyExchange.RSA) {
-            return Optional.of(p.rsaKeyExchangeSuite());
+            return rsa;
         }
         List<CipherSuiteId> ecdhe = suites.stream().filter(s -> s.name().startsWith("TLS_ECDHE_RSA_WITH_")).toList();
         if (rsa.isPresent()) {

@@ -49,6 +49,10 @@ class HandshakeTest {
         assertEquals("TLS_RSA_WITH_SEED_CBC_SHA", h.suite("seed"));
         assertEquals("TLS_RSA_WITH_RC4_128_SHA", h.suite("rc4"));
         assertEquals("tcp", h.suite("tcp"), "a baseline is no provider");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> h.check(List.of("chacha20", "tcp"), Map.of()));
+        assertTrue(e.getMessage().startsWith("chacha20: no suite for TLS 1.2, rsa (a TLS_RSA_WITH_ suite)"),
+                e.getMessage());
     }
 
     @Test
@@ -68,7 +72,7 @@ class HandshakeTest {
         assertEquals("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", h.suite("aes"));
         assertEquals("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", h.suite("chacha20"));
         assertEquals("secp256r1", h.group().configName());
-        assertEquals("x25519mlkem768", Handshake.parse("1.2", "X25519MLKEM768").group().configName());
+        assertEquals("x25519mlkem768", Handshake.parse("1.3", "X25519MLKEM768").group().configName());
     }
 
     @Test
@@ -80,6 +84,9 @@ class HandshakeTest {
                 k.getMessage());
         IllegalArgumentException r = assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.3", "rsa"));
         assertTrue(r.getMessage().contains("TLS 1.3 has no RSA key exchange"), r.getMessage());
+        IllegalArgumentException h = assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.2", "x25519mlkem768"));
+        assertTrue(h.getMessage().contains("hybrids are TLS 1.3 key exchanges"), h.getMessage());
     }
 
     @Test
