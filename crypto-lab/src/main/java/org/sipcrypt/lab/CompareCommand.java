@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.ExternalTarget;
+import org.sipcrypt.lab.runner.Handshake;
 import org.sipcrypt.lab.runner.ScenarioRunner;
 import org.sipcrypt.lab.runner.ServerUnderTest;
 import org.sipcrypt.lab.runner.Study;
@@ -137,6 +138,20 @@ final class CompareCommand extends LabCommand {
                         + " (default: ${DEFAULT-VALUE}, none).")
         String oneWayDelay;
 
+        @Option(names = "--tls-version", paramLabel = "1.2|1.3", defaultValue = "1.2",
+                description = "The TLS version the generator, the UAS and the server offer on every TLS leg; under"
+                        + " 1.3 a provider runs its TLS 1.3 suite (aes: TLS_AES_128_GCM_SHA256, chacha20:"
+                        + " TLS_CHACHA20_POLY1305_SHA256) and one without (3des, camellia, seed, rc4) is refused"
+                        + " (default: ${DEFAULT-VALUE}).")
+        String tlsVersion;
+
+        @Option(names = "--kx", paramLabel = "rsa|ecdhe-p256|ecdhe-x25519|x25519mlkem768", defaultValue = "rsa",
+                description = "The key exchange of every TLS leg: rsa (the providers' TLS_RSA_WITH_ suites, TLS 1.2"
+                        + " only), or ECDHE or the ML-KEM hybrid (TLS 1.3 only) on that one group (tls.groups on the"
+                        + " server, the lab's generator and UAS on the bc engine offering it alone) with the"
+                        + " provider's TLS_ECDHE_RSA_WITH_ suite under TLS 1.2 (default: ${DEFAULT-VALUE}).")
+        String kx;
+
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
@@ -190,7 +205,10 @@ final class CompareCommand extends LabCommand {
                             out.println(line);
                             out.flush();
                         }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0), freshServers,
-                        UacCommand.delay("--one-way-delay", oneWayDelay));
+                        UacCommand.delay("--one-way-delay", oneWayDelay), handshake());
+                for (Scenario s : list) {
+                    ro.handshake().check(ciphersAsked != null ? ciphersAsked : s.ciphers(), s.server());
+                }
             } catch (IllegalArgumentException e) {
                 throw command.badArgument(e.getMessage(), e);
             }
@@ -212,6 +230,11 @@ final class CompareCommand extends LabCommand {
                 }
             }
             return LabReports.write(studies, dir, out) ? 0 : 1;
+        }
+
+        /** The handshake of {@code --tls-version} and {@code --kx}. */
+        Handshake handshake() {
+            return Handshake.parse(tlsVersion, kx);
         }
 
         private ExternalTarget external() {

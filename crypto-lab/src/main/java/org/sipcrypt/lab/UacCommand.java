@@ -87,6 +87,12 @@ final class UacCommand extends LabCommand {
             description = "TLS versions offered: 1.2 and/or 1.3 (default: ${DEFAULT-VALUE}; the bc engine resumes TLS 1.2 sessions only).")
     List<String> versions;
 
+    @Option(names = "--tls-groups", split = ",", paramLabel = "LIST",
+            description = "TLS: key-exchange groups offered, most preferred first, as the server's tls.groups names"
+                    + " them (x25519, secp256r1, x25519mlkem768, ...); on the bc engine, which offers exactly these"
+                    + " (default: the engine's own).")
+    List<String> groups = new ArrayList<>();
+
     @Option(names = "--trust", description = "TLS: PEM CA certificates the target must chain to (default: the JDK's trust store).")
     Path trust;
 
@@ -195,7 +201,7 @@ final class UacCommand extends LabCommand {
         TlsOptions tls = null;
         if (t == Transport.TLS) {
             tls = new TlsOptions(ciphers, tlsEngine, crypto, versions, trust, cert, key, onOff("--session-reuse", sessionReuse),
-                    BcTlsSetup.ClientCertificates.NONE, allowInsecure);
+                    BcTlsSetup.ClientCertificates.NONE, allowInsecure, groups);
         }
         String requestUri = uri != null ? uri : "sip:lab-uas@" + to.getAddress().getHostAddress() + ":" + to.getPort()
                 + ";transport=" + t.configName();

@@ -46,7 +46,8 @@ import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
  * (an {@link SSLContext} per side; with reuse off a client engine is made without its peer, so SunJSSE
  * neither offers nor keeps a session, and the server's certificate is checked to name the dialled
  * address after the handshake). With a one-way delay, each connection's pipeline begins with the lab
- * delay stage ({@link OneWayDelayHandler}).
+ * delay stage ({@link OneWayDelayHandler}). Chosen key-exchange groups ({@link TlsOptions#groups()})
+ * put a side on the bc engine, which offers exactly them.
  * Threading: thread-safe; {@link #connect} never blocks, {@link #connectNow} and {@link #listen} block
  * (never call them on an event loop).
  */
@@ -116,12 +117,21 @@ public final class LegConnector {
             case "jsse" -> TlsEngine.JSSE;
             default -> throw new IllegalArgumentException("--tls-engine: \"" + tls.engine() + "\" (expected bc or jsse)");
         };
+        if (!tls.groups().isEmpty()) {
+            // SunJSSE on Java 17 takes groups only JVM-wide (jdk.tls.namedGroups), which would change
+            // every other leg of this process: chosen groups are offered by the bc engine, as exactly those
+            if (engine == TlsEngine.JSSE) {
+                throw new IllegalArgumentException("--tls-groups: the lab offers chosen groups on the bc engine only"
+                        + " (expected --tls-engine bc or none)");
+            }
+            engine = TlsEngine.BC;
+        }
         if (tls.allowInsecure()) {
             JdkInsecureSuites.allow();
         }
         // the load generator's legs speak bc or jsse: auto picks between those two, as before the server had openssl
         this.choices = TlsChoices.resolve(registry, tls.ciphers(), tls.allowInsecure(), engine, tls.crypto(), tls.versions(),
-                Map.of(TlsEngine.OPENSSL, "the lab's load generator has no openssl engine"));
+                tls.groups(), Map.of(TlsEngine.OPENSSL, "the lab's load generator has no openssl engine"));
         this.identity = tls.cert() == null ? null : KeyMaterial.read(tls.cert(), tls.key(), null);
         if (choices.engine() == TlsEngine.BC) {
             this.bc = BcTlsSetup.create(identity, tls.trust(), choices, registry, tls.clientCerts(), tls.sessionReuse(),

@@ -10,7 +10,7 @@ import org.sipcrypt.server.tls.bc.BcTlsSetup;
  * suite names), TLS engine ({@code bc}, {@code jsse}, or null for the first that runs every suite),
  * crypto engine on bc, versions, trust anchors, the certificate and key presented (a client
  * certificate for the UAC, the listener's for the UAS), session reuse, the client-certificate
- * policy of a UAS, and the lab switch for insecure suites.
+ * policy of a UAS, the lab switch for insecure suites, and the key-exchange groups offered.
  * Threading: immutable.
  *
  * @param ciphers       provider and suite names, e.g. {@code aes}, {@code TLS_RSA_WITH_SEED_CBC_SHA}
@@ -23,19 +23,29 @@ import org.sipcrypt.server.tls.bc.BcTlsSetup;
  * @param sessionReuse  whether sessions are kept and resumed
  * @param clientCerts   what a UAS asks of clients
  * @param allowInsecure the lab switch: RC4 and 3DES allowed
+ * @param groups        key-exchange group names ({@code tls.groups}' names, e.g. {@code x25519}), most
+ *                      preferred first; empty for the engine's defaults
  */
 public record TlsOptions(List<String> ciphers, String engine, List<String> crypto, List<String> versions, Path trust,
                          Path cert, Path key, boolean sessionReuse, BcTlsSetup.ClientCertificates clientCerts,
-                         boolean allowInsecure) {
+                         boolean allowInsecure, List<String> groups) {
 
     public TlsOptions {
         ciphers = List.copyOf(ciphers);
+        groups = List.copyOf(groups);
         crypto = List.copyOf(crypto);
         versions = List.copyOf(versions);
         Objects.requireNonNull(clientCerts, "clientCerts");
         if ((cert == null) != (key == null)) {
             throw new IllegalArgumentException("--cert and --key go together");
         }
+    }
+
+    /** Options with the engine's default key-exchange groups. */
+    public TlsOptions(List<String> ciphers, String engine, List<String> crypto, List<String> versions, Path trust,
+                      Path cert, Path key, boolean sessionReuse, BcTlsSetup.ClientCertificates clientCerts,
+                      boolean allowInsecure) {
+        this(ciphers, engine, crypto, versions, trust, cert, key, sessionReuse, clientCerts, allowInsecure, List.of());
     }
 
     /**
@@ -49,17 +59,17 @@ public record TlsOptions(List<String> ciphers, String engine, List<String> crypt
 
     /** A copy with another certificate and key. */
     public TlsOptions withIdentity(Path cert, Path key) {
-        return new TlsOptions(ciphers, engine, crypto, versions, trust, cert, key, sessionReuse, clientCerts, allowInsecure);
+        return new TlsOptions(ciphers, engine, crypto, versions, trust, cert, key, sessionReuse, clientCerts, allowInsecure, groups);
     }
 
     /** A copy with session reuse on or off. */
     public TlsOptions withSessionReuse(boolean reuse) {
-        return new TlsOptions(ciphers, engine, crypto, versions, trust, cert, key, reuse, clientCerts, allowInsecure);
+        return new TlsOptions(ciphers, engine, crypto, versions, trust, cert, key, reuse, clientCerts, allowInsecure, groups);
     }
 
     /** A copy on another TLS engine. */
     public TlsOptions withEngine(String tlsEngine) {
         return new TlsOptions(ciphers, tlsEngine, crypto, versions, trust, cert, key, sessionReuse, clientCerts,
-                allowInsecure);
+                allowInsecure, groups);
     }
 }

@@ -60,12 +60,12 @@ final class Tables {
         for (Study s : studies) {
             Environment e = s.environment();
             rows.add(e == null ? List.of(s.scenario(), s.started().toString(), "unknown", "unknown", "n/a", "unknown",
-                    "unknown", "unknown", "unknown", "unknown") : List.of(s.scenario(), s.started().toString(), known(e.jvm()),
-                    known(e.cpuModel()), Integer.toString(e.cores()), known(e.os()), known(e.host()),
-                    known(e.labVersion()), known(e.pinning()), e.delayDescribed()));
+                    "unknown", "unknown", "unknown", "unknown", "unknown") : List.of(s.scenario(), s.started().toString(),
+                    known(e.jvm()), known(e.cpuModel()), Integer.toString(e.cores()), known(e.os()), known(e.host()),
+                    known(e.labVersion()), known(e.pinning()), e.delayDescribed(), e.handshakeDescribed()));
         }
-        return new Table("llllrlllll", List.of("study", "started", "JVM", "CPU", "cores", "OS", "host", "lab", "CPU pinning",
-                "network delay"), rows);
+        return new Table("llllrllllll", List.of("study", "started", "JVM", "CPU", "cores", "OS", "host", "lab", "CPU pinning",
+                "network delay", "TLS handshake"), rows);
     }
 
     /** Whether the studies ran on more than one kind of machine or JVM (host names aside). */

@@ -18,15 +18,15 @@ import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
-import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.Transport;
 
 /**
  * What one point (or one ramp) of a scenario runs against: the lab UAS on the right leg, and the
  * sipcrypt server under test in its own process, set up for one compared cipher: its listener for
  * the left leg, a route for {@code lab.test} to the UAS over the right leg's transport and
- * connection pattern, TLS with that cipher only (TLS 1.2, the version of the suites compared),
- * client certificates and session reuse as the legs say. A bench on an external target starts no
+ * connection pattern, TLS with that cipher's one suite under the comparison's {@link Handshake}
+ * (TLS 1.2 with RSA key exchange unless asked otherwise), and its one key-exchange group when it has
+ * one, client certificates and session reuse as the legs say. A bench on an external target starts no
  * server: that server must already route {@code lab.test} to the UAS address given.
  * Threading: one owner thread.
  */
@@ -38,6 +38,7 @@ final class Bench implements Closeable {
 
     final Scenario scenario;
     final String cipher;
+    final Handshake handshake;
     final Transport leftTransport;
     final Transport rightTransport;
     final Uas uas;
@@ -49,10 +50,11 @@ final class Bench implements Closeable {
     /** The users the generators authenticate as (empty without authentication). */
     final List<Credential> users;
 
-    private Bench(Scenario scenario, String cipher, Uas uas, InetSocketAddress uasAddress, ServerProcess server,
+    private Bench(Scenario scenario, String cipher, Handshake handshake, Uas uas, InetSocketAddress uasAddress, ServerProcess server,
                   KamailioServer kamailio, InetSocketAddress target, long serverPid, List<Credential> users) {
         this.scenario = scenario;
         this.cipher = cipher;
+        this.handshake = handshake;
         this.leftTransport = scenario.left().transportFor(cipher);
         this.rightTransport = scenario.right().transportFor(cipher);
         this.uas = uas;
@@ -64,15 +66,18 @@ final class Bench implements Closeable {
         this.users = List.copyOf(users);
     }
 
-    private static final CipherSuiteRegistry SUITES = CipherSuiteRegistry.load();
-
     /**
      * The suite a compared cipher measures, named explicitly on both sides of every TLS leg: a
      * provider's RSA key-exchange suite ({@code aes}: TLS_RSA_WITH_AES_128_CBC_SHA, the suite of
      * RFC 3261 §26.3.1), whatever order the provider prefers by default; a suite name as it is.
      */
     static String suite(String cipher) {
-        return SUITES.provider(cipher).map(p -> p.rsaKeyExchangeSuite().name()).orElse(cipher);
+        return Handshake.DEFAULT.suite(cipher);
+    }
+
+    /** The suite this bench's cipher runs under its handshake ({@link Handshake#suite}). */
+    String suite() {
+        return handshake.suite(cipher);
     }
 
     /** Whether a cipher name is one of the insecure suites the lab alone may run. */
@@ -88,11 +93,12 @@ final class Bench implements Closeable {
      * @param external where an external server listens, or null to start ours
      * @param pinning  the CPUs the server is started on
      * @param sut      which server to start (when not external)
+     * @param handshake the TLS version and key exchange of every TLS leg
      * @param oneWayDelay the UAS's one-way delay in the lab delay stage (zero for none)
      * @param users    the users provisioned for it (empty without authentication)
      */
     static Bench start(Scenario s, String cipher, Path dir, Path certs, ExternalTarget external, CpuPinning pinning,
-                       ServerUnderTest sut, Duration oneWayDelay, List<Credential> users)
+                       ServerUnderTest sut, Handshake handshake, Duration oneWayDelay, List<Credential> users)
             throws IOException, InterruptedException {
         Transport right = s.right().transportFor(cipher);
         Uas uas = null;
@@ -102,17 +108,17 @@ final class Bench implements Closeable {
                 uas = new Uas(oneWayDelay);
                 int port = external != null ? external.uasPort() : 0;
                 uasAt = uas.listen(right, new InetSocketAddress(LOOPBACK, port),
-                        right == Transport.TLS ? uasTls(s.right(), cipher, certs) : null);
+                        right == Transport.TLS ? uasTls(s.right(), cipher, handshake, certs) : null);
             }
             if (external != null) {
-                return new Bench(s, cipher, uas, uasAt, null, null, external.address(), external.pid(), users);
+                return new Bench(s, cipher, handshake, uas, uasAt, null, null, external.address(), external.pid(), users);
             }
             if (sut == ServerUnderTest.KAMAILIO) {
                 KamailioServer k = KamailioServer.start(s, cipher, dir, certs, uasAt, pinning);
-                return new Bench(s, cipher, uas, uasAt, null, k, k.address(), k.pid(), users);
+                return new Bench(s, cipher, handshake, uas, uasAt, null, k, k.address(), k.pid(), users);
             }
             ServerProcess server = ServerProcess.start(dir, pinning.serverLauncher(), s.serverJvm(),
-                    serverArgs(s, cipher, dir, certs, uasAt), Duration.ofSeconds(60));
+                    serverArgs(s, cipher, handshake, dir, certs, uasAt), Duration.ofSeconds(60));
             try {
                 // compiling is a warm-up transient, not a cost of the calls: off the server's CPUs
                 pinning.moveToLab(ProcessCpu.jitThreads(server.pid()));
@@ -121,7 +127,7 @@ final class Bench implements Closeable {
                 throw e;
             }
             Transport left = s.left().transportFor(cipher);
-            return new Bench(s, cipher, uas, uasAt, server, null, server.address(left), server.pid(), users);
+            return new Bench(s, cipher, handshake, uas, uasAt, server, null, server.address(left), server.pid(), users);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (uas != null) {
                 uas.close();
@@ -130,15 +136,29 @@ final class Bench implements Closeable {
         }
     }
 
-    private static TlsOptions uasTls(Leg right, String cipher, Path certs) {
-        return new TlsOptions(List.of(suite(cipher)), null, List.of(), List.of("1.2"), certs.resolve("ca.pem"),
-                certs.resolve("server.pem"), certs.resolve("server-key.pem"), true,
-                right.clientCertificates() ? BcTlsSetup.ClientCertificates.NEED : BcTlsSetup.ClientCertificates.NONE,
-                insecure(cipher));
+    private static TlsOptions uasTls(Leg right, String cipher, Handshake handshake, Path certs) {
+        return labTls(cipher, handshake, certs.resolve("ca.pem"), certs.resolve("server.pem"),
+                certs.resolve("server-key.pem"), true,
+                right.clientCertificates() ? BcTlsSetup.ClientCertificates.NEED : BcTlsSetup.ClientCertificates.NONE);
+    }
+
+    /**
+     * The TLS options of a lab side (the generator's or the UAS's) for a cipher under a handshake:
+     * its one suite and version, and with a key-exchange group that group alone, on the bc engine
+     * (whose client offers exactly the groups it is given; SunJSSE on Java 17 takes groups only
+     * JVM-wide, through {@code jdk.tls.namedGroups}).
+     */
+    static TlsOptions labTls(String cipher, Handshake handshake, Path trust, Path cert, Path key, boolean reuse,
+                             BcTlsSetup.ClientCertificates clientCerts) {
+        boolean grouped = handshake.group() != null;
+        return new TlsOptions(List.of(handshake.suite(cipher)), grouped ? "bc" : null, List.of(),
+                List.of(handshake.version()), trust, cert, key, reuse, clientCerts, insecure(cipher),
+                grouped ? List.of(handshake.group().configName()) : List.of());
     }
 
     /** The server's command line for this scenario and cipher. */
-    static List<String> serverArgs(Scenario s, String cipher, Path dir, Path certs, InetSocketAddress uasAt) {
+    static List<String> serverArgs(Scenario s, String cipher, Handshake handshake, Path dir, Path certs,
+                                   InetSocketAddress uasAt) {
         Transport left = s.left().transportFor(cipher);
         Transport right = s.right().transportFor(cipher);
         Map<String, String> o = new TreeMap<>();
@@ -175,8 +195,12 @@ final class Bench implements Closeable {
             o.put("tls-cert", certs.resolve("server.pem").toString());
             o.put("tls-key", certs.resolve("server-key.pem").toString());
             o.put("tls-trust", certs.resolve("ca.pem").toString());
-            o.put("tls-ciphers", suite(cipher));
-            o.put("tls-versions", "1.2");
+            String suite = handshake.suite(cipher);
+            o.put("tls-ciphers", suite);
+            o.put("tls-versions", handshake.version());
+            if (handshake.group() != null) {
+                o.put("tls-groups", handshake.group().configName());
+            }
             if (insecure(cipher)) {
                 o.put("tls-allow-insecure", null);
             }
@@ -184,8 +208,8 @@ final class Bench implements Closeable {
                 o.put("tls-client-auth", "need");
             }
             if (right == Transport.TLS && s.reachesUas()) {
-                String peer = "127.0.0.1:" + uasAt.getPort() + ";ciphers=" + suite(cipher) + ";versions=1.2;reuse="
-                        + (s.right().sessionReuse() ? "on" : "off");
+                String peer = "127.0.0.1:" + uasAt.getPort() + ";ciphers=" + suite + ";versions=" + handshake.version()
+                        + ";reuse=" + (s.right().sessionReuse() ? "on" : "off");
                 if (s.right().clientCertificates()) {
                     peer += ";cert=" + certs.resolve("client.pem") + ";key=" + certs.resolve("client-key.pem");
                 }

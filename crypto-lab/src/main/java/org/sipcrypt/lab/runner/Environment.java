@@ -24,9 +24,14 @@ import java.util.List;
  * @param oneWayDelayMs the one-way delay added on each leg the lab's processes end, in milliseconds;
  *                  0 for none (and in studies stored before the lab could add one)
  * @param delayMethod how it was added ({@link #LAB_DELAY_STAGE}), null without delay
+ * @param tlsVersion the TLS version of every TLS leg ({@code 1.2}, {@code 1.3}); null in studies stored
+ *                  before the lab had a choice (TLS 1.2)
+ * @param keyExchange the key exchange of every TLS leg ({@code rsa}, {@code ecdhe-x25519}, ...); null
+ *                  in studies stored before the lab had a choice (RSA)
  */
 public record Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
-                          String pinning, int serverCpus, double oneWayDelayMs, String delayMethod) {
+                          String pinning, int serverCpus, double oneWayDelayMs, String delayMethod,
+                          String tlsVersion, String keyExchange) {
 
     /**
      * The delay method of the lab's generators and UAS holding bytes themselves; {@code tc netem} in
@@ -36,27 +41,42 @@ public record Environment(String jvm, String cpuModel, int cores, String os, Str
 
     /** What a study ran on, before saying where its processes ran. */
     public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion) {
-        this(jvm, cpuModel, cores, os, host, labVersion, null, 0, 0, null);
+        this(jvm, cpuModel, cores, os, host, labVersion, null, 0, 0, null, null, null);
     }
 
     /** What a study ran on and where its processes ran, without delay. */
     public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
                        String pinning, int serverCpus) {
-        this(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null);
+        this(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null, null, null);
     }
 
     /** A copy saying where the processes ran, and on how many CPUs the server under test ran (0: unknown). */
     public Environment withPinning(String newPinning, int newServerCpus) {
         return new Environment(jvm, cpuModel, cores, os, host, labVersion, newPinning, newServerCpus, oneWayDelayMs,
-                delayMethod);
+                delayMethod, tlsVersion, keyExchange);
     }
 
     /** A copy saying which one-way delay the lab delay stage added (zero: none). */
     public Environment withDelay(java.time.Duration oneWayDelay) {
         return oneWayDelay.isZero()
-                ? new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null)
+                ? new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null,
+                        tlsVersion, keyExchange)
                 : new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus,
-                        oneWayDelay.toNanos() / 1e6, LAB_DELAY_STAGE);
+                        oneWayDelay.toNanos() / 1e6, LAB_DELAY_STAGE, tlsVersion, keyExchange);
+    }
+
+    /** A copy saying which TLS version and key exchange the TLS legs ran ({@link Handshake}). */
+    public Environment withHandshake(String version, String kx) {
+        return new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, oneWayDelayMs,
+                delayMethod, version, kx);
+    }
+
+    /**
+     * The TLS handshake as the reports' environment table gives it: {@code TLS 1.3, ecdhe-x25519};
+     * a study stored before the lab had the choice ran {@code TLS 1.2, rsa}.
+     */
+    public String handshakeDescribed() {
+        return "TLS " + (tlsVersion != null ? tlsVersion : "1.2") + ", " + (keyExchange != null ? keyExchange : "rsa");
     }
 
     /** The delay as the reports' setup line gives it: {@code none}, or {@code 20 ms each way per leg (lab delay stage)}. */

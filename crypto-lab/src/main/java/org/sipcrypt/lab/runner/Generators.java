@@ -329,6 +329,9 @@ final class Generators implements AutoCloseable {
             TlsOptions t = o.tls();
             add(a, "--cipher", String.join(",", t.ciphers()));
             add(a, "--tls-versions", String.join(",", t.versions()));
+            if (!t.groups().isEmpty()) {
+                add(a, "--tls-groups", String.join(",", t.groups()));
+            }
             add(a, "--session-reuse", t.sessionReuse() ? "on" : "off");
             if (t.engine() != null) {
                 add(a, "--tls-engine", t.engine());

@@ -95,10 +95,14 @@ public final class ScenarioRunner {
      *                 warm server per cipher for all of them
      * @param oneWayDelay the lab delay stage's one-way delay in every generator and UAS, on each leg
      *                 the lab's processes end (zero for none); the server under test is not delayed
+     * @param handshake the TLS version and key exchange of every TLS leg ({@link Handshake#DEFAULT}:
+     *                 TLS 1.2 with RSA key exchange)
      */
     public record Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
-                          CpuPinning pinning, ServerUnderTest sut, boolean freshServers, Duration oneWayDelay) {
+                          CpuPinning pinning, ServerUnderTest sut, boolean freshServers, Duration oneWayDelay,
+                          Handshake handshake) {
         public Options {
+            handshake = handshake == null ? Handshake.DEFAULT : handshake;
             Objects.requireNonNull(workDir, "workDir");
             Objects.requireNonNull(progress, "progress");
             Objects.requireNonNull(pinning, "pinning");
@@ -108,6 +112,12 @@ public final class ScenarioRunner {
                 throw new IllegalArgumentException("--one-way-delay: " + oneWayDelay + " (expected 0 to "
                         + UacOptions.MAX_ONE_WAY_DELAY.toSeconds() + "s)");
             }
+        }
+
+        /** Options with TLS 1.2 and RSA key exchange. */
+        public Options(Path workDir, ExternalTarget external, Consumer<String> progress, Duration interval,
+                       CpuPinning pinning, ServerUnderTest sut, boolean freshServers, Duration oneWayDelay) {
+            this(workDir, external, progress, interval, pinning, sut, freshServers, oneWayDelay, Handshake.DEFAULT);
         }
 
         /** Options without delay. */
@@ -129,7 +139,8 @@ public final class ScenarioRunner {
 
         /** The same options for another server under test. */
         public Options withSut(ServerUnderTest other) {
-            return new Options(workDir, external, progress, interval, pinning, other, freshServers, oneWayDelay);
+            return new Options(workDir, external, progress, interval, pinning, other, freshServers, oneWayDelay,
+                    handshake);
         }
 
         /** Whether fixed-rate repetitions run as windows on one warm server per cipher. */
@@ -172,6 +183,12 @@ public final class ScenarioRunner {
         if (!fixed && !peak) {
             throw new IllegalArgumentException("nothing to run: neither a fixed rate nor a peak search");
         }
+        options.handshake().check(ciphers, scenario.server());
+        if (!options.handshake().isDefault() && options.sut() == ServerUnderTest.KAMAILIO
+                && options.external() == null) {
+            throw new IllegalArgumentException("--sut kamailio: only TLS 1.2 with RSA key exchange is built for it, not "
+                    + options.handshake().describe());
+        }
         if (ciphers.stream().anyMatch(Bench::insecure)) {
             log.warn("insecure suites compared: {} (lab only; RC4 and 3DES are re-enabled in this JVM's SunJSSE)",
                     ciphers.stream().filter(Bench::insecure).toList());
@@ -196,6 +213,9 @@ public final class ScenarioRunner {
         progress = new Progress(plan(ciphers.size(), fixed, peak));
         String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
         options.progress().accept(scenario.name() + ": " + where);
+        if (!options.handshake().isDefault()) {
+            options.progress().accept(scenario.name() + ": handshake " + options.handshake().describe());
+        }
         if (!options.oneWayDelay().isZero()) {
             options.progress().accept(scenario.name() + ": network delay " + Environment.current().withDelay(
                     options.oneWayDelay()).delayDescribed());
@@ -224,7 +244,8 @@ public final class ScenarioRunner {
         Environment here = Environment.current();
         int serverCpus = options.external() != null ? 0
                 : options.pinning().pinned() ? options.pinning().serverCpus().size() : here.cores();
-        return here.withPinning(where, serverCpus).withDelay(options.oneWayDelay());
+        return here.withPinning(where, serverCpus).withDelay(options.oneWayDelay())
+                .withHandshake(options.handshake().version(), options.handshake().keyExchange().configName());
     }
 
     /**
@@ -376,7 +397,7 @@ public final class ScenarioRunner {
         // a pause in the middle of this point's schedule
         System.gc();
         Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning(), options.sut(),
-                options.oneWayDelay(), users);
+                options.handshake(), options.oneWayDelay(), users);
         try {
             if (scenario.workload().equals("redirect")) {
                 register(b);
@@ -676,9 +697,9 @@ public final class ScenarioRunner {
         TlsOptions tls = null;
         if (b.leftTransport == Transport.TLS) {
             boolean mutual = scenario.left().clientCertificates();
-            tls = new TlsOptions(List.of(Bench.suite(b.cipher)), null, List.of(), List.of("1.2"), certs().resolve("ca.pem"),
+            tls = Bench.labTls(b.cipher, b.handshake, certs().resolve("ca.pem"),
                     mutual ? certs().resolve("client.pem") : null, mutual ? certs().resolve("client-key.pem") : null,
-                    scenario.left().sessionReuse(), BcTlsSetup.ClientCertificates.NONE, Bench.insecure(b.cipher));
+                    scenario.left().sessionReuse(), BcTlsSetup.ClientCertificates.NONE);
         }
         Workload w = Workload.parse(scenario.workload());
         // without users, redirect calls the first identity the preparation registered

@@ -1,0 +1,193 @@
+package org.sipcrypt.lab.runner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.sipcrypt.lab.LabMain;
+import org.sipcrypt.lab.loadgen.TlsOptions;
+import org.sipcrypt.lab.loadgen.UacOptions;
+import org.sipcrypt.lab.scenario.Scenario;
+import org.sipcrypt.lab.scenario.ScenarioFiles;
+import org.sipcrypt.lab.store.LabJson;
+import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.Transport;
+import picocli.CommandLine;
+
+/**
+ * {@code compare --tls-version} and {@code --kx}: parsed and refused by name, mapped to one suite
+ * per cipher and one group, handed to the server's command line, to the lab's TLS sides and to
+ * generator processes, and stored with the study's environment.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class HandshakeTest {
+
+    private static final Path CERTS = Path.of("certs");
+
+    @Test
+    void theDefaultIsTls12WithTheProvidersRsaSuites() {
+        Handshake h = Handshake.parse("1.2", "rsa");
+        assertEquals(Handshake.DEFAULT, h);
+        assertTrue(h.isDefault());
+        assertNull(h.group());
+        assertEquals("TLS_RSA_WITH_AES_128_CBC_SHA", h.suite("aes"));
+        assertEquals("TLS_RSA_WITH_SEED_CBC_SHA", h.suite("seed"));
+        assertEquals("TLS_RSA_WITH_RC4_128_SHA", h.suite("rc4"));
+        assertEquals("tcp", h.suite("tcp"), "a baseline is no provider");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> h.check(List.of("chacha20", "tcp"), Map.of()));
+        assertTrue(e.getMessage().startsWith("chacha20: no suite for TLS 1.2, rsa (a TLS_RSA_WITH_ suite)"),
+                e.getMessage());
+    }
+
+    @Test
+    void tls13MapsEachProviderToItsTls13Suite() {
+        Handshake h = Handshake.parse("1.3", "ecdhe-x25519");
+        assertEquals("TLS_AES_128_GCM_SHA256", h.suite("aes"));
+        assertEquals("TLS_CHACHA20_POLY1305_SHA256", h.suite("chacha20"));
+        assertEquals("x25519", h.group().configName());
+        assertEquals("TLS 1.3, ecdhe-x25519", h.describe());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> h.suite("camellia"));
+        assertTrue(e.getMessage().contains("camellia has no suite for TLS 1.3"), e.getMessage());
+    }
+
+    @Test
+    void ecdheUnderTls12TakesTheEcdheRsaSuiteOfTheSameBulkCipher() {
+        Handshake h = Handshake.parse("1.2", "ecdhe-p256");
+        assertEquals("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", h.suite("aes"));
+        assertEquals("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", h.suite("chacha20"));
+        assertEquals("secp256r1", h.group().configName());
+        assertEquals("x25519mlkem768", Handshake.parse("1.3", "X25519MLKEM768").group().configName());
+    }
+
+    @Test
+    void badValuesAndRsaUnderTls13AreRefusedByOption() {
+        IllegalArgumentException v = assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.1", "rsa"));
+        assertTrue(v.getMessage().startsWith("--tls-version: \"1.1\""), v.getMessage());
+        IllegalArgumentException k = assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.2", "dh"));
+        assertTrue(k.getMessage().startsWith("--kx: \"dh\" (expected rsa, ecdhe-p256, ecdhe-x25519, x25519mlkem768)"),
+                k.getMessage());
+        IllegalArgumentException r = assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.3", "rsa"));
+        assertTrue(r.getMessage().contains("TLS 1.3 has no RSA key exchange"), r.getMessage());
+        IllegalArgumentException h = assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.2", "x25519mlkem768"));
+        assertTrue(h.getMessage().contains("hybrids are TLS 1.3 key exchanges"), h.getMessage());
+    }
+
+    @Test
+    void aComparisonWithCiphersThatHaveNoSuiteIsRefusedSayingWhatCanRun() {
+        Handshake h = Handshake.parse("1.3", "ecdhe-p256");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> h.check(List.of("aes", "3des", "seed", "tcp"), Map.of()));
+        assertTrue(e.getMessage().startsWith("3des, seed: no suite for TLS 1.3, ecdhe-p256"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("these can run: --ciphers aes,tcp"), e.getMessage());
+        h.check(List.of("aes", "chacha20", "udp", "tcp"), Map.of());
+        // camellia, 3DES and RC4 have ECDHE suites for ECDSA keys only; the lab's certificates are RSA
+        assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.2", "ecdhe-x25519").check(List.of("camellia"), Map.of()));
+        Handshake.DEFAULT.check(List.of("aes", "3des", "camellia", "seed", "rc4", "udp", "tcp"), Map.of());
+    }
+
+    @Test
+    void aHybridIsRefusedWhenTheScenarioPutsTheServerOnAnotherEngine() {
+        Handshake h = Handshake.parse("1.3", "x25519mlkem768");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> h.check(List.of("aes"), Map.of("tls.engine", "jsse")));
+        assertTrue(e.getMessage().contains("bc TLS engine only"), e.getMessage());
+        h.check(List.of("aes"), Map.of("tls.engine", "bc"));
+        h.check(List.of("aes"), Map.of());
+        // an ECDHE group runs on every engine
+        Handshake.parse("1.3", "ecdhe-x25519").check(List.of("aes"), Map.of("tls.engine", "jsse"));
+    }
+
+    @Test
+    void theServerOffersTheVersionTheSuiteAndTheGroupAlone() throws Exception {
+        Scenario s = ScenarioFiles.load("chain");
+        InetSocketAddress uas = new InetSocketAddress(InetAddress.getLoopbackAddress(), 5090);
+        List<String> args = Bench.serverArgs(s, "aes", Handshake.parse("1.3", "ecdhe-x25519"), Path.of("d"), CERTS, uas);
+        assertEquals("TLS_AES_128_GCM_SHA256", after(args, "--tls-ciphers"));
+        assertEquals("1.3", after(args, "--tls-versions"));
+        assertEquals("x25519", after(args, "--tls-groups"));
+        assertTrue(after(args, "--tls-peer").contains(";ciphers=TLS_AES_128_GCM_SHA256;versions=1.3;"),
+                after(args, "--tls-peer"));
+        List<String> today = Bench.serverArgs(s, "aes", Handshake.DEFAULT, Path.of("d"), CERTS, uas);
+        assertEquals("TLS_RSA_WITH_AES_128_CBC_SHA", after(today, "--tls-ciphers"));
+        assertEquals("1.2", after(today, "--tls-versions"));
+        assertFalse(today.contains("--tls-groups"), "RSA key exchange: the server's default groups");
+    }
+
+    @Test
+    void theLabSidesOfferTheGroupAloneOnTheBcEngineAndGeneratorProcessesAreToldSo() {
+        TlsOptions t = Bench.labTls("aes", Handshake.parse("1.2", "ecdhe-p256"), CERTS.resolve("ca.pem"), null, null,
+                true, BcTlsSetup.ClientCertificates.NONE);
+        assertEquals(List.of("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"), t.ciphers());
+        assertEquals(List.of("1.2"), t.versions());
+        assertEquals(List.of("secp256r1"), t.groups());
+        assertEquals("bc", t.engine());
+        TlsOptions today = Bench.labTls("aes", Handshake.DEFAULT, CERTS.resolve("ca.pem"), null, null, true,
+                BcTlsSetup.ClientCertificates.NONE);
+        assertEquals(List.of(), today.groups());
+        assertNull(today.engine(), "RSA key exchange: the engine picked by suite, as before");
+
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        UacOptions o = new UacOptions(new InetSocketAddress(lo, 5061), Transport.TLS, ConnectionPattern.PER_CALL, t, 10,
+                Duration.ofSeconds(1), Duration.ZERO, Duration.ofSeconds(5), Duration.ZERO, 1, "sip:lab-uas@lab.test",
+                lo, Duration.ofSeconds(1));
+        List<String> args = Generators.uacArgs(o, 10, Path.of("u.json"), Instant.now());
+        assertEquals("secp256r1", after(args, "--tls-groups"));
+        assertEquals("1.2", after(args, "--tls-versions"));
+        UacOptions before = new UacOptions(o.target(), Transport.TLS, ConnectionPattern.PER_CALL, today, 10,
+                Duration.ofSeconds(1), Duration.ZERO, Duration.ofSeconds(5), Duration.ZERO, 1, "sip:lab-uas@lab.test",
+                lo, Duration.ofSeconds(1));
+        assertFalse(Generators.uacArgs(before, 10, Path.of("u.json"), Instant.now()).contains("--tls-groups"));
+    }
+
+    @Test
+    void theHandshakeIsStoredWithTheEnvironmentAndOldStudiesReadAsTls12Rsa() throws Exception {
+        Environment e = new Environment("jvm", "cpu", 2, "os", "host", "0.1.0").withHandshake("1.3", "ecdhe-x25519")
+                .withDelay(Duration.ofMillis(5)).withPinning("nothing pinned", 2);
+        assertEquals("TLS 1.3, ecdhe-x25519", e.handshakeDescribed());
+        assertEquals(e, LabJson.read(LabJson.write(e), Environment.class));
+        Environment old = LabJson.read("{\"jvm\":\"j\",\"cpuModel\":\"c\",\"cores\":2,\"os\":\"o\",\"host\":\"h\","
+                + "\"labVersion\":\"v\",\"pinning\":null,\"serverCpus\":0}", Environment.class);
+        assertEquals("TLS 1.2, rsa", old.handshakeDescribed());
+    }
+
+    @Test
+    void compareRefusesAnImpossibleComparisonBeforeAnythingStarts() {
+        StringWriter out = new StringWriter();
+        CommandLine cl = LabMain.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(out));
+        int rc = cl.execute("compare", "--scenario", "chain", "--ciphers", "aes,3des", "--tls-version", "1.3",
+                "--kx", "ecdhe-x25519", "--out", Path.of("target", "handshake-refused").toString(), "--db",
+                "jdbc:h2:mem:handshake-refused");
+        assertEquals(2, rc, out.toString());
+        assertTrue(out.toString().contains("3des: no suite for TLS 1.3, ecdhe-x25519"), out.toString());
+        rc = cl.execute("compare", "--scenario", "chain", "--ciphers", "aes", "--tls-version", "1.3",
+                "--out", Path.of("target", "handshake-refused").toString(), "--db", "jdbc:h2:mem:handshake-refused");
+        assertEquals(2, rc, out.toString());
+        assertTrue(out.toString().contains("TLS 1.3 has no RSA key exchange"), out.toString());
+    }
+
+    private static String after(List<String> args, String option) {
+        int i = args.indexOf(option);
+        assertTrue(i >= 0 && i + 1 < args.size(), option + " in " + args);
+        return args.get(i + 1);
+    }
+}
