@@ -107,12 +107,20 @@ class TlsGroupsIT {
         assertTrue(v13.contains("Protocol version: TLSv1.3") && v13.contains("Server Temp Key: ECDH, prime256v1"), v13);
         assertTrue(v13.contains("SIP/2.0 200 OK"), v13);
         Await.until(() -> handshakes(bc, "secp256r1") == p256 + 1, Duration.ofSeconds(10), () -> bc.server().statsLine());
-        long x25519 = handshakes(bc, "x25519");
+        // TLS 1.2 ECDHE: the server's order too, though the client lists X25519 first
+        long p256v12 = handshakes(bc, "secp256r1");
         String v12 = OpenSslClient.run(certs, TlsListenerContract.options(port(bc), "groups-bc-12"), "SIP/2.0 200",
+                "-connect", "127.0.0.1:" + port(bc), "-tls1_2", "-groups", "X25519:P-256", "-CAfile", "ca.pem",
+                "-verify_return_error", "-brief");
+        assertTrue(v12.contains("Protocol version: TLSv1.2") && v12.contains("Server Temp Key: ECDH, prime256v1"), v12);
+        assertTrue(v12.contains("SIP/2.0 200 OK"), v12);
+        Await.until(() -> handshakes(bc, "secp256r1") == p256v12 + 1, Duration.ofSeconds(10), () -> bc.server().statsLine());
+        // a client listing X25519 only still gets it: it is configured
+        long x25519 = handshakes(bc, "x25519");
+        String only = OpenSslClient.run(certs, TlsListenerContract.options(port(bc), "groups-bc-12b"), "SIP/2.0 200",
                 "-connect", "127.0.0.1:" + port(bc), "-tls1_2", "-groups", "X25519", "-CAfile", "ca.pem",
                 "-verify_return_error", "-brief");
-        assertTrue(v12.contains("Protocol version: TLSv1.2") && v12.contains("Server Temp Key: X25519"), v12);
-        assertTrue(v12.contains("SIP/2.0 200 OK"), v12);
+        assertTrue(only.contains("Server Temp Key: X25519"), only);
         Await.until(() -> handshakes(bc, "x25519") == x25519 + 1, Duration.ofSeconds(10), () -> bc.server().statsLine());
     }
 

@@ -62,6 +62,44 @@ final class ServerPeer extends DefaultTlsServer {
         return setup.groups != null;
     }
 
+    /**
+     * TLS 1.2 ECDHE with {@code tls.groups} given: the first configured curve the client lists (Bouncy
+     * Castle's default takes the client's first, whatever the server supports); else as by default.
+     */
+    @Override
+    protected int selectECDH(int minimumCurveBits) {
+        if (setup.groups == null) {
+            return super.selectECDH(minimumCurveBits);
+        }
+        return firstListedByClient(minimumCurveBits, true);
+    }
+
+    /** TLS 1.2 DHE with {@code tls.groups} given: the first configured finite field the client lists. */
+    @Override
+    protected int selectDH(int minimumFiniteFieldBits) {
+        if (setup.groups == null) {
+            return super.selectDH(minimumFiniteFieldBits);
+        }
+        return firstListedByClient(minimumFiniteFieldBits, false);
+    }
+
+    /**
+     * The first of the configured groups, in the server's order, that is a curve ({@code curve}) or a
+     * finite field of at least {@code minimumBits}, that this crypto runs and that the client lists
+     * (a client that lists none gets the first such group); -1 when there is none.
+     */
+    private int firstListedByClient(int minimumBits, boolean curve) {
+        int[] client = context.getSecurityParametersHandshake().getClientSupportedGroups();
+        for (int g : setup.groups) {
+            int bits = curve ? NamedGroup.getCurveBits(g) : NamedGroup.getFiniteFieldBits(g);
+            if (bits > 0 && bits >= minimumBits && getCrypto().hasNamedGroup(g)
+                    && (client == null || Arrays.contains(client, g))) {
+                return g;
+            }
+        }
+        return -1;
+    }
+
     /** TLS 1.2 ECDHE: notes the curve chosen, for the handshake counter. */
     @Override
     public TlsECConfig getECDHConfig() throws IOException {
