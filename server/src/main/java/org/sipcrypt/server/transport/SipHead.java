@@ -96,6 +96,8 @@ public final class SipHead {
     /** The first irregularity found in the pass (tags aside), and the header line it is on. */
     private final String structural;
     private final int structuralLine;
+    /** Whether a line up to and including the blank one ends in a bare LF. */
+    private final boolean bareLf;
 
     private String irregularity;
     private boolean irregularityRead;
@@ -105,6 +107,12 @@ public final class SipHead {
     private boolean topViaRead;
     private String callId;
     private boolean callIdRead;
+    private String fromTag;
+    private boolean fromTagRead;
+    private String toTag;
+    private boolean toTagRead;
+    private String cseq;
+    private boolean cseqRead;
 
     private SipHead(byte[] msg) {
         this.msg = msg;
@@ -121,6 +129,7 @@ public final class SipHead {
             }
             i++;
         }
+        boolean lf = i < end && (i == 0 || msg[i - 1] != '\r');
         int lineStart = i + 1;
         int sectionEnd = end;
         while (true) {
@@ -134,6 +143,7 @@ public final class SipHead {
             byte first = msg[lineStart];
             if (first == '\r' || first == '\n') {
                 sectionEnd = lineStart;
+                lf |= first == '\n';
                 if (found == null && first == '\r' && !(lineStart + 1 < end && msg[lineStart + 1] == '\n')) {
                     // a line of CR alone: a header line with no name to the parse
                     found = "header_name";
@@ -147,24 +157,25 @@ public final class SipHead {
                 tokenEnd++;
             }
             int colon = -1;
-            int lf = lineStart;
+            int eol = lineStart;
             int valueEnd = -1;
             boolean lineControl = false;
-            while (lf < end && msg[lf] != '\n') {
-                byte b = msg[lf];
+            while (eol < end && msg[eol] != '\n') {
+                byte b = msg[eol];
                 if (b == ':' && colon < 0) {
-                    colon = lf;
-                } else if (colon >= 0 && control(b) && b != '\t' && !(b == '\r' && lf + 1 < end && msg[lf + 1] == '\n')) {
+                    colon = eol;
+                } else if (colon >= 0 && control(b) && b != '\t' && !(b == '\r' && eol + 1 < end && msg[eol + 1] == '\n')) {
                     lineControl = true;
                 }
-                if ((b == '\r') && valueEnd < 0 && colon >= 0) {
-                    valueEnd = lf;
+                if (b == '\r' && valueEnd < 0 && colon >= 0) {
+                    valueEnd = eol;
                 }
-                lf++;
+                eol++;
             }
             if (valueEnd < 0) {
-                valueEnd = lf;
+                valueEnd = eol;
             }
+            lf |= eol < end && msg[eol - 1] != '\r';
             int id = NO_NAME;
             int nameEnd = lineStart;
             if (colon >= 0) {
@@ -181,20 +192,21 @@ public final class SipHead {
                     found = "header_name";
                 } else if (lineControl) {
                     found = "control_character";
-                } else if (lf >= end) {
+                } else if (eol >= end) {
                     found = "no_blank_line";
                 }
                 if (found != null) {
                     foundLine = lines;
                 }
             }
-            add(lineStart, nameEnd, colon < 0 ? lf : colon + 1, valueEnd, id);
+            add(lineStart, nameEnd, colon < 0 ? eol : colon + 1, valueEnd, id);
             if (id >= 0 && ++counts[id] > 1 && found == null && readOnce(id)) {
                 found = "duplicate_header";
                 foundLine = lines - 1;
             }
-            lineStart = lf + 1;
+            lineStart = eol + 1;
         }
+        this.bareLf = lf;
         this.headerEnd = sectionEnd;
         this.structural = found;
         this.structuralLine = foundLine;
@@ -298,6 +310,47 @@ public final class SipHead {
             i++;
         }
         return i;
+    }
+
+    /**
+     * Whether the start line, every header line and the blank line end in CRLF (none in a bare LF):
+     * what a copy written from the lines as they came needs (RFC 3261 §7).
+     */
+    public boolean crlfOnly() {
+        return !bareLf && headerEnd < msg.length;
+    }
+
+    /** The start line as it came, one char per byte (ISO-8859-1), without its line end: for a copy, not a read. */
+    public String startLineText() {
+        int e = 0;
+        while (e < msg.length && msg[e] != '\n') {
+            e++;
+        }
+        if (e > 0 && e < msg.length && msg[e - 1] == '\r') {
+            e--;
+        }
+        return new String(msg, 0, e, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Header line {@code l} as it came, one char per byte (ISO-8859-1, so a copy written back is
+     * byte for byte what came, UTF-8 included), up to its first CR or LF: for a copy, not a read.
+     */
+    public String lineText(int l) {
+        return new String(msg, offsets[4 * l], offsets[4 * l + 3] - offsets[4 * l], StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * The name of header line {@code l}, lower case, a compact form folded to its long form
+     * ({@code v} reads {@code via}); "" for a line with no colon.
+     */
+    public String lineName(int l) {
+        int id = ids[l];
+        if (id >= 0) {
+            return KNOWN[id];
+        }
+        return id == NO_NAME ? "" : new String(msg, offsets[4 * l], offsets[4 * l + 1] - offsets[4 * l],
+                StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT);
     }
 
     /** How many header lines the index holds (up to the end of the header section). */
@@ -526,6 +579,9 @@ public final class SipHead {
     }
 
     private boolean regionIs(int at, String s) {
+        if (at + s.length() > msg.length) {
+            return false;
+        }
         for (int k = 0; k < s.length(); k++) {
             if (msg[at + k] != s.charAt(k)) {
                 return false;
@@ -557,19 +613,36 @@ public final class SipHead {
 
     /** The From header's {@code tag} ({@link #tag}), or null. */
     public String fromTag() {
-        String from = value("from");
-        return from == null ? null : tag(from);
+        if (!fromTagRead) {
+            fromTagRead = true;
+            String from = value("from");
+            fromTag = from == null ? null : tag(from);
+        }
+        return fromTag;
     }
 
     /** The To header's {@code tag} ({@link #tag}), or null. */
     public String toTag() {
-        String to = value("to");
-        return to == null ? null : tag(to);
+        if (!toTagRead) {
+            toTagRead = true;
+            String to = value("to");
+            toTag = to == null ? null : tag(to);
+        }
+        return toTag;
+    }
+
+    /** The CSeq value, trimmed, or null; read once. */
+    private String cseq() {
+        if (!cseqRead) {
+            cseqRead = true;
+            cseq = value("cseq");
+        }
+        return cseq;
     }
 
     /** The number of a CSeq value {@code 1*10DIGIT LWS method} below 2^31 (RFC 3261 §8.1.1.5), or -1. */
     public long cseqNumber() {
-        String cseq = value("cseq");
+        String cseq = cseq();
         int digits = cseq == null ? 0 : digits(cseq);
         if (digits == 0 || digits > 10 || cseqMethod(cseq, digits) == null) {
             return -1;
@@ -580,7 +653,7 @@ public final class SipHead {
 
     /** The method of a CSeq value in the form {@link #cseqNumber} reads, or null. */
     public String cseqMethod() {
-        String cseq = value("cseq");
+        String cseq = cseq();
         int digits = cseq == null ? 0 : digits(cseq);
         return digits == 0 || digits > 10 ? null : cseqMethod(cseq, digits);
     }
@@ -722,6 +795,18 @@ public final class SipHead {
 
     // ---- characters
 
+    /** Whether {@code s} from {@code start} to {@code end} is non-empty and holds only a URI's characters (RFC 3986 §2). */
+    private static boolean uriChars(String s, int start, int end) {
+        for (int i = start; i < end; i++) {
+            char c = s.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                    || "-_.!~*'()%;/?:@&=+$,[]#".indexOf(c) >= 0)) {
+                return false;
+            }
+        }
+        return end > start;
+    }
+
     /** Whether {@code s} is a non-empty RFC 3261 token. */
     static boolean token(String s) {
         for (int i = 0; i < s.length(); i++) {
@@ -750,6 +835,10 @@ public final class SipHead {
             }
         }
         return true;
+    }
+
+    private static boolean alphanumeric(byte b) {
+        return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9';
     }
 
     private static int lower(byte b) {

@@ -27,8 +27,7 @@ public record TopVia(String entry, String host, int port, String branch, boolean
 
     /** The top Via of {@code request}, or null when it has none or it is not in the form read here. */
     public static TopVia read(byte[] request) {
-        String via = SipBytes.headerValue(request, "via", "v");
-        return via == null ? null : of(via);
+        return SipHead.of(request).topVia();
     }
 
     /** The top Via of a Via header's value (its first entry), or null as for {@link #read}. */
