@@ -551,7 +551,7 @@ public final class SipHead {
 
     /**
      * The Request-URI of a request line {@code METHOD SP Request-URI SP SIP/2.0} with one space on
-     * each side of the URI, as written, or null.
+     * each side of the URI, as written, when it is a sip or sips URI with no empty parameter, or null.
      */
     public String requestUri() {
         String m = method();
@@ -567,11 +567,20 @@ public final class SipHead {
         }
         int uriStart = m.length() + 1;
         int uriEnd = lineEnd - " SIP/2.0".length();
-        if (uriEnd <= uriStart || !regionIs(uriEnd, " SIP/2.0")) {
+        if (uriEnd <= uriStart || !regionIs(uriEnd, " SIP/2.0")
+                || !regionIs(uriStart, "sip:") && !regionIs(uriStart, "sips:")) {
+            // a URI of another scheme the parse keeps as generic text, and may write otherwise; a
+            // scheme not in lower case it writes in lower case
+            return null;
+        }
+        int afterScheme = uriStart + (msg[uriStart + 3] == ':' ? 4 : 5);
+        if (afterScheme >= uriEnd || !alphanumeric(msg[afterScheme]) && msg[afterScheme] != '[') {
+            // "sip::x", "sip:@h": the parse reads an empty user or host and writes it as "null"
             return null;
         }
         for (int k = uriStart; k < uriEnd; k++) {
-            if (msg[k] == ' ' || msg[k] == '\t') {
+            // an empty parameter (";;", a ";" at the end) the parse drops when it writes the URI again
+            if (msg[k] == ' ' || msg[k] == '\t' || msg[k] == ';' && (k + 1 == uriEnd || msg[k + 1] == ';')) {
                 return null;
             }
         }
@@ -775,7 +784,9 @@ public final class SipHead {
                 quoted = true;
             } else if (c == '<') {
                 int close = value.indexOf('>', i);
-                return close < 0 ? null : value.substring(close + 1);
+                // the parse refuses a name-addr whose URI holds other characters than a URI's
+                // (RFC 3261 §25.1, RFC 3986 §2): such a From or To is not read here
+                return close < 0 || !uriChars(value, i + 1, close) ? null : value.substring(close + 1);
             }
         }
         String uri = value.trim();

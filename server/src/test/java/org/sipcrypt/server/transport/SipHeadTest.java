@@ -168,6 +168,21 @@ class SipHeadTest {
     }
 
     @Test
+    void formsTheParseReadsOtherwiseAreDeclined() {
+        // each found by SipHeadFuzzTest: the parse drops the line or writes the URI otherwise
+        assertNull(head("SIP/2.0 200 OK\r\nVia: SIP/2.0/U@P 127.0.0.1;branch=z9hG4bKx\r\n\r\n").topVia(),
+                "a transport that is not a token");
+        SipHead badUri = head("SIP/2.0 200 OK\r\nFrom: <s\u00e0ip:a@127.0.0.1>;tag=x\r\n\r\n");
+        assertNull(badUri.fromTag());
+        assertEquals("header_params", badUri.irregularity());
+        assertNull(head("BYE sip:b@h;; SIP/2.0\r\n\r\n").requestUri(), "an empty parameter");
+        assertNull(head("BYE sIp:b@h SIP/2.0\r\n\r\n").requestUri(), "a scheme not in lower case");
+        assertNull(head("BYE tel:+1 SIP/2.0\r\n\r\n").requestUri(), "another scheme");
+        assertNull(head("BYE sip::b@h SIP/2.0\r\n\r\n").requestUri(), "an empty user");
+        assertEquals("sips:b@h", head("BYE sips:b@h SIP/2.0\r\n\r\n").requestUri());
+    }
+
+    @Test
     void workIsLinearInTheMessageLength() {
         StringBuilder sb = new StringBuilder("OPTIONS sip:x SIP/2.0\r\n");
         for (int i = 0; i < 20_000; i++) {
