@@ -27,7 +27,8 @@ import java.util.List;
  * line end): good enough for choosing a lane or building a 400, never for acting on the message.
  * <p>Work and memory are linear in the message's length, which the framer bounds
  * ({@code transport.maxMessageBytes}): four ints per header line and a fixed table of counts.
- * Threading: confined to the thread that handles the message (not thread-safe; build one per message).
+ * Threading: one per message, not thread-safe; read by one thread at a time (built and first read on
+ * the event loop, then handed with the message to its worker lane, whose queue publishes it).
  */
 public final class SipHead {
 
