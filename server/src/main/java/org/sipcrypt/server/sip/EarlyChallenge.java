@@ -12,7 +12,7 @@ import org.sipcrypt.server.auth.DigestChallenge;
 import org.sipcrypt.server.config.AuthConfig;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.EarlyAnswers;
-import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.SipHead;
 import org.sipcrypt.server.transport.TopVia;
 
 /**
@@ -54,18 +54,18 @@ public final class EarlyChallenge implements EarlyAnswers {
     }
 
     @Override
-    public boolean answers(byte[] request, String method, InetSocketAddress source) {
+    public boolean answers(SipHead request, String method, InetSocketAddress source) {
         return Request.INVITE.equals(method) && config.challenges(method) && !ctx.draining()
                 && !config.trusted(source.getAddress())
-                && SipBytes.headerValue(request, "proxy-authorization", null) == null
-                && SipBytes.headerValue(request, "route", null) == null
+                && request.count("proxy-authorization") == 0
+                && request.count("route") == 0
                 && plain(request, method);
     }
 
     @Override
-    public byte[] answer(byte[] request, String method, TopVia via, InetSocketAddress source) {
+    public byte[] answer(SipHead request, String method, TopVia via, InetSocketAddress source) {
         String client = source.getAddress().getHostAddress();
-        byte[] response = BadRequestResponse.build(request, Response.PROXY_AUTHENTICATION_REQUIRED, REASON,
+        byte[] response = BadRequestResponse.build(request.bytes(), Response.PROXY_AUTHENTICATION_REQUIRED, REASON,
                 Long.toHexString(ThreadLocalRandom.current().nextLong()),
                 DigestChallenge.lines(auth, false, client, false), via, source);
         if (response == null) {
@@ -83,35 +83,23 @@ public final class EarlyChallenge implements EarlyAnswers {
      * To, Call-ID and Contact (JAIN-SIP requires one of an INVITE without a To tag), and a CSeq of a
      * number and the request's method.
      */
-    private static boolean plain(byte[] request, String method) {
+    private static boolean plain(SipHead request, String method) {
         int uri = method.length() + 1;
-        if (!startsWithIgnoreCase(request, uri, "sip:") && !startsWithIgnoreCase(request, uri, "sips:")) {
+        byte[] bytes = request.bytes();
+        if (!startsWithIgnoreCase(bytes, uri, "sip:") && !startsWithIgnoreCase(bytes, uri, "sips:")) {
             return false;
         }
-        String to = SipBytes.headerValue(request, "to", "t");
-        String from = SipBytes.headerValue(request, "from", "f");
-        String callId = SipBytes.headerValue(request, "call-id", "i");
-        String cseq = SipBytes.headerValue(request, "cseq", null);
+        String to = request.value("to");
+        String from = request.value("from");
+        String callId = request.callId();
+        // the CSeq: a sequence number below 2^31 and exactly the request's method
         if (to == null || to.isEmpty() || to.toLowerCase(Locale.ROOT).contains("tag")
                 || from == null || from.isEmpty() || callId == null || callId.isEmpty()
-                || cseq == null || !cseqOf(cseq, method)) {
+                || request.cseqNumber() < 0 || !method.equals(request.cseqMethod())) {
             return false;
         }
-        String contact = SipBytes.headerValue(request, "contact", "m");
+        String contact = request.value("contact");
         return contact != null && !contact.isEmpty();
-    }
-
-    /** Whether a CSeq value is a sequence number below 2^31 and exactly {@code method}. */
-    private static boolean cseqOf(String cseq, String method) {
-        int digits = 0;
-        while (digits < cseq.length() && cseq.charAt(digits) >= '0' && cseq.charAt(digits) <= '9') {
-            digits++;
-        }
-        if (digits == 0 || digits > 10 || Long.parseLong(cseq, 0, digits, 10) >= 1L << 31) {
-            return false;
-        }
-        return digits < cseq.length() && (cseq.charAt(digits) == ' ' || cseq.charAt(digits) == '\t')
-                && cseq.substring(digits).trim().equals(method);
     }
 
     /** Whether the bytes at {@code at} spell {@code prefix} (lower-case letters and punctuation), in any case. */

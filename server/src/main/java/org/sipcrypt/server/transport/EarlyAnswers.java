@@ -18,21 +18,21 @@ public interface EarlyAnswers {
      * every UDP request but an ACK is asked. Only for those that pass does the transport make the
      * checks the parse would make (version, repeated headers, the branch) and call {@link #answer}.
      *
-     * @param request the raw request
+     * @param request the index of the raw request, built on receipt
      * @param method  the method of its request line (never ACK)
      * @param source  where it came from
      */
-    boolean answers(byte[] request, String method, InetSocketAddress source);
+    boolean answers(SipHead request, String method, InetSocketAddress source);
 
     /**
      * The bytes of a 300–699 response to a request {@link #answers} accepted, or null to leave it to
      * the parser and the stack after all.
      *
-     * @param request the raw request; its Content-Length fits the datagram, and no kept transaction
+     * @param request the index of the raw request, built on receipt; its Content-Length fits the datagram, and no kept transaction
      *                matched it
      * @param method  the method of its request line (never ACK)
      * @param via     its top Via, read from the bytes, with an RFC 3261 branch
      * @param source  where it came from, and where the response goes
      */
-    byte[] answer(byte[] request, String method, TopVia via, InetSocketAddress source);
+    byte[] answer(SipHead request, String method, TopVia via, InetSocketAddress source);
 }

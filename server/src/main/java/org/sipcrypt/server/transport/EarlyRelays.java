@@ -45,14 +45,14 @@ public interface EarlyRelays {
     /**
      * The relayed copy of {@code request}, or null to leave it to the parser and the stack.
      *
-     * @param request the raw request; its Content-Length fits the datagram (over TCP and TLS, delimited it)
+     * @param request the index of the raw request, built on receipt; its Content-Length fits the datagram (over TCP and TLS, delimited it)
      * @param method  the method of its request line
      * @param via     its top Via, read from the bytes, with an RFC 3261 branch
      * @param source  where it came from
      * @param local   the address of the socket it came in on, which the copy is sent from
      * @param over    the transport it came in on
      */
-    Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
+    Relay relay(SipHead request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
                 Transport over);
 
     /**
@@ -60,13 +60,13 @@ public interface EarlyRelays {
      * its top Via and the transaction alone; cheap, since every response is asked. Only for those
      * that pass does the transport check its single headers and call {@link #relayResponse}.
      *
-     * @param response    the raw response
+     * @param response    the index of the raw response, built on receipt
      * @param via         its top Via, read from the bytes, with an RFC 3261 branch
      * @param transaction the stack's client transaction that branch names, or null when there is none
      * @param local       the address of the socket it came in on
      * @param over        the transport it came in on
      */
-    boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+    boolean relaysResponse(SipHead response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
                            Transport over);
 
     /**
@@ -74,7 +74,7 @@ public interface EarlyRelays {
      * response on a transaction of the stack is relayed only when the SIP layer has settled that
      * transaction as the parsed response would have.
      *
-     * @param response    the raw response; its Content-Length fits the datagram (over TCP and TLS,
+     * @param response    the index of the raw response, built on receipt; its Content-Length fits the datagram (over TCP and TLS,
      *                    delimited it), its single headers
      *                    pass the parse's checks, and {@link #relaysResponse} accepted it
      * @param via         its top Via, read from the bytes, with an RFC 3261 branch
@@ -82,6 +82,6 @@ public interface EarlyRelays {
      * @param local       the address of the socket it came in on, which the copy is sent from
      * @param over        the transport it came in on
      */
-    Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+    Relay relayResponse(SipHead response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
                         Transport over);
 }

@@ -7,7 +7,6 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -183,12 +182,18 @@ public final class OverloadGuard {
      * retransmission of a request in progress, and a request within a verifiable dialog, never are.
      */
     public boolean admit(byte[] message, InetAddress source, String laneKey, Consumer<byte[]> reply) {
-        String method = method(message);
+        return admit(SipHead.of(message), source, laneKey, reply);
+    }
+
+    /** As {@link #admit(byte[], InetAddress, String, Consumer)}, reading the message's index built on receipt. */
+    public boolean admit(SipHead head, InetAddress source, String laneKey, Consumer<byte[]> reply) {
+        byte[] message = head.bytes();
+        String method = method(head);
         if (method == null || method.equals("CANCEL")) {
             // a response, something the parser will reject, or a CANCEL: never refused
             return true;
         }
-        String toTag = toTag(message);
+        String toTag = toTag(head);
         if (method.equals("ACK")) {
             if (refusalTag.equals(toTag)) {
                 acksAbsorbed.increment();
@@ -200,15 +205,15 @@ public final class OverloadGuard {
         SourceLimits limits = sources;
         if (limits != null && source != null && !limits.exempt(source)) {
             // the dialog is looked up here only for sources held to limits: allowed ones pay nothing more
-            inDialog = toTag != null && inVerifiableDialog(message, toTag);
-            if (!inDialog && !limitedSource(limits, source, message, reply)) {
+            inDialog = toTag != null && inVerifiableDialog(head, toTag);
+            if (!inDialog && !limitedSource(limits, source, head, reply)) {
                 return false;
             }
         }
         String reason = draining ? "shutting_down" : exceeded(laneKey);
         // within a dialog the SIP layer verifies (looked up only when refusing): the call ends normally
-        if (reason == null || (inDialog != null ? inDialog : toTag != null && inVerifiableDialog(message, toTag))
-                || retransmission(message)) {
+        if (reason == null || (inDialog != null ? inDialog : toTag != null && inVerifiableDialog(head, toTag))
+                || retransmission(head)) {
             return true;
         }
         count(method, reason);
@@ -221,9 +226,10 @@ public final class OverloadGuard {
      * request in progress), it is answered 503 with Retry-After (over the rate) or 403 (banned), or
      * dropped beyond the source's answers, and counted.
      */
-    private boolean limitedSource(SourceLimits limits, InetAddress source, byte[] message, Consumer<byte[]> reply) {
+    private boolean limitedSource(SourceLimits limits, InetAddress source, SipHead head, Consumer<byte[]> reply) {
         SourceLimits.Verdict verdict = limits.admit(source);
-        if (verdict == SourceLimits.Verdict.ADMIT || retransmission(message)) {
+        byte[] message = head.bytes();
+        if (verdict == SourceLimits.Verdict.ADMIT || retransmission(head)) {
             return true;
         }
         limits.count(verdict);
@@ -245,7 +251,13 @@ public final class OverloadGuard {
      * caller drops and counts it).
      */
     public boolean refuse(byte[] message, Consumer<byte[]> reply) {
-        String method = method(message);
+        return refuse(SipHead.of(message), reply);
+    }
+
+    /** As {@link #refuse(byte[], Consumer)}, reading the message's index built on receipt. */
+    public boolean refuse(SipHead head, Consumer<byte[]> reply) {
+        byte[] message = head.bytes();
+        String method = method(head);
         if (method == null || method.equals("ACK")) {
             return false;
         }
@@ -318,16 +330,15 @@ public final class OverloadGuard {
     }
 
     /** Whether a request with To tag {@code toTag} is within a dialog the SIP layer verifies. */
-    private boolean inVerifiableDialog(byte[] message, String toTag) {
-        String callId = SipBytes.headerValue(message, "call-id", "i");
-        String from = SipBytes.headerValue(message, "from", "f");
-        String fromTag = from == null ? null : SipBytes.tag(from);
+    private boolean inVerifiableDialog(SipHead head, String toTag) {
+        String callId = head.callId();
+        String fromTag = head.fromTag();
         return callId != null && fromTag != null && dialogs.verifiable(callId, fromTag, toTag);
     }
 
     /** Whether the top Via's branch (RFC 3261 form) names a server transaction in progress. */
-    private boolean retransmission(byte[] message) {
-        String via = SipBytes.headerValue(message, "via", "v");
+    private boolean retransmission(SipHead head) {
+        String via = head.value("via");
         if (via == null) {
             return false;
         }
@@ -412,17 +423,12 @@ public final class OverloadGuard {
 
     /** The method of a request, upper case; null for a response or a first line without a method. */
     static String method(byte[] message) {
-        if (message.length >= 4 && message[0] == 'S' && message[1] == 'I' && message[2] == 'P' && message[3] == '/') {
-            return null;
-        }
-        int end = 0;
-        while (end < message.length && end < MAX_METHOD_CHARS && message[end] > ' ') {
-            end++;
-        }
-        if (end == 0 || end >= message.length || message[end] != ' ') {
-            return null;
-        }
-        return new String(message, 0, end, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+        return method(SipHead.of(message));
+    }
+
+    private static String method(SipHead head) {
+        String token = head.requestToken(MAX_METHOD_CHARS);
+        return token == null ? null : token.toUpperCase(Locale.ROOT);
     }
 
     /**
@@ -431,8 +437,11 @@ public final class OverloadGuard {
      * otherwise (a second To, or a second tag): such a request is judged as a new one.
      */
     static String toTag(byte[] message) {
-        String to = SipBytes.headerValue(message, "to", "t");
-        String tag = to == null ? null : SipBytes.tag(to);
-        return tag == null || SipBytes.irregularity(message) != null ? null : tag;
+        return toTag(SipHead.of(message));
+    }
+
+    private static String toTag(SipHead head) {
+        String tag = head.toTag();
+        return tag == null || head.irregularity() != null ? null : tag;
     }
 }

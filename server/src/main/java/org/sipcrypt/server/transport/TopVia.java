@@ -27,8 +27,7 @@ public record TopVia(String entry, String host, int port, String branch, boolean
 
     /** The top Via of {@code request}, or null when it has none or it is not in the form read here. */
     public static TopVia read(byte[] request) {
-        String via = SipBytes.headerValue(request, "via", "v");
-        return via == null ? null : of(via);
+        return SipHead.of(request).topVia();
     }
 
     /** The top Via of a Via header's value (its first entry), or null as for {@link #read}. */
@@ -46,8 +45,9 @@ public record TopVia(String entry, String host, int port, String branch, boolean
             blank++;
         }
         String host = sentPart.substring(blank).trim();
-        if (blank < 8 || !sentPart.regionMatches(true, 0, "SIP/2.0/", 0, 8) || host.indexOf(' ') >= 0
-                || host.indexOf('\t') >= 0) {
+        // the transport a token (§20.42): the parse drops a Via line with another, and reads the next
+        if (blank < 9 || !sentPart.regionMatches(true, 0, "SIP/2.0/", 0, 8) || !token(sentPart.substring(8, blank))
+                || host.indexOf(' ') >= 0 || host.indexOf('\t') >= 0) {
             return null;
         }
         int port = -1;

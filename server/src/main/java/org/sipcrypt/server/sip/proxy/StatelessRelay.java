@@ -20,7 +20,7 @@ import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.Listener;
-import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.SipHead;
 import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Transport;
 
@@ -103,7 +103,7 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     @Override
-    public Relay relay(byte[] request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
+    public Relay relay(SipHead request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
                        Transport over) {
         boolean bye = Request.BYE.equals(method);
         Listener lp = receivedOn(local, over);
@@ -176,9 +176,10 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     @Override
-    public boolean relaysResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+    public boolean relaysResponse(SipHead head, TopVia via, ClientTransaction transaction, InetSocketAddress local,
                                   Transport over) {
         if (transaction != null) {
+            byte[] response = head.bytes();
             // a 2xx or a provisional response other than 100 to an INVITE this proxy forwarded,
             // settled with its transaction by the proxy
             return proxy != null && response.length > 10
@@ -192,7 +193,7 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     @Override
-    public Relay relayResponse(byte[] response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
+    public Relay relayResponse(SipHead response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
                                Transport over) {
         Upstream up = Upstream.read(response, via, over);
         if (up == null) {
@@ -293,8 +294,9 @@ public final class StatelessRelay implements EarlyRelays {
                             String callId, String fromTag, String toTag, String cseqNumber, int headerEnd) {
 
         /** The {@code method} request {@code request} holds, or null when it is not in the form read here. */
-        static InDialog read(byte[] request, String method, TopVia via) {
-            Head head = Head.read(request);
+        static InDialog read(SipHead sip, String method, TopVia via) {
+            byte[] request = sip.bytes();
+            Head head = Head.read(sip);
             if (head == null) {
                 return null;
             }
@@ -314,17 +316,13 @@ public final class StatelessRelay implements EarlyRelays {
             int maxForwardsLine = -1;
             int maxForwards = -1;
             boolean proxyRequire = false;
-            String callId = null;
-            String from = null;
-            String to = null;
-            String cseq = null;
             for (int index = 0; index < lines.size(); index++) {
                 String line = lines.get(index);
                 int colon = line.indexOf(':');
-                String name = Head.name(line);
+                String name = sip.lineName(index);
                 String value = line.substring(colon + 1).trim();
                 switch (name) {
-                    case "via", "v" -> {
+                    case "via" -> {
                         viaLine = viaLine < 0 ? index : viaLine;
                         viaValues.add(value);
                     }
@@ -343,23 +341,21 @@ public final class StatelessRelay implements EarlyRelays {
                         }
                     }
                     case "proxy-require" -> proxyRequire = true;
-                    case "call-id", "i" -> callId = value;
-                    case "from", "f" -> from = value;
-                    case "to", "t" -> to = value;
-                    case "cseq" -> cseq = value;
                     default -> {
                     }
                 }
             }
-            String toTag = to == null ? null : tag(to);
+            String callId = sip.callId();
+            String toTag = sip.toTag();
+            String cseq = sip.value("cseq");
             String cseqNumber = cseq == null ? null : sequence(cseq, method);
             if (viaLine < 0 || !value(lines.get(viaLine)).startsWith(via.entry()) || callId == null
-                    || callId.isEmpty() || from == null || toTag == null || cseqNumber == null) {
+                    || callId.isEmpty() || sip.count("from") == 0 || toTag == null || cseqNumber == null) {
                 return null;
             }
             return new InDialog(request, requestLine, requestLine.substring(uriStart, uriEnd), lines, viaLine,
                     viaValues, maxForwardsLine, maxForwards, proxyRequire, routeLines, routeValues, routeEntries,
-                    callId, tag(from), toTag, cseqNumber, head.end());
+                    callId, sip.fromTag(), toTag, cseqNumber, head.end());
         }
 
         /**
@@ -441,36 +437,20 @@ public final class StatelessRelay implements EarlyRelays {
          * The response {@code response} that came in over {@code over}, whose top Via is {@code ours},
          * or null when it is not in the form read here.
          */
-        static Upstream read(byte[] response, TopVia ours, Transport over) {
-            Head head = Head.read(response);
+        static Upstream read(SipHead sip, TopVia ours, Transport over) {
+            byte[] response = sip.bytes();
+            int status = sip.status();
+            Head head = status < 0 ? null : Head.read(sip);
             if (head == null) {
                 return null;
             }
             String statusLine = head.startLine();
-            int status = statusLine.length() >= 12 && statusLine.startsWith("SIP/2.0 ") && statusLine.charAt(11) == ' '
-                    ? number(statusLine.substring(8, 11), 3) : -1;
-            if (status < 100 || status > 699) {
-                return null;
-            }
             List<String> lines = head.lines();
             int viaLine = -1;
             String next = null;
-            String callId = null;
-            String from = null;
-            String toValue = null;
-            String cseq = null;
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
-                String name = Head.name(line);
-                switch (name) {
-                    case "call-id", "i" -> callId = value(line);
-                    case "from", "f" -> from = value(line);
-                    case "to", "t" -> toValue = value(line);
-                    case "cseq" -> cseq = value(line);
-                    default -> {
-                    }
-                }
-                if (next != null || !name.equals("via") && !name.equals("v")) {
+                if (next != null || !sip.lineName(i).equals("via")) {
                     continue;
                 }
                 String value = value(line);
@@ -507,7 +487,7 @@ public final class StatelessRelay implements EarlyRelays {
                 sb.append("\r\n");
             }
             return new Upstream(status, withBody(sb, response, head.end()), to, StatelessRelay.returnPath(next),
-                    callId, from, toValue, cseq);
+                    sip.callId(), sip.value("from"), sip.value("to"), sip.value("cseq"));
         }
 
         /**
@@ -536,58 +516,31 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     /**
-     * A message's start line and header lines, read as ISO-8859-1 (one char per byte: the copy
-     * written back is byte for byte what came, UTF-8 included), each header line a name that is an
-     * RFC 3261 token, optional SP or HTAB, a colon and the value.
+     * A message's start line and header lines as they came, one char per byte (ISO-8859-1: the copy
+     * written back is byte for byte what came, UTF-8 included), taken from the message's
+     * {@link SipHead}: line by line, for the copy a relay writes.
      *
      * @param end where the blank line after the headers starts
      */
     private record Head(String startLine, List<String> lines, int end) {
 
         /**
-         * The head of {@code message}, or null when it has folded or bare-LF lines or no blank line.
-         * The transport hands the relays only messages {@link SipBytes#irregularity} passed (no
-         * header name that is not a token, no repeated Call-ID, From, To, CSeq, Max-Forwards or
-         * Content-Length, no From or To with two tags), so it is not scanned for them again here.
+         * The head of the message {@code sip} indexes, or null when a line of it ends in a bare LF
+         * (the copy keeps every other line as it came, so they must all end in CRLF). The transport
+         * hands the relays only messages {@link SipHead#irregularity} passed (a blank line after the
+         * headers, no folded line, no header name that is not a token, no repeated Call-ID, From,
+         * To, CSeq, Max-Forwards or Content-Length, no From or To with two tags), so none of that is
+         * looked for again here.
          */
-        static Head read(byte[] message) {
-            int end = SipBytes.headerSectionEnd(message);
-            if (end >= message.length) {
+        static Head read(SipHead sip) {
+            if (!sip.crlfOnly()) {
                 return null;
             }
-            String head = new String(message, 0, end, StandardCharsets.ISO_8859_1);
-            int lineEnd = head.indexOf("\r\n");
-            if (lineEnd < 0) {
-                return null;
+            List<String> lines = new ArrayList<>(sip.lineCount());
+            for (int l = 0; l < sip.lineCount(); l++) {
+                lines.add(sip.lineText(l));
             }
-            List<String> lines = new ArrayList<>(16);
-            for (int pos = lineEnd + 2; pos < head.length(); ) {
-                int eol = head.indexOf("\r\n", pos);
-                if (eol < 0) {
-                    return null;
-                }
-                String line = head.substring(pos, eol);
-                pos = eol + 2;
-                if (line.indexOf(':') <= 0 || line.charAt(0) == ' ' || line.charAt(0) == '\t'
-                        || line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0) {
-                    return null;
-                }
-                lines.add(line);
-            }
-            String startLine = head.substring(0, lineEnd);
-            return startLine.indexOf('\n') >= 0 ? null : new Head(startLine, lines, end);
-        }
-
-        /**
-         * The lower-case name of a header line of a head: the token before the colon, without the
-         * SP or HTAB {@link SipBytes#irregularity} allows between them (and nothing else trimmed).
-         */
-        static String name(String line) {
-            int end = line.indexOf(':');
-            while (end > 0 && (line.charAt(end - 1) == ' ' || line.charAt(end - 1) == '\t')) {
-                end--;
-            }
-            return line.substring(0, end).toLowerCase(Locale.ROOT);
+            return new Head(sip.startLineText(), lines, sip.headerEnd());
         }
     }
 
@@ -693,9 +646,9 @@ public final class StatelessRelay implements EarlyRelays {
         return !inUri;
     }
 
-    /** The tag parameter of a From or To value, or null when it has none: the one reader, {@link SipBytes#tag}. */
+    /** The tag parameter of a From or To value, or null when it has none: the one reader, {@link SipHead#tag}. */
     private static String tag(String value) {
-        return SipBytes.tag(value);
+        return SipHead.tag(value);
     }
 
     /** The sequence number of a CSeq value {@code n METHOD}, or null when it is not in that form. */

@@ -29,7 +29,7 @@ import org.sipcrypt.server.transport.EarlyAnswers;
 import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
-import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.SipHead;
 import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.transport.Transport;
@@ -122,15 +122,16 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * Parses one framed message and delivers it to the stack. Malformed requests that can be
      * answered get 400 (505 for another SIP version); others are dropped and counted.
      */
-    final void receive(byte[] bytes) {
-        if (!transportKind().reliable() && SipMessageChecks.contentLengthExceedsDatagram(bytes)) {
+    final void receive(SipHead head) {
+        byte[] bytes = head.bytes();
+        if (!transportKind().reliable() && SipMessageChecks.contentLengthExceedsDatagram(head)) {
             reject(bytes, "content_length", "Content-Length exceeds datagram", null);
             return;
         }
         // one rule for every reader that acts on the bytes: a message it names goes to the parse
-        String irregular = SipBytes.irregularity(bytes);
+        String irregular = head.irregularity();
         keptLookedUp = false;
-        if (irregular == null && processor.transport().settings().fastPath() && handledFromBytes(bytes)) {
+        if (irregular == null && processor.transport().settings().fastPath() && handledFromBytes(head)) {
             return;
         }
         if ("header_name".equals(irregular)) {
@@ -157,7 +158,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             reject(bytes, "missing_header", "Missing " + SipMessageChecks.missingHeader(message) + " header", null);
             return;
         }
-        String duplicate = SipMessageChecks.duplicatedHeader(bytes);
+        String duplicate = SipMessageChecks.duplicatedHeader(head);
         if (duplicate != null) {
             // RFC 3261 §7.3.1 allows one of each; RFC 4475 §3.1.2.19 (and the Content-Length cases of
             // §3.1.2.x) ask for a 400 rather than guessing which one the sender meant.
@@ -438,24 +439,25 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * {@link EarlyRelays}, also without a parse. When the request's key could be read here, the
      * parsed request is not looked up again; when it could not (a Via in a form {@link TopVia} does
      * not read), the parsed request is, and it goes to the stack. Asked only of a message
-     * {@link SipBytes#irregularity} passed: the readers here take nothing the parse would read otherwise.
+     * {@link SipHead#irregularity} passed: the readers here take nothing the parse would read otherwise.
      * Not asked at all with {@code sip.fastPath} off: every message then goes to the parse.
      */
-    private boolean handledFromBytes(byte[] bytes) {
+    private boolean handledFromBytes(SipHead head) {
         keptLookedUp = false;
         if (isReliable()) {
-            return relayedOverConnection(bytes);
+            return relayedOverConnection(head);
         }
         CompletedTransactions completed = processor.transport().completedTransactions();
         if (completed == null) {
             return false;
         }
-        String method = SipBytes.requestMethod(bytes);
+        byte[] bytes = head.bytes();
+        String method = head.method();
         if (method == null) {
-            return relayedResponseEarly(bytes);
+            return relayedResponseEarly(head);
         }
         boolean ack = Request.ACK.equals(method);
-        TopVia via = TopVia.read(bytes);
+        TopVia via = head.topVia();
         String key = CompletedTransactions.key(via, ack ? Request.INVITE : method);
         if (key == null) {
             return false;
@@ -465,8 +467,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             dumpReceived(bytes, "absorbed by a kept transaction");
             return true;
         }
-        return ack ? relayedEarly(bytes, method, via)
-                : answeredEarly(completed, bytes, method, via, key) || relayedEarly(bytes, method, via);
+        return ack ? relayedEarly(head, method, via)
+                : answeredEarly(completed, head, method, via, key) || relayedEarly(head, method, via);
     }
 
     /**
@@ -474,19 +476,19 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * the ACK and BYE the {@link EarlyRelays} take, and the responses coming back, go on from their
      * bytes; every other request (an INVITE, a REGISTER) goes to the parse without a look here.
      */
-    private boolean relayedOverConnection(byte[] bytes) {
+    private boolean relayedOverConnection(SipHead head) {
         if (processor.transport().earlyRelays() == null) {
             return false;
         }
-        String method = SipBytes.requestMethod(bytes);
+        String method = head.method();
         if (method == null) {
-            return relayedResponseEarly(bytes);
+            return relayedResponseEarly(head);
         }
         if (!Request.ACK.equals(method) && !Request.BYE.equals(method)) {
             return false;
         }
-        TopVia via = TopVia.read(bytes);
-        return via != null && TopVia.rfc3261Branch(via.branch()) && relayedEarly(bytes, method, via);
+        TopVia via = head.topVia();
+        return via != null && TopVia.rfc3261Branch(via.branch()) && relayedEarly(head, method, via);
     }
 
     /**
@@ -498,22 +500,23 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * single headers pass the checks its parse would make; the relays' cheap look comes first, so
      * a response they would not take (a 180, say) pays for no header check twice.
      */
-    private boolean relayedResponseEarly(byte[] bytes) {
+    private boolean relayedResponseEarly(SipHead head) {
         EarlyRelays relays = processor.transport().earlyRelays();
-        if (relays == null || !SipBytes.isResponse(bytes)) {
+        if (relays == null || !head.isResponse()) {
             return false;
         }
-        TopVia via = TopVia.read(bytes);
+        byte[] bytes = head.bytes();
+        TopVia via = head.topVia();
         if (via == null) {
             return false;
         }
         SIPTransaction found = stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), false);
         SIPClientTransaction transaction = found instanceof SIPClientTransaction ct ? ct : null;
         if (found != null && transaction == null
-                || !relays.relaysResponse(bytes, via, transaction, processor.localAddress(), transportKind())) {
+                || !relays.relaysResponse(head, via, transaction, processor.localAddress(), transportKind())) {
             return false;
         }
-        EarlyRelays.Relay relay = relays.relayResponse(bytes, via, transaction, processor.localAddress(),
+        EarlyRelays.Relay relay = relays.relayResponse(head, via, transaction, processor.localAddress(),
                 transportKind());
         if (relay == null) {
             return false;
@@ -554,13 +557,15 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         if (response.length < 12 || response[8] < '2' || response[8] > '6') {
             return;
         }
-        String cseq = SipBytes.headerValue(response, "cseq", null);
+        // the relayed copy is a new message: one index of it
+        SipHead copy = SipHead.of(response);
+        String cseq = copy.value("cseq");
         int blank = cseq == null ? -1 : cseq.lastIndexOf(' ');
         String method = blank < 0 ? null : cseq.substring(blank + 1).trim();
         if (method == null || method.isEmpty() || Request.INVITE.equals(method) || Request.ACK.equals(method)) {
             return;
         }
-        String key = CompletedTransactions.key(TopVia.read(response), method);
+        String key = CompletedTransactions.key(copy.topVia(), method);
         if (key != null) {
             processor.transport().completedTransactions().completed(key, response, relay.to());
         }
@@ -572,13 +577,14 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * pass the checks its parse would make, and whose branch no transaction of the stack holds (an
      * ACK for a non-2xx the stack sent is the stack's to absorb).
      */
-    private boolean relayedEarly(byte[] bytes, String method, TopVia via) {
+    private boolean relayedEarly(SipHead head, String method, TopVia via) {
+        byte[] bytes = head.bytes();
         EarlyRelays relays = processor.transport().earlyRelays();
         if (relays == null || !SipMessageChecks.requestLineIsSip20(bytes)
                 || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
             return false;
         }
-        EarlyRelays.Relay relay = relays.relay(bytes, method, via, source(), processor.localAddress(),
+        EarlyRelays.Relay relay = relays.relay(head, method, via, source(), processor.localAddress(),
                 transportKind());
         if (relay == null) {
             return false;
@@ -611,17 +617,18 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      * headers and branch pass the checks its parse would make here: a repeated From, another
      * version, or a branch of a transaction the stack holds gets the parse's answer, not this one.
      */
-    private boolean answeredEarly(CompletedTransactions completed, byte[] bytes, String method, TopVia via,
+    private boolean answeredEarly(CompletedTransactions completed, SipHead head, String method, TopVia via,
                                   String key) {
+        byte[] bytes = head.bytes();
         EarlyAnswers early = processor.transport().earlyAnswers();
         // the SIP layer's cheap look first: a request it would not answer (every one with
         // credentials) pays for none of the parse's checks twice
-        if (early == null || !early.answers(bytes, method, source())
+        if (early == null || !early.answers(head, method, source())
                 || !SipMessageChecks.requestLineIsSip20(bytes)
                 || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
             return false;
         }
-        byte[] response = early.answer(bytes, method, via, source());
+        byte[] response = early.answer(head, method, via, source());
         if (response == null) {
             return false;
         }

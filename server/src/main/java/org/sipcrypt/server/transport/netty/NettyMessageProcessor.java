@@ -5,7 +5,7 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.sipcrypt.server.transport.OverloadGuard;
-import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.SipHead;
 import org.sipcrypt.server.transport.Transport;
 
 /**
@@ -47,14 +47,16 @@ abstract class NettyMessageProcessor extends MessageProcessor {
      * is a request, else dropped and counted. Runs on the event loop; only scans header lines.
      */
     void dispatch(NettyMessageChannel channel, byte[] bytes) {
-        String callId = SipBytes.callId(bytes);
+        // the one index of the message: every reader from here to the stack asks it
+        SipHead head = SipHead.of(bytes);
+        String callId = head.callId();
         String key = callId != null ? callId : channel.source().toString();
         OverloadGuard guard = transport.guard();
-        if (guard != null && !guard.admit(bytes, channel.source().getAddress(), key, channel::answer)) {
+        if (guard != null && !guard.admit(head, channel.source().getAddress(), key, channel::answer)) {
             return;
         }
-        if (!transport.workers().execute(key, bytes.length, () -> channel.receive(bytes))
-                && (guard == null || !guard.refuse(bytes, channel::answer))) {
+        if (!transport.workers().execute(key, bytes.length, () -> channel.receive(head))
+                && (guard == null || !guard.refuse(head, channel::answer))) {
             channel.countDropped("overload");
         }
     }

@@ -19,6 +19,7 @@ import java.text.ParseException;
 import java.util.Set;
 import javax.sip.InvalidArgumentException;
 import org.sipcrypt.server.transport.SipBytes;
+import org.sipcrypt.server.transport.SipHead;
 
 /**
  * The checks a received message passes before the transaction layer sees it, on its raw bytes
@@ -62,14 +63,15 @@ final class SipMessageChecks {
     }
 
     /** RFC 3261 §18.3: a datagram holding fewer body bytes than its Content-Length says. */
-    static boolean contentLengthExceedsDatagram(byte[] bytes) {
-        String cl = SipBytes.headerValue(bytes, "content-length", "l");
+    static boolean contentLengthExceedsDatagram(SipHead head) {
+        byte[] bytes = head.bytes();
+        String cl = head.value("content-length");
         if (cl == null || cl.isEmpty() || cl.equals("0")) {
             return false;
         }
         try {
             // RFC 3261 §7.5: the headers may end in a bare LF, as the parse reads them
-            return Long.parseLong(cl) > bytes.length - SipBytes.bodyStart(bytes);
+            return Long.parseLong(cl) > bytes.length - head.bodyStart();
         } catch (NumberFormatException e) {
             // not a number: the parser rejects it next, naming the Content-Length header
             return false;
@@ -90,14 +92,14 @@ final class SipMessageChecks {
      * values), or null. One pass over the header section; the values are read only for a repeated
      * Content-Length.
      */
-    static String duplicatedHeader(byte[] bytes) {
-        int[] counts = SipBytes.headerCounts(bytes, SINGLE_INSTANCE);
+    static String duplicatedHeader(SipHead head) {
+        int[] counts = SipBytes.headerCounts(head, SINGLE_INSTANCE);
         for (int i = 0; i < SINGLE_INSTANCE.length; i++) {
             if (counts[i] < 2) {
                 continue;
             }
             String[] h = SINGLE_INSTANCE[i];
-            if (!h[0].equals("content-length") || SipBytes.headerValues(bytes, h[0], h[1]).stream()
+            if (!h[0].equals("content-length") || head.values(h[0]).stream()
                     .map(String::trim).distinct().count() > 1) {
                 return h[2];
             }

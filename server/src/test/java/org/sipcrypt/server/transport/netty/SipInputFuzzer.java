@@ -280,7 +280,7 @@ final class SipInputFuzzer {
     private void parseAndValidate(byte[] bytes) {
         checkAnswer(bytes, 400, "Bad From header");
         checkAnswer(bytes, 505, "Version Not Supported");
-        SipMessageChecks.duplicatedHeader(bytes);
+        SipMessageChecks.duplicatedHeader(org.sipcrypt.server.transport.SipHead.of(bytes));
         SIPMessage message;
         try {
             message = parser.parseSIPMessage(bytes, true, false, new SipMessageChecks.ParseErrors());
