@@ -699,7 +699,11 @@ public final class SipHead {
         return counts[ROUTE] == 0 ? List.of() : values("route");
     }
 
-    private static int number(String s, int maxDigits, int max) {
+    /**
+     * A decimal number of 1 to {@code maxDigits} digits (at most 9) and at most {@code max}, or -1:
+     * the one reader of a header's number on the byte paths.
+     */
+    public static int number(String s, int maxDigits, int max) {
         if (s == null || s.isEmpty() || s.length() > maxDigits) {
             return -1;
         }

@@ -667,17 +667,6 @@ public final class StatelessRelay implements EarlyRelays {
 
     /** A decimal number of 1 to {@code maxDigits} digits, or -1. */
     private static int number(String s, int maxDigits) {
-        if (s.isEmpty() || s.length() > maxDigits) {
-            return -1;
-        }
-        int n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            n = n * 10 + (c - '0');
-        }
-        return n;
+        return SipHead.number(s, maxDigits, Integer.MAX_VALUE);
     }
 }
