@@ -29,8 +29,11 @@ public interface EarlyRelays {
      *                 transaction: the copy goes out on its channel to its peer (over TCP and TLS, on
      *                 the connection its request came in on, RFC 3261 §18.2.2; over UDP, that peer is
      *                 {@code to}); else null
+     * @param topVia   for a response, the value of the Via line on top of the copy, which the
+     *                 transaction it answers upstream is kept under; else null
+     * @param cseqMethod for a response, the method of its CSeq; else null
      */
-    record Relay(byte[] message, InetSocketAddress to, ServerTransaction upstream) {
+    record Relay(byte[] message, InetSocketAddress to, ServerTransaction upstream, String topVia, String cseqMethod) {
         public Relay {
             Objects.requireNonNull(message, "message");
             Objects.requireNonNull(to, "to");
@@ -38,7 +41,7 @@ public interface EarlyRelays {
 
         /** A copy sent from the socket the message came in on (over TCP and TLS, on a connection to {@code to}). */
         public Relay(byte[] message, InetSocketAddress to) {
-            this(message, to, null);
+            this(message, to, null, null, null);
         }
     }
 

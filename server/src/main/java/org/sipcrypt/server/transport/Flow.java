@@ -1,5 +1,7 @@
 package org.sipcrypt.server.transport;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
@@ -59,6 +61,22 @@ public record Flow(Transport transport, InetSocketAddress local, InetSocketAddre
         if (text == null || text.length() > MAX_TEXT_CHARS) {
             return null;
         }
+        // every call to a registered phone reads its binding's flow: a text read before is not read again
+        Flow known = PARSED.getIfPresent(text);
+        if (known != null) {
+            return known;
+        }
+        Flow f = read(text);
+        if (f != null) {
+            PARSED.put(text, f);
+        }
+        return f;
+    }
+
+    /** Flows read from their text, by text, the most used kept (a few MB at most); others are read again. */
+    private static final Cache<String, Flow> PARSED = Caffeine.newBuilder().maximumSize(10_000).build();
+
+    private static Flow read(String text) {
         String[] parts = text.split(" ", -1);
         if (parts.length != 4) {
             return null;

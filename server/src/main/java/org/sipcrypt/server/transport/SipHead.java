@@ -3,7 +3,9 @@ package org.sipcrypt.server.transport;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The index of one received SIP message's start line and header lines, built in one pass over its
@@ -81,6 +83,32 @@ public final class SipHead {
         COMPACT[letter - 'a'] = Arrays.asList(KNOWN).indexOf(longName);
     }
 
+    /** The {@link #KNOWN} names as bytes, and their indexes by name length: a name is looked up among its length's. */
+    private static final byte[][] KNOWN_BYTES = new byte[KNOWN.length][];
+    private static final int[][] BY_LENGTH;
+    /** Every name the index knows (long and compact, lower case) to its {@link #KNOWN} index. */
+    private static final Map<String, Integer> BY_NAME = new HashMap<>();
+
+    static {
+        int longest = 0;
+        for (int k = 0; k < KNOWN.length; k++) {
+            KNOWN_BYTES[k] = KNOWN[k].getBytes(StandardCharsets.US_ASCII);
+            longest = Math.max(longest, KNOWN[k].length());
+            BY_NAME.put(KNOWN[k], k);
+        }
+        BY_LENGTH = new int[longest + 1][];
+        for (int n = 0; n <= longest; n++) {
+            int length = n;
+            BY_LENGTH[n] = java.util.stream.IntStream.range(0, KNOWN.length)
+                    .filter(k -> KNOWN[k].length() == length).toArray();
+        }
+        for (int c = 0; c < COMPACT.length; c++) {
+            if (COMPACT[c] >= 0) {
+                BY_NAME.put(String.valueOf((char) ('a' + c)), COMPACT[c]);
+            }
+        }
+    }
+
     private static final int UNKNOWN = -1;
     /** A line with no colon before its end: no header to a reader. */
     private static final int NO_NAME = -2;
@@ -92,6 +120,8 @@ public final class SipHead {
     private int[] ids;
     private int lines;
     private final int[] counts = new int[KNOWN.length];
+    /** Per {@link #KNOWN} index: its first header line, or -1. */
+    private final int[] firsts = new int[KNOWN.length];
     /** Where the line that ends the header section starts, or the message length when none does. */
     private final int headerEnd;
     /** The first irregularity found in the pass (tags aside), and the header line it is on. */
@@ -108,10 +138,11 @@ public final class SipHead {
     private boolean topViaRead;
     private String callId;
     private boolean callIdRead;
+    /** Per From and To: the tag ({@link #tag}) and tag count ({@link #tagCount}) of its first line, once read. */
     private String fromTag;
-    private boolean fromTagRead;
+    private int fromTagCount = -1;
     private String toTag;
-    private boolean toTagRead;
+    private int toTagCount = -1;
     private String cseq;
     private boolean cseqRead;
 
@@ -120,6 +151,7 @@ public final class SipHead {
         int end = msg.length;
         this.offsets = new int[4 * 16];
         this.ids = new int[16];
+        Arrays.fill(firsts, -1);
         String found = end == 0 || !tokenChar(msg[0]) ? "start_line" : null;
         int foundLine = found != null ? -1 : Integer.MAX_VALUE;
         int i = 0;
@@ -201,6 +233,9 @@ public final class SipHead {
                 }
             }
             add(lineStart, nameEnd, colon < 0 ? eol : colon + 1, valueEnd, id);
+            if (id >= 0 && firsts[id] < 0) {
+                firsts[id] = lines - 1;
+            }
             if (id >= 0 && ++counts[id] > 1 && found == null && readOnce(id)) {
                 found = "duplicate_header";
                 foundLine = lines - 1;
@@ -251,8 +286,16 @@ public final class SipHead {
             int c = lower(msg[start]);
             return c >= 'a' && c <= 'z' ? COMPACT[c - 'a'] : UNKNOWN;
         }
-        for (int k = 0; k < KNOWN.length; k++) {
-            if (KNOWN[k].length() == n && nameIs(msg, start, end, KNOWN[k])) {
+        if (n >= BY_LENGTH.length) {
+            return UNKNOWN;
+        }
+        for (int k : BY_LENGTH[n]) {
+            byte[] name = KNOWN_BYTES[k];
+            int i = 0;
+            while (i < n && lower(msg[start + i]) == name[i]) {
+                i++;
+            }
+            if (i == n) {
                 return k;
             }
         }
@@ -261,10 +304,8 @@ public final class SipHead {
 
     /** The {@link #KNOWN} index of a lower-case name (long or compact), or {@link #UNKNOWN}. */
     private static int known(String name) {
-        if (name.length() == 1 && name.charAt(0) >= 'a' && name.charAt(0) <= 'z') {
-            return COMPACT[name.charAt(0) - 'a'];
-        }
-        return Arrays.asList(KNOWN).indexOf(name);
+        Integer id = BY_NAME.get(name);
+        return id == null ? UNKNOWN : id;
     }
 
     // ---- the structure
@@ -287,13 +328,14 @@ public final class SipHead {
             irregularityRead = true;
             irregularity = structural;
             // a From or To line before the first structural irregularity is read for its tags, in line order
-            for (int l = 0; l < lines && l < structuralLine; l++) {
-                if ((ids[l] == FROM || ids[l] == TO) && firstOf(ids[l]) == l
-                        && tagCount(new String(msg, offsets[4 * l + 2], lineEndAt(l) - offsets[4 * l + 2],
-                        StandardCharsets.ISO_8859_1)) > 1) {
-                    irregularity = "header_params";
-                    break;
-                }
+            // (their tags read from the value as the typed accessors read it: every delimiter is ASCII,
+            // so a byte outside it reads alike in either charset)
+            int first = Math.min(firstOf(FROM) < 0 ? Integer.MAX_VALUE : firstOf(FROM),
+                    firstOf(TO) < 0 ? Integer.MAX_VALUE : firstOf(TO));
+            int second = Math.max(firstOf(FROM), firstOf(TO));
+            if (first < structuralLine && tagCountOf(ids[first]) > 1
+                    || second >= 0 && second != first && second < structuralLine && tagCountOf(ids[second]) > 1) {
+                irregularity = "header_params";
             }
         }
         return irregularity;
@@ -352,6 +394,63 @@ public final class SipHead {
         }
         return id == NO_NAME ? "" : new String(msg, offsets[4 * l], offsets[4 * l + 1] - offsets[4 * l],
                 StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Where header line {@code l} starts in the bytes. */
+    int lineStart(int l) {
+        return offsets[4 * l];
+    }
+
+    /** Where the line after header line {@code l} starts: just past its LF (the message length when it has none). */
+    int lineNext(int l) {
+        return Math.min(lineEndAt(l) + 1, msg.length);
+    }
+
+    /** Where the first header line starts: just past the start line's LF (the message length when it has none). */
+    int startLineNext() {
+        int e = 0;
+        while (e < msg.length && msg[e] != '\n') {
+            e++;
+        }
+        return Math.min(e + 1, msg.length);
+    }
+
+    /**
+     * Header line {@code l} as written up to and including its colon, one char per byte: what a
+     * copy that rewrites the line's value starts it with (the whole line when it has no colon).
+     */
+    public String lineNameText(int l) {
+        return new String(msg, offsets[4 * l], offsets[4 * l + 2] - offsets[4 * l], StandardCharsets.ISO_8859_1);
+    }
+
+    /** Whether header line {@code l} is named {@code name} (lower case, long or compact; both forms alike). */
+    public boolean lineIs(int l, String name) {
+        int id = known(name);
+        return id >= 0 ? ids[l] == id : ids[l] == UNKNOWN && nameIs(msg, offsets[4 * l], offsets[4 * l + 1], name);
+    }
+
+    /** The value of header line {@code l} as it came, one char per byte (ISO-8859-1), trimmed: for a copy, not a read. */
+    public String lineValueText(int l) {
+        int start = offsets[4 * l + 2];
+        int end = offsets[4 * l + 3];
+        while (start < end && blank(msg[start])) {
+            start++;
+        }
+        while (end > start && blank(msg[end - 1])) {
+            end--;
+        }
+        return new String(msg, start, end - start, StandardCharsets.ISO_8859_1);
+    }
+
+    /** The first header line named {@code name} (lower case, long or compact) at or after line {@code from}, or -1. */
+    public int lineOf(String name, int from) {
+        int id = known(name);
+        for (int l = Math.max(from, 0); l < lines; l++) {
+            if (id >= 0 ? ids[l] == id : ids[l] == UNKNOWN && nameIs(msg, offsets[4 * l], offsets[4 * l + 1], name)) {
+                return l;
+            }
+        }
+        return -1;
     }
 
     /** How many header lines the index holds (up to the end of the header section). */
@@ -435,15 +534,13 @@ public final class SipHead {
     }
 
     private int firstOf(int id) {
-        if (counts[id] == 0) {
-            return -1;
-        }
-        for (int l = 0; l < lines; l++) {
-            if (ids[l] == id) {
-                return l;
-            }
-        }
-        return -1;
+        return firsts[id];
+    }
+
+    /** The first value of the header with {@link #KNOWN} index {@code id}, trimmed, or null. */
+    private String valueOf(int id) {
+        int l = firsts[id];
+        return l < 0 ? null : valueAt(l);
     }
 
     private String valueAt(int l) {
@@ -606,7 +703,7 @@ public final class SipHead {
     public String callId() {
         if (!callIdRead) {
             callIdRead = true;
-            callId = value("call-id");
+            callId = valueOf(CALL_ID);
         }
         return callId;
     }
@@ -623,29 +720,45 @@ public final class SipHead {
 
     /** The From header's {@code tag} ({@link #tag}), or null. */
     public String fromTag() {
-        if (!fromTagRead) {
-            fromTagRead = true;
-            String from = value("from");
-            fromTag = from == null ? null : tag(from);
-        }
+        readTags(FROM);
         return fromTag;
     }
 
     /** The To header's {@code tag} ({@link #tag}), or null. */
     public String toTag() {
-        if (!toTagRead) {
-            toTagRead = true;
-            String to = value("to");
-            toTag = to == null ? null : tag(to);
-        }
+        readTags(TO);
         return toTag;
+    }
+
+    /** {@link #tagCount} of the first From ({@code id} {@link #FROM}) or To line. */
+    private int tagCountOf(int id) {
+        readTags(id);
+        return id == FROM ? fromTagCount : toTagCount;
+    }
+
+    /** Reads the tag and the tag count of the first From or To line, once. */
+    private void readTags(int id) {
+        if ((id == FROM ? fromTagCount : toTagCount) >= 0) {
+            return;
+        }
+        String value = valueOf(id);
+        String params = value == null ? null : headerParams(value);
+        String tag = value == null ? null : tagIn(params);
+        int count = value == null ? 0 : countTagsIn(params);
+        if (id == FROM) {
+            fromTag = tag;
+            fromTagCount = count;
+        } else {
+            toTag = tag;
+            toTagCount = count;
+        }
     }
 
     /** The CSeq value, trimmed, or null; read once. */
     private String cseq() {
         if (!cseqRead) {
             cseqRead = true;
-            cseq = value("cseq");
+            cseq = valueOf(CSEQ);
         }
         return cseq;
     }
@@ -686,12 +799,12 @@ public final class SipHead {
 
     /** The Max-Forwards value, 1 to 3 digits and at most 255 (RFC 3261 §20.22), or -1 (none, or another form). */
     public int maxForwards() {
-        return number(value("max-forwards"), 3, 255);
+        return number(valueOf(MAX_FORWARDS), 3, 255);
     }
 
     /** The Content-Length value, 1 to 9 digits, or -1 (none, or another form). */
     public int contentLength() {
-        return number(value("content-length"), 9, Integer.MAX_VALUE);
+        return number(valueOf(CONTENT_LENGTH), 9, Integer.MAX_VALUE);
     }
 
     /** The values of the Route lines, in order (RFC 3261 §20.34). */
@@ -727,16 +840,24 @@ public final class SipHead {
      * Exact for a message {@link #irregularity()} passed, whose From and To have one tag at most.
      */
     public static String tag(String value) {
-        String params = headerParams(value);
+        return tagIn(headerParams(value));
+    }
+
+    /** {@link #tag} of a From or To value's header parameters ({@link #headerParams}), or null when they are. */
+    private static String tagIn(String params) {
         if (params == null) {
             return null;
         }
-        for (String param : params.split(";")) {
-            int eq = param.indexOf('=');
-            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("tag")) {
-                String tag = param.substring(eq + 1).trim();
-                return tag.isEmpty() ? null : tag;
+        for (int start = 0; start <= params.length(); ) {
+            int end = params.indexOf(';', start);
+            end = end < 0 ? params.length() : end;
+            int eq = params.indexOf('=', start);
+            if (eq > start && eq < end && isTag(params, start, eq)) {
+                int ts = trimStart(params, eq + 1, end);
+                int te = trimEnd(params, ts, end);
+                return te == ts ? null : params.substring(ts, te);
             }
+            start = end + 1;
         }
         return null;
     }
@@ -747,26 +868,58 @@ public final class SipHead {
      * question mark or a comma, or a tag that is not one token.
      */
     static int tagCount(String value) {
-        String params = headerParams(value);
+        return countTagsIn(headerParams(value));
+    }
+
+    /** {@link #tagCount} of a From or To value's header parameters ({@link #headerParams}). */
+    private static int countTagsIn(String params) {
         if (params == null) {
             return 2;
         }
-        if (params.indexOf('"') >= 0 || params.indexOf('<') >= 0 || params.indexOf('>') >= 0
-                || params.indexOf('?') >= 0 || params.indexOf(',') >= 0) {
-            return 2;
-        }
         int tags = 0;
-        for (String param : params.split(";", -1)) {
-            int eq = param.indexOf('=');
-            if ((eq >= 0 ? param.substring(0, eq) : param).trim().equalsIgnoreCase("tag")) {
-                String tag = eq >= 0 ? param.substring(eq + 1).trim() : "";
-                if (tag.isEmpty() || !token(tag)) {
+        for (int start = 0; start <= params.length(); ) {
+            int end = start;
+            while (end < params.length() && params.charAt(end) != ';') {
+                char c = params.charAt(end);
+                if (c == '"' || c == '<' || c == '>' || c == '?' || c == ',') {
+                    return 2;
+                }
+                end++;
+            }
+            int eq = params.indexOf('=', start);
+            eq = eq < 0 || eq > end ? -1 : eq;
+            if (isTag(params, start, eq >= 0 ? eq : end)) {
+                int ts = eq >= 0 ? trimStart(params, eq + 1, end) : end;
+                int te = trimEnd(params, ts, end);
+                if (te == ts || !token(params, ts, te)) {
                     return 2;
                 }
                 tags++;
             }
+            start = end + 1;
         }
         return tags;
+    }
+
+    /** Whether {@code s} from {@code start} to {@code end}, trimmed, is {@code tag} in any case. */
+    private static boolean isTag(String s, int start, int end) {
+        int ns = trimStart(s, start, end);
+        int ne = trimEnd(s, ns, end);
+        return ne - ns == 3 && s.regionMatches(true, ns, "tag", 0, 3);
+    }
+
+    private static int trimStart(String s, int from, int to) {
+        while (from < to && s.charAt(from) <= ' ') {
+            from++;
+        }
+        return from;
+    }
+
+    private static int trimEnd(String s, int from, int to) {
+        while (to > from && s.charAt(to - 1) <= ' ') {
+            to--;
+        }
+        return to;
     }
 
     /**
@@ -821,6 +974,17 @@ public final class SipHead {
             }
         }
         return end > start;
+    }
+
+    /** Whether {@code s} from {@code from} to {@code to} is a non-empty RFC 3261 token. */
+    private static boolean token(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c > 0x7e || !tokenChar((byte) c)) {
+                return false;
+            }
+        }
+        return to > from;
     }
 
     /** Whether {@code s} is a non-empty RFC 3261 token. */

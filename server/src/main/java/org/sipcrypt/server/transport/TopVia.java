@@ -30,82 +30,157 @@ public record TopVia(String entry, String host, int port, String branch, boolean
         return SipHead.of(request).topVia();
     }
 
-    /** The top Via of a Via header's value (its first entry), or null as for {@link #read}. */
-    static TopVia of(String via) {
-        if (via.indexOf('"') >= 0 || via.indexOf('[') >= 0) {
-            return null;
+    /**
+     * The top Via of a Via header's value (its first entry), or null as for {@link #read}. One walk
+     * over the value by index (this runs for every message the byte paths take): only the entry,
+     * its host and its branch become strings.
+     */
+    public static TopVia of(String via) {
+        int n = via.length();
+        int end = n;
+        for (int i = 0; i < n; i++) {
+            char c = via.charAt(i);
+            if (c == '"' || c == '[') {
+                return null;
+            }
+            if (c == ',' && end == n) {
+                end = i;
+            }
         }
-        int comma = via.indexOf(',');
-        String top = (comma >= 0 ? via.substring(0, comma) : via).trim();
-        String[] parts = top.split(";", -1);
-        // sent-protocol and sent-by, one run of blanks between them (no regex: this runs per datagram)
-        String sentPart = parts[0].trim();
-        int blank = 0;
-        while (blank < sentPart.length() && sentPart.charAt(blank) != ' ' && sentPart.charAt(blank) != '\t') {
+        // the entry, trimmed as String.trim does
+        int s = 0;
+        while (s < end && via.charAt(s) <= ' ') {
+            s++;
+        }
+        while (end > s && via.charAt(end - 1) <= ' ') {
+            end--;
+        }
+        int semi = indexOf(via, ';', s, end);
+        // sent-protocol and sent-by, one run of blanks between them
+        int sentEnd = trimEnd(via, s, semi);
+        int blank = s;
+        while (blank < sentEnd && via.charAt(blank) != ' ' && via.charAt(blank) != '\t') {
             blank++;
         }
-        String host = sentPart.substring(blank).trim();
+        int hostStart = trimStart(via, blank, sentEnd);
         // the transport a token (§20.42): the parse drops a Via line with another, and reads the next
-        if (blank < 9 || !sentPart.regionMatches(true, 0, "SIP/2.0/", 0, 8) || !token(sentPart.substring(8, blank))
-                || host.indexOf(' ') >= 0 || host.indexOf('\t') >= 0) {
+        if (blank - s < 9 || !via.regionMatches(true, s, "SIP/2.0/", 0, 8) || !token(via, s + 8, blank)
+                || indexOf(via, ' ', hostStart, sentEnd) < sentEnd || indexOf(via, '\t', hostStart, sentEnd) < sentEnd) {
             return null;
         }
         int port = -1;
-        int colon = host.indexOf(':');
-        if (colon >= 0) {
-            port = port(host.substring(colon + 1));
-            host = host.substring(0, colon);
+        int hostEnd = indexOf(via, ':', hostStart, sentEnd);
+        if (hostEnd < sentEnd) {
+            port = port(via, hostEnd + 1, sentEnd);
             if (port < 0) {
                 return null;
             }
         }
-        if (host.isEmpty()) {
+        if (hostEnd == hostStart) {
             return null;
         }
         String branch = null;
         boolean rport = false;
-        for (int i = 1; i < parts.length; i++) {
-            String name = paramName(parts[i]);
-            int eq = parts[i].indexOf('=');
-            if (!token(name) || eq >= 0 && !token(parts[i].substring(eq + 1).trim())) {
+        int p = semi;
+        while (p < end) {
+            int paramStart = p + 1;
+            int paramEnd = indexOf(via, ';', paramStart, end);
+            int eq = indexOf(via, '=', paramStart, paramEnd);
+            int nameStart = trimStart(via, paramStart, eq);
+            int nameEnd = trimEnd(via, nameStart, eq);
+            int valueStart = eq < paramEnd ? trimStart(via, eq + 1, paramEnd) : paramEnd;
+            int valueEnd = trimEnd(via, valueStart, paramEnd);
+            if (!token(via, nameStart, nameEnd) || eq < paramEnd && !token(via, valueStart, valueEnd)) {
                 // RFC 3261 §20.42: via-params are token [= token / host]; the parse reads past
                 // anything else otherwise than this would (a name with blanks in it, say)
                 return null;
             }
-            if (name.equals("branch")) {
+            if (nameIs(via, nameStart, nameEnd, "branch")) {
                 if (branch != null) {
                     return null;
                 }
-                branch = parts[i].substring(parts[i].indexOf('=') + 1).trim();
-            } else if (name.equals("rport")) {
+                // a branch without a value reads as its name, as it always has here
+                branch = eq < paramEnd ? via.substring(valueStart, valueEnd) : via.substring(nameStart, nameEnd);
+            } else if (nameIs(via, nameStart, nameEnd, "rport")) {
                 rport = true;
             }
+            p = paramEnd;
         }
         // the parse reads a branch as one token and a host as a name or an address: past a character
         // outside them it reads less than this would, so such a Via is left to it
-        return branch == null || !token(branch) || !hostChars(host) ? null : new TopVia(top, host, port, branch, rport);
+        return branch == null || !hostChars(via, hostStart, hostEnd) ? null
+                : new TopVia(via.substring(s, end), via.substring(hostStart, hostEnd), port, branch, rport);
     }
 
-    /** Whether {@code s} is a non-empty RFC 3261 token (§25.1). */
-    private static boolean token(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "-.!%*_+`'~".indexOf(c) >= 0)) {
+    /** The index of {@code c} in {@code s} from {@code from} before {@code to}, or {@code to}. */
+    private static int indexOf(String s, char c, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) == c) {
+                return i;
+            }
+        }
+        return to;
+    }
+
+    private static int trimStart(String s, int from, int to) {
+        while (from < to && s.charAt(from) <= ' ') {
+            from++;
+        }
+        return from;
+    }
+
+    private static int trimEnd(String s, int from, int to) {
+        while (to > from && s.charAt(to - 1) <= ' ') {
+            to--;
+        }
+        return to;
+    }
+
+    /** Whether {@code s} from {@code from} to {@code to} spells the lower-case {@code name}, in any case. */
+    private static boolean nameIs(String s, int from, int to, String name) {
+        return to - from == name.length() && s.regionMatches(true, from, name, 0, name.length());
+    }
+
+    /** Whether {@code s} from {@code from} to {@code to} is a non-empty RFC 3261 token (§25.1). */
+    private static boolean token(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (!tokenChar(s.charAt(i))) {
                 return false;
             }
         }
-        return !s.isEmpty();
+        return to > from;
+    }
+
+    private static boolean tokenChar(char c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
+                || c == '!' || c == '%' || c == '*' || c == '_' || c == '+' || c == '`' || c == '\'' || c == '~';
     }
 
     /** Whether a sent-by host holds only the characters of a host name or an IPv4 address. */
-    private static boolean hostChars(String host) {
-        for (int i = 0; i < host.length(); i++) {
+    private static boolean hostChars(String host, int from, int to) {
+        for (int i = from; i < to; i++) {
             char c = host.charAt(i);
             if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.')) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** A port number's digits from {@code from} to {@code to} as a number, or -1. */
+    private static int port(String s, int from, int to) {
+        if (to == from || to - from > 5) {
+            return -1;
+        }
+        int port = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            port = port * 10 + (c - '0');
+        }
+        return port <= 65535 ? port : -1;
     }
 
     /**
@@ -147,21 +222,5 @@ public record TopVia(String entry, String host, int port, String branch, boolean
     private static String paramName(String param) {
         int eq = param.indexOf('=');
         return (eq >= 0 ? param.substring(0, eq) : param).trim().toLowerCase(Locale.ROOT);
-    }
-
-    /** A port number's digits as a number, or -1. */
-    private static int port(String digits) {
-        if (digits.isEmpty() || digits.length() > 5) {
-            return -1;
-        }
-        int port = 0;
-        for (int i = 0; i < digits.length(); i++) {
-            char c = digits.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            port = port * 10 + (c - '0');
-        }
-        return port <= 65535 ? port : -1;
     }
 }

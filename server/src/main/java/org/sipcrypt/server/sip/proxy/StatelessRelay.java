@@ -3,7 +3,6 @@ package org.sipcrypt.server.sip.proxy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +18,7 @@ import org.sipcrypt.server.sip.SipContext;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.EarlyRelays;
+import org.sipcrypt.server.transport.HeadCopy;
 import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.SipHead;
 import org.sipcrypt.server.transport.TopVia;
@@ -225,7 +225,7 @@ public final class StatelessRelay implements EarlyRelays {
         } else {
             ctx.counters().responseSent(up.status());
         }
-        return new Relay(up.relayed(), up.destination(), upstream);
+        return new Relay(up.relayed(), up.destination(), upstream, up.topViaValue(), sequenceMethod(up.cseq()));
     }
 
     /**
@@ -282,32 +282,35 @@ public final class StatelessRelay implements EarlyRelays {
     }
 
     /**
-     * An in-dialog request's header section, line by line, with what relaying it needs.
+     * An in-dialog request's header section, with what relaying it needs.
      *
      * @param maxForwards the Max-Forwards value, or -1 when there is none
      * @param viaValues   the values of its Via lines, in order
-     * @param headerEnd   where the blank line after the headers starts in the request
      */
-    private record InDialog(byte[] request, String requestLine, String requestUri, List<String> lines, int viaLine,
-                            List<String> viaValues, int maxForwardsLine, int maxForwards, boolean proxyRequire,
-                            List<Integer> routeLines, List<String> routeValues, List<String> routeEntries,
-                            String callId, String fromTag, String toTag, String cseqNumber, int headerEnd) {
+    private record InDialog(SipHead sip, String requestUri, int viaLine, List<String> viaValues,
+                            int maxForwardsLine, int maxForwards, boolean proxyRequire, List<Integer> routeLines,
+                            List<String> routeValues, List<String> routeEntries, String callId, String fromTag,
+                            String toTag, String cseqNumber) {
 
-        /** The {@code method} request {@code request} holds, or null when it is not in the form read here. */
+        /**
+         * The {@code method} request {@code sip} indexes, or null when it is not in the form read
+         * here. The transport hands the relays only messages {@link SipHead#irregularity} passed (a
+         * blank line after the headers, no folded line, no header name that is not a token, no
+         * repeated Call-ID, From, To, CSeq, Max-Forwards or Content-Length, no From or To with two
+         * tags), so none of that is looked for again here; a message with a line ending in a bare
+         * LF is not read (the copy keeps every other line as it came, so they must all end in CRLF).
+         */
         static InDialog read(SipHead sip, String method, TopVia via) {
-            byte[] request = sip.bytes();
-            Head head = Head.read(sip);
-            if (head == null) {
+            if (!sip.crlfOnly()) {
                 return null;
             }
-            String requestLine = head.startLine();
+            String requestLine = sip.startLineText();
             int uriStart = method.length() + 1;
             int uriEnd = requestLine.length() - " SIP/2.0".length();
             if (!requestLine.startsWith(method + " ") || !requestLine.endsWith(" SIP/2.0") || uriEnd <= uriStart
                     || requestLine.indexOf(' ', uriStart) != uriEnd) {
                 return null;
             }
-            List<String> lines = head.lines();
             List<Integer> routeLines = new ArrayList<>(2);
             List<String> routeValues = new ArrayList<>(2);
             List<String> routeEntries = new ArrayList<>(2);
@@ -316,46 +319,38 @@ public final class StatelessRelay implements EarlyRelays {
             int maxForwardsLine = -1;
             int maxForwards = -1;
             boolean proxyRequire = false;
-            for (int index = 0; index < lines.size(); index++) {
-                String line = lines.get(index);
-                int colon = line.indexOf(':');
-                String name = sip.lineName(index);
-                String value = line.substring(colon + 1).trim();
-                switch (name) {
-                    case "via" -> {
-                        viaLine = viaLine < 0 ? index : viaLine;
-                        viaValues.add(value);
+            for (int index = 0; index < sip.lineCount(); index++) {
+                if (sip.lineIs(index, "via")) {
+                    viaLine = viaLine < 0 ? index : viaLine;
+                    viaValues.add(sip.lineValueText(index));
+                } else if (sip.lineIs(index, "route")) {
+                    String value = sip.lineValueText(index);
+                    routeLines.add(index);
+                    routeValues.add(value);
+                    if (!entries(value, routeEntries)) {
+                        return null;
                     }
-                    case "route" -> {
-                        routeLines.add(index);
-                        routeValues.add(value);
-                        if (!entries(value, routeEntries)) {
-                            return null;
-                        }
+                } else if (sip.lineIs(index, "max-forwards")) {
+                    maxForwardsLine = index;
+                    maxForwards = number(sip.lineValueText(index), 3);
+                    if (maxForwards < 0 || maxForwards > 255) {
+                        return null;
                     }
-                    case "max-forwards" -> {
-                        maxForwardsLine = index;
-                        maxForwards = number(value, 3);
-                        if (maxForwards < 0 || maxForwards > 255) {
-                            return null;
-                        }
-                    }
-                    case "proxy-require" -> proxyRequire = true;
-                    default -> {
-                    }
+                } else if (sip.lineIs(index, "proxy-require")) {
+                    proxyRequire = true;
                 }
             }
             String callId = sip.callId();
             String toTag = sip.toTag();
             String cseq = sip.value("cseq");
             String cseqNumber = cseq == null ? null : sequence(cseq, method);
-            if (viaLine < 0 || !value(lines.get(viaLine)).startsWith(via.entry()) || callId == null
+            if (viaLine < 0 || !viaValues.get(0).startsWith(via.entry()) || callId == null
                     || callId.isEmpty() || sip.count("from") == 0 || toTag == null || cseqNumber == null) {
                 return null;
             }
-            return new InDialog(request, requestLine, requestLine.substring(uriStart, uriEnd), lines, viaLine,
-                    viaValues, maxForwardsLine, maxForwards, proxyRequire, routeLines, routeValues, routeEntries,
-                    callId, sip.fromTag(), toTag, cseqNumber, head.end());
+            return new InDialog(sip, requestLine.substring(uriStart, uriEnd), viaLine, viaValues, maxForwardsLine,
+                    maxForwards, proxyRequire, routeLines, routeValues, routeEntries, callId, sip.fromTag(), toTag,
+                    cseqNumber);
         }
 
         /**
@@ -391,166 +386,78 @@ public final class StatelessRelay implements EarlyRelays {
          * every other line and the body as they came.
          */
         byte[] relayed(String ourVia, String taggedVia, int popped) {
-            StringBuilder sb = new StringBuilder(headerEnd + 128);
-            sb.append(requestLine).append("\r\n").append("Via: ").append(ourVia).append("\r\n");
+            HeadCopy copy = new HeadCopy(sip).putFirst("Via: " + ourVia);
             if (maxForwardsLine < 0) {
                 // §16.6 step 3: a copy of a request without Max-Forwards gets one, so no loop runs for ever
-                sb.append("Max-Forwards: ").append(DEFAULT_MAX_FORWARDS).append("\r\n");
+                copy.putFirst("Max-Forwards: " + DEFAULT_MAX_FORWARDS);
+            } else {
+                copy.replace(maxForwardsLine, sip.lineNameText(maxForwardsLine) + ' ' + (maxForwards - 1));
             }
+            String received = viaValues.get(0);
+            copy.replace(viaLine, sip.lineNameText(viaLine) + ' ' + taggedVia
+                    + received.substring(topEntry(received).length()));
             int toPop = popped;
-            for (int i = 0; i < lines.size(); i++) {
-                String line = lines.get(i);
-                int colon = line.indexOf(':');
-                if (i == viaLine) {
-                    String received = value(line);
-                    sb.append(line, 0, colon + 1).append(' ').append(taggedVia)
-                            .append(received, topEntry(received).length(), received.length());
-                } else if (i == maxForwardsLine) {
-                    sb.append(line, 0, colon + 1).append(' ').append(maxForwards - 1);
-                } else if (routeLines.contains(i)) {
-                    List<String> kept = new ArrayList<>(2);
-                    entries(value(line), kept);
-                    int drop = Math.min(toPop, kept.size());
-                    toPop -= drop;
-                    if (drop == kept.size()) {
-                        continue;
-                    }
-                    sb.append(line, 0, colon + 1).append(' ').append(String.join(", ", kept.subList(drop, kept.size())));
+            for (int r = 0; r < routeLines.size() && toPop > 0; r++) {
+                int line = routeLines.get(r);
+                List<String> kept = new ArrayList<>(2);
+                entries(routeValues.get(r), kept);
+                int drop = Math.min(toPop, kept.size());
+                toPop -= drop;
+                if (drop == kept.size()) {
+                    copy.remove(line);
                 } else {
-                    sb.append(line);
+                    copy.replace(line, sip.lineNameText(line) + ' ' + String.join(", ", kept.subList(drop, kept.size())));
                 }
-                sb.append("\r\n");
             }
-            return withBody(sb, request, headerEnd);
+            return copy.bytes();
         }
     }
 
     /**
      * A response going back through a Via of ours: its status, the copy without that Via, where the
-     * next Via says to send it, and its Call-ID, From, To and CSeq values as they came (null when
-     * missing), which a 2xx on a transaction of the stack is matched by.
+     * next Via says to send it, the value of the Via line on top of the copy, and its Call-ID, From,
+     * To and CSeq values as they came (null when missing), which a 2xx on a transaction of the stack
+     * is matched by.
      */
     private record Upstream(int status, byte[] relayed, InetSocketAddress destination, String returnPath,
-                            String callId, String from, String to, String cseq) {
+                            String topViaValue, String callId, String from, String to, String cseq) {
 
         /**
-         * The response {@code response} that came in over {@code over}, whose top Via is {@code ours},
-         * or null when it is not in the form read here.
+         * The response {@code sip} indexes, which came in over {@code over} and whose top Via is
+         * {@code ours}, or null when it is not in the form read here (as for {@link InDialog#read}).
          */
         static Upstream read(SipHead sip, TopVia ours, Transport over) {
-            byte[] response = sip.bytes();
             int status = sip.status();
-            Head head = status < 0 ? null : Head.read(sip);
-            if (head == null) {
+            int viaLine = status < 0 || !sip.crlfOnly() ? -1 : sip.lineOf("via", 0);
+            if (viaLine < 0) {
                 return null;
             }
-            String statusLine = head.startLine();
-            List<String> lines = head.lines();
-            int viaLine = -1;
-            String next = null;
-            for (int i = 0; i < lines.size(); i++) {
-                String line = lines.get(i);
-                if (next != null || !sip.lineName(i).equals("via")) {
-                    continue;
-                }
-                String value = value(line);
-                if (viaLine >= 0) {
-                    next = topEntry(value);
-                } else if (!value.startsWith(ours.entry())) {
-                    return null;
-                } else {
-                    viaLine = i;
-                    String rest = value.substring(topEntry(value).length()).trim();
-                    if (rest.startsWith(",")) {
-                        next = topEntry(rest.substring(1).trim());
-                    }
-                }
+            String value = sip.lineValueText(viaLine);
+            if (!value.startsWith(ours.entry())) {
+                return null;
             }
-            InetSocketAddress to = next == null ? null : viaAddress(next, over);
+            String rest = value.substring(topEntry(value).length()).trim();
+            HeadCopy copy = new HeadCopy(sip);
+            String nextValue;
+            if (rest.isEmpty()) {
+                copy.remove(viaLine);
+                int second = sip.lineOf("via", viaLine + 1);
+                nextValue = second < 0 ? null : sip.lineValueText(second);
+            } else if (rest.startsWith(",")) {
+                nextValue = rest.substring(1).trim();
+                copy.replace(viaLine, sip.lineNameText(viaLine) + ' ' + nextValue);
+            } else {
+                return null;
+            }
+            String next = nextValue == null ? null : topEntry(nextValue);
+            ViaEntry entry = next == null || next.indexOf('"') >= 0 || next.indexOf('[') >= 0 ? null : ViaEntry.read(next);
+            InetSocketAddress to = entry == null ? null : entry.address(over);
             if (to == null) {
                 return null;
             }
-            StringBuilder sb = new StringBuilder(head.end() + 2);
-            sb.append(statusLine).append("\r\n");
-            for (int i = 0; i < lines.size(); i++) {
-                String line = lines.get(i);
-                if (i == viaLine) {
-                    String value = value(line);
-                    String rest = value.substring(topEntry(value).length()).trim();
-                    if (rest.isEmpty()) {
-                        continue;
-                    }
-                    sb.append(line, 0, line.indexOf(':') + 1).append(' ').append(rest.substring(1).trim());
-                } else {
-                    sb.append(line);
-                }
-                sb.append("\r\n");
-            }
-            return new Upstream(status, withBody(sb, response, head.end()), to, StatelessRelay.returnPath(next),
-                    sip.callId(), sip.value("from"), sip.value("to"), sip.value("cseq"));
+            return new Upstream(status, copy.bytes(), to, entry.returnPath(), nextValue, sip.callId(),
+                    sip.value("from"), sip.value("to"), sip.value("cseq"));
         }
-
-        /**
-         * Where a response goes by the Via entry {@code via} (RFC 3261 §18.2.2, RFC 3581 §4): its
-         * {@code received} address, else its sent-by, and its {@code rport} value, else its port;
-         * null unless that is {@code over} to an IPv4 address.
-         */
-        private static InetSocketAddress viaAddress(String via, Transport over) {
-            ViaEntry entry = via.indexOf('"') >= 0 || via.indexOf('[') >= 0 ? null : ViaEntry.read(via);
-            if (entry == null || !entry.sentProtocol().equalsIgnoreCase("SIP/2.0/" + over.sipName())) {
-                return null;
-            }
-            String host = entry.received() != null ? entry.received() : entry.host();
-            int port = entry.rport() != null && !entry.rport().isEmpty() ? number(entry.rport(), 5)
-                    : entry.port() != null ? number(entry.port(), 5) : over.defaultPort();
-            byte[] ip = new SipUriText(false, host, -1, "").ipv4();
-            if (ip == null || port < 1 || port > 65535) {
-                return null;
-            }
-            try {
-                return new InetSocketAddress(InetAddress.getByAddress(ip), port);
-            } catch (UnknownHostException e) {
-                throw new IllegalStateException("four bytes are an IPv4 address", e);
-            }
-        }
-    }
-
-    /**
-     * A message's start line and header lines as they came, one char per byte (ISO-8859-1: the copy
-     * written back is byte for byte what came, UTF-8 included), taken from the message's
-     * {@link SipHead}: line by line, for the copy a relay writes.
-     *
-     * @param end where the blank line after the headers starts
-     */
-    private record Head(String startLine, List<String> lines, int end) {
-
-        /**
-         * The head of the message {@code sip} indexes, or null when a line of it ends in a bare LF
-         * (the copy keeps every other line as it came, so they must all end in CRLF). The transport
-         * hands the relays only messages {@link SipHead#irregularity} passed (a blank line after the
-         * headers, no folded line, no header name that is not a token, no repeated Call-ID, From,
-         * To, CSeq, Max-Forwards or Content-Length, no From or To with two tags), so none of that is
-         * looked for again here.
-         */
-        static Head read(SipHead sip) {
-            if (!sip.crlfOnly()) {
-                return null;
-            }
-            List<String> lines = new ArrayList<>(sip.lineCount());
-            for (int l = 0; l < sip.lineCount(); l++) {
-                lines.add(sip.lineText(l));
-            }
-            return new Head(sip.startLineText(), lines, sip.headerEnd());
-        }
-    }
-
-    /** The header section {@code sb} followed by the blank line and body of {@code message} from {@code headerEnd}. */
-    private static byte[] withBody(StringBuilder sb, byte[] message, int headerEnd) {
-        byte[] head = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
-        byte[] copy = new byte[head.length + message.length - headerEnd];
-        System.arraycopy(head, 0, copy, 0, head.length);
-        System.arraycopy(message, headerEnd, copy, head.length, message.length - headerEnd);
-        return copy;
     }
 
     /**
@@ -560,8 +467,7 @@ public final class StatelessRelay implements EarlyRelays {
      */
     static String returnPath(String via) {
         ViaEntry entry = ViaEntry.read(via);
-        return entry == null ? null
-                : LoopDetector.returnPath(entry.host(), entry.port(), entry.received(), entry.rport(), entry.branch());
+        return entry == null ? null : entry.returnPath();
     }
 
     /**
@@ -605,6 +511,34 @@ public final class StatelessRelay implements EarlyRelays {
                 }
             }
             return new ViaEntry(sent.substring(0, blank), host, port, received, rport, branch);
+        }
+
+        /** Where a response goes back by this entry, as {@link LoopDetector#returnPath} writes it. */
+        String returnPath() {
+            return LoopDetector.returnPath(host, port, received, rport, branch);
+        }
+
+        /**
+         * Where a response goes by this entry (RFC 3261 §18.2.2, RFC 3581 §4): its {@code received}
+         * address, else its sent-by, and its {@code rport} value, else its port; null unless that is
+         * {@code over} to an IPv4 address.
+         */
+        InetSocketAddress address(Transport over) {
+            if (!sentProtocol.equalsIgnoreCase("SIP/2.0/" + over.sipName())) {
+                return null;
+            }
+            String to = received != null ? received : host;
+            int p = rport != null && !rport.isEmpty() ? number(rport, 5) : this.port != null ? number(this.port, 5)
+                    : over.defaultPort();
+            byte[] ip = new SipUriText(false, to, -1, "").ipv4();
+            if (ip == null || p < 1 || p > 65535) {
+                return null;
+            }
+            try {
+                return new InetSocketAddress(InetAddress.getByAddress(ip), p);
+            } catch (UnknownHostException e) {
+                throw new IllegalStateException("four bytes are an IPv4 address", e);
+            }
         }
     }
 
@@ -663,6 +597,13 @@ public final class StatelessRelay implements EarlyRelays {
             return null;
         }
         return cseq.substring(0, digits);
+    }
+
+    /** The method of a CSeq value {@code n METHOD} (its last word), or null when there is none. */
+    private static String sequenceMethod(String cseq) {
+        int blank = cseq == null ? -1 : cseq.lastIndexOf(' ');
+        String method = blank < 0 ? null : cseq.substring(blank + 1).trim();
+        return method == null || method.isEmpty() ? null : method;
     }
 
     /** A decimal number of 1 to {@code maxDigits} digits, or -1. */

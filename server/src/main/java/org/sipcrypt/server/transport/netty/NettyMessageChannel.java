@@ -541,9 +541,9 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
      */
     private void keepProvisional(EarlyRelays.Relay relay) {
         byte[] response = relay.message();
-        if (response.length > 8 && response[8] == '1') {
+        if (response.length > 8 && response[8] == '1' && relay.topVia() != null) {
             processor.transport().completedTransactions().provisional(
-                    CompletedTransactions.key(TopVia.read(response), Request.INVITE), response, relay.to());
+                    CompletedTransactions.key(TopVia.of(relay.topVia()), Request.INVITE), response, relay.to());
         }
     }
 
@@ -557,15 +557,11 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         if (response.length < 12 || response[8] < '2' || response[8] > '6') {
             return;
         }
-        // the relayed copy is a new message: one index of it
-        SipHead copy = SipHead.of(response);
-        String cseq = copy.value("cseq");
-        int blank = cseq == null ? -1 : cseq.lastIndexOf(' ');
-        String method = blank < 0 ? null : cseq.substring(blank + 1).trim();
-        if (method == null || method.isEmpty() || Request.INVITE.equals(method) || Request.ACK.equals(method)) {
+        String method = relay.cseqMethod();
+        if (method == null || relay.topVia() == null || Request.INVITE.equals(method) || Request.ACK.equals(method)) {
             return;
         }
-        String key = CompletedTransactions.key(copy.topVia(), method);
+        String key = CompletedTransactions.key(TopVia.of(relay.topVia()), method);
         if (key != null) {
             processor.transport().completedTransactions().completed(key, response, relay.to());
         }
