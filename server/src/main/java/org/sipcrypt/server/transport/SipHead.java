@@ -610,6 +610,34 @@ public final class SipHead {
     }
 
     /**
+     * Whether the start line, trimmed, ends in {@code SIP/2.0} in any case: the version of a
+     * request as its parse reads it (the parser writes any version it takes as SIP/2.0, so the raw
+     * line is read).
+     */
+    public boolean requestLineIsSip20() {
+        int end = 0;
+        while (end < msg.length && msg[end] != '\r' && msg[end] != '\n') {
+            end++;
+        }
+        int start = 0;
+        while (start < end && blank(msg[start])) {
+            start++;
+        }
+        while (end > start && blank(msg[end - 1])) {
+            end--;
+        }
+        if (end - start < 7) {
+            return false;
+        }
+        for (int k = 0; k < 7; k++) {
+            if (Character.toUpperCase((char) (msg[end - 7 + k] & 0xff)) != "SIP/2.0".charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * The first word of a request line as written, up to {@code maxChars} bytes above U+0020
      * before a space, or null for a status line or a first line without one. Case is kept: the
      * overload guard counts and refuses a request line the parse may still take.

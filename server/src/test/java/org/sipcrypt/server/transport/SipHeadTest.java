@@ -194,4 +194,15 @@ class SipHeadTest {
         assertEquals("last", h.callId());
         assertNotNull(h.bytes());
     }
+
+    @Test
+    void theRequestLineVersionIsReadAsTheParseReadsIt() {
+        assertTrue(head("BYE sip:b@127.0.0.1 SIP/2.0\r\nVia: x\r\n\r\n").requestLineIsSip20());
+        assertTrue(head("BYE sip:b@127.0.0.1 sip/2.0 \r\n\r\n").requestLineIsSip20());
+        assertTrue(head("BYE sip:b@127.0.0.1 SIP/2.0\n\n").requestLineIsSip20());
+        assertFalse(head("BYE sip:b@127.0.0.1 SIP/3.0\r\n\r\n").requestLineIsSip20());
+        assertFalse(head("BYE sip:b@127.0.0.1 SIP/2.00\r\n\r\n").requestLineIsSip20());
+        assertFalse(head("IP/2.0\r\n").requestLineIsSip20());
+        assertFalse(head("").requestLineIsSip20());
+    }
 }

@@ -19,13 +19,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
-import java.util.Locale;
 import java.util.Objects;
+import javax.sip.ClientTransaction;
 import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
 import org.sipcrypt.server.transport.CompletedTransactions;
-import org.sipcrypt.server.transport.EarlyAnswers;
 import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;
@@ -34,13 +33,14 @@ import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
+import org.sipcrypt.server.transport.fastpath.FastPath;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A JAIN-SIP message channel on a Netty channel: parses the messages a framer delivered, answers
- * or drops the malformed ones, and hands the rest to the JAIN-SIP transaction layer
- * (RFC 3261 §18.2.1, §18.1.2). Subclasses say how bytes go out (a datagram, or a connection).
+ * A JAIN-SIP message channel on a Netty channel: offers each message a framer delivered to the
+ * transport's {@link FastPath} first, parses what it leaves, answers or drops the malformed ones,
+ * and hands the rest to the JAIN-SIP transaction layer (RFC 3261 §18.2.1, §18.1.2). Subclasses say how bytes go out (a datagram, or a connection).
  * Threading: {@link #receive} runs on a SIP worker lane; sending is thread-safe and never blocks
  * an event loop.
  */
@@ -58,6 +58,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     private final InetSocketAddress peer;
     /** Whether the request being received was looked up among the kept transactions from its bytes already. */
     private boolean keptLookedUp;
+    /** This channel as the fast path sees it. */
+    private final FastPath.Channel fastPathChannel = new FastPathChannel();
 
     /** @param peer the address this channel talks to */
     NettyMessageChannel(NettyMessageProcessor processor, InetSocketAddress peer) {
@@ -130,10 +132,12 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         // one rule for every reader that acts on the bytes: a message it names goes to the parse
         String irregular = head.irregularity();
-        keptLookedUp = false;
-        if (irregular == null && processor.transport().settings().fastPath() && handledFromBytes(head)) {
+        FastPath.Outcome fast = irregular == null && processor.transport().settings().fastPath()
+                ? processor.transport().fastPath().handle(head, fastPathChannel) : FastPath.Outcome.NOT_SETTLED;
+        if (fast == FastPath.Outcome.SETTLED) {
             return;
         }
+        keptLookedUp = fast == FastPath.Outcome.KEPT_LOOKED_UP;
         if ("header_name".equals(irregular)) {
             // RFC 3261 §7.3.1, §25.1: a header name is a token. Such a line ("Call-ID\x01:") is
             // one header to a reader that trims the name and another, or an error, to the parse
@@ -177,7 +181,7 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
         }
         if (message instanceof SIPRequest request) {
             // the parser normalises the version, so it is read from the raw request line
-            if (!SipMessageChecks.requestLineIsSip20(bytes)) {
+            if (!head.requestLineIsSip20()) {
                 rejectRequest(bytes, 505, "bad_version", "Version Not Supported");
                 return;
             }
@@ -424,215 +428,8 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             return false;
         }
         boolean ack = Request.ACK.equals(request.getMethod());
-        return absorbed(completed, ack, CompletedTransactions.key(request.getTopmostVia(),
-                ack ? Request.INVITE : request.getMethod()));
-    }
-
-    /**
-     * What the raw message settles before it is parsed. Over UDP: {@link #absorbedRetransmission} is
-     * read here, so that the ACK of every challenged INVITE, and every retransmission the kept
-     * transactions answer, costs a scan of two header lines instead of a parse; and a request the
-     * {@link EarlyAnswers} answer (the first INVITE of a call with digest authentication on) gets its
-     * final response, which is kept as one the stack sent would be, without a parse or a
-     * transaction. Over UDP, TCP and TLS: an ACK none of them absorbed (one for a 2xx), a BYE, and a
-     * response coming back for a request relayed so or settling a proxied INVITE go on through the
-     * {@link EarlyRelays}, also without a parse. When the request's key could be read here, the
-     * parsed request is not looked up again; when it could not (a Via in a form {@link TopVia} does
-     * not read), the parsed request is, and it goes to the stack. Asked only of a message
-     * {@link SipHead#irregularity} passed: the readers here take nothing the parse would read otherwise.
-     * Not asked at all with {@code sip.fastPath} off: every message then goes to the parse.
-     */
-    private boolean handledFromBytes(SipHead head) {
-        keptLookedUp = false;
-        if (isReliable()) {
-            return relayedOverConnection(head);
-        }
-        CompletedTransactions completed = processor.transport().completedTransactions();
-        if (completed == null) {
-            return false;
-        }
-        byte[] bytes = head.bytes();
-        String method = head.method();
-        if (method == null) {
-            return relayedResponseEarly(head);
-        }
-        boolean ack = Request.ACK.equals(method);
-        TopVia via = head.topVia();
-        String key = CompletedTransactions.key(via, ack ? Request.INVITE : method);
-        if (key == null) {
-            return false;
-        }
-        keptLookedUp = true;
-        if (absorbed(completed, ack, key)) {
-            dumpReceived(bytes, "absorbed by a kept transaction");
-            return true;
-        }
-        return ack ? relayedEarly(head, method, via)
-                : answeredEarly(completed, head, method, via, key) || relayedEarly(head, method, via);
-    }
-
-    /**
-     * Over TCP and TLS, where nothing is retransmitted and no transaction is kept by the transport:
-     * the ACK and BYE the {@link EarlyRelays} take, and the responses coming back, go on from their
-     * bytes; every other request (an INVITE, a REGISTER) goes to the parse without a look here.
-     */
-    private boolean relayedOverConnection(SipHead head) {
-        if (processor.transport().earlyRelays() == null) {
-            return false;
-        }
-        String method = head.method();
-        if (method == null) {
-            return relayedResponseEarly(head);
-        }
-        if (!Request.ACK.equals(method) && !Request.BYE.equals(method)) {
-            return false;
-        }
-        TopVia via = head.topVia();
-        return via != null && TopVia.rfc3261Branch(via.branch()) && relayedEarly(head, method, via);
-    }
-
-    /**
-     * Sends on the relayed copy of a response, if there is one: one that comes back through a
-     * request the {@link EarlyRelays} relayed goes on from its bytes, and a final one is kept for
-     * the request's retransmissions ({@link #keepFinal}); so does one the relays settle with the
-     * client transaction its branch names (a 2xx or a provisional response to a proxied INVITE, the
-     * latter kept for the INVITE's retransmissions, {@link #keepProvisional}). Only for a response whose
-     * single headers pass the checks its parse would make; the relays' cheap look comes first, so
-     * a response they would not take (a 180, say) pays for no header check twice.
-     */
-    private boolean relayedResponseEarly(SipHead head) {
-        EarlyRelays relays = processor.transport().earlyRelays();
-        if (relays == null || !head.isResponse()) {
-            return false;
-        }
-        byte[] bytes = head.bytes();
-        TopVia via = head.topVia();
-        if (via == null) {
-            return false;
-        }
-        SIPTransaction found = stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), false);
-        SIPClientTransaction transaction = found instanceof SIPClientTransaction ct ? ct : null;
-        if (found != null && transaction == null
-                || !relays.relaysResponse(head, via, transaction, processor.localAddress(), transportKind())) {
-            return false;
-        }
-        EarlyRelays.Relay relay = relays.relayResponse(head, via, transaction, processor.localAddress(),
-                transportKind());
-        if (relay == null) {
-            return false;
-        }
-        dumpReceived(bytes, "relayed before the parse");
-        counters.responseRelayedEarly();
-        if (!isReliable()) {
-            keepFinal(relay);
-            if (transaction != null) {
-                keepProvisional(relay);
-            }
-        }
-        send(relay);
-        return true;
-    }
-
-    /**
-     * RFC 3261 §17.2.1: a provisional response relayed upstream to an INVITE in progress (one the
-     * SIP layer settled with the INVITE's client transaction) is kept under the upstream INVITE's
-     * key, the Via now on top of the copy, so that a retransmission of that INVITE gets it again, as
-     * the stack's server transaction would have sent it, until the final response goes.
-     */
-    private void keepProvisional(EarlyRelays.Relay relay) {
-        byte[] response = relay.message();
-        if (response.length > 8 && response[8] == '1' && relay.topVia() != null) {
-            processor.transport().completedTransactions().provisional(
-                    CompletedTransactions.key(TopVia.of(relay.topVia()), Request.INVITE), response, relay.to());
-        }
-    }
-
-    /**
-     * RFC 3261 §17.2.2, as a stateful relay would: the final response to a non-INVITE request that
-     * went on statelessly is kept under that request's key (the Via now on top of the copy), so a
-     * retransmission of the request is answered from it and never reaches the next hop again.
-     */
-    private void keepFinal(EarlyRelays.Relay relay) {
-        byte[] response = relay.message();
-        if (response.length < 12 || response[8] < '2' || response[8] > '6') {
-            return;
-        }
-        String method = relay.cseqMethod();
-        if (method == null || relay.topVia() == null || Request.INVITE.equals(method) || Request.ACK.equals(method)) {
-            return;
-        }
-        String key = CompletedTransactions.key(TopVia.of(relay.topVia()), method);
-        if (key != null) {
-            processor.transport().completedTransactions().completed(key, response, relay.to());
-        }
-    }
-
-    /**
-     * Sends on the relayed copy of a request, if there is one: an ACK no kept transaction absorbed
-     * (one for a 2xx) or a BYE goes on from its bytes. Only for a request whose version and single headers
-     * pass the checks its parse would make, and whose branch no transaction of the stack holds (an
-     * ACK for a non-2xx the stack sent is the stack's to absorb).
-     */
-    private boolean relayedEarly(SipHead head, String method, TopVia via) {
-        byte[] bytes = head.bytes();
-        EarlyRelays relays = processor.transport().earlyRelays();
-        if (relays == null || !SipMessageChecks.requestLineIsSip20(bytes)
-                || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
-            return false;
-        }
-        EarlyRelays.Relay relay = relays.relay(head, method, via, source(), processor.localAddress(),
-                transportKind());
-        if (relay == null) {
-            return false;
-        }
-        dumpReceived(bytes, "relayed before the parse");
-        counters.relayedEarly();
-        send(relay);
-        return true;
-    }
-
-    /**
-     * Sends a relayed copy: on the upstream server transaction's channel when it names one (over
-     * TCP and TLS, the connection its request came in on), else from this channel's socket or
-     * processor.
-     */
-    private void send(EarlyRelays.Relay relay) {
-        NettyMessageChannel channel = relay.upstream() instanceof SIPServerTransaction st
-                && st.getMessageChannel() instanceof NettyMessageChannel c ? c : null;
-        InetSocketAddress to = channel != null ? channel.peer() : relay.to();
-        try {
-            (channel != null ? channel : this).sendMessage(relay.message(), to.getAddress(), to.getPort(), false);
-        } catch (IOException e) {
-            countDropped("send_failed");
-        }
-    }
-
-    /**
-     * Sends the early answer to a request, if there is one, and keeps it for the request's
-     * retransmissions (and, for an INVITE, its ACK). Only for a request whose version, single
-     * headers and branch pass the checks its parse would make here: a repeated From, another
-     * version, or a branch of a transaction the stack holds gets the parse's answer, not this one.
-     */
-    private boolean answeredEarly(CompletedTransactions completed, SipHead head, String method, TopVia via,
-                                  String key) {
-        byte[] bytes = head.bytes();
-        EarlyAnswers early = processor.transport().earlyAnswers();
-        // the SIP layer's cheap look first: a request it would not answer (every one with
-        // credentials) pays for none of the parse's checks twice
-        if (early == null || !early.answers(head, method, source())
-                || !SipMessageChecks.requestLineIsSip20(bytes)
-                || stack.findTransaction(via.branch().toLowerCase(Locale.ROOT), true) != null) {
-            return false;
-        }
-        byte[] response = early.answer(head, method, via, source());
-        if (response == null) {
-            return false;
-        }
-        dumpReceived(bytes, "answered before the parse");
-        counters.answeredEarly();
-        completed.completed(key, response, source());
-        answer(response);
-        return true;
+        return processor.transport().fastPath().absorbed(completed, ack, CompletedTransactions.key(
+                request.getTopmostVia(), ack ? Request.INVITE : request.getMethod()), fastPathChannel);
     }
 
     /** The TRACE dump of a request settled from its bytes, saying how. */
@@ -641,37 +438,6 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
             messages.trace("{} received {} -> {} ({})\n{}", transportKind().configName(), source(), localText(), how,
                     MessageDump.text(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
         }
-    }
-
-    /**
-     * Absorbs an ACK or answers a retransmission from the kept transaction of {@code key}; false when
-     * none is kept, or when the request comes from another address than the kept answer went to.
-     */
-    private boolean absorbed(CompletedTransactions completed, boolean ack, String key) {
-        if (ack) {
-            if (!completed.acknowledged(key)) {
-                return false;
-            }
-            counters.ackAbsorbed();
-            return true;
-        }
-        CompletedTransactions.Answer answer = completed.retransmission(key);
-        if (answer == null || !answer.absorb()
-                && !answer.destination().getAddress().equals(source().getAddress())) {
-            // a kept answer goes again only to the address it went to, and only when asked from
-            // there: a request naming another client's Via cannot aim it at that client
-            return false;
-        }
-        counters.retransmissionAbsorbed();
-        if (answer.absorb()) {
-            return true;
-        }
-        try {
-            sendMessage(answer.response(), answer.destination().getAddress(), answer.destination().getPort(), false);
-        } catch (IOException e) {
-            countDropped("send_failed");
-        }
-        return true;
     }
 
     @Override
@@ -787,5 +553,70 @@ abstract class NettyMessageChannel extends MessageChannel implements RawMessageC
     public String toString() {
         return transportKind().configName() + " " + localText() + "<->" + peer().getAddress().getHostAddress() + ":"
                 + peer().getPort();
+    }
+
+    /**
+     * The fast path's view of this channel: its transport and addresses, the stack's transactions
+     * by branch, and the ways out.
+     * Threading: as the channel's; used on the SIP worker lane of the message being received.
+     */
+    private final class FastPathChannel implements FastPath.Channel {
+
+        @Override
+        public Transport transport() {
+            return transportKind();
+        }
+
+        @Override
+        public InetSocketAddress source() {
+            return NettyMessageChannel.this.source();
+        }
+
+        @Override
+        public InetSocketAddress local() {
+            return processor.localAddress();
+        }
+
+        @Override
+        public boolean holdsServerTransaction(String branch) {
+            return stack.findTransaction(branch, true) != null;
+        }
+
+        @Override
+        public ClientTransaction clientTransaction(String branch) {
+            return stack.findTransaction(branch, false) instanceof SIPClientTransaction ct ? ct : null;
+        }
+
+        @Override
+        public void send(byte[] bytes, InetSocketAddress to) {
+            try {
+                sendMessage(bytes, to.getAddress(), to.getPort(), false);
+            } catch (IOException e) {
+                countDropped("send_failed");
+            }
+        }
+
+        @Override
+        public void sendRelayed(EarlyRelays.Relay relay) {
+            NettyMessageChannel channel = relay.upstream() instanceof SIPServerTransaction st
+                    && st.getMessageChannel() instanceof NettyMessageChannel c ? c : null;
+            InetSocketAddress to = channel != null ? channel.peer() : relay.to();
+            try {
+                (channel != null ? channel : NettyMessageChannel.this).sendMessage(relay.message(), to.getAddress(),
+                        to.getPort(), false);
+            } catch (IOException e) {
+                countDropped("send_failed");
+            }
+        }
+
+        @Override
+        public void answer(byte[] bytes) {
+            NettyMessageChannel.this.answer(bytes);
+        }
+
+        @Override
+        public void dumpReceived(byte[] bytes, String how) {
+            NettyMessageChannel.this.dumpReceived(bytes, how);
+        }
     }
 }

@@ -37,6 +37,7 @@ import org.sipcrypt.server.transport.OverloadGuard;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.TransportCounters;
+import org.sipcrypt.server.transport.fastpath.FastPath;
 import org.sipcrypt.server.transport.netty.tls.TlsEventsHandler;
 import org.sipcrypt.server.transport.netty.tls.TlsStage;
 import org.slf4j.Logger;
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * Threading: thread-safe; never blocks, except {@link #close()} and the binding calls, which are
  * for the start-up and shutdown threads.
  */
-public final class NettyTransport implements CallConnections, AutoCloseable {
+public final class NettyTransport implements CallConnections, FastPath.Seams, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(NettyTransport.class);
     private static final RateLimitedLog sourceCapLog = new RateLimitedLog(log);
@@ -70,6 +71,8 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     private volatile EarlyAnswers early;
     private volatile EarlyRelays relays;
     private volatile RequestsNotSent notSent;
+    /** What messages settle from their bytes here, over this transport's seams. */
+    private final FastPath fastPath = new FastPath(this);
 
     /**
      * @param completed final responses of completed non-INVITE transactions over UDP, answering
@@ -151,7 +154,8 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     }
 
     /** The early answers, or null when there are none. */
-    EarlyAnswers earlyAnswers() {
+    @Override
+    public EarlyAnswers earlyAnswers() {
         return early;
     }
 
@@ -165,7 +169,8 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     }
 
     /** The early relays, or null when there are none. */
-    EarlyRelays earlyRelays() {
+    @Override
+    public EarlyRelays earlyRelays() {
         return relays;
     }
 
@@ -191,15 +196,22 @@ public final class NettyTransport implements CallConnections, AutoCloseable {
     }
 
     /** Final responses kept for retransmitted non-INVITE requests over UDP. */
+    @Override
     public CompletedTransactions completedTransactions() {
         return completed;
+    }
+
+    /** The fast path of the messages received over this transport. */
+    FastPath fastPath() {
+        return fastPath;
     }
 
     public TransportSettings settings() {
         return settings;
     }
 
-    TransportCounters counters() {
+    @Override
+    public TransportCounters counters() {
         return counters;
     }
 

@@ -38,16 +38,6 @@ final class SipMessageChecks {
     private SipMessageChecks() {
     }
 
-    /** Whether the request line ends in SIP/2.0 (the parser normalises the version, so the raw line is read). */
-    static boolean requestLineIsSip20(byte[] bytes) {
-        int end = 0;
-        while (end < bytes.length && bytes[end] != '\r' && bytes[end] != '\n') {
-            end++;
-        }
-        String line = new String(bytes, 0, end, StandardCharsets.ISO_8859_1).trim();
-        return line.regionMatches(true, line.length() - 7, "SIP/2.0", 0, 7);
-    }
-
     /**
      * The Max-Forwards a parsed request that came without one is given (the stack's checks require
      * the header): 71, so that the copy the proxy forwards, decremented by one, carries the 70 RFC 3261
