@@ -126,15 +126,16 @@ public final class SipSocket implements AutoCloseable {
 
     /**
      * A response to a received request: status line, then its Via, From, To (with a tag added),
-     * Call-ID and CSeq lines, {@code Content-Length: 0}.
+     * Call-ID and CSeq lines (long or compact, as they came), {@code Content-Length: 0}.
      */
     public static String response(String request, String status) {
         StringBuilder sb = new StringBuilder("SIP/2.0 " + status + "\r\n");
         for (String line : request.split("\r\n")) {
             String l = line.toLowerCase(java.util.Locale.ROOT);
-            if (l.startsWith("via:") || l.startsWith("from:") || l.startsWith("call-id:") || l.startsWith("cseq:")) {
+            if (l.startsWith("via:") || l.startsWith("from:") || l.startsWith("call-id:") || l.startsWith("cseq:")
+                    || l.startsWith("v:") || l.startsWith("f:") || l.startsWith("i:")) {
                 sb.append(line).append("\r\n");
-            } else if (l.startsWith("to:")) {
+            } else if (l.startsWith("to:") || l.startsWith("t:")) {
                 sb.append(line).append(l.contains(";tag=") ? "" : ";tag=callee").append("\r\n");
             }
         }
