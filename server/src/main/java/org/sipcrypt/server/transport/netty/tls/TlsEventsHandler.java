@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite,group}}, or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
- * {@code bad_certificate}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
+ * {@code bad_certificate}, {@code unrecognized_name}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
  * it was made before this connection was; an openssl one when BoringSSL says it was reused.
  * Threading: one instance per channel, event loop only (not @Sharable).
@@ -130,6 +130,10 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
             text.append(t.getMessage()).append('\n');
         }
         String m = text.toString().toLowerCase(Locale.ROOT);
+        if (m.contains("unrecognized") && m.contains("name")) {
+            // tls.unknownServerName=refuse: the ClientHello named no configured domain (RFC 6066 §3)
+            return "unrecognized_name";
+        }
         if (m.contains("cipher")) {
             return "no_shared_cipher";
         }
