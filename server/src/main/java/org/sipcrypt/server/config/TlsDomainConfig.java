@@ -36,7 +36,7 @@ public record TlsDomainConfig(String name, Path cert, Path key) {
 
     /** Parses one entry; a bad one names the part at fault. */
     public static TlsDomainConfig parse(String text) {
-        String[] parts = text.trim().split(";");
+        String[] parts = text.trim().split(";", -1);
         String name = parts[0].trim();
         Path cert = null;
         Path key = null;
