@@ -98,7 +98,7 @@ public final class ServerIdentities {
      */
     public static ServerIdentities read(TlsConfig t, Instant now) throws IOException {
         Identity fallback = null;
-        KeyMaterial m = KeyMaterial.read(t.cert(), t.key(), t.keyPassword());
+        KeyMaterial m = jdkKey(KeyMaterial.read(t.cert(), t.key(), t.keyPassword()));
         if (m != null) {
             check("tls.cert " + t.cert(), m, now);
             fallback = new Identity(DEFAULT_NAME, m);
@@ -107,7 +107,7 @@ public final class ServerIdentities {
         for (TlsDomainConfig d : t.domains()) {
             KeyMaterial dm;
             try {
-                dm = KeyMaterial.read(d.cert(), d.key(), "");
+                dm = jdkKey(KeyMaterial.read(d.cert(), d.key(), ""));
             } catch (IOException | RuntimeException e) {
                 throw new IOException("tls.domain " + d.name() + ": " + e.getMessage(), e);
             }
@@ -115,6 +115,24 @@ public final class ServerIdentities {
             domains.add(new Identity(d.name(), dm));
         }
         return new ServerIdentities(fallback, domains, t.unknownServerName() == TlsConfig.UnknownServerName.REFUSE);
+    }
+
+    /**
+     * The material with an EC key as the JDK's own provider makes it: a PEM key read while Bouncy
+     * Castle is a registered provider comes out as Bouncy Castle's {@code ECDSA} key, and SunJSSE
+     * presents a key only when its algorithm is the one it asked for ({@code EC}).
+     */
+    static KeyMaterial jdkKey(KeyMaterial m) throws IOException {
+        if (m == null || !m.key().getAlgorithm().equals("ECDSA")) {
+            return m;
+        }
+        try {
+            PrivateKey key = java.security.KeyFactory.getInstance("EC")
+                    .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(m.key().getEncoded()));
+            return new KeyMaterial(m.chain(), key);
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot read the EC key as the JDK's: " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -45,7 +45,7 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
             if (e.isSuccess()) {
                 counters.tlsHandshake(resumed(ctx), suite(ctx), group(ctx));
             } else {
-                String reason = reason(e.cause());
+                String reason = ServerNames.refused(ctx.pipeline().get("tls")) ? "unrecognized_name" : reason(e.cause());
                 counters.tlsHandshakeFailed(reason);
                 rateLimited.warn("tls_" + reason, "tls {}: handshake failed ({}): {}", ctx.channel().remoteAddress(),
                         reason, String.valueOf(e.cause()));
@@ -130,10 +130,6 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
             text.append(t.getMessage()).append('\n');
         }
         String m = text.toString().toLowerCase(Locale.ROOT);
-        if (m.contains("unrecognized") && m.contains("name")) {
-            // tls.unknownServerName=refuse: the ClientHello named no configured domain (RFC 6066 §3)
-            return "unrecognized_name";
-        }
         if (m.contains("cipher")) {
             return "no_shared_cipher";
         }
