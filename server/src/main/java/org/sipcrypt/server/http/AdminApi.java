@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
  * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
- * Threading: thread-safe; never blocks (answers complete on the location service's threads).
+ * Threading: thread-safe; never blocks (answers complete on the location service's threads, a certificate
+ * reload on the housekeeping thread).
  */
 public final class AdminApi {
 
