@@ -113,6 +113,7 @@ public final class SipcryptServer implements AutoCloseable {
     /** Set by {@link #start} before the server is handed out. */
     private ServerMetrics metrics;
     private HealthCheck health;
+    private TlsReloads tlsReloads;
     private HttpEndpoints endpoints;
     private NettyHttpListener http;
     private boolean closed;
@@ -243,10 +244,15 @@ public final class SipcryptServer implements AutoCloseable {
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
                     SipcryptServer::liveServerTransactions, workers, transport,
                     transports(listeners), location);
+            TlsReloads tlsReloads = tlsReloads(config, transport, housekeeping, registry);
+            if (tlsReloads != null) {
+                server.tlsReloads = tlsReloads;
+                opened.add(tlsReloads);
+            }
             AdminApi admin = null;
             if (config.http().adminEnabled()) {
                 admin = new AdminApi(config.http().adminToken(), location, uri -> uri instanceof javax.sip.address.SipURI sip && context.local().isLocalDomain(sip.getHost()),
-                        config.maxExpires(), clock, registry);
+                        config.maxExpires(), clock, registry, tlsReloads == null ? null : tlsReloads::reload);
                 log.info("management API on under {} (admin.token set)", AdminApi.PREFIX);
             }
             server.endpoints = new HttpEndpoints(metrics, server.health, admin);
@@ -371,6 +377,21 @@ public final class SipcryptServer implements AutoCloseable {
         }
         transport.admitWith(guard);
         return guard;
+    }
+
+    /**
+     * Certificate reloads of the tls listener (HTTP, SIGHUP, {@code tls.watchInterval}); null without
+     * a tls listener.
+     */
+    private static TlsReloads tlsReloads(ServerConfig config, NettyTransport transport,
+                                         ScheduledExecutorService housekeeping, MeterRegistry registry) {
+        if (transport == null || config.listeners().stream().noneMatch(l -> l.transport() == Transport.TLS)
+                || !transport.settings().tls().canServe()) {
+            return null;
+        }
+        TlsReloads reloads = new TlsReloads(transport.settings().tls(), config.tls(), housekeeping, registry);
+        reloads.reloadOnHangup();
+        return reloads;
     }
 
     private static TransportSettings transportSettings(ServerConfig config, RouteTable routes) throws IOException {
@@ -592,6 +613,9 @@ public final class SipcryptServer implements AutoCloseable {
             http.close();
         }
         health.close();
+        if (tlsReloads != null) {
+            tlsReloads.close();
+        }
         housekeeping.shutdownNow();
         stack.stop();
         if (transport != null) {

@@ -48,14 +48,16 @@
  * <tr><td>{@code sipcrypt-sip-timer}</td><td>1 (JAIN-SIP's timers on a hashed wheel, {@code WheelSipTimer})</td>
  *     <td>unbounded (one entry per pending transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
- * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (six periodic tasks and one
+ * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (seven periodic tasks and one
  *     Timer C per ringing INVITE branch, removed when cancelled)</td>
  *     <td>the periodic stats line, purging lapsed bindings (hands the work to the db pool), Timer C
  *     firing (hands the branch to its call's lane), sampling the heap after GC each second for the
  *     overload guard (which then frees the kept answers while the heap is above its budget), sweeping
  *     expired kept answers each second (the table's write lock a thousand entries at a time), the age
  *     bound on server transactions every 5 s (ends those past it, sending nothing), sweeping the
- *     per-source limits' table each second (sources with nothing left to remember; ends of bans)</td>
+ *     per-source limits' table each second (sources with nothing left to remember; ends of bans),
+ *     TLS certificate reloads (HTTP, SIGHUP) and the {@code tls.watchInterval} check of their files
+ *     (reads PEM files, a few milliseconds)</td>
  *     <td>SIP traffic</td></tr>
  * <tr><td>{@code sipcrypt-http}</td><td>1 (only with {@code http} set)</td><td>Netty's task queue;
  *     {@code http.maxConnections} connections</td>

@@ -146,6 +146,24 @@ final class ServerConfigChecks {
             throw new IllegalArgumentException("tls.key: not used with a PKCS#12 tls.cert (the key is in \""
                     + t.cert() + "\"; its password is tls.keyPassword)");
         }
+        java.util.Set<String> domainNames = new java.util.HashSet<>();
+        for (int i = 0; i < t.domains().size(); i++) {
+            TlsDomainConfig d = t.domains().get(i);
+            String where = "tls.domain[" + i + "]";
+            if (!domainNames.add(d.name())) {
+                throw new IllegalArgumentException(where + ": \"" + d.name() + "\" is given twice (expected each"
+                        + " name once)");
+            }
+            if (KeyMaterial.isPkcs12(d.cert())) {
+                throw new IllegalArgumentException(where + ": cert \"" + d.cert() + "\" is PKCS#12 (expected a PEM"
+                        + " certificate with a PEM key file)");
+            }
+            readable(where, d.cert(), " (expected a PEM file)");
+            readable(where, d.key(), " (expected a PEM file)");
+        }
+        if (!t.domains().isEmpty() && c.listeners().stream().noneMatch(l -> l.transport() == Transport.TLS)) {
+            throw new IllegalArgumentException("tls.domain: given without a tls listener (expected listen=tls:HOST:PORT)");
+        }
         if (t.clientAuth() != TlsConfig.ClientAuth.NONE && t.trust() == null) {
             throw new IllegalArgumentException("tls.trust: needed to check client certificates (tls.clientAuth="
                     + t.clientAuth().configName() + ")");

@@ -418,6 +418,22 @@ public enum Setting {
             c -> c.tls().groups(), (b, k, v) -> b.tls().groups(List.copyOf(v))),
     TLS_KEY_PASSWORD("tls.keyPassword", Kind.SECRET, "PASSWORD", "Password of a PKCS#12 tls.cert (never logged).",
             c -> List.of(c.tls().keyPassword()), (b, k, v) -> b.tls().keyPassword(one(k, v))),
+    TLS_DOMAIN("tls.domain", Kind.REPEATABLE, "NAME;cert=FILE;key=FILE",
+            "A further domain of the tls listener with its own PEM certificate and key, chosen by the server_name"
+                    + " of the client's ClientHello (SNI); NAME is a host name or *.example.com (one label)."
+                    + " tls.cert/tls.key stay the default; e.g. sip.example.org;cert=org.pem;key=org.key.",
+            c -> strings(c.tls().domains()), (b, k, v) -> b.tls().domains(items(k, v, TlsDomainConfig::parse))),
+    TLS_UNKNOWN_SERVER_NAME("tls.unknownServerName", Kind.SINGLE, "default|refuse",
+            "What a ClientHello whose server_name matches no tls.domain gets: the tls.cert certificate (default)"
+                    + " or a fatal unrecognized_name alert (refuse), counted as"
+                    + " tls.handshakes.failed{reason=unrecognized_name}. No server_name always gets tls.cert.",
+            c -> List.of(c.tls().unknownServerName().configName()),
+            (b, k, v) -> b.tls().unknownServerName(parsed(k, one(k, v), TlsConfig.UnknownServerName::parse))),
+    TLS_WATCH_INTERVAL("tls.watchInterval", Kind.SINGLE, "DURATION",
+            "How often the tls listener's certificate and key files (tls.cert, tls.key, tls.domain) are checked for"
+                    + " a new modification time or size; a change that holds for one more interval is reloaded as"
+                    + " POST /admin/tls/reload and SIGHUP do. 0s: never (reload on demand only).",
+            c -> shown(c.tls().watchInterval()), (b, k, v) -> b.tls().watchInterval(duration(k, one(k, v), true))),
     TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",
             "TLS for connections the proxy opens to one peer, overriding tls.*: engine, ciphers, crypto, versions"
                     + " (lists joined with +), cert, key, trust, reuse, verify;"

@@ -42,12 +42,18 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param keyPassword      password of a PKCS#12 {@code cert} file (empty for none)
  * @param groups           key-exchange groups offered, most preferred first ({@code tls.groups}); empty
  *                         leaves each engine's own defaults
+ * @param domains          further domains of the tls listener, each with its own certificate, chosen by
+ *                         the ClientHello's server_name ({@code tls.domain}); {@code cert} stays the default
+ * @param unknownServerName what a ClientHello naming none of {@code domains} gets
+ * @param watchInterval    how often the certificate and key files are checked for changes (then
+ *                         reloaded); zero checks never
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
                         int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
-                        String keyPassword, List<String> groups) {
+                        String keyPassword, List<String> groups, List<TlsDomainConfig> domains,
+                        UnknownServerName unknownServerName, Duration watchInterval) {
 
     /**
      * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-ECDSA and ECDHE-RSA with
@@ -103,6 +109,19 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         }
     }
 
+    /**
+     * What a ClientHello whose server_name matches no {@code tls.domain} gets: the listener's own
+     * certificate ({@code default}, as Kamailio does), or a fatal {@code unrecognized_name} alert
+     * ({@code refuse}, RFC 6066 §3). A ClientHello without server_name always gets the default.
+     */
+    public enum UnknownServerName implements ConfigNamed {
+        DEFAULT, REFUSE;
+
+        static UnknownServerName parse(String text) {
+            return ConfigNamed.parse(UnknownServerName.class, text, "unknown server-name policy");
+        }
+    }
+
     public TlsConfig {
         ciphers = List.copyOf(Objects.requireNonNull(ciphers, "ciphers"));
         Objects.requireNonNull(clientAuth, "clientAuth");
@@ -112,6 +131,12 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         peers = List.copyOf(Objects.requireNonNull(peers, "peers"));
         Objects.requireNonNull(keyPassword, "keyPassword");
         groups = List.copyOf(Objects.requireNonNull(groups, "groups"));
+        domains = List.copyOf(Objects.requireNonNull(domains, "domains"));
+        Objects.requireNonNull(unknownServerName, "unknownServerName");
+        Objects.requireNonNull(watchInterval, "watchInterval");
+        if (watchInterval.isNegative()) {
+            throw new IllegalArgumentException("watchInterval is negative: " + watchInterval);
+        }
         Objects.requireNonNull(sessionLifetime, "sessionLifetime");
         if (sessionCacheSize < 1) {
             throw new IllegalArgumentException("sessionCacheSize below 1: " + sessionCacheSize);
@@ -139,7 +164,8 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                 .allowInsecure(allowInsecure).handshakeTimeout(handshakeTimeout).engine(engine).crypto(crypto)
                 .sessionReuse(sessionReuse).sessionCacheSize(sessionCacheSize).sessionLifetime(sessionLifetime)
                 .handshakeThreads(handshakeThreads).handshakeQueue(handshakeQueue).verifyPeers(verifyPeers).versions(versions).peers(peers)
-                .keyPassword(keyPassword).groups(groups);
+                .keyPassword(keyPassword).groups(groups).domains(domains).unknownServerName(unknownServerName)
+                .watchInterval(watchInterval);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -172,6 +198,9 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         private List<TlsPeerConfig> peers = List.of();
         private String keyPassword = "";
         private List<String> groups = List.of();
+        private List<TlsDomainConfig> domains = List.of();
+        private UnknownServerName unknownServerName = UnknownServerName.DEFAULT;
+        private Duration watchInterval = Duration.ZERO;
 
         public Builder cert(Path v) { cert = v; return this; }
         public Builder key(Path v) { key = v; return this; }
@@ -194,6 +223,10 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public Builder keyPassword(String v) { keyPassword = v; return this; }
         /** The key-exchange groups, most preferred first; empty for the engine's defaults. */
         public Builder groups(List<String> v) { groups = v; return this; }
+        public Builder domains(List<TlsDomainConfig> v) { domains = v; return this; }
+        public Builder unknownServerName(UnknownServerName v) { unknownServerName = v; return this; }
+        /** How often the certificate files are checked for changes; zero never. */
+        public Builder watchInterval(Duration v) { watchInterval = v; return this; }
 
         /** The suites, versions and insecure switch of {@code preset} ({@link #MODERN}, ...); the rest stays. */
         public Builder preset(TlsConfig preset) {
@@ -203,7 +236,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public TlsConfig build() {
             return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,
                     sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, handshakeQueue, verifyPeers, versions, peers,
-                    keyPassword, groups);
+                    keyPassword, groups, domains, unknownServerName, watchInterval);
         }
     }
 

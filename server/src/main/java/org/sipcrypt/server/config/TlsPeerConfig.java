@@ -93,7 +93,7 @@ public record TlsPeerConfig(HostPort peer, TlsEngine engine, List<String> cipher
 
     /** The settings for this peer: {@code base} with this entry's parameters in place of its own. */
     public TlsConfig applyTo(TlsConfig base) {
-        return base.toBuilder().peers(List.of()).cert(or(cert, base.cert())).key(or(key, base.key()))
+        return base.toBuilder().peers(List.of()).domains(List.of()).cert(or(cert, base.cert())).key(or(key, base.key()))
                 .trust(or(trust, base.trust())).ciphers(or(ciphers, base.ciphers())).engine(or(engine, base.engine()))
                 .crypto(or(crypto, base.crypto())).sessionReuse(or(sessionReuse, base.sessionReuse()))
                 .verifyPeers(or(verifyPeers, base.verifyPeers())).versions(or(versions, base.versions())).build();

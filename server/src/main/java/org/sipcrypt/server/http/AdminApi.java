@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The management API under {@code /admin/} ({@code admin.token}): the bindings of an
  * address-of-record listed, added and removed at run time, as a registrar's REGISTER would change
- * them. Every request carries {@code Authorization: Bearer TOKEN} (compared in constant time; 401
+ * them, and the TLS certificates reloaded. Every request carries {@code Authorization: Bearer TOKEN} (compared in constant time; 401
  * with {@code WWW-Authenticate: Bearer} otherwise, before anything else is said) and is logged at
  * INFO with its caller's address, method, path and answer. JSON in and out.
  * <ul>
@@ -46,16 +46,40 @@ import org.slf4j.LoggerFactory;
  *       403 beyond {@code registrar.maxContacts}, 503 when the location service is full.</li>
  *   <li>{@code DELETE /admin/bindings?aor=...[&contact=...]}: removes that contact's binding, or
  *       every binding of the AOR; 200 with the count removed.</li>
+ *   <li>{@code POST /admin/tls/reload}: reads the tls listener's certificate and key files
+ *       ({@code tls.cert}, {@code tls.key}, {@code tls.domain}) again; 200 with the certificates now
+ *       presented, or 409 with why the new files were refused (the old certificates stay).</li>
  * </ul>
  * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
  * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
- * Threading: thread-safe; never blocks (answers complete on the location service's threads).
+ * Threading: thread-safe; never blocks (answers complete on the location service's threads, a certificate
+ * reload on the housekeeping thread).
  */
 public final class AdminApi {
 
     /** The path prefix this API answers under. */
     public static final String PREFIX = "/admin/";
     static final String BINDINGS = PREFIX + "bindings";
+    static final String TLS_RELOAD = PREFIX + "tls/reload";
+
+    /**
+     * The outcome of one certificate reload.
+     * Threading: immutable.
+     *
+     * @param ok      whether the new certificates are presented now
+     * @param message what is presented now, or why the new set was refused (the old one stays)
+     */
+    public record TlsReloaded(boolean ok, String message) {
+    }
+
+    /**
+     * Reads the tls listener's certificate files again and presents them if they are good.
+     * Threading: called on the HTTP event loop; must not block (completes on another thread).
+     */
+    @FunctionalInterface
+    public interface TlsReload {
+        CompletableFuture<TlsReloaded> reload(String why);
+    }
 
     /** The shortest token accepted: 32 characters (e.g. {@code openssl rand -hex 16}). */
     public static final int MIN_TOKEN_CHARS = org.sipcrypt.server.config.HttpConfig.MIN_ADMIN_TOKEN_CHARS;
@@ -70,6 +94,7 @@ public final class AdminApi {
     private final Duration maxExpires;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final TlsReload tlsReload;
     private final ObjectMapper mapper = new ObjectMapper();
     private final AddressFactoryImpl uris = new AddressFactoryImpl();
 
@@ -77,9 +102,11 @@ public final class AdminApi {
      * @param token      the bearer token ({@code admin.token}), at least {@value #MIN_TOKEN_CHARS} characters
      * @param served     whether a URI's host is a domain this server serves (whatever its port, as for a REGISTER)
      * @param maxExpires the longest binding the API adds ({@code registrar.maxExpires})
+     * @param tlsReload  the certificate reload of the tls listener, or null without one
      */
     public AdminApi(String token, LocationService location, Predicate<URI> served, Duration maxExpires, Clock clock,
-                    MeterRegistry registry) {
+                    MeterRegistry registry, TlsReload tlsReload) {
+        this.tlsReload = tlsReload;
         Objects.requireNonNull(token, "token");
         if (token.length() < MIN_TOKEN_CHARS) {
             throw new IllegalArgumentException("admin.token: at least " + MIN_TOKEN_CHARS + " characters");
@@ -125,6 +152,9 @@ public final class AdminApi {
 
     private CompletableFuture<HttpEndpoints.Answer> route(String method, String path, Map<String, String> params,
                                                           byte[] body, String caller) throws BadRequest {
+        if (path.equals(TLS_RELOAD)) {
+            return reloadTls(method, caller);
+        }
         if (!path.equals(BINDINGS)) {
             return CompletableFuture.completedFuture(text(404, "not found: " + path));
         }
@@ -135,6 +165,26 @@ public final class AdminApi {
             default -> CompletableFuture.completedFuture(
                     new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "GET, POST, DELETE"));
         };
+    }
+
+    /**
+     * {@code POST /admin/tls/reload}: 200 with what is presented now, or 409 with why the files were
+     * refused (the certificates presented stay as they were); 404 without a tls listener.
+     */
+    private CompletableFuture<HttpEndpoints.Answer> reloadTls(String method, String caller) {
+        if (!method.equals("POST")) {
+            return CompletableFuture.completedFuture(
+                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "POST"));
+        }
+        if (tlsReload == null) {
+            return CompletableFuture.completedFuture(text(404, "no tls listener: nothing to reload"));
+        }
+        return tlsReload.reload("admin " + caller).thenApply(r -> {
+            ObjectNode out = mapper.createObjectNode();
+            out.put("reloaded", r.ok());
+            out.put(r.ok() ? "certificates" : "reason", r.message());
+            return json(r.ok() ? 200 : 409, out);
+        });
     }
 
     private CompletableFuture<HttpEndpoints.Answer> list(String aor) {

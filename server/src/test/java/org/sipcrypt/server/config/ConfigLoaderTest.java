@@ -289,6 +289,26 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void tlsDomainsAreCheckedAtStart() throws Exception {
+        Path pem = write("a.pem", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n");
+        Path key = write("a.key", "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n");
+        String entry = "a.example.com;cert=" + pem + ";key=" + key;
+        String twice = failure(Map.of("listen", List.of("tls:127.0.0.1:5061"), "tls.cert", List.of(pem.toString()),
+                "tls.key", List.of(key.toString()), "tls.domain", List.of(entry, entry.replace("a.example", "A.Example"))));
+        assertTrue(twice.startsWith("tls.domain[1]: \"a.example.com\" is given twice"), twice);
+        String missing = failure(Map.of("listen", List.of("tls:127.0.0.1:5061"), "tls.cert", List.of(pem.toString()),
+                "tls.key", List.of(key.toString()), "tls.domain", List.of("b.example.com;cert=" + dir.resolve("none.pem")
+                        + ";key=" + key)));
+        assertTrue(missing.startsWith("tls.domain[0]: cannot read"), missing);
+        String noListener = failure(Map.of("tls.domain", List.of(entry)));
+        assertTrue(noListener.startsWith("tls.domain: given without a tls listener"), noListener);
+        String badName = failure(Map.of("tls.domain", List.of("a_b.example.com;cert=" + pem + ";key=" + key)));
+        assertTrue(badName.startsWith("tls.domain"), badName);
+        assertEquals(TlsConfig.UnknownServerName.REFUSE,
+                flags(Map.of("tls.unknownServerName", List.of("refuse"))).tls().unknownServerName());
+    }
+
+    @Test
     void rangeEndsAreAccepted() throws ConfigException {
         assertEquals(1024, flags(Map.of("sip.maxMessageBytes", List.of("1024"))).maxMessageBytes());
         assertEquals(16 * 1024 * 1024, flags(Map.of("sip.maxMessageBytes", List.of("16777216"))).maxMessageBytes());

@@ -170,6 +170,7 @@ public final class BcTlsConnection {
             case AlertDescription.bad_certificate, AlertDescription.certificate_unknown, AlertDescription.unknown_ca,
                  AlertDescription.certificate_expired, AlertDescription.certificate_required,
                  AlertDescription.unsupported_certificate, AlertDescription.certificate_revoked -> "bad_certificate";
+            case AlertDescription.unrecognized_name -> "unrecognized_name";
             default -> "handshake";
         };
     }

@@ -22,9 +22,11 @@ import org.bouncycastle.tls.TlsUtils;
 import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.util.encoders.Hex;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
+import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherEngine;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -32,8 +34,9 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 
 /**
  * Everything the bc TLS engine's connections share: the suites, versions and key-exchange groups,
- * the crypto (handshake on JCA, each provider's bulk cipher where configured), the certificate and
- * key (RSA or ECDSA), the trust anchors,
+ * the crypto (handshake on JCA, each provider's bulk cipher where configured), the certificates and
+ * keys (RSA or ECDSA; the default and one per {@code tls.domain}, chosen by server_name, replaced
+ * whole on reload), the trust anchors,
  * the client-certificate policy, and the two session caches (sessions granted by the listener, by
  * session ID; sessions obtained from each peer dialled), both bounded in size and lifetime.
  * Threading: thread-safe; {@link #newConnection} is called on event loops.
@@ -46,18 +49,13 @@ public final class BcTlsSetup {
     final BulkCipherCrypto crypto;
     /** The configured suites {@link #crypto} can run, in order: worked out once, not on every handshake. */
     final int[] suites;
-    /**
-     * Of {@link #suites}, those the listener's key can serve: TLS 1.3 suites, and the TLS 1.2 suites
-     * whose authentication matches the key (RSA and ECDHE-RSA for an RSA key, ECDHE-ECDSA for an EC key).
-     */
-    final int[] serverSuites;
     /** The key-exchange groups ({@code tls.groups}) by IANA code, most preferred first; null for BC's defaults. */
     final int[] groups;
     final ProtocolVersion[] versions;
-    final X509Certificate[] chain;
-    /** {@link #chain} parsed once for the certificate messages. */
-    final org.bouncycastle.tls.crypto.TlsCertificate[] tlsChain;
-    final PrivateKey key;
+    /** What the listener presents, by server_name, and the default presented to peers that ask. */
+    private final CurrentIdentities identities;
+    /** The current identities in Bouncy Castle's form, made once per set (first handshake after a reload). */
+    private volatile Prepared prepared;
     final X509TrustManager trust;
     /** The subjects of the trust anchors, named in certificate requests. */
     final java.util.List<org.bouncycastle.asn1.x500.X500Name> authorities;
@@ -66,18 +64,29 @@ public final class BcTlsSetup {
     private final Cache<String, TlsSession> granted;
     private final Cache<InetSocketAddress, TlsSession> obtained;
 
+    /**
+     * One identity as the bc engine presents it.
+     * Threading: immutable.
+     *
+     * @param key          the private key (RSA or EC)
+     * @param tlsChain     the chain parsed once for the certificate messages
+     * @param serverSuites of the configured suites, those this key can serve: TLS 1.3 suites, and the
+     *                     TLS 1.2 suites whose authentication matches the key (RSA and ECDHE-RSA for an
+     *                     RSA key, ECDHE-ECDSA for an EC key)
+     */
+    record Served(PrivateKey key, org.bouncycastle.tls.crypto.TlsCertificate[] tlsChain, int[] serverSuites) {
+    }
+
+    /** The identities of one set in Bouncy Castle's form, by name. */
+    private record Prepared(long serial, Map<String, Served> byName) {
+    }
+
     private BcTlsSetup(BulkCipherCrypto crypto, int[] suites, int[] groups, ProtocolVersion[] versions,
-                       X509Certificate[] chain, PrivateKey key, X509TrustManager trust,
+                       CurrentIdentities identities, X509TrustManager trust,
                        ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize, Duration lifetime,
                        boolean verifyPeers) throws IOException {
         this.crypto = crypto;
         this.suites = TlsUtils.getSupportedCipherSuites(crypto, suites);
-        this.serverSuites = key == null ? this.suites : Credentials.servable(this.suites, key);
-        if (key != null && serverSuites.length == 0) {
-            throw new IOException("tls.ciphers: none of the suites runs with the " + key.getAlgorithm()
-                    + " key of tls.key on the bc engine (an EC key needs ECDHE_ECDSA or TLS 1.3 suites, an RSA key"
-                    + " RSA, ECDHE_RSA or TLS 1.3 suites)");
-        }
         this.groups = groups;
         if (groups != null) {
             for (int g : groups) {
@@ -88,9 +97,8 @@ public final class BcTlsSetup {
             }
         }
         this.versions = versions;
-        this.chain = chain;
-        this.tlsChain = chain == null ? null : Credentials.tlsCertificates(crypto, chain);
-        this.key = key;
+        this.identities = identities;
+        this.prepared = prepare(identities.current());
         this.trust = trust;
         java.util.List<org.bouncycastle.asn1.x500.X500Name> names = new java.util.ArrayList<>();
         for (X509Certificate ca : trust.getAcceptedIssuers()) {
@@ -116,6 +124,19 @@ public final class BcTlsSetup {
     public static BcTlsSetup create(KeyMaterial identity, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
                                     ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize,
                                     Duration lifetime, boolean verifyPeers) throws IOException {
+        return serving(new CurrentIdentities(ServerIdentities.of(identity)), trust, choices, registry, clientCertificates,
+                sessionReuse, cacheSize, lifetime, verifyPeers);
+    }
+
+    /**
+     * Reads the files and builds the setup of a listener that presents the current set of
+     * {@code identities}, chosen by server_name; the other parameters as for {@link #create(KeyMaterial,
+     * Path, TlsChoices, CipherSuiteRegistry, ClientCertificates, boolean, int, Duration, boolean)}.
+     */
+    public static BcTlsSetup serving(CurrentIdentities identities, Path trust, TlsChoices choices,
+                                    CipherSuiteRegistry registry, ClientCertificates clientCertificates,
+                                    boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers)
+            throws IOException {
         if (Security.getProvider(BouncyCastleProvider.PROVIDER_NAME) == null) {
             // last in the list: it serves only what the JDK's providers lack, here the
             // SHA256withRSASSA-PSS signatures TLS 1.3 and ECDHE handshakes use on this engine
@@ -131,15 +152,9 @@ public final class BcTlsSetup {
         ProtocolVersion[] versions = !choices.offersTls13() ? new ProtocolVersion[] {ProtocolVersion.TLSv12}
                 : choices.offersTls12() ? ProtocolVersion.TLSv13.downTo(ProtocolVersion.TLSv12)
                 : new ProtocolVersion[] {ProtocolVersion.TLSv13};
-        X509Certificate[] chain = identity == null ? null : identity.chainArray();
-        PrivateKey privateKey = identity == null ? null : identity.key();
-        if (privateKey != null && !privateKey.getAlgorithm().equals("RSA") && !Credentials.isEc(privateKey)) {
-            throw new IOException("tls.key: the bc TLS engine presents RSA and EC (ECDSA) keys, not "
-                    + privateKey.getAlgorithm());
-        }
         int[] groups = choices.groups().isEmpty() ? null
                 : choices.groups().stream().mapToInt(KeyExchangeGroup::code).toArray();
-        return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, groups, versions, chain, privateKey,
+        return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, groups, versions, identities,
                 PeerTrust.pkix(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
                 sessionReuse, cacheSize, lifetime, verifyPeers);
     }
@@ -158,7 +173,66 @@ public final class BcTlsSetup {
 
     /** Whether a listener can be served (a certificate and key were given). */
     public boolean canServe() {
-        return chain != null && key != null;
+        return identities.current().fallback() != null;
+    }
+
+    /**
+     * Refuses a set this engine cannot present: a key other than RSA or EC, or one that none of the
+     * configured suites runs with.
+     */
+    public void check(ServerIdentities set) throws IOException {
+        prepare(set);
+    }
+
+    private Prepared prepare(ServerIdentities set) throws IOException {
+        Map<String, Served> byName = new HashMap<>();
+        for (ServerIdentities.Identity id : set.all()) {
+            PrivateKey key = id.material().key();
+            String what = id.name().equals(ServerIdentities.DEFAULT_NAME) ? "tls.key" : "tls.domain " + id.name();
+            if (!key.getAlgorithm().equals("RSA") && !Credentials.isEc(key)) {
+                throw new IOException(what + ": the bc TLS engine presents RSA and EC (ECDSA) keys, not "
+                        + key.getAlgorithm());
+            }
+            int[] servable = Credentials.servable(suites, key);
+            if (servable.length == 0) {
+                throw new IOException("tls.ciphers: none of the suites runs with the " + key.getAlgorithm()
+                        + " key of " + what + " on the bc engine (an EC key needs ECDHE_ECDSA or TLS 1.3 suites, an"
+                        + " RSA key RSA, ECDHE_RSA or TLS 1.3 suites)");
+            }
+            byName.put(id.name(), new Served(key, Credentials.tlsCertificates(crypto, id.material().chainArray()),
+                    servable));
+        }
+        return new Prepared(set.serial(), Map.copyOf(byName));
+    }
+
+    /**
+     * What the listener presents for a ClientHello's server_name (null: none sent), from the current
+     * set; null when the name is refused ({@code tls.unknownServerName=refuse}). Runs on the event
+     * loop or a handshake thread.
+     */
+    Served served(String serverName) throws IOException {
+        ServerIdentities set = identities.current();
+        ServerIdentities.Identity id = set.select(serverName);
+        if (id == null) {
+            return null;
+        }
+        Prepared p = prepared;
+        if (p.serial() != set.serial()) {
+            p = prepare(set);
+            prepared = p;
+        }
+        return p.byName().get(id.name());
+    }
+
+    /** Whether the ClientHello's server_name chose a {@code tls.domain} rather than the default. */
+    boolean namesDomain(String serverName) {
+        ServerIdentities.Identity id = identities.current().select(serverName);
+        return id != null && !id.name().equals(ServerIdentities.DEFAULT_NAME);
+    }
+
+    /** The default identity, presented to peers that ask for a client certificate; null for none. */
+    Served clientIdentity() throws IOException {
+        return served(null);
     }
 
     /**

@@ -103,10 +103,11 @@ final class ClientPeer extends DefaultTlsClient {
 
             @Override
             public TlsCredentials getClientCredentials(CertificateRequest request) throws IOException {
-                if (setup.chain == null || setup.key == null) {
+                BcTlsSetup.Served own = setup.clientIdentity();
+                if (own == null) {
                     return null;
                 }
-                return Credentials.signer(context, setup, request.getSupportedSignatureAlgorithms(),
+                return Credentials.signer(context, setup, own, request.getSupportedSignatureAlgorithms(),
                         request.getCertificateRequestContext());
             }
         };

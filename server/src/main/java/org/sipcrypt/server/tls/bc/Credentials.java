@@ -134,10 +134,10 @@ final class Credentials {
     }
 
     /** The signer credentials for the RSA or EC key, with a scheme the peer offered. */
-    static TlsCredentialedSigner signer(TlsContext context, BcTlsSetup setup, Vector<?> peerSchemes,
-                                        byte[] requestContext) throws IOException {
+    static TlsCredentialedSigner signer(TlsContext context, BcTlsSetup setup, BcTlsSetup.Served served,
+                                        Vector<?> peerSchemes, byte[] requestContext) throws IOException {
         boolean tls13 = TlsUtils.isTLSv13(context);
-        boolean ec = isEc(setup.key);
+        boolean ec = isEc(served.key());
         SignatureAndHashAlgorithm scheme = null;
         if (peerSchemes == null) {
             if (tls13) {
@@ -146,7 +146,7 @@ final class Credentials {
             scheme = TlsUtils.getDefaultSignatureAlgorithm(ec ? SignatureAlgorithm.ecdsa : SignatureAlgorithm.rsa);
         } else {
             SignatureAndHashAlgorithm[] ours = !ec ? RSA_SCHEMES
-                    : tls13 ? new SignatureAndHashAlgorithm[] {tls13EcdsaScheme(setup.key)} : ECDSA_SCHEMES;
+                    : tls13 ? new SignatureAndHashAlgorithm[] {tls13EcdsaScheme(served.key())} : ECDSA_SCHEMES;
             for (SignatureAndHashAlgorithm s : ours) {
                 boolean pkcs1 = s.getSignature() == SignatureAlgorithm.rsa;
                 if (scheme == null && peerSchemes.contains(s) && !(tls13 && pkcs1)) {
@@ -158,12 +158,14 @@ final class Credentials {
                         + " signature scheme in common with the peer");
             }
         }
-        return new JcaDefaultTlsCredentialedSigner(new TlsCryptoParameters(context), setup.crypto, setup.key,
-                certificate(context, setup.tlsChain, requestContext), scheme);
+        return new JcaDefaultTlsCredentialedSigner(new TlsCryptoParameters(context), setup.crypto, served.key(),
+                certificate(context, served.tlsChain(), requestContext), scheme);
     }
 
     /** The decryptor credentials of RSA key exchange. */
-    static TlsCredentialedDecryptor decryptor(TlsContext context, BcTlsSetup setup) throws IOException {
-        return new JceDefaultTlsCredentialedDecryptor(setup.crypto, certificate(context, setup.tlsChain, null), setup.key);
+    static TlsCredentialedDecryptor decryptor(TlsContext context, BcTlsSetup setup, BcTlsSetup.Served served)
+            throws IOException {
+        return new JceDefaultTlsCredentialedDecryptor(setup.crypto, certificate(context, served.tlsChain(), null),
+                served.key());
     }
 }

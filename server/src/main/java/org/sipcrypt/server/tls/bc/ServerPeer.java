@@ -23,7 +23,8 @@ import org.bouncycastle.tls.crypto.TlsECConfig;
 import org.bouncycastle.util.Arrays;
 
 /**
- * The listener's side of one bc TLS connection: the configured suites in the server's order of
+ * The listener's side of one bc TLS connection: the certificate chosen by the ClientHello's
+ * server_name (RFC 6066 §3) among the default and the {@code tls.domain} entries, the configured suites in the server's order of
  * preference (those the key serves), the configured key-exchange groups in the server's order, RSA
  * credentials (key exchange or signature; PSS in TLS 1.3) or ECDSA ones, session IDs granted and
  * resumed from the shared cache when reuse is on, client certificates asked for and checked against
@@ -35,6 +36,10 @@ final class ServerPeer extends DefaultTlsServer {
 
     final Outcome outcome = new Outcome();
     private final BcTlsSetup setup;
+    /** What this connection presents: chosen by the ClientHello's server_name, the default before. */
+    private BcTlsSetup.Served served;
+    /** Whether the server_name chose a tls.domain, acknowledged in the server's extensions (RFC 6066 §3). */
+    private boolean nameUsed;
 
     ServerPeer(BcTlsSetup setup) {
         super(setup.crypto);
@@ -48,7 +53,55 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     protected int[] getSupportedCipherSuites() {
-        return setup.serverSuites.clone();
+        try {
+            served = setup.served(null);
+        } catch (IOException e) {
+            // the set was checked whole before it was made current: this is a defect, not bad input
+            throw new IllegalStateException("the default certificate cannot be presented", e);
+        }
+        return served.serverSuites().clone();
+    }
+
+    /**
+     * Chooses the certificate by the ClientHello's server_name (RFC 6066 §3) and offers the suites its
+     * key serves; a name no {@code tls.domain} covers gets the default, or a fatal
+     * {@code unrecognized_name} alert with {@code tls.unknownServerName=refuse}.
+     */
+    @Override
+    public void processClientExtensions(java.util.Hashtable clientExtensions) throws IOException {
+        super.processClientExtensions(clientExtensions);
+        String name = hostName(clientExtensions == null ? null
+                : org.bouncycastle.tls.TlsExtensionsUtils.getServerNameExtensionClient(clientExtensions));
+        BcTlsSetup.Served chosen = setup.served(name);
+        if (chosen == null) {
+            throw new TlsFatalAlert(AlertDescription.unrecognized_name, "no tls.domain for server name \""
+                    + name + "\" (tls.unknownServerName=refuse)");
+        }
+        served = chosen;
+        nameUsed = name != null && setup.namesDomain(name);
+        cipherSuites = chosen.serverSuites().clone();
+    }
+
+    /** The host_name entry of a server_name extension, or null. */
+    private static String hostName(Vector<?> names) {
+        if (names == null) {
+            return null;
+        }
+        for (Object o : names) {
+            if (o instanceof org.bouncycastle.tls.ServerName n && n.getNameType() == org.bouncycastle.tls.NameType.host_name) {
+                return new String(n.getNameData(), java.nio.charset.StandardCharsets.US_ASCII);
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public java.util.Hashtable getServerExtensions() throws IOException {
+        java.util.Hashtable extensions = super.getServerExtensions();
+        if (nameUsed) {
+            org.bouncycastle.tls.TlsExtensionsUtils.addServerNameExtensionServer(extensions);
+        }
+        return extensions;
     }
 
     @Override
@@ -116,24 +169,24 @@ final class ServerPeer extends DefaultTlsServer {
     @Override
     public TlsCredentials getCredentials() throws IOException {
         if (TlsUtils.isTLSv13(context)) {
-            return Credentials.isEc(setup.key) ? getECDSASignerCredentials() : getRSASignerCredentials();
+            return Credentials.isEc(served.key()) ? getECDSASignerCredentials() : getRSASignerCredentials();
         }
         return super.getCredentials();
     }
 
     @Override
     protected TlsCredentialedSigner getECDSASignerCredentials() throws IOException {
-        return Credentials.signer(context, setup, context.getSecurityParametersHandshake().getClientSigAlgs(), null);
+        return Credentials.signer(context, setup, served, context.getSecurityParametersHandshake().getClientSigAlgs(), null);
     }
 
     @Override
     protected TlsCredentialedDecryptor getRSAEncryptionCredentials() throws IOException {
-        return Credentials.decryptor(context, setup);
+        return Credentials.decryptor(context, setup, served);
     }
 
     @Override
     protected TlsCredentialedSigner getRSASignerCredentials() throws IOException {
-        return Credentials.signer(context, setup, context.getSecurityParametersHandshake().getClientSigAlgs(), null);
+        return Credentials.signer(context, setup, served, context.getSecurityParametersHandshake().getClientSigAlgs(), null);
     }
 
     @Override

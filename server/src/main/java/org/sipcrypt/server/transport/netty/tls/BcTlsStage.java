@@ -7,7 +7,8 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.ThreadPoolExecutor;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.TlsConfig;
-import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
@@ -32,10 +33,10 @@ final class BcTlsStage extends TlsStage {
         this.handshakeExecutor = handshakeExecutor;
     }
 
-    /** @param identity chain and key, or null for a client that presents none (no listener then) */
-    static BcTlsStage create(KeyMaterial identity, TlsConfig t, TlsChoices choices, CipherSuiteRegistry registry)
+    /** @param identities what the listener presents by server_name; no default: a client that presents none */
+    static BcTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices, CipherSuiteRegistry registry)
             throws IOException {
-        BcTlsSetup setup = BcTlsSetup.create(identity, t.trust(), choices, registry,
+        BcTlsSetup setup = BcTlsSetup.serving(identities, t.trust(), choices, registry,
                 BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name()), t.sessionReuse(), t.sessionCacheSize(),
                 t.sessionLifetime(), t.verifyPeers());
         ThreadPoolExecutor handshakes = t.handshakeThreads() == 0 ? null
@@ -47,6 +48,12 @@ final class BcTlsStage extends TlsStage {
     int handshakeQueueCapacity() {
         return handshakeExecutor == null ? 0
                 : handshakeExecutor.getQueue().size() + handshakeExecutor.getQueue().remainingCapacity();
+    }
+
+    /** Refuses keys other than RSA and EC, and keys none of the configured suites runs with. */
+    @Override
+    void check(ServerIdentities next) throws IOException {
+        setup.check(next);
     }
 
     @Override

@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,9 +22,10 @@ import javax.net.ssl.SSLParameters;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
-import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.tls.ServerNameKeyManager;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.slf4j.Logger;
@@ -56,8 +56,11 @@ final class JsseTlsStage extends TlsStage {
     /** The groups to set on each engine (Java 20+), or null for none: the JVM's own, or jdk.tls.namedGroups. */
     private final String[] namedGroups;
 
+    private final CurrentIdentities identities;
+
     private JsseTlsStage(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse,
-                            boolean verifyPeers, String[] namedGroups) {
+                            boolean verifyPeers, String[] namedGroups, CurrentIdentities identities) {
+        this.identities = identities;
         this.namedGroups = namedGroups;
         this.server = server;
         this.client = client;
@@ -73,9 +76,10 @@ final class JsseTlsStage extends TlsStage {
      * each session is invalidated once its handshake is done and SunJSSE's stateless session tickets
      * are turned off (see {@link #disableSessionTickets}).
      *
-     * @param identity chain and key, or null for a client that presents none (no listener then)
+     * @param identities what the listener presents, chosen by server_name, and the default presented to
+     *                   peers that ask; no default: a client that presents none (no listener then)
      */
-    static JsseTlsStage create(KeyMaterial identity, TlsConfig t, TlsChoices choices) throws IOException {
+    static JsseTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices) throws IOException {
         if (!t.sessionReuse()) {
             disableSessionTickets();
         }
@@ -106,11 +110,11 @@ final class JsseTlsStage extends TlsStage {
         }
         String[] protocols = versions.toArray(new String[0]);
         X509Certificate[] trusted = trust == null ? null : PemFiles.readCertificates(trust).toArray(new X509Certificate[0]);
-        PrivateKey privateKey = identity == null ? null : identity.key();
-        X509Certificate[] chain = identity == null ? null : identity.chainArray();
+        boolean serves = identities.current().fallback() != null;
+        ServerNameKeyManager keys = identities.keyManager();
         SslContext server = null;
-        if (chain != null) {
-            SslContextBuilder b = SslContextBuilder.forServer(privateKey, chain).sslProvider(SslProvider.JDK)
+        if (serves) {
+            SslContextBuilder b = SslContextBuilder.forServer(keys).sslProvider(SslProvider.JDK)
                     .protocols(protocols).ciphers(names).clientAuth(clientAuth)
                     .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
             if (!verifyPeers) {
@@ -122,8 +126,8 @@ final class JsseTlsStage extends TlsStage {
         }
         SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols(protocols).ciphers(names)
                 .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
-        if (chain != null) {
-            cb.keyManager(privateKey, chain);
+        if (serves) {
+            cb.keyManager(keys);
         }
         if (!verifyPeers) {
             cb.trustManager(InsecureTrustManagerFactory.INSTANCE);
@@ -132,7 +136,7 @@ final class JsseTlsStage extends TlsStage {
             cb.trustManager(new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted))));
         }
         return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers,
-                namedGroups(choices.groups()));
+                namedGroups(choices.groups()), identities);
     }
 
     /**
@@ -207,6 +211,7 @@ final class JsseTlsStage extends TlsStage {
                 throw new IllegalStateException("no tls.cert: cannot accept TLS connections");
             }
             h = server.newHandler(ch.alloc());
+            ServerNames.refuseUnknown(h.engine(), identities);
         } else {
             // the peer host is what PeerTrust checks the server's names against
             h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());

@@ -24,9 +24,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLEngine;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
-import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
+import org.sipcrypt.server.tls.ServerNameKeyManager;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.TlsEngine;
@@ -57,9 +58,11 @@ final class OpenSslTlsStage extends TlsStage {
     private final ReferenceCountedOpenSslContext client;
     private final long handshakeTimeoutMillis;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final CurrentIdentities identities;
 
     private OpenSslTlsStage(ReferenceCountedOpenSslContext server, ReferenceCountedOpenSslContext client,
-                            long handshakeTimeoutMillis) {
+                            long handshakeTimeoutMillis, CurrentIdentities identities) {
+        this.identities = identities;
         this.server = server;
         this.client = client;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
@@ -90,9 +93,12 @@ final class OpenSslTlsStage extends TlsStage {
     /**
      * Builds the contexts from the {@code tls.*} settings and the suites chosen for this engine.
      *
-     * @param identity chain and key, or null for a client that presents none (no listener then)
+     * @param identities what the listener presents, chosen by server_name, and the default presented to
+     *                   peers that ask; no default: a client that presents none (no listener then)
      */
-    static OpenSslTlsStage create(KeyMaterial identity, TlsConfig t, TlsChoices choices) throws IOException {
+    static OpenSslTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices) throws IOException {
+        boolean serves = identities.current().fallback() != null;
+        ServerNameKeyManager keys = identities.keyManager();
         List<String> names = choices.suites().stream().map(CipherSuiteId::name).toList();
         String[] protocols = choices.versions().toArray(new String[0]);
         X509Certificate[] trusted = t.trust() == null ? null
@@ -100,8 +106,8 @@ final class OpenSslTlsStage extends TlsStage {
         ReferenceCountedOpenSslContext server = null;
         ReferenceCountedOpenSslContext client = null;
         try {
-            if (identity != null) {
-                SslContextBuilder b = SslContextBuilder.forServer(identity.key(), identity.chainArray())
+            if (serves) {
+                SslContextBuilder b = SslContextBuilder.forServer(keys)
                         .sslProvider(SslProvider.OPENSSL_REFCNT).protocols(protocols).ciphers(names)
                         .clientAuth(clientAuth(t.clientAuth()))
                         .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
@@ -117,8 +123,8 @@ final class OpenSslTlsStage extends TlsStage {
             SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL_REFCNT)
                     .protocols(protocols).ciphers(names)
                     .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
-            if (identity != null) {
-                cb.keyManager(identity.key(), identity.chainArray());
+            if (serves) {
+                cb.keyManager(keys);
             }
             cb.trustManager(t.verifyPeers() ? new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted)))
                     : InsecureTrustManagerFactory.INSTANCE);
@@ -136,7 +142,7 @@ final class OpenSslTlsStage extends TlsStage {
                 log.info("openssl engine: TLS 1.3 also offers {} (BoringSSL's TLS 1.3 suites are fixed)", added);
             }
         }
-        return new OpenSslTlsStage(server, client, t.handshakeTimeout().toMillis());
+        return new OpenSslTlsStage(server, client, t.handshakeTimeout().toMillis(), identities);
     }
 
     /** The groups of {@code tls.groups} by BoringSSL's names ({@code X25519}, {@code P-256}); none leaves BoringSSL's. */
@@ -199,6 +205,7 @@ final class OpenSslTlsStage extends TlsStage {
                 throw new IllegalStateException("no tls.cert: cannot accept TLS connections");
             }
             h = server.newHandler(ch.alloc());
+            ServerNames.refuseUnknown(h.engine(), identities);
         } else {
             // the peer host is what PeerTrust checks the server's names against, and the key of the client's session cache
             h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());

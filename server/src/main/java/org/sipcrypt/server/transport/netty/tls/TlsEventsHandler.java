@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite,group}}, or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
- * {@code bad_certificate}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
+ * {@code bad_certificate}, {@code unrecognized_name}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
  * it was made before this connection was; an openssl one when BoringSSL says it was reused.
  * Threading: one instance per channel, event loop only (not @Sharable).
@@ -45,7 +45,7 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
             if (e.isSuccess()) {
                 counters.tlsHandshake(resumed(ctx), suite(ctx), group(ctx));
             } else {
-                String reason = reason(e.cause());
+                String reason = ServerNames.refused(ctx.pipeline().get("tls")) ? "unrecognized_name" : reason(e.cause());
                 counters.tlsHandshakeFailed(reason);
                 rateLimited.warn("tls_" + reason, "tls {}: handshake failed ({}): {}", ctx.channel().remoteAddress(),
                         reason, String.valueOf(e.cause()));

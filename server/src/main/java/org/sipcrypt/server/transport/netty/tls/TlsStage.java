@@ -15,7 +15,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
-import org.sipcrypt.server.tls.KeyMaterial;
+import java.time.Instant;
+import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
@@ -28,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * each new connection, accepted (the listener's certificate) or dialled (the peer's certificate
  * checked against the trust anchors and the address dialled). Made from the {@code tls.*}
  * settings whole: {@link #forListener} for the tls listener and outgoing TLS, {@link #forPeers}
- * for the {@code tls.peer} overrides.
- * Threading: immutable once created; {@link #newHandler} is called on event loops.
+ * for the {@code tls.peer} overrides. The listener's certificates (the default and one per
+ * {@code tls.domain}, chosen by the ClientHello's server_name) are replaced whole by {@link #reload}.
+ * Threading: thread-safe; {@link #newHandler} is called on event loops, {@link #reload} on other threads.
  */
 public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsStage, BcTlsStage, OpenSslTlsStage {
 
@@ -37,6 +40,8 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
 
     private List<String> insecure = List.of();
     private boolean peersCheckedAgainstTrust;
+    private CurrentIdentities identities;
+    private TlsConfig config;
 
     /**
      * The stage of the tls listener, when there is one, and of outgoing TLS to peers without a
@@ -96,12 +101,14 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             log.warn("{}: peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
                     + " any client certificate is accepted", what);
         }
-        KeyMaterial identity = KeyMaterial.read(t.cert(), t.key(), t.keyPassword());
+        CurrentIdentities identities = new CurrentIdentities(ServerIdentities.read(t, Instant.now()));
         TlsStage made = switch (choices.engine()) {
-            case JSSE -> JsseTlsStage.create(identity, t, choices);
-            case BC -> BcTlsStage.create(identity, t, choices, registry);
-            case OPENSSL -> OpenSslTlsStage.create(identity, t, choices);
+            case JSSE -> JsseTlsStage.create(identities, t, choices);
+            case BC -> BcTlsStage.create(identities, t, choices, registry);
+            case OPENSSL -> OpenSslTlsStage.create(identities, t, choices);
         };
+        made.identities = identities;
+        made.config = t;
         made.insecure = choices.insecure();
         made.peersCheckedAgainstTrust = t.verifyPeers() && t.trust() != null;
         int handshakeThreads = choices.engine() == TlsEngine.BC ? t.handshakeThreads() : 0;
@@ -112,6 +119,38 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
                 t.sessionReuse() ? "on" : "off", handshakeThreads == 0 ? "the event loops"
                         : handshakeThreads + " threads, " + t.handshakeQueue() + " records queued at most");
         return made;
+    }
+
+    /**
+     * The certificates this stage presents now: the listener's default and one per {@code tls.domain},
+     * chosen by server_name.
+     */
+    public ServerIdentities identities() {
+        return identities.current();
+    }
+
+    /**
+     * Reads the certificate and key files of {@code tls.cert}/{@code tls.key} and every
+     * {@code tls.domain} again and, when the whole set is good (every file parses, every key matches
+     * its certificate, every certificate is valid now, this engine can present every key), makes it
+     * the set new handshakes choose from; connections already up keep their session. A set found
+     * bad changes nothing.
+     * Blocks on file I/O: never call on an event loop.
+     *
+     * @return the set now presented
+     * @throws IOException naming the setting and file at fault; the set presented stays as it was
+     */
+    public ServerIdentities reload() throws IOException {
+        synchronized (identities) {
+            ServerIdentities next = ServerIdentities.read(config, Instant.now());
+            check(next);
+            identities.replace(next);
+            return next;
+        }
+    }
+
+    /** Refuses a set this engine cannot present; the jsse and openssl engines present RSA and EC keys alike. */
+    void check(ServerIdentities next) throws IOException {
     }
 
     /** The insecure providers among the suites offered (lab only), for the listener's warning. */
