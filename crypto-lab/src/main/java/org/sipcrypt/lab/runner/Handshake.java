@@ -25,7 +25,9 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
  * <li>TLS 1.2 with an ECDHE group: the provider's ECDHE suite signed as the certificate is
  * (ECDHE_RSA or, with {@code ecdsa-p256}, ECDHE_ECDSA, RFC 8422 §2) of the same bulk cipher as its
  * RSA suite (TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA), else its first such suite
- * (TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256).</li>
+ * (TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256). An ECDSA P-256 certificate runs with
+ * {@code ecdhe-p256} only: the client's supported groups also name the curves of the ECDSA
+ * certificates it accepts (RFC 8422 §5.1).</li>
  * <li>TLS 1.3: the provider's first TLS 1.3 suite ({@code aes}: TLS_AES_128_GCM_SHA256,
  * {@code chacha20}: TLS_CHACHA20_POLY1305_SHA256), with an ECDHE or hybrid group: TLS 1.3 has no
  * RSA key exchange, and the ML-KEM hybrids are TLS 1.3's only.</li>
@@ -174,6 +176,14 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
         if (keyExchange == KeyExchange.RSA && certificate.keyType() != LabCertificates.KeyType.RSA) {
             throw new IllegalArgumentException("--cert: " + certificate.configName() + " with --kx rsa: RSA key exchange"
                     + " encrypts to the certificate's RSA key (expected --cert rsa2048 or rsa3072, or an ECDHE --kx)");
+        }
+        if ("1.2".equals(version) && certificate == Certificate.ECDSA_P256 && keyExchange != KeyExchange.ECDHE_P256) {
+            // RFC 8422 §5.1: in TLS 1.2 the client's supported groups also name the curves of the ECDSA
+            // certificates it accepts, and the lab's client lists the one group of --kx (SunJSSE holds to it)
+            throw new IllegalArgumentException("--cert: ecdsa-p256 with --tls-version 1.2 and --kx "
+                    + keyExchange.configName() + ": a TLS 1.2 client accepts an ECDSA certificate only on a curve it"
+                    + " lists in its supported groups (RFC 8422 §5.1), and the lab's lists only the --kx group"
+                    + " (expected --kx ecdhe-p256, or --tls-version 1.3)");
         }
         if (resumption == Resumption.SESSION_ID && "1.3".equals(version)) {
             throw new IllegalArgumentException("--resumption: session-id with --tls-version 1.3: TLS 1.3 resumes by PSK"

@@ -205,6 +205,9 @@ class HandshakeTest {
         IllegalArgumentException rsaKx = assertThrows(IllegalArgumentException.class,
                 () -> Handshake.parse("1.2", "rsa", "ecdsa-p256", null));
         assertTrue(rsaKx.getMessage().startsWith("--cert: ecdsa-p256 with --kx rsa"), rsaKx.getMessage());
+        IllegalArgumentException curve = assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.2", "ecdhe-x25519", "ecdsa-p256", null));
+        assertTrue(curve.getMessage().contains("RFC 8422 §5.1"), curve.getMessage());
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                 () -> Handshake.parse("1.2", "rsa", "dsa1024", null));
         assertEquals("--cert: \"dsa1024\" (expected rsa2048, rsa3072, ecdsa-p256)", unknown.getMessage());
