@@ -155,8 +155,8 @@ final class CompareCommand extends LabCommand {
         @Option(names = "--cert", paramLabel = "rsa2048|rsa3072|ecdsa-p256", defaultValue = "rsa2048",
                 description = "The key type of the certificates the lab makes for the server under test, the UAS and"
                         + " client certificates (certs --key-type, --rsa-bits); with ecdsa-p256 a TLS 1.2 comparison"
-                        + " runs the provider's TLS_ECDHE_ECDSA_WITH_ suite and needs an ECDHE --kx"
-                        + " (default: ${DEFAULT-VALUE}).")
+                        + " runs the provider's TLS_ECDHE_ECDSA_WITH_ suite with --kx ecdhe-p256 (RFC 8422 §5.1),"
+                        + " TLS 1.3 any --kx (default: ${DEFAULT-VALUE}).")
         String cert;
 
         @Option(names = "--resumption", paramLabel = "none|session-id",
