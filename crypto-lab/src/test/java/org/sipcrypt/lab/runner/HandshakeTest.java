@@ -183,6 +183,15 @@ class HandshakeTest {
                 "--out", Path.of("target", "handshake-refused").toString(), "--db", "jdbc:h2:mem:handshake-refused");
         assertEquals(2, rc, out.toString());
         assertTrue(out.toString().contains("TLS 1.3 has no RSA key exchange"), out.toString());
+        rc = cl.execute("compare", "--scenario", "outbound", "--ciphers", "aes", "--cert", "ecdsa-p256",
+                "--out", Path.of("target", "handshake-refused").toString(), "--db", "jdbc:h2:mem:handshake-refused");
+        assertEquals(2, rc, out.toString());
+        assertTrue(out.toString().contains("--cert: ecdsa-p256 with --kx rsa"), out.toString());
+        rc = cl.execute("compare", "--scenario", "outbound", "--ciphers", "aes", "--tls-version", "1.3", "--kx",
+                "ecdhe-x25519", "--resumption", "psk", "--out", Path.of("target", "handshake-refused").toString(),
+                "--db", "jdbc:h2:mem:handshake-refused");
+        assertEquals(2, rc, out.toString());
+        assertTrue(out.toString().contains("--resumption: psk is not built"), out.toString());
     }
 
     @Test
