@@ -44,6 +44,7 @@ import picocli.CommandLine;
  * that suite (and group, on bc) and kind. A check of the lab's combinations, not a measurement.
  * The jsse listeners take no {@code tls.groups}: on Java 17 that is JVM-wide, and each peer offers the
  * combination's one group anyway. One server per certificate and engine for the class.
+ * Threading: JUnit's test thread; the set-up makes certificates and closes servers on the common pool.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
