@@ -152,6 +152,20 @@ final class CompareCommand extends LabCommand {
                         + " provider's TLS_ECDHE_RSA_WITH_ suite under TLS 1.2 (default: ${DEFAULT-VALUE}).")
         String kx;
 
+        @Option(names = "--cert", paramLabel = "rsa2048|rsa3072|ecdsa-p256", defaultValue = "rsa2048",
+                description = "The key type of the certificates the lab makes for the server under test, the UAS and"
+                        + " client certificates (certs --key-type, --rsa-bits); with ecdsa-p256 a TLS 1.2 comparison"
+                        + " runs the provider's TLS_ECDHE_ECDSA_WITH_ suite with --kx ecdhe-p256 (RFC 8422 §5.1),"
+                        + " TLS 1.3 any --kx (default: ${DEFAULT-VALUE}).")
+        String cert;
+
+        @Option(names = "--resumption", paramLabel = "none|session-id",
+                description = "How the generator's connections resume TLS sessions: none (a full handshake each),"
+                        + " or session-id (TLS 1.2 session IDs, the generator on the bc engine), the server"
+                        + " granting them; ticket and psk are not built (default: as the scenario's left leg says,"
+                        + " sessionReuse).")
+        String resumption;
+
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
@@ -232,9 +246,9 @@ final class CompareCommand extends LabCommand {
             return LabReports.write(studies, dir, out) ? 0 : 1;
         }
 
-        /** The handshake of {@code --tls-version} and {@code --kx}. */
+        /** The handshake of {@code --tls-version}, {@code --kx}, {@code --cert} and {@code --resumption}. */
         Handshake handshake() {
-            return Handshake.parse(tlsVersion, kx);
+            return Handshake.parse(tlsVersion, kx, cert, resumption);
         }
 
         private ExternalTarget external() {

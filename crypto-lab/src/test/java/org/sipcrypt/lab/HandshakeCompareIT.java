@@ -6,11 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.interfaces.RSAPublicKey;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,11 +34,15 @@ import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
 
 /**
- * {@code compare --tls-version --kx} end to end on aes, against the real server in its own process
- * (TLS 1.3 with X25519, and TLS 1.2 with ECDHE on P-256, a group no engine here would pick by
- * default): calls complete, the study stores the handshake, and the server's own counter
- * {@code tls.handshakes} (its last stats line, logged as it stops) shows only the suite of that
- * version and key exchange, and that group on its bc listener (the engine that tells the group).
+ * {@code compare --tls-version --kx --cert --resumption} end to end on aes, against the real server
+ * in its own process on the bc and the jsse engine: calls complete, the study stores the handshake
+ * (and results.csv says it), and the server's own counter {@code tls.handshakes} (its last stats
+ * line, logged as it stops) shows only the suite of that version, key exchange and certificate, that
+ * group on its bc listener (the engine that tells the group), and handshakes of the kind the
+ * resumption asks for: on {@code outbound}, where each call is a connection of its own, resumed ones
+ * outnumbering full ones with {@code session-id}, none resumed with {@code none}. Two cases, for
+ * CI's time: the other combinations (RSA-3072, TLS 1.2 P-256 on the bc listener, session IDs on bc)
+ * are made by independent peers against the same listeners in {@code IndependentPeersIT}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class HandshakeCompareIT {
@@ -43,54 +52,93 @@ class HandshakeCompareIT {
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "TLS {0}, {1}")
-    @CsvSource({"1.3, ecdhe-x25519, TLS_AES_128_GCM_SHA256, x25519",
-            "1.2, ecdhe-p256, TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, secp256r1"})
-    void eachTlsLegRunsTheSuiteOfTheVersionOnThatGroupAlone(String version, String kx, String suite, String group)
-            throws Exception {
+    @ParameterizedTest(name = "{0} on {1}: TLS {2}, {3}, {4}, resumption {5}")
+    @CsvSource({"outbound, bc, 1.3, ecdhe-x25519, ecdsa-p256, none, TLS_AES_128_GCM_SHA256, x25519",
+            "outbound, jsse, 1.2, ecdhe-p256, ecdsa-p256, session-id, TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, unknown"})
+    void eachTlsLegRunsTheSuiteOfTheHandshakeOnThatGroupAloneAndResumesAsAsked(String preset, String engine,
+            String version, String kx, String cert, String resumption, String suite, String group) throws Exception {
         Path out = dir.resolve("out");
         Path work = dir.resolve("work");
         StringWriter said = new StringWriter();
-        // the bc listener is the engine that tells the group of each handshake it makes
-        Scenario chain = ScenarioFiles.load("chain");
-        Map<String, String> server = new TreeMap<>(chain.server());
-        server.put("tls.engine", "bc");
-        Path file = dir.resolve("chain.yaml");
-        Files.writeString(file, ScenarioFiles.toYaml(new Scenario(chain.name(), chain.description(), chain.workload(),
-                chain.auth(), chain.users(), chain.left(), chain.right(), chain.load(), chain.repeat(), chain.generators(),
-                chain.ciphers(), server, chain.serverJvm())));
-        int rc = run(said, "compare", "--scenario", file.toString(), "--ciphers", "aes", "--tls-version", version, "--kx",
-                kx, "--rate", "20", "--duration", "2", "--warmup", "1", "--repeat", "1", "--pin", "off",
-                "--out", out.toString(), "--work-dir", work.toString(), "--db", "jdbc:h2:file:" + dir.resolve("db/lab"));
+        Scenario base = ScenarioFiles.load(preset);
+        Map<String, String> server = new TreeMap<>(base.server());
+        server.put("tls.engine", engine);
+        Path file = dir.resolve(preset + ".yaml");
+        Files.writeString(file, ScenarioFiles.toYaml(new Scenario(base.name(), base.description(), base.workload(),
+                base.auth(), base.users(), base.left(), base.right(), base.load(), base.repeat(), base.generators(),
+                base.ciphers(), server, base.serverJvm())));
+        List<String> args = new ArrayList<>(List.of("compare", "--scenario", file.toString(), "--ciphers", "aes",
+                "--tls-version", version, "--kx", kx, "--cert", cert, "--rate", "20", "--duration", "2", "--warmup", "1",
+                "--repeat", "1", "--pin", "off", "--out", out.toString(), "--work-dir", work.toString(), "--db",
+                "jdbc:h2:file:" + dir.resolve("db/lab")));
+        if (!resumption.equals("scenario")) {
+            args.addAll(List.of("--resumption", resumption));
+        }
+        int rc = run(said, args.toArray(String[]::new));
         assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
 
         Study s = JsonExport.read(out.resolve("results.json")).get(0);
         assertEquals(version, s.environment().tlsVersion());
         assertEquals(kx, s.environment().keyExchange());
+        assertEquals(cert, s.environment().certificate());
+        assertEquals(resumption.equals("scenario") ? null : resumption, s.environment().resumption());
         assertTrue(Files.readString(out.resolve("report.md")).contains("TLS " + version + ", " + kx),
                 "the environment table");
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
+        assertTrue(csv.get(0).endsWith(",tls_version,kx,cert,resumption"), csv.get(0));
+        for (String row : csv.subList(1, csv.size())) {
+            assertTrue(row.endsWith("," + version + "," + kx + "," + cert + "," + resumption), row);
+        }
         long completed = 0;
         for (PointRun p : s.fixed()) {
             assertEquals(0, p.uac().failed(), p.uac().text());
             completed += p.uac().completed();
         }
         assertTrue(completed > 0, "calls completed\n" + said);
+        assertEquals(cert.startsWith("ecdsa") ? "EC" : "RSA", serverKeyAlgorithm(work, cert),
+                "the server was given a certificate of that type");
 
         String stats = lastStatsLine(work);
         assertNotNull(stats, "the server logged its counters as it stopped");
         Matcher m = HANDSHAKES.matcher(stats);
         long listenerFull = 0;
+        long full = 0;
+        long resumed = 0;
         while (m.find()) {
             String tags = m.group(1);
-            // the proxy's own connections to the UAS count their group as unknown (bc's outgoing side)
-            assertTrue(tags.matches("group=(" + group + "|unknown),kind=(full|resumed),suite=" + suite),
+            // the proxy's own connections to the UAS count their group as unknown (bc's outgoing side);
+            // a resumed TLS 1.2 session uses no group (none)
+            assertTrue(tags.matches("group=(" + group + "|unknown|none),kind=(full|resumed),suite=" + suite),
                     "every handshake on " + suite + ", on " + group + " where the engine tells: " + m.group());
+            long n = Long.parseLong(m.group(2));
             if (tags.equals("group=" + group + ",kind=full,suite=" + suite)) {
-                listenerFull += Long.parseLong(m.group(2));
+                listenerFull += n;
+            }
+            if (tags.contains("kind=resumed")) {
+                resumed += n;
+            } else {
+                full += n;
             }
         }
         assertTrue(listenerFull > 0, "full handshakes on " + group + " counted by the listener: " + stats);
+        switch (resumption) {
+            case "session-id" -> assertTrue(resumed > full, "per-call connections resumed: " + stats);
+            case "none" -> assertEquals(0, resumed, "no session offered: " + stats);
+            default -> { }
+        }
         assertFalse(stats.contains("tls.handshakes.failed"), stats);
+    }
+
+    /** The key algorithm of the server certificate the lab made for {@code --cert}. */
+    private static String serverKeyAlgorithm(Path work, String cert) throws Exception {
+        Path pem = work.resolve(cert.equals("rsa2048") ? "certs" : "certs-" + cert).resolve("server.pem");
+        try (InputStream in = Files.newInputStream(pem)) {
+            X509Certificate c = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+            if (c.getPublicKey() instanceof RSAPublicKey rsa) {
+                assertEquals(cert.equals("rsa3072") ? 3072 : 2048, rsa.getModulus().bitLength(), "RSA key size");
+            }
+            return c.getPublicKey().getAlgorithm();
+        }
     }
 
     /** The last {@code stats:} line of the server of the run, or null. */

@@ -12,6 +12,7 @@ import java.util.StringJoiner;
 import java.util.TreeMap;
 import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Study;
@@ -42,15 +43,18 @@ public final class CsvExport {
      * {@code server_cpu_ratio_to_tcp} is the point's {@code server_cpu_us_per_call} divided by that of the
      * tcp point of the same study, scenario and repetition (round), the figure the reports rank by
      * ({@link SameRoundRatios}), -1 where it is not counted: a ramp's step, an invalid point on either
-     * side, no valid tcp point in that round. New columns come last so that readers of the older ones
-     * keep working.
+     * side, no valid tcp point in that round. {@code tls_version}, {@code kx}, {@code cert} and
+     * {@code resumption} are the study's handshake ({@code compare --tls-version --kx --cert
+     * --resumption}; {@code scenario} where the scenario's legs chose the resumption; empty where the
+     * study stored no environment). New columns come last so that readers of the older ones keep
+     * working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
             "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150", "kbps", "server_cpu_pct",
             "server_cpu_us_per_call", "heap_after_gc_mb", "gc_pause_total_ms", "gc_pause_max_ms", "generator_cpu_pct",
             "handshakes_per_s", "resumption_pct", "valid", "failure_causes", "generator_cpu_us_per_call",
-            "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp");
+            "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -82,11 +86,11 @@ public final class CsvExport {
         row(out, POINT_COLUMNS);
         for (Study s : studies) {
             for (PointRun p : s.fixed()) {
-                row(out, pointFields(s.id(), p, SameRoundRatios.of(p, s.fixed())));
+                row(out, pointFields(s, p, SameRoundRatios.of(p, s.fixed())));
             }
             for (PeakSearch r : s.peaks()) {
                 for (PointRun p : r.steps()) {
-                    row(out, pointFields(s.id(), p, Double.NaN));
+                    row(out, pointFields(s, p, Double.NaN));
                 }
             }
         }
@@ -105,10 +109,10 @@ public final class CsvExport {
     }
 
     /** @param ratioToTcp the point's CPU per call to tcp's in the same round, NaN where not counted */
-    private static List<String> pointFields(long studyId, PointRun p, double ratioToTcp) {
+    private static List<String> pointFields(Study s, PointRun p, double ratioToTcp) {
         RunSummary uac = p.uac();
         List<String> f = new ArrayList<>(POINT_COLUMNS.size());
-        f.add(Long.toString(studyId));
+        f.add(Long.toString(s.id()));
         f.add(p.scenario());
         f.add(p.cipher());
         f.add(p.mode());
@@ -139,6 +143,16 @@ public final class CsvExport {
         f.add(number(p.labCpu().generatorMicrosPerCall()));
         f.add(number(p.labCpu().uasMicrosPerCall()));
         f.add(Double.isFinite(ratioToTcp) ? number(ratioToTcp) : "-1");
+        Environment e = s.environment();
+        if (e == null) {
+            f.addAll(List.of("", "", "", ""));
+        } else {
+            // studies stored before the choices ran TLS 1.2 with RSA key exchange and RSA-2048
+            f.add(e.tlsVersion() != null ? e.tlsVersion() : "1.2");
+            f.add(e.keyExchange() != null ? e.keyExchange() : "rsa");
+            f.add(e.certificateDescribed());
+            f.add(e.resumption() != null ? e.resumption() : "scenario");
+        }
         return f;
     }
 

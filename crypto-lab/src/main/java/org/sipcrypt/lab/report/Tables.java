@@ -60,12 +60,14 @@ final class Tables {
         for (Study s : studies) {
             Environment e = s.environment();
             rows.add(e == null ? List.of(s.scenario(), s.started().toString(), "unknown", "unknown", "n/a", "unknown",
-                    "unknown", "unknown", "unknown", "unknown", "unknown") : List.of(s.scenario(), s.started().toString(),
+                    "unknown", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown")
+                    : List.of(s.scenario(), s.started().toString(),
                     known(e.jvm()), known(e.cpuModel()), Integer.toString(e.cores()), known(e.os()), known(e.host()),
-                    known(e.labVersion()), known(e.pinning()), e.delayDescribed(), e.handshakeDescribed()));
+                    known(e.labVersion()), known(e.pinning()), e.delayDescribed(), e.handshakeDescribed(),
+                    e.certificateDescribed(), e.resumptionDescribed()));
         }
-        return new Table("llllrllllll", List.of("study", "started", "JVM", "CPU", "cores", "OS", "host", "lab", "CPU pinning",
-                "network delay", "TLS handshake"), rows);
+        return new Table("llllrllllllll", List.of("study", "started", "JVM", "CPU", "cores", "OS", "host", "lab",
+                "CPU pinning", "network delay", "TLS handshake", "certificate", "resumption"), rows);
     }
 
     /** Whether the studies ran on more than one kind of machine or JVM (host names aside). */

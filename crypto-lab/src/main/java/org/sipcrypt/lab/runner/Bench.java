@@ -204,6 +204,10 @@ final class Bench implements Closeable {
             if (insecure(cipher)) {
                 o.put("tls-allow-insecure", null);
             }
+            if (handshake.generatorResumes(false)) {
+                // the generator resumes as --resumption says: the listener grants sessions for it
+                o.put("tls-session-reuse", "on");
+            }
             if (left == Transport.TLS && s.left().clientCertificates()) {
                 o.put("tls-client-auth", "need");
             }

@@ -28,10 +28,14 @@ import java.util.List;
  *                  before the lab had a choice (TLS 1.2)
  * @param keyExchange the key exchange of every TLS leg ({@code rsa}, {@code ecdhe-x25519}, ...); null
  *                  in studies stored before the lab had a choice (RSA)
+ * @param certificate the certificate type of the server and the lab ({@code rsa2048}, {@code rsa3072},
+ *                  {@code ecdsa-p256}); null in studies stored before the lab had a choice (RSA-2048)
+ * @param resumption the generator's resumption ({@code none}, {@code session-id}); null where the
+ *                  scenario's legs said it ({@code sessionReuse}), as in studies stored before the choice
  */
 public record Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
                           String pinning, int serverCpus, double oneWayDelayMs, String delayMethod,
-                          String tlsVersion, String keyExchange) {
+                          String tlsVersion, String keyExchange, String certificate, String resumption) {
 
     /**
      * The delay method of the lab's generators and UAS holding bytes themselves; {@code tc netem} in
@@ -41,34 +45,51 @@ public record Environment(String jvm, String cpuModel, int cores, String os, Str
 
     /** What a study ran on, before saying where its processes ran. */
     public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion) {
-        this(jvm, cpuModel, cores, os, host, labVersion, null, 0, 0, null, null, null);
+        this(jvm, cpuModel, cores, os, host, labVersion, null, 0, 0, null, null, null, null, null);
     }
 
     /** What a study ran on and where its processes ran, without delay. */
     public Environment(String jvm, String cpuModel, int cores, String os, String host, String labVersion,
                        String pinning, int serverCpus) {
-        this(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null, null, null);
+        this(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null, null, null, null, null);
     }
 
     /** A copy saying where the processes ran, and on how many CPUs the server under test ran (0: unknown). */
     public Environment withPinning(String newPinning, int newServerCpus) {
         return new Environment(jvm, cpuModel, cores, os, host, labVersion, newPinning, newServerCpus, oneWayDelayMs,
-                delayMethod, tlsVersion, keyExchange);
+                delayMethod, tlsVersion, keyExchange, certificate, resumption);
     }
 
     /** A copy saying which one-way delay the lab delay stage added (zero: none). */
     public Environment withDelay(java.time.Duration oneWayDelay) {
         return oneWayDelay.isZero()
                 ? new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, 0, null,
-                        tlsVersion, keyExchange)
+                        tlsVersion, keyExchange, certificate, resumption)
                 : new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus,
-                        oneWayDelay.toNanos() / 1e6, LAB_DELAY_STAGE, tlsVersion, keyExchange);
+                        oneWayDelay.toNanos() / 1e6, LAB_DELAY_STAGE, tlsVersion, keyExchange, certificate, resumption);
     }
 
     /** A copy saying which TLS version and key exchange the TLS legs ran ({@link Handshake}). */
     public Environment withHandshake(String version, String kx) {
         return new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, oneWayDelayMs,
-                delayMethod, version, kx);
+                delayMethod, version, kx, certificate, resumption);
+    }
+
+    /** A copy saying which TLS version, key exchange, certificate and resumption the TLS legs ran. */
+    public Environment withHandshake(Handshake h) {
+        return new Environment(jvm, cpuModel, cores, os, host, labVersion, pinning, serverCpus, oneWayDelayMs,
+                delayMethod, h.version(), h.keyExchange().configName(), h.certificate().configName(),
+                h.resumption() == null ? null : h.resumption().configName());
+    }
+
+    /** The certificate type as the reports give it; a study stored before the lab had the choice ran {@code rsa2048}. */
+    public String certificateDescribed() {
+        return certificate != null ? certificate : "rsa2048";
+    }
+
+    /** The generator's resumption as the reports give it: {@code as the scenario} where none was chosen. */
+    public String resumptionDescribed() {
+        return resumption != null ? resumption : "as the scenario";
     }
 
     /**

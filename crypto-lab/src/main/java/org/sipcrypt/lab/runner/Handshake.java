@@ -8,34 +8,50 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
+import org.sipcrypt.server.tls.LabCertificates;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteProvider;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 
 /**
  * The handshake a comparison measures every cipher under: the TLS version ({@code compare
- * --tls-version}) and the key exchange ({@code --kx}), and from them the one suite each compared
+ * --tls-version}), the key exchange ({@code --kx}), the server's certificate ({@code --cert}) and
+ * the generator's resumption ({@code --resumption}), and from them the one suite each compared
  * cipher provider runs and the one key-exchange group offered.
  * <ul>
  * <li>TLS 1.2 with {@code rsa} (the default): the provider's RSA key-exchange suite
- * ({@code aes}: TLS_RSA_WITH_AES_128_CBC_SHA), no group; {@code chacha20} has none.</li>
- * <li>TLS 1.2 with an ECDHE group: the provider's ECDHE_RSA suite of the same bulk cipher
- * as its RSA suite (TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA), else its first ECDHE_RSA suite
- * (TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256); the lab's certificates are RSA.</li>
+ * ({@code aes}: TLS_RSA_WITH_AES_128_CBC_SHA), no group; {@code chacha20} has none. RSA key
+ * exchange needs an RSA certificate (RFC 5246 §7.4.2).</li>
+ * <li>TLS 1.2 with an ECDHE group: the provider's ECDHE suite signed as the certificate is
+ * (ECDHE_RSA or, with {@code ecdsa-p256}, ECDHE_ECDSA, RFC 8422 §2) of the same bulk cipher as its
+ * RSA suite (TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA), else its first such suite
+ * (TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256). An ECDSA P-256 certificate runs with
+ * {@code ecdhe-p256} only: the client's supported groups also name the curves of the ECDSA
+ * certificates it accepts (RFC 8422 §5.1).</li>
  * <li>TLS 1.3: the provider's first TLS 1.3 suite ({@code aes}: TLS_AES_128_GCM_SHA256,
  * {@code chacha20}: TLS_CHACHA20_POLY1305_SHA256), with an ECDHE or hybrid group: TLS 1.3 has no
  * RSA key exchange, and the ML-KEM hybrids are TLS 1.3's only.</li>
  * </ul>
  * A cipher with no such suite is refused before anything starts ({@link #check}); a suite name is
- * run as it is. Hybrid groups run on the bc TLS engine only.
+ * run as it is. Hybrid groups run on the bc TLS engine only. TLS 1.3 takes any certificate: its
+ * suites do not name the signature (RFC 8446 §4.4.2).
+ * <p>Resumption is the generator's, on the left leg; the server under test grants sessions for it.
+ * {@code none} offers none, {@code session-id} resumes TLS 1.2 sessions by their ID (RFC 5246
+ * §7.4.1.2) on the bc engine, which offers no tickets. {@code ticket} (RFC 5077) and {@code psk}
+ * (TLS 1.3, RFC 8446 §2.2) are not built: the lab's generator offers a group it is told on the bc
+ * engine only, and Bouncy Castle 1.82 neither resumes a TLS 1.2 ticket as a server nor sends a
+ * TLS 1.3 NewSessionTicket (its server takes external PSKs only), so they are refused at start.
  * Threading: immutable.
  *
  * @param version     {@code 1.2} or {@code 1.3}
  * @param keyExchange the key exchange
+ * @param certificate the server's (and the lab's) certificate and key type
+ * @param resumption  the generator's resumption, or null for what the scenario's left leg says
+ *                    ({@code sessionReuse})
  */
-public record Handshake(String version, KeyExchange keyExchange) {
+public record Handshake(String version, KeyExchange keyExchange, Certificate certificate, Resumption resumption) {
 
-    /** Today's comparison: TLS 1.2 with RSA key exchange. */
+    /** Today's comparison: TLS 1.2 with RSA key exchange, RSA-2048 certificates, resumption as the scenario says. */
     public static final Handshake DEFAULT = new Handshake("1.2", KeyExchange.RSA);
 
     private static final CipherSuiteRegistry SUITES = CipherSuiteRegistry.load();
@@ -69,6 +85,76 @@ public record Handshake(String version, KeyExchange keyExchange) {
         }
     }
 
+    /**
+     * A certificate of {@code --cert}: the key type and size of the lab's CA, server and client
+     * certificates ({@code certs --key-type --rsa-bits}).
+     * Threading: immutable.
+     */
+    public enum Certificate {
+        RSA2048("rsa2048", LabCertificates.KeyType.RSA, 2048),
+        RSA3072("rsa3072", LabCertificates.KeyType.RSA, 3072),
+        ECDSA_P256("ecdsa-p256", LabCertificates.KeyType.ECDSA, 0);
+
+        private final String configName;
+        private final LabCertificates.KeyType keyType;
+        private final int rsaBits;
+
+        Certificate(String configName, LabCertificates.KeyType keyType, int rsaBits) {
+            this.configName = configName;
+            this.keyType = keyType;
+            this.rsaBits = rsaBits;
+        }
+
+        /** The name of {@code --cert}: {@code ecdsa-p256}. */
+        public String configName() {
+            return configName;
+        }
+
+        /** The key type of every certificate the lab makes for it. */
+        public LabCertificates.KeyType keyType() {
+            return keyType;
+        }
+
+        /** The RSA key size in bits, 0 for ECDSA. */
+        public int rsaBits() {
+            return rsaBits;
+        }
+
+        /** The arguments of the {@code certs} command that makes this certificate's files. */
+        public List<String> certsArguments() {
+            return keyType == LabCertificates.KeyType.RSA
+                    ? List.of("--key-type", "rsa", "--rsa-bits", Integer.toString(rsaBits))
+                    : List.of("--key-type", "ecdsa");
+        }
+    }
+
+    /**
+     * A resumption of {@code --resumption}: how the generator's per-call connections resume.
+     * Threading: immutable.
+     */
+    public enum Resumption {
+        NONE("none"),
+        SESSION_ID("session-id"),
+        TICKET("ticket"),
+        PSK("psk");
+
+        private final String configName;
+
+        Resumption(String configName) {
+            this.configName = configName;
+        }
+
+        /** The name of {@code --resumption}: {@code session-id}. */
+        public String configName() {
+            return configName;
+        }
+    }
+
+    /** A handshake with RSA-2048 certificates and resumption as the scenario says. */
+    public Handshake(String version, KeyExchange keyExchange) {
+        this(version, keyExchange, Certificate.RSA2048, null);
+    }
+
     public Handshake {
         if (!"1.2".equals(version) && !"1.3".equals(version)) {
             throw new IllegalArgumentException("--tls-version: \"" + version + "\" (expected 1.2 or 1.3)");
@@ -84,6 +170,30 @@ public record Handshake(String version, KeyExchange keyExchange) {
             throw new IllegalArgumentException("--kx: " + keyExchange.configName() + " with --tls-version 1.2: the ML-KEM"
                     + " hybrids are TLS 1.3 key exchanges (draft-ietf-tls-ecdhe-mlkem)");
         }
+        if (certificate == null) {
+            throw new IllegalArgumentException("--cert: missing");
+        }
+        if (keyExchange == KeyExchange.RSA && certificate.keyType() != LabCertificates.KeyType.RSA) {
+            throw new IllegalArgumentException("--cert: " + certificate.configName() + " with --kx rsa: RSA key exchange"
+                    + " encrypts to the certificate's RSA key (expected --cert rsa2048 or rsa3072, or an ECDHE --kx)");
+        }
+        if ("1.2".equals(version) && certificate == Certificate.ECDSA_P256 && keyExchange != KeyExchange.ECDHE_P256) {
+            // RFC 8422 §5.1: in TLS 1.2 the client's supported groups also name the curves of the ECDSA
+            // certificates it accepts, and the lab's client lists the one group of --kx (SunJSSE holds to it)
+            throw new IllegalArgumentException("--cert: ecdsa-p256 with --tls-version 1.2 and --kx "
+                    + keyExchange.configName() + ": a TLS 1.2 client accepts an ECDSA certificate only on a curve it"
+                    + " lists in its supported groups (RFC 8422 §5.1), and the lab's lists only the --kx group"
+                    + " (expected --kx ecdhe-p256, or --tls-version 1.3)");
+        }
+        if (resumption == Resumption.SESSION_ID && "1.3".equals(version)) {
+            throw new IllegalArgumentException("--resumption: session-id with --tls-version 1.3: TLS 1.3 resumes by PSK"
+                    + " only (RFC 8446 §2.2)");
+        }
+        if (resumption == Resumption.TICKET || resumption == Resumption.PSK) {
+            throw new IllegalArgumentException("--resumption: " + resumption.configName() + " is not built (the lab's"
+                    + " generator offers a chosen group on the bc engine only, and Bouncy Castle's server neither resumes"
+                    + " TLS 1.2 tickets nor issues TLS 1.3 tickets; expected none or session-id)");
+        }
     }
 
     /**
@@ -92,12 +202,27 @@ public record Handshake(String version, KeyExchange keyExchange) {
      * @throws IllegalArgumentException naming the option at fault
      */
     public static Handshake parse(String version, String kx) {
-        String name = kx.trim().toLowerCase(Locale.ROOT);
-        KeyExchange found = Stream.of(KeyExchange.values()).filter(k -> k.configName.equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("--kx: \"" + kx + "\" (expected "
-                        + Stream.of(KeyExchange.values()).map(KeyExchange::configName).collect(Collectors.joining(", "))
-                        + ")"));
-        return new Handshake(version.trim(), found);
+        return parse(version, kx, Certificate.RSA2048.configName(), null);
+    }
+
+    /**
+     * The handshake of the four options; a null {@code resumption} leaves it to the scenario.
+     *
+     * @throws IllegalArgumentException naming the option at fault
+     */
+    public static Handshake parse(String version, String kx, String cert, String resumption) {
+        KeyExchange k = named("--kx", kx, KeyExchange.values(), KeyExchange::configName);
+        Certificate c = named("--cert", cert, Certificate.values(), Certificate::configName);
+        Resumption r = resumption == null ? null
+                : named("--resumption", resumption, Resumption.values(), Resumption::configName);
+        return new Handshake(version.trim(), k, c, r);
+    }
+
+    private static <T> T named(String option, String text, T[] values, java.util.function.Function<T, String> name) {
+        String n = text.trim().toLowerCase(Locale.ROOT);
+        return Stream.of(values).filter(v -> name.apply(v).equals(n)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(option + ": \"" + text + "\" (expected "
+                        + Stream.of(values).map(name).collect(Collectors.joining(", ")) + ")"));
     }
 
     /** The group offered, or null for RSA key exchange. */
@@ -105,14 +230,33 @@ public record Handshake(String version, KeyExchange keyExchange) {
         return keyExchange.group();
     }
 
-    /** Whether this is today's TLS 1.2 comparison with RSA key exchange. */
+    /** Whether this is today's TLS 1.2 comparison with RSA key exchange and RSA-2048 certificates. */
     public boolean isDefault() {
         return equals(DEFAULT);
     }
 
-    /** As the reports say it: {@code TLS 1.3, ecdhe-x25519}. */
+    /**
+     * Whether the generator's left-leg connections offer sessions to resume: as {@code --resumption}
+     * says, else as the scenario's left leg does.
+     */
+    public boolean generatorResumes(boolean scenarioSays) {
+        return resumption == null ? scenarioSays : resumption != Resumption.NONE;
+    }
+
+    /** The generator's TLS engine for its resumption: bc for {@code session-id}, else null (by suite and group). */
+    public String generatorEngine() {
+        return resumption == Resumption.SESSION_ID ? "bc" : null;
+    }
+
+    /**
+     * As the reports say it: {@code TLS 1.3, ecdhe-x25519}, then the certificate when it is not
+     * RSA-2048 and the resumption when one is chosen: {@code TLS 1.2, ecdhe-p256, ecdsa-p256,
+     * resumption session-id}.
+     */
     public String describe() {
-        return "TLS " + version + ", " + keyExchange.configName();
+        return "TLS " + version + ", " + keyExchange.configName()
+                + (certificate == Certificate.RSA2048 ? "" : ", " + certificate.configName())
+                + (resumption == null ? "" : ", resumption " + resumption.configName());
     }
 
     /**
@@ -152,6 +296,11 @@ public record Handshake(String version, KeyExchange keyExchange) {
                     + " (" + what() + ")" + (runnable.isEmpty() ? "" : "; these can run: --ciphers "
                     + String.join(",", runnable)));
         }
+        String reuse = server.get("tls.sessionReuse");
+        if (resumption != null && resumption != Resumption.NONE && "off".equals(reuse)) {
+            throw new IllegalArgumentException("--resumption " + resumption.configName() + ": the scenario sets the"
+                    + " server's tls.sessionReuse off, so it grants no session to resume");
+        }
         String engine = server.get("tls.engine");
         if (group() != null && group().hybrid() && engine != null && !engine.equals("bc")) {
             throw new IllegalArgumentException("--kx " + keyExchange.configName() + ": hybrid key exchange runs on the"
@@ -165,13 +314,17 @@ public record Handshake(String version, KeyExchange keyExchange) {
             return "a TLS 1.3 suite";
         }
         return keyExchange == KeyExchange.RSA ? "a TLS_RSA_WITH_ suite"
-                : "a TLS_ECDHE_RSA_WITH_ suite; the lab's certificates are RSA";
+                : "a " + ecdhePrefix() + " suite for " + certificate.configName() + " certificates";
     }
 
     /** Why a provider cannot run under this handshake, or null. */
     private String refusal(CipherSuiteProvider p) {
         return pick(p).isPresent() ? null
                 : p.name() + " has no suite for " + describe() + " (" + what() + ")";
+    }
+
+    private String ecdhePrefix() {
+        return certificate.keyType() == LabCertificates.KeyType.ECDSA ? "TLS_ECDHE_ECDSA_WITH_" : "TLS_ECDHE_RSA_WITH_";
     }
 
     private Optional<CipherSuiteId> pick(CipherSuiteProvider p) {
@@ -183,9 +336,11 @@ public record Handshake(String version, KeyExchange keyExchange) {
         if (keyExchange == KeyExchange.RSA) {
             return rsa;
         }
-        List<CipherSuiteId> ecdhe = suites.stream().filter(s -> s.name().startsWith("TLS_ECDHE_RSA_WITH_")).toList();
+        // RFC 8422 §2: the ECDHE suite's signature is the certificate's key type
+        String prefix = ecdhePrefix();
+        List<CipherSuiteId> ecdhe = suites.stream().filter(s -> s.name().startsWith(prefix)).toList();
         if (rsa.isPresent()) {
-            String same = rsa.get().name().replace("TLS_RSA_WITH_", "TLS_ECDHE_RSA_WITH_");
+            String same = rsa.get().name().replace("TLS_RSA_WITH_", prefix);
             Optional<CipherSuiteId> match = ecdhe.stream().filter(s -> s.name().equals(same)).findFirst();
             if (match.isPresent()) {
                 return match;

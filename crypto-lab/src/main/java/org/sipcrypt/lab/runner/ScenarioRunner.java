@@ -186,7 +186,8 @@ public final class ScenarioRunner {
         options.handshake().check(ciphers, scenario.server());
         if (!options.handshake().isDefault() && options.sut() == ServerUnderTest.KAMAILIO
                 && options.external() == null) {
-            throw new IllegalArgumentException("--sut kamailio: only TLS 1.2 with RSA key exchange is built for it, not "
+            throw new IllegalArgumentException("--sut kamailio: only TLS 1.2 with RSA key exchange, RSA-2048"
+                    + " certificates and the scenario's resumption are built for it, not "
                     + options.handshake().describe());
         }
         if (ciphers.stream().anyMatch(Bench::insecure)) {
@@ -245,7 +246,7 @@ public final class ScenarioRunner {
         int serverCpus = options.external() != null ? 0
                 : options.pinning().pinned() ? options.pinning().serverCpus().size() : here.cores();
         return here.withPinning(where, serverCpus).withDelay(options.oneWayDelay())
-                .withHandshake(options.handshake().version(), options.handshake().keyExchange().configName());
+                .withHandshake(options.handshake());
     }
 
     /**
@@ -372,15 +373,24 @@ public final class ScenarioRunner {
         return steps.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
+    /**
+     * The lab's CA, server and client certificates of the comparison's {@code --cert} type, made once
+     * per work directory: {@code certs/} for RSA-2048 (as before the choice), {@code certs-rsa3072/},
+     * {@code certs-ecdsa-p256/} for the others.
+     */
     private Path certs() throws IOException {
         if (certs == null) {
-            certs = options.workDir().resolve("certs");
+            Handshake.Certificate type = options.handshake().certificate();
+            certs = options.workDir().resolve(type == Handshake.Certificate.RSA2048 ? "certs"
+                    : "certs-" + type.configName());
             if (!Files.exists(certs.resolve("ca.pem"))) {
                 CommandLine cl = new CommandLine(new CertsCommand());
                 StringWriter said = new StringWriter();
                 cl.setOut(new PrintWriter(said));
                 cl.setErr(new PrintWriter(said));
-                int rc = cl.execute("--out", certs.toString(), "--force");
+                List<String> args = new ArrayList<>(List.of("--out", certs.toString(), "--force"));
+                args.addAll(type.certsArguments());
+                int rc = cl.execute(args.toArray(String[]::new));
                 if (rc != 0) {
                     throw new IOException("cannot write the lab's certificates to " + certs + ": " + said.toString().strip());
                 }
@@ -699,7 +709,10 @@ public final class ScenarioRunner {
             boolean mutual = scenario.left().clientCertificates();
             tls = Bench.labTls(b.cipher, b.handshake, certs().resolve("ca.pem"),
                     mutual ? certs().resolve("client.pem") : null, mutual ? certs().resolve("client-key.pem") : null,
-                    scenario.left().sessionReuse(), BcTlsSetup.ClientCertificates.NONE);
+                    b.handshake.generatorResumes(scenario.left().sessionReuse()), BcTlsSetup.ClientCertificates.NONE);
+            if (b.handshake.generatorEngine() != null) {
+                tls = tls.withEngine(b.handshake.generatorEngine());
+            }
         }
         Workload w = Workload.parse(scenario.workload());
         // without users, redirect calls the first identity the preparation registered

@@ -66,10 +66,13 @@ class CsvExportTest {
         assertEquals(CsvExport.POINT_COLUMNS, header);
         assertEquals(List.of("crt_0_30", "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150"),
                 header.subList(header.indexOf("crt_0_30"), header.indexOf("crt_over_150") + 1));
-        // the lab's CPU per call by role and the ratio to tcp came later: appended, so readers of the
-        // older columns keep working
+        // the lab's CPU per call by role, the ratio to tcp and the handshake came later: appended, so
+        // readers of the older columns keep working
         assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call",
-                "server_cpu_ratio_to_tcp"), header.subList(header.size() - 5, header.size()));
+                "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption"),
+                header.subList(header.size() - 9, header.size()));
+        // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 4, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());

@@ -183,6 +183,84 @@ class HandshakeTest {
                 "--out", Path.of("target", "handshake-refused").toString(), "--db", "jdbc:h2:mem:handshake-refused");
         assertEquals(2, rc, out.toString());
         assertTrue(out.toString().contains("TLS 1.3 has no RSA key exchange"), out.toString());
+        rc = cl.execute("compare", "--scenario", "outbound", "--ciphers", "aes", "--cert", "ecdsa-p256",
+                "--out", Path.of("target", "handshake-refused").toString(), "--db", "jdbc:h2:mem:handshake-refused");
+        assertEquals(2, rc, out.toString());
+        assertTrue(out.toString().contains("--cert: ecdsa-p256 with --kx rsa"), out.toString());
+        rc = cl.execute("compare", "--scenario", "outbound", "--ciphers", "aes", "--tls-version", "1.3", "--kx",
+                "ecdhe-x25519", "--resumption", "psk", "--out", Path.of("target", "handshake-refused").toString(),
+                "--db", "jdbc:h2:mem:handshake-refused");
+        assertEquals(2, rc, out.toString());
+        assertTrue(out.toString().contains("--resumption: psk is not built"), out.toString());
+    }
+
+    @Test
+    void anEcdsaCertificateRunsTheEcdheEcdsaSuiteUnderTls12AndAnySuiteUnderTls13() {
+        Handshake h = Handshake.parse("1.2", "ecdhe-p256", "ecdsa-p256", null);
+        assertEquals("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", h.suite("aes"));
+        assertEquals("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", h.suite("chacha20"));
+        assertEquals("TLS_ECDHE_ECDSA_WITH_3DES_EDE_CBC_SHA", h.suite("3des"));
+        assertEquals("TLS 1.2, ecdhe-p256, ecdsa-p256", h.describe());
+        assertFalse(h.isDefault());
+        IllegalArgumentException seed = assertThrows(IllegalArgumentException.class,
+                () -> h.check(List.of("aes", "seed"), Map.of()));
+        assertTrue(seed.getMessage().startsWith("seed: no suite for TLS 1.2, ecdhe-p256, ecdsa-p256 (a"
+                + " TLS_ECDHE_ECDSA_WITH_ suite for ecdsa-p256 certificates); these can run: --ciphers aes"),
+                seed.getMessage());
+        assertEquals("TLS_AES_128_GCM_SHA256", Handshake.parse("1.3", "ecdhe-x25519", "ecdsa-p256", null).suite("aes"));
+        assertEquals("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+                Handshake.parse("1.2", "ecdhe-x25519", "rsa3072", null).suite("aes"));
+        assertEquals("TLS_RSA_WITH_AES_128_CBC_SHA", Handshake.parse("1.2", "rsa", "rsa3072", null).suite("aes"));
+        IllegalArgumentException rsaKx = assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.2", "rsa", "ecdsa-p256", null));
+        assertTrue(rsaKx.getMessage().startsWith("--cert: ecdsa-p256 with --kx rsa"), rsaKx.getMessage());
+        IllegalArgumentException curve = assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.2", "ecdhe-x25519", "ecdsa-p256", null));
+        assertTrue(curve.getMessage().contains("RFC 8422 §5.1"), curve.getMessage());
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.2", "rsa", "dsa1024", null));
+        assertEquals("--cert: \"dsa1024\" (expected rsa2048, rsa3072, ecdsa-p256)", unknown.getMessage());
+        assertEquals(List.of("--key-type", "ecdsa"), Handshake.Certificate.ECDSA_P256.certsArguments());
+        assertEquals(List.of("--key-type", "rsa", "--rsa-bits", "3072"), Handshake.Certificate.RSA3072.certsArguments());
+    }
+
+    @Test
+    void resumptionDecidesWhatTheGeneratorOffersAndTheServerGrants() throws Exception {
+        Handshake none = Handshake.parse("1.2", "rsa", "rsa2048", "none");
+        Handshake ids = Handshake.parse("1.2", "ecdhe-x25519", "rsa2048", "session-id");
+        assertFalse(none.generatorResumes(true));
+        assertTrue(ids.generatorResumes(false));
+        assertEquals("bc", ids.generatorEngine(), "bc's client resumes by session ID and offers no ticket");
+        assertTrue(Handshake.DEFAULT.generatorResumes(true) && !Handshake.DEFAULT.generatorResumes(false),
+                "without --resumption the scenario's left leg decides");
+        assertEquals("TLS 1.2, ecdhe-x25519, resumption session-id", ids.describe());
+        Scenario s = ScenarioFiles.load("outbound");
+        InetSocketAddress uas = new InetSocketAddress(InetAddress.getLoopbackAddress(), 5090);
+        assertEquals("on", after(Bench.serverArgs(s, "aes", ids, Path.of("d"), CERTS, uas), "--tls-session-reuse"));
+        assertFalse(Bench.serverArgs(s, "aes", none, Path.of("d"), CERTS, uas).contains("--tls-session-reuse"));
+        IllegalArgumentException tls13 = assertThrows(IllegalArgumentException.class,
+                () -> Handshake.parse("1.3", "ecdhe-x25519", "rsa2048", "session-id"));
+        assertTrue(tls13.getMessage().contains("TLS 1.3 resumes by PSK only"), tls13.getMessage());
+        for (String notBuilt : List.of("ticket", "psk")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Handshake.parse("1.3", "ecdhe-x25519", "rsa2048", notBuilt));
+            assertTrue(e.getMessage().startsWith("--resumption: " + notBuilt + " is not built"), e.getMessage());
+        }
+        IllegalArgumentException off = assertThrows(IllegalArgumentException.class,
+                () -> ids.check(List.of("aes"), Map.of("tls.sessionReuse", "off")));
+        assertTrue(off.getMessage().contains("grants no session to resume"), off.getMessage());
+    }
+
+    @Test
+    void certificateAndResumptionAreStoredWithTheEnvironment() throws Exception {
+        Environment e = new Environment("jvm", "cpu", 2, "os", "host", "0.1.0")
+                .withHandshake(Handshake.parse("1.2", "ecdhe-p256", "ecdsa-p256", "session-id"));
+        assertEquals("ecdsa-p256", e.certificate());
+        assertEquals("session-id", e.resumption());
+        assertEquals(e, LabJson.read(LabJson.write(e), Environment.class));
+        Environment old = new Environment("jvm", "cpu", 2, "os", "host", "0.1.0");
+        assertEquals("rsa2048", old.certificateDescribed());
+        assertEquals("as the scenario", old.resumptionDescribed());
     }
 
     private static String after(List<String> args, String option) {
