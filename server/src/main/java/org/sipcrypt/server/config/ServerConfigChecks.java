@@ -129,15 +129,20 @@ final class ServerConfigChecks {
      */
     private static void tls(ServerConfig c) {
         TlsConfig t = c.tls();
-        if (c.listeners().stream().anyMatch(l -> l.transport() == Transport.TLS)) {
-            if (t.cert() == null || t.key() == null && !KeyMaterial.isPkcs12(t.cert())) {
+        for (ListenerConfig l : c.listeners()) {
+            String name = l.transport().configName();
+            if (l.transport().secure() && (t.cert() == null || t.key() == null && !KeyMaterial.isPkcs12(t.cert()))) {
                 throw new IllegalArgumentException((t.cert() == null ? "tls.cert" : "tls.key")
-                        + ": needed by the tls listener (java -jar sipcrypt-server.jar certs --out DIR makes lab files)");
+                        + ": needed by the " + name + " listener (java -jar sipcrypt-server.jar certs --out DIR makes lab files)");
             }
-            if (c.transportImpl() != TransportImpl.NETTY) {
-                throw new IllegalArgumentException("listen: tls needs the netty transport, not "
+            if ((l.transport().secure() || l.transport().webSocket()) && c.transportImpl() != TransportImpl.NETTY) {
+                throw new IllegalArgumentException("listen: " + name + " needs the netty transport, not "
                         + c.transportImpl().configName() + " (expected transport.impl=netty)");
             }
+        }
+        if (c.webSocket().maxFrameBytes() > c.maxMessageBytes()) {
+            throw new IllegalArgumentException("ws.maxFrameBytes: " + c.webSocket().maxFrameBytes()
+                    + " is above sip.maxMessageBytes " + c.maxMessageBytes() + " (expected at most sip.maxMessageBytes)");
         }
         readable("tls.cert", t.cert(), " (expected a PEM file)");
         readable("tls.key", t.key(), " (expected a PEM file)");
