@@ -33,7 +33,7 @@ class SdpOnlyPeerConnection extends EventTarget {
       `m=audio 9 RTP/AVP ${payload}`, `a=rtpmap:${payload} ${rtpmap}`, 'a=sendrecv', ''].join('\r\n');
   }
   async createOffer() {
-    return { type: 'offer', sdp: SdpOnlyPeerConnection.sdp(0, 'PCMU/8000') };
+    return { type: 'offer', sdp: SdpOnlyPeerConnection.sdp(111, 'opus/48000/2') };
   }
   async createAnswer() {
     const offer = this.remoteDescription ? this.remoteDescription.sdp : '';
@@ -87,7 +87,7 @@ ua.on('newRTCSession', (e) => {
   if (e.originator !== 'remote') {
     return;
   }
-  console.log(`incoming ${e.request.from.uri.toString()} via ${e.request.getHeader('Via')}`);
+  console.log(`incoming ${e.request.from.uri.toString()} via ${e.request.getHeaders("Via").join(",")} rr ${e.request.getHeaders("Record-Route").join(",")}`);
   follow(e.session);
   e.session.answer(noMedia);
 });
