@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -34,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * client has sent nothing for {@code ws.pingInterval} it gets a ping, and when it stays silent for
  * another interval the connection closes ({@code transport.ws.refused{reason=ping_timeout}}). A
  * message beyond {@code ws.maxFrameBytes} or a broken frame closes the connection (the WebSocket
- * decoder has sent close status 1009 or 1002), counted as {@code transport.ws.refused{reason}}.
+ * decoder has sent close status 1009 or 1002), counted as {@code transport.ws.refused{reason}}; a
+ * connection that closes inside a fragmented message is counted as
+ * {@code sip.messages.dropped{reason=ws_incomplete}}, and an empty message as {@code reason=ws_empty}.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
 final class WebSocketSipHandler extends ChannelDuplexHandler {
@@ -126,6 +129,12 @@ final class WebSocketSipHandler extends ChannelDuplexHandler {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof PrematureChannelClosureException) {
+            // the client closed in the middle of a fragmented message: nothing to answer
+            counters.messageDropped("ws_incomplete");
+            log.debug("{} {}: closed inside a fragmented message", listener, ctx.channel().remoteAddress());
+            return;
+        }
         String reason = frameError(cause);
         if (reason == null) {
             ctx.fireExceptionCaught(cause);
