@@ -134,7 +134,7 @@ public enum Setting {
             (b, k, v) -> b.webSocket(new WebSocketLimits(b.webSocket().allowedOrigins(),
                     integer(k, one(k, v), 1024, 16 * 1024 * 1024), b.webSocket().pingInterval()))),
     WS_PING_INTERVAL("ws.pingInterval", Kind.SINGLE, "DURATION",
-            "A WebSocket connection silent this long gets a ping; one silent for another interval is closed.",
+            "A WebSocket connection silent this long (at least 1s) gets a ping; one silent for another interval is closed.",
             c -> shown(c.webSocket().pingInterval()),
             (b, k, v) -> b.webSocket(new WebSocketLimits(b.webSocket().allowedOrigins(), b.webSocket().maxFrameBytes(),
                     duration(k, one(k, v), false)))),

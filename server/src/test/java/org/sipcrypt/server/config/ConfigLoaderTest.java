@@ -99,7 +99,7 @@ class ConfigLoaderTest {
     @CsvSource(delimiter = '|', value = {
         "an unknown transport in the second listener names listen[1]"
             + " | listen=udp:127.0.0.1:5060 listen=sctp:127.0.0.1:5060"
-            + " | listen[1]: unknown transport \"sctp\" (expected udp, tcp or tls)",
+            + " | listen[1]: unknown transport \"sctp\" (expected udp, tcp, tls, ws or wss)",
         "a single-valued key given twice is refused | mode=proxy mode=redirect"
             + " | mode: 2 values given (expected exactly one)",
         "an unknown mode names the key | mode=forward | mode: unknown mode \"forward\" (expected proxy or redirect)",
