@@ -227,7 +227,7 @@ public record ServerConfig(
         private HttpConfig.Builder http = new HttpConfig.Builder();
         private AuthConfig.Builder auth = new AuthConfig.Builder();
         private TlsConfig.Builder tls = new TlsConfig.Builder();
-        private WebSocketLimits webSocket = WebSocketLimits.defaults();
+        private WebSocketLimits.Builder webSocket = new WebSocketLimits.Builder();
 
         public Builder listeners(List<ListenerConfig> v) { listeners = v; return this; }
         public Builder dataDir(Path v) { dataDir = v; return this; }
@@ -269,10 +269,10 @@ public record ServerConfig(
         public Builder http(HttpConfig v) { http = v.toBuilder(); return this; }
         public Builder auth(AuthConfig v) { auth = v.toBuilder(); return this; }
         public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
-        public Builder webSocket(WebSocketLimits v) { webSocket = v; return this; }
+        public Builder webSocket(WebSocketLimits v) { webSocket = v.toBuilder(); return this; }
 
-        /** The WebSocket settings as they stand. */
-        public WebSocketLimits webSocket() {
+        /** The WebSocket settings, to change in place. */
+        public WebSocketLimits.Builder webSocket() {
             return webSocket;
         }
 
@@ -323,7 +323,7 @@ public record ServerConfig(
                     fastPath, minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
                     dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), http.build(), auth.build(), tls.build(),
-                    webSocket);
+                    webSocket.build());
             ServerConfigChecks.check(c);
             return c;
         }

@@ -9,7 +9,6 @@ import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.ConnectionPattern;
-import org.sipcrypt.server.transport.Transport;
 
 /**
  * The checks that tie the records of one {@link ServerConfig} together (each record checks its own
@@ -139,10 +138,6 @@ final class ServerConfigChecks {
                 throw new IllegalArgumentException("listen: " + name + " needs the netty transport, not "
                         + c.transportImpl().configName() + " (expected transport.impl=netty)");
             }
-        }
-        if (c.webSocket().maxFrameBytes() > c.maxMessageBytes()) {
-            throw new IllegalArgumentException("ws.maxFrameBytes: " + c.webSocket().maxFrameBytes()
-                    + " is above sip.maxMessageBytes " + c.maxMessageBytes() + " (expected at most sip.maxMessageBytes)");
         }
         readable("tls.cert", t.cert(), " (expected a PEM file)");
         readable("tls.key", t.key(), " (expected a PEM file)");

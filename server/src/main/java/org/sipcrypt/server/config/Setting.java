@@ -125,19 +125,16 @@ public enum Setting {
                     + " any; none by default, so a browser is refused (403) until its page's origin is listed. An"
                     + " upgrade without Origin (not a browser) is accepted.",
             c -> c.webSocket().allowedOrigins(),
-            (b, k, v) -> b.webSocket(new WebSocketLimits(items(k, v, Setting::origin), b.webSocket().maxFrameBytes(),
-                    b.webSocket().pingInterval()))),
+            (b, k, v) -> b.webSocket().allowedOrigins(items(k, v, Setting::origin))),
     WS_MAX_FRAME_BYTES("ws.maxFrameBytes", Kind.SINGLE, "BYTES",
             "Largest WebSocket message (one frame, or the frames of a fragmented one together); a larger one closes"
-                    + " its connection with status 1009. At most sip.maxMessageBytes.",
+                    + " its connection with status 1009. sip.maxMessageBytes bounds it too.",
             c -> shown(c.webSocket().maxFrameBytes()),
-            (b, k, v) -> b.webSocket(new WebSocketLimits(b.webSocket().allowedOrigins(),
-                    integer(k, one(k, v), 1024, 16 * 1024 * 1024), b.webSocket().pingInterval()))),
+            (b, k, v) -> b.webSocket().maxFrameBytes(integer(k, one(k, v), 1024, 16 * 1024 * 1024))),
     WS_PING_INTERVAL("ws.pingInterval", Kind.SINGLE, "DURATION",
             "A WebSocket connection silent this long (at least 1s) gets a ping; one silent for another interval is closed.",
             c -> shown(c.webSocket().pingInterval()),
-            (b, k, v) -> b.webSocket(new WebSocketLimits(b.webSocket().allowedOrigins(), b.webSocket().maxFrameBytes(),
-                    duration(k, one(k, v), false)))),
+            (b, k, v) -> b.webSocket().pingInterval(duration(k, one(k, v), false))),
     SIP_WORKERS("sip.workers", Kind.SINGLE, "N",
             "SIP worker lanes, one thread each; the messages of one call stay on one lane. More lanes than cores"
                     + " costs CPU per call: each message then mostly wakes an idle lane.",

@@ -19,15 +19,16 @@ import java.util.Objects;
  * client that is not a browser) is accepted either way.
  * Threading: immutable.
  *
+ * @param maxFrameBytes  largest WebSocket message accepted, one frame or the frames of a fragmented
+ *                       one together; a larger one closes its connection (status 1009). The
+ *                       transport bounds it by {@code sip.maxMessageBytes} too
+ * @param pingInterval   a connection that has sent nothing for this long gets a WebSocket ping; one
+ *                       silent for another interval after it is closed
  * @param allowedOrigins origins ({@code scheme://host[:port]}, lower case) whose upgrades are
  *                       accepted, or the single entry {@code *} for any; empty accepts none that
  *                       carries an {@code Origin}
- * @param maxFrameBytes  largest WebSocket message accepted, one frame or the frames of a fragmented
- *                       one together; a larger one closes its connection (status 1009)
- * @param pingInterval   a connection that has sent nothing for this long gets a WebSocket ping; one
- *                       silent for another interval after it is closed
  */
-public record WebSocketLimits(List<String> allowedOrigins, int maxFrameBytes, Duration pingInterval) {
+public record WebSocketLimits(int maxFrameBytes, Duration pingInterval, List<String> allowedOrigins) {
 
     /** The entry of {@link #allowedOrigins} that accepts any origin. */
     public static final String ANY_ORIGIN = "*";
@@ -55,7 +56,30 @@ public record WebSocketLimits(List<String> allowedOrigins, int maxFrameBytes, Du
 
     /** No origin-bearing upgrade accepted, 65,535-byte messages, a ping after 30 s of silence. */
     public static WebSocketLimits defaults() {
-        return new WebSocketLimits(List.of(), 65_535, Duration.ofSeconds(30));
+        return new Builder().build();
+    }
+
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder().maxFrameBytes(maxFrameBytes).pingInterval(pingInterval).allowedOrigins(allowedOrigins);
+    }
+
+    /**
+     * Named settings for a {@link WebSocketLimits}, starting from the defaults; {@link #build} checks them.
+     * Threading: not thread-safe; one per configuration being built.
+     */
+    public static final class Builder {
+        private int maxFrameBytes = 65_535;
+        private Duration pingInterval = Duration.ofSeconds(30);
+        private List<String> allowedOrigins = List.of();
+
+        public Builder maxFrameBytes(int v) { maxFrameBytes = v; return this; }
+        public Builder pingInterval(Duration v) { pingInterval = v; return this; }
+        public Builder allowedOrigins(List<String> v) { allowedOrigins = v; return this; }
+
+        public WebSocketLimits build() {
+            return new WebSocketLimits(maxFrameBytes, pingInterval, allowedOrigins);
+        }
     }
 
     /**

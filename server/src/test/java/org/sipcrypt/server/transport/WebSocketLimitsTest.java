@@ -32,11 +32,11 @@ class WebSocketLimitsTest {
 
     @Test
     void listedOriginsAndTheWildcardAreAccepted() {
-        WebSocketLimits listed = new WebSocketLimits(List.of("https://phone.example.com"), 4096, Duration.ofSeconds(30));
+        WebSocketLimits listed = new WebSocketLimits(4096, Duration.ofSeconds(30), List.of("https://phone.example.com"));
         assertTrue(listed.originAllowed("HTTPS://Phone.Example.com"));
         assertFalse(listed.originAllowed("https://phone.example.com:8443"));
         assertFalse(listed.originAllowed("null"));
-        assertTrue(new WebSocketLimits(List.of("*"), 4096, Duration.ofSeconds(30)).originAllowed("https://any.example"));
+        assertTrue(new WebSocketLimits(4096, Duration.ofSeconds(30), List.of("*")).originAllowed("https://any.example"));
     }
 
     @Test
@@ -52,8 +52,11 @@ class WebSocketLimitsTest {
                 () -> ConfigLoader.load(null, Map.of("ws.allowedOrigins", List.of("https://phone.example.com/app"))));
         assertTrue(origin.getMessage().contains("ws.allowedOrigins"), origin.getMessage());
         ConfigException frame = assertThrows(ConfigException.class,
-                () -> ConfigLoader.load(null, Map.of("ws.maxFrameBytes", List.of("100000"))));
-        assertTrue(frame.getMessage().contains("sip.maxMessageBytes"), frame.getMessage());
+                () -> ConfigLoader.load(null, Map.of("ws.maxFrameBytes", List.of("100"))));
+        assertTrue(frame.getMessage().startsWith("ws.maxFrameBytes"), frame.getMessage());
+        ConfigException ping = assertThrows(ConfigException.class,
+                () -> ConfigLoader.load(null, Map.of("ws.pingInterval", List.of("500ms"))));
+        assertTrue(ping.getMessage().contains("ws.pingInterval"), ping.getMessage());
         ConfigException wss = assertThrows(ConfigException.class,
                 () -> ConfigLoader.load(null, Map.of("listen", List.of("wss:127.0.0.1:8443"))));
         assertTrue(wss.getMessage().contains("tls.cert"), wss.getMessage());

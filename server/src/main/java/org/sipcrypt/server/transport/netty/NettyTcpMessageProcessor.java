@@ -118,7 +118,8 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         }
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         if (kind().webSocket()) {
-            WebSocketStage.addTo(ch.pipeline(), s.webSocket(), transport().counters(), toString(), sip::closeReason);
+            WebSocketStage.addTo(ch.pipeline(), s.webSocket(), Math.min(s.webSocket().maxFrameBytes(), s.maxMessageBytes()),
+                    transport().counters(), toString(), sip::closeReason);
             ch.pipeline().addLast("sip", sip);
             return;
         }

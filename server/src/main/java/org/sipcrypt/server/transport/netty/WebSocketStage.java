@@ -17,7 +17,7 @@ import org.sipcrypt.server.transport.WebSocketLimits;
  * The stages a {@code ws} or {@code wss} connection has where a TCP one has its framer (RFC 7118):
  * the HTTP codec for the upgrade request (headers bounded at 8 KiB, no body), the
  * {@link WebSocketUpgradeCheck}, Netty's WebSocket handshaker and frame codec (subprotocol
- * {@code sip}, any path, masked client frames required, {@code ws.maxFrameBytes} per frame, pings
+ * {@code sip}, any path, masked client frames required, {@code ws.maxFrameBytes} per frame, or {@code sip.maxMessageBytes} when smaller, pings
  * answered, the upgrade due within 10 s), the frame aggregator (fragmented messages, the same bound
  * in all) and the {@link WebSocketSipHandler}, with a reader-idle timer of {@code ws.pingInterval}
  * for its pings. The SIP connection handler follows, as on TCP.
@@ -33,9 +33,14 @@ final class WebSocketStage {
     private WebSocketStage() {
     }
 
-    /** Adds the WebSocket stages at the end of {@code p}. */
-    static void addTo(ChannelPipeline p, WebSocketLimits limits, TransportCounters counters, String listener,
-                      Consumer<String> closeReason) {
+    /**
+     * Adds the WebSocket stages at the end of {@code p}.
+     *
+     * @param maxMessageBytes the bound on one WebSocket message: {@code ws.maxFrameBytes}, or
+     *                        {@code sip.maxMessageBytes} when that is smaller
+     */
+    static void addTo(ChannelPipeline p, WebSocketLimits limits, int maxMessageBytes, TransportCounters counters,
+                      String listener, Consumer<String> closeReason) {
         p.addLast("ws-ping", new IdleStateHandler(limits.pingInterval().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
         p.addLast("http", new HttpServerCodec(4096, MAX_UPGRADE_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(0));
@@ -48,7 +53,7 @@ final class WebSocketStage {
                 .handleCloseFrames(true)
                 .dropPongFrames(true)
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
-                        .maxFramePayloadLength(limits.maxFrameBytes())
+                        .maxFramePayloadLength(maxMessageBytes)
                         .expectMaskedFrames(true)
                         .allowMaskMismatch(false)
                         .allowExtensions(false)
@@ -57,7 +62,7 @@ final class WebSocketStage {
                         .build())
                 .build();
         p.addLast("ws", new WebSocketServerProtocolHandler(config));
-        p.addLast("ws-aggregator", new WebSocketFrameAggregator(limits.maxFrameBytes()));
+        p.addLast("ws-aggregator", new WebSocketFrameAggregator(maxMessageBytes));
         p.addLast("ws-sip", new WebSocketSipHandler(counters, listener, closeReason));
     }
 }

@@ -31,7 +31,7 @@ import org.sipcrypt.server.transport.WebSocketLimits;
 class WebSocketFuzzTest {
 
     private static final long SEED = 0x5157_7e57L;
-    private static final int CASES = 3000;
+    private static final int CASES = 2000;
     private static final int MAX_FRAME_BYTES = 1024;
 
     @Test

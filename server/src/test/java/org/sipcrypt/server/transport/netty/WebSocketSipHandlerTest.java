@@ -103,8 +103,8 @@ class WebSocketSipHandlerTest {
 
     @Test
     void upgradeChecksSubprotocolAndOrigin() {
-        WebSocketLimits limits = new WebSocketLimits(List.of("https://phone.example.test"), 4096,
-                java.time.Duration.ofSeconds(30));
+        WebSocketLimits limits = new WebSocketLimits(4096, java.time.Duration.ofSeconds(30),
+                List.of("https://phone.example.test"));
         WebSocketUpgradeCheck check = new WebSocketUpgradeCheck(limits, counters, "ws:127.0.0.1:8080", reasons::add);
         assertNull(check.problem(upgrade("sip", null)));
         assertNull(check.problem(upgrade("xmpp, sip", "https://PHONE.example.test")));
