@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * one WebSocket message, of the kind the client last sent (text until it has sent one), so a client
  * that speaks binary is answered in binary. Keeps the connection alive the WebSocket way: when the
  * client has sent nothing for {@code ws.pingInterval} it gets a ping, and when it stays silent for
- * another interval the connection closes ({@code transport.ws.refused{reason=ping_timeout}}). A
+ * another interval the connection closes ({@code transport.ws.refused{reason=ping_timeout}}); one that
+ * has sent no upgrade request within the interval is closed at once ({@code reason=handshake_timeout}). A
  * message beyond {@code ws.maxFrameBytes} or a broken frame closes the connection (the WebSocket
  * decoder has sent close status 1009 or 1002), counted as {@code transport.ws.refused{reason}}; a
  * connection that closes inside a fragmented message is counted as
@@ -49,6 +50,7 @@ final class WebSocketSipHandler extends ChannelDuplexHandler {
     private final String listener;
     private final Consumer<String> closeReason;
     private boolean binary;
+    private boolean upgraded;
 
     /**
      * @param listener    the listener, for the log ({@code wss:127.0.0.1:8443})
@@ -107,6 +109,7 @@ final class WebSocketSipHandler extends ChannelDuplexHandler {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete done) {
+            upgraded = true;
             if (ctx.pipeline().get(WebSocketUpgradeCheck.class) != null) {
                 ctx.pipeline().remove(WebSocketUpgradeCheck.class);
             }
@@ -115,7 +118,11 @@ final class WebSocketSipHandler extends ChannelDuplexHandler {
         } else if (evt == WebSocketServerProtocolHandler.ServerHandshakeStateEvent.HANDSHAKE_TIMEOUT) {
             refused(ctx, "handshake_timeout", "no WebSocket upgrade in time");
         } else if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
-            if (idle.isFirst()) {
+            if (!upgraded) {
+                // connected, but no upgrade request within an interval: not a WebSocket client
+                refused(ctx, "handshake_timeout", "no WebSocket upgrade request within ws.pingInterval");
+                ctx.close();
+            } else if (idle.isFirst()) {
                 ctx.writeAndFlush(new PingWebSocketFrame());
             } else {
                 // silent for a whole interval after the ping: the client is gone (RFC 6455 §5.5.2)

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -90,6 +91,8 @@ class WebSocketSipHandlerTest {
     @Test
     void silentClientGetsAPingThenIsClosed() {
         EmbeddedChannel ch = sipChannel();
+        ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete("/",
+                new io.netty.handler.codec.http.DefaultHttpHeaders(), "sip"));
         ch.pipeline().fireUserEventTriggered(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT);
         WebSocketFrame ping = ch.readOutbound();
         assertInstanceOf(PingWebSocketFrame.class, ping);
@@ -99,6 +102,15 @@ class WebSocketSipHandlerTest {
         assertFalse(ch.isOpen());
         assertEquals(List.of("ws_ping_timeout"), reasons);
         assertEquals(1, counters.value("transport.ws.refused", "reason", "ping_timeout"));
+    }
+
+    @Test
+    void connectionWithoutUpgradeRequestIsClosedAfterOneInterval() {
+        EmbeddedChannel ch = sipChannel();
+        ch.pipeline().fireUserEventTriggered(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT);
+        assertNull(ch.readOutbound());
+        assertFalse(ch.isOpen());
+        assertEquals(1, counters.value("transport.ws.refused", "reason", "handshake_timeout"));
     }
 
     @Test
