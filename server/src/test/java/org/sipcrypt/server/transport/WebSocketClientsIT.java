@@ -41,7 +41,8 @@ import picocli.CommandLine;
  * {@code .invalid} host nothing could dial, RFC 7118 §5). Before the calls, the JDK's WebSocket
  * client sends what the listeners refuse: no {@code sip} subprotocol (400), an Origin not in
  * {@code ws.allowedOrigins} (403), a message above {@code ws.maxFrameBytes} (close 1009); each is
- * counted in {@code transport.ws.refused{reason}} and costs the registered clients nothing.
+ * counted in {@code transport.ws.refused{reason}} and costs the registered clients nothing. Last,
+ * a WebSocket client whose connection has closed is not reachable: its caller gets 430 Flow Failed.
  * Threading: JUnit's test thread drives the clients; each client's output is read on a thread of its own.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -158,6 +159,25 @@ class WebSocketClientsIT {
         carol.awaitConfirmed();
         bob.hangup();
         assertEquals("ended remote Terminated", carol.awaitEnded(), carol.describe());
+    }
+
+    /**
+     * RFC 7118 §5: once the WebSocket a client registered over has closed, its binding (Contact on a
+     * {@code .invalid} host) cannot be reached and nothing is dialled. JsSIP registers as an RFC 5626
+     * outbound client ({@code reg-id}, {@code +sip.instance}), so the caller gets 430 Flow Failed.
+     */
+    @Test
+    @Order(6)
+    void jsSipWhoseWebSocketClosedIsNotReachable() throws Exception {
+        carol.close();
+        carol = null;
+        Await.until(() -> server.server().registry().get("transport.connections.current").tag("transport", "wss")
+                .gauge().value() == 0, Duration.ofSeconds(10), () -> server.server().statsLine());
+        bob.dial("sip:carol@" + server.hostPort(Transport.TLS));
+        String failed = bob.awaitCallFailed();
+        assertTrue(failed.contains("430 Flow Failed"), failed);
+        assertTrue(server.server().registry().get("sip.flows.failed").tag("reason", "closed").counter().count() >= 1,
+                server.server().statsLine());
     }
 
     private static WebSocket.Builder ws() {
