@@ -22,6 +22,10 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 # real softphones for SoftphoneCallsIT: baresip and linphonec
 command -v baresip >/dev/null 2>&1 || need+=(baresip-core)
 command -v linphonec >/dev/null 2>&1 || need+=(linphone-cli)
+# JsSIP over WebSocket (WebSocketClientsIT): Node and npm, which installs jssip and
+# jssip-node-websocket into server/target/jssip when the test runs
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 # the lab's Kamailio server under test (KamailioServerIT): the proxy and its TLS module
 command -v kamailio >/dev/null 2>&1 || [ -x /usr/sbin/kamailio ] || need+=(kamailio)
 compgen -G '/usr/lib/*/kamailio/modules/tls.so' >/dev/null || need+=(kamailio-tls-modules)

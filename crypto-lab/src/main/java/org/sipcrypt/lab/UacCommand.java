@@ -190,7 +190,7 @@ final class UacCommand extends LabCommand {
     }
 
     private UacOptions options() throws IOException {
-        Transport t = Transport.parse(transport);
+        Transport t = org.sipcrypt.lab.scenario.Leg.labTransport(transport);
         ConnectionPattern pattern;
         try {
             pattern = ConnectionPattern.parse(connection);

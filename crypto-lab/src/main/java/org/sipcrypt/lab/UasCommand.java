@@ -87,7 +87,7 @@ final class UasCommand extends LabCommand {
                 if (colon <= 0) {
                     throw new IllegalArgumentException("--listen: \"" + l + "\" (expected udp|tcp|tls:HOST:PORT)");
                 }
-                listeners.add(new Object[] {Transport.parse(l.substring(0, colon).toLowerCase(Locale.ROOT)),
+                listeners.add(new Object[] {org.sipcrypt.lab.scenario.Leg.labTransport(l.substring(0, colon).toLowerCase(Locale.ROOT)),
                     UacCommand.hostPort("--listen", l.substring(colon + 1))});
             }
             if (duration != null) {

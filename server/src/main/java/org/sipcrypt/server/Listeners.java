@@ -67,8 +67,8 @@ final class Listeners {
                 continue;
             }
             List<String> insecure = transport.settings().tls().insecureProviders();
-            if (l.transport() == Transport.TLS && !insecure.isEmpty()) {
-                log.warn("tls listener {} offers insecure suites {} (tls.allowInsecure, lab only)", listener, insecure);
+            if (l.transport().secure() && !insecure.isEmpty()) {
+                log.warn("{} listener {} offers insecure suites {} (tls.allowInsecure, lab only)", l.transport().configName(), listener, insecure);
             }
         }
         if (transport == null) {

@@ -412,7 +412,8 @@ public final class SipcryptServer implements AutoCloseable {
         return new TransportSettings(config.ioThreads(), config.maxMessageBytes(), config.tcpIdleTimeout(),
                 config.tcpMaxConnections(), config.tcpConnectTimeout(), config.tcpConnectFailureHold(),
                 new ConnectionPolicy(config.tcpConnection(), byTarget), listenerTls, peerTls,
-                config.tcpLimits().streamLimits(config.auth().trustedPeers()), config.fastPath());
+                config.tcpLimits().streamLimits(config.auth().trustedPeers()), config.fastPath(),
+                config.webSocket());
     }
 
     /**

@@ -28,6 +28,27 @@ public record Leg(Transport transport, ConnectionPattern connection, boolean ses
     public Leg {
         Objects.requireNonNull(transport, "transport");
         Objects.requireNonNull(connection, "connection");
+        if (transport.webSocket()) {
+            throw new IllegalArgumentException(noWebSocket(transport));
+        }
+    }
+
+    /**
+     * A transport the lab's load generator runs, read from {@code text} in any case: udp, tcp or tls.
+     *
+     * @throws IllegalArgumentException naming the value when it is no transport, or ws/wss (not built in the lab)
+     */
+    public static Transport labTransport(String text) {
+        Transport t = Transport.parse(text);
+        if (t.webSocket()) {
+            throw new IllegalArgumentException(noWebSocket(t));
+        }
+        return t;
+    }
+
+    private static String noWebSocket(Transport t) {
+        return "transport \"" + t.configName() + "\": the lab's load generator has no WebSocket transport"
+                + " (expected udp, tcp or tls)";
     }
 
     /** Whether the leg carries the compared cipher. */

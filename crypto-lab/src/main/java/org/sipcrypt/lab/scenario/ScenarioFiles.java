@@ -112,7 +112,7 @@ public final class ScenarioFiles {
         Transport t;
         ConnectionPattern c;
         try {
-            t = Transport.parse(str(m, "transport", "tls").toLowerCase(Locale.ROOT));
+            t = Leg.labTransport(str(m, "transport", "tls").toLowerCase(Locale.ROOT));
             c = ConnectionPattern.parse(str(m, "connection", "persistent"));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(key + ": " + e.getMessage(), e);

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.WebSocketLimits;
 
 /**
  * The whole server configuration, immutable once the server starts. Every component has one key,
@@ -62,6 +63,7 @@ import org.sipcrypt.server.transport.Transport;
  * @param http               the HTTP listener for {@code /metrics} and {@code /health}
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
+ * @param webSocket          the ws and wss listeners: origins accepted, message size, keep-alive pings
  */
 public record ServerConfig(
         List<ListenerConfig> listeners,
@@ -102,9 +104,11 @@ public record ServerConfig(
         LimitsConfig limits,
         HttpConfig http,
         AuthConfig auth,
-        TlsConfig tls) {
+        TlsConfig tls,
+        WebSocketLimits webSocket) {
 
     public ServerConfig {
+        Objects.requireNonNull(webSocket, "webSocket");
         listeners = List.copyOf(Objects.requireNonNull(listeners, "listeners"));
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(dbUser, "dbUser");
@@ -166,7 +170,8 @@ public record ServerConfig(
                 .maxContacts(maxContacts).maxBindings(maxBindings).locationCache(locationCache)
                 .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
-        return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).http(http).auth(auth).tls(tls);
+        return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).http(http).auth(auth).tls(tls)
+                .webSocket(webSocket);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -222,6 +227,7 @@ public record ServerConfig(
         private HttpConfig.Builder http = new HttpConfig.Builder();
         private AuthConfig.Builder auth = new AuthConfig.Builder();
         private TlsConfig.Builder tls = new TlsConfig.Builder();
+        private WebSocketLimits.Builder webSocket = new WebSocketLimits.Builder();
 
         public Builder listeners(List<ListenerConfig> v) { listeners = v; return this; }
         public Builder dataDir(Path v) { dataDir = v; return this; }
@@ -263,6 +269,12 @@ public record ServerConfig(
         public Builder http(HttpConfig v) { http = v.toBuilder(); return this; }
         public Builder auth(AuthConfig v) { auth = v.toBuilder(); return this; }
         public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
+        public Builder webSocket(WebSocketLimits v) { webSocket = v.toBuilder(); return this; }
+
+        /** The WebSocket settings, to change in place. */
+        public WebSocketLimits.Builder webSocket() {
+            return webSocket;
+        }
 
         /** The database circuit breaker's settings, to change in place. */
         public DbBreakerConfig.Builder dbBreaker() {
@@ -310,7 +322,8 @@ public record ServerConfig(
                     tcpConnectTimeout, tcpConnectFailureHold, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
                     fastPath, minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
-                    dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), http.build(), auth.build(), tls.build());
+                    dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), http.build(), auth.build(), tls.build(),
+                    webSocket.build());
             ServerConfigChecks.check(c);
             return c;
         }

@@ -9,7 +9,6 @@ import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.ConnectionPattern;
-import org.sipcrypt.server.transport.Transport;
 
 /**
  * The checks that tie the records of one {@link ServerConfig} together (each record checks its own
@@ -129,13 +128,14 @@ final class ServerConfigChecks {
      */
     private static void tls(ServerConfig c) {
         TlsConfig t = c.tls();
-        if (c.listeners().stream().anyMatch(l -> l.transport() == Transport.TLS)) {
-            if (t.cert() == null || t.key() == null && !KeyMaterial.isPkcs12(t.cert())) {
+        for (ListenerConfig l : c.listeners()) {
+            String name = l.transport().configName();
+            if (l.transport().secure() && (t.cert() == null || t.key() == null && !KeyMaterial.isPkcs12(t.cert()))) {
                 throw new IllegalArgumentException((t.cert() == null ? "tls.cert" : "tls.key")
-                        + ": needed by the tls listener (java -jar sipcrypt-server.jar certs --out DIR makes lab files)");
+                        + ": needed by the " + name + " listener (java -jar sipcrypt-server.jar certs --out DIR makes lab files)");
             }
-            if (c.transportImpl() != TransportImpl.NETTY) {
-                throw new IllegalArgumentException("listen: tls needs the netty transport, not "
+            if ((l.transport().secure() || l.transport().webSocket()) && c.transportImpl() != TransportImpl.NETTY) {
+                throw new IllegalArgumentException("listen: " + name + " needs the netty transport, not "
                         + c.transportImpl().configName() + " (expected transport.impl=netty)");
             }
         }

@@ -20,6 +20,7 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.sipcrypt.server.transport.ConnectionPattern;
+import org.sipcrypt.server.transport.WebSocketLimits;
 
 /**
  * The table of settings: each one's key in the file, its command-line option, how its value is
@@ -119,6 +120,21 @@ public enum Setting {
             "Largest SIP message accepted (1024 to 16 MiB); a larger one is dropped (UDP) or closes its connection"
                     + " (TCP, TLS).",
             c -> shown(c.maxMessageBytes()), (b, k, v) -> b.maxMessageBytes(integer(k, one(k, v), 1024, 16 * 1024 * 1024))),
+    WS_ALLOWED_ORIGINS("ws.allowedOrigins", Kind.REPEATABLE, "ORIGIN",
+            "Origins (https://phone.example.com) whose WebSocket upgrades the ws and wss listeners accept, or * for"
+                    + " any; none by default, so a browser is refused (403) until its page's origin is listed. An"
+                    + " upgrade without Origin (not a browser) is accepted.",
+            c -> c.webSocket().allowedOrigins(),
+            (b, k, v) -> b.webSocket().allowedOrigins(items(k, v, Setting::origin))),
+    WS_MAX_FRAME_BYTES("ws.maxFrameBytes", Kind.SINGLE, "BYTES",
+            "Largest WebSocket message (one frame, or the frames of a fragmented one together); a larger one closes"
+                    + " its connection with status 1009. sip.maxMessageBytes bounds it too.",
+            c -> shown(c.webSocket().maxFrameBytes()),
+            (b, k, v) -> b.webSocket().maxFrameBytes(integer(k, one(k, v), 1024, 16 * 1024 * 1024))),
+    WS_PING_INTERVAL("ws.pingInterval", Kind.SINGLE, "DURATION",
+            "A WebSocket connection silent this long (at least 1s) gets a ping; one silent for another interval is closed.",
+            c -> shown(c.webSocket().pingInterval()),
+            (b, k, v) -> b.webSocket().pingInterval(duration(k, one(k, v), false))),
     SIP_WORKERS("sip.workers", Kind.SINGLE, "N",
             "SIP worker lanes, one thread each; the messages of one call stay on one lane. More lanes than cores"
                     + " costs CPU per call: each message then mostly wakes an idle lane.",
@@ -532,6 +548,19 @@ public enum Setting {
     }
 
     /** Address blocks, or none at all when the one value is {@code none}. */
+    /** An entry of {@code ws.allowedOrigins}: {@code *}, or an origin as browsers send it, kept in lower case. */
+    private static String origin(String text) {
+        if (text.trim().equals(WebSocketLimits.ANY_ORIGIN)) {
+            return WebSocketLimits.ANY_ORIGIN;
+        }
+        String o = WebSocketLimits.origin(text);
+        if (o == null) {
+            throw new IllegalArgumentException("\"" + text + "\" is not an origin (expected SCHEME://HOST[:PORT],"
+                    + " no path, e.g. https://phone.example.com, or *)");
+        }
+        return o;
+    }
+
     private static List<AddressBlock> addressBlocksOrNone(String key, List<String> values) throws ConfigException {
         if (values.size() == 1 && values.get(0).trim().equalsIgnoreCase("none")) {
             return List.of();

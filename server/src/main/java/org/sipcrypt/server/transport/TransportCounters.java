@@ -101,6 +101,16 @@ public final class TransportCounters {
         count("transport.connections.closed", "reason", reason);
     }
 
+    /**
+     * A WebSocket connection refused or closed for what its client sent (RFC 7118, RFC 6455):
+     * {@code transport.ws.refused{reason}}, reasons {@code not_websocket}, {@code subprotocol},
+     * {@code origin}, {@code handshake_timeout}, {@code frame_too_large}, {@code bad_frame},
+     * {@code ping_timeout}.
+     */
+    public void webSocketRefused(String reason) {
+        count("transport.ws.refused", "reason", reason);
+    }
+
     /** A connection opened, {@code inbound} or {@code outbound}. */
     public void connectionOpened(String direction) {
         count("transport.connections.opened", "direction", direction);

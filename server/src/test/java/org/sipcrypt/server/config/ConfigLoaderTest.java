@@ -99,7 +99,7 @@ class ConfigLoaderTest {
     @CsvSource(delimiter = '|', value = {
         "an unknown transport in the second listener names listen[1]"
             + " | listen=udp:127.0.0.1:5060 listen=sctp:127.0.0.1:5060"
-            + " | listen[1]: unknown transport \"sctp\" (expected udp, tcp or tls)",
+            + " | listen[1]: unknown transport \"sctp\" (expected udp, tcp, tls, ws or wss)",
         "a single-valued key given twice is refused | mode=proxy mode=redirect"
             + " | mode: 2 values given (expected exactly one)",
         "an unknown mode names the key | mode=forward | mode: unknown mode \"forward\" (expected proxy or redirect)",
@@ -411,12 +411,13 @@ class ConfigLoaderTest {
     void everySettingHasOneKeyAndAKebabCaseOption() {
         // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload,
         // source limits and http records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 7 + AuthConfig.class.getRecordComponents().length
+        assertEquals(ServerConfig.class.getRecordComponents().length - 8 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
                 + OverloadConfig.class.getRecordComponents().length
                 + LimitsConfig.class.getRecordComponents().length
                 + HttpConfig.class.getRecordComponents().length
+                + org.sipcrypt.server.transport.WebSocketLimits.class.getRecordComponents().length
                 + 2, ConfigLoader.settings().size()); // tls.preset and auth.preset set several components at once
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {

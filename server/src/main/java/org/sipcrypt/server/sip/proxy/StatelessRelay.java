@@ -260,7 +260,8 @@ public final class StatelessRelay implements EarlyRelays {
      * Where the next hop {@code uri} is, when it names an IPv4 address over {@code over}: over UDP,
      * a {@code sip:} URI with no transport parameter or {@code transport=udp}; over TCP, a {@code sip:}
      * URI with {@code transport=tcp}; over TLS, a {@code sips:} URI with no transport parameter or
-     * {@code transport=tcp} or {@code tls}, or a {@code sip:} URI with {@code transport=tls}; else null.
+     * {@code transport=tcp} or {@code tls}, or a {@code sip:} URI with {@code transport=tls}; never over
+     * WS or WSS; else null.
      */
     private static InetSocketAddress address(SipUriText uri, Transport over) {
         String transport = uri.param("transport");
@@ -270,6 +271,8 @@ public final class StatelessRelay implements EarlyRelays {
             case TCP -> !uri.secure() && transport != null && transport.equalsIgnoreCase("tcp");
             case TLS -> uri.secure() ? transport == null || transport.equalsIgnoreCase("tcp")
                     || transport.equalsIgnoreCase("tls") : transport != null && transport.equalsIgnoreCase("tls");
+            // RFC 7118 §5: a WebSocket client is reached over its own connection, never at an address
+            case WS, WSS -> false;
         };
         if (!reached || uri.param("maddr") != null || ip == null) {
             return null;

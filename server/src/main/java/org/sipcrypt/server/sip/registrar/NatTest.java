@@ -18,6 +18,8 @@ import org.sipcrypt.server.transport.Transport;
  * address than the source is not taken for a NAT: a REGISTER may bind a contact of another host
  * (RFC 3261 §10.2, third-party registration), and its requests then go to that contact. A host name in Contact or Via is compared as text: a name never equals a
  * source address, so a Via naming a host is taken for a NAT, as Kamailio takes it.
+ * Over WS and WSS every request counts as behind a NAT: the client is reached over its own connection only
+ * (RFC 7118 §5).
  * Threading: stateless; safe from any thread.
  */
 public final class NatTest {
@@ -32,6 +34,10 @@ public final class NatTest {
     public static boolean behindNat(Request request, URI contact, InetSocketAddress source, Transport over) {
         if (source == null) {
             return false;
+        }
+        if (over != null && over.webSocket()) {
+            // RFC 7118 §5: a WebSocket client cannot be reached at its Contact (often a .invalid host)
+            return true;
         }
         return viaDiffers((ViaHeader) request.getHeader(ViaHeader.NAME), source, over)
                 || contact instanceof SipURI sip && contactDiffers(sip.getHost(), source.getAddress());

@@ -68,12 +68,12 @@ abstract class NettyMessageProcessor extends MessageProcessor {
 
     @Override
     public int getDefaultTargetPort() {
-        return kind == Transport.TLS ? 5061 : 5060;
+        return kind.defaultPort();
     }
 
     @Override
     public boolean isSecure() {
-        return kind == Transport.TLS;
+        return kind.secure();
     }
 
     @Override

@@ -41,7 +41,7 @@ public final class NettyMessageProcessorFactory implements MessageProcessorFacto
         }
         return switch (kind) {
             case UDP -> new NettyUdpMessageProcessor(address, port, stack, t);
-            case TCP, TLS -> new NettyTcpMessageProcessor(address, port, kind, stack, t);
+            case TCP, TLS, WS, WSS -> new NettyTcpMessageProcessor(address, port, kind, stack, t);
         };
     }
 }

@@ -60,15 +60,19 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
     private final RateLimitedLog aliasLog = new RateLimitedLog(log);
     private volatile Channel serverChannel;
 
-    /** @param kind TCP, or TLS (the same connections with a TLS stage in front of the framer) */
+    /**
+     * @param kind TCP; TLS (the same connections with a TLS stage in front of the framer); WS or WSS
+     *             (the same connections, inbound only, with a WebSocket stage where the framer was,
+     *             and the TLS stage in front of it for WSS)
+     */
     NettyTcpMessageProcessor(InetAddress address, int port, Transport kind, SIPTransactionStack stack,
                              NettyTransport transport) {
         super(address, port, kind, stack, transport);
         if (kind == Transport.UDP) {
-            throw new IllegalArgumentException("a stream processor runs TCP or TLS, not UDP");
+            throw new IllegalArgumentException("a stream processor runs TCP, TLS, WS or WSS, not UDP");
         }
-        if (kind == Transport.TLS && transport.settings().tls() == null) {
-            throw new IllegalStateException("a TLS listener needs TLS settings (tls.cert, tls.key)");
+        if (kind.secure() && transport.settings().tls() == null) {
+            throw new IllegalStateException("a " + kind.configName() + " listener needs TLS settings (tls.cert, tls.key)");
         }
         this.unreachable = new UnreachablePeers(transport.settings().connectFailureHold());
         this.aliases = kind == Transport.TLS ? new ConnectionAliases() : null;
@@ -106,13 +110,19 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
 
     private void initPipeline(Channel ch, PeerKey outboundKey, SipConnectionHandler sip) {
         TransportSettings s = transport().settings();
-        if (kind() == Transport.TLS) {
+        if (kind().secure()) {
             // before anything else: framing and SIP see only decrypted bytes
             ch.pipeline().addLast("tls", outboundKey == null ? s.tls().newHandler(ch, null)
                     : s.tlsFor(outboundKey.remote()).newHandler(ch, outboundKey.remote()));
             ch.pipeline().addLast("tls-events", new TlsEventsHandler(transport().counters()));
         }
         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, s.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        if (kind().webSocket()) {
+            WebSocketStage.addTo(ch.pipeline(), s.webSocket(), Math.min(s.webSocket().maxFrameBytes(), s.maxMessageBytes()),
+                    transport().counters(), toString(), sip::closeReason);
+            ch.pipeline().addLast("sip", sip);
+            return;
+        }
         SipStreamFramer framer = new SipStreamFramer(s.maxMessageBytes());
         ch.pipeline().addLast("limits", new StreamLimitsHandler(s.limits(), transport().partialMessages(), framer,
                 sip::closeReason, outboundKey == null, kind() == Transport.TLS));
@@ -195,7 +205,8 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
      * began (the connection cap).
      */
     NettyTcpMessageChannel connection(InetSocketAddress target) throws IOException {
-        if (ConnectionScope.overFlow()) {
+        // RFC 7118 §5: a WebSocket client accepts no connections; it is reached over its own or not at all
+        if (ConnectionScope.overFlow() || kind().webSocket()) {
             return flowConnection(target);
         }
         if (aliases != null && !aliases.isEmpty()) {

@@ -242,7 +242,7 @@ public final class NettyTransport implements CallConnections, FastPath.Seams, Au
     public InetSocketAddress bind(Transport transport, InetSocketAddress address) throws java.io.IOException {
         Channel ch = switch (transport) {
             case UDP -> NettyUdpMessageProcessor.bind(this, address);
-            case TCP, TLS -> NettyTcpMessageProcessor.bind(this, address);
+            case TCP, TLS, WS, WSS -> NettyTcpMessageProcessor.bind(this, address);
         };
         // the address asked with the port bound: epoll reports a socket bound to 0.0.0.0 as bound to
         // ::, which would make an IPv4 listener look like a dual-stack one

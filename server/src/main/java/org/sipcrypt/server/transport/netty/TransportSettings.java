@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.StreamLimits;
+import org.sipcrypt.server.transport.WebSocketLimits;
 import org.sipcrypt.server.transport.netty.tls.TlsStage;
 
 /**
@@ -25,11 +26,12 @@ import org.sipcrypt.server.transport.netty.tls.TlsStage;
  * @param limits           bounds against connection floods: per source, per message, over all partial messages
  * @param fastPath         whether received messages are first read from their bytes (kept transactions,
  *                         early answers and relays); false sends every one to the stack's parse
+ * @param webSocket        the ws and wss listeners' origins, message size and keep-alive pings
  */
 public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idleTimeout, int maxConnections,
                                 Duration connectTimeout, Duration connectFailureHold, ConnectionPolicy policy, TlsStage tls,
                                 Map<InetSocketAddress, TlsStage> peerTls, StreamLimits limits,
-                                boolean fastPath) {
+                                boolean fastPath, WebSocketLimits webSocket) {
 
     public TransportSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");
@@ -37,6 +39,7 @@ public record TransportSettings(int ioThreads, int maxMessageBytes, Duration idl
         Objects.requireNonNull(connectFailureHold, "connectFailureHold");
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(webSocket, "webSocket");
         peerTls = Map.copyOf(Objects.requireNonNull(peerTls, "peerTls"));
         if (ioThreads < 0) {
             throw new IllegalArgumentException("ioThreads is negative: " + ioThreads);

@@ -71,6 +71,7 @@ class PhoneOnItsFlowIT {
             case TLS -> SipSocket.tls(server.address(Transport.TLS), TestPki.sslContext(certs, null, null));
             case TCP -> SipSocket.tcp(server.address(Transport.TCP));
             case UDP -> SipSocket.udp(server.address(Transport.UDP));
+            case WS, WSS -> throw new IllegalArgumentException("no raw SIP socket for " + t);
         };
     }
 
