@@ -161,8 +161,8 @@ final class ServerConfigChecks {
             readable(where, d.cert(), " (expected a PEM file)");
             readable(where, d.key(), " (expected a PEM file)");
         }
-        if (!t.domains().isEmpty() && c.listeners().stream().noneMatch(l -> l.transport() == Transport.TLS)) {
-            throw new IllegalArgumentException("tls.domain: given without a tls listener (expected listen=tls:HOST:PORT)");
+        if (!t.domains().isEmpty() && c.listeners().stream().noneMatch(l -> l.transport().secure())) {
+            throw new IllegalArgumentException("tls.domain: given without a tls or wss listener (expected listen=tls:HOST:PORT)");
         }
         if (t.clientAuth() != TlsConfig.ClientAuth.NONE && t.trust() == null) {
             throw new IllegalArgumentException("tls.trust: needed to check client certificates (tls.clientAuth="

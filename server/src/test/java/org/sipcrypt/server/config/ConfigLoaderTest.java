@@ -301,7 +301,7 @@ class ConfigLoaderTest {
                         + ";key=" + key)));
         assertTrue(missing.startsWith("tls.domain[0]: cannot read"), missing);
         String noListener = failure(Map.of("tls.domain", List.of(entry)));
-        assertTrue(noListener.startsWith("tls.domain: given without a tls listener"), noListener);
+        assertTrue(noListener.startsWith("tls.domain: given without a tls or wss listener"), noListener);
         String badName = failure(Map.of("tls.domain", List.of("a_b.example.com;cert=" + pem + ";key=" + key)));
         assertTrue(badName.startsWith("tls.domain"), badName);
         assertEquals(TlsConfig.UnknownServerName.REFUSE,
