@@ -1028,8 +1028,16 @@ public final class SipHead {
 
     /** RFC 3261 §25.1: token = 1*(alphanum / "-" / "." / "!" / "%" / "*" / "_" / "+" / "`" / "'" / "~"). */
     private static boolean tokenChar(byte b) {
-        return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '.'
-                || b == '!' || b == '%' || b == '*' || b == '_' || b == '+' || b == '`' || b == '\'' || b == '~';
+        return b >= 0 && TOKEN[b];
+    }
+
+    /** RFC 3261 §25.1 token characters, by ASCII code. */
+    private static final boolean[] TOKEN = new boolean[128];
+
+    static {
+        for (char c = 0; c < 128; c++) {
+            TOKEN[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "-.!%*_+`'~".indexOf(c) >= 0;
+        }
     }
 
     private static boolean control(byte b) {

@@ -29,9 +29,43 @@ public final class TaggedCounters {
 
     /** Adds one to {@code name{tagKey=tagValue}}, the value lower-cased ({@code INVITE} counts as {@code invite}). */
     public void increment(String name, String tagKey, String tagValue) {
-        String tag = tagValue.toLowerCase(Locale.ROOT);
-        counters.computeIfAbsent(name + '\u0000' + tagKey + '\u0000' + tag,
-                k -> Counter.builder(name).tag(tagKey, tag).register(registry)).increment();
+        // by name and key, then by the value as given: no key string is built per count
+        ConcurrentMap<String, Counter> byValue = oneTag.get(name, tagKey);
+        Counter c = byValue.get(tagValue);
+        if (c == null) {
+            String tag = tagValue.toLowerCase(Locale.ROOT);
+            c = counters.computeIfAbsent(name + '\u0000' + tagKey + '\u0000' + tag,
+                    k -> Counter.builder(name).tag(tagKey, tag).register(registry));
+            if (byValue.size() < MAX_SPELLINGS) {
+                byValue.putIfAbsent(tagValue, c);
+            }
+        }
+        c.increment();
+    }
+
+    /** Spellings of tag values kept per name and key (a value from input may take many). */
+    private static final int MAX_SPELLINGS = 256;
+
+    /** The counters of one-tag names, by name and key, then by the tag value as given. */
+    private final OneTag oneTag = new OneTag();
+
+    /**
+     * Maps of tag value to counter by name and tag key; names and keys are the code's constants,
+     * so there are as many as the code has counters.
+     * Threading: thread-safe.
+     */
+    private static final class OneTag {
+        private final ConcurrentMap<String, ConcurrentMap<String, ConcurrentMap<String, Counter>>> byName =
+                new ConcurrentHashMap<>();
+
+        ConcurrentMap<String, Counter> get(String name, String tagKey) {
+            ConcurrentMap<String, ConcurrentMap<String, Counter>> byKey = byName.get(name);
+            if (byKey == null) {
+                byKey = byName.computeIfAbsent(name, k -> new ConcurrentHashMap<>());
+            }
+            ConcurrentMap<String, Counter> byValue = byKey.get(tagKey);
+            return byValue != null ? byValue : byKey.computeIfAbsent(tagKey, k -> new ConcurrentHashMap<>());
+        }
     }
 
     /** Adds one to {@code name{key1=value1,key2=value2}}, the values as given. */

@@ -152,8 +152,16 @@ public record TopVia(String entry, String host, int port, String branch, boolean
     }
 
     private static boolean tokenChar(char c) {
-        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
-                || c == '!' || c == '%' || c == '*' || c == '_' || c == '+' || c == '`' || c == '\'' || c == '~';
+        return c < 128 && TOKEN[c];
+    }
+
+    /** RFC 3261 §25.1 token characters, by ASCII code. */
+    private static final boolean[] TOKEN = new boolean[128];
+
+    static {
+        for (char c = 0; c < 128; c++) {
+            TOKEN[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "-.!%*_+`'~".indexOf(c) >= 0;
+        }
     }
 
     /** Whether a sent-by host holds only the characters of a host name or an IPv4 address. */

@@ -366,18 +366,36 @@ public final class StatelessRelay implements EarlyRelays {
                 if (value.indexOf('"') >= 0 || value.indexOf('[') >= 0) {
                     return true;
                 }
-                for (String entry : value.split(",")) {
-                    String sent = entry.split(";", 2)[0].trim();
-                    int blank = sent.indexOf(' ') >= 0 ? sent.indexOf(' ') : sent.indexOf('\t');
-                    String sentBy = blank < 0 ? "" : sent.substring(blank + 1).trim();
-                    int colon = sentBy.indexOf(':');
-                    String host = colon >= 0 ? sentBy.substring(0, colon) : sentBy;
-                    int port = colon >= 0 ? number(sentBy.substring(colon + 1), 5)
-                            : (sent.regionMatches(true, 0, "SIP/2.0/TLS", 0, 11) ? Transport.TLS : Transport.UDP)
+                // each entry's sent-by, read by index (this runs for every relayed request)
+                for (int start = 0; start <= value.length(); ) {
+                    int end = value.indexOf(',', start);
+                    end = end < 0 ? value.length() : end;
+                    int semi = value.indexOf(';', start);
+                    semi = semi < 0 || semi > end ? end : semi;
+                    int sent = trimStart(value, start, semi);
+                    int sentEnd = trimEnd(value, sent, semi);
+                    int blank = value.indexOf(' ', sent);
+                    if (blank < 0 || blank >= sentEnd) {
+                        blank = value.indexOf('\t', sent);
+                        blank = blank < 0 || blank >= sentEnd ? -1 : blank;
+                    }
+                    String host = "";
+                    int port = (value.regionMatches(true, sent, "SIP/2.0/TLS", 0, 11) ? Transport.TLS : Transport.UDP)
                             .defaultPort();
+                    if (blank >= 0) {
+                        int by = trimStart(value, blank + 1, sentEnd);
+                        int colon = value.indexOf(':', by);
+                        if (colon >= 0 && colon < sentEnd) {
+                            host = value.substring(by, colon);
+                            port = number(value.substring(colon + 1, sentEnd), 5);
+                        } else {
+                            host = value.substring(by, sentEnd);
+                        }
+                    }
                     if (ours.isSentBy(host, port)) {
                         return true;
                     }
+                    start = end + 1;
                 }
             }
             return false;
@@ -543,6 +561,20 @@ public final class StatelessRelay implements EarlyRelays {
                 throw new IllegalStateException("four bytes are an IPv4 address", e);
             }
         }
+    }
+
+    private static int trimStart(String s, int from, int to) {
+        while (from < to && s.charAt(from) <= ' ') {
+            from++;
+        }
+        return from;
+    }
+
+    private static int trimEnd(String s, int from, int to) {
+        while (to > from && s.charAt(to - 1) <= ' ') {
+            to--;
+        }
+        return to;
     }
 
     /** The top entry of a Via value, as {@link TopVia#read} takes it. */
