@@ -380,12 +380,12 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     /**
-     * Certificate reloads of the tls listener (HTTP, SIGHUP, {@code tls.watchInterval}); null without
-     * a tls listener.
+     * Certificate reloads of the tls and wss listeners, which share one TLS stage (HTTP, SIGHUP,
+     * {@code tls.watchInterval}); null without either.
      */
     private static TlsReloads tlsReloads(ServerConfig config, NettyTransport transport,
                                          ScheduledExecutorService housekeeping, MeterRegistry registry) {
-        if (transport == null || config.listeners().stream().noneMatch(l -> l.transport() == Transport.TLS)
+        if (transport == null || config.listeners().stream().noneMatch(l -> l.transport().secure())
                 || !transport.settings().tls().canServe()) {
             return null;
         }
