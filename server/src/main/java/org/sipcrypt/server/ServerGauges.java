@@ -10,7 +10,7 @@ import org.sipcrypt.server.location.DatabaseBreaker;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.registrar.RegisteredFlows;
-import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.netty.NettyTransport;

@@ -63,7 +63,7 @@ import org.sipcrypt.server.sip.registrar.RegisteredFlows;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.CallConnections;
-import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.Listener;

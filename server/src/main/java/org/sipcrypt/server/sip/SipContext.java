@@ -20,7 +20,7 @@ import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.sipcrypt.server.transport.CallConnections;
-import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.SipWorkers;
 import org.sipcrypt.server.transport.Transport;

@@ -1,5 +1,6 @@
 package org.sipcrypt.server.transport;
 
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import java.net.InetSocketAddress;
 
 /**

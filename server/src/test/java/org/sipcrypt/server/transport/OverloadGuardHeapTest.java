@@ -1,5 +1,6 @@
 package org.sipcrypt.server.transport;
 
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

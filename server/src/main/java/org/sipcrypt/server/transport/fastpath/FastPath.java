@@ -4,7 +4,7 @@ import java.net.InetSocketAddress;
 import java.util.Locale;
 import javax.sip.ClientTransaction;
 import javax.sip.message.Request;
-import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import org.sipcrypt.server.transport.EarlyAnswers;
 import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.SipHead;

@@ -24,7 +24,7 @@ import javax.sip.ClientTransaction;
 import javax.sip.message.Request;
 import org.sipcrypt.server.transport.AddressText;
 import org.sipcrypt.server.transport.BadRequestResponse;
-import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.MessageDump;
 import org.sipcrypt.server.transport.RateLimitedLog;

@@ -25,7 +25,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.CallConnections;
-import org.sipcrypt.server.transport.CompletedTransactions;
+import org.sipcrypt.server.transport.kept.CompletedTransactions;
 import org.sipcrypt.server.transport.EarlyAnswers;
 import org.sipcrypt.server.transport.EarlyRelays;
 import org.sipcrypt.server.transport.RequestsNotSent;

@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport;
+package org.sipcrypt.server.transport.kept;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import java.lang.invoke.MethodHandles;

@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport;
+package org.sipcrypt.server.transport.kept;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import java.net.InetSocketAddress;
@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import javax.sip.header.ViaHeader;
+import org.sipcrypt.server.transport.TopVia;
 
 /**
  * What is left of a server transaction over UDP once its final response has gone: the response's

@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport;
+package org.sipcrypt.server.transport.kept;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package org.sipcrypt.server.transport;
+package org.sipcrypt.server.transport.kept;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
