@@ -3,12 +3,12 @@ package org.sipcrypt.server.tls.bc;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.Map;
-import org.bouncycastle.jcajce.util.DefaultJcaJceHelper;
 import org.bouncycastle.tls.SecurityParameters;
 import org.bouncycastle.tls.crypto.TlsCipher;
 import org.bouncycastle.tls.crypto.TlsCryptoParameters;
 import org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCrypto;
+import org.sipcrypt.server.tls.spi.BcJcaHelper;
 import org.sipcrypt.server.tls.spi.CipherEngine;
 
 /**
@@ -16,7 +16,8 @@ import org.sipcrypt.server.tls.spi.CipherEngine;
  * JCA providers, and each suite's record protection (bulk cipher and record MAC) on the crypto
  * engine its provider was configured with: SunJCE (AES-NI for AES) or Bouncy Castle's lightweight
  * engines (the only ones with SEED and Camellia here). Keys reach the record layer as bytes, so the
- * two halves need no common key type.
+ * two halves need no common key type. ML-KEM, for the hybrid groups, always runs on Bouncy Castle's
+ * provider ({@link BcJcaHelper}).
  * Threading: thread-safe; one instance serves every connection of a listener.
  */
 final class BulkCipherCrypto extends JcaTlsCrypto {
@@ -26,7 +27,7 @@ final class BulkCipherCrypto extends JcaTlsCrypto {
 
     /** @param bySuite per suite code, where its record protection runs */
     BulkCipherCrypto(SecureRandom random, Map<Integer, CipherEngine> bySuite) {
-        super(new DefaultJcaJceHelper(), random, new SecureRandom());
+        super(new BcJcaHelper(), random, new SecureRandom());
         this.lightweight = new BcTlsCrypto(random);
         this.bySuite = Map.copyOf(bySuite);
     }

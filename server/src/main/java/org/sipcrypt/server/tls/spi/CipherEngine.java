@@ -4,7 +4,7 @@ import java.security.SecureRandom;
 import java.util.Locale;
 import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto;
-import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
+import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCrypto;
 
 /**
  * Where the cryptography of the {@link TlsEngine#BC} TLS engine runs: Bouncy Castle's lightweight
@@ -24,7 +24,8 @@ public enum CipherEngine {
     JCA {
         @Override
         public TlsCrypto crypto(SecureRandom random) {
-            return new JcaTlsCryptoProvider().create(random);
+            return new JcaTlsCrypto(new BcJcaHelper(), random, new SecureRandom()) {
+            };
         }
     };
 
