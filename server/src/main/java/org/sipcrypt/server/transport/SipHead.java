@@ -936,14 +936,16 @@ public final class SipHead {
         return ne - ns == 3 && s.regionMatches(true, ns, "tag", 0, 3);
     }
 
-    private static int trimStart(String s, int from, int to) {
+    /** Where {@code s} from {@code from} to {@code to} starts once trimmed as String.trim trims (every char up to U+0020). */
+    public static int trimStart(String s, int from, int to) {
         while (from < to && s.charAt(from) <= ' ') {
             from++;
         }
         return from;
     }
 
-    private static int trimEnd(String s, int from, int to) {
+    /** Where {@code s} from {@code from} to {@code to} ends once trimmed as String.trim trims. */
+    public static int trimEnd(String s, int from, int to) {
         while (to > from && s.charAt(to - 1) <= ' ') {
             to--;
         }

@@ -57,12 +57,12 @@ public record TopVia(String entry, String host, int port, String branch, boolean
         }
         int semi = indexOf(via, ';', s, end);
         // sent-protocol and sent-by, one run of blanks between them
-        int sentEnd = trimEnd(via, s, semi);
+        int sentEnd = SipHead.trimEnd(via, s, semi);
         int blank = s;
         while (blank < sentEnd && via.charAt(blank) != ' ' && via.charAt(blank) != '\t') {
             blank++;
         }
-        int hostStart = trimStart(via, blank, sentEnd);
+        int hostStart = SipHead.trimStart(via, blank, sentEnd);
         // the transport a token (§20.42): the parse drops a Via line with another, and reads the next
         if (blank - s < 9 || !via.regionMatches(true, s, "SIP/2.0/", 0, 8) || !token(via, s + 8, blank)
                 || indexOf(via, ' ', hostStart, sentEnd) < sentEnd || indexOf(via, '\t', hostStart, sentEnd) < sentEnd) {
@@ -86,10 +86,10 @@ public record TopVia(String entry, String host, int port, String branch, boolean
             int paramStart = p + 1;
             int paramEnd = indexOf(via, ';', paramStart, end);
             int eq = indexOf(via, '=', paramStart, paramEnd);
-            int nameStart = trimStart(via, paramStart, eq);
-            int nameEnd = trimEnd(via, nameStart, eq);
-            int valueStart = eq < paramEnd ? trimStart(via, eq + 1, paramEnd) : paramEnd;
-            int valueEnd = trimEnd(via, valueStart, paramEnd);
+            int nameStart = SipHead.trimStart(via, paramStart, eq);
+            int nameEnd = SipHead.trimEnd(via, nameStart, eq);
+            int valueStart = eq < paramEnd ? SipHead.trimStart(via, eq + 1, paramEnd) : paramEnd;
+            int valueEnd = SipHead.trimEnd(via, valueStart, paramEnd);
             if (!token(via, nameStart, nameEnd) || eq < paramEnd && !token(via, valueStart, valueEnd)) {
                 // RFC 3261 §20.42: via-params are token [= token / host]; the parse reads past
                 // anything else otherwise than this would (a name with blanks in it, say)
@@ -118,20 +118,6 @@ public record TopVia(String entry, String host, int port, String branch, boolean
             if (s.charAt(i) == c) {
                 return i;
             }
-        }
-        return to;
-    }
-
-    private static int trimStart(String s, int from, int to) {
-        while (from < to && s.charAt(from) <= ' ') {
-            from++;
-        }
-        return from;
-    }
-
-    private static int trimEnd(String s, int from, int to) {
-        while (to > from && s.charAt(to - 1) <= ' ') {
-            to--;
         }
         return to;
     }

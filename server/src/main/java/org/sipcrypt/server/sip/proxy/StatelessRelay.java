@@ -372,8 +372,8 @@ public final class StatelessRelay implements EarlyRelays {
                     end = end < 0 ? value.length() : end;
                     int semi = value.indexOf(';', start);
                     semi = semi < 0 || semi > end ? end : semi;
-                    int sent = trimStart(value, start, semi);
-                    int sentEnd = trimEnd(value, sent, semi);
+                    int sent = SipHead.trimStart(value, start, semi);
+                    int sentEnd = SipHead.trimEnd(value, sent, semi);
                     int blank = value.indexOf(' ', sent);
                     if (blank < 0 || blank >= sentEnd) {
                         blank = value.indexOf('\t', sent);
@@ -383,7 +383,7 @@ public final class StatelessRelay implements EarlyRelays {
                     int port = (value.regionMatches(true, sent, "SIP/2.0/TLS", 0, 11) ? Transport.TLS : Transport.UDP)
                             .defaultPort();
                     if (blank >= 0) {
-                        int by = trimStart(value, blank + 1, sentEnd);
+                        int by = SipHead.trimStart(value, blank + 1, sentEnd);
                         int colon = value.indexOf(':', by);
                         if (colon >= 0 && colon < sentEnd) {
                             host = value.substring(by, colon);
@@ -561,20 +561,6 @@ public final class StatelessRelay implements EarlyRelays {
                 throw new IllegalStateException("four bytes are an IPv4 address", e);
             }
         }
-    }
-
-    private static int trimStart(String s, int from, int to) {
-        while (from < to && s.charAt(from) <= ' ') {
-            from++;
-        }
-        return from;
-    }
-
-    private static int trimEnd(String s, int from, int to) {
-        while (to > from && s.charAt(to - 1) <= ' ') {
-            to--;
-        }
-        return to;
     }
 
     /** The top entry of a Via value, as {@link TopVia#read} takes it. */
