@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
 import javax.sip.SipFactory;
@@ -76,6 +77,10 @@ import org.sipcrypt.server.transport.TransportCounters;
 import org.sipcrypt.server.transport.netty.NettyTransport;
 import org.sipcrypt.server.transport.netty.TransportSettings;
 import org.sipcrypt.server.transport.netty.tls.TlsStage;
+import org.sipcrypt.server.routing.CallRouter;
+import org.sipcrypt.server.routing.CallRouters;
+import org.sipcrypt.server.routing.RouterContext;
+import org.sipcrypt.server.sip.proxy.CallRouting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,6 +101,8 @@ public final class SipcryptServer implements AutoCloseable {
      * (32 s) at 6,000 non-INVITE requests/s, a few hundred bytes each.
      */
     private static final long COMPLETED_TRANSACTIONS = 200_000;
+    /** Bound of the {@code sipcrypt-router} pool's queue: requests waiting for a router thread; beyond it 503. */
+    static final int ROUTER_QUEUE = 1_000;
 
     private final ServerConfig config;
     private final MeterRegistry registry;
@@ -117,6 +124,8 @@ public final class SipcryptServer implements AutoCloseable {
     private HttpEndpoints endpoints;
     private NettyHttpListener http;
     private boolean closed;
+    /** Stops the {@code sipcrypt-router} pool and closes the routers; null without routers. */
+    private AutoCloseable routers;
 
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
                            Database database, LocationService location, SipWorkers workers, NettyTransport transport,
@@ -196,8 +205,21 @@ public final class SipcryptServer implements AutoCloseable {
             }
             RegisteredFlows flows = new RegisteredFlows(context.calls(), clock, config.maxBindings());
             ServerGauges.flows(registry, flows, transports(listeners));
+            CallRouters routers = null;
+            CallRouting routing = null;
+            ThreadPoolExecutor routerPool = null;
+            if (config.routing().enabled()) {
+                routers = opened(opened, CallRouters.load(config.routing().routers(), CallRouter.class.getClassLoader(),
+                        new RouterContext(database.dataSource(), config.routing().options(), clock)));
+                routerPool = NamedThreads.numbered("sipcrypt-router").boundedPool(config.dbPoolSize(), ROUTER_QUEUE);
+                opened.add(routerPool::shutdownNow);
+                routing = new CallRouting(context, routers, config.routing().timeout(), routerPool, housekeeping,
+                        registry);
+                log.info("routers {} decide new out-of-dialog requests (routing.timeout {} ms)", routers.names(),
+                        config.routing().timeout().toMillis());
+            }
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
-                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens());
+                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing);
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows,
@@ -239,6 +261,14 @@ public final class SipcryptServer implements AutoCloseable {
             server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport,
                     dialogs, limits, registry, housekeeping), dialogs, transport);
             server.metrics = metrics;
+            if (routers != null) {
+                CallRouters started = routers;
+                ThreadPoolExecutor pool = routerPool;
+                server.routers = () -> {
+                    pool.shutdownNow();
+                    started.close();
+                };
+            }
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
@@ -623,6 +653,13 @@ public final class SipcryptServer implements AutoCloseable {
             transport.close();
         }
         workers.shutdown(Duration.ofSeconds(2));
+        if (routers != null) {
+            try {
+                routers.close();
+            } catch (Exception e) {
+                log.warn("closing the routers failed: {}", e.toString());
+            }
+        }
         if (credentials != null) {
             credentials.close();
         }
