@@ -15,12 +15,12 @@ import java.util.regex.Pattern;
  * one may take to decide, and the options routers read.
  * Threading: immutable.
  *
+ * @param timeout how long a router's decision may take before the request gets 504
  * @param routers the names of the routers that see new out-of-dialog requests, in order; empty: none
  *                (the proxy routes as it always has)
- * @param timeout how long a router's decision may take before the request gets 504
  * @param options {@code key=value} options handed to every router, in the order given
  */
-public record RoutingConfig(List<String> routers, Duration timeout, Map<String, String> options) {
+public record RoutingConfig(Duration timeout, List<String> routers, Map<String, String> options) {
 
     /** Most routers that may run. */
     public static final int MAX_ROUTERS = 8;
@@ -129,7 +129,7 @@ public record RoutingConfig(List<String> routers, Duration timeout, Map<String, 
         public Builder options(Map<String, String> v) { options = v; return this; }
 
         public RoutingConfig build() {
-            return new RoutingConfig(routers, timeout, options);
+            return new RoutingConfig(timeout, routers, options);
         }
     }
 }

@@ -8,8 +8,8 @@ import javax.sql.DataSource;
 
 /**
  * What a router may use: the server's database pool (the one holding the location service's tables,
- * HikariCP; its connections block, so use them on the router thread {@link CallRouter#route} runs on or
- * on an executor of the router's own, never on a thread the stage is completed on by the server), the
+ * HikariCP; its connections block, which is allowed on the router thread {@link CallRouter#route} runs
+ * on, or on an executor of the router's own), the
  * {@code routing.option} settings ({@code key=value}, keys lower case, e.g. {@code lcr.strip=00}), and the
  * server's clock (tests move it by hand).
  * Threading: immutable.

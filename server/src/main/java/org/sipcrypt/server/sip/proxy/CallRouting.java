@@ -106,18 +106,23 @@ public final class CallRouting {
     void route(ProxyCall call, Request fwd, String identity, Consumer<List<Target>> forward, Runnable byDefault) {
         RouteRequest request = view(call.request, fwd, identity);
         Attempt attempt = new Attempt(request);
-        ScheduledFuture<?> timer;
+        ScheduledFuture<?> timer = null;
         try {
             timer = timers.schedule(() -> attempt.result.completeExceptionally(new RouterTimeout()),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
             executor.execute(() -> attempt.ask(0));
         } catch (RejectedExecutionException e) {
+            // a full router queue, or the server stopping and its timers with it
+            if (timer != null) {
+                timer.cancel(false);
+            }
             count(routers.get(0).name(), "overloaded");
             ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Router Overloaded", ctx.retryAfter());
             return;
         }
+        ScheduledFuture<?> started = timer;
         attempt.result.whenCompleteAsync((decided, failure) -> {
-            timer.cancel(false);
+            started.cancel(false);
             settle(call, attempt, decided, failure, forward, byDefault);
         }, ctx.lane(call.callId));
     }
