@@ -27,6 +27,7 @@ import javax.sip.SipFactory;
 import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.AddressBlock;
+import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.LimitsConfig;
 import org.sipcrypt.server.config.Mode;
@@ -209,8 +210,14 @@ public final class SipcryptServer implements AutoCloseable {
             CallRouting routing = null;
             ThreadPoolExecutor routerPool = null;
             if (config.routing().enabled()) {
-                routers = opened(opened, CallRouters.load(config.routing().routers(), CallRouter.class.getClassLoader(),
-                        new RouterContext(database.dataSource(), config.routing().options(), clock)));
+                try {
+                    routers = opened(opened, CallRouters.load(config.routing().routers(),
+                            CallRouter.class.getClassLoader(),
+                            new RouterContext(database.dataSource(), config.routing().options(), clock)));
+                } catch (IllegalStateException e) {
+                    // a router missing from the class path, or one refusing its options: the configuration's fault
+                    throw new ConfigException(e.getMessage(), e);
+                }
                 routerPool = NamedThreads.numbered("sipcrypt-router").boundedPool(config.dbPoolSize(), ROUTER_QUEUE);
                 opened.add(routerPool::shutdownNow);
                 routing = new CallRouting(context, routers, config.routing().timeout(), routerPool, housekeeping,

@@ -1,6 +1,7 @@
 package org.sipcrypt.server.routing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Counter;
@@ -17,6 +18,7 @@ import javax.sip.header.ContactHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.AfterAll;
+import org.sipcrypt.server.config.ConfigException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -162,6 +164,19 @@ class RoutingSpiIT {
             assertEquals(Response.OK, other.hangUp().getStatusCode());
             assertEquals(Response.SERVER_TIMEOUT, slow.awaitFinal(Duration.ofSeconds(20)).getStatusCode());
             assertEquals(before + 1, count("faulty", "timeout"));
+        }
+    }
+
+    @Test
+    void routerMissingFromTheClassPathStopsTheStartNamingIt() throws Exception {
+        Path other = Files.createTempDirectory("routing-spi-it-missing");
+        try {
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> TestServer.start(other, "routing.router", "lcr", "routing.router", "nosuch").close());
+            assertTrue(e.getMessage().startsWith("routing.router: no router named \"nosuch\" on the class path"
+                    + " (found: faulty, lcr, office-hours)"), e.getMessage());
+        } finally {
+            FileTrees.delete(other);
         }
     }
 
