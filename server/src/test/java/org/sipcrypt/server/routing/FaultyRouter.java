@@ -6,7 +6,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * A router that misbehaves on purpose, for the tests of how the server copes: for Request-URI user
  * {@code boom} it throws, for {@code failing} its stage fails, for {@code slow} its stage never completes
- * (the server's {@code routing.timeout} answers); every other request continues.
+ * (the server's {@code routing.timeout} answers); for {@code whoami} it rejects with 403 and the
+ * identity the request authenticated as in the reason phrase; every other request continues.
  * Threading: thread-safe (stateless).
  */
 public final class FaultyRouter implements CallRouter {
@@ -26,6 +27,9 @@ public final class FaultyRouter implements CallRouter {
                 return CompletableFuture.failedFuture(new IllegalStateException("this router fails for failing"));
             case "slow":
                 return new CompletableFuture<>();
+            case "whoami":
+                return CompletableFuture.completedFuture(RouteDecision.reject(403,
+                        "Identity " + request.identity().orElse("none")));
             default:
                 return CompletableFuture.completedFuture(RouteDecision.CONTINUE);
         }

@@ -33,8 +33,10 @@ import org.sipcrypt.server.transport.Transport;
  * The routing SPI end to end: one proxy with three routers from the test class path (least-cost routing
  * over a table in the server's database, an office-hours rule on the server's clock set by hand, and one
  * that throws, fails or never answers), calls over real UDP sockets to user agents standing in for
- * gateways and phones. One server for every case: the routers decide by the number or user called, so
- * the cases do not meet; {@code sip.workers=1} puts every call on the one lane a slow router must not hold.
+ * gateways and phones. One server for the routing cases: the routers decide by the number or user called,
+ * so the cases do not meet; {@code sip.workers=1} puts every call on the one lane a slow router must not
+ * hold. Two cases need a server of their own: digest authentication on (the identity a router sees),
+ * and a start that must fail.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RoutingSpiIT {
@@ -164,6 +166,30 @@ class RoutingSpiIT {
             assertEquals(Response.OK, other.hangUp().getStatusCode());
             assertEquals(Response.SERVER_TIMEOUT, slow.awaitFinal(Duration.ofSeconds(20)).getStatusCode());
             assertEquals(before + 1, count("faulty", "timeout"));
+        }
+    }
+
+    @Test
+    void routersSeeRequestsAfterAuthenticationWithTheIdentityTheyProved() throws Exception {
+        Path other = Files.createTempDirectory("routing-spi-it-auth");
+        try (TestServer withAuth = TestServer.start(other, "auth", "true", "auth.algorithms", "md5",
+                "routing.router", "faulty")) {
+            String realm = withAuth.server().config().effectiveRealm();
+            withAuth.server().subscribers().putAll(List.of(new org.sipcrypt.server.location.Subscriber("alice", realm,
+                    org.sipcrypt.server.config.DigestAlgorithm.MD5.ha1("alice", realm, "secret"),
+                    org.sipcrypt.server.config.DigestAlgorithm.SHA_256.ha1("alice", realm, "secret"), true)));
+            // JAIN-SIP's digest client answers MD5 only
+            Request message = alice.newRequest(Request.MESSAGE, alice.uri("whoami", "127.0.0.1"),
+                    withAuth.address(Transport.UDP));
+            SipExchange challenged = alice.send(message);
+            assertEquals(Response.PROXY_AUTHENTICATION_REQUIRED, challenged.awaitFinal(TestUa.TIMEOUT).getStatusCode());
+
+            Response decided = alice.authenticate(challenged, "secret").awaitFinal(TestUa.TIMEOUT);
+
+            assertEquals(Response.FORBIDDEN, decided.getStatusCode());
+            assertEquals("Identity alice", decided.getReasonPhrase());
+        } finally {
+            FileTrees.delete(other);
         }
     }
 
