@@ -153,19 +153,25 @@ class RoutingSpiIT {
     }
 
     @Test
-    void slowRouterGets504AndTheLaneServesOtherCallsMeanwhile() throws Exception {
+    void slowRouterGets504Or487WhenCancelledAndTheLaneServesOtherCallsMeanwhile() throws Exception {
         try (TestUa bob = TestUa.start("bob", Transport.UDP)) {
             bob.registerAt(server.address(Transport.UDP));
             double before = count("faulty", "timeout");
 
             SipExchange slow = alice.invite(alice.uri("slow", "127.0.0.1"), server.address(Transport.UDP)).invite();
+            TestUa.Call cancelled = alice.invite(alice.uri("slow", "127.0.0.1"), server.address(Transport.UDP));
+            cancelled.invite().await(Response.TRYING, TestUa.TIMEOUT);
+            assertEquals(Response.OK, cancelled.cancel().awaitFinal(TestUa.TIMEOUT).getStatusCode());
             TestUa.Call other = alice.call(bob.aor(), server.address(Transport.UDP));
 
             // the one lane carried bob's call while the router had not decided: no final answer yet
             assertTrue(slow.statuses().stream().allMatch(s -> s < 200), "answered before bob's call: " + slow.statuses());
             assertEquals(Response.OK, other.hangUp().getStatusCode());
             assertEquals(Response.SERVER_TIMEOUT, slow.awaitFinal(Duration.ofSeconds(20)).getStatusCode());
-            assertEquals(before + 1, count("faulty", "timeout"));
+            // RFC 3261 §16.10: the INVITE cancelled while the router had not decided ends 487, not 504
+            assertEquals(Response.REQUEST_TERMINATED,
+                    cancelled.invite().awaitFinal(Duration.ofSeconds(20)).getStatusCode());
+            assertEquals(before + 2, count("faulty", "timeout"));
         }
     }
 

@@ -133,7 +133,7 @@ public final class CallRouting {
         if (failure instanceof RouterTimeout) {
             count(attempt.asking, "timeout");
             warn("router {} undecided after {} ms: request answered 504", attempt.asking, timeout.toMillis());
-            ctx.respond(call.st, call.request, Response.SERVER_TIMEOUT, "Router Timeout");
+            respondUnlessCancelled(call, Response.SERVER_TIMEOUT, "Router Timeout");
             return;
         }
         if (failure != null) {
@@ -141,12 +141,17 @@ public final class CallRouting {
                     ? failure.getCause() : failure;
             if (cause instanceof RejectedExecutionException) {
                 count(attempt.asking, "overloaded");
-                ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Router Overloaded", ctx.retryAfter());
+                if (call.cancelled()) {
+                    ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
+                } else {
+                    ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Router Overloaded",
+                            ctx.retryAfter());
+                }
                 return;
             }
             count(attempt.asking, "error");
             warn("router {} failed: {}", attempt.asking, cause.toString());
-            ctx.respond(call.st, call.request, Response.SERVER_INTERNAL_ERROR, "Router Failed");
+            respondUnlessCancelled(call, Response.SERVER_INTERNAL_ERROR, "Router Failed");
             return;
         }
         if (call.cancelled()) {
@@ -181,6 +186,15 @@ public final class CallRouting {
             count(router, "error");
             warn("router {} decided on a URI that does not parse: {}", router, e.getMessage());
             ctx.respond(call.st, call.request, Response.SERVER_INTERNAL_ERROR, "Router Failed");
+        }
+    }
+
+    /** RFC 3261 §16.10: an INVITE cancelled while the routers decided gets 487, whatever they did. */
+    private void respondUnlessCancelled(ProxyCall call, int status, String reason) {
+        if (call.cancelled()) {
+            ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
+        } else {
+            ctx.respond(call.st, call.request, status, reason);
         }
     }
 
