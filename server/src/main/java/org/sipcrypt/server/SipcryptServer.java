@@ -44,6 +44,9 @@ import org.sipcrypt.server.location.CachedLocationService;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.SubscriberStore;
+import org.sipcrypt.server.routing.CallRouter;
+import org.sipcrypt.server.routing.CallRouters;
+import org.sipcrypt.server.routing.RouterContext;
 import org.sipcrypt.server.sip.EarlyChallenge;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.LocalDomains;
@@ -53,6 +56,7 @@ import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
 import org.sipcrypt.server.sip.SipcryptSipStack;
 import org.sipcrypt.server.sip.TransactionAgeLimit;
+import org.sipcrypt.server.sip.proxy.CallRouting;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
@@ -78,10 +82,6 @@ import org.sipcrypt.server.transport.TransportCounters;
 import org.sipcrypt.server.transport.netty.NettyTransport;
 import org.sipcrypt.server.transport.netty.TransportSettings;
 import org.sipcrypt.server.transport.netty.tls.TlsStage;
-import org.sipcrypt.server.routing.CallRouter;
-import org.sipcrypt.server.routing.CallRouters;
-import org.sipcrypt.server.routing.RouterContext;
-import org.sipcrypt.server.sip.proxy.CallRouting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -149,8 +149,8 @@ public final class SipcryptServer implements AutoCloseable {
     /**
      * Starts a server, its components in this order: metrics, database and location service, SIP
      * worker lanes, transport and its listeners, the JAIN-SIP stack with its listening points, the
-     * SIP context, housekeeping, authentication, the SIP functions, then the shutdown drain, health,
-     * gauges, the HTTP listener and the periodic tasks. On failure everything started so far is
+     * SIP context, housekeeping, authentication, the operator's routers, the SIP functions, then the
+     * shutdown drain, health, gauges, the HTTP listener and the periodic tasks. On failure everything started so far is
      * closed again, in reverse.
      */
     public static SipcryptServer start(ServerConfig config) throws Exception {
