@@ -129,12 +129,17 @@ public final class ServerMain {
 
     /**
      * Starts the server, registers the shutdown hook that closes it, and blocks until that hook has
-     * finished; returns 0 then, or 1 when the server cannot start.
+     * finished; returns 0 then, 2 when a setting turns out bad only as the server starts (a
+     * {@code routing.router} no router on the class path reports), or 1 when the server cannot start.
      */
     static int serve(ServerConfig config, PrintWriter err) {
         SipcryptServer server;
         try {
             server = SipcryptServer.start(config);
+        } catch (ConfigException e) {
+            // found only once the server starts (a routing.router missing from the class path): as bad settings
+            err.println("sipcrypt: " + e.getMessage());
+            return EXIT_USAGE;
         } catch (DatabaseUnreachableException | TlsEngineUnavailableException e) {
             // The operator's to act on, and the message says what to check: one line, the trace at DEBUG.
             log.error("cannot start: {}", e.getMessage());

@@ -20,12 +20,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
 import javax.sip.SipFactory;
 import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.AddressBlock;
+import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.LimitsConfig;
 import org.sipcrypt.server.config.Mode;
@@ -42,6 +44,9 @@ import org.sipcrypt.server.location.CachedLocationService;
 import org.sipcrypt.server.location.JdbcLocationService;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.SubscriberStore;
+import org.sipcrypt.server.routing.CallRouter;
+import org.sipcrypt.server.routing.CallRouters;
+import org.sipcrypt.server.routing.RouterContext;
 import org.sipcrypt.server.sip.EarlyChallenge;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.LocalDomains;
@@ -51,6 +56,7 @@ import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
 import org.sipcrypt.server.sip.SipcryptSipStack;
 import org.sipcrypt.server.sip.TransactionAgeLimit;
+import org.sipcrypt.server.sip.proxy.CallRouting;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
@@ -96,6 +102,8 @@ public final class SipcryptServer implements AutoCloseable {
      * (32 s) at 6,000 non-INVITE requests/s, a few hundred bytes each.
      */
     private static final long COMPLETED_TRANSACTIONS = 200_000;
+    /** Bound of the {@code sipcrypt-router} pool's queue: requests waiting for a router thread; beyond it 503. */
+    static final int ROUTER_QUEUE = 1_000;
 
     private final ServerConfig config;
     private final MeterRegistry registry;
@@ -117,6 +125,8 @@ public final class SipcryptServer implements AutoCloseable {
     private HttpEndpoints endpoints;
     private NettyHttpListener http;
     private boolean closed;
+    /** Stops the {@code sipcrypt-router} pool and closes the routers; null without routers. */
+    private AutoCloseable routers;
 
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
                            Database database, LocationService location, SipWorkers workers, NettyTransport transport,
@@ -139,8 +149,8 @@ public final class SipcryptServer implements AutoCloseable {
     /**
      * Starts a server, its components in this order: metrics, database and location service, SIP
      * worker lanes, transport and its listeners, the JAIN-SIP stack with its listening points, the
-     * SIP context, housekeeping, authentication, the SIP functions, then the shutdown drain, health,
-     * gauges, the HTTP listener and the periodic tasks. On failure everything started so far is
+     * SIP context, housekeeping, authentication, the operator's routers, the SIP functions, then the
+     * shutdown drain, health, gauges, the HTTP listener and the periodic tasks. On failure everything started so far is
      * closed again, in reverse.
      */
     public static SipcryptServer start(ServerConfig config) throws Exception {
@@ -196,8 +206,27 @@ public final class SipcryptServer implements AutoCloseable {
             }
             RegisteredFlows flows = new RegisteredFlows(context.calls(), clock, config.maxBindings());
             ServerGauges.flows(registry, flows, transports(listeners));
+            CallRouters routers = null;
+            CallRouting routing = null;
+            ThreadPoolExecutor routerPool = null;
+            if (config.routing().enabled()) {
+                try {
+                    routers = opened(opened, CallRouters.load(config.routing().routers(),
+                            CallRouter.class.getClassLoader(),
+                            new RouterContext(database.dataSource(), config.routing().options(), clock)));
+                } catch (IllegalStateException e) {
+                    // a router missing from the class path, or one refusing its options: the configuration's fault
+                    throw new ConfigException(e.getMessage(), e);
+                }
+                routerPool = NamedThreads.numbered("sipcrypt-router").boundedPool(config.dbPoolSize(), ROUTER_QUEUE);
+                opened.add(routerPool::shutdownNow);
+                routing = new CallRouting(context, routers, config.routing().timeout(), routerPool, housekeeping,
+                        registry);
+                log.info("routers {} decide new out-of-dialog requests (routing.timeout {} ms)", routers.names(),
+                        config.routing().timeout().toMillis());
+            }
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
-                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens());
+                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing);
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows,
@@ -239,6 +268,14 @@ public final class SipcryptServer implements AutoCloseable {
             server.drain = new ShutdownDrain(context, overloadGuard(config, workers, context, stack, transport,
                     dialogs, limits, registry, housekeeping), dialogs, transport);
             server.metrics = metrics;
+            if (routers != null) {
+                CallRouters started = routers;
+                ThreadPoolExecutor pool = routerPool;
+                server.routers = () -> {
+                    pool.shutdownNow();
+                    started.close();
+                };
+            }
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
@@ -623,6 +660,13 @@ public final class SipcryptServer implements AutoCloseable {
             transport.close();
         }
         workers.shutdown(Duration.ofSeconds(2));
+        if (routers != null) {
+            try {
+                routers.close();
+            } catch (Exception e) {
+                log.warn("closing the routers failed: {}", e.toString());
+            }
+        }
         if (credentials != null) {
             credentials.close();
         }

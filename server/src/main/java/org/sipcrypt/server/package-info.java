@@ -39,6 +39,11 @@
  *     <td>batched credential queries, then the digest comparison (a few microseconds) for each request
  *     answered; the request then goes back to its lane</td>
  *     <td>SIP sending</td></tr>
+ * <tr><td>{@code sipcrypt-router-N}</td><td>{@code db.poolSize} (only with {@code routing.router} set)</td>
+ *     <td>1,000 requests; beyond it the request gets 503 ({@code routing.decisions{decision=overloaded}})</td>
+ *     <td>the operator's {@code CallRouter.route} (may block, e.g. a JDBC query through the server's pool);
+ *     the decision goes back to the call's lane</td>
+ *     <td>SIP sending</td></tr>
  * <tr><td>{@code sipcrypt-tls-N}</td><td>{@code tls.handshakeThreads} (0, the default, means none: handshakes
  *     on the event loops); bc engine only, one pool per TLS stage</td>
  *     <td>{@code tls.handshakeQueue} handshake records; beyond it that connection's handshake fails
@@ -48,10 +53,11 @@
  * <tr><td>{@code sipcrypt-sip-timer}</td><td>1 (JAIN-SIP's timers on a hashed wheel, {@code WheelSipTimer})</td>
  *     <td>unbounded (one entry per pending transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>
- * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (seven periodic tasks and one
- *     Timer C per ringing INVITE branch, removed when cancelled)</td>
+ * <tr><td>{@code sipcrypt-housekeeping}</td><td>1</td><td>unbounded (seven periodic tasks, one
+ *     Timer C per ringing INVITE branch and one {@code routing.timeout} per request a router is deciding,
+ *     each removed when cancelled)</td>
  *     <td>the periodic stats line, purging lapsed bindings (hands the work to the db pool), Timer C
- *     firing (hands the branch to its call's lane), sampling the heap after GC each second for the
+ *     firing (hands the branch to its call's lane), {@code routing.timeout} firing (completes a future), sampling the heap after GC each second for the
  *     overload guard (which then frees the kept answers while the heap is above its budget), sweeping
  *     expired kept answers each second (the table's write lock a thousand entries at a time), the age
  *     bound on server transactions every 5 s (ends those past it, sending nothing), sweeping the

@@ -64,6 +64,7 @@ import org.sipcrypt.server.transport.WebSocketLimits;
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
  * @param webSocket          the ws and wss listeners: origins accepted, message size, keep-alive pings
+ * @param routing            the routing SPI: which routers run, their time bound and options
  */
 public record ServerConfig(
         List<ListenerConfig> listeners,
@@ -105,10 +106,12 @@ public record ServerConfig(
         HttpConfig http,
         AuthConfig auth,
         TlsConfig tls,
-        WebSocketLimits webSocket) {
+        WebSocketLimits webSocket,
+        RoutingConfig routing) {
 
     public ServerConfig {
         Objects.requireNonNull(webSocket, "webSocket");
+        Objects.requireNonNull(routing, "routing");
         listeners = List.copyOf(Objects.requireNonNull(listeners, "listeners"));
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(dbUser, "dbUser");
@@ -171,7 +174,7 @@ public record ServerConfig(
                 .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
         return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).http(http).auth(auth).tls(tls)
-                .webSocket(webSocket);
+                .webSocket(webSocket).routing(routing);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -228,6 +231,7 @@ public record ServerConfig(
         private AuthConfig.Builder auth = new AuthConfig.Builder();
         private TlsConfig.Builder tls = new TlsConfig.Builder();
         private WebSocketLimits.Builder webSocket = new WebSocketLimits.Builder();
+        private RoutingConfig.Builder routing = new RoutingConfig.Builder();
 
         public Builder listeners(List<ListenerConfig> v) { listeners = v; return this; }
         public Builder dataDir(Path v) { dataDir = v; return this; }
@@ -270,6 +274,12 @@ public record ServerConfig(
         public Builder auth(AuthConfig v) { auth = v.toBuilder(); return this; }
         public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
         public Builder webSocket(WebSocketLimits v) { webSocket = v.toBuilder(); return this; }
+        public Builder routing(RoutingConfig v) { routing = v.toBuilder(); return this; }
+
+        /** The routing SPI's settings, to change in place. */
+        public RoutingConfig.Builder routing() {
+            return routing;
+        }
 
         /** The WebSocket settings, to change in place. */
         public WebSocketLimits.Builder webSocket() {
@@ -323,7 +333,7 @@ public record ServerConfig(
                     fastPath, minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
                     dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), http.build(), auth.build(), tls.build(),
-                    webSocket.build());
+                    webSocket.build(), routing.build());
             ServerConfigChecks.check(c);
             return c;
         }

@@ -28,6 +28,15 @@ final class ServerConfigChecks {
         routesHaveListeners(c);
         tls(c);
         partialBytes(c);
+        routersNeedProxyMode(c);
+    }
+
+    /** Routers decide where the proxy sends a request; a redirect server has nowhere to run them. */
+    static void routersNeedProxyMode(ServerConfig c) {
+        if (c.routing().enabled() && c.mode() != Mode.PROXY) {
+            throw new IllegalArgumentException("routing.router: " + String.join(",", c.routing().routers())
+                    + " given with mode " + c.mode().configName() + " (routers run in proxy mode only)");
+        }
     }
 
     /**

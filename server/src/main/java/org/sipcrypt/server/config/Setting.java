@@ -72,6 +72,20 @@ public enum Setting {
             "Route HOST[:PORT][;transport=..][;connection=..] for domains neither served nor routed.",
             c -> optional(c.defaultRoute()),
             (b, k, v) -> b.defaultRoute(parsed(k, one(k, v), t -> RouteConfig.parseDefaultRoute(t, b.tcpConnection)))),
+    ROUTING_ROUTER("routing.router", Kind.REPEATABLE, "NAME",
+            "A CallRouter (the routing SPI, found on the class path or in the WAR's WEB-INF/lib) that sees each new"
+                    + " out-of-dialog request the proxy routes, by the name it reports; several run in the order"
+                    + " given. A name no router on the class path has fails the start. None: the proxy routes as"
+                    + " without the SPI.",
+            c -> c.routing().routers(), (b, k, v) -> b.routing().routers(items(k, v, String::trim))),
+    ROUTING_TIMEOUT("routing.timeout", Kind.SINGLE, "DURATION",
+            "How long the routers may take to decide a request (10ms to 60s); a request still undecided then gets"
+                    + " 504, counted as routing.decisions{decision=timeout}.",
+            c -> shown(c.routing().timeout()), (b, k, v) -> b.routing().timeout(duration(k, one(k, v), false))),
+    ROUTING_OPTION("routing.option", Kind.REPEATABLE, "KEY=VALUE",
+            "An option the routers read (RouterContext.options), e.g. lcr.strip=00; keys of a-z 0-9 . _ -,"
+                    + " each once; values of keys naming a password, secret or token are masked in the start-up line.",
+            c -> c.routing().optionTexts(), (b, k, v) -> b.routing().options(routingOptions(v))),
     DOMAIN("domain", Kind.REPEATABLE, "DOMAIN", "Extra domain served, besides the listener addresses and localhost.",
             c -> c.domains(), (b, k, v) -> b.domains(items(k, v, ConfigValues::domainName))),
     RECORD_ROUTE("recordRoute", Kind.SINGLE, "BOOL", "Whether the proxy inserts Record-Route (RFC 3261 16.6 step 4).",
@@ -559,6 +573,14 @@ public enum Setting {
                     + " no path, e.g. https://phone.example.com, or *)");
         }
         return o;
+    }
+
+    private static java.util.Map<String, String> routingOptions(List<String> values) throws ConfigException {
+        try {
+            return RoutingConfig.parseOptions(values);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
     }
 
     private static List<AddressBlock> addressBlocksOrNone(String key, List<String> values) throws ConfigException {

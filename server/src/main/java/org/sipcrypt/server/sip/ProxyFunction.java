@@ -13,6 +13,12 @@ import javax.sip.message.Response;
  */
 public interface ProxyFunction extends SipFunction {
 
+    /**
+     * A request other than ACK and CANCEL, as {@link #onRequest(Request, javax.sip.ServerTransaction)},
+     * from a client that authenticated as {@code identity} (RFC 3261 §22.3), or null when it did not.
+     */
+    void onRequest(Request request, javax.sip.ServerTransaction st, String identity);
+
     /** An ACK for a 2xx, relayed along its route (RFC 3261 §16.6 applies to it as to any request). */
     void onAck(Request ack);
 

@@ -135,10 +135,11 @@ public final class SipDispatcher implements SipListener {
             }
             return;
         }
-        dispatch(request, st, toUs, toRegistrar);
+        dispatch(request, st, toUs, toRegistrar, null);
     }
 
-    private void dispatch(Request request, ServerTransaction st, boolean toUs, boolean toRegistrar) {
+    /** Hands a request on; {@code identity} is the user it authenticated as, or null. */
+    private void dispatch(Request request, ServerTransaction st, boolean toUs, boolean toRegistrar, String identity) {
         String method = request.getMethod();
         if (toRegistrar) {
             registrar.register(request, st);
@@ -152,7 +153,7 @@ public final class SipDispatcher implements SipListener {
                 ctx.respond(st, request, Response.NOT_FOUND, "No User In Request-URI");
             }
         } else if (mode == Mode.PROXY) {
-            proxy.onRequest(request, st);
+            proxy.onRequest(request, st, identity);
         } else {
             redirect.onRequest(request, st);
         }
@@ -165,11 +166,11 @@ public final class SipDispatcher implements SipListener {
             ctx.counters().error("auth");
             log.warn("digest authentication failed unexpectedly: {}", failure.toString());
             ctx.respond(st, request, Response.SERVER_INTERNAL_ERROR);
-        } else if (result instanceof AuthResult.Accepted) {
+        } else if (result instanceof AuthResult.Accepted accepted) {
             if (!toRegistrar) {
                 auth.consumeCredentials(request);
             }
-            dispatch(request, st, ctx.local().isLocal(request.getRequestURI()), toRegistrar);
+            dispatch(request, st, ctx.local().isLocal(request.getRequestURI()), toRegistrar, accepted.username());
         } else if (result instanceof AuthResult.Challenge c) {
             if (c.why().equals(FAILED)) {
                 failed(request);

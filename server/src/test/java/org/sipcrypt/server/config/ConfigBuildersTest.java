@@ -28,15 +28,15 @@ class ConfigBuildersTest {
 
     /**
      * Components left at their default: lists whose only valid changes need other settings with them,
-     * and lists empty by default (which reversing cannot change).
+     * and lists and maps empty by default (which reversing cannot change).
      */
     private static final Set<String> UNCHANGED = Set.of("methods", "ciphers", "crypto", "routes", "domains",
-            "trustedPeers", "pathPeers", "peers", "groups", "allowedOrigins");
+            "trustedPeers", "pathPeers", "peers", "groups", "allowedOrigins", "routers", "options");
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(classes = {ServerConfig.class, AuthConfig.class, TlsConfig.class, OverloadConfig.class,
         HttpConfig.class, TcpLimitsConfig.class, LimitsConfig.class, DbBreakerConfig.class,
-        org.sipcrypt.server.transport.WebSocketLimits.class})
+        org.sipcrypt.server.transport.WebSocketLimits.class, RoutingConfig.class})
     void everyComponentGoesThroughTheBuilderAndBack(Class<? extends Record> type) throws Exception {
         Record defaults = type == DbBreakerConfig.class ? DbBreakerConfig.DEFAULTS
                 : (Record) type.getMethod("defaults").invoke(null);

@@ -410,14 +410,15 @@ class ConfigLoaderTest {
     @Test
     void everySettingHasOneKeyAndAKebabCaseOption() {
         // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload,
-        // source limits and http records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 8 + AuthConfig.class.getRecordComponents().length
+        // source limits, http and routing records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 9 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
                 + OverloadConfig.class.getRecordComponents().length
                 + LimitsConfig.class.getRecordComponents().length
                 + HttpConfig.class.getRecordComponents().length
                 + org.sipcrypt.server.transport.WebSocketLimits.class.getRecordComponents().length
+                + RoutingConfig.class.getRecordComponents().length
                 + 2, ConfigLoader.settings().size()); // tls.preset and auth.preset set several components at once
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {

@@ -67,6 +67,7 @@ public final class StatefulProxy implements ProxyFunction {
     private final Duration timerC;
     private final EstablishedDialogs dialogs;
     private final FlowTokens flowTokens;
+    private final CallRouting routing;
 
     /**
      * @param timers     where Timer C runs (its task only hands the branch back to the call's lane)
@@ -77,10 +78,12 @@ public final class StatefulProxy implements ProxyFunction {
      *                   shutdown drain and for the signed routes that must match a live call
      *                   ({@code AccessPolicy}); null to note none
      * @param flowTokens writes the flow tokens of its Record-Route and reads them back (RFC 5626 §5.3)
+     * @param routing    the operator's routers, offered each new out-of-dialog request before the
+     *                   default target selection; null for none
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
-                         EstablishedDialogs dialogs, FlowTokens flowTokens) {
+                         EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.loops = new LoopDetector(ctx.local());
         this.targets = new TargetSelector(ctx, location, routes);
@@ -89,6 +92,7 @@ public final class StatefulProxy implements ProxyFunction {
         this.timers = Objects.requireNonNull(timers, "timers");
         this.timerC = Objects.requireNonNull(timerC, "timerC");
         this.dialogs = recordRoute ? dialogs : null;
+        this.routing = routing;
     }
 
     /** The branches of this proxy's Vias, which the relay from bytes writes and checks too. */
@@ -96,9 +100,15 @@ public final class StatefulProxy implements ProxyFunction {
         return loops;
     }
 
-    /** Proxies a request that is neither ACK nor CANCEL, on its server transaction. */
+    /** Proxies a request that is neither ACK nor CANCEL, on its server transaction, unauthenticated. */
     @Override
     public void onRequest(Request request, ServerTransaction st) {
+        onRequest(request, st, null);
+    }
+
+    /** Proxies a request that is neither ACK nor CANCEL, on its server transaction, as {@code identity} (or null). */
+    @Override
+    public void onRequest(Request request, ServerTransaction st, String identity) {
         String callId = callId(request);
         // §16.3 step 3: Max-Forwards
         MaxForwardsHeader mf = (MaxForwardsHeader) request.getHeader(MaxForwardsHeader.NAME);
@@ -168,7 +178,12 @@ public final class StatefulProxy implements ProxyFunction {
                 return;
             }
         }
-        // §16.5: determine the targets; §16.6: forward to them
+        // §16.5: determine the targets (the operator's routers first); §16.6: forward to them
+        if (routing != null && CallRouting.offered(fwd)) {
+            routing.route(call, fwd, identity, found -> forward(call, fwd, found),
+                    () -> targets.select(call, fwd, found -> forward(call, fwd, found)));
+            return;
+        }
         targets.select(call, fwd, found -> forward(call, fwd, found));
     }
 
