@@ -16,8 +16,11 @@ command -v turnutils_stunclient >/dev/null 2>&1 || need+=(coturn)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v iptables >/dev/null 2>&1 || need+=(iptables)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
-# Go's crypto/tls as an independent TLS peer (OpenSslTlsListenerIT)
+# Go's crypto/tls as an independent TLS peer (OpenSslTlsListenerIT, TlsGroupsIT); Debian 12's Go is
+# too old for it, so curl and unzip fetch a current one below (use_current_go)
 command -v go >/dev/null 2>&1 || need+=(golang-go)
+command -v curl >/dev/null 2>&1 || need+=(curl ca-certificates)
+command -v unzip >/dev/null 2>&1 || need+=(unzip)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 # real softphones for SoftphoneCallsIT: baresip and linphonec
 command -v baresip >/dev/null 2>&1 || need+=(baresip-core)
@@ -45,6 +48,58 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "verify: the tests need ${need[*]} (Debian package names); the tests using them will fail" >&2
   fi
 fi
+
+# The Go TLS peers need Go 1.24 or later (tls.VersionName, ConnectionState.CurveID, X25519MLKEM768);
+# the tests run the `go` first on PATH. When neither that one nor /usr/local/go's is recent enough,
+# Go $go_release is fetched once from the Go module proxy that `go env GOPROXY` names (the toolchain
+# zip the go command itself would download) into $go_home, and put first on PATH.
+go_release=go1.26.8
+go_home=/usr/local/lib/sipcrypt-go
+go_minor() { # the minor version of Go binary $1 (19 for go1.19.8), empty when it does not run
+  "$1" version 2>/dev/null | sed -n 's/^go version go1\.\([0-9]*\).*/\1/p'
+}
+fetch_go() { # $1: the go that names the proxy, $2: the directory to install Go $go_release into
+  local old=$1 dir=$2 proxy os arch zip tmp
+  proxy=$("$old" env GOPROXY | cut -d, -f1)
+  os=$("$old" env GOOS)
+  arch=$("$old" env GOARCH)
+  case "$proxy" in
+    http://*|https://*) ;;
+    *) echo "verify: GOPROXY first entry \"$proxy\" is no module proxy to fetch Go $go_release from" >&2; return 1 ;;
+  esac
+  zip=$(mktemp) && tmp=$(mktemp -d) || return 1
+  echo "verify: fetching Go $go_release into $dir"
+  if curl -fsSL -o "$zip" "$proxy/golang.org/toolchain/@v/v0.0.1-$go_release.$os-$arch.zip" \
+      && unzip -q "$zip" -d "$tmp"; then
+    local unpacked="$tmp/golang.org/toolchain@v0.0.1-$go_release.$os-$arch"
+    # module zips keep no file modes: the go command marks its own binaries executable the same way
+    chmod -R a+rX "$unpacked" && chmod a+x "$unpacked"/bin/* "$unpacked"/pkg/tool/*/*
+    rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && mv "$unpacked" "$dir"
+  fi
+  rm -rf "$zip" "$tmp"
+  [ -x "$dir/bin/go" ]
+}
+use_current_go() { # $1: where a fetched Go lives
+  local g m
+  for g in "$(command -v go || true)" /usr/local/go/bin/go "$1/bin/go"; do
+    m=$(go_minor "$g" || true)
+    if [ -n "$m" ] && [ "$m" -ge 24 ]; then
+      PATH="$(dirname "$g"):$PATH"
+      return 0
+    fi
+  done
+  g=$(command -v go || true)
+  if [ -z "$g" ]; then
+    echo "verify: no Go to name a module proxy; the Go TLS peer tests will fail" >&2
+  elif fetch_go "$g" "$1"; then
+    PATH="$1/bin:$PATH"
+  else
+    echo "verify: Go $go_release could not be fetched; the Go TLS peer tests will fail with Go $("$g" version)" >&2
+  fi
+}
+use_current_go "$go_home"
+export PATH
+echo "verify: $(go version 2>/dev/null || echo 'no Go')"
 
 # a Docker daemon for the Docker tests when none runs; stopped at the end if started here
 dockerd_pid=$(mktemp /tmp/sipcrypt-ci-dockerd.XXXXXX)

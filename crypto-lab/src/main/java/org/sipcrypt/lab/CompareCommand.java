@@ -228,11 +228,15 @@ final class CompareCommand extends LabCommand {
             }
             boolean fixed = rate != null || !findPeak;
             List<Study> studies = new ArrayList<>();
-            // SunJSSE reads its refusal of RC4 and 3DES at its first use in this JVM: when any study
-            // compares one of them, it is lifted before the first study, not when that study comes
+            // SunJSSE reads its refusal of RC4 and 3DES (and of static RSA key exchange) at its first use
+            // in this JVM: when any study compares one of them, it is lifted before the first study,
+            // not when that study comes
             if (list.stream().anyMatch(s -> ScenarioRunner.comparesInsecureSuites(
                     ciphersAsked != null ? ciphersAsked : s.ciphers()))) {
                 JdkInsecureSuites.allow();
+            }
+            for (Scenario s : list) {
+                ScenarioRunner.allowStaticRsa(ciphersAsked != null ? ciphersAsked : s.ciphers(), ro.handshake());
             }
             try (ResultStore store = db.open()) {
                 for (ServerUnderTest server : suts) {

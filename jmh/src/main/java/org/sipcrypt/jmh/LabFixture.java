@@ -44,7 +44,9 @@ import picocli.CommandLine;
  * PEM files for {@code jsse}. Only TLS 1.2 is offered: every suite measured here is a TLS 1.2 suite.
  *
  * <p>Loading this class takes RC4 and 3DES out of the JDK's {@code jdk.tls.disabledAlgorithms} for
- * the whole JVM, as the server does under {@code tls.allowInsecure}; the JDK reads that property once,
+ * the whole JVM, as the server does under {@code tls.allowInsecure}, and the entries refusing the
+ * static-RSA suites measured ({@code TLS_RSA_*} on Debian's OpenJDK 17.0.21), as the server's jsse
+ * engine does for configured ones; the JDK reads that property once,
  * at its first TLS use, so this happens in a static initialiser. Benchmark JVMs only.
  * Threading: static members thread-safe; instances are JMH thread-scoped states.
  */
@@ -63,6 +65,9 @@ public abstract class LabFixture extends BenchmarkDefaults {
 
     static {
         JdkInsecureSuites.allow();
+        JdkInsecureSuites.allowStaticRsa(REGISTRY.providers().stream().flatMap(p -> p.suites().stream())
+                .filter(s -> JdkInsecureSuites.staticRsa(s.name()) && s.jsseName() != null)
+                .map(CipherSuiteId::jsseName).toList());
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -37,6 +38,8 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.tls.spi.TlsEngine;
 import org.sipcrypt.server.transport.Transport;
 import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens and accepts the stream connections of one side of a leg as Netty channels on the event loops
@@ -60,6 +63,7 @@ public final class LegConnector {
      */
     static final int LISTEN_BACKLOG = 4096;
 
+    private static final Logger log = LoggerFactory.getLogger(LegConnector.class);
     private static final int SESSION_CACHE_SIZE = 10_000;
     private static final Duration SESSION_LIFETIME = Duration.ofHours(1);
 
@@ -132,6 +136,9 @@ public final class LegConnector {
         // the load generator's legs speak bc or jsse: auto picks between those two, as before the server had openssl
         this.choices = TlsChoices.resolve(registry, tls.ciphers(), tls.allowInsecure(), engine, tls.crypto(), tls.versions(),
                 tls.groups(), Map.of(TlsEngine.OPENSSL, "the lab's load generator has no openssl engine"));
+        if (choices.engine() == TlsEngine.JSSE) {
+            allowStaticRsa(choices.suites());
+        }
         this.identity = tls.cert() == null ? null : KeyMaterial.read(tls.cert(), tls.key(), null);
         if (choices.engine() == TlsEngine.BC) {
             this.bc = BcTlsSetup.create(identity, tls.trust(), choices, registry, tls.clientCerts(), tls.sessionReuse(),
@@ -140,6 +147,23 @@ public final class LegConnector {
         } else {
             this.bc = null;
             this.jsse = sslContext(identity, tls.trust());
+        }
+    }
+
+    /**
+     * Takes the JDK's refusal of the static-RSA suites among {@code suites} ({@code TLS_RSA_*} in
+     * {@code jdk.tls.disabledAlgorithms} on Debian's OpenJDK 17.0.21) out of this JVM, with one warning,
+     * as the server's jsse engine does: the lab's default handshake is RSA key exchange. It takes
+     * effect only before this JVM's first SunJSSE use; the compare command calls it before its first study.
+     */
+    public static void allowStaticRsa(List<CipherSuiteId> suites) {
+        List<String> rsa = suites.stream().filter(s -> JdkInsecureSuites.staticRsa(s.name()))
+                .flatMap(s -> s.jsseName() == null ? Stream.of(s.name()) : Stream.of(s.name(), s.jsseName())).toList();
+        List<String> lifted = JdkInsecureSuites.allowStaticRsa(rsa);
+        if (!lifted.isEmpty()) {
+            log.warn("jdk.tls.disabledAlgorithms entries {} lifted in this JVM for the static-RSA suites {}"
+                    + " (legacy: no forward secrecy; lab only)", lifted,
+                    suites.stream().map(CipherSuiteId::name).filter(JdkInsecureSuites::staticRsa).toList());
         }
     }
 

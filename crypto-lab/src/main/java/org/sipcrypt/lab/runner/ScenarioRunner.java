@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.sipcrypt.lab.loadgen.Credential;
 import org.sipcrypt.lab.loadgen.CredentialFiles;
+import org.sipcrypt.lab.loadgen.LegConnector;
 import org.sipcrypt.lab.loadgen.TlsOptions;
 import org.sipcrypt.lab.loadgen.Uac;
 import org.sipcrypt.lab.loadgen.UacOptions;
@@ -31,6 +32,8 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
 import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
+import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -175,6 +178,25 @@ public final class ScenarioRunner {
     }
 
     /**
+     * Lifts the JDK's refusal of the static-RSA suites that {@code ciphers} run under {@code handshake}
+     * (RSA key exchange, the lab's default), for the generator's and the UAS's SunJSSE legs: see
+     * {@link LegConnector#allowStaticRsa}. Takes effect only before this JVM's first SunJSSE use.
+     */
+    public static void allowStaticRsa(List<String> ciphers, Handshake handshake) {
+        CipherSuiteRegistry registry = CipherSuiteRegistry.load();
+        List<CipherSuiteId> suites = new ArrayList<>();
+        for (String c : ciphers) {
+            if (registry.provider(c).isPresent() || JdkInsecureSuites.staticRsa(c)) {
+                String suite = handshake.suite(c);
+                if (JdkInsecureSuites.staticRsa(suite)) {
+                    suites.addAll(registry.resolve(List.of(suite), true));
+                }
+            }
+        }
+        LegConnector.allowStaticRsa(suites);
+    }
+
+    /**
      * Compares ciphers: fixed-rate points and/or ramps, each repeated as the scenario says.
      *
      * @param ciphers cipher providers and {@code udp} / {@code tcp}
@@ -195,6 +217,7 @@ public final class ScenarioRunner {
                     ciphers.stream().filter(Bench::insecure).toList());
             JdkInsecureSuites.allow();
         }
+        allowStaticRsa(ciphers, options.handshake());
         if (options.sut() == ServerUnderTest.KAMAILIO && options.external() == null) {
             List<String> runnable = new ArrayList<>();
             for (String c : ciphers) {

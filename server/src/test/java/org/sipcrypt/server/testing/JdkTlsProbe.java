@@ -5,14 +5,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
+import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 
 /**
- * A TLS client on the JDK's SunJSSE, run in a JVM of its own by tests: it first takes RC4 and 3DES
- * out of {@code jdk.tls.disabledAlgorithms} (which the JDK reads once per JVM), then makes one
+ * A TLS client on the JDK's SunJSSE, run in a JVM of its own by tests: it first takes RC4 and 3DES,
+ * and the refusal of the suite named when that has static RSA key exchange, out of
+ * {@code jdk.tls.disabledAlgorithms} (which the JDK reads once per JVM), then makes one
  * TLS 1.2 handshake offering only the suite named, and prints {@code negotiated SUITE}.
  * Usage: {@code JdkTlsProbe PORT CA.pem JSSE_SUITE_NAME}; exit 0 when the handshake succeeds, 1 otherwise.
  * Threading: main thread only.
@@ -24,6 +26,7 @@ public final class JdkTlsProbe {
 
     public static void main(String... args) throws Exception {
         JdkInsecureSuites.allow();
+        JdkInsecureSuites.allowStaticRsa(List.of(args[2]));
         KeyStore ts = KeyStore.getInstance("PKCS12");
         ts.load(null, null);
         try (InputStream in = Files.newInputStream(Path.of(args[1]))) {

@@ -23,8 +23,10 @@ import picocli.CommandLine;
 
 /**
  * RC4 and 3DES with the lab switch, against the JDK's SunJSSE as the independent peer (openssl 3
- * has neither suite): both on the jsse engine, 3DES also on the bc engine. The JDK reads {@code jdk.tls.disabledAlgorithms} once per JVM, so the server
- * jar and the client ({@link JdkTlsProbe}) each run in a JVM of their own.
+ * has neither suite): both on the jsse engine, 3DES also on the bc engine; and a static-RSA suite
+ * on the jsse engine of a JDK that refuses static RSA key exchange. The JDK reads
+ * {@code jdk.tls.disabledAlgorithms} once per JVM, so the server jar and the client
+ * ({@link JdkTlsProbe}) each run in a JVM of their own.
  */
 @Timeout(120)
 class InsecureSuitesIT {
@@ -45,15 +47,24 @@ class InsecureSuitesIT {
     }
 
     /** Runs the probe; returns its exit code and output. */
-    private String probe(int port, Path ca, String suite) throws Exception {
-        Process p = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"), JdkTlsProbe.class.getName(),
-                Integer.toString(port), ca.toString(), suite).redirectErrorStream(true).start();
+    private String probe(int port, Path ca, String suite, String... jvmOptions) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(java()));
+        cmd.addAll(List.of(jvmOptions));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JdkTlsProbe.class.getName(),
+                Integer.toString(port), ca.toString(), suite));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "probe finished");
         return p.exitValue() + " " + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     }
 
     private Process server(Path log, int port, String... extra) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(java(), "-jar", JAR.toString(), "--data-dir", dir.resolve("data").toString(),
+        return server(List.of(), log, port, extra);
+    }
+
+    private Process server(List<String> jvmOptions, Path log, int port, String... extra) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(java()));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-jar", JAR.toString(), "--data-dir", dir.resolve("data").toString(),
                 "--listen", "udp:127.0.0.1:" + port, "--listen", "tls:127.0.0.1:" + port,
                 "--tls-cert", dir.resolve("certs/server.pem").toString(),
                 "--tls-key", dir.resolve("certs/server-key.pem").toString(), "--stats-interval", "0"));
@@ -121,6 +132,41 @@ class InsecureSuitesIT {
                     "a default server does not speak 3DES");
         } finally {
             stop(secure);
+        }
+    }
+
+    /**
+     * A JDK that refuses static RSA key exchange: Debian's OpenJDK 17.0.21 lists {@code TLS_RSA_*} in
+     * {@code jdk.tls.disabledAlgorithms}; the suite's own name is listed too, so that a JDK which
+     * does not read patterns there (17.0.15) refuses it as well. The jsse server configured with
+     * RFC 3261's suite lifts exactly those two entries for itself, says so once, and handshakes with
+     * a SunJSSE client that lifts them the same way.
+     */
+    @Test
+    void aConfiguredStaticRsaSuiteIsLiftedOutOfTheJdksRefusal() throws Exception {
+        assertTrue(Files.isRegularFile(JAR), "the server jar is built in the package phase: " + JAR.toAbsolutePath());
+        assertEquals(0, new CommandLine(new CertsCommand()).execute("--out", dir.resolve("certs").toString()));
+        Path security = dir.resolve("refuses-static-rsa.security");
+        Files.writeString(security, "jdk.tls.disabledAlgorithms=SSLv3, TLSv1, TLSv1.1, DTLSv1.0, RC4, DES, MD5withRSA,"
+                + " DH keySize < 1024, EC keySize < 224, 3DES_EDE_CBC, anon, NULL, ECDH, TLS_RSA_*,"
+                + " TLS_RSA_WITH_AES_128_CBC_SHA, rsa_pkcs1_sha1 usage HandshakeSignature,"
+                + " ecdsa_sha1 usage HandshakeSignature, dsa_sha1 usage HandshakeSignature\n");
+        String refusing = "-Djava.security.properties=" + security;
+        int port = freePort();
+        Path log = dir.resolve("rsa.log");
+        Process server = server(List.of(refusing), log, port, "--tls-engine", "jsse",
+                "--tls-ciphers", "TLS_RSA_WITH_AES_128_CBC_SHA");
+        try {
+            Await.until(() -> contains(log, "ready on"), Duration.ofSeconds(60), () -> "server started: " + log);
+            assertEquals("0 negotiated TLS_RSA_WITH_AES_128_CBC_SHA",
+                    probe(port, dir.resolve("certs/ca.pem"), "TLS_RSA_WITH_AES_128_CBC_SHA", refusing));
+            String out = Files.readString(log);
+            assertTrue(out.contains("jdk.tls.disabledAlgorithms entries [TLS_RSA_*, TLS_RSA_WITH_AES_128_CBC_SHA] lifted"
+                    + " in this JVM for the configured static-RSA suites [TLS_RSA_WITH_AES_128_CBC_SHA]"), out);
+            assertEquals(out.indexOf("disabledAlgorithms entries"), out.lastIndexOf("disabledAlgorithms entries"),
+                    "warned once: " + out);
+        } finally {
+            stop(server);
         }
     }
 }

@@ -72,7 +72,8 @@ final class JsseTlsStage extends TlsStage {
     /**
      * Builds the contexts from the {@code tls.*} settings and the suites chosen for this engine.
      * With {@code tls.allowInsecure}, RC4 and 3DES are taken out of the JDK's
-     * {@code jdk.tls.disabledAlgorithms} for this JVM (lab only). With {@code tls.sessionReuse} off,
+     * {@code jdk.tls.disabledAlgorithms} for this JVM (lab only); so is the JDK's refusal of the
+     * static-RSA suites among those configured (see {@link #liftStaticRsaRefusal}). With {@code tls.sessionReuse} off,
      * each session is invalidated once its handshake is done and SunJSSE's stateless session tickets
      * are turned off (see {@link #disableSessionTickets}).
      *
@@ -103,6 +104,7 @@ final class JsseTlsStage extends TlsStage {
             JdkInsecureSuites.allow();
             log.warn("insecure TLS algorithms RC4 and 3DES re-enabled in this JVM (tls.allowInsecure, lab only)");
         }
+        liftStaticRsaRefusal(suites);
         // SunJSSE lets TLS 1.2 clients renegotiate unless told otherwise before its first server
         // handshake; renegotiation buys a SIP peer nothing and costs the server a handshake each time
         if (System.getProperty(REJECT_RENEGOTIATION) == null) {
@@ -137,6 +139,30 @@ final class JsseTlsStage extends TlsStage {
         }
         return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers,
                 namedGroups(choices.groups()), identities);
+    }
+
+    /**
+     * Newer JDKs (Debian's OpenJDK 17.0.21) list {@code TLS_RSA_*} in {@code jdk.tls.disabledAlgorithms},
+     * so SunJSSE would silently never negotiate a configured {@code TLS_RSA_WITH_*} suite, RFC 3261
+     * §26.3.1's {@code TLS_RSA_WITH_AES_128_CBC_SHA} among them. The entries refusing exactly the
+     * configured static-RSA suites are taken out for this JVM, with one warning naming them; nothing
+     * is lifted for a suite list without static RSA (preset {@code modern}).
+     */
+    private static void liftStaticRsaRefusal(List<CipherSuiteId> suites) {
+        List<String> rsa = new ArrayList<>();
+        for (CipherSuiteId s : suites) {
+            if (JdkInsecureSuites.staticRsa(s.name())) {
+                rsa.add(s.name());
+                rsa.add(s.jsseName());
+            }
+        }
+        List<String> lifted = JdkInsecureSuites.allowStaticRsa(rsa);
+        if (!lifted.isEmpty()) {
+            log.warn("jdk.tls.disabledAlgorithms entries {} lifted in this JVM for the configured static-RSA suites {}"
+                    + " (legacy: no forward secrecy; leave them out of tls.ciphers, e.g. tls.preset modern, to keep"
+                    + " the JDK's refusal)", lifted,
+                    suites.stream().map(CipherSuiteId::name).filter(JdkInsecureSuites::staticRsa).toList());
+        }
     }
 
     /**
