@@ -92,7 +92,7 @@ public final class CallRecords {
     public Call started(String callId, String callerTag, String caller, String callee, String user,
                         String inTransport, String inCipher) {
         Objects.requireNonNull(callId, "callId");
-        Call c = new Call(callId, callerTag, clock.instant(), caller, callee, user, inTransport, inCipher);
+        Call c = new Call(callId, callerTag, now(), caller, callee, user, inTransport, inCipher);
         CallRecord evicted = null;
         synchronized (open) {
             if (open.containsKey(callId)) {
@@ -118,7 +118,7 @@ public final class CallRecords {
             if (c.answer != null || open.get(c.callId) != c) {
                 return;
             }
-            c.answer = clock.instant();
+            c.answer = now();
             c.status = status;
             c.outTransport = outTransport;
             c.outCipher = outCipher;
@@ -154,7 +154,7 @@ public final class CallRecords {
             c.status = status;
             EndedBy by = c.cancelled ? EndedBy.CALLER : fromCallee ? EndedBy.CALLEE
                     : status == 408 ? EndedBy.TIMEOUT : EndedBy.NONE;
-            done = c.record(clock.instant(), by);
+            done = c.record(now(), by);
         }
         finished.accept(done);
     }
@@ -168,7 +168,7 @@ public final class CallRecords {
                 return;
             }
             open.remove(callId);
-            done = c.record(clock.instant(), c.callerTag != null && c.callerTag.equals(fromTag)
+            done = c.record(now(), c.callerTag != null && c.callerTag.equals(fromTag)
                     ? EndedBy.CALLER : EndedBy.CALLEE);
         }
         finished.accept(done);
@@ -186,6 +186,11 @@ public final class CallRecords {
             done = c.record(null, EndedBy.UNKNOWN);
         }
         finished.accept(done);
+    }
+
+    /** The time now, in milliseconds as records keep it, so that a duration is the difference of the times shown. */
+    private Instant now() {
+        return clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
     }
 
     /** Calls in progress. */
