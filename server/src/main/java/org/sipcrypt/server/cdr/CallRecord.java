@@ -26,7 +26,10 @@ public record CallRecord(String callId, Instant start, Instant answer, Instant e
                          String user, String inTransport, String inCipher, String outTransport, String outCipher,
                          int status, EndedBy endedBy) {
 
-    /** Who ended a call. */
+    /**
+     * Who ended a call.
+     * Threading: immutable.
+     */
     public enum EndedBy {
         /** The caller: its BYE, or its CANCEL of an unanswered call. */
         CALLER,

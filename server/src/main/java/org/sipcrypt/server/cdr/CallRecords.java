@@ -24,7 +24,10 @@ import org.sipcrypt.server.cdr.CallRecord.EndedBy;
  */
 public final class CallRecords {
 
-    /** One call in progress: what its record needs, kept from the INVITE on. */
+    /**
+     * One call in progress: what its record needs, kept from the INVITE on.
+     * Threading: its mutable fields are guarded by the lock of the {@link CallRecords} that made it.
+     */
     public static final class Call {
         final String callId;
         final String callerTag;

@@ -16,7 +16,10 @@ import java.util.Objects;
  */
 public record CdrConfig(Sink sink, Path file, int queueSize) {
 
-    /** Where records go. */
+    /**
+     * Where records go.
+     * Threading: immutable.
+     */
     public enum Sink {
         NONE, JSONL, DATABASE;
 
