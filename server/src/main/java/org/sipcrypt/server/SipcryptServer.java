@@ -377,7 +377,14 @@ public final class SipcryptServer implements AutoCloseable {
      */
     private static CdrSink cdrSink(ServerConfig config, Database database) throws java.io.IOException {
         return switch (config.cdr().sink()) {
-            case JSONL -> new JsonLinesSink(config.cdr().file());
+            case JSONL -> {
+                try {
+                    yield new JsonLinesSink(config.cdr().file());
+                } catch (java.io.IOException e) {
+                    throw new java.io.IOException("cdr.file: cannot open " + config.cdr().file() + " for appending ("
+                            + e + ")", e);
+                }
+            }
             case DATABASE -> new JdbcCdrSink(database.dataSource());
             case NONE -> throw new IllegalStateException("cdr.sink=none has no sink");
         };
