@@ -18,7 +18,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.location.Database;
 
-/** The cdrs table (schema 6) on a real H2 database: rows as written, nulls kept, a failed batch leaves nothing. */
+/**
+ * The cdrs table (schema 6) on a real H2 database: rows as written, nulls kept, a failed batch leaves
+ * nothing; and through the {@link CdrWriter}, an outage of H2 in server mode on loopback loses and
+ * counts the records of its time, and writing resumes by itself when the database is back.
+ * Threading: JUnit's test thread.
+ */
 @Timeout(30)
 class JdbcCdrSinkTest {
 
@@ -80,6 +85,56 @@ class JdbcCdrSinkTest {
                 assertEquals(0, rs.getInt(1), "the batch is one transaction");
             }
             sink.write(List.of(ok));
+        }
+    }
+
+    @Test
+    void aDatabaseOutageLosesAndCountsItsRecordsAndWritingResumesByItself() throws Exception {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        try (org.sipcrypt.server.testing.TestH2Server h2 = org.sipcrypt.server.testing.TestH2Server.start(dir.resolve("h2"));
+             Database db = Database.open(h2.url(), "sa", "", 2)) {
+            try (CdrWriter writer = new CdrWriter(new JdbcCdrSink(db.dataSource()), 100, registry)) {
+                writer.offer(record("before"));
+                awaitCount(registry, "written", 1);
+                h2.stop();
+                writer.offer(record("during"));
+                awaitCount(registry, "failed", 1);
+                h2.startAgain();
+                // the pool may yet lose a batch on a connection from before the outage: offer until one is written
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; registry.get("cdr.records").tag("result", "written").counter().count() < 2; i++) {
+                    assertTrue(System.nanoTime() < deadline, "nothing written after the database came back");
+                    double lost = registry.get("cdr.records").tag("result", "failed").counter().count();
+                    writer.offer(record("after"));
+                    while (registry.get("cdr.records").tag("result", "written").counter().count() < 2
+                            && registry.get("cdr.records").tag("result", "failed").counter().count() == lost) {
+                        assertTrue(System.nanoTime() < deadline, "the batch after the outage never settled");
+                        Thread.sleep(10);
+                    }
+                }
+            }
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT call_id FROM cdrs ORDER BY start_ms")) {
+                List<String> ids = new java.util.ArrayList<>();
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+                assertEquals(List.of("before", "after"), ids);
+            }
+        }
+    }
+
+    private static CallRecord record(String callId) {
+        return new CallRecord(callId, Instant.now(), null, Instant.now(), null, null, null, "udp", null, null, null,
+                486, CallRecord.EndedBy.CALLEE);
+    }
+
+    private static void awaitCount(io.micrometer.core.instrument.MeterRegistry registry, String result, double count)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (registry.get("cdr.records").tag("result", result).counter().count() < count) {
+            assertTrue(System.nanoTime() < deadline, "cdr.records{result=" + result + "} never reached " + count);
+            Thread.sleep(10);
         }
     }
 }
