@@ -31,6 +31,7 @@ import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.LimitsConfig;
 import org.sipcrypt.server.config.Mode;
+import org.sipcrypt.server.config.OverloadConfig;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.config.TransportImpl;
 import org.sipcrypt.server.http.HealthCheck;
@@ -58,6 +59,11 @@ import org.sipcrypt.server.sip.SipcryptSipStack;
 import org.sipcrypt.server.sip.TransactionAgeLimit;
 import org.sipcrypt.server.sip.proxy.CallRouting;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
+import org.sipcrypt.server.cdr.CallRecords;
+import org.sipcrypt.server.cdr.CdrSink;
+import org.sipcrypt.server.cdr.CdrWriter;
+import org.sipcrypt.server.cdr.JdbcCdrSink;
+import org.sipcrypt.server.cdr.JsonLinesSink;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
 import org.sipcrypt.server.sip.proxy.StatelessRelay;
@@ -124,6 +130,8 @@ public final class SipcryptServer implements AutoCloseable {
     private TlsReloads tlsReloads;
     private HttpEndpoints endpoints;
     private NettyHttpListener http;
+    /** The call detail record writer; null with {@code cdr.sink=none}. */
+    private CdrWriter cdrWriter;
     private boolean closed;
     /** Stops the {@code sipcrypt-router} pool and closes the routers; null without routers. */
     private AutoCloseable routers;
@@ -198,7 +206,11 @@ public final class SipcryptServer implements AutoCloseable {
                     transport != null ? transport.completedTransactions() : null);
             ScheduledThreadPoolExecutor housekeeping = NamedThreads.named("sipcrypt-housekeeping").scheduler();
             opened.add(housekeeping::shutdownNow);
-            EstablishedDialogs dialogs = establishedDialogs(config, registry, clock);
+            CdrWriter cdrWriter = config.cdr().enabled()
+                    ? opened(opened, new CdrWriter(cdrSink(config, database), config.cdr().queueSize(), registry)) : null;
+            CallRecords records = cdrWriter == null ? null : new CallRecords(clock, openCallsKept(config),
+                    config.recordRoute() && config.overload().maxDialogs() > 0, cdrWriter::offer, registry);
+            EstablishedDialogs dialogs = establishedDialogs(config, registry, clock, records);
             SourceLimits limits = sourceLimits(config, transport, registry, clock);
             Authentication auth = Authentication.start(config, database, context, local, dialogs, registry);
             if (auth.credentials() != null) {
@@ -226,7 +238,7 @@ public final class SipcryptServer implements AutoCloseable {
                         config.routing().timeout().toMillis());
             }
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
-                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing);
+                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing, records);
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows,
@@ -276,6 +288,7 @@ public final class SipcryptServer implements AutoCloseable {
                     started.close();
                 };
             }
+            server.cdrWriter = cdrWriter;
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
@@ -346,7 +359,8 @@ public final class SipcryptServer implements AutoCloseable {
      * must match to prove a live dialog; their ages read {@code clock}. Null when none are kept
      * (no Record-Route, or {@code shutdown.maxDialogs} 0).
      */
-    private static EstablishedDialogs establishedDialogs(ServerConfig config, MeterRegistry registry, Clock clock) {
+    private static EstablishedDialogs establishedDialogs(ServerConfig config, MeterRegistry registry, Clock clock,
+                                                        CallRecords records) {
         if (!config.recordRoute() || config.overload().maxDialogs() == 0) {
             return null;
         }
@@ -354,7 +368,35 @@ public final class SipcryptServer implements AutoCloseable {
                 () -> {
                     Instant now = clock.instant();
                     return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-                }, registry);
+                }, registry, records == null ? null : records::forgotten);
+    }
+
+    /**
+     * Where call detail records go ({@code cdr.sink}): the JSON-lines file, opened for appending now,
+     * or the server's database through its pool.
+     */
+    private static CdrSink cdrSink(ServerConfig config, Database database) throws java.io.IOException {
+        return switch (config.cdr().sink()) {
+            case JSONL -> {
+                try {
+                    yield new JsonLinesSink(config.cdr().file());
+                } catch (java.io.IOException e) {
+                    throw new java.io.IOException("cdr.file: cannot open " + config.cdr().file() + " for appending ("
+                            + e + ")", e);
+                }
+            }
+            case DATABASE -> new JdbcCdrSink(database.dataSource());
+            case NONE -> throw new IllegalStateException("cdr.sink=none has no sink");
+        };
+    }
+
+    /**
+     * Most calls in progress the call records keep: as many as the dialogs kept
+     * ({@code shutdown.maxDialogs}), or that default when none are.
+     */
+    private static int openCallsKept(ServerConfig config) {
+        int dialogs = config.overload().maxDialogs();
+        return dialogs > 0 ? dialogs : OverloadConfig.defaults().maxDialogs();
     }
 
     /**
@@ -669,6 +711,14 @@ public final class SipcryptServer implements AutoCloseable {
         }
         if (credentials != null) {
             credentials.close();
+        }
+        if (cdrWriter != null) {
+            // after the stack and the lanes: no call event comes any more; before the database it may write to
+            try {
+                cdrWriter.close();
+            } catch (Exception e) {
+                log.warn("call records: closing the writer failed: {}", e.toString());
+            }
         }
         location.close();
         database.close();

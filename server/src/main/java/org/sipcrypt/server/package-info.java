@@ -50,6 +50,12 @@
  *     ({@code tls.handshakes.failed{reason=overload}}) and it is closed</td>
  *     <td>Bouncy Castle handshake records (RSA, ECDHE) of connections whose reads are paused meanwhile</td>
  *     <td>records after the handshake, SIP, database</td></tr>
+ * <tr><td>{@code sipcrypt-cdr}</td><td>1 (only with {@code cdr.sink} set)</td>
+ *     <td>{@code cdr.queueSize} finished call records; beyond it a record is dropped and counted
+ *     ({@code cdr.records{result=dropped}})</td>
+ *     <td>appending call records to the JSON-lines file, or inserting them in batches through the database
+ *     pool (blocks up to {@code db.connectTimeout} while the database is away)</td>
+ *     <td>SIP work</td></tr>
  * <tr><td>{@code sipcrypt-sip-timer}</td><td>1 (JAIN-SIP's timers on a hashed wheel, {@code WheelSipTimer})</td>
  *     <td>unbounded (one entry per pending transaction timer)</td>
  *     <td>RFC 3261 §17 timers, retransmissions, timeouts reported to the proxy</td><td>database</td></tr>

@@ -60,6 +60,7 @@ import org.sipcrypt.server.transport.WebSocketLimits;
  * @param tcpLimits          bounds against TCP/TLS connection floods (per source, per message, partial bytes)
  * @param overload           when new requests are refused with 503 to keep serving, and what shutdown waits for
  * @param limits             per-source limits on new requests: a rate per source and bans after failed authentication
+ * @param cdr                call detail records: off, or where they are written
  * @param http               the HTTP listener for {@code /metrics} and {@code /health}
  * @param auth               digest authentication
  * @param tls                TLS listener and outgoing TLS connections
@@ -103,6 +104,7 @@ public record ServerConfig(
         TcpLimitsConfig tcpLimits,
         OverloadConfig overload,
         LimitsConfig limits,
+        CdrConfig cdr,
         HttpConfig http,
         AuthConfig auth,
         TlsConfig tls,
@@ -151,6 +153,7 @@ public record ServerConfig(
         Objects.requireNonNull(http, "http");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(cdr, "cdr");
         if (listeners.isEmpty()) {
             throw new IllegalArgumentException("listen: at least one listener is needed");
         }
@@ -173,7 +176,7 @@ public record ServerConfig(
                 .maxContacts(maxContacts).maxBindings(maxBindings).locationCache(locationCache)
                 .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
-        return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).http(http).auth(auth).tls(tls)
+        return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).cdr(cdr).http(http).auth(auth).tls(tls)
                 .webSocket(webSocket).routing(routing);
     }
 
@@ -227,6 +230,7 @@ public record ServerConfig(
         private TcpLimitsConfig.Builder tcpLimits = new TcpLimitsConfig.Builder();
         private OverloadConfig.Builder overload = new OverloadConfig.Builder();
         private LimitsConfig.Builder limits = new LimitsConfig.Builder();
+        private CdrConfig.Builder cdr = new CdrConfig.Builder();
         private HttpConfig.Builder http = new HttpConfig.Builder();
         private AuthConfig.Builder auth = new AuthConfig.Builder();
         private TlsConfig.Builder tls = new TlsConfig.Builder();
@@ -270,6 +274,7 @@ public record ServerConfig(
         public Builder tcpLimits(TcpLimitsConfig v) { tcpLimits = v.toBuilder(); return this; }
         public Builder overload(OverloadConfig v) { overload = v.toBuilder(); return this; }
         public Builder limits(LimitsConfig v) { limits = v.toBuilder(); return this; }
+        public Builder cdr(CdrConfig v) { cdr = v.toBuilder(); return this; }
         public Builder http(HttpConfig v) { http = v.toBuilder(); return this; }
         public Builder auth(AuthConfig v) { auth = v.toBuilder(); return this; }
         public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
@@ -306,6 +311,11 @@ public record ServerConfig(
             return limits;
         }
 
+        /** The call detail record settings, to change in place. */
+        public CdrConfig.Builder cdr() {
+            return cdr;
+        }
+
         /** The HTTP listener's settings, to change in place. */
         public HttpConfig.Builder http() {
             return http;
@@ -332,7 +342,7 @@ public record ServerConfig(
                     tcpConnectTimeout, tcpConnectFailureHold, maxMessageBytes, ioThreads, sipWorkers, sipQueueCapacity, transportImpl,
                     fastPath, minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
-                    dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), http.build(), auth.build(), tls.build(),
+                    dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), cdr.build(), http.build(), auth.build(), tls.build(),
                     webSocket.build(), routing.build());
             ServerConfigChecks.check(c);
             return c;

@@ -275,6 +275,18 @@ public enum Setting {
                     + " share one bucket of limits.requestsPerSecond and are not banned.",
             c -> shown(c.limits().maxSources()),
             (b, k, v) -> b.limits().maxSources(integer(k, one(k, v), 1, 10_000_000))),
+    CDR_SINK("cdr.sink", Kind.SINGLE, "none|jsonl|database",
+            "Call detail records, one per INVITE call through the proxy: none (off), jsonl (one JSON object a line"
+                    + " in cdr.file) or database (the cdrs table of the server's database, through its pool).",
+            c -> List.of(c.cdr().sink().configName()),
+            (b, k, v) -> b.cdr().sink(parsed(k, one(k, v), CdrConfig.Sink::parse))),
+    CDR_FILE("cdr.file", Kind.SINGLE, "FILE",
+            "The JSON-lines file of cdr.sink=jsonl, appended to (created if missing); required with that sink.",
+            c -> optional(c.cdr().file()), (b, k, v) -> b.cdr().file(path(k, one(k, v)))),
+    CDR_QUEUE_SIZE("cdr.queueSize", Kind.SINGLE, "N",
+            "Most finished call records waiting for the writer thread; while it is full, records are dropped and"
+                    + " counted as cdr.records{result=dropped}. The SIP path never waits for a write.",
+            c -> shown(c.cdr().queueSize()), (b, k, v) -> b.cdr().queueSize(integer(k, one(k, v), 1, 10_000_000))),
     HTTP("http", Kind.SINGLE, "HOST:PORT",
             "HTTP listener for /metrics (Prometheus) and /health; port 0 picks a free one, off means none. Bind it"
                     + " to loopback or a management network only: it answers anyone who reaches it.",

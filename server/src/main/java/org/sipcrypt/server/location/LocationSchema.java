@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The location database's schema history, fed to a {@link SchemaMigrator} when the database is
- * opened: the AORs and bindings of the location service and the digest subscribers.
+ * opened: the AORs and bindings of the location service, the digest subscribers and the call detail records.
  * Threading: immutable.
  */
 final class LocationSchema {
@@ -54,7 +54,27 @@ final class LocationSchema {
             new SchemaMigrator.Migration(5, List.of(
                     // The Path an edge proxy recorded in the REGISTER (RFC 3327 §5.3), comma-separated, first hop
                     // first: requests for the binding are routed through it. Null for a binding without one.
-                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS path VARCHAR(1024)"))));
+                    "ALTER TABLE bindings ADD COLUMN IF NOT EXISTS path VARCHAR(1024)")),
+            new SchemaMigrator.Migration(6, List.of(
+                    // Call detail records (cdr.sink=database), one row per INVITE call through the proxy; times in
+                    // epoch milliseconds, null where unknown. Written by the server, read by billing.
+                    "CREATE TABLE IF NOT EXISTS cdrs ("
+                            + "call_id VARCHAR(1024) NOT NULL, "
+                            + "start_ms BIGINT NOT NULL, "
+                            + "answer_ms BIGINT, "
+                            + "end_ms BIGINT, "
+                            + "caller VARCHAR(1024), "
+                            + "callee VARCHAR(1024), "
+                            + "auth_user VARCHAR(128), "
+                            + "in_transport VARCHAR(8), "
+                            + "in_cipher VARCHAR(128), "
+                            + "out_transport VARCHAR(8), "
+                            + "out_cipher VARCHAR(128), "
+                            + "status INTEGER, "
+                            + "duration_ms BIGINT, "
+                            + "ended_by VARCHAR(16) NOT NULL)",
+                    "CREATE INDEX IF NOT EXISTS cdrs_start_ms ON cdrs (start_ms)",
+                    "CREATE INDEX IF NOT EXISTS cdrs_call_id ON cdrs (call_id)"))));
 
     private LocationSchema() {
     }

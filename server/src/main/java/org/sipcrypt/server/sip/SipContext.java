@@ -248,6 +248,15 @@ public final class SipContext {
                 instanceof org.sipcrypt.server.transport.Flow.Carrier c ? c.flow() : null;
     }
 
+    /**
+     * The TLS cipher suite negotiated on the connection a message came over, or null when it did not
+     * come over TLS, its transport does not tell, or the handshake had not finished.
+     */
+    public static String cipherSuiteOf(Request request) {
+        return ((gov.nist.javax.sip.message.SIPRequest) request).getMessageChannel()
+                instanceof org.sipcrypt.server.transport.Flow.Carrier c ? c.cipherSuite() : null;
+    }
+
     /** The address a request's packet came from (the peer of its connection), or null when unknown. */
     public static java.net.InetAddress sourceAddress(Request request) {
         var m = (gov.nist.javax.sip.message.SIPRequest) request;

@@ -143,5 +143,13 @@ public record Flow(Transport transport, InetSocketAddress local, InetSocketAddre
     public interface Carrier {
         /** The flow of the messages received on this channel. */
         Flow flow();
+
+        /**
+         * The TLS cipher suite negotiated on this channel's connection (its standard name), or null when
+         * it is not over TLS or its handshake has not finished.
+         */
+        default String cipherSuite() {
+            return null;
+        }
     }
 }

@@ -408,14 +408,33 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void callRecordsAreOffByDefaultAndTheJsonLinesSinkNeedsAFile() throws ConfigException {
+        CdrConfig defaults = flags(Map.of()).cdr();
+        assertFalse(defaults.enabled());
+        assertEquals(10_000, defaults.queueSize());
+        ServerConfig c = flags(Map.of("cdr.sink", List.of("jsonl"), "cdr.file", List.of("/var/log/sipcrypt/cdr.jsonl"),
+                "cdr.queueSize", List.of("500")));
+        assertEquals(CdrConfig.Sink.JSONL, c.cdr().sink());
+        assertEquals(java.nio.file.Path.of("/var/log/sipcrypt/cdr.jsonl"), c.cdr().file());
+        assertEquals(500, c.cdr().queueSize());
+        assertEquals(CdrConfig.Sink.DATABASE, flags(Map.of("cdr.sink", List.of("database"))).cdr().sink());
+        assertEquals("cdr.sink: unknown sink \"kafka\" (expected none, jsonl or database)",
+                failure(Map.of("cdr.sink", List.of("kafka"))));
+        assertTrue(failure(Map.of("cdr.sink", List.of("jsonl"))).startsWith("cdr.file: not set"),
+                failure(Map.of("cdr.sink", List.of("jsonl"))));
+        assertTrue(failure(Map.of("cdr.queueSize", List.of("0"))).startsWith("cdr.queueSize: \"0\" is out of range"));
+    }
+
+    @Test
     void everySettingHasOneKeyAndAKebabCaseOption() {
         // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload,
-        // source limits, http and routing records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 9 + AuthConfig.class.getRecordComponents().length
+        // source limits, call records, http and routing records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 10 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
                 + OverloadConfig.class.getRecordComponents().length
                 + LimitsConfig.class.getRecordComponents().length
+                + CdrConfig.class.getRecordComponents().length
                 + HttpConfig.class.getRecordComponents().length
                 + org.sipcrypt.server.transport.WebSocketLimits.class.getRecordComponents().length
                 + RoutingConfig.class.getRecordComponents().length

@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.ToHeader;
@@ -41,6 +42,7 @@ public final class EstablishedDialogs {
     private final Ticker ticker;
     private final Counter forgottenFull;
     private final Counter forgottenExpired;
+    private final Consumer<String> forgotten;
     /** Insertion order is refresh order (an entry is re-inserted when refreshed): oldest first. */
     private final LinkedHashMap<String, Dialog> dialogs = new LinkedHashMap<>();
     /** Dialogs ended by a BYE relayed from its bytes, oldest first; their {@code bye} is set. */
@@ -63,6 +65,16 @@ public final class EstablishedDialogs {
      * @param lifetime   how long a dialog is kept without a refresh
      */
     public EstablishedDialogs(int maxDialogs, Duration lifetime, Ticker ticker, MeterRegistry registry) {
+        this(maxDialogs, lifetime, ticker, registry, null);
+    }
+
+    /**
+     * As above, telling {@code forgotten} the Call-ID of each dialog forgotten without its BYE (full
+     * or expired), under this object's lock: it must be quick and never block (call detail records).
+     */
+    public EstablishedDialogs(int maxDialogs, Duration lifetime, Ticker ticker, MeterRegistry registry,
+                              Consumer<String> forgotten) {
+        this.forgotten = forgotten;
         if (maxDialogs < 1) {
             throw new IllegalArgumentException("maxDialogs must be at least 1: " + maxDialogs);
         }
@@ -100,10 +112,11 @@ public final class EstablishedDialogs {
             dialogs.put(key, d);
             expire(now);
             while (dialogs.size() > maxDialogs) {
-                Iterator<?> eldest = dialogs.keySet().iterator();
-                eldest.next();
+                Iterator<String> eldest = dialogs.keySet().iterator();
+                String gone = eldest.next();
                 eldest.remove();
                 forgottenFull.increment();
+                tellForgotten(gone);
             }
         }
     }
@@ -214,11 +227,13 @@ public final class EstablishedDialogs {
     private void expire(long now) {
         Iterator<Map.Entry<String, Dialog>> it = dialogs.entrySet().iterator();
         while (it.hasNext()) {
-            if (now - it.next().getValue().refreshed < lifetimeNanos) {
+            Map.Entry<String, Dialog> e = it.next();
+            if (now - e.getValue().refreshed < lifetimeNanos) {
                 break;
             }
             it.remove();
             forgottenExpired.increment();
+            tellForgotten(e.getKey());
         }
         Iterator<Map.Entry<String, Dialog>> byes = ended.entrySet().iterator();
         while (byes.hasNext()) {
@@ -228,6 +243,13 @@ public final class EstablishedDialogs {
             byes.remove();
         }
     }
+    /** Tells the listener, if any, the Call-ID of a dialog forgotten without its BYE (the key's first line). */
+    private void tellForgotten(String key) {
+        if (forgotten != null) {
+            forgotten.accept(key.substring(0, key.indexOf('\n')));
+        }
+    }
+
     /**
      * Call-ID and both tags, the tags in a fixed order so that a BYE from either side finds the
      * dialog (RFC 3261 §12: the dialog ID is the Call-ID with the local and remote tags); null when a

@@ -6,6 +6,7 @@ import javax.sip.ClientTransaction;
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import org.sipcrypt.server.cdr.CallRecords;
 
 /**
  * The response context of one proxied request (RFC 3261 §16.7): its server transaction, its
@@ -42,6 +43,8 @@ final class ProxyCall {
     final Request request;
     final String callId;
     final boolean invite;
+    /** The call's detail record while it is in progress; null unless recorded (an INVITE outside a dialog). */
+    final CallRecords.Call record;
     private final List<Branch> branches = new ArrayList<>();
     private boolean forwarding;
     private boolean finalSent;
@@ -49,10 +52,15 @@ final class ProxyCall {
     private boolean cancelled;
 
     ProxyCall(ServerTransaction st, Request request, String callId) {
+        this(st, request, callId, null);
+    }
+
+    ProxyCall(ServerTransaction st, Request request, String callId, CallRecords.Call record) {
         this.st = st;
         this.request = request;
         this.callId = callId;
         this.invite = Request.INVITE.equals(request.getMethod());
+        this.record = record;
     }
 
     synchronized Branch addBranch(Request forwarded) {

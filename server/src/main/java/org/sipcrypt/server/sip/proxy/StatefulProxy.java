@@ -29,6 +29,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 import javax.sip.header.ContactHeader;
 import org.sipcrypt.server.auth.DialogRouteSigner;
+import org.sipcrypt.server.cdr.CallRecords;
 import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.sip.registrar.NatTest;
 import org.sipcrypt.server.transport.Flow;
@@ -68,6 +69,7 @@ public final class StatefulProxy implements ProxyFunction {
     private final EstablishedDialogs dialogs;
     private final FlowTokens flowTokens;
     private final CallRouting routing;
+    private final CallRecords records;
 
     /**
      * @param timers     where Timer C runs (its task only hands the branch back to the call's lane)
@@ -80,13 +82,16 @@ public final class StatefulProxy implements ProxyFunction {
      * @param flowTokens writes the flow tokens of its Record-Route and reads them back (RFC 5626 §5.3)
      * @param routing    the operator's routers, offered each new out-of-dialog request before the
      *                   default target selection; null for none
+     * @param records    the calls in progress, told of each INVITE call's start, answer, failure and BYE;
+     *                   null when no records are kept ({@code cdr.sink=none}), which costs one null check per event
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
-                         EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing) {
+                         EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing, CallRecords records) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.loops = new LoopDetector(ctx.local());
-        this.targets = new TargetSelector(ctx, location, routes);
+        this.records = records;
+        this.targets = new TargetSelector(ctx, location, routes, records);
         this.flowTokens = Objects.requireNonNull(flowTokens, "flowTokens");
         this.rewriter = new BranchRewriter(ctx, loops, recordRoute, signer, flowTokens);
         this.timers = Objects.requireNonNull(timers, "timers");
@@ -98,6 +103,11 @@ public final class StatefulProxy implements ProxyFunction {
     /** The branches of this proxy's Vias, which the relay from bytes writes and checks too. */
     LoopDetector loops() {
         return loops;
+    }
+
+    /** The calls in progress whose records the relay from bytes ends with a BYE; null when none are kept. */
+    CallRecords records() {
+        return records;
     }
 
     /** Proxies a request that is neither ACK nor CANCEL, on its server transaction, unauthenticated. */
@@ -161,7 +171,7 @@ public final class StatefulProxy implements ProxyFunction {
         if (Request.INVITE.equals(request.getMethod())) {
             ctx.respond(st, request, Response.TRYING);
         }
-        ProxyCall call = new ProxyCall(st, request, callId);
+        ProxyCall call = new ProxyCall(st, request, callId, records == null ? null : startRecord(request, st, callId, identity));
         st.setApplicationData(call);
         Request fwd = (Request) request.clone();
         popOwnRoutes(fwd);
@@ -185,6 +195,24 @@ public final class StatefulProxy implements ProxyFunction {
             return;
         }
         targets.select(call, fwd, found -> forward(call, fwd, found));
+    }
+
+    /**
+     * The record of a call this INVITE outside a dialog starts (its start, parties, user and the
+     * caller's leg), or null for any other request or a spiral of a call already recorded.
+     */
+    private CallRecords.Call startRecord(Request request, ServerTransaction st, String callId, String user) {
+        ToHeader to = (ToHeader) request.getHeader(ToHeader.NAME);
+        if (!Request.INVITE.equals(request.getMethod()) || to == null || to.getTag() != null) {
+            return null;
+        }
+        javax.sip.header.FromHeader from = (javax.sip.header.FromHeader) request.getHeader(javax.sip.header.FromHeader.NAME);
+        Flow in = SipContext.flowOf(request);
+        String transport = in != null ? in.transport().sipName().toLowerCase(java.util.Locale.ROOT)
+                : ((SIPServerTransaction) st).getTransport().toLowerCase(java.util.Locale.ROOT);
+        return records.started(callId, from == null ? null : from.getTag(),
+                from == null ? null : from.getAddress().getURI().toString(), to.getAddress().getURI().toString(),
+                user, transport, SipContext.cipherSuiteOf(request));
     }
 
     /**
@@ -347,6 +375,9 @@ public final class StatefulProxy implements ProxyFunction {
             sendCancel(b);
         }
         ctx.relayedUpstream(st, status, call.request);
+        if (call.record != null) {
+            records.answered(call.record, status, over.sipName().toLowerCase(java.util.Locale.ROOT), cipherSuiteOf(ct));
+        }
         if (dialogs != null) {
             dialogs.established(callId, fromTag, toTag);
         }
@@ -526,6 +557,9 @@ public final class StatefulProxy implements ProxyFunction {
         for (ProxyCall.Branch b : v.cancel()) {
             sendCancel(b);
         }
+        if (call.record != null && (v.forward() != null || v.synthesize() != 0)) {
+            record(call, branch, v);
+        }
         if (v.forward() != null) {
             // noted before it leaves, so the ACK it brings finds its dialog
             if (dialogs != null && call.invite && v.forward().getStatusCode() / 100 == 2) {
@@ -546,6 +580,28 @@ public final class StatefulProxy implements ProxyFunction {
         }
     }
 
+    /**
+     * Tells the call's record of the final response {@code v} sends upstream: a 2xx answers the call
+     * (the branch's transport and TLS suite are the callee's leg), any other ends it.
+     */
+    private void record(ProxyCall call, ProxyCall.Branch branch, ProxyCall.Verdict v) {
+        if (v.forward() == null) {
+            records.failed(call.record, v.synthesize(), false);
+        } else if (v.forward().getStatusCode() / 100 == 2) {
+            String transport = branch.tx instanceof SIPClientTransaction tx && tx.getTransport() != null
+                    ? tx.getTransport().toLowerCase(java.util.Locale.ROOT) : null;
+            records.answered(call.record, v.forward().getStatusCode(), transport, cipherSuiteOf(branch.tx));
+        } else if (v.forward().getStatusCode() >= 300) {
+            records.failed(call.record, v.forward().getStatusCode(), true);
+        }
+    }
+
+    /** The TLS suite of the connection a client transaction's request went over, or null (not TLS, or not known). */
+    private static String cipherSuiteOf(ClientTransaction ct) {
+        return ct instanceof SIPClientTransaction tx && tx.getMessageChannel() instanceof Flow.Carrier c
+                ? c.cipherSuite() : null;
+    }
+
     /** Closes per-call connections when the dialog ends: BYE answered, INVITE failed, or a non-dialog request done. */
     private void releaseIfCallEnded(ProxyCall call) {
         String method = call.request.getMethod();
@@ -556,6 +612,10 @@ public final class StatefulProxy implements ProxyFunction {
                 || !call.invite && !inDialog && !Request.SUBSCRIBE.equals(method);
         if (dialogs != null && Request.BYE.equals(method)) {
             dialogs.ended(call.request);
+        }
+        if (records != null && Request.BYE.equals(method)) {
+            javax.sip.header.FromHeader from = (javax.sip.header.FromHeader) call.request.getHeader(javax.sip.header.FromHeader.NAME);
+            records.byeRelayed(call.callId, from == null ? null : from.getTag());
         }
         if (ended) {
             ctx.calls().releaseCall(call.callId);
@@ -620,6 +680,9 @@ public final class StatefulProxy implements ProxyFunction {
         }
         Object data = invite.getApplicationData();
         if (data instanceof ProxyCall call) {
+            if (call.record != null) {
+                records.cancelled(call.record);
+            }
             for (ProxyCall.Branch b : call.cancel()) {
                 sendCancel(b);
             }

@@ -81,6 +81,7 @@ public final class StatelessRelay implements EarlyRelays {
     private final StatefulProxy proxy;
     private final ConnectionPolicy connections;
     private final LoopDetector loops;
+    private final org.sipcrypt.server.cdr.CallRecords records;
 
     /**
      * @param policy  which requests may be relayed with digest authentication on; null when it is off
@@ -100,6 +101,7 @@ public final class StatelessRelay implements EarlyRelays {
         this.connections = Objects.requireNonNull(connections, "connections");
         // the proxy's, so that a response the stack sees for a branch written here is vouched for alike
         this.loops = proxy != null ? proxy.loops() : new LoopDetector(ctx.local());
+        this.records = proxy != null ? proxy.records() : null;
     }
 
     @Override
@@ -169,6 +171,10 @@ public final class StatelessRelay implements EarlyRelays {
             // RFC 3261 §15.1.2: the dialog ends with the BYE, whatever the answer
             if (dialogs != null) {
                 dialogs.ended(req.callId(), req.fromTag(), req.toTag());
+            }
+            if (records != null) {
+                // its call's record ends; the tags were read for the dialog already, nothing more is read
+                records.byeRelayed(req.callId(), req.fromTag());
             }
             ctx.calls().releaseCall(req.callId());
         }

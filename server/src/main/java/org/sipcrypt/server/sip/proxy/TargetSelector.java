@@ -7,10 +7,12 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
+import javax.sip.header.Header;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import org.sipcrypt.server.cdr.CallRecords;
 import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
@@ -39,11 +41,26 @@ final class TargetSelector {
     private final SipContext ctx;
     private final LocationService location;
     private final RouteTable routes;
+    private final CallRecords records;
 
-    TargetSelector(SipContext ctx, LocationService location, RouteTable routes) {
+    /** @param records the calls in progress, whose records a refusal here ends; null when none are recorded */
+    TargetSelector(SipContext ctx, LocationService location, RouteTable routes, CallRecords records) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.routes = Objects.requireNonNull(routes, "routes");
+        this.records = records;
+    }
+
+    /** Answers the call's request itself, with no target to forward it to; its call record, if any, ends. */
+    private void refuse(ProxyCall call, int status, Header... extra) {
+        refuse(call, status, null, extra);
+    }
+
+    private void refuse(ProxyCall call, int status, String reason, Header... extra) {
+        if (records != null && call.record != null) {
+            records.failed(call.record, status, false);
+        }
+        ctx.respond(call.st, call.request, status, reason, extra);
     }
 
     /**
@@ -57,7 +74,7 @@ final class TargetSelector {
         }
         URI ruri = fwd.getRequestURI();
         if (!(ruri instanceof SipURI sip)) {
-            ctx.respond(call.st, call.request, Response.UNSUPPORTED_URI_SCHEME);
+            refuse(call, Response.UNSUPPORTED_URI_SCHEME);
             return;
         }
         var routed = routes.forDomain(sip.getHost());
@@ -121,21 +138,21 @@ final class TargetSelector {
     private void lookup(ProxyCall call, SipURI ruri, Consumer<List<Target>> forward) {
         String aor = Registrar.aor(ruri);
         if (aor == null) {
-            ctx.respond(call.st, call.request, Response.NOT_FOUND);
+            refuse(call, Response.NOT_FOUND);
             return;
         }
         location.lookup(aor, ctx.clock().instant()).whenCompleteAsync((result, failure) -> {
             if (failure != null) {
                 ctx.counters().dbError();
                 log.debug("{}: location lookup failed: {}", aor, failure.toString());
-                ctx.respond(call.st, call.request, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable",
+                refuse(call, Response.SERVICE_UNAVAILABLE, "Location Service Unavailable",
                         ctx.retryAfter());
             } else if (call.cancelled()) {
-                ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
+                refuse(call, Response.REQUEST_TERMINATED);
             } else if (!result.known()) {
-                ctx.respond(call.st, call.request, Response.NOT_FOUND);
+                refuse(call, Response.NOT_FOUND);
             } else if (result.bindings().isEmpty()) {
-                ctx.respond(call.st, call.request, Response.TEMPORARILY_UNAVAILABLE);
+                refuse(call, Response.TEMPORARILY_UNAVAILABLE);
             } else {
                 List<Target> targets = new ArrayList<>(result.bindings().size());
                 boolean onlyOutboundFailed = true;
@@ -158,7 +175,7 @@ final class TargetSelector {
                 }
                 if (targets.isEmpty()) {
                     // RFC 5626 §5.3: an outbound binding whose flow has failed is answered 430
-                    ctx.respond(call.st, call.request, onlyOutboundFailed ? FLOW_FAILED : Response.TEMPORARILY_UNAVAILABLE,
+                    refuse(call, onlyOutboundFailed ? FLOW_FAILED : Response.TEMPORARILY_UNAVAILABLE,
                             onlyOutboundFailed ? "Flow Failed" : null);
                 } else {
                     forward.accept(targets);

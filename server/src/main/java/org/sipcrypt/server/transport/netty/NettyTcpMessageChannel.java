@@ -104,6 +104,12 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
         return previous;
     }
 
+    @Override
+    public String cipherSuite() {
+        Channel ch = channel;
+        return ch == null ? null : ch.attr(org.sipcrypt.server.transport.netty.tls.TlsEventsHandler.SUITE).get();
+    }
+
     /** The Netty channel of this connection, or null while a dialled one has none yet. */
     Channel nettyChannel() {
         return channel;

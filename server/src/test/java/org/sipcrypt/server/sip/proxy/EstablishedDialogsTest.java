@@ -39,6 +39,19 @@ class EstablishedDialogsTest {
     }
 
     @Test
+    void theCallIdsOfDialogsForgottenWithoutTheirByeAreTold() throws Exception {
+        java.util.List<String> told = new java.util.ArrayList<>();
+        EstablishedDialogs d = new EstablishedDialogs(2, Duration.ofSeconds(10), now::get, registry, told::add);
+        establish(d, "c1", "c2");
+        d.ended(bye("c1", "a", "b"));
+        establish(d, "c3", "c4");
+        assertEquals(java.util.List.of("c2"), told, "c1 ended by its BYE; c2 forgotten for the bound");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(11));
+        assertEquals(0, d.size());
+        assertEquals(java.util.List.of("c2", "c3", "c4"), told);
+    }
+
+    @Test
     void aByeOfAnotherDialogEndsNothing() throws Exception {
         EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
         establish(d, "c1");

@@ -25,12 +25,16 @@ import org.slf4j.LoggerFactory;
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
  * {@code bad_certificate}, {@code unrecognized_name}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
- * it was made before this connection was; an openssl one when BoringSSL says it was reused.
+ * it was made before this connection was; an openssl one when BoringSSL says it was reused. The
+ * negotiated suite's name is kept on the channel ({@link #SUITE}).
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
 public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
 
     private static final RateLimitedLog rateLimited = new RateLimitedLog(LoggerFactory.getLogger(TlsEventsHandler.class));
+
+    /** The negotiated suite's standard name, set once the handshake has succeeded; read from any thread. */
+    public static final io.netty.util.AttributeKey<String> SUITE = io.netty.util.AttributeKey.valueOf("sipcrypt.tls.suite");
 
     private final TransportCounters counters;
     private final long created = System.currentTimeMillis();
@@ -43,7 +47,10 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof SslHandshakeCompletionEvent e) {
             if (e.isSuccess()) {
-                counters.tlsHandshake(resumed(ctx), suite(ctx), group(ctx));
+                String suite = suite(ctx);
+                // kept on the channel for readers off the event loop (call detail records)
+                ctx.channel().attr(SUITE).set(suite);
+                counters.tlsHandshake(resumed(ctx), suite, group(ctx));
             } else {
                 String reason = ServerNames.refused(ctx.pipeline().get("tls")) ? "unrecognized_name" : reason(e.cause());
                 counters.tlsHandshakeFailed(reason);
