@@ -12,6 +12,7 @@ import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.auth.FlowTokens;
+import org.sipcrypt.server.cdr.CallRecords;
 import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.SipContext;
@@ -81,7 +82,7 @@ public final class StatelessRelay implements EarlyRelays {
     private final StatefulProxy proxy;
     private final ConnectionPolicy connections;
     private final LoopDetector loops;
-    private final org.sipcrypt.server.cdr.CallRecords records;
+    private final CallRecords records;
 
     /**
      * @param policy  which requests may be relayed with digest authentication on; null when it is off

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.Transport;
+import org.sipcrypt.server.transport.netty.tls.TlsEventsHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +108,7 @@ final class NettyTcpMessageChannel extends NettyMessageChannel {
     @Override
     public String cipherSuite() {
         Channel ch = channel;
-        return ch == null ? null : ch.attr(org.sipcrypt.server.transport.netty.tls.TlsEventsHandler.SUITE).get();
+        return ch == null ? null : ch.attr(TlsEventsHandler.SUITE).get();
     }
 
     /** The Netty channel of this connection, or null while a dialled one has none yet. */
