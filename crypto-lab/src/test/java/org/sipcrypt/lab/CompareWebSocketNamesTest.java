@@ -22,6 +22,7 @@ import picocli.CommandLine;
  * {@code compare --ciphers} with SIP over WebSocket: {@code ws} and {@code wss:CIPHER} select the
  * transport of every TLS leg and the cipher on it, and the names or combinations the lab cannot run
  * are refused before anything starts (exit 2), saying why.
+ * Threading: JUnit's test thread only.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class CompareWebSocketNamesTest {

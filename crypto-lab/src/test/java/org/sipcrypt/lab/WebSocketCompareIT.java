@@ -31,6 +31,7 @@ import org.sipcrypt.lab.runner.Study;
  * transport of each leg, and the server's own counters (its last stats line, logged as it stops) show
  * the UAS's registration over that transport ({@code sip.registrations.nat{transport}}), no upgrade
  * refused, and for wss the TLS handshakes of both legs on aes's suite.
+ * Threading: JUnit's test thread only.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class WebSocketCompareIT {

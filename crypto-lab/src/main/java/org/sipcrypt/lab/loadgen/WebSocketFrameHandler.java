@@ -13,8 +13,11 @@ import java.util.List;
  * The WebSocket framing of a lab stream connection (RFC 7118 §5): each SIP message the connection
  * sends goes out as one text frame, and each whole text or binary message read (continuations
  * already joined by Netty's frame aggregator before it) is passed up as its bytes, for the same
- * Content-Length framer as TCP and TLS ({@link SipStreamHandler}), which thus also checks that a
- * message holds exactly one SIP message. Control frames are the protocol handler's (it answers pings).
+ * Content-Length framer as TCP and TLS ({@link SipStreamHandler}). That reading is lenient where
+ * RFC 7118 is strict: a SIP message cut over two WebSocket messages is joined, and two in one are
+ * both taken (the server under test sends one per message); a message without a usable
+ * Content-Length closes the connection as on TCP. Control frames are the protocol handler's (it
+ * answers pings).
  * Threading: stateless and @Sharable; event loop only.
  */
 @ChannelHandler.Sharable
