@@ -42,7 +42,8 @@ final class CompareCommand extends LabCommand {
     List<String> scenarios;
 
     @Option(names = "--ciphers", split = ",", paramLabel = "LIST",
-            description = "Cipher providers (aes, 3des, camellia, seed, rc4) and baselines (udp, tcp)"
+            description = "Cipher providers (aes, 3des, camellia, seed, rc4) and baselines (udp, tcp) on every"
+                    + " TLS leg; ws (the WebSocket baseline) and wss:CIPHER run them as SIP over WebSocket"
                     + " (default: the scenario's list, all of them).")
     List<String> ciphers;
 
@@ -222,6 +223,7 @@ final class CompareCommand extends LabCommand {
                         UacCommand.delay("--one-way-delay", oneWayDelay), handshake());
                 for (Scenario s : list) {
                     ro.handshake().check(ciphersAsked != null ? ciphersAsked : s.ciphers(), s.server());
+                    ScenarioRunner.checkTransports(s, ciphersAsked != null ? ciphersAsked : s.ciphers(), ro);
                 }
             } catch (IllegalArgumentException e) {
                 throw command.badArgument(e.getMessage(), e);

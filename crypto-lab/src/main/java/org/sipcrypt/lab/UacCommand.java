@@ -66,7 +66,9 @@ final class UacCommand extends LabCommand {
                     + " together (default: at once).")
     Long startAt;
 
-    @Option(names = "--transport", defaultValue = "udp", description = "udp, tcp or tls (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", defaultValue = "udp",
+            description = "udp, tcp, tls, ws or wss (SIP over WebSocket, RFC 7118; wss takes the TLS options)"
+                    + " (default: ${DEFAULT-VALUE}).")
     String transport;
 
     @Option(names = "--connection", defaultValue = "persistent",
@@ -190,7 +192,7 @@ final class UacCommand extends LabCommand {
     }
 
     private UacOptions options() throws IOException {
-        Transport t = org.sipcrypt.lab.scenario.Leg.labTransport(transport);
+        Transport t = Transport.parse(transport);
         ConnectionPattern pattern;
         try {
             pattern = ConnectionPattern.parse(connection);
@@ -199,7 +201,7 @@ final class UacCommand extends LabCommand {
         }
         InetSocketAddress to = hostPort("--target", target);
         TlsOptions tls = null;
-        if (t == Transport.TLS) {
+        if (t.secure()) {
             tls = new TlsOptions(ciphers, tlsEngine, crypto, versions, trust, cert, key, onOff("--session-reuse", sessionReuse),
                     BcTlsSetup.ClientCertificates.NONE, allowInsecure, groups);
         }

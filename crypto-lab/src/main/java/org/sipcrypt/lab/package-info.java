@@ -38,7 +38,8 @@
  *     transport loads, NIO's elsewhere</td><td>anything that blocks: waiting for a connect, a handshake or a lock held long; the
  *     other role's connections</td></tr>
  * <tr><td>{@code lab-uas-timer}</td><td>1</td><td>unbounded (two timers per UDP transaction)</td><td>Timers
- *     G and H, forgetting transactions</td><td>anything that blocks long</td></tr>
+ *     G and H, forgetting transactions, refreshing a registration over WebSocket (a queued write)</td><td>anything
+ *     that blocks long</td></tr>
  * </table>
  */
 package org.sipcrypt.lab;

@@ -96,7 +96,7 @@ class CompareCommandIT {
         assertTrue(md.contains("| tcp |") && md.contains("| aes |"), md);
         assertTrue(md.contains("| generator µs/call | UAS µs/call |"), md);
         assertTrue(csv.get(0).endsWith(",generator_cpu_us_per_call,uas_cpu_us_per_call,server_cpu_ratio_to_tcp,"
-                + "tls_version,kx,cert,resumption"),
+                + "tls_version,kx,cert,resumption,left_transport,right_transport"),
                 csv.get(0));
         assertTrue(md.contains("### Ranking") && md.contains("Ranked by each cipher's server CPU per call as a ratio"
                 + " to tcp's in the same round"), md);

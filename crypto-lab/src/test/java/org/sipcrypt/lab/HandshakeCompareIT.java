@@ -85,9 +85,9 @@ class HandshakeCompareIT {
         assertTrue(Files.readString(out.resolve("report.md")).contains("TLS " + version + ", " + kx),
                 "the environment table");
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
-        assertTrue(csv.get(0).endsWith(",tls_version,kx,cert,resumption"), csv.get(0));
+        assertTrue(csv.get(0).endsWith(",tls_version,kx,cert,resumption,left_transport,right_transport"), csv.get(0));
         for (String row : csv.subList(1, csv.size())) {
-            assertTrue(row.endsWith("," + version + "," + kx + "," + cert + "," + resumption), row);
+            assertTrue(row.endsWith("," + version + "," + kx + "," + cert + "," + resumption + ",tls,tls"), row);
         }
         long completed = 0;
         for (PointRun p : s.fixed()) {

@@ -7,9 +7,15 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
@@ -50,7 +56,11 @@ import org.slf4j.LoggerFactory;
  * neither offers nor keeps a session, and the server's certificate is checked to name the dialled
  * address after the handshake). With a one-way delay, each connection's pipeline begins with the lab
  * delay stage ({@link OneWayDelayHandler}). Chosen key-exchange groups ({@link TlsOptions#groups()})
- * put a side on the bc engine, which offers exactly them.
+ * put a side on the bc engine, which offers exactly them. SIP over WebSocket (RFC 7118) is a framing
+ * variant of the same legs: {@code ws} is TCP and {@code wss} the TLS stage above, each followed by
+ * Netty's WebSocket client (upgrade with subprotocol {@code sip}, no Origin header, as a client that
+ * is not a browser) and {@link WebSocketFrameHandler}, one SIP message per text frame; a WebSocket
+ * side only connects (a WebSocket client accepts no connections, RFC 7118 §5).
  * Threading: thread-safe; {@link #connect} never blocks, {@link #connectNow} and {@link #listen} block
  * (never call them on an event loop).
  */
@@ -66,6 +76,11 @@ public final class LegConnector {
     private static final Logger log = LoggerFactory.getLogger(LegConnector.class);
     private static final int SESSION_CACHE_SIZE = 10_000;
     private static final Duration SESSION_LIFETIME = Duration.ofHours(1);
+
+    /** The largest WebSocket message taken, as the largest SIP message of a stream. */
+    private static final int MAX_WS_MESSAGE_BYTES = StreamConnection.MAX_MESSAGE_BYTES;
+    /** The upgrade's response headers are bounded as the server bounds its requests'. */
+    private static final int MAX_UPGRADE_RESPONSE_BYTES = 8192;
 
     private final Transport transport;
     private final LegCounters counters;
@@ -105,7 +120,7 @@ public final class LegConnector {
                 .channel(LabEventLoops.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
-        if (transport != Transport.TLS) {
+        if (!transport.secure()) {
             this.choices = null;
             this.bc = null;
             this.jsse = null;
@@ -231,6 +246,10 @@ public final class LegConnector {
      */
     public Channel listen(InetSocketAddress address, StreamConnection.Listener listener,
                           Consumer<StreamConnection> accepted) throws IOException {
+        if (transport.webSocket()) {
+            throw new IllegalArgumentException(transport.configName() + ": the lab's WebSocket side only connects"
+                    + " (a WebSocket client accepts no connections, RFC 7118 §5)");
+        }
         ServerBootstrap b = new ServerBootstrap()
                 .group(loops)
                 .channel(LabEventLoops.serverSocketChannel())
@@ -253,8 +272,8 @@ public final class LegConnector {
     /** The pipeline of one connection; {@code target} null for an accepted one. */
     private StreamConnection pipeline(Channel ch, InetSocketAddress target, StreamConnection.Listener listener,
                                       CompletableFuture<StreamConnection> ready) {
-        boolean isTls = transport == Transport.TLS;
-        StreamConnection c = new StreamConnection(ch, isTls);
+        boolean isTls = transport.secure();
+        StreamConnection c = new StreamConnection(ch, transport);
         if (!oneWayDelay.isZero()) {
             // at the socket end, below TLS: handshake flights are held too
             ch.pipeline().addLast("delay", new OneWayDelayHandler(oneWayDelay, target != null, counters));
@@ -286,8 +305,35 @@ public final class LegConnector {
             ssl.setHandshakeTimeoutMillis(connectTimeout.toMillis());
             ch.pipeline().addLast("tls", ssl);
         }
-        ch.pipeline().addLast("sip", new SipStreamHandler(c, isTls, peerName, counters, listener, ready));
+        if (transport.webSocket()) {
+            webSocket(ch, target);
+        }
+        ch.pipeline().addLast("sip", new SipStreamHandler(c, isTls, transport.webSocket(), peerName, counters,
+                listener, ready));
         return c;
+    }
+
+    /**
+     * The WebSocket client stage above TCP or TLS: the upgrade (RFC 6455 §4.1) with subprotocol
+     * {@code sip} (RFC 7118 §4.1) and without an Origin header, within the connect timeout, then one
+     * SIP message per text frame.
+     */
+    private void webSocket(Channel ch, InetSocketAddress target) {
+        URI uri = URI.create((transport == Transport.WSS ? "wss" : "ws") + "://"
+                + UacOptions.hostOf(target) + ":" + target.getPort() + "/");
+        WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
+                .webSocketUri(uri)
+                .subprotocol("sip")
+                .generateOriginHeader(false)
+                .maxFramePayloadLength(MAX_WS_MESSAGE_BYTES)
+                .handshakeTimeoutMillis(connectTimeout.toMillis())
+                .dropPongFrames(true)
+                .build();
+        ch.pipeline().addLast("http", new HttpClientCodec());
+        ch.pipeline().addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_RESPONSE_BYTES));
+        ch.pipeline().addLast("ws", new WebSocketClientProtocolHandler(config));
+        ch.pipeline().addLast("ws-aggregator", new WebSocketFrameAggregator(MAX_WS_MESSAGE_BYTES));
+        ch.pipeline().addLast("ws-frames", WebSocketFrameHandler.INSTANCE);
     }
 
     private void configure(SSLEngine engine, boolean server, boolean identifyEndpoint) {

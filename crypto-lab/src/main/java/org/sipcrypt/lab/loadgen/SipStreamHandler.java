@@ -3,6 +3,7 @@ package org.sipcrypt.lab.loadgen;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The last stage of a lab stream connection: completes the connection's future when it is ready
- * for SIP (TCP: connected; TLS: handshake done), counts TLS handshakes, resumptions and failures
+ * for SIP (TCP: connected; TLS: handshake done; WS and WSS: the WebSocket upgrade done), counts TLS handshakes, resumptions and failures
  * into the side's {@link LegCounters}, frames the byte stream into SIP messages by Content-Length
  * and hands each to the {@link StreamConnection.Listener}, and tells the listener when the
  * connection closes. A framing error closes that connection only.
@@ -32,6 +33,7 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
 
     private final StreamConnection connection;
     private final boolean tls;
+    private final boolean webSocket;
     private final String peerName;
     private final LegCounters counters;
     private final StreamConnection.Listener listener;
@@ -48,10 +50,11 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
      *                 after the handshake; for a SunJSSE client with session reuse off, whose engine
      *                 knows no peer so that it neither offers nor keeps sessions; else null
      */
-    SipStreamHandler(StreamConnection connection, boolean tls, String peerName, LegCounters counters,
+    SipStreamHandler(StreamConnection connection, boolean tls, boolean webSocket, String peerName, LegCounters counters,
                      StreamConnection.Listener listener, CompletableFuture<StreamConnection> ready) {
         this.connection = connection;
         this.tls = tls;
+        this.webSocket = webSocket;
         this.peerName = peerName;
         this.counters = counters;
         this.listener = listener;
@@ -60,7 +63,7 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (!tls) {
+        if (!tls && !webSocket) {
             ready.complete(connection);
         }
         ctx.fireChannelActive();
@@ -77,7 +80,9 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
                 if (resumed) {
                     counters.resumed.increment();
                 }
-                ready.complete(connection);
+                if (!webSocket) {
+                    ready.complete(connection);
+                }
             } else {
                 counters.handshakesFailed.increment();
                 reason = "TLS handshake failed: " + (wrongPeer != null ? wrongPeer : e.cause().getMessage());
@@ -85,6 +90,12 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
                 ready.completeExceptionally(new SSLException(reason, e.cause()));
                 ctx.close();
             }
+        }
+        if (evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+            ready.complete(connection);
+        } else if (evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT) {
+            reason = "WebSocket upgrade not answered in time";
+            ctx.close();
         }
         ctx.fireUserEventTriggered(evt);
     }

@@ -7,11 +7,12 @@ import io.netty.channel.EventLoop;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import org.sipcrypt.server.transport.Transport;
 
 /**
- * One TCP or TLS connection of the generator or the UAS: a Netty channel on the event loops of its
- * role ({@link LabEventLoops}), whose pipeline ({@link ByteCountingHandler}, the TLS stage,
- * {@link SipStreamHandler}) counts, decrypts and frames what it reads and hands each SIP message to
+ * One TCP, TLS, WS or WSS connection of the generator or the UAS: a Netty channel on the event loops of its
+ * role ({@link LabEventLoops}), whose pipeline ({@link ByteCountingHandler}, the TLS stage, the
+ * WebSocket stage, {@link SipStreamHandler}) counts, decrypts, unwraps and frames what it reads and hands each SIP message to
  * the {@link Listener} on the channel's event loop. {@link #send} only queues the write; a write that
  * fails closes the connection, which the listener hears as {@link Listener#closed}.
  * Threading: thread-safe; never blocks.
@@ -30,22 +31,22 @@ public final class StreamConnection implements Closeable {
     }
 
     private final Channel channel;
-    private final boolean tls;
+    private final Transport transport;
     private volatile boolean resumed;
 
-    StreamConnection(Channel channel, boolean tls) {
+    StreamConnection(Channel channel, Transport transport) {
         this.channel = channel;
-        this.tls = tls;
+        this.transport = transport;
     }
 
-    /** The transport name for Via headers: {@code TCP} or {@code TLS}. */
+    /** The transport name for Via headers: {@code TCP}, {@code TLS}, {@code WS} or {@code WSS}. */
     public String viaTransport() {
-        return tls ? "TLS" : "TCP";
+        return transport.sipName();
     }
 
-    /** The transport parameter of a SIP URI for this connection: {@code tcp} or {@code tls}. */
+    /** The transport parameter of a SIP URI for this connection: {@code tcp}, {@code tls}, {@code ws} or {@code wss}. */
     public String uriTransport() {
-        return tls ? "tls" : "tcp";
+        return transport.configName();
     }
 
     /**
@@ -97,6 +98,6 @@ public final class StreamConnection implements Closeable {
 
     @Override
     public String toString() {
-        return (tls ? "tls " : "tcp ") + channel.localAddress() + "->" + channel.remoteAddress();
+        return transport.configName() + " " + channel.localAddress() + "->" + channel.remoteAddress();
     }
 }

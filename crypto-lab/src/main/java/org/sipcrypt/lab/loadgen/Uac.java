@@ -201,7 +201,7 @@ public final class Uac {
         if (o.transport() != Transport.UDP) {
             s += " " + o.connection().configName();
         }
-        if (o.transport() == Transport.TLS) {
+        if (o.transport().secure()) {
             s += " " + connector.tlsEngine() + " " + String.join(",", o.tls().ciphers())
                     + " reuse " + (o.tls().sessionReuse() ? "on" : "off");
         }

@@ -77,7 +77,7 @@ public record UacOptions(InetSocketAddress target, Transport transport, Connecti
         if (!domain.matches("[A-Za-z0-9.:\\[\\]-]+")) {
             throw new IllegalArgumentException("--domain: \"" + domain + "\" (expected a host name or IP address)");
         }
-        if (transport == Transport.TLS && tls == null) {
+        if (transport.secure() && tls == null) {
             throw new IllegalArgumentException("tls: a TLS run needs TLS options");
         }
         if (!(rate > 0) || rate > 100_000) {

@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * (RFC 3581 behaviour, which is where a proxy or the UAC listens). On UDP it keeps a small
  * transaction memory (Call-ID, CSeq and top Via branch, for 64 × T1) and answers a retransmitted
  * request with the last response again, and it retransmits the 200 to an INVITE by Timer G until the
- * ACK comes or Timer H gives up (RFC 3261 §13.3.1.4).
+ * ACK comes or Timer H gives up (RFC 3261 §13.3.1.4). Over WS and WSS it listens on nothing: a
+ * WebSocket client accepts no connections (RFC 7118 §5), so it connects to the proxy, registers its
+ * address of record over that connection ({@link #register}) and answers what the proxy sends over it.
  * Threads: one receiver per UDP listener ({@code lab-uas-udp-PORT}); TCP and TLS listeners and their
  * connections on the UAS's event loops ({@code lab-uas-io-N}, not shared with the generator, no thread
  * per connection), where requests are answered (nothing there blocks: replies are queued writes, the
@@ -49,6 +54,11 @@ public final class Uas implements Closeable {
     private static final String SDP = "v=0\r\no=lab-uas 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
             + "m=audio 49180 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n";
     private static final int SDP_BYTES = SDP.getBytes(StandardCharsets.UTF_8).length;
+    /** How long a WebSocket registration's connection, upgrade and REGISTER may take. */
+    private static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(10);
+    /** The expiry a WebSocket registration asks for, and how often it is refreshed (half of it). */
+    private static final Duration REGISTER_EXPIRES = Duration.ofMinutes(10);
+    static final Duration REGISTER_REFRESH = REGISTER_EXPIRES.dividedBy(2);
 
     private final LegCounters counters = new LegCounters();
     private final Duration oneWayDelay;
@@ -61,6 +71,10 @@ public final class Uas implements Closeable {
     private final Map<String, Boolean> awaitingAck = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
     private final AtomicLong tagCounter = new AtomicLong();
+    /** The CSeq numbers of this UAS's REGISTERs. */
+    private final AtomicLong registerCSeq = new AtomicLong();
+    /** The answer to the REGISTER in flight over a WebSocket registration, by CSeq number. */
+    private final Map<Long, CompletableFuture<SipMessage>> registering = new ConcurrentHashMap<>();
     private final LongAdder timerH = new LongAdder();
     private final LongAdder refused = new LongAdder();
     /** INVITEs per second answered at most (a callee of limited capacity), 0 for no limit. */
@@ -128,6 +142,111 @@ public final class Uas implements Closeable {
         log.info("uas listening on {}:{}{}", transport.configName(), hostPort(bound),
                 connector.tlsEngine() == null ? "" : " (" + connector.tlsEngine() + ")");
         return bound;
+    }
+
+    /**
+     * Connects to a proxy over WS or WSS, registers {@code aor} there with a Contact naming this
+     * connection's own address, and answers the requests the proxy sends over that connection (its
+     * flow: RFC 7118 §5, the proxy never dials a WebSocket client). The registration is refreshed
+     * every {@link #REGISTER_REFRESH} on the same connection; a refresh that fails is logged, and calls
+     * routed to the address then fail.
+     *
+     * @param tls the client's TLS settings (trust, suite), for WSS only
+     * @return the local address of the registered connection
+     * @throws IOException the connection or the upgrade failed, or the REGISTER was not answered 200 in time
+     */
+    public synchronized InetSocketAddress register(Transport transport, InetSocketAddress proxy, TlsOptions tls,
+                                                   String aor) throws IOException {
+        if (!transport.webSocket()) {
+            throw new IllegalArgumentException(transport.configName() + ": the UAS registers over ws or wss only");
+        }
+        LegConnector connector = new LegConnector(transport, tls, counters, REGISTER_TIMEOUT, LabEventLoops.uas(),
+                oneWayDelay);
+        StreamConnection.Listener listener = new StreamConnection.Listener() {
+            @Override
+            public void message(StreamConnection from, SipMessage m) {
+                if (!m.isResponse()) {
+                    onRequest(m, response -> from.send(response), transport.configName(), from.localAddress(), null);
+                } else if ("REGISTER".equals(m.cseqMethod()) && m.status() >= 200) {
+                    CompletableFuture<SipMessage> f = registering.remove(m.cseqNumber());
+                    if (f != null) {
+                        f.complete(m);
+                    }
+                }
+            }
+
+            @Override
+            public void closed(StreamConnection c, String reason) {
+                connections.remove(c);
+                log.debug("uas registration connection {} closed: {}", c, reason);
+                registering.values().forEach(f -> f.completeExceptionally(new IOException(c + " closed: " + reason)));
+            }
+        };
+        StreamConnection c = connector.connectNow(proxy, listener);
+        connections.add(c);
+        try {
+            sendRegister(c, aor).get(REGISTER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            c.close();
+            throw new IOException("interrupted while registering " + aor, e);
+        } catch (ExecutionException | TimeoutException e) {
+            c.close();
+            throw new IOException("REGISTER of " + aor + " over " + c + ": " + e.getMessage(), e);
+        }
+        log.info("uas registered {} over {} ({})", aor, c, connector.tlsEngine() == null ? "plain" : connector.tlsEngine());
+        later(() -> refresh(c, aor), REGISTER_REFRESH.toMillis());
+        return c.localAddress();
+    }
+
+    /** Refreshes a WebSocket registration, then schedules the next refresh while the connection is open. */
+    private void refresh(StreamConnection c, String aor) {
+        if (c.isClosed()) {
+            return;
+        }
+        try {
+            sendRegister(c, aor).whenComplete((r, e) -> {
+                if (e != null) {
+                    log.warn("uas registration refresh of {} over {} failed: {}", aor, c, e.toString());
+                }
+            });
+        } catch (IOException e) {
+            log.warn("uas registration refresh of {} over {} failed: {}", aor, c, e.toString());
+        }
+        later(() -> refresh(c, aor), REGISTER_REFRESH.toMillis());
+    }
+
+    /** Sends a REGISTER over {@code c}; the future completes with a 200, or fails with another answer. */
+    private CompletableFuture<SipMessage> sendRegister(StreamConnection c, String aor) throws IOException {
+        long cseq = registerCSeq.incrementAndGet();
+        CompletableFuture<SipMessage> answer = new CompletableFuture<>();
+        registering.put(cseq, answer);
+        // an answer that never comes leaves nothing behind
+        answer.orTimeout(REGISTER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((m, e) -> registering.remove(cseq));
+        InetSocketAddress local = c.localAddress();
+        InetSocketAddress remote = c.remoteAddress();
+        String host = local.getAddress().getHostAddress();
+        String contact = "<sip:lab-uas@" + host + ":" + local.getPort() + ";transport=" + c.uriTransport() + ">";
+        String domain = aor.substring(aor.indexOf('@') + 1);
+        String register = "REGISTER sip:" + domain + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/" + c.viaTransport() + " " + host + ":" + local.getPort() + ";rport;branch=z9hG4bK-uas-reg-"
+                + cseq + "-" + System.nanoTime() + "\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <sip:" + aor + ">;tag=uas-reg\r\n"
+                + "To: <sip:" + aor + ">\r\n"
+                + "Call-ID: uas-reg-" + host + "-" + local.getPort() + "@" + remote.getAddress().getHostAddress() + "\r\n"
+                + "CSeq: " + cseq + " REGISTER\r\n"
+                + "Contact: " + contact + "\r\n"
+                + "Expires: " + REGISTER_EXPIRES.toSeconds() + "\r\n"
+                + "Content-Length: 0\r\n\r\n";
+        c.send(register.getBytes(StandardCharsets.UTF_8));
+        return answer.thenApply(m -> {
+            if (m.status() != 200) {
+                throw new IllegalStateException("REGISTER answered " + m.startLine());
+            }
+            return m;
+        });
     }
 
     private static String hostPort(InetSocketAddress a) {

@@ -16,6 +16,8 @@ import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Study;
+import org.sipcrypt.lab.scenario.Scenario;
+import org.sipcrypt.lab.scenario.ScenarioFiles;
 
 /**
  * {@code results.csv}, a row per measured point (fixed points, then every ramp's steps, study by
@@ -46,7 +48,10 @@ public final class CsvExport {
      * side, no valid tcp point in that round. {@code tls_version}, {@code kx}, {@code cert} and
      * {@code resumption} are the study's handshake ({@code compare --tls-version --kx --cert
      * --resumption}; {@code scenario} where the scenario's legs chose the resumption; empty where the
-     * study stored no environment). New columns come last so that readers of the older ones keep
+     * study stored no environment). {@code left_transport} and {@code right_transport} are what the
+     * point's legs ran on, generator to server and server to UAS ({@code udp}, {@code tcp}, {@code tls},
+     * {@code ws}, {@code wss}: a compared name such as {@code wss:aes} turns every TLS leg into WSS),
+     * empty where the study's scenario cannot be read back. New columns come last so that readers of the older ones keep
      * working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
@@ -54,7 +59,8 @@ public final class CsvExport {
             "crt_31_60", "crt_61_90", "crt_91_120", "crt_121_150", "crt_over_150", "kbps", "server_cpu_pct",
             "server_cpu_us_per_call", "heap_after_gc_mb", "gc_pause_total_ms", "gc_pause_max_ms", "generator_cpu_pct",
             "handshakes_per_s", "resumption_pct", "valid", "failure_causes", "generator_cpu_us_per_call",
-            "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption");
+            "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption",
+            "left_transport", "right_transport");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -85,12 +91,13 @@ public final class CsvExport {
     public static void writePoints(List<Study> studies, Writer out) throws IOException {
         row(out, POINT_COLUMNS);
         for (Study s : studies) {
+            Scenario scenario = scenarioOf(s);
             for (PointRun p : s.fixed()) {
-                row(out, pointFields(s, p, SameRoundRatios.of(p, s.fixed())));
+                row(out, pointFields(s, scenario, p, SameRoundRatios.of(p, s.fixed())));
             }
             for (PeakSearch r : s.peaks()) {
                 for (PointRun p : r.steps()) {
-                    row(out, pointFields(s, p, Double.NaN));
+                    row(out, pointFields(s, scenario, p, Double.NaN));
                 }
             }
         }
@@ -108,8 +115,11 @@ public final class CsvExport {
         }
     }
 
-    /** @param ratioToTcp the point's CPU per call to tcp's in the same round, NaN where not counted */
-    private static List<String> pointFields(Study s, PointRun p, double ratioToTcp) {
+    /**
+     * @param scenario   the study's scenario, null when it cannot be read back
+     * @param ratioToTcp the point's CPU per call to tcp's in the same round, NaN where not counted
+     */
+    private static List<String> pointFields(Study s, Scenario scenario, PointRun p, double ratioToTcp) {
         RunSummary uac = p.uac();
         List<String> f = new ArrayList<>(POINT_COLUMNS.size());
         f.add(Long.toString(s.id()));
@@ -153,7 +163,18 @@ public final class CsvExport {
             f.add(e.certificateDescribed());
             f.add(e.resumption() != null ? e.resumption() : "scenario");
         }
+        f.add(scenario == null ? "" : scenario.left().transportFor(p.cipher()).configName());
+        f.add(scenario == null ? "" : scenario.right().transportFor(p.cipher()).configName());
         return f;
+    }
+
+    /** The study's scenario read back from its stored text, or null when it cannot be. */
+    private static Scenario scenarioOf(Study s) {
+        try {
+            return ScenarioFiles.parse(s.scenarioText(), s.scenario());
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private static String causes(Map<String, Long> causes) {

@@ -27,13 +27,20 @@ import org.sipcrypt.server.transport.Transport;
  * connection pattern, TLS with that cipher's one suite under the comparison's {@link Handshake}
  * (TLS 1.2 with RSA key exchange unless asked otherwise), and its one key-exchange group when it has
  * one, client certificates and session reuse as the legs say. A bench on an external target starts no
- * server: that server must already route {@code lab.test} to the UAS address given.
+ * server: that server must already route {@code lab.test} to the UAS address given. When the right
+ * leg is SIP over WebSocket ({@code ws}, {@code wss:CIPHER}), the server gets a {@code ws:} or
+ * {@code wss:} listener and serves {@code lab.test} as a registrar instead of routing it; the UAS,
+ * started after it, registers {@code lab-uas@lab.test} over a WebSocket connection to that listener
+ * and is reached over it (RFC 7118 §5). The lab's WebSocket clients send no Origin header, which the
+ * server accepts with its default {@code ws.allowedOrigins} (empty: browsers' origins refused).
  * Threading: one owner thread.
  */
 final class Bench implements Closeable {
 
     /** The domain the proxy routes to the UAS (calls) or serves itself (registrar workloads). */
     static final String DOMAIN = "lab.test";
+    /** The address of record a UAS reached over WebSocket registers. */
+    static final String UAS_AOR = "lab-uas@" + DOMAIN;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
     final Scenario scenario;
@@ -82,7 +89,8 @@ final class Bench implements Closeable {
 
     /** Whether a cipher name is one of the insecure suites the lab alone may run. */
     static boolean insecure(String cipher) {
-        return cipher.equals("3des") || cipher.equals("rc4");
+        String c = Leg.cipherOf(cipher);
+        return c.equals("3des") || c.equals("rc4");
     }
 
     /**
@@ -104,7 +112,10 @@ final class Bench implements Closeable {
         Uas uas = null;
         InetSocketAddress uasAt = null;
         try {
-            if (s.reachesUas()) {
+            if (s.reachesUas() && right.webSocket()) {
+                // it registers once the server is up
+                uas = new Uas(oneWayDelay);
+            } else if (s.reachesUas()) {
                 uas = new Uas(oneWayDelay);
                 int port = external != null ? external.uasPort() : 0;
                 uasAt = uas.listen(right, new InetSocketAddress(LOOPBACK, port),
@@ -120,6 +131,10 @@ final class Bench implements Closeable {
             ServerProcess server = ServerProcess.start(dir, pinning.serverLauncher(), s.serverJvm(),
                     serverArgs(s, cipher, handshake, dir, certs, uasAt), Duration.ofSeconds(60));
             try {
+                if (uas != null && right.webSocket()) {
+                    uasAt = uas.register(right, server.address(right), right.secure()
+                            ? uasWebSocketTls(s, cipher, handshake, certs) : null, UAS_AOR);
+                }
                 // compiling is a warm-up transient, not a cost of the calls: off the server's CPUs
                 pinning.moveToLab(ProcessCpu.jitThreads(server.pid()));
             } catch (IOException | InterruptedException | RuntimeException e) {
@@ -134,6 +149,16 @@ final class Bench implements Closeable {
             }
             throw e;
         }
+    }
+
+    /**
+     * The UAS's TLS options as the client of a WSS connection to the server: trusting the lab's CA,
+     * with the lab's client certificate when the server's listeners require one (a mutual scenario).
+     */
+    private static TlsOptions uasWebSocketTls(Scenario s, String cipher, Handshake handshake, Path certs) {
+        boolean mutual = s.left().clientCertificates() || s.right().clientCertificates();
+        return labTls(cipher, handshake, certs.resolve("ca.pem"), mutual ? certs.resolve("client.pem") : null,
+                mutual ? certs.resolve("client-key.pem") : null, true, BcTlsSetup.ClientCertificates.NONE);
     }
 
     private static TlsOptions uasTls(Leg right, String cipher, Handshake handshake, Path certs) {
@@ -185,13 +210,16 @@ final class Bench implements Closeable {
         if (s.auth()) {
             o.put("auth", null);
         }
-        if (s.reachesUas()) {
+        if (s.reachesUas() && right.webSocket()) {
+            // the UAS registers over its WebSocket connection, and the proxy reaches it over that flow
+            o.put("domain", DOMAIN);
+        } else if (s.reachesUas()) {
             o.put("route", DOMAIN + "=127.0.0.1:" + uasAt.getPort() + ";transport=" + right.configName()
                     + ";connection=" + s.right().connection().configName());
         } else {
             o.put("domain", DOMAIN);
         }
-        if (left == Transport.TLS || right == Transport.TLS) {
+        if (left.secure() || right.secure()) {
             o.put("tls-cert", certs.resolve("server.pem").toString());
             o.put("tls-key", certs.resolve("server-key.pem").toString());
             o.put("tls-trust", certs.resolve("ca.pem").toString());
@@ -208,7 +236,7 @@ final class Bench implements Closeable {
                 // the generator resumes as --resumption says: the listener grants sessions for it
                 o.put("tls-session-reuse", "on");
             }
-            if (left == Transport.TLS && s.left().clientCertificates()) {
+            if (left.secure() && s.left().clientCertificates()) {
                 o.put("tls-client-auth", "need");
             }
             if (right == Transport.TLS && s.reachesUas()) {

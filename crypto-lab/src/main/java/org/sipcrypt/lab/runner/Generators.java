@@ -325,7 +325,7 @@ final class Generators implements AutoCloseable {
         if (!o.oneWayDelay().isZero()) {
             add(a, "--one-way-delay", String.format(Locale.ROOT, "%.6fs", o.oneWayDelay().toNanos() / 1e9));
         }
-        if (o.transport() == Transport.TLS) {
+        if (o.transport().secure()) {
             TlsOptions t = o.tls();
             add(a, "--cipher", String.join(",", t.ciphers()));
             add(a, "--tls-versions", String.join(",", t.versions()));

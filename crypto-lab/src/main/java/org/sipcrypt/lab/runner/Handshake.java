@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.LabCertificates;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -266,6 +267,7 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
      * @throws IllegalArgumentException when the provider has no suite for this handshake
      */
     public String suite(String cipher) {
+        cipher = Leg.cipherOf(cipher);
         Optional<CipherSuiteProvider> p = SUITES.provider(cipher);
         if (p.isEmpty()) {
             return cipher;
@@ -288,7 +290,7 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
     public void check(List<String> ciphers, Map<String, String> server) {
         List<String> refused = new ArrayList<>();
         for (String c : ciphers) {
-            SUITES.provider(c).filter(p -> refusal(p) != null).ifPresent(p -> refused.add(c));
+            SUITES.provider(Leg.cipherOf(c)).filter(p -> refusal(p) != null).ifPresent(p -> refused.add(c));
         }
         if (!refused.isEmpty()) {
             List<String> runnable = ciphers.stream().filter(c -> !refused.contains(c)).toList();

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.lab.metrics.ProcessCpu;
+import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
@@ -58,6 +59,9 @@ public final class KamailioServer implements Closeable {
     public static String unsupported(Scenario s, String cipher) {
         if (!s.reachesUas()) {
             return "Kamailio runs the call scenarios only (this one is a registrar or redirect workload)";
+        }
+        if (s.secured() && Leg.comparedTransport(cipher).webSocket()) {
+            return "SIP over WebSocket on Kamailio (its websocket module) is not built in the lab";
         }
         if (NO_SUCH_SUITE.contains(cipher)) {
             return "Debian's Kamailio uses OpenSSL 3, which has no " + cipher.toUpperCase(Locale.ROOT) + " TLS suites";

@@ -26,6 +26,7 @@ import org.sipcrypt.lab.loadgen.Workload;
 import org.sipcrypt.lab.metrics.ListenOverflows;
 import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.lab.scenario.LoadProfile;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
@@ -34,6 +35,7 @@ import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -186,7 +188,8 @@ public final class ScenarioRunner {
         CipherSuiteRegistry registry = CipherSuiteRegistry.load();
         List<CipherSuiteId> suites = new ArrayList<>();
         for (String c : ciphers) {
-            if (registry.provider(c).isPresent() || JdkInsecureSuites.staticRsa(c)) {
+            String cipher = Leg.cipherOf(c);
+            if (registry.provider(cipher).isPresent() || JdkInsecureSuites.staticRsa(cipher)) {
                 String suite = handshake.suite(c);
                 if (JdkInsecureSuites.staticRsa(suite)) {
                     suites.addAll(registry.resolve(List.of(suite), true));
@@ -194,6 +197,38 @@ public final class ScenarioRunner {
             }
         }
         LegConnector.allowStaticRsa(suites);
+    }
+
+    /**
+     * Refuses compared names a scenario cannot run over SIP over WebSocket ({@code ws},
+     * {@code wss:CIPHER}, {@link Leg#checkCompared}): against a server the lab did not start (its
+     * WebSocket listener is not known to the lab), and where the right leg becomes WebSocket, a
+     * connection per call to the UAS (the UAS is reached over the one connection it registered over,
+     * RFC 7118 §5) or digest authentication (the UAS's REGISTER answers no challenge). Both are not built.
+     *
+     * @throws IllegalArgumentException naming the compared name, the scenario and why
+     */
+    public static void checkTransports(Scenario scenario, List<String> ciphers, Options options) {
+        for (String c : ciphers) {
+            Leg.checkCompared(c);
+            if (!scenario.secured() || !Leg.comparedTransport(c).webSocket()) {
+                continue;
+            }
+            if (options.external() != null) {
+                throw new IllegalArgumentException("--ciphers " + c + " with --target: the lab compares SIP over"
+                        + " WebSocket on the server it starts only (not built against a target)");
+            }
+            boolean rightWs = scenario.reachesUas() && scenario.right().secured();
+            if (rightWs && scenario.right().connection() == ConnectionPattern.PER_CALL) {
+                throw new IllegalArgumentException("--ciphers " + c + " on " + scenario.name() + ": its right leg opens"
+                        + " a connection per call, and a UAS over WebSocket is reached over the one connection it"
+                        + " registered over (RFC 7118 §5); not built");
+            }
+            if (rightWs && scenario.auth()) {
+                throw new IllegalArgumentException("--ciphers " + c + " on " + scenario.name() + ": the UAS's"
+                        + " registration over WebSocket with digest authentication is not built");
+            }
+        }
     }
 
     /**
@@ -206,6 +241,7 @@ public final class ScenarioRunner {
             throw new IllegalArgumentException("nothing to run: neither a fixed rate nor a peak search");
         }
         options.handshake().check(ciphers, scenario.server());
+        checkTransports(scenario, ciphers, options);
         if (!options.handshake().isDefault() && options.sut() == ServerUnderTest.KAMAILIO
                 && options.external() == null) {
             throw new IllegalArgumentException("--sut kamailio: only TLS 1.2 with RSA key exchange, RSA-2048"
@@ -424,7 +460,7 @@ public final class ScenarioRunner {
 
     private Bench bench(String cipher) throws Exception {
         Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%s-%03d", scenario.name(),
-                options.sut().configName(), cipher, ++benchCount));
+                options.sut().configName(), cipher.replace(':', '-'), ++benchCount));
         List<Credential> users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
         // the generator's garbage of the previous point (a ramp leaves much) is collected now, not as
         // a pause in the middle of this point's schedule
@@ -728,7 +764,7 @@ public final class ScenarioRunner {
     private UacOptions uacOptions(Bench b, double rate, Duration duration, Duration warmup, LoadProfile l)
             throws IOException {
         TlsOptions tls = null;
-        if (b.leftTransport == Transport.TLS) {
+        if (b.leftTransport.secure()) {
             boolean mutual = scenario.left().clientCertificates();
             tls = Bench.labTls(b.cipher, b.handshake, certs().resolve("ca.pem"),
                     mutual ? certs().resolve("client.pem") : null, mutual ? certs().resolve("client-key.pem") : null,

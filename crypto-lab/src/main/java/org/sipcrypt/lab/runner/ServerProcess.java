@@ -32,7 +32,7 @@ public final class ServerProcess implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(ServerProcess.class);
     private static final Pattern READY = Pattern.compile("ready on (.+)$", Pattern.MULTILINE);
-    private static final Pattern LISTENER = Pattern.compile("(udp|tcp|tls):(\\S+):(\\d+)");
+    private static final Pattern LISTENER = Pattern.compile("(udp|tcp|tls|wss|ws):(\\S+):(\\d+)");
     /** e.g. {@code [3.127s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) 52M->6M(256M) 2.416ms}. */
     private static final Pattern GC = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
     /** ZGC's line at the end of a cycle: {@code Garbage Collection (Warmup) 28M(11%)->84M(33%)}. */

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,6 +61,21 @@ class CsvExportTest {
     }
 
     @Test
+    void eachRowSaysTheTransportOfEachLegAsTheComparedNameTurnedIt() throws IOException {
+        // chain's legs are both tls: ws and wss:aes turn them into WebSocket, tcp into TCP
+        List<Study> studies = List.of(Studies.study(SCENARIO, List.of("tcp", "ws", "aes", "wss:aes"), 200,
+                500, 520, 600, 640).withId(9));
+        List<List<String>> rows = write(studies, dir.resolve("ws"), CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        Map<String, String> byCipher = new TreeMap<>();
+        for (List<String> row : rows.subList(1, rows.size())) {
+            byCipher.put(cell(header, row, "cipher"), cell(header, row, "left_transport") + ">"
+                    + cell(header, row, "right_transport"));
+        }
+        assertEquals(Map.of("tcp", "tcp>tcp", "ws", "ws>ws", "aes", "tls>tls", "wss:aes", "wss>wss"), byCipher);
+    }
+
+    @Test
     void resultsHaveAHeaderAndOneRowPerFixedPointAndRampStep() throws IOException {
         List<Study> studies = studies();
         List<List<String>> rows = write(studies, dir.resolve("out"), CsvExport.POINTS_FILE_NAME);
@@ -69,10 +86,11 @@ class CsvExportTest {
         // the lab's CPU per call by role, the ratio to tcp and the handshake came later: appended, so
         // readers of the older columns keep working
         assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call",
-                "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption"),
-                header.subList(header.size() - 9, header.size()));
+                "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption", "left_transport",
+                "right_transport"), header.subList(header.size() - 11, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 4, header.size()));
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 6, header.size() - 2));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 2, header.size()), "aes on both TLS legs");
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());

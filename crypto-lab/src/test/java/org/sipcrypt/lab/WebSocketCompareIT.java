@@ -1,0 +1,114 @@
+package org.sipcrypt.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.report.JsonExport;
+import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.Study;
+
+/**
+ * {@code compare --ciphers ws,wss:aes} on {@code chain}, shortened to 2 s at 20 calls/s without a
+ * warm-up, against the real server in its own process: both legs of each point run SIP over
+ * WebSocket (the generator's calls over a {@code ws:}/{@code wss:} listener, the UAS registered over
+ * another WebSocket connection and reached over it), every call completes, results.csv says the
+ * transport of each leg, and the server's own counters (its last stats line, logged as it stops) show
+ * the UAS's registration over that transport ({@code sip.registrations.nat{transport}}), no upgrade
+ * refused, and for wss the TLS handshakes of both legs on aes's suite.
+ * Threading: JUnit's test thread only.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class WebSocketCompareIT {
+
+    private static final Pattern HANDSHAKES = Pattern.compile("tls\\.handshakes\\{([^}]*)}=(\\d+)");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void wsAndWssCompareWithEveryCallCompletedOverWebSocketOnBothLegs() throws Exception {
+        Path out = dir.resolve("out");
+        Path work = dir.resolve("work");
+        StringWriter said = new StringWriter();
+        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "ws,wss:aes", "--rate", "20", "--duration", "2",
+                "--warmup", "0", "--repeat", "1", "--pin", "off", "--out", out.toString(), "--work-dir",
+                work.toString(), "--db", "jdbc:h2:file:" + dir.resolve("db/lab"));
+        System.out.println(said);
+        assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
+
+        Study s = JsonExport.read(out.resolve("results.json")).get(0);
+        assertEquals(List.of("ws", "wss:aes"), s.fixed().stream().map(PointRun::cipher).toList(), "a point per name");
+        for (PointRun p : s.fixed()) {
+            assertEquals(0, p.uac().failed(), p.uac().text());
+            assertEquals(40, p.uac().completed(), p.uac().text());
+        }
+        PointRun wss = s.fixed().get(1);
+        assertTrue(wss.uac().handshakes() >= 1, "the generator's TLS handshake under WSS: " + wss.uac().text());
+
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
+        assertTrue(csv.get(0).endsWith(",left_transport,right_transport"), csv.get(0));
+        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws"), csv.get(1));
+        assertTrue(csv.get(2).contains(",wss:aes,") && csv.get(2).endsWith(",wss,wss"), csv.get(2));
+        assertTrue(Files.readString(out.resolve("report.md")).contains("| wss:aes |"), "the report's rows");
+
+        String wsStats = lastStatsLine(work, "chain-sipcrypt-ws-");
+        assertTrue(wsStats.contains("sip.registrations.nat{transport=ws}=1"), "the UAS registered over ws: " + wsStats);
+        assertFalse(wsStats.contains("transport.ws.refused"), wsStats);
+        assertFalse(wsStats.contains("tls.handshakes"), "no TLS under ws: " + wsStats);
+
+        String wssStats = lastStatsLine(work, "chain-sipcrypt-wss-aes-");
+        assertTrue(wssStats.contains("sip.registrations.nat{transport=wss}=1"), "the UAS registered over wss: " + wssStats);
+        assertFalse(wssStats.contains("transport.ws.refused"), wssStats);
+        assertFalse(wssStats.contains("tls.handshakes.failed"), wssStats);
+        Matcher m = HANDSHAKES.matcher(wssStats);
+        long handshakes = 0;
+        while (m.find()) {
+            assertTrue(m.group(1).contains("suite=TLS_RSA_WITH_AES_128_CBC_SHA"), "aes's suite: " + m.group());
+            handshakes += Long.parseLong(m.group(2));
+        }
+        assertTrue(handshakes >= 2, "the generator's and the UAS's connections to the wss listener: " + wssStats);
+    }
+
+    /** The last {@code stats:} line of the server of the bench whose directory begins with {@code prefix}. */
+    private static String lastStatsLine(Path work, String prefix) throws IOException {
+        List<Path> logs;
+        try (Stream<Path> files = Files.walk(work)) {
+            logs = files.filter(f -> f.getFileName().toString().equals("server.log")
+                    && f.getParent().getFileName().toString().startsWith(prefix)).toList();
+        }
+        assertEquals(1, logs.size(), "one server for " + prefix + ": " + logs);
+        String last = null;
+        for (String line : Files.readAllLines(logs.get(0), StandardCharsets.UTF_8)) {
+            int i = line.indexOf("stats: ");
+            if (i >= 0) {
+                last = line.substring(i);
+            }
+        }
+        assertNotNull(last, "the server logged its counters as it stopped");
+        return last;
+    }
+
+    /** Runs the lab's command line in this JVM. */
+    private static int run(StringWriter out, String... args) {
+        picocli.CommandLine cl = LabMain.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(out));
+        return cl.execute(args);
+    }
+}
