@@ -466,19 +466,22 @@ public final class SipcryptServer implements AutoCloseable {
      * listener's TLS stage and every {@code tls.peer} stage, by result; nothing with checks off.
      */
     private static void revocationChecks(NettyTransport transport, MeterRegistry registry) {
-        if (transport == null || transport.settings().tls() == null) {
-            return;
-        }
-        List<PeerRevocation> all = new ArrayList<>();
-        all.add(transport.settings().tls().revocation());
-        transport.settings().peerTls().values().forEach(s -> all.add(s.revocation()));
-        if (all.stream().noneMatch(PeerRevocation::enabled)) {
+        if (transport == null || transport.settings().tls() == null
+                || revocations(transport).stream().noneMatch(PeerRevocation::enabled)) {
             return;
         }
         for (PeerRevocation.Result r : PeerRevocation.Result.values()) {
-            FunctionCounter.builder("tls.revocation.checks", all,
-                    list -> list.stream().mapToLong(p -> p.count(r)).sum()).tag("result", r.tag()).register(registry);
+            // the meter holds its object weakly: the transport, which the server holds
+            FunctionCounter.builder("tls.revocation.checks", transport,
+                    t -> revocations(t).stream().mapToLong(p -> p.count(r)).sum()).tag("result", r.tag()).register(registry);
         }
+    }
+
+    private static List<PeerRevocation> revocations(NettyTransport transport) {
+        List<PeerRevocation> all = new ArrayList<>();
+        all.add(transport.settings().tls().revocation());
+        transport.settings().peerTls().values().forEach(s -> all.add(s.revocation()));
+        return all;
     }
 
     /**
