@@ -472,7 +472,7 @@ public enum Setting {
             c -> List.of(c.tls().unknownServerName().configName()),
             (b, k, v) -> b.tls().unknownServerName(parsed(k, one(k, v), TlsConfig.UnknownServerName::parse))),
     TLS_WATCH_INTERVAL("tls.watchInterval", Kind.SINGLE, "DURATION",
-            "How often the tls listener's certificate and key files (tls.cert, tls.key, tls.domain) are checked for"
+            "How often the tls listener's certificate and key files (tls.cert, tls.key, tls.domain) and tls.crl are checked for"
                     + " a new modification time or size; a change that holds for one more interval is reloaded as"
                     + " POST /admin/tls/reload and SIGHUP do. 0s: never (reload on demand only).",
             c -> shown(c.tls().watchInterval()), (b, k, v) -> b.tls().watchInterval(duration(k, one(k, v), true))),

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,12 +26,20 @@ class CrlFilesTest {
     @TempDir
     Path dir;
 
+    /** One CA and two issued certificates for every case: RSA key generation is the slow part. */
+    static RevokingCa ca;
+    static X509CRL listing;
+
+    @BeforeAll
+    static void makeCa(@TempDir Path keys) throws Exception {
+        ca = RevokingCa.create("CRL files test CA");
+        listing = ca.crl(List.of(ca.client("y", keys, "y"), ca.client("z", keys, "z")), Duration.ofHours(1));
+    }
+
     @Test
     void readsDerAndPemWithSeveralLists() throws Exception {
-        RevokingCa a = RevokingCa.create("A");
-        RevokingCa b = RevokingCa.create("B");
-        X509CRL crlA = a.crl(List.of(a.client("x", dir, "x")), Duration.ofHours(1));
-        X509CRL crlB = b.crl(List.of(), Duration.ofHours(1));
+        X509CRL crlA = listing;
+        X509CRL crlB = ca.crl(List.of(), Duration.ofHours(1));
         Path der = Files.write(dir.resolve("a.der"), crlA.getEncoded());
         assertEquals(List.of(crlA), CrlFiles.read(der));
         Path pemA = dir.resolve("a.pem");
@@ -46,16 +55,14 @@ class CrlFilesTest {
         Path empty = Files.write(dir.resolve("empty.crl"), new byte[0]);
         assertTrue(assertThrows(IOException.class, () -> CrlFiles.read(empty)).getMessage().startsWith(
                 "tls.crl \"" + empty + "\": "));
-        RevokingCa a = RevokingCa.create("A");
         Path cert = dir.resolve("cert.pem");
-        a.writeCertificate(cert);
+        ca.writeCertificate(cert);
         assertThrows(IOException.class, () -> CrlFiles.read(cert));
     }
 
     @Test
     void mutatedListsGetACleanRefusal() throws Exception {
-        RevokingCa a = RevokingCa.create("fuzz");
-        X509CRL crl = a.crl(List.of(a.client("y", dir, "y"), a.client("z", dir, "z")), Duration.ofHours(1));
+        X509CRL crl = listing;
         Path pemFile = dir.resolve("fuzz.pem");
         RevokingCa.writePem(pemFile, crl);
         byte[][] seeds = {crl.getEncoded(), Files.readAllBytes(pemFile)};
