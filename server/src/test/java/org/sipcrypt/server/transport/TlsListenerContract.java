@@ -212,10 +212,14 @@ abstract class TlsListenerContract {
      */
     @Test
     void clientCertificatesRevokedByTheCrlAreRefused() throws Exception {
-        RevokingCa ca = RevokingCa.create("sipcrypt revocation test CA");
+        RevocationFixture f = RevocationFixture.get();
+        RevokingCa ca = f.ca;
         ca.writeCertificate(certs.resolve("revoking-ca.pem"));
-        X509Certificate good = ca.client("good client", certs, "good-client");
-        X509Certificate revoked = ca.client("revoked client", certs, "revoked-client");
+        for (String file : List.of("good-client.pem", "good-client-key.pem", "revoked-client.pem", "revoked-client-key.pem")) {
+            Files.copy(f.dir.resolve(file), certs.resolve(file));
+        }
+        X509Certificate good = f.good;
+        X509Certificate revoked = f.revoked;
         Path crl = certs.resolve("clients.crl");
         RevokingCa.writePem(crl, ca.crl(List.of(revoked), Duration.ofHours(1)));
         try (TestServer server = start("tls.clientAuth", "need", "tls.trust", certs.resolve("revoking-ca.pem").toString(),
@@ -244,6 +248,37 @@ abstract class TlsListenerContract {
                 }
             }, Duration.ofSeconds(20), () -> "the replaced CRL revokes the good client: " + server.server().statsLine());
             assertTrue(revocationChecks(server, "revoked") >= 2, server.server().statsLine());
+        }
+    }
+
+    /**
+     * The revocation case's CA and client certificates, made once for the engines' classes in one JVM
+     * (RSA key generation is the slow part). Threading: made under the class lock, then immutable.
+     */
+    private static final class RevocationFixture {
+        private static RevocationFixture made;
+        final Path dir;
+        final RevokingCa ca;
+        final X509Certificate good;
+        final X509Certificate revoked;
+
+        private RevocationFixture() throws Exception {
+            dir = Files.createTempDirectory("sipcrypt-revocation");
+            dir.toFile().deleteOnExit();
+            ca = RevokingCa.create("sipcrypt revocation test CA");
+            good = ca.client("good client", dir, "good-client");
+            revoked = ca.client("revoked client", dir, "revoked-client");
+            for (String file : List.of("good-client.pem", "good-client-key.pem", "revoked-client.pem",
+                    "revoked-client-key.pem")) {
+                dir.resolve(file).toFile().deleteOnExit();
+            }
+        }
+
+        static synchronized RevocationFixture get() throws Exception {
+            if (made == null) {
+                made = new RevocationFixture();
+            }
+            return made;
         }
     }
 
