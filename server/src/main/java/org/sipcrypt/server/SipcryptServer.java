@@ -3,6 +3,7 @@ package org.sipcrypt.server;
 import com.github.benmanes.caffeine.cache.Ticker;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.SIPServerTransaction;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -73,6 +74,7 @@ import org.sipcrypt.server.sip.registrar.ExpiresPolicy;
 import org.sipcrypt.server.sip.registrar.PathTrust;
 import org.sipcrypt.server.sip.registrar.RegisteredFlows;
 import org.sipcrypt.server.sip.registrar.Registrar;
+import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 import org.sipcrypt.server.transport.CallConnections;
 import org.sipcrypt.server.transport.kept.CompletedTransactions;
@@ -294,6 +296,7 @@ public final class SipcryptServer implements AutoCloseable {
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
                     SipcryptServer::liveServerTransactions, workers, transport,
                     transports(listeners), location);
+            revocationChecks(transport, registry);
             TlsReloads tlsReloads = tlsReloads(config, transport, housekeeping, registry);
             if (tlsReloads != null) {
                 server.tlsReloads = tlsReloads;
@@ -456,6 +459,29 @@ public final class SipcryptServer implements AutoCloseable {
         }
         transport.admitWith(guard);
         return guard;
+    }
+
+    /**
+     * {@code tls.revocation.checks{result}}: the revocation checks of peers' certificates on the
+     * listener's TLS stage and every {@code tls.peer} stage, by result; nothing with checks off.
+     */
+    private static void revocationChecks(NettyTransport transport, MeterRegistry registry) {
+        if (transport == null || transport.settings().tls() == null
+                || revocations(transport).stream().noneMatch(PeerRevocation::enabled)) {
+            return;
+        }
+        for (PeerRevocation.Result r : PeerRevocation.Result.values()) {
+            // the meter holds its object weakly: the transport, which the server holds
+            FunctionCounter.builder("tls.revocation.checks", transport,
+                    t -> revocations(t).stream().mapToLong(p -> p.count(r)).sum()).tag("result", r.tag()).register(registry);
+        }
+    }
+
+    private static List<PeerRevocation> revocations(NettyTransport transport) {
+        List<PeerRevocation> all = new ArrayList<>();
+        all.add(transport.settings().tls().revocation());
+        transport.settings().peerTls().values().forEach(s -> all.add(s.revocation()));
+        return all;
     }
 
     /**

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Certificate renewal without a restart: the tls listener's certificates (the default and each
- * {@code tls.domain}) read again on demand ({@code POST /admin/tls/reload}), on SIGHUP, and, with
+ * {@code tls.domain}) and the revocation lists of {@code tls.crl} read again on demand ({@code POST /admin/tls/reload}), on SIGHUP, and, with
  * {@code tls.watchInterval} above zero, when a file's modification time or size changes. A reload
  * runs on the {@code sipcrypt-housekeeping} thread, never on an event loop; a good set is swapped in
  * whole, a bad one changes nothing and is logged once per distinct reason. Metrics:
@@ -150,6 +150,7 @@ final class TlsReloads implements AutoCloseable {
             files.add(d.cert());
             files.add(d.key());
         }
+        files.addAll(config.crl());
         List<String> out = new ArrayList<>();
         for (Path p : files) {
             if (p == null) {

@@ -177,6 +177,7 @@ final class ServerConfigChecks {
             throw new IllegalArgumentException("tls.trust: needed to check client certificates (tls.clientAuth="
                     + t.clientAuth().configName() + ")");
         }
+        revocation(t);
         CipherSuiteRegistry registry = CipherSuiteRegistry.load();
         choices(registry, "", t);
         for (int i = 0; i < t.peers().size(); i++) {
@@ -186,6 +187,31 @@ final class ServerConfigChecks {
             for (Path p : new Path[] {peer.cert(), peer.key(), peer.trust()}) {
                 readable(where, p, "");
             }
+        }
+    }
+
+    /**
+     * tls.revocation crl needs lists to check against and peer checks on; lists given while revocation
+     * is off would silently check nothing. The lists themselves are parsed when the TLS stage is made.
+     */
+    private static void revocation(TlsConfig t) {
+        for (int i = 0; i < t.crl().size(); i++) {
+            readable("tls.crl[" + i + "]", t.crl().get(i), " (expected a PEM or DER CRL file)");
+        }
+        if (t.revocation() == TlsConfig.Revocation.OFF) {
+            if (!t.crl().isEmpty()) {
+                throw new IllegalArgumentException("tls.crl: given while tls.revocation is off (expected"
+                        + " tls.revocation=crl, or no tls.crl)");
+            }
+            return;
+        }
+        if (t.crl().isEmpty()) {
+            throw new IllegalArgumentException("tls.revocation: " + t.revocation().configName()
+                    + " needs at least one tls.crl file");
+        }
+        if (!t.verifyPeers()) {
+            throw new IllegalArgumentException("tls.revocation: " + t.revocation().configName()
+                    + " with tls.verifyPeers=off would check nothing (expected tls.verifyPeers=on or tls.revocation=off)");
         }
     }
 

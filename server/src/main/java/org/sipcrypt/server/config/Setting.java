@@ -472,10 +472,27 @@ public enum Setting {
             c -> List.of(c.tls().unknownServerName().configName()),
             (b, k, v) -> b.tls().unknownServerName(parsed(k, one(k, v), TlsConfig.UnknownServerName::parse))),
     TLS_WATCH_INTERVAL("tls.watchInterval", Kind.SINGLE, "DURATION",
-            "How often the tls listener's certificate and key files (tls.cert, tls.key, tls.domain) are checked for"
+            "How often the tls listener's certificate and key files (tls.cert, tls.key, tls.domain) and tls.crl are checked for"
                     + " a new modification time or size; a change that holds for one more interval is reloaded as"
                     + " POST /admin/tls/reload and SIGHUP do. 0s: never (reload on demand only).",
             c -> shown(c.tls().watchInterval()), (b, k, v) -> b.tls().watchInterval(duration(k, one(k, v), true))),
+    TLS_CRL("tls.crl", Kind.REPEATABLE, "FILE",
+            "Certificate revocation list (PEM or DER; a PEM file may hold several) that peers' certificates are"
+                    + " checked against with tls.revocation crl; read again, all or none, whenever the certificates"
+                    + " are (POST /admin/tls/reload, SIGHUP, tls.watchInterval).",
+            c -> strings(c.tls().crl()), (b, k, v) -> b.tls().crl(paths(k, v))),
+    TLS_REVOCATION("tls.revocation", Kind.SINGLE, "off|crl",
+            "Whether peers' certificates (client certificates, servers dialled) are checked for revocation: off, or"
+                    + " against the tls.crl lists (end-entity certificates). Off by default: a CA that publishes no"
+                    + " revocation information would leave every status unknown. OCSP is not built.",
+            c -> List.of(c.tls().revocation().configName()),
+            (b, k, v) -> b.tls().revocation(parsed(k, one(k, v), TlsConfig.Revocation::parse))),
+    TLS_REVOCATION_FAILURE("tls.revocationFailure", Kind.SINGLE, "soft|hard",
+            "A peer certificate whose revocation status cannot be learned (no tls.crl list of its issuer, or one past"
+                    + " its nextUpdate): accepted (soft) or refused (hard); counted as"
+                    + " tls.revocation.checks{result=unknown} either way.",
+            c -> List.of(c.tls().revocationFailure().configName()),
+            (b, k, v) -> b.tls().revocationFailure(parsed(k, one(k, v), TlsConfig.RevocationFailure::parse))),
     TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",
             "TLS for connections the proxy opens to one peer, overriding tls.*: engine, ciphers, crypto, versions"
                     + " (lists joined with +), cert, key, trust, reuse, verify;"
@@ -609,6 +626,14 @@ public enum Setting {
 
     private static List<String> optional(Object valueOrNull) {
         return valueOrNull == null ? List.of() : List.of(valueOrNull.toString());
+    }
+
+    private static List<java.nio.file.Path> paths(String key, List<String> texts) throws ConfigException {
+        List<java.nio.file.Path> out = new java.util.ArrayList<>(texts.size());
+        for (int i = 0; i < texts.size(); i++) {
+            out.add(path(key + "[" + i + "]", texts.get(i)));
+        }
+        return out;
     }
 
     private static List<String> strings(List<?> values) {

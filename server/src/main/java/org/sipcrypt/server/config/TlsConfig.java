@@ -47,13 +47,19 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param unknownServerName what a ClientHello naming none of {@code domains} gets
  * @param watchInterval    how often the certificate and key files are checked for changes (then
  *                         reloaded); zero checks never
+ * @param crl              certificate revocation lists (PEM or DER files) peers' certificates are checked
+ *                         against with {@code revocation} {@code crl}; read again with the certificates
+ * @param revocation       whether peers' certificates are checked for revocation ({@code off}, {@code crl})
+ * @param revocationFailure what a peer certificate whose status cannot be learned gets: accepted
+ *                         ({@code soft}) or refused ({@code hard})
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
                         boolean sessionReuse, int sessionCacheSize, Duration sessionLifetime,
                         int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
                         String keyPassword, List<String> groups, List<TlsDomainConfig> domains,
-                        UnknownServerName unknownServerName, Duration watchInterval) {
+                        UnknownServerName unknownServerName, Duration watchInterval, List<Path> crl,
+                        Revocation revocation, RevocationFailure revocationFailure) {
 
     /**
      * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-ECDSA and ECDHE-RSA with
@@ -106,6 +112,36 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
 
         static ClientAuth parse(String text) {
             return ConfigNamed.parse(ClientAuth.class, text, "client-auth mode");
+        }
+    }
+
+    /**
+     * Whether peers' certificates are checked for revocation: not at all ({@code off}, the default:
+     * most private SIP CAs publish no revocation information, and a check that cannot learn a status
+     * would have to accept or refuse everyone), or against the CRL files of {@code tls.crl}
+     * ({@code crl}). OCSP is not built.
+     */
+    public enum Revocation implements ConfigNamed {
+        OFF, CRL;
+
+        static Revocation parse(String text) {
+            if (text.equalsIgnoreCase("ocsp") || text.equalsIgnoreCase("both")) {
+                throw new IllegalArgumentException("revocation mode \"" + text + "\" is not built: OCSP is not"
+                        + " checked (expected off or crl)");
+            }
+            return ConfigNamed.parse(Revocation.class, text, "revocation mode");
+        }
+    }
+
+    /**
+     * What a peer certificate whose revocation status cannot be learned (no CRL of its issuer, or
+     * one past its nextUpdate) gets: accepted and counted ({@code soft}), or refused ({@code hard}).
+     */
+    public enum RevocationFailure implements ConfigNamed {
+        SOFT, HARD;
+
+        static RevocationFailure parse(String text) {
+            return ConfigNamed.parse(RevocationFailure.class, text, "revocation failure mode");
         }
     }
 
@@ -165,7 +201,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                 .sessionReuse(sessionReuse).sessionCacheSize(sessionCacheSize).sessionLifetime(sessionLifetime)
                 .handshakeThreads(handshakeThreads).handshakeQueue(handshakeQueue).verifyPeers(verifyPeers).versions(versions).peers(peers)
                 .keyPassword(keyPassword).groups(groups).domains(domains).unknownServerName(unknownServerName)
-                .watchInterval(watchInterval);
+                .watchInterval(watchInterval).crl(crl).revocation(revocation).revocationFailure(revocationFailure);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -201,6 +237,9 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         private List<TlsDomainConfig> domains = List.of();
         private UnknownServerName unknownServerName = UnknownServerName.DEFAULT;
         private Duration watchInterval = Duration.ZERO;
+        private List<Path> crl = List.of();
+        private Revocation revocation = Revocation.OFF;
+        private RevocationFailure revocationFailure = RevocationFailure.SOFT;
 
         public Builder cert(Path v) { cert = v; return this; }
         public Builder key(Path v) { key = v; return this; }
@@ -227,6 +266,9 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public Builder unknownServerName(UnknownServerName v) { unknownServerName = v; return this; }
         /** How often the certificate files are checked for changes; zero never. */
         public Builder watchInterval(Duration v) { watchInterval = v; return this; }
+        public Builder crl(List<Path> v) { crl = v; return this; }
+        public Builder revocation(Revocation v) { revocation = v; return this; }
+        public Builder revocationFailure(RevocationFailure v) { revocationFailure = v; return this; }
 
         /** The suites, versions and insecure switch of {@code preset} ({@link #MODERN}, ...); the rest stays. */
         public Builder preset(TlsConfig preset) {
@@ -236,7 +278,8 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public TlsConfig build() {
             return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,
                     sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, handshakeQueue, verifyPeers, versions, peers,
-                    keyPassword, groups, domains, unknownServerName, watchInterval);
+                    keyPassword, groups, domains, unknownServerName, watchInterval, List.copyOf(crl), revocation,
+                    revocationFailure);
         }
     }
 

@@ -16,7 +16,8 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * How sipcrypt checks a TLS peer's certificate on either engine: the chain against the trust
  * anchors (the JDK's PKIX validation), and for a server dialled, its names against the host or
  * address dialled by the rules of RFC 5922 ({@link PeerNames}: no wildcards, CN only without
- * subjectAltNames) instead of the HTTPS rules SunJSSE would apply.
+ * subjectAltNames) instead of the HTTPS rules SunJSSE would apply; with {@code tls.revocation}, the
+ * accepted chain's end-entity certificate against the revocation lists ({@link PeerRevocation}).
  * Threading: immutable; thread-safe.
  */
 public final class PeerTrust extends X509ExtendedTrustManager {
@@ -30,6 +31,21 @@ public final class PeerTrust extends X509ExtendedTrustManager {
     /** Checks against {@code anchors}, or the JDK's trust store when null. */
     public static PeerTrust of(List<X509Certificate> anchors) throws IOException {
         return new PeerTrust(pkix(anchors));
+    }
+
+    /** Checks against {@code anchors} (or the JDK's trust store when null), then for revocation. */
+    public static PeerTrust of(List<X509Certificate> anchors, PeerRevocation revocation) throws IOException {
+        return new PeerTrust(pkix(anchors, revocation));
+    }
+
+    /**
+     * The JDK's PKIX trust manager over {@code anchors} (or its own trust store when null), each chain
+     * it accepts then checked by {@code revocation} when that is enabled.
+     */
+    public static X509ExtendedTrustManager pkix(List<X509Certificate> anchors, PeerRevocation revocation)
+            throws IOException {
+        X509ExtendedTrustManager pkix = pkix(anchors);
+        return revocation.enabled() ? new RevocationCheckedTrust(pkix, revocation) : pkix;
     }
 
     /** The JDK's PKIX trust manager over {@code anchors}, or over its own trust store when null. */

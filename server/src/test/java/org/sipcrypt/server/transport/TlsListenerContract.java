@@ -1,8 +1,10 @@
 package org.sipcrypt.server.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -11,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.security.cert.X509Certificate;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.OpenSslClient;
+import org.sipcrypt.server.testing.RevokingCa;
 import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.testing.TestServer;
 import picocli.CommandLine;
@@ -198,6 +202,89 @@ abstract class TlsListenerContract {
                     "-tls1_2", "-CAfile", "ca.pem", "-brief");
             assertTrue(none.contains("SIP/2.0 200 OK"), "want: served without a certificate: " + none);
         }
+    }
+
+    /**
+     * tls.revocation crl: a client certificate the CRL lists is refused in the handshake (TLS 1.2, where
+     * the client learns it before its Finished) and counted as revoked; a good one has OPTIONS
+     * answered; the list replaced on disk (tls.watchInterval) revokes the good one for the next full
+     * handshake (a resumed session keeps the check of the handshake that made it).
+     */
+    @Test
+    void clientCertificatesRevokedByTheCrlAreRefused() throws Exception {
+        RevocationFixture f = RevocationFixture.get();
+        RevokingCa ca = f.ca;
+        ca.writeCertificate(certs.resolve("revoking-ca.pem"));
+        for (String file : List.of("good-client.pem", "good-client-key.pem", "revoked-client.pem", "revoked-client-key.pem")) {
+            Files.copy(f.dir.resolve(file), certs.resolve(file));
+        }
+        X509Certificate good = f.good;
+        X509Certificate revoked = f.revoked;
+        Path crl = certs.resolve("clients.crl");
+        RevokingCa.writePem(crl, ca.crl(List.of(revoked), Duration.ofHours(1)));
+        try (TestServer server = start("tls.clientAuth", "need", "tls.trust", certs.resolve("revoking-ca.pem").toString(),
+                "tls.revocation", "crl", "tls.crl", crl.toString(), "tls.revocationFailure", "hard",
+                "tls.watchInterval", "200ms")) {
+            int port = server.address(Transport.TLS).getPort();
+            SSLContext revokedClient = TestPki.sslContext(certs, "revoked-client.pem", "revoked-client-key.pem", "TLSv1.2");
+            assertThrows(IOException.class, () -> jdkOptions(revokedClient, port, "revoked-cert"));
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "revoked") >= 1
+                    && revocationChecks(server, "revoked") >= 1, Duration.ofSeconds(10), () -> server.server().statsLine());
+            SSLContext goodClient = TestPki.sslContext(certs, "good-client.pem", "good-client-key.pem", "TLSv1.2");
+            String got = jdkOptions(goodClient, port, "good-cert");
+            assertTrue(got.contains("SIP/2.0 200 OK"), got);
+            assertTrue(revocationChecks(server, "good") >= 1, server.server().statsLine());
+            RevokingCa.writePem(crl, ca.crl(List.of(revoked, good), Duration.ofHours(1)));
+            Await.until(() -> {
+                try {
+                    // a new client, not resuming the session its certificate was checked in
+                    jdkOptions(TestPki.sslContext(certs, "good-client.pem", "good-client-key.pem", "TLSv1.2"), port,
+                            "good-cert-after-reload");
+                    return false;
+                } catch (IOException | RuntimeException e) {
+                    return true;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, Duration.ofSeconds(20), () -> "the replaced CRL revokes the good client: " + server.server().statsLine());
+            assertTrue(revocationChecks(server, "revoked") >= 2, server.server().statsLine());
+        }
+    }
+
+    /**
+     * The revocation case's CA and client certificates, made once for the engines' classes in one JVM
+     * (RSA key generation is the slow part). Threading: made under the class lock, then immutable.
+     */
+    private static final class RevocationFixture {
+        private static RevocationFixture made;
+        final Path dir;
+        final RevokingCa ca;
+        final X509Certificate good;
+        final X509Certificate revoked;
+
+        private RevocationFixture() throws Exception {
+            dir = Files.createTempDirectory("sipcrypt-revocation");
+            dir.toFile().deleteOnExit();
+            ca = RevokingCa.create("sipcrypt revocation test CA");
+            good = ca.client("good client", dir, "good-client");
+            revoked = ca.client("revoked client", dir, "revoked-client");
+            for (String file : List.of("good-client.pem", "good-client-key.pem", "revoked-client.pem",
+                    "revoked-client-key.pem")) {
+                dir.resolve(file).toFile().deleteOnExit();
+            }
+        }
+
+        static synchronized RevocationFixture get() throws Exception {
+            if (made == null) {
+                made = new RevocationFixture();
+            }
+            return made;
+        }
+    }
+
+    private static double revocationChecks(TestServer server, String result) {
+        var c = server.server().registry().find("tls.revocation.checks").tag("result", result).functionCounter();
+        return c == null ? 0 : c.count();
     }
 
     @Test

@@ -169,7 +169,8 @@ public final class BcTlsConnection {
         return switch (outcome.alert) {
             case AlertDescription.bad_certificate, AlertDescription.certificate_unknown, AlertDescription.unknown_ca,
                  AlertDescription.certificate_expired, AlertDescription.certificate_required,
-                 AlertDescription.unsupported_certificate, AlertDescription.certificate_revoked -> "bad_certificate";
+                 AlertDescription.unsupported_certificate -> "bad_certificate";
+            case AlertDescription.certificate_revoked -> "revoked";
             case AlertDescription.unrecognized_name -> "unrecognized_name";
             default -> "handshake";
         };

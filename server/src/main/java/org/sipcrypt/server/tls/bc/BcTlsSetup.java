@@ -24,6 +24,7 @@ import org.bouncycastle.util.encoders.Hex;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.KeyMaterial;
+import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.ServerIdentities;
@@ -125,18 +126,19 @@ public final class BcTlsSetup {
                                     ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize,
                                     Duration lifetime, boolean verifyPeers) throws IOException {
         return serving(new CurrentIdentities(ServerIdentities.of(identity)), trust, choices, registry, clientCertificates,
-                sessionReuse, cacheSize, lifetime, verifyPeers);
+                sessionReuse, cacheSize, lifetime, verifyPeers, PeerRevocation.OFF);
     }
 
     /**
      * Reads the files and builds the setup of a listener that presents the current set of
      * {@code identities}, chosen by server_name; the other parameters as for {@link #create(KeyMaterial,
-     * Path, TlsChoices, CipherSuiteRegistry, ClientCertificates, boolean, int, Duration, boolean)}.
+     * Path, TlsChoices, CipherSuiteRegistry, ClientCertificates, boolean, int, Duration, boolean)}, and
+     * {@code revocation}, the checks of peers' certificates after their chain (client and server alike).
      */
     public static BcTlsSetup serving(CurrentIdentities identities, Path trust, TlsChoices choices,
                                     CipherSuiteRegistry registry, ClientCertificates clientCertificates,
-                                    boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers)
-            throws IOException {
+                                    boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers,
+                                    PeerRevocation revocation) throws IOException {
         if (Security.getProvider(BouncyCastleProvider.PROVIDER_NAME) == null) {
             // last in the list: it serves only what the JDK's providers lack, here the
             // SHA256withRSASSA-PSS signatures TLS 1.3 and ECDHE handshakes use on this engine
@@ -155,7 +157,7 @@ public final class BcTlsSetup {
         int[] groups = choices.groups().isEmpty() ? null
                 : choices.groups().stream().mapToInt(KeyExchangeGroup::code).toArray();
         return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, groups, versions, identities,
-                PeerTrust.pkix(trust == null ? null : PemFiles.readCertificates(trust)), clientCertificates,
+                PeerTrust.pkix(trust == null ? null : PemFiles.readCertificates(trust), revocation), clientCertificates,
                 sessionReuse, cacheSize, lifetime, verifyPeers);
     }
 

@@ -17,6 +17,7 @@ import org.bouncycastle.tls.TlsServerCertificate;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.tls.TlsUtils;
 import org.sipcrypt.server.tls.PeerNames;
+import org.sipcrypt.server.tls.RevokedCertificateException;
 
 /**
  * The proxy's side of one outgoing bc TLS connection: offers the configured suites and key-exchange
@@ -92,8 +93,8 @@ final class ClientPeer extends DefaultTlsClient {
                 try {
                     setup.trust.checkServerTrusted(chain, authType());
                 } catch (CertificateException e) {
-                    throw new TlsFatalAlert(AlertDescription.bad_certificate, "server certificate not trusted: "
-                            + e.getMessage(), e);
+                    throw new TlsFatalAlert(e instanceof RevokedCertificateException ? AlertDescription.certificate_revoked
+                            : AlertDescription.bad_certificate, "server certificate not trusted: " + e.getMessage(), e);
                 }
                 String host = dialled.getHostString();
                 if (!PeerNames.matches(chain[0], host)) {

@@ -21,6 +21,7 @@ import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.tls.TlsUtils;
 import org.bouncycastle.tls.crypto.TlsECConfig;
 import org.bouncycastle.util.Arrays;
+import org.sipcrypt.server.tls.RevokedCertificateException;
 
 /**
  * The listener's side of one bc TLS connection: the certificate chosen by the ClientHello's
@@ -235,7 +236,8 @@ final class ServerPeer extends DefaultTlsServer {
         try {
             setup.trust.checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
         } catch (CertificateException e) {
-            throw new TlsFatalAlert(AlertDescription.bad_certificate, "client certificate not trusted: " + e.getMessage(), e);
+            throw new TlsFatalAlert(e instanceof RevokedCertificateException ? AlertDescription.certificate_revoked
+                    : AlertDescription.bad_certificate, "client certificate not trusted: " + e.getMessage(), e);
         }
         outcome.peerChain = chain;
     }

@@ -10,6 +10,7 @@ import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
+import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
 
@@ -34,11 +35,11 @@ final class BcTlsStage extends TlsStage {
     }
 
     /** @param identities what the listener presents by server_name; no default: a client that presents none */
-    static BcTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices, CipherSuiteRegistry registry)
-            throws IOException {
+    static BcTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices, CipherSuiteRegistry registry,
+                             PeerRevocation revocation) throws IOException {
         BcTlsSetup setup = BcTlsSetup.serving(identities, t.trust(), choices, registry,
                 BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name()), t.sessionReuse(), t.sessionCacheSize(),
-                t.sessionLifetime(), t.verifyPeers());
+                t.sessionLifetime(), t.verifyPeers(), revocation);
         ThreadPoolExecutor handshakes = t.handshakeThreads() == 0 ? null
                 : NamedThreads.numbered("sipcrypt-tls").boundedPool(t.handshakeThreads(), t.handshakeQueue());
         return new BcTlsStage(setup, t.handshakeTimeout().toMillis(), handshakes);

@@ -23,6 +23,7 @@ import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.ServerNameKeyManager;
@@ -80,7 +81,8 @@ final class JsseTlsStage extends TlsStage {
      * @param identities what the listener presents, chosen by server_name, and the default presented to
      *                   peers that ask; no default: a client that presents none (no listener then)
      */
-    static JsseTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices) throws IOException {
+    static JsseTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices, PeerRevocation revocation)
+            throws IOException {
         if (!t.sessionReuse()) {
             disableSessionTickets();
         }
@@ -121,6 +123,9 @@ final class JsseTlsStage extends TlsStage {
                     .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
             if (!verifyPeers) {
                 b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+            } else if (trusted != null && revocation.enabled()) {
+                // client certificates: the chain against the anchors, then the revocation lists
+                b.trustManager(new PeerTrustFactory(PeerTrust.of(List.of(trusted), revocation)));
             } else if (trusted != null) {
                 b.trustManager(trusted);
             }
@@ -135,7 +140,7 @@ final class JsseTlsStage extends TlsStage {
             cb.trustManager(InsecureTrustManagerFactory.INSTANCE);
         } else {
             // the chain against the anchors, the names against the host dialled by RFC 5922's rules
-            cb.trustManager(new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted))));
+            cb.trustManager(new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted), revocation)));
         }
         return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers,
                 namedGroups(choices.groups()), identities);

@@ -25,6 +25,7 @@ import javax.net.ssl.SSLEngine;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.ServerNameKeyManager;
@@ -96,7 +97,8 @@ final class OpenSslTlsStage extends TlsStage {
      * @param identities what the listener presents, chosen by server_name, and the default presented to
      *                   peers that ask; no default: a client that presents none (no listener then)
      */
-    static OpenSslTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices) throws IOException {
+    static OpenSslTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices,
+                                  PeerRevocation revocation) throws IOException {
         boolean serves = identities.current().fallback() != null;
         ServerNameKeyManager keys = identities.keyManager();
         List<String> names = choices.suites().stream().map(CipherSuiteId::name).toList();
@@ -113,6 +115,9 @@ final class OpenSslTlsStage extends TlsStage {
                         .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
                 if (!t.verifyPeers()) {
                     b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+                } else if (trusted != null && revocation.enabled()) {
+                    // client certificates: the chain against the anchors, then the revocation lists
+                    b.trustManager(new PeerTrustFactory(PeerTrust.of(List.of(trusted), revocation)));
                 } else if (trusted != null) {
                     b.trustManager(trusted);
                 }
@@ -126,7 +131,8 @@ final class OpenSslTlsStage extends TlsStage {
             if (serves) {
                 cb.keyManager(keys);
             }
-            cb.trustManager(t.verifyPeers() ? new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted)))
+            cb.trustManager(t.verifyPeers()
+                    ? new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted), revocation))
                     : InsecureTrustManagerFactory.INSTANCE);
             groups(cb, choices);
             client = (ReferenceCountedOpenSslContext) cb.build();

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite,group}}, or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
- * {@code bad_certificate}, {@code unrecognized_name}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
+ * {@code bad_certificate}, {@code revoked}, {@code unrecognized_name}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
  * it was made before this connection was; an openssl one when BoringSSL says it was reused. The
  * negotiated suite's name is kept on the channel ({@link #SUITE}).
@@ -139,6 +139,9 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
         String m = text.toString().toLowerCase(Locale.ROOT);
         if (m.contains("cipher")) {
             return "no_shared_cipher";
+        }
+        if (m.contains("revoked")) {
+            return "revoked";
         }
         if (m.contains("certificate") || m.contains("path") || m.contains("subject alternative name")
                 || m.contains("name matching")) {

@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.security.cert.CertStore;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import java.time.Instant;
 import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -42,6 +44,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     private boolean peersCheckedAgainstTrust;
     private CurrentIdentities identities;
     private TlsConfig config;
+    private PeerRevocation revocation = PeerRevocation.OFF;
 
     /**
      * The stage of the tls listener, when there is one, and of outgoing TLS to peers without a
@@ -102,12 +105,17 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
                     + " any client certificate is accepted", what);
         }
         CurrentIdentities identities = new CurrentIdentities(ServerIdentities.read(t, Instant.now()));
+        PeerRevocation revocation = PeerRevocation.of(t);
         TlsStage made = switch (choices.engine()) {
-            case JSSE -> JsseTlsStage.create(identities, t, choices);
-            case BC -> BcTlsStage.create(identities, t, choices, registry);
-            case OPENSSL -> OpenSslTlsStage.create(identities, t, choices);
+            case JSSE -> JsseTlsStage.create(identities, t, choices, revocation);
+            case BC -> BcTlsStage.create(identities, t, choices, registry, revocation);
+            case OPENSSL -> OpenSslTlsStage.create(identities, t, choices, revocation);
         };
         made.identities = identities;
+        made.revocation = revocation;
+        if (revocation.enabled()) {
+            log.info("{}: peer certificates checked for revocation: {}", what, revocation);
+        }
         made.config = t;
         made.insecure = choices.insecure();
         made.peersCheckedAgainstTrust = t.verifyPeers() && t.trust() != null;
@@ -131,7 +139,8 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
 
     /**
      * Reads the certificate and key files of {@code tls.cert}/{@code tls.key} and every
-     * {@code tls.domain} again and, when the whole set is good (every file parses, every key matches
+     * {@code tls.domain} again, and the {@code tls.crl} lists, and, when the whole set is good (every
+     * CRL file parses too) (every file parses, every key matches
      * its certificate, every certificate is valid now, this engine can present every key), makes it
      * the set new handshakes choose from; connections already up keep their session. A set found
      * bad changes nothing.
@@ -142,11 +151,18 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
      */
     public ServerIdentities reload() throws IOException {
         synchronized (identities) {
+            CertStore lists = revocation.enabled() ? PeerRevocation.read(revocation.files()) : null;
             ServerIdentities next = ServerIdentities.read(config, Instant.now());
             check(next);
             identities.replace(next);
+            revocation.install(lists);
             return next;
         }
+    }
+
+    /** The revocation checks of peers' certificates made on this stage ({@code tls.revocation}). */
+    public PeerRevocation revocation() {
+        return revocation;
     }
 
     /** Refuses a set this engine cannot present; the jsse and openssl engines present RSA and EC keys alike. */
