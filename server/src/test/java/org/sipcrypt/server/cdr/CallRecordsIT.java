@@ -147,7 +147,7 @@ class CallRecordsIT {
             caller.send(invite);
             String busy = caller.awaitMessage("SIP/2.0 486 ", WAIT);
             assertNotNull(busy, "no 486 over TLS");
-            caller.send(ackFor(invite, busy));
+            caller.send(SipSocket.ackFor(invite, busy));
             String suite = caller.tlsCipherSuite();
             assertNotNull(suite);
 
@@ -229,23 +229,5 @@ class CallRecordsIT {
             assertTrue(System.nanoTime() < deadline, "no record of " + callId + " in " + file);
             Thread.sleep(20);
         }
-    }
-
-    /** The ACK for a final response to {@code invite} (RFC 3261 §17.1.1.3): its branch, the response's To. */
-    private static String ackFor(String invite, String response) {
-        String to = response.lines().filter(l -> l.regionMatches(true, 0, "To:", 0, 3)).findFirst().orElseThrow();
-        StringBuilder ack = new StringBuilder();
-        for (String line : invite.split("\r\n")) {
-            if (ack.isEmpty()) {
-                ack.append(line.replaceFirst("^INVITE ", "ACK ")).append("\r\n");
-            } else if (line.regionMatches(true, 0, "To:", 0, 3)) {
-                ack.append(to).append("\r\n");
-            } else if (line.regionMatches(true, 0, "CSeq:", 0, 5)) {
-                ack.append("CSeq: 1 ACK\r\n");
-            } else if (!line.isEmpty() && !line.regionMatches(true, 0, "Contact:", 0, 8)) {
-                ack.append(line).append("\r\n");
-            }
-        }
-        return ack.append("\r\n").toString();
     }
 }

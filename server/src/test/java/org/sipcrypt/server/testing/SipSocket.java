@@ -125,6 +125,27 @@ public final class SipSocket implements AutoCloseable {
     }
 
     /**
+     * The ACK for a final response to {@code invite} (RFC 3261 §17.1.1.3, CSeq 1): its
+     * request line, Via (and so its branch) and other lines, the response's To, no Contact.
+     */
+    public static String ackFor(String invite, String response) {
+        String to = response.lines().filter(l -> l.regionMatches(true, 0, "To:", 0, 3)).findFirst().orElseThrow();
+        StringBuilder ack = new StringBuilder();
+        for (String line : invite.split("\r\n")) {
+            if (ack.isEmpty()) {
+                ack.append(line.replaceFirst("^INVITE ", "ACK ")).append("\r\n");
+            } else if (line.regionMatches(true, 0, "To:", 0, 3)) {
+                ack.append(to).append("\r\n");
+            } else if (line.regionMatches(true, 0, "CSeq:", 0, 5)) {
+                ack.append("CSeq: 1 ACK\r\n");
+            } else if (!line.isEmpty() && !line.regionMatches(true, 0, "Contact:", 0, 8)) {
+                ack.append(line).append("\r\n");
+            }
+        }
+        return ack.append("\r\n").toString();
+    }
+
+    /**
      * A response to a received request: status line, then its Via, From, To (with a tag added),
      * Call-ID and CSeq lines (long or compact, as they came), {@code Content-Length: 0}.
      */

@@ -60,7 +60,7 @@ class FastPathSwitchIT {
                 raw.send(invite);
                 String challenge = raw.awaitMessage("SIP/2.0 407 ", WAIT);
                 assertNotNull(challenge, "no 407 to the INVITE sent by hand");
-                raw.send(ackFor(invite, challenge));
+                raw.send(SipSocket.ackFor(invite, challenge));
             }
             Request register = bob.newRegister(proxy);
             register.addHeader(bob.contact(bob.contactUri(), 600));
@@ -101,24 +101,6 @@ class FastPathSwitchIT {
                 assertTrue(responses >= 2.0, seen);
             }
         }
-    }
-
-    /** The ACK for a final response to {@code invite} (RFC 3261 §17.1.1.3): its branch, the response's To. */
-    private static String ackFor(String invite, String response) {
-        String to = response.lines().filter(l -> l.regionMatches(true, 0, "To:", 0, 3)).findFirst().orElseThrow();
-        StringBuilder ack = new StringBuilder();
-        for (String line : invite.split("\r\n")) {
-            if (ack.isEmpty()) {
-                ack.append(line.replaceFirst("^INVITE ", "ACK ")).append("\r\n");
-            } else if (line.regionMatches(true, 0, "To:", 0, 3)) {
-                ack.append(to).append("\r\n");
-            } else if (line.regionMatches(true, 0, "CSeq:", 0, 5)) {
-                ack.append("CSeq: 1 ACK\r\n");
-            } else if (!line.isEmpty() && !line.regionMatches(true, 0, "Contact:", 0, 8)) {
-                ack.append(line).append("\r\n");
-            }
-        }
-        return ack.append("\r\n").toString();
     }
 
     private static Subscriber subscriber(String user, String realm, String password) {
