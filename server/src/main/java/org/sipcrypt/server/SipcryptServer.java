@@ -459,16 +459,22 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     /**
-     * Certificate reloads of the tls and wss listeners, which share one TLS stage (HTTP, SIGHUP,
-     * {@code tls.watchInterval}); null without either.
+     * Certificate and trust reloads (HTTP, SIGHUP, {@code tls.watchInterval}) of the TLS stage the tls
+     * and wss listeners share with outgoing TLS, and of each {@code tls.peer}'s; null when there is
+     * nothing to reload (no serving listener, no {@code tls.trust}, no {@code tls.peer}).
      */
     private static TlsReloads tlsReloads(ServerConfig config, NettyTransport transport,
                                          ScheduledExecutorService housekeeping, MeterRegistry registry) {
-        if (transport == null || config.listeners().stream().noneMatch(l -> l.transport().secure())
-                || !transport.settings().tls().canServe()) {
+        if (transport == null) {
             return null;
         }
-        TlsReloads reloads = new TlsReloads(transport.settings().tls(), config.tls(), housekeeping, registry);
+        boolean serves = config.listeners().stream().anyMatch(l -> l.transport().secure())
+                && transport.settings().tls().canServe();
+        if (!serves && config.tls().trust() == null && transport.settings().peerTls().isEmpty()) {
+            return null;
+        }
+        TlsReloads reloads = new TlsReloads(transport.settings().tls(), transport.settings().peerTls().values(),
+                config.tls(), housekeeping, registry);
         reloads.reloadOnHangup();
         return reloads;
     }

@@ -2,6 +2,7 @@ package org.sipcrypt.server.tls;
 
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateException;
@@ -16,20 +17,60 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * How sipcrypt checks a TLS peer's certificate on either engine: the chain against the trust
  * anchors (the JDK's PKIX validation), and for a server dialled, its names against the host or
  * address dialled by the rules of RFC 5922 ({@link PeerNames}: no wildcards, CN only without
- * subjectAltNames) instead of the HTTPS rules SunJSSE would apply.
- * Threading: immutable; thread-safe.
+ * subjectAltNames) instead of the HTTPS rules SunJSSE would apply. The anchors of a trust file
+ * ({@code tls.trust}, a {@code tls.peer}'s {@code trust=}) are replaced whole by {@link #reload}: a
+ * handshake checks with the set current when its peer's certificate arrives, connections already up
+ * are not checked again.
+ * Threading: thread-safe; the checks never block; {@link #reload} reads the file (never on an event loop).
  */
 public final class PeerTrust extends X509ExtendedTrustManager {
 
-    private final X509ExtendedTrustManager pkix;
+    /** The trust file, or null for the JDK's trust store (nothing to reload). */
+    private final Path file;
+    private volatile X509ExtendedTrustManager pkix;
 
-    private PeerTrust(X509ExtendedTrustManager pkix) {
+    private PeerTrust(Path file, X509ExtendedTrustManager pkix) {
+        this.file = file;
         this.pkix = pkix;
     }
 
     /** Checks against {@code anchors}, or the JDK's trust store when null. */
     public static PeerTrust of(List<X509Certificate> anchors) throws IOException {
-        return new PeerTrust(pkix(anchors));
+        return new PeerTrust(null, pkix(anchors));
+    }
+
+    /** Checks against the anchors of the PEM file {@code file}, read now and again by {@link #reload}; null: the JDK's. */
+    public static PeerTrust read(Path file) throws IOException {
+        return new PeerTrust(file, pkix(file == null ? null : PemFiles.readCertificates(file)));
+    }
+
+    /**
+     * Reads the trust file again and, when it holds at least one certificate and all parse, makes its
+     * anchors the ones new checks use; a bad file changes nothing.
+     *
+     * @return the subjects of the anchors now used; empty without a trust file
+     * @throws IOException naming the file and what is wrong; the anchors stay as they were
+     */
+    public synchronized List<String> reload() throws IOException {
+        if (file == null) {
+            return List.of();
+        }
+        List<X509Certificate> anchors = PemFiles.readCertificates(file);
+        pkix = pkix(anchors);
+        return anchors.stream().map(c -> c.getSubjectX500Principal().getName()).toList();
+    }
+
+    /**
+     * The JDK's PKIX checks over the current anchors alone, without the name check: for the bc
+     * engine, which checks the names of a server dialled itself.
+     */
+    public X509ExtendedTrustManager pkix() {
+        return pkix;
+    }
+
+    /** The trust file, or null when the JDK's trust store is used. */
+    public Path file() {
+        return file;
     }
 
     /** The JDK's PKIX trust manager over {@code anchors}, or over its own trust store when null. */

@@ -90,7 +90,7 @@ final class ClientPeer extends DefaultTlsClient {
                     return;
                 }
                 try {
-                    setup.trust.checkServerTrusted(chain, authType());
+                    setup.trust.pkix().checkServerTrusted(chain, authType());
                 } catch (CertificateException e) {
                     throw new TlsFatalAlert(AlertDescription.bad_certificate, "server certificate not trusted: "
                             + e.getMessage(), e);

@@ -206,10 +206,11 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     public CertificateRequest getCertificateRequest() throws IOException {
-        if (setup.clientCertificates == BcTlsSetup.ClientCertificates.NONE) {
+        // the policy of the domain the server_name chose, or the listener's
+        if (served.clientCertificates() == BcTlsSetup.ClientCertificates.NONE) {
             return null;
         }
-        Vector<X500Name> authorities = new Vector<>(setup.authorities);
+        Vector<X500Name> authorities = new Vector<>(setup.authorities());
         Vector<?> schemes = TlsUtils.getDefaultSupportedSignatureAlgorithms(context);
         if (TlsUtils.isTLSv13(context)) {
             return new CertificateRequest(TlsUtils.EMPTY_BYTES, schemes, null, authorities);
@@ -221,7 +222,7 @@ final class ServerPeer extends DefaultTlsServer {
     @Override
     public void notifyClientCertificate(Certificate certificate) throws IOException {
         if (certificate == null || certificate.isEmpty()) {
-            if (setup.clientCertificates == BcTlsSetup.ClientCertificates.NEED) {
+            if (served.clientCertificates() == BcTlsSetup.ClientCertificates.NEED) {
                 throw new TlsFatalAlert(TlsUtils.isTLSv13(context) ? AlertDescription.certificate_required
                         : AlertDescription.handshake_failure, "no client certificate, and one is required");
             }
@@ -233,7 +234,7 @@ final class ServerPeer extends DefaultTlsServer {
             return;
         }
         try {
-            setup.trust.checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
+            setup.trust.pkix().checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
         } catch (CertificateException e) {
             throw new TlsFatalAlert(AlertDescription.bad_certificate, "client certificate not trusted: " + e.getMessage(), e);
         }

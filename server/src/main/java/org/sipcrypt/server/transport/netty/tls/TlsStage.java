@@ -8,6 +8,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +18,10 @@ import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import java.time.Instant;
+import org.sipcrypt.server.config.TlsDomainConfig;
 import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.DomainPolicies;
+import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -41,7 +46,10 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     private List<String> insecure = List.of();
     private boolean peersCheckedAgainstTrust;
     private CurrentIdentities identities;
+    private PeerTrust trust;
     private TlsConfig config;
+    /** What the stage is for, in logs and reload failures: {@code TLS}, {@code TLS to HOST:PORT}. */
+    private String what;
 
     /**
      * The stage of the tls listener, when there is one, and of outgoing TLS to peers without a
@@ -101,13 +109,19 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             log.warn("{}: peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
                     + " any client certificate is accepted", what);
         }
+        DomainPolicies policies = DomainPolicies.of(t, choices, registry);
         CurrentIdentities identities = new CurrentIdentities(ServerIdentities.read(t, Instant.now()));
+        PeerTrust trust = PeerTrust.read(t.trust());
         TlsStage made = switch (choices.engine()) {
-            case JSSE -> JsseTlsStage.create(identities, t, choices);
-            case BC -> BcTlsStage.create(identities, t, choices, registry);
-            case OPENSSL -> OpenSslTlsStage.create(identities, t, choices);
+            case JSSE -> JsseTlsStage.create(identities, trust, policies, t, choices);
+            case BC -> BcTlsStage.create(identities, trust, policies, t, choices, registry);
+            case OPENSSL -> OpenSslTlsStage.create(identities, trust, policies, t, choices);
         };
+        policies.domains().forEach((name, p) -> log.info("{}: tls.domain {}: suites {}, client certificates {}", what,
+                name, p.suites().stream().map(CipherSuiteId::name).toList(), p.clientAuth().configName()));
         made.identities = identities;
+        made.trust = trust;
+        made.what = what;
         made.config = t;
         made.insecure = choices.insecure();
         made.peersCheckedAgainstTrust = t.verifyPeers() && t.trust() != null;
@@ -131,22 +145,47 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
 
     /**
      * Reads the certificate and key files of {@code tls.cert}/{@code tls.key} and every
-     * {@code tls.domain} again and, when the whole set is good (every file parses, every key matches
-     * its certificate, every certificate is valid now, this engine can present every key), makes it
-     * the set new handshakes choose from; connections already up keep their session. A set found
-     * bad changes nothing.
+     * {@code tls.domain}, and the trust file ({@code tls.trust}), again and, when all is good (every
+     * file parses, every key matches its certificate, every certificate is valid now, this engine can
+     * present every key, the trust file holds at least one certificate), makes them what new
+     * handshakes use: the certificates presented, and the anchors that accepted client certificates
+     * and servers dialled are checked against. Connections already up keep their session. Anything
+     * found bad changes nothing.
      * Blocks on file I/O: never call on an event loop.
      *
      * @return the set now presented
-     * @throws IOException naming the setting and file at fault; the set presented stays as it was
+     * @throws IOException naming the setting and file at fault; what is used stays as it was
      */
     public ServerIdentities reload() throws IOException {
         synchronized (identities) {
             ServerIdentities next = ServerIdentities.read(config, Instant.now());
             check(next);
+            try {
+                trust.reload();
+            } catch (IOException | RuntimeException e) {
+                throw new IOException("tls.trust " + trust.file() + ": " + e.getMessage(), e);
+            }
             identities.replace(next);
             return next;
         }
+    }
+
+    /**
+     * The files this stage reads, and {@link #reload} reads again: certificates, keys and the trust
+     * file; those not configured are left out.
+     */
+    public List<Path> files() {
+        List<Path> out = new ArrayList<>();
+        for (Path p : new Path[] {config.cert(), config.key(), config.trust()}) {
+            if (p != null) {
+                out.add(p);
+            }
+        }
+        for (TlsDomainConfig d : config.domains()) {
+            out.add(d.cert());
+            out.add(d.key());
+        }
+        return out;
     }
 
     /** Refuses a set this engine cannot present; the jsse and openssl engines present RSA and EC keys alike. */
@@ -199,6 +238,11 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             }
         }
         return null;
+    }
+
+    @Override
+    public String toString() {
+        return what;
     }
 
     /** Whether a listener can be served (a certificate and key were configured). */
