@@ -47,8 +47,8 @@ public final class DomainPolicies {
      * @throws IllegalArgumentException naming the {@code tls.domain} entry at fault: a provider or suite
      *                                  that offers none of the listener's suites, a domain without a suite
      *                                  of a version the listener offers, a list the openssl engine cannot
-     *                                  honour (one without all of BoringSSL's TLS 1.3 suites while TLS 1.3 is
-     *                                  offered), or a client certificate asked for without {@code tls.trust}
+     *                                  honour (one that leaves out a TLS 1.3 suite of the listener's), or a
+     *                                  client certificate asked for without {@code tls.trust}
      */
     public static DomainPolicies of(TlsConfig t, TlsChoices choices, CipherSuiteRegistry registry) {
         Policy listener = new Policy(choices.suites(), t.clientAuth());
@@ -64,12 +64,15 @@ public final class DomainPolicies {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("tls.domain " + d.name() + ": ciphers " + e.getMessage(), e);
             }
-            if (choices.engine() == org.sipcrypt.server.tls.spi.TlsEngine.OPENSSL && choices.offersTls13()
-                    && !suites.stream().map(CipherSuiteId::name).toList().containsAll(TlsChoices.BORINGSSL_TLS13)) {
-                throw new IllegalArgumentException("tls.domain " + d.name() + ": ciphers " + d.ciphers() + " cannot be"
-                        + " honoured on the openssl engine, which offers BoringSSL's TLS 1.3 suites "
-                        + TlsChoices.BORINGSSL_TLS13 + " whatever the list (expected a list including them, e.g."
-                        + " aes+chacha20, or tls.engine bc or jsse)");
+            if (choices.engine() == org.sipcrypt.server.tls.spi.TlsEngine.OPENSSL && !d.ciphers().isEmpty()) {
+                // BoringSSL offers its own TLS 1.3 suites whatever the list: a domain cannot narrow them
+                List<CipherSuiteId> tls13 = choices.suites().stream().filter(x -> TlsChoices.isTls13(x.name())).toList();
+                if (!suites.containsAll(tls13)) {
+                    throw new IllegalArgumentException("tls.domain " + d.name() + ": ciphers " + String.join("+",
+                            d.ciphers()) + " narrows the TLS 1.3 suites, which the openssl engine cannot do (BoringSSL"
+                            + " offers its own whatever the list; expected a list including "
+                            + tls13.stream().map(CipherSuiteId::name).toList() + ", or tls.engine bc or jsse)");
+                }
             }
             TlsConfig.ClientAuth auth = d.clientAuth() == null ? t.clientAuth() : d.clientAuth();
             if (auth != TlsConfig.ClientAuth.NONE && t.trust() == null) {

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * handler is removed, and {@link #close} gives up the stage's own. A {@code tls.domain} with its own
  * suites or client-certificate policy has a server context of its own, chosen by server_name in
  * {@link DomainSniHandler}; as BoringSSL's TLS 1.3 suites cannot be narrowed, a domain's
- * {@code ciphers} must include all three when TLS 1.3 is offered (refused at start otherwise).
+ * {@code ciphers} must include every TLS 1.3 suite of the listener's (refused at start otherwise).
  * Threading: thread-safe; {@link #newHandler} is called on event loops, {@link #close} at stop.
  */
 final class OpenSslTlsStage extends TlsStage {
@@ -110,7 +110,7 @@ final class OpenSslTlsStage extends TlsStage {
         ServerNameKeyManager keys = identities.keyManager();
         List<String> names = choices.suites().stream().map(CipherSuiteId::name).toList();
         String[] protocols = choices.versions().toArray(new String[0]);
-        // DomainPolicies refused a domain whose ciphers leave out a BoringSSL TLS 1.3 suite
+        // DomainPolicies refused a domain whose ciphers narrow the TLS 1.3 suites, which BoringSSL cannot
         ReferenceCountedOpenSslContext server = null;
         ReferenceCountedOpenSslContext client = null;
         Map<String, io.netty.handler.ssl.SslContext> domainServers = new java.util.HashMap<>();
