@@ -170,6 +170,11 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
         }
     }
 
+    /** The anchors this stage checks peers against now ({@code tls.trust}, or a {@code tls.peer}'s {@code trust=}). */
+    public PeerTrust trust() {
+        return trust;
+    }
+
     /**
      * The files this stage reads, and {@link #reload} reads again: certificates, keys and the trust
      * file; those not configured are left out.
