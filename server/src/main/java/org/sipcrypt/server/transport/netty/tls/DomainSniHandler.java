@@ -19,9 +19,15 @@ import org.sipcrypt.server.tls.ServerIdentities;
  * of that domain's server context (the default context for no name, a name no domain covers, or a
  * domain without settings of its own). The engine then reads the whole ClientHello itself: the
  * certificate is chosen by the same name in {@link org.sipcrypt.server.tls.ServerNameKeyManager}.
+ * A ClientHello is read until it is complete, {@value #MAX_CLIENT_HELLO_BYTES} bytes at most (Netty's
+ * own bound is 16 MiB); a longer one, bytes that are not TLS, or none within the handshake timeout
+ * close that connection.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
 final class DomainSniHandler extends SniHandler {
+
+    /** Far above any ClientHello seen (TLS 1.3 with hybrid key shares: about 2 KiB). */
+    static final int MAX_CLIENT_HELLO_BYTES = 64 * 1024;
 
     private final Consumer<SslHandler> setUp;
 
@@ -34,7 +40,7 @@ final class DomainSniHandler extends SniHandler {
      */
     DomainSniHandler(CurrentIdentities identities, Map<String, SslContext> contexts, SslContext fallback,
                      long handshakeTimeoutMillis, Consumer<SslHandler> setUp) {
-        super(host -> contextFor(identities, contexts, fallback, host), handshakeTimeoutMillis);
+        super(host -> contextFor(identities, contexts, fallback, host), MAX_CLIENT_HELLO_BYTES, handshakeTimeoutMillis);
         this.setUp = Objects.requireNonNull(setUp, "setUp");
     }
 
