@@ -293,6 +293,15 @@ class TlsDomainsAndReloadIT {
         assertAnswered(connect(engine, "c.example.test", "need-cert-" + engine, "-cert", "client-before.pem",
                 "-key", "client-before.key"));
         assertAnswered(connect(engine, null, "need-default-" + engine));
+
+        // a session granted for a.example.test resumes there, and never lets a client without a
+        // certificate into c.example.test
+        String session = "session-" + engine + ".pem";
+        assertAnswered(connect(engine, "a.example.test", "resume-1-" + engine, "-tls1_2", "-sess_out", session));
+        assertTrue(assertAnswered(connect(engine, "a.example.test", "resume-2-" + engine, "-tls1_2", "-sess_in",
+                session)).contains("Reused,"), "resumed under the name that granted it");
+        assertFalse(connect(engine, "c.example.test", "resume-c-" + engine, "-tls1_2", "-sess_in", session)
+                .contains("SIP/2.0 200"), "c.example.test still needs a client certificate");
     }
 
     @Order(7)

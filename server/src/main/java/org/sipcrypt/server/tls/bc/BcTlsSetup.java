@@ -71,6 +71,8 @@ public final class BcTlsSetup {
      * One identity as the bc engine presents it.
      * Threading: immutable.
      *
+     * @param name         the identity's name ({@code default} or the {@code tls.domain}'s): the sessions it
+     *                     granted are resumed under it only
      * @param key          the private key (RSA or EC)
      * @param tlsChain     the chain parsed once for the certificate messages
      * @param serverSuites of the suites configured for this identity (its {@code tls.domain}'s
@@ -79,7 +81,7 @@ public final class BcTlsSetup {
      *                     ECDHE-RSA for an RSA key, ECDHE-ECDSA for an EC key)
      * @param clientCertificates whether this identity's clients are asked for a certificate
      */
-    record Served(PrivateKey key, org.bouncycastle.tls.crypto.TlsCertificate[] tlsChain, int[] serverSuites,
+    record Served(String name, PrivateKey key, org.bouncycastle.tls.crypto.TlsCertificate[] tlsChain, int[] serverSuites,
                   ClientCertificates clientCertificates) {
     }
 
@@ -216,7 +218,7 @@ public final class BcTlsSetup {
                         + " with the " + key.getAlgorithm() + " key of " + what + " on the bc engine (an EC key needs"
                         + " ECDHE_ECDSA or TLS 1.3 suites, an RSA key RSA, ECDHE_RSA or TLS 1.3 suites)");
             }
-            byName.put(id.name(), new Served(key, Credentials.tlsCertificates(crypto, id.material().chainArray()),
+            byName.put(id.name(), new Served(id.name(), key, Credentials.tlsCertificates(crypto, id.material().chainArray()),
                     servable, asked));
         }
         return new Prepared(set.serial(), Map.copyOf(byName));
@@ -299,13 +301,19 @@ public final class BcTlsSetup {
         return granted == null ? 0 : granted.estimatedSize();
     }
 
-    TlsSession grantedSession(byte[] id) {
-        return granted == null || id == null || id.length == 0 ? null : granted.getIfPresent(Hex.toHexString(id));
+    /**
+     * A session granted under the identity {@code name} chose: a session is resumed only under the
+     * domain (server_name) that granted it, so that it never skips another domain's suites or
+     * client-certificate policy.
+     */
+    TlsSession grantedSession(String name, byte[] id) {
+        return granted == null || id == null || id.length == 0 ? null
+                : granted.getIfPresent(name + " " + Hex.toHexString(id));
     }
 
-    void keepGranted(TlsSession session) {
+    void keepGranted(String name, TlsSession session) {
         if (granted != null && session != null && session.isResumable() && session.getSessionID().length > 0) {
-            granted.put(Hex.toHexString(session.getSessionID()), session);
+            granted.put(name + " " + Hex.toHexString(session.getSessionID()), session);
         }
     }
 

@@ -27,7 +27,8 @@ import org.bouncycastle.util.Arrays;
  * server_name (RFC 6066 §3) among the default and the {@code tls.domain} entries, the configured suites in the server's order of
  * preference (those the key serves), the configured key-exchange groups in the server's order, RSA
  * credentials (key exchange or signature; PSS in TLS 1.3) or ECDSA ones, session IDs granted and
- * resumed from the shared cache when reuse is on, client certificates asked for and checked against
+ * resumed from the shared cache when reuse is on (only under the domain that granted them), client
+ * certificates asked for (by the chosen domain's policy) and checked against
  * the trust anchors when configured; notes the group of each key exchange for the handshake counter.
  * Renegotiation is refused (Bouncy Castle's default policy).
  * Threading: confined to the connection's event loop.
@@ -201,7 +202,8 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     public TlsSession getSessionToResume(byte[] sessionID) {
-        return setup.grantedSession(sessionID);
+        // after processClientExtensions: served is the identity this ClientHello's server_name chose
+        return setup.grantedSession(served.name(), sessionID);
     }
 
     @Override
@@ -262,7 +264,7 @@ final class ServerPeer extends DefaultTlsServer {
             }
         }
         if (!outcome.resumed) {
-            setup.keepGranted(context.getSession());
+            setup.keepGranted(served.name(), context.getSession());
         }
     }
 
