@@ -32,6 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.server.testing.HttpProbe;
 import org.sipcrypt.server.testing.OpenSslClient;
+import org.sipcrypt.server.testing.RevokingCa;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.tls.LabCertificates;
@@ -50,8 +51,11 @@ import org.sipcrypt.server.tls.PemFiles;
  * TLS 1.2 suites its name gets; a domain with {@code clientAuth=need} (c.example.test) refuses a client
  * without a certificate while no name (the listener's {@code clientAuth=none}) is answered. The trust
  * file ({@code tls.trust}) replaced on disk and reloaded: a client certificate of the new CA is
- * accepted on the next connection, one of the CA taken out refused. One server per engine for the
- * class; the cases run in order.
+ * accepted on the next connection, one of the CA taken out refused. With {@code tls.revocation crl}
+ * (soft failure, so the CAs without a list pass): a trust file and a CRL reloaded together still check
+ * the client certificates of a domain with its own policy for revocation, a certificate the new list
+ * revokes is refused, and a bad CRL keeps both the lists and the anchors of before. One server per
+ * engine for the class; the cases run in order.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -69,6 +73,8 @@ class TlsDomainsAndReloadIT {
     private LabCertificates renewal;
     private LabCertificates clientsBefore;
     private LabCertificates clientsAfter;
+    private RevokingCa revoking;
+    private X509Certificate revocable;
     private final Map<String, TestServer> servers = new HashMap<>();
     private final Map<String, SipSocket> before = new HashMap<>();
     private SSLContext jdkClient;
@@ -84,6 +90,8 @@ class TlsDomainsAndReloadIT {
         clientsAfter = LabCertificates.create("clients after", LabCertificates.KeyType.ECDSA, 2048, Duration.ofDays(2));
         client(clientsBefore, "client-before");
         client(clientsAfter, "client-after");
+        revoking = RevokingCa.create("clients revoking CA");
+        revocable = revoking.client("client revocable", dir, "client-revocable");
         for (String engine : List.of("bc", "jsse", "openssl")) {
             Path certs = Files.createDirectories(dir.resolve(engine));
             issue(first, certs, "default", "127.0.0.1");
@@ -92,11 +100,13 @@ class TlsDomainsAndReloadIT {
             issue(first, certs, "c", "c.example.test");
             issue(first, certs, "wild", "*.wild.example.test");
             PemFiles.writeCertificates(certs.resolve("trust.pem"), List.of(clientsBefore.caCertificate()));
+            RevokingCa.writePem(certs.resolve("clients.crl"), revoking.crl(List.of(), Duration.ofHours(1)));
             servers.put(engine, TestServer.start(dir.resolve(engine + "-data"), "listen", "tls:127.0.0.1:0",
                     "tls.engine", engine, "tls.cert", certs.resolve("default.pem").toString(),
                     "tls.key", certs.resolve("default.key").toString(),
                     "tls.ciphers", "aes", "tls.ciphers", "chacha20",
                     "tls.trust", certs.resolve("trust.pem").toString(),
+                    "tls.revocation", "crl", "tls.crl", certs.resolve("clients.crl").toString(),
                     // the three TLS 1.3 suites in each (BoringSSL offers all three whatever the list);
                     // TLS 1.2: AES only for a, ChaCha20 only for b
                     "tls.domain", domain("a.example.test", certs, "a") + ";ciphers=aes+TLS_CHACHA20_POLY1305_SHA256",
@@ -335,6 +345,59 @@ class TlsDomainsAndReloadIT {
         assertEquals(failedBefore + 1, counter(server, "failed"));
         assertAnswered(connect(engine, "c.example.test", "trust-kept-" + engine, "-cert", "client-after.pem",
                 "-key", "client-after.key"));
+    }
+
+    @Order(8)
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"bc", "jsse", "openssl"})
+    void aReloadedTrustFileAndCrlStillCheckADomainsClientCertificatesForRevocation(String engine) throws Exception {
+        TestServer server = servers.get(engine);
+        Path certs = dir.resolve(engine);
+        // the bad trust file case 7 left is replaced: the clients' CA of case 7 and the revoking CA
+        replace(certs.resolve("trust.pem"), List.of(clientsAfter.caCertificate(), revoking.certificate()));
+        HttpProbe.Answer reload = reload(server);
+        assertEquals(200, reload.status(), reload.body());
+        assertAnswered(connect(engine, "c.example.test", "crl-before-" + engine, "-tls1_2",
+                "-cert", "client-revocable.pem", "-key", "client-revocable-key.pem"));
+
+        RevokingCa.writePem(certs.resolve("clients.crl"), revoking.crl(List.of(revocable), Duration.ofHours(1)));
+        reload = reload(server);
+        assertEquals(200, reload.status(), reload.body());
+        double revokedBefore = revocationChecks(server, "revoked");
+        assertFalse(connect(engine, "c.example.test", "crl-revoked-" + engine, "-tls1_2",
+                "-cert", "client-revocable.pem", "-key", "client-revocable-key.pem").contains("SIP/2.0 200"),
+                "revoked by the reloaded list on c.example.test's own context");
+        org.sipcrypt.server.testing.Await.until(() -> revocationChecks(server, "revoked") > revokedBefore,
+                Duration.ofSeconds(10), () -> server.server().statsLine());
+        assertAnswered(connect(engine, "c.example.test", "crl-other-" + engine, "-cert", "client-after.pem",
+                "-key", "client-after.key"));
+
+        // a bad CRL beside a trust file without the clients' CA: neither is taken, the stage stays whole
+        replace(certs.resolve("trust.pem"), List.of(revoking.certificate()));
+        Path bad = certs.resolve("clients.crl.bad");
+        Files.writeString(bad, "-----BEGIN X509 CRL-----\nbm90IGEgQ1JM\n-----END X509 CRL-----\n");
+        Files.move(bad, certs.resolve("clients.crl"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        reload = reload(server);
+        assertEquals(409, reload.status(), reload.body());
+        assertTrue(reload.json().get("reason").asText().contains("tls.crl"), reload.body());
+        assertAnswered(connect(engine, "c.example.test", "crl-kept-anchors-" + engine, "-cert", "client-after.pem",
+                "-key", "client-after.key"));
+        assertFalse(connect(engine, "c.example.test", "crl-kept-list-" + engine, "-tls1_2",
+                "-cert", "client-revocable.pem", "-key", "client-revocable-key.pem").contains("SIP/2.0 200"),
+                "the list of before still revokes it");
+    }
+
+    /** Replaces {@code file} whole with these certificates, as an operator does. */
+    private static void replace(Path file, List<X509Certificate> certificates) throws Exception {
+        Path next = file.resolveSibling(file.getFileName() + ".new");
+        Files.deleteIfExists(next);
+        PemFiles.writeCertificates(next, certificates);
+        Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static double revocationChecks(TestServer server, String result) {
+        var c = server.server().registry().find("tls.revocation.checks").tag("result", result).functionCounter();
+        return c == null ? 0 : c.count();
     }
 
     private static HttpProbe.Answer reload(TestServer server) throws Exception {
