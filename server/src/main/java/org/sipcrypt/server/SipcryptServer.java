@@ -29,6 +29,7 @@ import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.AddressBlock;
 import org.sipcrypt.server.config.ConfigException;
+import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.LimitsConfig;
 import org.sipcrypt.server.config.Mode;
@@ -485,16 +486,24 @@ public final class SipcryptServer implements AutoCloseable {
     }
 
     /**
-     * Certificate reloads of the tls and wss listeners, which share one TLS stage (HTTP, SIGHUP,
-     * {@code tls.watchInterval}); null without either.
+     * Certificate, trust and revocation-list reloads (HTTP, SIGHUP, {@code tls.watchInterval}) of the
+     * TLS stage the tls and wss listeners share with outgoing TLS, and of each {@code tls.peer}'s; null
+     * when there is nothing to reload (no serving listener, no {@code tls.trust}, no CRLs, no
+     * {@code tls.peer}).
      */
     private static TlsReloads tlsReloads(ServerConfig config, NettyTransport transport,
                                          ScheduledExecutorService housekeeping, MeterRegistry registry) {
-        if (transport == null || config.listeners().stream().noneMatch(l -> l.transport().secure())
-                || !transport.settings().tls().canServe()) {
+        if (transport == null) {
             return null;
         }
-        TlsReloads reloads = new TlsReloads(transport.settings().tls(), config.tls(), housekeeping, registry);
+        boolean serves = config.listeners().stream().anyMatch(l -> l.transport().secure())
+                && transport.settings().tls().canServe();
+        if (!serves && config.tls().trust() == null && config.tls().revocation() == TlsConfig.Revocation.OFF
+                && transport.settings().peerTls().isEmpty()) {
+            return null;
+        }
+        TlsReloads reloads = new TlsReloads(transport.settings().tls(), transport.settings().peerTls().values(),
+                config.tls(), housekeeping, registry);
         reloads.reloadOnHangup();
         return reloads;
     }

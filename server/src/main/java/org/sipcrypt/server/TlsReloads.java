@@ -18,7 +18,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.config.TlsConfig;
-import org.sipcrypt.server.config.TlsDomainConfig;
 import org.sipcrypt.server.http.AdminApi.TlsReloaded;
 import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.transport.netty.tls.TlsStage;
@@ -26,11 +25,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Certificate renewal without a restart: the tls listener's certificates (the default and each
- * {@code tls.domain}) and the revocation lists of {@code tls.crl} read again on demand ({@code POST /admin/tls/reload}), on SIGHUP, and, with
- * {@code tls.watchInterval} above zero, when a file's modification time or size changes. A reload
- * runs on the {@code sipcrypt-housekeeping} thread, never on an event loop; a good set is swapped in
- * whole, a bad one changes nothing and is logged once per distinct reason. Metrics:
+ * Certificate and trust renewal without a restart: the tls listener's certificates (the default and
+ * each {@code tls.domain}), the trust anchors ({@code tls.trust}), the revocation lists
+ * ({@code tls.crl}) and each {@code tls.peer}'s certificate, key and trust file read again on demand
+ * ({@code POST /admin/tls/reload}), on SIGHUP, and, with {@code tls.watchInterval} above zero, when a
+ * file's modification time or size changes. A reload runs on the {@code sipcrypt-housekeeping}
+ * thread, never on an event loop; each stage (the listener's, each peer's) swaps in a good set whole,
+ * a bad file of any kind changes nothing of its stage, fails the reload and is logged once per
+ * distinct reason. Metrics:
  * {@code tls.reloads{result=ok|failed}} and {@code tls.certificate.not.after{domain}} (seconds since
  * the epoch of each presented certificate's end of validity).
  * Threading: thread-safe; reloads run one at a time on the housekeeping executor.
@@ -43,6 +45,8 @@ final class TlsReloads implements AutoCloseable {
     private static boolean hangupInstalled;
 
     private final TlsStage stage;
+    /** The stages of the tls.peer entries, reloaded after the listener's. */
+    private final List<TlsStage> peers;
     private final TlsConfig config;
     private final Executor executor;
     private final Counter ok;
@@ -56,7 +60,13 @@ final class TlsReloads implements AutoCloseable {
     private List<String> changing;
 
     TlsReloads(TlsStage stage, TlsConfig config, ScheduledExecutorService housekeeping, MeterRegistry registry) {
+        this(stage, List.of(), config, housekeeping, registry);
+    }
+
+    TlsReloads(TlsStage stage, java.util.Collection<TlsStage> peers, TlsConfig config,
+               ScheduledExecutorService housekeeping, MeterRegistry registry) {
         this.stage = Objects.requireNonNull(stage, "stage");
+        this.peers = List.copyOf(peers);
         this.config = Objects.requireNonNull(config, "config");
         this.executor = Objects.requireNonNull(housekeeping, "housekeeping");
         this.ok = Counter.builder("tls.reloads").tag("result", "ok").register(registry);
@@ -106,27 +116,39 @@ final class TlsReloads implements AutoCloseable {
     }
 
     private TlsReloaded reloadNow(String why) {
+        List<String> failures = new ArrayList<>();
+        String presented = null;
         try {
-            ServerIdentities now = stage.reload();
+            presented = stage.reload().toString();
+        } catch (IOException | RuntimeException e) {
+            failures.add(e.getMessage());
+        }
+        for (TlsStage peer : peers) {
+            try {
+                peer.reload();
+            } catch (IOException | RuntimeException e) {
+                failures.add(peer + ": " + e.getMessage());
+            }
+        }
+        lastSeen = fileStates();
+        if (failures.isEmpty()) {
             ok.increment();
             lastFailure = null;
-            lastSeen = fileStates();
-            log.info("TLS certificates reloaded ({}): {}", why, now);
-            return new TlsReloaded(true, now.toString());
-        } catch (IOException | RuntimeException e) {
-            failed.increment();
-            String reason = e.getMessage();
-            if (!Objects.equals(reason, lastFailure)) {
-                log.error("TLS certificates NOT reloaded ({}), the previous ones are still presented: {}", why, reason);
-                lastFailure = reason;
-            }
-            lastSeen = fileStates();
-            return new TlsReloaded(false, reason);
+            log.info("TLS certificates, trust anchors and revocation lists reloaded ({}): {}", why, presented);
+            return new TlsReloaded(true, presented);
         }
+        failed.increment();
+        String reason = String.join("; ", failures);
+        if (!Objects.equals(reason, lastFailure)) {
+            log.error("TLS files NOT reloaded ({}), the previous certificates, trust anchors and revocation lists are"
+                    + " still used where a file was bad: {}", why, reason);
+            lastFailure = reason;
+        }
+        return new TlsReloaded(false, reason);
     }
 
     /**
-     * {@code tls.watchInterval}: reloads when a certificate or key file changed since it was last read
+     * {@code tls.watchInterval}: reloads when a watched file (certificate, key, trust or CRL) changed since it was last read
      * and then held still for one interval, so that a certificate and its key replaced one after the
      * other are read together.
      */
@@ -143,14 +165,10 @@ final class TlsReloads implements AutoCloseable {
     }
 
     private List<String> fileStates() {
-        List<Path> files = new ArrayList<>();
-        files.add(config.cert());
-        files.add(config.key());
-        for (TlsDomainConfig d : config.domains()) {
-            files.add(d.cert());
-            files.add(d.key());
+        List<Path> files = new ArrayList<>(stage.files());
+        for (TlsStage peer : peers) {
+            files.addAll(peer.files());
         }
-        files.addAll(config.crl());
         List<String> out = new ArrayList<>();
         for (Path p : files) {
             if (p == null) {

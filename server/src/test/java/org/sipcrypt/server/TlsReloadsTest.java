@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsDomainConfig;
+import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.http.AdminApi;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.tls.LabCertificates;
@@ -82,6 +83,47 @@ class TlsReloadsTest {
             assertFalse(asked.ok());
             assertTrue(asked.message().contains("tls.domain a.example.test"), asked.message());
             assertEquals(2.0, registry.get("tls.reloads").tag("result", "failed").counter().count());
+        } finally {
+            housekeeping.shutdownNow();
+        }
+    }
+
+    @Test
+    void aPeersTrustFileIsWatchedAndABadOneKeepsTheAnchors() throws Exception {
+        LabCertificates before = LabCertificates.create("peer CA before", LabCertificates.KeyType.ECDSA, 2048,
+                Duration.ofDays(2));
+        LabCertificates after = LabCertificates.create("peer CA after", LabCertificates.KeyType.ECDSA, 2048,
+                Duration.ofDays(2));
+        Path trust = dir.resolve("peer-ca.pem");
+        PemFiles.writeCertificates(trust, List.of(before.caCertificate()));
+        TlsConfig config = new TlsConfig.Builder().engine(TlsEngine.JSSE)
+                .peers(List.of(TlsPeerConfig.parse("127.0.0.1:5061;trust=" + trust)))
+                .watchInterval(Duration.ofMillis(50)).build();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ScheduledThreadPoolExecutor housekeeping = new ScheduledThreadPoolExecutor(1);
+        CipherSuiteRegistry suites = CipherSuiteRegistry.load();
+        try (TlsStage stage = TlsStage.forListener(config, suites);
+             TlsStage peer = TlsStage.forPeer(config.peers().get(0), config, suites);
+             TlsReloads reloads = new TlsReloads(stage, List.of(peer), config, housekeeping, registry)) {
+            assertEquals(List.of(before.caCertificate()), List.of(peer.trust().getAcceptedIssuers()));
+
+            Path next = dir.resolve("next.pem");
+            PemFiles.writeCertificates(next, List.of(after.caCertificate()));
+            Files.move(next, trust, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Await.until(() -> registry.get("tls.reloads").tag("result", "ok").counter().count() == 1,
+                    Duration.ofSeconds(20), () -> "no reload after the peer's trust file changed");
+            assertEquals(List.of(after.caCertificate()), List.of(peer.trust().getAcceptedIssuers()));
+
+            Files.writeString(next, "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n");
+            Files.move(next, trust, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Await.until(() -> registry.get("tls.reloads").tag("result", "failed").counter().count() == 1,
+                    Duration.ofSeconds(20), () -> "no failed reload after a bad trust file");
+            assertEquals(List.of(after.caCertificate()), List.of(peer.trust().getAcceptedIssuers()),
+                    "the anchors before the bad file");
+            AdminApi.TlsReloaded asked = reloads.reload("test").get();
+            assertFalse(asked.ok());
+            assertTrue(asked.message().contains("TLS to 127.0.0.1:5061") && asked.message().contains("tls.trust"),
+                    asked.message());
         } finally {
             housekeeping.shutdownNow();
         }

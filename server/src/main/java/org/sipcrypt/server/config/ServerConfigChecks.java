@@ -179,7 +179,8 @@ final class ServerConfigChecks {
         }
         revocation(t);
         CipherSuiteRegistry registry = CipherSuiteRegistry.load();
-        choices(registry, "", t);
+        TlsChoices listener = choices(registry, "", t);
+        org.sipcrypt.server.tls.DomainPolicies.of(t, listener, registry);
         for (int i = 0; i < t.peers().size(); i++) {
             TlsConfig peer = t.peers().get(i).applyTo(t);
             String where = "tls.peer[" + i + "]";
@@ -221,9 +222,9 @@ final class ServerConfigChecks {
         }
     }
 
-    private static void choices(CipherSuiteRegistry registry, String where, TlsConfig t) {
+    private static TlsChoices choices(CipherSuiteRegistry registry, String where, TlsConfig t) {
         try {
-            TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(), t.versions(),
+            return TlsChoices.resolve(registry, t.ciphers(), t.allowInsecure(), t.engine(), t.crypto(), t.versions(),
                     t.groups(), java.util.Map.of());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(where + e.getMessage(), e);

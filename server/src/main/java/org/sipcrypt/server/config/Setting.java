@@ -460,10 +460,12 @@ public enum Setting {
             c -> c.tls().groups(), (b, k, v) -> b.tls().groups(List.copyOf(v))),
     TLS_KEY_PASSWORD("tls.keyPassword", Kind.SECRET, "PASSWORD", "Password of a PKCS#12 tls.cert (never logged).",
             c -> List.of(c.tls().keyPassword()), (b, k, v) -> b.tls().keyPassword(one(k, v))),
-    TLS_DOMAIN("tls.domain", Kind.REPEATABLE, "NAME;cert=FILE;key=FILE",
+    TLS_DOMAIN("tls.domain", Kind.REPEATABLE, "NAME;cert=FILE;key=FILE[;ciphers=A+B][;clientAuth=none|want|need]",
             "A further domain of the tls listener with its own PEM certificate and key, chosen by the server_name"
                     + " of the client's ClientHello (SNI); NAME is a host name or *.example.com (one label)."
-                    + " tls.cert/tls.key stay the default; e.g. sip.example.org;cert=org.pem;key=org.key.",
+                    + " tls.cert/tls.key stay the default; e.g. sip.example.org;cert=org.pem;key=org.key."
+                    + " Optional: ciphers (providers or suites joined with +) narrows tls.ciphers for that name,"
+                    + " clientAuth replaces tls.clientAuth for it; left out, the listener's.",
             c -> strings(c.tls().domains()), (b, k, v) -> b.tls().domains(items(k, v, TlsDomainConfig::parse))),
     TLS_UNKNOWN_SERVER_NAME("tls.unknownServerName", Kind.SINGLE, "default|refuse",
             "What a ClientHello whose server_name matches no tls.domain gets: the tls.cert certificate (default)"
@@ -472,14 +474,15 @@ public enum Setting {
             c -> List.of(c.tls().unknownServerName().configName()),
             (b, k, v) -> b.tls().unknownServerName(parsed(k, one(k, v), TlsConfig.UnknownServerName::parse))),
     TLS_WATCH_INTERVAL("tls.watchInterval", Kind.SINGLE, "DURATION",
-            "How often the tls listener's certificate and key files (tls.cert, tls.key, tls.domain) and tls.crl are checked for"
+            "How often the TLS files (tls.cert, tls.key, tls.domain, tls.trust, tls.crl, and each tls.peer's cert,"
+                    + " key and trust) are checked for"
                     + " a new modification time or size; a change that holds for one more interval is reloaded as"
                     + " POST /admin/tls/reload and SIGHUP do. 0s: never (reload on demand only).",
             c -> shown(c.tls().watchInterval()), (b, k, v) -> b.tls().watchInterval(duration(k, one(k, v), true))),
     TLS_CRL("tls.crl", Kind.REPEATABLE, "FILE",
             "Certificate revocation list (PEM or DER; a PEM file may hold several) that peers' certificates are"
                     + " checked against with tls.revocation crl; read again, all or none, whenever the certificates"
-                    + " are (POST /admin/tls/reload, SIGHUP, tls.watchInterval).",
+                    + " and trust files are (POST /admin/tls/reload, SIGHUP, tls.watchInterval).",
             c -> strings(c.tls().crl()), (b, k, v) -> b.tls().crl(paths(k, v))),
     TLS_REVOCATION("tls.revocation", Kind.SINGLE, "off|crl",
             "Whether peers' certificates (client certificates, servers dialled) are checked for revocation: off, or"

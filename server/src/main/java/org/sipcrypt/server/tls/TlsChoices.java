@@ -176,6 +176,41 @@ public record TlsChoices(List<CipherSuiteId> suites, TlsEngine engine, Map<Strin
         return out;
     }
 
+    /**
+     * The suites of a {@code tls.domain}'s {@code ciphers}: those of {@link #suites} (in their order, the
+     * server's preference) that the names given offer. A domain narrows the listener's suites and
+     * never widens them, and it offers a suite of every TLS version the listener offers, because the
+     * version is agreed before the server_name chooses the domain on some engines.
+     *
+     * @throws IllegalArgumentException naming the entry at fault
+     */
+    public List<CipherSuiteId> narrowedTo(CipherSuiteRegistry registry, List<String> names, boolean allowInsecure) {
+        List<CipherSuiteId> out = new java.util.ArrayList<>();
+        for (String n : names) {
+            List<CipherSuiteId> named = registry.resolve(List.of(n), allowInsecure);
+            if (named.stream().noneMatch(suites::contains)) {
+                throw new IllegalArgumentException("\"" + n + "\" offers no suite of tls.ciphers on the "
+                        + engine.configName() + " engine (a domain narrows the listener's suites: "
+                        + suites.stream().map(CipherSuiteId::name).toList() + ")");
+            }
+        }
+        List<CipherSuiteId> wanted = registry.resolve(names, allowInsecure);
+        for (CipherSuiteId s : suites) {
+            if (wanted.contains(s)) {
+                out.add(s);
+            }
+        }
+        if (offersTls13() && out.stream().noneMatch(s -> isTls13(s.name()))) {
+            throw new IllegalArgumentException(names + " offers no TLS 1.3 suite, and the listener offers TLS 1.3"
+                    + " (expected e.g. aes or chacha20, which include TLS 1.3 suites)");
+        }
+        if (offersTls12() && out.stream().allMatch(s -> isTls13(s.name()))) {
+            throw new IllegalArgumentException(names + " offers no TLS 1.2 suite, and the listener offers TLS 1.2"
+                    + " (expected a provider or a TLS_..._WITH_... suite)");
+        }
+        return List.copyOf(out);
+    }
+
     /** The crypto engine of a suite's bulk cipher on the bc engine. */
     public CipherEngine cryptoOf(CipherSuiteProvider provider) {
         return crypto.get(provider.name());

@@ -21,8 +21,8 @@ import org.sipcrypt.server.testing.RevokingCa;
 
 /**
  * Revocation checks by CRL through the JDK's PKIX validator, on certificates a test CA issues:
- * good, revoked, not covered by any list (soft and hard failure), and the lists reloaded whole or
- * not at all.
+ * good, revoked, not covered by any list (soft and hard failure), the lists reloaded whole or
+ * not at all, and a reloaded trust file still followed by the revocation checks.
  */
 @Timeout(60)
 class PeerRevocationTest {
@@ -109,6 +109,31 @@ class PeerRevocationTest {
         assertTrue(bad.getMessage().startsWith("tls.crl \"" + f + "\": "), bad.getMessage());
         // the lists read before still hold
         assertThrows(RevokedCertificateException.class, () -> tm.checkClientTrusted(new X509Certificate[] {good}, "RSA"));
+    }
+
+    @Test
+    void aReloadedTrustFileIsStillCheckedForRevocation() throws Exception {
+        PeerRevocation r = PeerRevocation.of(config(crlFile("trust-reload.crl", List.of(revoked), Duration.ofHours(1)),
+                TlsConfig.RevocationFailure.HARD));
+        Path anchors = dir.resolve("trust-reload.pem");
+        otherCa.writeCertificate(anchors);
+        PeerTrust trust = PeerTrust.read(anchors, r);
+        // not an anchor yet: refused by the chain check, before any revocation check
+        CertificateException untrusted = assertThrows(CertificateException.class,
+                () -> trust.checkClientTrusted(new X509Certificate[] {good}, "RSA"));
+        assertFalse(untrusted instanceof RevokedCertificateException);
+        // replaced whole, as an operator does: a new file moved over the old one
+        Path next = dir.resolve("trust-reload.pem.new");
+        ca.writeCertificate(next);
+        Files.move(next, anchors, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        assertEquals(List.of(ca.certificate().getSubjectX500Principal().getName()), trust.reload());
+        trust.checkClientTrusted(new X509Certificate[] {good}, "RSA");
+        assertThrows(RevokedCertificateException.class,
+                () -> trust.checkClientTrusted(new X509Certificate[] {revoked}, "RSA"));
+        assertThrows(RevokedCertificateException.class,
+                () -> trust.pkix().checkClientTrusted(new X509Certificate[] {revoked}, "RSA"));
+        assertEquals(1, r.count(PeerRevocation.Result.GOOD));
+        assertEquals(2, r.count(PeerRevocation.Result.REVOKED));
     }
 
     @Test

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.tls.NamedGroup;
 import org.bouncycastle.tls.ProtocolVersion;
@@ -23,8 +22,8 @@ import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.util.encoders.Hex;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.DomainPolicies;
 import org.sipcrypt.server.tls.KeyMaterial;
-import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.ServerIdentities;
@@ -57,9 +56,12 @@ public final class BcTlsSetup {
     private final CurrentIdentities identities;
     /** The current identities in Bouncy Castle's form, made once per set (first handshake after a reload). */
     private volatile Prepared prepared;
-    final X509TrustManager trust;
-    /** The subjects of the trust anchors, named in certificate requests. */
-    final java.util.List<org.bouncycastle.asn1.x500.X500Name> authorities;
+    /** The peer checks; their anchors are replaced whole when {@code tls.trust} is reloaded. */
+    final PeerTrust trust;
+    /** The suites and client-certificate policy of each {@code tls.domain} with its own. */
+    private final DomainPolicies policies;
+    /** The subjects of the trust anchors named in certificate requests, with the anchors they were made from. */
+    private volatile Authorities authorities;
     final ClientCertificates clientCertificates;
     final boolean verifyPeers;
     private final Cache<String, TlsSession> granted;
@@ -69,13 +71,22 @@ public final class BcTlsSetup {
      * One identity as the bc engine presents it.
      * Threading: immutable.
      *
+     * @param name         the identity's name ({@code default} or the {@code tls.domain}'s): the sessions it
+     *                     granted are resumed under it only
      * @param key          the private key (RSA or EC)
      * @param tlsChain     the chain parsed once for the certificate messages
-     * @param serverSuites of the configured suites, those this key can serve: TLS 1.3 suites, and the
-     *                     TLS 1.2 suites whose authentication matches the key (RSA and ECDHE-RSA for an
-     *                     RSA key, ECDHE-ECDSA for an EC key)
+     * @param serverSuites of the suites configured for this identity (its {@code tls.domain}'s
+     *                     {@code ciphers}, else {@code tls.ciphers}), those this key can serve: TLS 1.3
+     *                     suites, and the TLS 1.2 suites whose authentication matches the key (RSA and
+     *                     ECDHE-RSA for an RSA key, ECDHE-ECDSA for an EC key)
+     * @param clientCertificates whether this identity's clients are asked for a certificate
      */
-    record Served(PrivateKey key, org.bouncycastle.tls.crypto.TlsCertificate[] tlsChain, int[] serverSuites) {
+    record Served(String name, PrivateKey key, org.bouncycastle.tls.crypto.TlsCertificate[] tlsChain, int[] serverSuites,
+                  ClientCertificates clientCertificates) {
+    }
+
+    /** The subjects of a set of trust anchors, made once per set. */
+    private record Authorities(X509Certificate[] anchors, java.util.List<org.bouncycastle.asn1.x500.X500Name> names) {
     }
 
     /** The identities of one set in Bouncy Castle's form, by name. */
@@ -83,7 +94,7 @@ public final class BcTlsSetup {
     }
 
     private BcTlsSetup(BulkCipherCrypto crypto, int[] suites, int[] groups, ProtocolVersion[] versions,
-                       CurrentIdentities identities, X509TrustManager trust,
+                       CurrentIdentities identities, PeerTrust trust, DomainPolicies policies,
                        ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize, Duration lifetime,
                        boolean verifyPeers) throws IOException {
         this.crypto = crypto;
@@ -99,14 +110,10 @@ public final class BcTlsSetup {
         }
         this.versions = versions;
         this.identities = identities;
+        this.clientCertificates = clientCertificates;
+        this.policies = policies;
         this.prepared = prepare(identities.current());
         this.trust = trust;
-        java.util.List<org.bouncycastle.asn1.x500.X500Name> names = new java.util.ArrayList<>();
-        for (X509Certificate ca : trust.getAcceptedIssuers()) {
-            names.add(org.bouncycastle.asn1.x500.X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()));
-        }
-        this.authorities = java.util.List.copyOf(names);
-        this.clientCertificates = clientCertificates;
         this.verifyPeers = verifyPeers;
         this.granted = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
         this.obtained = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
@@ -125,20 +132,23 @@ public final class BcTlsSetup {
     public static BcTlsSetup create(KeyMaterial identity, Path trust, TlsChoices choices, CipherSuiteRegistry registry,
                                     ClientCertificates clientCertificates, boolean sessionReuse, int cacheSize,
                                     Duration lifetime, boolean verifyPeers) throws IOException {
-        return serving(new CurrentIdentities(ServerIdentities.of(identity)), trust, choices, registry, clientCertificates,
-                sessionReuse, cacheSize, lifetime, verifyPeers, PeerRevocation.OFF);
+        return serving(new CurrentIdentities(ServerIdentities.of(identity)),
+                PeerTrust.of(trust == null ? null : PemFiles.readCertificates(trust)), null, choices, registry,
+                clientCertificates, sessionReuse, cacheSize, lifetime, verifyPeers);
     }
 
     /**
-     * Reads the files and builds the setup of a listener that presents the current set of
-     * {@code identities}, chosen by server_name; the other parameters as for {@link #create(KeyMaterial,
-     * Path, TlsChoices, CipherSuiteRegistry, ClientCertificates, boolean, int, Duration, boolean)}, and
-     * {@code revocation}, the checks of peers' certificates after their chain (client and server alike).
+     * Builds the setup of a listener that presents the current set of {@code identities}, chosen by
+     * server_name, checks peers with {@code trust} (whose anchors a reload may replace), and offers each
+     * {@code tls.domain} its own suites and client-certificate policy ({@code policies}; null: the
+     * listener's for all); the other parameters as for {@link #create(KeyMaterial, Path, TlsChoices,
+     * CipherSuiteRegistry, ClientCertificates, boolean, int, Duration, boolean)}.
      */
-    public static BcTlsSetup serving(CurrentIdentities identities, Path trust, TlsChoices choices,
+    public static BcTlsSetup serving(CurrentIdentities identities, PeerTrust trust, DomainPolicies policies,
+                                    TlsChoices choices,
                                     CipherSuiteRegistry registry, ClientCertificates clientCertificates,
-                                    boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers,
-                                    PeerRevocation revocation) throws IOException {
+                                    boolean sessionReuse, int cacheSize, Duration lifetime, boolean verifyPeers)
+            throws IOException {
         if (Security.getProvider(BouncyCastleProvider.PROVIDER_NAME) == null) {
             // last in the list: it serves only what the JDK's providers lack, here the
             // SHA256withRSASSA-PSS signatures TLS 1.3 and ECDHE handshakes use on this engine
@@ -157,7 +167,7 @@ public final class BcTlsSetup {
         int[] groups = choices.groups().isEmpty() ? null
                 : choices.groups().stream().mapToInt(KeyExchangeGroup::code).toArray();
         return new BcTlsSetup(new BulkCipherCrypto(new SecureRandom(), bySuite), codes, groups, versions, identities,
-                PeerTrust.pkix(trust == null ? null : PemFiles.readCertificates(trust), revocation), clientCertificates,
+                trust, policies, clientCertificates,
                 sessionReuse, cacheSize, lifetime, verifyPeers);
     }
 
@@ -195,16 +205,49 @@ public final class BcTlsSetup {
                 throw new IOException(what + ": the bc TLS engine presents RSA and EC (ECDSA) keys, not "
                         + key.getAlgorithm());
             }
-            int[] servable = Credentials.servable(suites, key);
-            if (servable.length == 0) {
-                throw new IOException("tls.ciphers: none of the suites runs with the " + key.getAlgorithm()
-                        + " key of " + what + " on the bc engine (an EC key needs ECDHE_ECDSA or TLS 1.3 suites, an"
-                        + " RSA key RSA, ECDHE_RSA or TLS 1.3 suites)");
+            ClientCertificates asked = clientCertificates;
+            int[] offered = suites;
+            DomainPolicies.Policy own = policies == null ? null : policies.domains().get(id.name());
+            if (own != null) {
+                offered = narrowed(own.suites());
+                asked = ClientCertificates.valueOf(own.clientAuth().name());
             }
-            byName.put(id.name(), new Served(key, Credentials.tlsCertificates(crypto, id.material().chainArray()),
-                    servable));
+            int[] servable = Credentials.servable(offered, key);
+            if (servable.length == 0) {
+                throw new IOException((own == null ? "tls.ciphers" : what + " ciphers") + ": none of the suites runs"
+                        + " with the " + key.getAlgorithm() + " key of " + what + " on the bc engine (an EC key needs"
+                        + " ECDHE_ECDSA or TLS 1.3 suites, an RSA key RSA, ECDHE_RSA or TLS 1.3 suites)");
+            }
+            byName.put(id.name(), new Served(id.name(), key, Credentials.tlsCertificates(crypto, id.material().chainArray()),
+                    servable, asked));
         }
         return new Prepared(set.serial(), Map.copyOf(byName));
+    }
+
+    /** Of {@link #suites} (those the crypto runs), the ones among {@code wanted}, in the listener's order. */
+    private int[] narrowed(java.util.List<CipherSuiteId> wanted) {
+        java.util.Set<Integer> codes = new java.util.HashSet<>();
+        wanted.forEach(s -> codes.add(s.code()));
+        return java.util.Arrays.stream(suites).filter(codes::contains).toArray();
+    }
+
+    /**
+     * The subjects of the current trust anchors, named in certificate requests: worked out again only
+     * when a reload replaced the anchors.
+     */
+    java.util.List<org.bouncycastle.asn1.x500.X500Name> authorities() {
+        X509Certificate[] anchors = trust.getAcceptedIssuers();
+        Authorities a = authorities;
+        if (a != null && java.util.Arrays.equals(a.anchors(), anchors)) {
+            return a.names();
+        }
+        java.util.List<org.bouncycastle.asn1.x500.X500Name> names = new java.util.ArrayList<>();
+        for (X509Certificate ca : anchors) {
+            names.add(org.bouncycastle.asn1.x500.X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()));
+        }
+        a = new Authorities(anchors, java.util.List.copyOf(names));
+        authorities = a;
+        return a.names();
     }
 
     /**
@@ -258,13 +301,19 @@ public final class BcTlsSetup {
         return granted == null ? 0 : granted.estimatedSize();
     }
 
-    TlsSession grantedSession(byte[] id) {
-        return granted == null || id == null || id.length == 0 ? null : granted.getIfPresent(Hex.toHexString(id));
+    /**
+     * A session granted under the identity {@code name} chose: a session is resumed only under the
+     * domain (server_name) that granted it, so that it never skips another domain's suites or
+     * client-certificate policy.
+     */
+    TlsSession grantedSession(String name, byte[] id) {
+        return granted == null || id == null || id.length == 0 ? null
+                : granted.getIfPresent(name + " " + Hex.toHexString(id));
     }
 
-    void keepGranted(TlsSession session) {
+    void keepGranted(String name, TlsSession session) {
         if (granted != null && session != null && session.isResumable() && session.getSessionID().length > 0) {
-            granted.put(Hex.toHexString(session.getSessionID()), session);
+            granted.put(name + " " + Hex.toHexString(session.getSessionID()), session);
         }
     }
 

@@ -91,7 +91,7 @@ final class ClientPeer extends DefaultTlsClient {
                     return;
                 }
                 try {
-                    setup.trust.checkServerTrusted(chain, authType());
+                    setup.trust.pkix().checkServerTrusted(chain, authType());
                 } catch (CertificateException e) {
                     throw new TlsFatalAlert(e instanceof RevokedCertificateException ? AlertDescription.certificate_revoked
                             : AlertDescription.bad_certificate, "server certificate not trusted: " + e.getMessage(), e);

@@ -28,7 +28,8 @@ import org.sipcrypt.server.tls.RevokedCertificateException;
  * server_name (RFC 6066 §3) among the default and the {@code tls.domain} entries, the configured suites in the server's order of
  * preference (those the key serves), the configured key-exchange groups in the server's order, RSA
  * credentials (key exchange or signature; PSS in TLS 1.3) or ECDSA ones, session IDs granted and
- * resumed from the shared cache when reuse is on, client certificates asked for and checked against
+ * resumed from the shared cache when reuse is on (only under the domain that granted them), client
+ * certificates asked for (by the chosen domain's policy) and checked against
  * the trust anchors when configured; notes the group of each key exchange for the handshake counter.
  * Renegotiation is refused (Bouncy Castle's default policy).
  * Threading: confined to the connection's event loop.
@@ -202,15 +203,17 @@ final class ServerPeer extends DefaultTlsServer {
 
     @Override
     public TlsSession getSessionToResume(byte[] sessionID) {
-        return setup.grantedSession(sessionID);
+        // after processClientExtensions: served is the identity this ClientHello's server_name chose
+        return setup.grantedSession(served.name(), sessionID);
     }
 
     @Override
     public CertificateRequest getCertificateRequest() throws IOException {
-        if (setup.clientCertificates == BcTlsSetup.ClientCertificates.NONE) {
+        // the policy of the domain the server_name chose, or the listener's
+        if (served.clientCertificates() == BcTlsSetup.ClientCertificates.NONE) {
             return null;
         }
-        Vector<X500Name> authorities = new Vector<>(setup.authorities);
+        Vector<X500Name> authorities = new Vector<>(setup.authorities());
         Vector<?> schemes = TlsUtils.getDefaultSupportedSignatureAlgorithms(context);
         if (TlsUtils.isTLSv13(context)) {
             return new CertificateRequest(TlsUtils.EMPTY_BYTES, schemes, null, authorities);
@@ -222,7 +225,7 @@ final class ServerPeer extends DefaultTlsServer {
     @Override
     public void notifyClientCertificate(Certificate certificate) throws IOException {
         if (certificate == null || certificate.isEmpty()) {
-            if (setup.clientCertificates == BcTlsSetup.ClientCertificates.NEED) {
+            if (served.clientCertificates() == BcTlsSetup.ClientCertificates.NEED) {
                 throw new TlsFatalAlert(TlsUtils.isTLSv13(context) ? AlertDescription.certificate_required
                         : AlertDescription.handshake_failure, "no client certificate, and one is required");
             }
@@ -234,7 +237,7 @@ final class ServerPeer extends DefaultTlsServer {
             return;
         }
         try {
-            setup.trust.checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
+            setup.trust.pkix().checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
         } catch (CertificateException e) {
             throw new TlsFatalAlert(e instanceof RevokedCertificateException ? AlertDescription.certificate_revoked
                     : AlertDescription.bad_certificate, "client certificate not trusted: " + e.getMessage(), e);
@@ -263,7 +266,7 @@ final class ServerPeer extends DefaultTlsServer {
             }
         }
         if (!outcome.resumed) {
-            setup.keepGranted(context.getSession());
+            setup.keepGranted(served.name(), context.getSession());
         }
     }
 

@@ -1,6 +1,7 @@
 package org.sipcrypt.server.transport.netty.tls;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -10,11 +11,11 @@ import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
@@ -23,9 +24,8 @@ import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.CurrentIdentities;
-import org.sipcrypt.server.tls.PeerRevocation;
+import org.sipcrypt.server.tls.DomainPolicies;
 import org.sipcrypt.server.tls.PeerTrust;
-import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.ServerNameKeyManager;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -50,6 +50,8 @@ final class JsseTlsStage extends TlsStage {
     private static final Method SET_NAMED_GROUPS = setNamedGroups();
 
     private final SslContext server;
+    /** The server context of each {@code tls.domain} with its own suites or client-certificate policy. */
+    private final Map<String, SslContext> domainServers;
     private final SslContext client;
     private final Duration handshakeTimeout;
     private final boolean sessionReuse;
@@ -59,9 +61,11 @@ final class JsseTlsStage extends TlsStage {
 
     private final CurrentIdentities identities;
 
-    private JsseTlsStage(SslContext server, SslContext client, Duration handshakeTimeout, boolean sessionReuse,
-                            boolean verifyPeers, String[] namedGroups, CurrentIdentities identities) {
+    private JsseTlsStage(SslContext server, Map<String, SslContext> domainServers, SslContext client,
+                         Duration handshakeTimeout, boolean sessionReuse, boolean verifyPeers, String[] namedGroups,
+                         CurrentIdentities identities) {
         this.identities = identities;
+        this.domainServers = Map.copyOf(domainServers);
         this.namedGroups = namedGroups;
         this.server = server;
         this.client = client;
@@ -80,28 +84,22 @@ final class JsseTlsStage extends TlsStage {
      *
      * @param identities what the listener presents, chosen by server_name, and the default presented to
      *                   peers that ask; no default: a client that presents none (no listener then)
+     * @param trust      the anchors client certificates and servers dialled are checked against
+     * @param policies   the suites and client-certificate policy of each {@code tls.domain} with its own:
+     *                   one server context each, chosen by server_name in {@link DomainSniHandler}
      */
-    static JsseTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices, PeerRevocation revocation)
-            throws IOException {
+    static JsseTlsStage create(CurrentIdentities identities, PeerTrust trust, DomainPolicies policies, TlsConfig t,
+                               TlsChoices choices) throws IOException {
         if (!t.sessionReuse()) {
             disableSessionTickets();
         }
         List<CipherSuiteId> suites = choices.suites();
         List<String> versions = choices.versions();
-        ClientAuth clientAuth = switch (t.clientAuth()) {
-            case NONE -> ClientAuth.NONE;
-            case WANT -> ClientAuth.OPTIONAL;
-            case NEED -> ClientAuth.REQUIRE;
-        };
         boolean allowInsecure = t.allowInsecure();
         boolean verifyPeers = t.verifyPeers();
-        Path trust = t.trust();
         int cacheSize = t.sessionCacheSize();
         Duration lifetime = t.sessionLifetime();
-        List<String> names = new ArrayList<>();
-        for (CipherSuiteId s : suites) {
-            names.add(Objects.requireNonNull(s.jsseName(), () -> s + " does not run on the jsse engine"));
-        }
+        List<String> names = jsseNames(suites);
         if (allowInsecure) {
             JdkInsecureSuites.allow();
             log.warn("insecure TLS algorithms RC4 and 3DES re-enabled in this JVM (tls.allowInsecure, lab only)");
@@ -113,23 +111,16 @@ final class JsseTlsStage extends TlsStage {
             System.setProperty(REJECT_RENEGOTIATION, "true");
         }
         String[] protocols = versions.toArray(new String[0]);
-        X509Certificate[] trusted = trust == null ? null : PemFiles.readCertificates(trust).toArray(new X509Certificate[0]);
         boolean serves = identities.current().fallback() != null;
         ServerNameKeyManager keys = identities.keyManager();
         SslContext server = null;
+        Map<String, SslContext> domainServers = new HashMap<>();
         if (serves) {
-            SslContextBuilder b = SslContextBuilder.forServer(keys).sslProvider(SslProvider.JDK)
-                    .protocols(protocols).ciphers(names).clientAuth(clientAuth)
-                    .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
-            if (!verifyPeers) {
-                b.trustManager(InsecureTrustManagerFactory.INSTANCE);
-            } else if (trusted != null && revocation.enabled()) {
-                // client certificates: the chain against the anchors, then the revocation lists
-                b.trustManager(new PeerTrustFactory(PeerTrust.of(List.of(trusted), revocation)));
-            } else if (trusted != null) {
-                b.trustManager(trusted);
+            server = serverContext(keys, trust, protocols, names, t.clientAuth(), t);
+            for (Map.Entry<String, DomainPolicies.Policy> d : policies.domains().entrySet()) {
+                domainServers.put(d.getKey(), serverContext(keys, trust, protocols,
+                        jsseNames(d.getValue().suites()), d.getValue().clientAuth(), t));
             }
-            server = b.build();
         }
         SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols(protocols).ciphers(names)
                 .sessionCacheSize(cacheSize).sessionTimeout(lifetime.toSeconds());
@@ -140,10 +131,35 @@ final class JsseTlsStage extends TlsStage {
             cb.trustManager(InsecureTrustManagerFactory.INSTANCE);
         } else {
             // the chain against the anchors, the names against the host dialled by RFC 5922's rules
-            cb.trustManager(new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted), revocation)));
+            cb.trustManager(new PeerTrustFactory(trust));
         }
-        return new JsseTlsStage(server, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers,
+        return new JsseTlsStage(server, domainServers, cb.build(), t.handshakeTimeout(), t.sessionReuse(), verifyPeers,
                 namedGroups(choices.groups()), identities);
+    }
+
+    private static List<String> jsseNames(List<CipherSuiteId> suites) {
+        List<String> names = new ArrayList<>();
+        for (CipherSuiteId s : suites) {
+            names.add(Objects.requireNonNull(s.jsseName(), () -> s + " does not run on the jsse engine"));
+        }
+        return names;
+    }
+
+    /** A server context: the key manager choosing by server_name, these suites and this client-certificate policy. */
+    private static SslContext serverContext(ServerNameKeyManager keys, PeerTrust trust, String[] protocols,
+                                            List<String> names, TlsConfig.ClientAuth mode, TlsConfig t)
+            throws IOException {
+        ClientAuth clientAuth = switch (mode) {
+            case NONE -> ClientAuth.NONE;
+            case WANT -> ClientAuth.OPTIONAL;
+            case NEED -> ClientAuth.REQUIRE;
+        };
+        SslContextBuilder b = SslContextBuilder.forServer(keys).sslProvider(SslProvider.JDK)
+                .protocols(protocols).ciphers(names).clientAuth(clientAuth)
+                .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
+        // client certificates against the current anchors of tls.trust (replaced by a reload)
+        b.trustManager(t.verifyPeers() ? new PeerTrustFactory(trust) : InsecureTrustManagerFactory.INSTANCE);
+        return b.build();
     }
 
     /**
@@ -235,17 +251,29 @@ final class JsseTlsStage extends TlsStage {
     }
 
     @Override
-    public SslHandler newHandler(Channel ch, InetSocketAddress dialled) {
-        SslHandler h;
+    public ChannelHandler newHandler(Channel ch, InetSocketAddress dialled) {
         if (dialled == null) {
             if (server == null) {
                 throw new IllegalStateException("no tls.cert: cannot accept TLS connections");
             }
-            h = server.newHandler(ch.alloc());
+            if (!domainServers.isEmpty()) {
+                return new DomainSniHandler(identities, domainServers, server, handshakeTimeout.toMillis(),
+                        this::setUp);
+            }
+            SslHandler h = server.newHandler(ch.alloc());
+            setUp(h);
+            return h;
+        }
+        // the peer host is what PeerTrust checks the server's names against
+        SslHandler h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
+        setUp(h);
+        return h;
+    }
+
+    /** What every handler gets: the name matcher (accepted), groups, handshake timeout, session invalidation. */
+    private void setUp(SslHandler h) {
+        if (!h.engine().getUseClientMode()) {
             ServerNames.refuseUnknown(h.engine(), identities);
-        } else {
-            // the peer host is what PeerTrust checks the server's names against
-            h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
         }
         applyGroups(h.engine());
         h.setHandshakeTimeout(handshakeTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -253,6 +281,5 @@ final class JsseTlsStage extends TlsStage {
             SslHandler handler = h;
             h.handshakeFuture().addListener(f -> handler.engine().getSession().invalidate());
         }
-        return h;
     }
 }

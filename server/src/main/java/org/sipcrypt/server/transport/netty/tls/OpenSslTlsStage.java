@@ -16,7 +16,6 @@ import io.netty.internal.tcnative.SSL;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -25,9 +24,8 @@ import javax.net.ssl.SSLEngine;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.CurrentIdentities;
-import org.sipcrypt.server.tls.PeerRevocation;
+import org.sipcrypt.server.tls.DomainPolicies;
 import org.sipcrypt.server.tls.PeerTrust;
-import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.ServerNameKeyManager;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -48,7 +46,10 @@ import org.slf4j.LoggerFactory;
  * the server's first write after the handshake (for SIP, its first response), not before. On TLS 1.3 BoringSSL offers its own
  * three suites whatever the list says ({@link TlsChoices#BORINGSSL_TLS13}). The contexts are
  * reference-counted native objects: each connection's engine holds one reference until its
- * handler is removed, and {@link #close} gives up the stage's own.
+ * handler is removed, and {@link #close} gives up the stage's own. A {@code tls.domain} with its own
+ * suites or client-certificate policy has a server context of its own, chosen by server_name in
+ * {@link DomainSniHandler}; as BoringSSL's TLS 1.3 suites cannot be narrowed, a domain's
+ * {@code ciphers} must include every TLS 1.3 suite of the listener's (refused at start otherwise).
  * Threading: thread-safe; {@link #newHandler} is called on event loops, {@link #close} at stop.
  */
 final class OpenSslTlsStage extends TlsStage {
@@ -56,14 +57,18 @@ final class OpenSslTlsStage extends TlsStage {
     private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
 
     private final ReferenceCountedOpenSslContext server;
+    /** The server context of each {@code tls.domain} with its own suites or client-certificate policy. */
+    private final Map<String, io.netty.handler.ssl.SslContext> domainServers;
     private final ReferenceCountedOpenSslContext client;
     private final long handshakeTimeoutMillis;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CurrentIdentities identities;
 
-    private OpenSslTlsStage(ReferenceCountedOpenSslContext server, ReferenceCountedOpenSslContext client,
-                            long handshakeTimeoutMillis, CurrentIdentities identities) {
+    private OpenSslTlsStage(ReferenceCountedOpenSslContext server, Map<String, io.netty.handler.ssl.SslContext> domainServers,
+                            ReferenceCountedOpenSslContext client, long handshakeTimeoutMillis,
+                            CurrentIdentities identities) {
         this.identities = identities;
+        this.domainServers = Map.copyOf(domainServers);
         this.server = server;
         this.client = client;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
@@ -96,34 +101,27 @@ final class OpenSslTlsStage extends TlsStage {
      *
      * @param identities what the listener presents, chosen by server_name, and the default presented to
      *                   peers that ask; no default: a client that presents none (no listener then)
+     * @param trust      the anchors client certificates and servers dialled are checked against
+     * @param policies   the suites and client-certificate policy of each {@code tls.domain} with its own
      */
-    static OpenSslTlsStage create(CurrentIdentities identities, TlsConfig t, TlsChoices choices,
-                                  PeerRevocation revocation) throws IOException {
+    static OpenSslTlsStage create(CurrentIdentities identities, PeerTrust trust, DomainPolicies policies, TlsConfig t,
+                                  TlsChoices choices) throws IOException {
         boolean serves = identities.current().fallback() != null;
         ServerNameKeyManager keys = identities.keyManager();
         List<String> names = choices.suites().stream().map(CipherSuiteId::name).toList();
         String[] protocols = choices.versions().toArray(new String[0]);
-        X509Certificate[] trusted = t.trust() == null ? null
-                : PemFiles.readCertificates(t.trust()).toArray(new X509Certificate[0]);
+        // DomainPolicies refused a domain whose ciphers narrow the TLS 1.3 suites, which BoringSSL cannot
         ReferenceCountedOpenSslContext server = null;
         ReferenceCountedOpenSslContext client = null;
+        Map<String, io.netty.handler.ssl.SslContext> domainServers = new java.util.HashMap<>();
         try {
             if (serves) {
-                SslContextBuilder b = SslContextBuilder.forServer(keys)
-                        .sslProvider(SslProvider.OPENSSL_REFCNT).protocols(protocols).ciphers(names)
-                        .clientAuth(clientAuth(t.clientAuth()))
-                        .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
-                if (!t.verifyPeers()) {
-                    b.trustManager(InsecureTrustManagerFactory.INSTANCE);
-                } else if (trusted != null && revocation.enabled()) {
-                    // client certificates: the chain against the anchors, then the revocation lists
-                    b.trustManager(new PeerTrustFactory(PeerTrust.of(List.of(trusted), revocation)));
-                } else if (trusted != null) {
-                    b.trustManager(trusted);
+                server = serverContext(keys, trust, protocols, names, t.clientAuth(), t, choices);
+                for (Map.Entry<String, DomainPolicies.Policy> d : policies.domains().entrySet()) {
+                    domainServers.put(d.getKey(), serverContext(keys, trust, protocols,
+                            d.getValue().suites().stream().map(CipherSuiteId::name).toList(),
+                            d.getValue().clientAuth(), t, choices));
                 }
-                groups(b, choices);
-                server = (ReferenceCountedOpenSslContext) b.build();
-                sessions(server.sessionContext(), t.sessionReuse(), true);
             }
             SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL_REFCNT)
                     .protocols(protocols).ciphers(names)
@@ -131,15 +129,14 @@ final class OpenSslTlsStage extends TlsStage {
             if (serves) {
                 cb.keyManager(keys);
             }
-            cb.trustManager(t.verifyPeers()
-                    ? new PeerTrustFactory(PeerTrust.of(trusted == null ? null : List.of(trusted), revocation))
-                    : InsecureTrustManagerFactory.INSTANCE);
+            cb.trustManager(t.verifyPeers() ? new PeerTrustFactory(trust) : InsecureTrustManagerFactory.INSTANCE);
             groups(cb, choices);
             client = (ReferenceCountedOpenSslContext) cb.build();
             sessions(client.sessionContext(), t.sessionReuse(), false);
         } catch (IOException | RuntimeException e) {
             release(server);
             release(client);
+            domainServers.values().forEach(c -> release((ReferenceCountedOpenSslContext) c));
             throw e;
         }
         if (choices.offersTls13()) {
@@ -148,7 +145,24 @@ final class OpenSslTlsStage extends TlsStage {
                 log.info("openssl engine: TLS 1.3 also offers {} (BoringSSL's TLS 1.3 suites are fixed)", added);
             }
         }
-        return new OpenSslTlsStage(server, client, t.handshakeTimeout().toMillis(), identities);
+        return new OpenSslTlsStage(server, domainServers, client, t.handshakeTimeout().toMillis(), identities);
+    }
+
+    /** A server context: the key manager choosing by server_name, these suites and this client-certificate policy. */
+    private static ReferenceCountedOpenSslContext serverContext(ServerNameKeyManager keys, PeerTrust trust,
+                                                                String[] protocols, List<String> names,
+                                                                TlsConfig.ClientAuth mode, TlsConfig t,
+                                                                TlsChoices choices) throws IOException {
+        SslContextBuilder b = SslContextBuilder.forServer(keys)
+                .sslProvider(SslProvider.OPENSSL_REFCNT).protocols(protocols).ciphers(names)
+                .clientAuth(clientAuth(mode))
+                .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
+        // client certificates against the current anchors of tls.trust (replaced by a reload)
+        b.trustManager(t.verifyPeers() ? new PeerTrustFactory(trust) : InsecureTrustManagerFactory.INSTANCE);
+        groups(b, choices);
+        ReferenceCountedOpenSslContext server = (ReferenceCountedOpenSslContext) b.build();
+        sessions(server.sessionContext(), t.sessionReuse(), true);
+        return server;
     }
 
     /** The groups of {@code tls.groups} by BoringSSL's names ({@code X25519}, {@code P-256}); none leaves BoringSSL's. */
@@ -204,11 +218,17 @@ final class OpenSslTlsStage extends TlsStage {
     }
 
     @Override
-    public SslHandler newHandler(Channel ch, InetSocketAddress dialled) {
+    public io.netty.channel.ChannelHandler newHandler(Channel ch, InetSocketAddress dialled) {
         SslHandler h;
         if (dialled == null) {
             if (server == null) {
                 throw new IllegalStateException("no tls.cert: cannot accept TLS connections");
+            }
+            if (!domainServers.isEmpty()) {
+                return new DomainSniHandler(identities, domainServers, server, handshakeTimeoutMillis, a -> {
+                    ServerNames.refuseUnknown(a.engine(), identities);
+                    a.setHandshakeTimeout(handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+                });
             }
             h = server.newHandler(ch.alloc());
             ServerNames.refuseUnknown(h.engine(), identities);
@@ -226,6 +246,7 @@ final class OpenSslTlsStage extends TlsStage {
         if (closed.compareAndSet(false, true)) {
             release(server);
             release(client);
+            domainServers.values().forEach(c -> release((ReferenceCountedOpenSslContext) c));
         }
     }
 

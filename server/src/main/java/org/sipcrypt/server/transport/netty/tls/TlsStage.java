@@ -9,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.security.cert.CertStore;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +19,11 @@ import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import java.time.Instant;
+import org.sipcrypt.server.config.TlsDomainConfig;
 import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.PeerRevocation;
+import org.sipcrypt.server.tls.DomainPolicies;
+import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -33,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * checked against the trust anchors and the address dialled). Made from the {@code tls.*}
  * settings whole: {@link #forListener} for the tls listener and outgoing TLS, {@link #forPeers}
  * for the {@code tls.peer} overrides. The listener's certificates (the default and one per
- * {@code tls.domain}, chosen by the ClientHello's server_name) are replaced whole by {@link #reload}.
+ * {@code tls.domain}, chosen by the ClientHello's server_name), the trust anchors and the revocation
+ * lists are replaced together by {@link #reload}, or not at all.
  * Threading: thread-safe; {@link #newHandler} is called on event loops, {@link #reload} on other threads.
  */
 public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsStage, BcTlsStage, OpenSslTlsStage {
@@ -43,8 +49,11 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     private List<String> insecure = List.of();
     private boolean peersCheckedAgainstTrust;
     private CurrentIdentities identities;
+    private PeerTrust trust;
     private TlsConfig config;
     private PeerRevocation revocation = PeerRevocation.OFF;
+    /** What the stage is for, in logs and reload failures: {@code TLS}, {@code TLS to HOST:PORT}. */
+    private String what;
 
     /**
      * The stage of the tls listener, when there is one, and of outgoing TLS to peers without a
@@ -104,18 +113,25 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             log.warn("{}: peer certificates are NOT checked (tls.verifyPeers=off, lab only): any server dialled and"
                     + " any client certificate is accepted", what);
         }
+        DomainPolicies policies = DomainPolicies.of(t, choices, registry);
         CurrentIdentities identities = new CurrentIdentities(ServerIdentities.read(t, Instant.now()));
         PeerRevocation revocation = PeerRevocation.of(t);
+        // a reloaded trust file stays followed by these revocation checks
+        PeerTrust trust = PeerTrust.read(t.trust(), revocation);
         TlsStage made = switch (choices.engine()) {
-            case JSSE -> JsseTlsStage.create(identities, t, choices, revocation);
-            case BC -> BcTlsStage.create(identities, t, choices, registry, revocation);
-            case OPENSSL -> OpenSslTlsStage.create(identities, t, choices, revocation);
+            case JSSE -> JsseTlsStage.create(identities, trust, policies, t, choices);
+            case BC -> BcTlsStage.create(identities, trust, policies, t, choices, registry);
+            case OPENSSL -> OpenSslTlsStage.create(identities, trust, policies, t, choices);
         };
+        policies.domains().forEach((name, p) -> log.info("{}: tls.domain {}: suites {}, client certificates {}", what,
+                name, p.suites().stream().map(CipherSuiteId::name).toList(), p.clientAuth().configName()));
         made.identities = identities;
         made.revocation = revocation;
         if (revocation.enabled()) {
             log.info("{}: peer certificates checked for revocation: {}", what, revocation);
         }
+        made.trust = trust;
+        made.what = what;
         made.config = t;
         made.insecure = choices.insecure();
         made.peersCheckedAgainstTrust = t.verifyPeers() && t.trust() != null;
@@ -139,21 +155,29 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
 
     /**
      * Reads the certificate and key files of {@code tls.cert}/{@code tls.key} and every
-     * {@code tls.domain} again, and the {@code tls.crl} lists, and, when the whole set is good (every
-     * CRL file parses too) (every file parses, every key matches
-     * its certificate, every certificate is valid now, this engine can present every key), makes it
-     * the set new handshakes choose from; connections already up keep their session. A set found
-     * bad changes nothing.
+     * {@code tls.domain}, the trust file ({@code tls.trust}) and the revocation lists
+     * ({@code tls.crl}) again and, when all is good (every file parses, every key matches its
+     * certificate, every certificate is valid now, this engine can present every key, the trust file
+     * holds at least one certificate, every CRL file parses), makes them what new handshakes use:
+     * the certificates presented, the anchors that accepted client certificates and servers dialled
+     * are checked against, and the lists their certificates are then checked against for revocation.
+     * Connections already up keep their session. Anything found bad changes nothing of this stage.
      * Blocks on file I/O: never call on an event loop.
      *
      * @return the set now presented
-     * @throws IOException naming the setting and file at fault; the set presented stays as it was
+     * @throws IOException naming the setting and file at fault; what is used stays as it was
      */
     public ServerIdentities reload() throws IOException {
         synchronized (identities) {
             CertStore lists = revocation.enabled() ? PeerRevocation.read(revocation.files()) : null;
             ServerIdentities next = ServerIdentities.read(config, Instant.now());
             check(next);
+            // the trust file last: its reload swaps the anchors once read, and nothing after it can fail
+            try {
+                trust.reload();
+            } catch (IOException | RuntimeException e) {
+                throw new IOException("tls.trust " + trust.file() + ": " + e.getMessage(), e);
+            }
             identities.replace(next);
             revocation.install(lists);
             return next;
@@ -163,6 +187,30 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     /** The revocation checks of peers' certificates made on this stage ({@code tls.revocation}). */
     public PeerRevocation revocation() {
         return revocation;
+    }
+
+    /** The anchors this stage checks peers against now ({@code tls.trust}, or a {@code tls.peer}'s {@code trust=}). */
+    public PeerTrust trust() {
+        return trust;
+    }
+
+    /**
+     * The files this stage reads, and {@link #reload} reads again: certificates, keys, the trust file
+     * and the CRL files (with revocation checks on); those not configured are left out.
+     */
+    public List<Path> files() {
+        List<Path> out = new ArrayList<>();
+        for (Path p : new Path[] {config.cert(), config.key(), config.trust()}) {
+            if (p != null) {
+                out.add(p);
+            }
+        }
+        for (TlsDomainConfig d : config.domains()) {
+            out.add(d.cert());
+            out.add(d.key());
+        }
+        out.addAll(revocation.files());
+        return out;
     }
 
     /** Refuses a set this engine cannot present; the jsse and openssl engines present RSA and EC keys alike. */
@@ -215,6 +263,11 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             }
         }
         return null;
+    }
+
+    @Override
+    public String toString() {
+        return what;
     }
 
     /** Whether a listener can be served (a certificate and key were configured). */
