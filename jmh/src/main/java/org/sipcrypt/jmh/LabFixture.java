@@ -65,9 +65,7 @@ public abstract class LabFixture extends BenchmarkDefaults {
 
     static {
         JdkInsecureSuites.allow();
-        JdkInsecureSuites.allowStaticRsa(REGISTRY.providers().stream().flatMap(p -> p.suites().stream())
-                .filter(s -> JdkInsecureSuites.staticRsa(s.name()) && s.jsseName() != null)
-                .map(CipherSuiteId::jsseName).toList());
+        JdkInsecureSuites.allowStaticRsaSuites(REGISTRY.providers().stream().flatMap(p -> p.suites().stream()).toList());
     }
 
     /**

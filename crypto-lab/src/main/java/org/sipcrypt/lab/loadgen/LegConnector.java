@@ -28,7 +28,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -172,13 +171,10 @@ public final class LegConnector {
      * effect only before this JVM's first SunJSSE use; the compare command calls it before its first study.
      */
     public static void allowStaticRsa(List<CipherSuiteId> suites) {
-        List<String> rsa = suites.stream().filter(s -> JdkInsecureSuites.staticRsa(s.name()))
-                .flatMap(s -> s.jsseName() == null ? Stream.of(s.name()) : Stream.of(s.name(), s.jsseName())).toList();
-        List<String> lifted = JdkInsecureSuites.allowStaticRsa(rsa);
+        List<String> lifted = JdkInsecureSuites.allowStaticRsaSuites(suites);
         if (!lifted.isEmpty()) {
             log.warn("jdk.tls.disabledAlgorithms entries {} lifted in this JVM for the static-RSA suites {}"
-                    + " (legacy: no forward secrecy; lab only)", lifted,
-                    suites.stream().map(CipherSuiteId::name).filter(JdkInsecureSuites::staticRsa).toList());
+                    + " (legacy: no forward secrecy; lab only)", lifted, JdkInsecureSuites.staticRsaNames(suites));
         }
     }
 

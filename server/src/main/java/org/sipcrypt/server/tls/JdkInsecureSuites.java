@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
+import org.sipcrypt.server.tls.spi.CipherSuiteId;
 
 /**
  * The JDK's own refusal of suites the lab or an operator asks for: RC4 and 3DES, and on newer JDKs
@@ -29,14 +31,29 @@ public final class JdkInsecureSuites {
         if (before == null) {
             return;
         }
-        List<String> kept = new ArrayList<>();
-        for (String entry : before.split(",")) {
-            String e = entry.trim();
-            if (!e.isEmpty() && !e.equals("RC4") && !e.equals("3DES_EDE_CBC")) {
-                kept.add(e);
+        Security.setProperty(DISABLED, without(before, e -> e.equals("RC4") || e.equals("3DES_EDE_CBC"), new ArrayList<>()));
+    }
+
+    /**
+     * As {@link #allowStaticRsa(Collection)} for suites by id: each static-RSA suite among them under
+     * its IANA name and, where it has one, its JSSE name.
+     */
+    public static List<String> allowStaticRsaSuites(Collection<CipherSuiteId> suites) {
+        List<String> names = new ArrayList<>();
+        for (CipherSuiteId s : suites) {
+            if (staticRsa(s.name())) {
+                names.add(s.name());
+                if (s.jsseName() != null) {
+                    names.add(s.jsseName());
+                }
             }
         }
-        Security.setProperty(DISABLED, String.join(", ", kept));
+        return allowStaticRsa(names);
+    }
+
+    /** The IANA names of the static-RSA suites among {@code suites}, for the warning that names them. */
+    public static List<String> staticRsaNames(Collection<CipherSuiteId> suites) {
+        return suites.stream().map(CipherSuiteId::name).filter(JdkInsecureSuites::staticRsa).toList();
     }
 
     /**
@@ -67,17 +84,18 @@ public final class JdkInsecureSuites {
      */
     static String withoutStaticRsaRefusals(String property, Collection<String> suites, List<String> lifted) {
         List<String> rsa = suites.stream().map(s -> s.toUpperCase(Locale.ROOT)).filter(JdkInsecureSuites::staticRsa).toList();
+        return without(property, e -> refusesOneOf(e.toUpperCase(Locale.ROOT), rsa), lifted);
+    }
+
+    /** {@code property}'s entries, trimmed, without those {@code lift} takes, which go to {@code lifted}. */
+    private static String without(String property, Predicate<String> lift, List<String> lifted) {
         List<String> kept = new ArrayList<>();
         for (String entry : property.split(",")) {
             String e = entry.trim();
             if (e.isEmpty()) {
                 continue;
             }
-            if (refusesOneOf(e.toUpperCase(Locale.ROOT), rsa)) {
-                lifted.add(e);
-            } else {
-                kept.add(e);
-            }
+            (lift.test(e) ? lifted : kept).add(e);
         }
         return String.join(", ", kept);
     }

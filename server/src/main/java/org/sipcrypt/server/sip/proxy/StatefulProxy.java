@@ -8,6 +8,7 @@ import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
+import java.util.Locale;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,6 +21,7 @@ import javax.sip.SipException;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import javax.sip.header.CallIdHeader;
+import javax.sip.header.FromHeader;
 import javax.sip.header.MaxForwardsHeader;
 import javax.sip.header.ProxyRequireHeader;
 import javax.sip.header.RouteHeader;
@@ -206,10 +208,10 @@ public final class StatefulProxy implements ProxyFunction {
         if (!Request.INVITE.equals(request.getMethod()) || to == null || to.getTag() != null) {
             return null;
         }
-        javax.sip.header.FromHeader from = (javax.sip.header.FromHeader) request.getHeader(javax.sip.header.FromHeader.NAME);
+        FromHeader from = (FromHeader) request.getHeader(FromHeader.NAME);
         Flow in = SipContext.flowOf(request);
-        String transport = in != null ? in.transport().sipName().toLowerCase(java.util.Locale.ROOT)
-                : ((SIPServerTransaction) st).getTransport().toLowerCase(java.util.Locale.ROOT);
+        String transport = in != null ? in.transport().sipName().toLowerCase(Locale.ROOT)
+                : ((SIPServerTransaction) st).getTransport().toLowerCase(Locale.ROOT);
         return records.started(callId, from == null ? null : from.getTag(),
                 from == null ? null : from.getAddress().getURI().toString(), to.getAddress().getURI().toString(),
                 user, transport, SipContext.cipherSuiteOf(request));
@@ -376,7 +378,7 @@ public final class StatefulProxy implements ProxyFunction {
         }
         ctx.relayedUpstream(st, status, call.request);
         if (call.record != null) {
-            records.answered(call.record, status, over.sipName().toLowerCase(java.util.Locale.ROOT), cipherSuiteOf(ct));
+            records.answered(call.record, status, over.sipName().toLowerCase(Locale.ROOT), cipherSuiteOf(ct));
         }
         if (dialogs != null) {
             dialogs.established(callId, fromTag, toTag);
@@ -589,7 +591,7 @@ public final class StatefulProxy implements ProxyFunction {
             records.failed(call.record, v.synthesize(), false);
         } else if (v.forward().getStatusCode() / 100 == 2) {
             String transport = branch.tx instanceof SIPClientTransaction tx && tx.getTransport() != null
-                    ? tx.getTransport().toLowerCase(java.util.Locale.ROOT) : null;
+                    ? tx.getTransport().toLowerCase(Locale.ROOT) : null;
             records.answered(call.record, v.forward().getStatusCode(), transport, cipherSuiteOf(branch.tx));
         } else if (v.forward().getStatusCode() >= 300) {
             records.failed(call.record, v.forward().getStatusCode(), true);
@@ -614,7 +616,7 @@ public final class StatefulProxy implements ProxyFunction {
             dialogs.ended(call.request);
         }
         if (records != null && Request.BYE.equals(method)) {
-            javax.sip.header.FromHeader from = (javax.sip.header.FromHeader) call.request.getHeader(javax.sip.header.FromHeader.NAME);
+            FromHeader from = (FromHeader) call.request.getHeader(FromHeader.NAME);
             records.byeRelayed(call.callId, from == null ? null : from.getTag());
         }
         if (ended) {

@@ -170,19 +170,11 @@ final class JsseTlsStage extends TlsStage {
      * is lifted for a suite list without static RSA (preset {@code modern}).
      */
     private static void liftStaticRsaRefusal(List<CipherSuiteId> suites) {
-        List<String> rsa = new ArrayList<>();
-        for (CipherSuiteId s : suites) {
-            if (JdkInsecureSuites.staticRsa(s.name())) {
-                rsa.add(s.name());
-                rsa.add(s.jsseName());
-            }
-        }
-        List<String> lifted = JdkInsecureSuites.allowStaticRsa(rsa);
+        List<String> lifted = JdkInsecureSuites.allowStaticRsaSuites(suites);
         if (!lifted.isEmpty()) {
             log.warn("jdk.tls.disabledAlgorithms entries {} lifted in this JVM for the configured static-RSA suites {}"
                     + " (legacy: no forward secrecy; leave them out of tls.ciphers, e.g. tls.preset modern, to keep"
-                    + " the JDK's refusal)", lifted,
-                    suites.stream().map(CipherSuiteId::name).filter(JdkInsecureSuites::staticRsa).toList());
+                    + " the JDK's refusal)", lifted, JdkInsecureSuites.staticRsaNames(suites));
         }
     }
 
