@@ -1,5 +1,8 @@
 package org.sipcrypt.server.transport;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -109,6 +112,9 @@ public final class SipHead {
         }
     }
 
+    /** Eight bytes of a message as one long, for the walk over header values. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private static final int UNKNOWN = -1;
     /** A line with no colon before its end: no header to a reader. */
     private static final int NO_NAME = -2;
@@ -149,8 +155,9 @@ public final class SipHead {
     private SipHead(byte[] msg) {
         this.msg = msg;
         int end = msg.length;
-        this.offsets = new int[4 * 16];
-        this.ids = new int[16];
+        // room for the header lines of a usual request (an INVITE has 12 to 20) before any growth
+        this.offsets = new int[4 * 24];
+        this.ids = new int[24];
         Arrays.fill(firsts, -1);
         String found = end == 0 || !tokenChar(msg[0]) ? "start_line" : null;
         int foundLine = found != null ? -1 : Integer.MAX_VALUE;
@@ -189,21 +196,61 @@ public final class SipHead {
             while (tokenEnd < end && tokenChar(msg[tokenEnd])) {
                 tokenEnd++;
             }
-            int colon = -1;
-            int eol = lineStart;
+            int colon = tokenEnd;
+            while (colon < end && (msg[colon] == ' ' || msg[colon] == '\t')) {
+                colon++;
+            }
+            int eol;
             int valueEnd = -1;
             boolean lineControl = false;
-            while (eol < end && msg[eol] != '\n') {
-                byte b = msg[eol];
-                if (b == ':' && colon < 0) {
-                    colon = eol;
-                } else if (colon >= 0 && control(b) && b != '\t' && !(b == '\r' && eol + 1 < end && msg[eol + 1] == '\n')) {
-                    lineControl = true;
+            if (tokenEnd > lineStart && colon < end && msg[colon] == ':') {
+                // the plain form (nearly every line): one walk over the value that stops only at the
+                // bytes below U+0020 and at DEL, with the same outcome as the general walk below
+                eol = colon + 1;
+                // eight bytes at a time while none is below U+0020 or DEL (bytes of UTF-8 sequences pass)
+                while (eol + 8 <= end) {
+                    long w = (long) LONGS.get(msg, eol);
+                    long del = w ^ 0x7f7f7f7f7f7f7f7fL;
+                    long below = (w - 0x2020202020202020L) & ~w;
+                    long isDel = (del - 0x0101010101010101L) & ~del;
+                    if (((below | isDel) & 0x8080808080808080L) != 0) {
+                        break;
+                    }
+                    eol += 8;
                 }
-                if (b == '\r' && valueEnd < 0 && colon >= 0) {
-                    valueEnd = eol;
+                while (eol < end) {
+                    byte b = msg[eol];
+                    if (b >= 0 && b < 0x20 || b == 0x7f) {
+                        if (b == '\n') {
+                            break;
+                        }
+                        if (b == '\r') {
+                            if (valueEnd < 0) {
+                                valueEnd = eol;
+                            }
+                            lineControl |= !(eol + 1 < end && msg[eol + 1] == '\n');
+                        } else if (b != '\t') {
+                            lineControl = true;
+                        }
+                    }
+                    eol++;
                 }
-                eol++;
+            } else {
+                // any other line: the first colon, wherever it is, ends the name as the scanning readers took it
+                colon = -1;
+                eol = lineStart;
+                while (eol < end && msg[eol] != '\n') {
+                    byte b = msg[eol];
+                    if (b == ':' && colon < 0) {
+                        colon = eol;
+                    } else if (colon >= 0 && control(b) && b != '\t' && !(b == '\r' && eol + 1 < end && msg[eol + 1] == '\n')) {
+                        lineControl = true;
+                    }
+                    if (b == '\r' && valueEnd < 0 && colon >= 0) {
+                        valueEnd = eol;
+                    }
+                    eol++;
+                }
             }
             if (valueEnd < 0) {
                 valueEnd = eol;

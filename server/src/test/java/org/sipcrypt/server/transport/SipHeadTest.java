@@ -113,6 +113,38 @@ class SipHeadTest {
         assertEquals("header_name", head("BYE sip:b@h SIP/2.0\r\nCall-ID: c1\r\n\rX\r\n\r\n").irregularity());
     }
 
+    /**
+     * A header value is walked eight bytes at a time until a byte below U+0020 or DEL: every such
+     * byte, at every offset of a word and in every kind of value, is still found and read as the
+     * byte-by-byte rule says (HTAB allowed, CR only before LF, UTF-8 bytes plain text).
+     */
+    @Test
+    void everyControlByteIsFoundAtEveryOffsetOfALongValue() {
+        String plain = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for (int at = 0; at < 26; at++) {
+            for (int c = 0; c < 0x80; c++) {
+                if (c >= 0x20 && c != 0x7f || c == '\n') {
+                    continue;
+                }
+                String value = plain.substring(0, at) + (char) c + plain.substring(at);
+                SipHead h = head("BYE sip:b@h SIP/2.0\r\nSubject: " + value + "\r\nCall-ID: c1\r\n\r\n");
+                String expected = c == '\t' ? null : "control_character";
+                assertEquals(expected, h.irregularity(), "byte " + c + " at " + at);
+                // the value ends at the first CR, as a scanning reader took it
+                assertEquals(c == '\r' ? plain.substring(0, at) : value.trim(), h.value("subject"), "byte " + c + " at " + at);
+                assertEquals("c1", h.callId());
+            }
+            String utf8 = plain.substring(0, at) + "\u00e9\u20ac" + plain.substring(at);
+            SipHead h = head("BYE sip:b@h SIP/2.0\r\nSubject: " + utf8 + "\r\nCall-ID: c1\r\n\r\n");
+            assertNull(h.irregularity(), "UTF-8 at " + at);
+            assertEquals(utf8, h.value("subject"));
+            // a bare LF ends the line wherever it falls in a word
+            SipHead lf = head("BYE sip:b@h SIP/2.0\r\nSubject: " + plain.substring(0, at) + "\nCall-ID: c1\r\n\r\n");
+            assertEquals(at == 0 ? "" : plain.substring(0, at), lf.value("subject"));
+            assertEquals("c1", lf.callId());
+        }
+    }
+
     @Test
     void irregularitiesAreNamedInLineOrder() {
         assertEquals("start_line", head("\r\nBYE sip:b@h SIP/2.0\r\n\r\n").irregularity());
