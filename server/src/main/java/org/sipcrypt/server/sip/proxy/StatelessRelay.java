@@ -61,7 +61,10 @@ import org.sipcrypt.server.transport.Transport;
  * <p>The stack, with its parse, its clone and its encode, still takes every message not in the
  * plain form read here: a next hop over another transport than the request's, a host name to
  * resolve, {@code maddr}, an IPv6
- * address, a Route entry with a display name or a URI {@link SipUriText} does not read, folded or
+ * address, a Route entry with a display name or a URI {@link SipUriText} does not read, a
+ * Request-URI it does not read or one naming this server (a strict router before us put our
+ * Record-Route URI there, RFC 3261 §16.4, which {@link org.sipcrypt.server.sip.StrictRouting} undoes),
+ * a next Route entry without {@code lr} (a strict router after us, §16.6 step 6), folded or
  * bare-LF lines, no To tag, a CSeq that is not a number and the method, a BYE without Max-Forwards,
  * with Proxy-Require or with a Via of ours (a loop, or a spiral, for §16.3 to judge), and a request
  * this would not relay (Max-Forwards at 0, addressed to this server, without the dialog's signed
@@ -139,7 +142,14 @@ public final class StatelessRelay implements EarlyRelays {
             popped++;
         }
         SipUriText requestUri = SipUriText.read(req.requestUri());
-        String signature = signature(req, popped, requestUri);
+        // §16.4: a Request-URI naming this server is our Record-Route URI, put there by a strict router
+        // before us (the target is then the last Route entry), or the request is addressed to us;
+        // either is the stack's (SipDispatcher, StrictRouting), and so is one not read here, which might
+        // name us in a form this does not read
+        if (requestUri == null || ctx.local().isLocal(requestUri.host(), requestUri.port())) {
+            return null;
+        }
+        String signature = popped > 0 ? routeUri(req.routeEntries().get(0)).param(DialogRouteSigner.PARAM) : null;
         if (policy != null && !(bye
                 ? policy.mayRelayInDialog(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature,
                         via.branch() + ' ' + req.cseqNumber() + ' ' + req.requestUri())
@@ -147,8 +157,9 @@ public final class StatelessRelay implements EarlyRelays {
             return null;
         }
         SipUriText hop = next != null ? next : requestUri;
-        if (hop == null || next != null && hop.param("lr") == null
-                || next == null && ctx.local().isLocal(hop.host(), hop.port()) || req.maxForwards() == 0) {
+        // §16.6 step 6: a next hop that is a strict router (no lr) gets the Request-URI as its last
+        // Route and its own URI as the Request-URI, which the stack's router writes
+        if (next != null && hop.param("lr") == null || req.maxForwards() == 0) {
             return null;
         }
         InetSocketAddress to = address(hop, over);
@@ -242,19 +253,6 @@ public final class StatelessRelay implements EarlyRelays {
     private Listener receivedOn(InetSocketAddress local, Transport over) {
         ListeningPoints.Entry e = ctx.listeningPoints().at(over, local);
         return e == null || e.listener().ipv6() ? null : e.listener();
-    }
-
-    /**
-     * The signature {@link DialogRouteSigner#signature} would read: that of the first Route
-     * entry when it names this server, of the Request-URI when there is no Route and it names this
-     * server, else none.
-     */
-    private String signature(InDialog req, int popped, SipUriText requestUri) {
-        if (!req.routeEntries().isEmpty()) {
-            return popped > 0 ? routeUri(req.routeEntries().get(0)).param(DialogRouteSigner.PARAM) : null;
-        }
-        return requestUri != null && ctx.local().isLocal(requestUri.host(), requestUri.port())
-                ? requestUri.param(DialogRouteSigner.PARAM) : null;
     }
 
     /** The URI of a Route entry in the form {@code <uri>[;params]}, or null for any other. */
