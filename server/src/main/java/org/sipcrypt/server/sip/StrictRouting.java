@@ -18,7 +18,7 @@ import javax.sip.message.Request;
  * write, {@link SipContext#selfUri}) and which has a Route header field. The other direction, a
  * next hop that is a strict router (its Route entry without {@code lr}, §16.6 step 6), is done by
  * the stack's router as the request leaves (JAIN-SIP's {@code DefaultRouter}); the byte path leaves
- * both to the stack ({@code StatelessRelay}).
+ * both to the stack ({@code RequestRelay}).
  * Threading: stateless; called on SIP worker lanes.
  */
 public final class StrictRouting {
