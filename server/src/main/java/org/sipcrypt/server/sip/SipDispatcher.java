@@ -89,7 +89,7 @@ public final class SipDispatcher implements SipListener {
         // proxy works on the request as a loose router would have sent it on (not on a REGISTER, never
         // sent within a dialog, nor on a CANCEL: the proxy cancels its branches with CANCELs of its own)
         Request request = mode == Mode.PROXY && !Request.REGISTER.equals(method) && !Request.CANCEL.equals(method)
-                ? StrictRouting.loosened(received, ctx) : received;
+                ? StrictRouting.loosened(received, ctx.local(), ctx.headers(), ctx.addresses()) : received;
         if (Request.ACK.equals(method)) {
             // an ACK for a non-2xx was absorbed by its server transaction: this one is for a 2xx
             if (mode != Mode.PROXY) {

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Objects;
+import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
+import javax.sip.header.HeaderFactory;
 import javax.sip.header.RouteHeader;
 import javax.sip.message.Request;
 
@@ -27,8 +29,9 @@ public final class StrictRouting {
     }
 
     /**
-     * {@code request} itself when it did not come from a strict router, else a copy with the §16.4
-     * change made: the last Route value as its Request-URI and out of Route. The copy carries the
+     * {@code request} itself when it did not come from a strict router to this server ({@code
+     * local}), else a copy with the §16.4 change made: the last Route value as its Request-URI and
+     * out of Route. The copy carries the
      * Request-URI the strict router wrote as its first Route entry, so that it reads as the request a
      * loose router would have sent on along the same route set: the proxy removes that entry with
      * its other own entries (§16.4), and the dialog's signature ({@code DialogRouteSigner}) and flow
@@ -36,13 +39,11 @@ public final class StrictRouting {
      * transaction holds is not changed (an RFC 2543 retransmission is matched by its Request-URI,
      * RFC 3261 §17.2.3).
      */
-    public static Request loosened(Request request, SipContext ctx) {
-        Objects.requireNonNull(ctx, "ctx");
+    public static Request loosened(Request request, LocalDomains local, HeaderFactory headers,
+                                   AddressFactory addresses) {
+        Objects.requireNonNull(local, "local");
         if (!(request.getRequestURI() instanceof SipURI ours) || ours.getUser() != null || !ours.hasLrParam()
-                || !ctx.local().isLocal(ours)) {
-            return request;
-        }
-        if (request.getHeader(RouteHeader.NAME) == null) {
+                || !local.isLocal(ours) || request.getHeader(RouteHeader.NAME) == null) {
             return request;
         }
         Request copy = (Request) request.clone();
@@ -52,7 +53,7 @@ public final class StrictRouting {
         }
         RouteHeader last = routes.remove(routes.size() - 1);
         copy.removeHeader(RouteHeader.NAME);
-        copy.addHeader(ctx.headers().createRouteHeader(ctx.addresses().createAddress(copy.getRequestURI())));
+        copy.addHeader(headers.createRouteHeader(addresses.createAddress(copy.getRequestURI())));
         for (RouteHeader r : routes) {
             copy.addHeader(r);
         }
