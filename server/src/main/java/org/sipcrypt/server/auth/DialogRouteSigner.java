@@ -77,7 +77,8 @@ public final class DialogRouteSigner {
     /**
      * The signature {@code request} carries back in a Record-Route of ours: that of the first Route
      * entry when it names this server (loose routing), or of the Request-URI when there is no Route
-     * and it names this server (a strict router, RFC 3261 §16.4); else null.
+     * and it names this server; else null. A request from a strict router (RFC 3261 §16.4) comes
+     * here loosened ({@code StrictRouting}): the Request-URI that router wrote is its first Route.
      *
      * @param ours whether a URI names this server
      */

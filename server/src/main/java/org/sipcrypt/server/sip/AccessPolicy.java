@@ -79,8 +79,8 @@ public final class AccessPolicy {
     /**
      * {@link #mayRelayAck(Request)} for an ACK read from its bytes: from {@code source}, with these
      * Call-ID and tags, carrying {@code signature} in the {@value DialogRouteSigner#PARAM} parameter
-     * of its first Route entry when that entry names this server (of its Request-URI when it has no
-     * Route and the URI names this server), else null.
+     * of its first Route entry when that entry names this server, else null (the byte path leaves a
+     * Request-URI naming this server to the stack).
      */
     public boolean mayRelayAck(InetAddress source, String callId, String fromTag, String toTag, String signature) {
         return config.trusted(source) || provesLiveDialog(callId, fromTag, toTag, signature, null, true);

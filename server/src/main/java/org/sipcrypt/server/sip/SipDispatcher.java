@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * says which requests need credentials (RFC 3261 §22); those are checked asynchronously and
  * continue on their call's lane (at once when the check needed no lookup, as for the challenge of
  * a request without credentials), and an ACK for a 2xx without a signed route of ours is dropped;
- * each failed authentication is reported by source address, for the per-source bans.
+ * each failed authentication is reported by source address, for the per-source bans. In proxy mode
+ * a request a strict router sent on to us is first turned into its loose-routed form
+ * ({@link StrictRouting}, RFC 3261 §16.4), which everything after reads.
  * Threading: thread-safe; called on SIP worker lanes (timeouts on the stack's timer thread);
  * never blocks.
  */
@@ -80,9 +82,14 @@ public final class SipDispatcher implements SipListener {
 
     @Override
     public void processRequest(RequestEvent event) {
-        Request request = event.getRequest();
-        String method = request.getMethod();
+        Request received = event.getRequest();
+        String method = received.getMethod();
         ctx.counters().requestReceived(method);
+        // RFC 3261 §16.4: a strict router before us put our Record-Route URI in the Request-URI; the
+        // proxy works on the request as a loose router would have sent it on (not on a REGISTER, never
+        // sent within a dialog, nor on a CANCEL: the proxy cancels its branches with CANCELs of its own)
+        Request request = mode == Mode.PROXY && !Request.REGISTER.equals(method) && !Request.CANCEL.equals(method)
+                ? StrictRouting.loosened(received, ctx.local(), ctx.headers(), ctx.addresses()) : received;
         if (Request.ACK.equals(method)) {
             // an ACK for a non-2xx was absorbed by its server transaction: this one is for a 2xx
             if (mode != Mode.PROXY) {

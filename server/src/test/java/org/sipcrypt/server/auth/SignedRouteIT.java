@@ -1,6 +1,7 @@
 package org.sipcrypt.server.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.sipcrypt.server.auth.Attacker.status;
 
 import java.net.InetSocketAddress;
@@ -9,6 +10,7 @@ import javax.sip.address.SipURI;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.RouteHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
@@ -109,6 +111,32 @@ class SignedRouteIT extends ProxyAttackFixture {
             clock.advance(Duration.ofMinutes(61));
             assertRefused("INVITE", d.callId(), d.callerTag(), d.calleeTag(), d.signature());
             assertRefused("BYE", d.callId(), d.calleeTag(), d.callerTag(), d.signature());
+        }
+    }
+
+    /**
+     * RFC 3261 §16.4: a strict router before us sends the BYE on with our signed Record-Route URI as
+     * its Request-URI and the callee's Contact as the last Route. The signature there proves the
+     * dialog as it would in a Route, so the BYE is not challenged, and it reaches bob with his
+     * Contact as the Request-URI and no Route left.
+     */
+    @Test
+    void byeFromAStrictRouterCarriesTheSignatureInItsRequestUriAndReachesTheCallee() throws Exception {
+        start("auth", "true", "auth.algorithms", "md5");
+        try (TestUa alice = TestUa.start("alice", Transport.UDP);
+             TestUa bob = TestUa.start("bob", Transport.UDP)) {
+            Answered d = answeredCall(alice, bob);
+            String route = attacker.serverRoute(";" + DialogRouteSigner.PARAM + "=" + d.signature());
+            String ours = route.substring(1, route.length() - 1);
+            String contact = bob.contactUri().toString();
+            String bye = attacker.request("BYE", ours, "sip:alice@127.0.0.1", d.callerTag(), bob.aor().toString(),
+                    d.calleeTag(), d.callId(), 100, "Route: <" + contact + ">\r\n", "");
+
+            String r = attacker.finalResponse(bye);
+            assertEquals(Response.OK, status(r), "the strict-routed BYE: " + Attacker.statusLine(r));
+            Request atBob = bob.awaitRequest(Request.BYE, TestUa.TIMEOUT);
+            assertEquals(contact, atBob.getRequestURI().toString());
+            assertNull(atBob.getHeader(RouteHeader.NAME), "the last Route became the Request-URI");
         }
     }
 

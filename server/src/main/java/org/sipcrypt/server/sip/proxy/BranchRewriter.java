@@ -102,7 +102,7 @@ final class BranchRewriter {
         if (recordRoute && isDialogCreating(out)) {
             // RFC 5626 §5.3: the flows of both sides, for the in-dialog requests to come; only when the
             // target is reached over a flow (else no request can arrive over a flow of the token, and
-            // the ACK and BYE stay on the byte path, StatelessRelay)
+            // the ACK and BYE stay on the byte path, RequestRelay)
             String token = flowTokens == null || in == null || target.flow() == null ? null
                     : flowTokens.write(new FlowTokens.Token(in, inRequired, target.flow(), target.flowRequired()));
             Transport inTransport = incomingTransport(received);

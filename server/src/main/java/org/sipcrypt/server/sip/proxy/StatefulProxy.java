@@ -344,7 +344,7 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
-     * A 2xx to a forwarded INVITE over UDP, TCP or TLS that {@link StatelessRelay} sends upstream from its bytes
+     * A 2xx to a forwarded INVITE over UDP, TCP or TLS that {@link ResponseRelay} sends upstream from its bytes
      * (§16.7 step 9: only the top Via comes off): settles the call as {@link #onResponse} settles a
      * parsed one: Timer C stops, the other branches are cancelled, the client transaction ends, the
      * server transaction counts as answered and ends (the transport absorbs retransmitted INVITEs,
@@ -390,7 +390,7 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
-     * A provisional response (101–199) to a forwarded INVITE over UDP, TCP or TLS that {@link StatelessRelay}
+     * A provisional response (101–199) to a forwarded INVITE over UDP, TCP or TLS that {@link ResponseRelay}
      * sends upstream from its bytes: settles the branch as {@link #onResponse} settles a parsed one,
      * and as the stack's INVITE client transaction does (RFC 3261 §17.1.1.2: from "Calling" to
      * "Proceeding", Timers A and B stopped): Timer C restarts (§16.7 step 2), and a CANCEL waiting

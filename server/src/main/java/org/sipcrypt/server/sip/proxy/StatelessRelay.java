@@ -1,88 +1,31 @@
 package org.sipcrypt.server.sip.proxy;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import javax.sip.ClientTransaction;
-import javax.sip.ServerTransaction;
-import javax.sip.message.Request;
-import org.sipcrypt.server.auth.DialogRouteSigner;
-import org.sipcrypt.server.auth.FlowTokens;
-import org.sipcrypt.server.cdr.CallRecords;
 import org.sipcrypt.server.sip.AccessPolicy;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.SipContext;
-import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
 import org.sipcrypt.server.transport.EarlyRelays;
-import org.sipcrypt.server.transport.HeadCopy;
 import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.SipHead;
 import org.sipcrypt.server.transport.TopVia;
 import org.sipcrypt.server.transport.Transport;
 
 /**
- * Requests inside a dialog this proxy record-routed, relayed over UDP, TCP or TLS from their raw
- * bytes and statelessly (RFC 3261 §16.11), with the responses that come back for them: the ACK for a 2xx
- * (§13.2.2.4), as {@link StatefulProxy#onAck} relays a parsed one, and BYE. The Route entries naming
- * this server are taken off the top (§16.4), Max-Forwards goes down by one (a request at 0 is left
- * to the stack, which drops an ACK and answers a BYE with 483), the top Via gets
- * {@code received}/{@code rport} as on receipt, and a Via of ours goes on top with a branch that is
- * the same for every retransmission of the request (for BYE, the caller's branch is hashed in too).
- * The copy goes to the next Route entry (loose routing) or, with none left, to the Request-URI. With
- * digest authentication on, the request must come from a trusted peer or carry back the dialog's
- * signed Record-Route, as {@link AccessPolicy#mayRelayAck} asks of a parsed ACK and {@link
- * AccessPolicy#mustAuthenticate} of a parsed BYE; a relayed BYE ends the dialog in {@link
- * EstablishedDialogs} and releases the call's per-call connections. A response whose top Via is one
- * of these stateless Vias of ours goes back by the next Via (its {@code received} and {@code rport},
- * RFC 3581), with our Via taken off, as the stack forwards a response without a transaction. So
- * does a 2xx to an INVITE the proxy forwarded statefully, once {@link
- * StatefulProxy#okRelayedFromBytes} has settled the call with the client transaction its branch
- * names (retransmissions of that 2xx find no transaction and take the stack's path), and a
- * provisional response other than 100 to such an INVITE, once {@link
- * StatefulProxy#provisionalRelayedFromBytes} has moved that transaction on (over UDP the transport
- * keeps the copy for the INVITE's retransmissions); such a response goes out on the channel of the
- * INVITE's server transaction.
- * <p>Over TCP and TLS the message goes on in the same transport only (a request received over TCP
- * to a TCP next hop, named by {@code transport=tcp}; over TLS to a {@code sips:} URI or one with
- * {@code transport=tls}), on the processor's connection to the next hop, which must not be a
- * per-call one (the {@code per-call} pattern keys connections by the call the SIP
- * layer names; such a request takes the stack's path). The caller's Via is tagged with
- * {@code received} and {@code rport} whether or not it asked (RFC 3581 §4's tags, as a proxy forcing
- * rport writes them), so that the response, which has no transaction here, finds the connection the
- * request came in on (RFC 3261 §18.2.2) by its address.
- * <p>A BYE relayed this way has no transaction here: its retransmissions are relayed again (with the
- * same branch) and the callee's transaction answers them; should the callee never answer, the
- * caller's own transaction times out, where a stateful proxy would have answered 408 for it.
- * <p>The stack, with its parse, its clone and its encode, still takes every message not in the
- * plain form read here: a next hop over another transport than the request's, a host name to
- * resolve, {@code maddr}, an IPv6
- * address, a Route entry with a display name or a URI {@link SipUriText} does not read, folded or
- * bare-LF lines, no To tag, a CSeq that is not a number and the method, a BYE without Max-Forwards,
- * with Proxy-Require or with a Via of ours (a loop, or a spiral, for §16.3 to judge), and a request
- * this would not relay (Max-Forwards at 0, addressed to this server, without the dialog's signed
- * route), which the stack drops, answers or challenges, and a request whose Route of ours carries a
- * flow token (RFC 5626 §5.3), which the stack's path checks and sends over its flow. A message malformed in a way only the parse
- * finds (a From without a valid URI, say) is relayed here where the stack would refuse it; the next
- * hop refuses it instead.
+ * The proxy's relays from bytes, as the transport's {@link EarlyRelays}: requests inside a dialog
+ * this proxy record-routed (the ACK for a 2xx and BYE), relayed statelessly by {@link RequestRelay}
+ * (RFC 3261 §16.11), and the responses coming back for them or settling the proxy's INVITE
+ * transactions, relayed by {@link ResponseRelay}. Both write and check the branches of our Vias with
+ * the proxy's {@link LoopDetector}, so that a response the stack sees for a branch written here is
+ * vouched for alike.
  * Threading: thread-safe; never blocks; called on SIP worker lanes.
  */
 public final class StatelessRelay implements EarlyRelays {
 
-    /** The Max-Forwards a relayed request without one gets (RFC 3261 §16.6 step 3). */
-    private static final int DEFAULT_MAX_FORWARDS = 70;
-
-    private final SipContext ctx;
-    private final AccessPolicy policy;
-    private final EstablishedDialogs dialogs;
-    private final StatefulProxy proxy;
-    private final ConnectionPolicy connections;
-    private final LoopDetector loops;
-    private final CallRecords records;
+    private final RequestRelay requests;
+    private final ResponseRelay responses;
 
     /**
      * @param policy  which requests may be relayed with digest authentication on; null when it is off
@@ -95,547 +38,38 @@ public final class StatelessRelay implements EarlyRelays {
      */
     public StatelessRelay(SipContext ctx, AccessPolicy policy, EstablishedDialogs dialogs, StatefulProxy proxy,
                           ConnectionPolicy connections) {
-        this.ctx = Objects.requireNonNull(ctx, "ctx");
-        this.policy = policy;
-        this.dialogs = dialogs;
-        this.proxy = proxy;
-        this.connections = Objects.requireNonNull(connections, "connections");
+        Objects.requireNonNull(ctx, "ctx");
         // the proxy's, so that a response the stack sees for a branch written here is vouched for alike
-        this.loops = proxy != null ? proxy.loops() : new LoopDetector(ctx.local());
-        this.records = proxy != null ? proxy.records() : null;
+        LoopDetector loops = proxy != null ? proxy.loops() : new LoopDetector(ctx.local());
+        this.requests = new RequestRelay(ctx, policy, dialogs, connections, loops,
+                proxy != null ? proxy.records() : null);
+        this.responses = new ResponseRelay(ctx, proxy, loops);
     }
 
     @Override
     public Relay relay(SipHead request, String method, TopVia via, InetSocketAddress source, InetSocketAddress local,
                        Transport over) {
-        boolean bye = Request.BYE.equals(method);
-        Listener lp = receivedOn(local, over);
-        if (!bye && !Request.ACK.equals(method) || lp == null) {
-            return null;
-        }
-        InDialog req = InDialog.read(request, method, via);
-        // §16.3 step 4: a request with a Via of ours (a loop, or a spiral) is the stack's to judge,
-        // an ACK's as a BYE's: an ACK that comes back to this server must not go round again
-        if (req == null || req.viaNamesUs(ctx.listeningPoints()) || bye && (req.maxForwards() < 0 || req.proxyRequire())) {
-            return null;
-        }
-        // §16.4: our own entries off the top of the route set
-        int popped = 0;
-        SipUriText next = null;
-        for (String entry : req.routeEntries()) {
-            SipUriText uri = routeUri(entry);
-            if (uri == null) {
-                return null;
-            }
-            if (!ctx.local().isLocal(uri.host(), uri.port())) {
-                next = uri;
-                break;
-            }
-            if (uri.param(FlowTokens.PARAM) != null) {
-                // RFC 5626 §5.3: a dialog with flows is the stack path's to route (StatefulProxy), which
-                // checks the token and picks the flow
-                return null;
-            }
-            popped++;
-        }
-        SipUriText requestUri = SipUriText.read(req.requestUri());
-        String signature = signature(req, popped, requestUri);
-        if (policy != null && !(bye
-                ? policy.mayRelayInDialog(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature,
-                        via.branch() + ' ' + req.cseqNumber() + ' ' + req.requestUri())
-                : policy.mayRelayAck(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature))) {
-            return null;
-        }
-        SipUriText hop = next != null ? next : requestUri;
-        if (hop == null || next != null && hop.param("lr") == null
-                || next == null && ctx.local().isLocal(hop.host(), hop.port()) || req.maxForwards() == 0) {
-            return null;
-        }
-        InetSocketAddress to = address(hop, over);
-        if (to == null || over.reliable() && connections.patternFor(to) == ConnectionPattern.PER_CALL) {
-            return null;
-        }
-        // §16.11: the same branch for every retransmission; a BYE's own branch tells two BYEs apart;
-        // its check binds it to where the response must go back, the caller's Via as tagged here
-        String tagged = over.reliable() ? via.taggedWithSource(source) : via.tagged(source);
-        String back = returnPath(tagged);
-        if (back == null) {
-            return null;
-        }
-        String branch = loops.statelessBranch(req.requestUri(), req.fromTag(), req.toTag(), req.callId(),
-                bye ? req.cseqNumber() + " BYE " + via.branch() : req.cseqNumber(), req.routeValues(), back);
-        // RFC 3261 §18.2.1: the Via carries the address peers reach this listener at
-        byte[] copy = req.relayed("SIP/2.0/" + over.sipName() + " " + lp.sentBy() + ";branch=" + branch, tagged, popped);
-        ctx.counters().requestReceived(method);
-        ctx.counters().forwarded(method);
-        if (bye) {
-            // RFC 3261 §15.1.2: the dialog ends with the BYE, whatever the answer
-            if (dialogs != null) {
-                dialogs.ended(req.callId(), req.fromTag(), req.toTag());
-            }
-            if (records != null) {
-                // its call's record ends; the tags were read for the dialog already, nothing more is read
-                records.byeRelayed(req.callId(), req.fromTag());
-            }
-            ctx.calls().releaseCall(req.callId());
-        }
-        return new Relay(copy, to);
+        return requests.relay(request, method, via, source, local, over);
     }
 
     @Override
     public boolean relaysResponse(SipHead head, TopVia via, ClientTransaction transaction, InetSocketAddress local,
                                   Transport over) {
-        if (transaction != null) {
-            byte[] response = head.bytes();
-            // a 2xx or a provisional response other than 100 to an INVITE this proxy forwarded,
-            // settled with its transaction by the proxy
-            return proxy != null && response.length > 10
-                    && (response[8] == '2' || response[8] == '1' && (response[9] != '0' || response[10] != '0'))
-                    && transaction.getRequest() != null
-                    && Request.INVITE.equals(transaction.getRequest().getMethod()) && receivedOn(local, over) != null;
-        }
-        Listener lp = receivedOn(local, over);
-        return lp != null && via.branch().startsWith(LoopDetector.PREFIX) && via.branch().endsWith(".s")
-                && lp.isSentBy(via.host(), via.port());
+        return responses.relaysResponse(head, via, transaction, local, over);
     }
 
     @Override
     public Relay relayResponse(SipHead response, TopVia via, ClientTransaction transaction, InetSocketAddress local,
                                Transport over) {
-        Upstream up = Upstream.read(response, via, over);
-        if (up == null) {
-            return null;
-        }
-        if (transaction == null && !loops.vouchesFor(via.branch(), up.returnPath())) {
-            // not a branch this server wrote for a request whose response goes there: the stack
-            // drops it and counts it (StatefulProxy), so nothing is relayed or kept for it
-            return null;
-        }
-        ServerTransaction upstream = null;
-        if (transaction != null) {
-            String fromTag = up.from() == null ? null : tag(up.from());
-            if (up.callId() == null || fromTag == null || up.cseq() == null) {
-                return null;
-            }
-            String number = sequence(up.cseq(), Request.INVITE);
-            if (up.status() / 100 == 2) {
-                String toTag = up.to() == null ? null : tag(up.to());
-                upstream = toTag == null ? null : proxy.okRelayedFromBytes(transaction, up.status(), up.callId(),
-                        fromTag, toTag, number, up.destination(), local, over);
-            } else {
-                upstream = proxy.provisionalRelayedFromBytes(transaction, up.status(), up.callId(), fromTag, number,
-                        up.destination(), local, over);
-            }
-            if (upstream == null) {
-                return null;
-            }
-        } else {
-            ctx.counters().responseSent(up.status());
-        }
-        return new Relay(up.relayed(), up.destination(), upstream, up.topViaValue(), sequenceMethod(up.cseq()));
+        return responses.relayResponse(response, via, transaction, local, over);
     }
 
     /**
      * Our listener of {@code over} bound to {@code local}, the socket the message came in on, when it
-     * is an IPv4 one, else null.
+     * is an IPv4 one, else null: the one both relays read from bytes.
      */
-    private Listener receivedOn(InetSocketAddress local, Transport over) {
+    static Listener receivedOn(SipContext ctx, InetSocketAddress local, Transport over) {
         ListeningPoints.Entry e = ctx.listeningPoints().at(over, local);
         return e == null || e.listener().ipv6() ? null : e.listener();
-    }
-
-    /**
-     * The signature {@link DialogRouteSigner#signature} would read: that of the first Route
-     * entry when it names this server, of the Request-URI when there is no Route and it names this
-     * server, else none.
-     */
-    private String signature(InDialog req, int popped, SipUriText requestUri) {
-        if (!req.routeEntries().isEmpty()) {
-            return popped > 0 ? routeUri(req.routeEntries().get(0)).param(DialogRouteSigner.PARAM) : null;
-        }
-        return requestUri != null && ctx.local().isLocal(requestUri.host(), requestUri.port())
-                ? requestUri.param(DialogRouteSigner.PARAM) : null;
-    }
-
-    /** The URI of a Route entry in the form {@code <uri>[;params]}, or null for any other. */
-    private static SipUriText routeUri(String entry) {
-        int close = entry.indexOf('>');
-        return entry.startsWith("<") && close > 0 ? SipUriText.read(entry.substring(1, close)) : null;
-    }
-
-    /**
-     * Where the next hop {@code uri} is, when it names an IPv4 address over {@code over}: over UDP,
-     * a {@code sip:} URI with no transport parameter or {@code transport=udp}; over TCP, a {@code sip:}
-     * URI with {@code transport=tcp}; over TLS, a {@code sips:} URI with no transport parameter or
-     * {@code transport=tcp} or {@code tls}, or a {@code sip:} URI with {@code transport=tls}; never over
-     * WS or WSS; else null.
-     */
-    private static InetSocketAddress address(SipUriText uri, Transport over) {
-        String transport = uri.param("transport");
-        byte[] ip = uri.ipv4();
-        boolean reached = switch (over) {
-            case UDP -> !uri.secure() && (transport == null || transport.equalsIgnoreCase("udp"));
-            case TCP -> !uri.secure() && transport != null && transport.equalsIgnoreCase("tcp");
-            case TLS -> uri.secure() ? transport == null || transport.equalsIgnoreCase("tcp")
-                    || transport.equalsIgnoreCase("tls") : transport != null && transport.equalsIgnoreCase("tls");
-            // RFC 7118 §5: a WebSocket client is reached over its own connection, never at an address
-            case WS, WSS -> false;
-        };
-        if (!reached || uri.param("maddr") != null || ip == null) {
-            return null;
-        }
-        try {
-            return new InetSocketAddress(InetAddress.getByAddress(ip), uri.port() > 0 ? uri.port() : over.defaultPort());
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException("four bytes are an IPv4 address", e);
-        }
-    }
-
-    /**
-     * An in-dialog request's header section, with what relaying it needs.
-     *
-     * @param maxForwards the Max-Forwards value, or -1 when there is none
-     * @param viaValues   the values of its Via lines, in order
-     */
-    private record InDialog(SipHead sip, String requestUri, int viaLine, List<String> viaValues,
-                            int maxForwardsLine, int maxForwards, boolean proxyRequire, List<Integer> routeLines,
-                            List<String> routeValues, List<String> routeEntries, String callId, String fromTag,
-                            String toTag, String cseqNumber) {
-
-        /**
-         * The {@code method} request {@code sip} indexes, or null when it is not in the form read
-         * here. The transport hands the relays only messages {@link SipHead#irregularity} passed (a
-         * blank line after the headers, no folded line, no header name that is not a token, no
-         * repeated Call-ID, From, To, CSeq, Max-Forwards or Content-Length, no From or To with two
-         * tags), so none of that is looked for again here; a message with a line ending in a bare
-         * LF is not read (the copy keeps every other line as it came, so they must all end in CRLF).
-         */
-        static InDialog read(SipHead sip, String method, TopVia via) {
-            if (!sip.crlfOnly()) {
-                return null;
-            }
-            String requestLine = sip.startLineText();
-            int uriStart = method.length() + 1;
-            int uriEnd = requestLine.length() - " SIP/2.0".length();
-            if (!requestLine.startsWith(method + " ") || !requestLine.endsWith(" SIP/2.0") || uriEnd <= uriStart
-                    || requestLine.indexOf(' ', uriStart) != uriEnd) {
-                return null;
-            }
-            List<Integer> routeLines = new ArrayList<>(2);
-            List<String> routeValues = new ArrayList<>(2);
-            List<String> routeEntries = new ArrayList<>(2);
-            List<String> viaValues = new ArrayList<>(2);
-            int viaLine = -1;
-            int maxForwardsLine = -1;
-            int maxForwards = -1;
-            boolean proxyRequire = false;
-            for (int index = 0; index < sip.lineCount(); index++) {
-                if (sip.lineIs(index, "via")) {
-                    viaLine = viaLine < 0 ? index : viaLine;
-                    viaValues.add(sip.lineValueText(index));
-                } else if (sip.lineIs(index, "route")) {
-                    String value = sip.lineValueText(index);
-                    routeLines.add(index);
-                    routeValues.add(value);
-                    if (!entries(value, routeEntries)) {
-                        return null;
-                    }
-                } else if (sip.lineIs(index, "max-forwards")) {
-                    maxForwardsLine = index;
-                    maxForwards = number(sip.lineValueText(index), 3);
-                    if (maxForwards < 0 || maxForwards > 255) {
-                        return null;
-                    }
-                } else if (sip.lineIs(index, "proxy-require")) {
-                    proxyRequire = true;
-                }
-            }
-            String callId = sip.callId();
-            String toTag = sip.toTag();
-            String cseq = sip.value("cseq");
-            String cseqNumber = cseq == null ? null : sequence(cseq, method);
-            if (viaLine < 0 || !viaValues.get(0).startsWith(via.entry()) || callId == null
-                    || callId.isEmpty() || sip.count("from") == 0 || toTag == null || cseqNumber == null) {
-                return null;
-            }
-            return new InDialog(sip, requestLine.substring(uriStart, uriEnd), viaLine, viaValues, maxForwardsLine,
-                    maxForwards, proxyRequire, routeLines, routeValues, routeEntries, callId, sip.fromTag(), toTag,
-                    cseqNumber);
-        }
-
-        /**
-         * Whether a Via entry names the advertised address and port of one of our listeners: the
-         * request has been here before (a loop or a spiral, §16.3 step 4), or a Via this does not
-         * read is in the way.
-         */
-        boolean viaNamesUs(ListeningPoints ours) {
-            for (String value : viaValues) {
-                if (value.indexOf('"') >= 0 || value.indexOf('[') >= 0) {
-                    return true;
-                }
-                // each entry's sent-by, read by index (this runs for every relayed request)
-                for (int start = 0; start <= value.length(); ) {
-                    int end = value.indexOf(',', start);
-                    end = end < 0 ? value.length() : end;
-                    int semi = value.indexOf(';', start);
-                    semi = semi < 0 || semi > end ? end : semi;
-                    int sent = SipHead.trimStart(value, start, semi);
-                    int sentEnd = SipHead.trimEnd(value, sent, semi);
-                    int blank = value.indexOf(' ', sent);
-                    if (blank < 0 || blank >= sentEnd) {
-                        blank = value.indexOf('\t', sent);
-                        blank = blank < 0 || blank >= sentEnd ? -1 : blank;
-                    }
-                    String host = "";
-                    int port = (value.regionMatches(true, sent, "SIP/2.0/TLS", 0, 11) ? Transport.TLS : Transport.UDP)
-                            .defaultPort();
-                    if (blank >= 0) {
-                        int by = SipHead.trimStart(value, blank + 1, sentEnd);
-                        int colon = value.indexOf(':', by);
-                        if (colon >= 0 && colon < sentEnd) {
-                            host = value.substring(by, colon);
-                            port = number(value.substring(colon + 1, sentEnd), 5);
-                        } else {
-                            host = value.substring(by, sentEnd);
-                        }
-                    }
-                    if (ours.isSentBy(host, port)) {
-                        return true;
-                    }
-                    start = end + 1;
-                }
-            }
-            return false;
-        }
-
-        /**
-         * The bytes of the relayed copy: {@code ourVia} on top, the received top Via replaced by
-         * {@code taggedVia}, the first {@code popped} Route entries taken off, Max-Forwards one less;
-         * every other line and the body as they came.
-         */
-        byte[] relayed(String ourVia, String taggedVia, int popped) {
-            HeadCopy copy = new HeadCopy(sip).putFirst("Via: " + ourVia);
-            if (maxForwardsLine < 0) {
-                // §16.6 step 3: a copy of a request without Max-Forwards gets one, so no loop runs for ever
-                copy.putFirst("Max-Forwards: " + DEFAULT_MAX_FORWARDS);
-            } else {
-                copy.replace(maxForwardsLine, sip.lineNameText(maxForwardsLine) + ' ' + (maxForwards - 1));
-            }
-            String received = viaValues.get(0);
-            copy.replace(viaLine, sip.lineNameText(viaLine) + ' ' + taggedVia
-                    + received.substring(topEntry(received).length()));
-            int toPop = popped;
-            for (int r = 0; r < routeLines.size() && toPop > 0; r++) {
-                int line = routeLines.get(r);
-                List<String> kept = new ArrayList<>(2);
-                entries(routeValues.get(r), kept);
-                int drop = Math.min(toPop, kept.size());
-                toPop -= drop;
-                if (drop == kept.size()) {
-                    copy.remove(line);
-                } else {
-                    copy.replace(line, sip.lineNameText(line) + ' ' + String.join(", ", kept.subList(drop, kept.size())));
-                }
-            }
-            return copy.bytes();
-        }
-    }
-
-    /**
-     * A response going back through a Via of ours: its status, the copy without that Via, where the
-     * next Via says to send it, the value of the Via line on top of the copy, and its Call-ID, From,
-     * To and CSeq values as they came (null when missing), which a 2xx on a transaction of the stack
-     * is matched by.
-     */
-    private record Upstream(int status, byte[] relayed, InetSocketAddress destination, String returnPath,
-                            String topViaValue, String callId, String from, String to, String cseq) {
-
-        /**
-         * The response {@code sip} indexes, which came in over {@code over} and whose top Via is
-         * {@code ours}, or null when it is not in the form read here (as for {@link InDialog#read}).
-         */
-        static Upstream read(SipHead sip, TopVia ours, Transport over) {
-            int status = sip.status();
-            int viaLine = status < 0 || !sip.crlfOnly() ? -1 : sip.lineOf("via", 0);
-            if (viaLine < 0) {
-                return null;
-            }
-            String value = sip.lineValueText(viaLine);
-            if (!value.startsWith(ours.entry())) {
-                return null;
-            }
-            String rest = value.substring(topEntry(value).length()).trim();
-            HeadCopy copy = new HeadCopy(sip);
-            String nextValue;
-            if (rest.isEmpty()) {
-                copy.remove(viaLine);
-                int second = sip.lineOf("via", viaLine + 1);
-                nextValue = second < 0 ? null : sip.lineValueText(second);
-            } else if (rest.startsWith(",")) {
-                nextValue = rest.substring(1).trim();
-                copy.replace(viaLine, sip.lineNameText(viaLine) + ' ' + nextValue);
-            } else {
-                return null;
-            }
-            String next = nextValue == null ? null : topEntry(nextValue);
-            ViaEntry entry = next == null || next.indexOf('"') >= 0 || next.indexOf('[') >= 0 ? null : ViaEntry.read(next);
-            InetSocketAddress to = entry == null ? null : entry.address(over);
-            if (to == null) {
-                return null;
-            }
-            return new Upstream(status, copy.bytes(), to, entry.returnPath(), nextValue, sip.callId(),
-                    sip.value("from"), sip.value("to"), sip.value("cseq"));
-        }
-    }
-
-    /**
-     * Where a response goes back by the Via entry {@code via}, as {@link LoopDetector#returnPath}
-     * writes it: its {@code received}, else sent-by host, its {@code rport} value, else sent-by
-     * port, and its branch; null when the entry has no sent-by.
-     */
-    static String returnPath(String via) {
-        ViaEntry entry = ViaEntry.read(via);
-        return entry == null ? null : entry.returnPath();
-    }
-
-    /**
-     * One Via entry as written: its sent-protocol ({@code SIP/2.0/UDP}), its sent-by host and port
-     * (null when it has none), and the parameters a response's way back depends on ({@code received},
-     * {@code rport}, {@code branch}; null when absent, {@code rport} empty when it has no value).
-     */
-    private record ViaEntry(String sentProtocol, String host, String port, String received, String rport,
-                            String branch) {
-
-        /** The entry {@code via}, or null when it has no sent-by. */
-        static ViaEntry read(String via) {
-            String[] parts = via.split(";", -1);
-            String sent = parts[0].trim();
-            int blank = 0;
-            while (blank < sent.length() && sent.charAt(blank) != ' ' && sent.charAt(blank) != '\t') {
-                blank++;
-            }
-            String sentBy = sent.substring(blank).trim();
-            if (sentBy.isEmpty()) {
-                return null;
-            }
-            int colon = sentBy.lastIndexOf(':');
-            boolean bracketed = sentBy.lastIndexOf(']') > colon;
-            String host = colon < 0 || bracketed ? sentBy : sentBy.substring(0, colon).trim();
-            String port = colon < 0 || bracketed ? null : sentBy.substring(colon + 1).trim();
-            String received = null;
-            String rport = null;
-            String branch = null;
-            for (int i = 1; i < parts.length; i++) {
-                String param = parts[i].trim();
-                int eq = param.indexOf('=');
-                String name = (eq >= 0 ? param.substring(0, eq) : param).trim().toLowerCase(Locale.ROOT);
-                String value = eq >= 0 ? param.substring(eq + 1).trim() : "";
-                switch (name) {
-                    case "received" -> received = value;
-                    case "rport" -> rport = value;
-                    case "branch" -> branch = value;
-                    default -> {
-                    }
-                }
-            }
-            return new ViaEntry(sent.substring(0, blank), host, port, received, rport, branch);
-        }
-
-        /** Where a response goes back by this entry, as {@link LoopDetector#returnPath} writes it. */
-        String returnPath() {
-            return LoopDetector.returnPath(host, port, received, rport, branch);
-        }
-
-        /**
-         * Where a response goes by this entry (RFC 3261 §18.2.2, RFC 3581 §4): its {@code received}
-         * address, else its sent-by, and its {@code rport} value, else its port; null unless that is
-         * {@code over} to an IPv4 address.
-         */
-        InetSocketAddress address(Transport over) {
-            if (!sentProtocol.equalsIgnoreCase("SIP/2.0/" + over.sipName())) {
-                return null;
-            }
-            String to = received != null ? received : host;
-            int p = rport != null && !rport.isEmpty() ? number(rport, 5) : this.port != null ? number(this.port, 5)
-                    : over.defaultPort();
-            byte[] ip = new SipUriText(false, to, -1, "").ipv4();
-            if (ip == null || p < 1 || p > 65535) {
-                return null;
-            }
-            try {
-                return new InetSocketAddress(InetAddress.getByAddress(ip), p);
-            } catch (UnknownHostException e) {
-                throw new IllegalStateException("four bytes are an IPv4 address", e);
-            }
-        }
-    }
-
-    /** The top entry of a Via value, as {@link TopVia#read} takes it. */
-    private static String topEntry(String value) {
-        int comma = value.indexOf(',');
-        return (comma >= 0 ? value.substring(0, comma) : value).trim();
-    }
-
-    private static String value(String line) {
-        return line.substring(line.indexOf(':') + 1).trim();
-    }
-
-    /**
-     * Adds the entries of a Route value (name-addrs joined by commas) to {@code entries}, trimmed;
-     * false when a quote makes the commas ambiguous or an entry is empty.
-     */
-    private static boolean entries(String value, List<String> entries) {
-        if (value.indexOf('"') >= 0) {
-            return false;
-        }
-        int start = 0;
-        boolean inUri = false;
-        for (int i = 0; i <= value.length(); i++) {
-            char c = i < value.length() ? value.charAt(i) : ',';
-            if (c == '<') {
-                inUri = true;
-            } else if (c == '>') {
-                inUri = false;
-            } else if (c == ',' && !inUri) {
-                String entry = value.substring(start, i).trim();
-                if (entry.isEmpty()) {
-                    return false;
-                }
-                entries.add(entry);
-                start = i + 1;
-            }
-        }
-        return !inUri;
-    }
-
-    /** The tag parameter of a From or To value, or null when it has none: the one reader, {@link SipHead#tag}. */
-    private static String tag(String value) {
-        return SipHead.tag(value);
-    }
-
-    /** The sequence number of a CSeq value {@code n METHOD}, or null when it is not in that form. */
-    private static String sequence(String cseq, String method) {
-        int digits = 0;
-        while (digits < cseq.length() && cseq.charAt(digits) >= '0' && cseq.charAt(digits) <= '9') {
-            digits++;
-        }
-        if (digits == 0 || digits > 10 || digits == cseq.length()
-                || cseq.charAt(digits) != ' ' && cseq.charAt(digits) != '\t'
-                || Long.parseLong(cseq, 0, digits, 10) >= 1L << 31 || !cseq.substring(digits).trim().equals(method)) {
-            return null;
-        }
-        return cseq.substring(0, digits);
-    }
-
-    /** The method of a CSeq value {@code n METHOD} (its last word), or null when there is none. */
-    private static String sequenceMethod(String cseq) {
-        int blank = cseq == null ? -1 : cseq.lastIndexOf(' ');
-        String method = blank < 0 ? null : cseq.substring(blank + 1).trim();
-        return method == null || method.isEmpty() ? null : method;
-    }
-
-    /** A decimal number of 1 to {@code maxDigits} digits, or -1. */
-    private static int number(String s, int maxDigits) {
-        return SipHead.number(s, maxDigits, Integer.MAX_VALUE);
     }
 }
