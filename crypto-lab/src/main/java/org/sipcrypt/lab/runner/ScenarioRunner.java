@@ -177,9 +177,21 @@ public final class ScenarioRunner {
 
     /** A runner for one scenario. */
     public ScenarioRunner(Scenario scenario, Options options) {
+        Duration warmup = scenario.load().warmup();
+        Duration interval = options.interval();
+        if (interval != null && !interval.isZero() && !interval.isNegative() && warmup.toNanos() % interval.toNanos() != 0) {
+            // the server's CPU is read at sample boundaries: a warm-up ending between two would count
+            // the calls from its end but the CPU only from the next sample, and give too low a figure
+            throw new IllegalArgumentException("--warmup: " + seconds(warmup) + " s is not a whole number of sample"
+                    + " intervals (" + seconds(interval) + " s)");
+        }
         this.scenario = scenario;
         this.options = options;
         this.generators = new Generators(options.workDir().resolve("generators"));
+    }
+
+    private static String seconds(Duration d) {
+        return java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString();
     }
 
     /** Whether a list of ciphers holds one of the insecure suites the lab alone may run (3DES, RC4). */

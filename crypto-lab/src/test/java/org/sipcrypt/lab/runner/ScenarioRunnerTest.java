@@ -31,6 +31,18 @@ class ScenarioRunnerTest {
     }
 
     @Test
+    void aWarmUpThatEndsBetweenTwoSamplesIsRefused(@TempDir Path dir) throws Exception {
+        Scenario chain = ScenarioFiles.load("chain");
+        Scenario odd = chain.withLoad(chain.load().withTimes(Duration.ofSeconds(3), Duration.ofMillis(1500)));
+        ScenarioRunner.Options everySecond = new ScenarioRunner.Options(dir, null, line -> { }, Duration.ofSeconds(1));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new ScenarioRunner(odd, everySecond));
+        assertEquals("--warmup: 1.5 s is not a whole number of sample intervals (1 s)", e.getMessage());
+        ScenarioRunner.Options everyHalf = new ScenarioRunner.Options(dir, null, line -> { }, Duration.ofMillis(500));
+        org.junit.jupiter.api.Assertions.assertDoesNotThrow(() -> new ScenarioRunner(odd, everyHalf), "three half-second samples");
+    }
+
+    @Test
     void repetitionsAreInterleavedInARotatedOrder() {
         List<String> ciphers = List.of("udp", "tcp", "aes", "3des");
         assertEquals(ciphers, ScenarioRunner.interleaved(ciphers, 1));
