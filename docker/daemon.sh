@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a Docker daemon for the images and Compose files of docker/ when none answers, the way
 # docker-notes describe: no bridge network and no iptables rules, so containers use the host's
-# network (loopback) and nothing else on the machine changes.
+# network (loopback) and nothing else on the machine changes. Refuses to start one inside a chroot
+# (see below).
 #
 #   docker/daemon.sh start PIDFILE   start dockerd unless one answers; writes its PID to PIDFILE
 #                                    only when it started one (empty file: nothing started)
@@ -28,6 +29,23 @@ case "$cmd" in
     if ! command -v dockerd >/dev/null 2>&1; then
       echo "docker: no daemon answers and dockerd is not installed (apt-get install docker.io docker-compose debootstrap)" >&2
       exit 1
+    fi
+    # dockerd in a chroot starts containers, but `docker exec` (and with it every HEALTHCHECK)
+    # enters a container's mount namespace at that namespace's root, which is then the root
+    # outside the chroot: the command runs among that file system's files, not the image's, and
+    # fails with "not found". Entering our own mount namespace the same way shows where that root
+    # is: a different / there, or no stat program at that path (nsenter's 126, 127), is a chroot;
+    # when nsenter itself cannot (missing, not permitted) nothing is known and nothing refused.
+    if command -v nsenter >/dev/null 2>&1; then
+      here=$(stat -c %d:%i /)
+      nsrc=0
+      nsroot=$(nsenter --mount=/proc/self/ns/mnt -- "$(command -v stat)" -c %d:%i / 2>/dev/null) || nsrc=$?
+      if { [ "$nsrc" = 0 ] && [ "$nsroot" != "$here" ]; } || [ "$nsrc" = 126 ] || [ "$nsrc" = 127 ]; then
+        echo "docker: / is not the root of this mount namespace (a chroot): in the containers of a dockerd started" \
+          "here, docker exec and health checks would run among the files outside the chroot, not the image's;" \
+          "start dockerd where / is that root (a machine, a VM, a container, or pivot_root instead of chroot)" >&2
+        exit 1
+      fi
     fi
     log=${DOCKERD_LOG:-$pidfile.log}
     dockerd --bridge=none --iptables=false --ip6tables=false >"$log" 2>&1 &
