@@ -10,6 +10,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.sipcrypt.server.transport.SipHead;
 
 /**
  * JAIN-SIP's message parser and encoder on typical messages ({@link SipMessages}: REGISTER,
@@ -17,7 +18,8 @@ import org.openjdk.jmh.annotations.State;
  * each framed message: the stack's parser factory (JAIN-SIP's default, {@link StringMsgParserFactory},
  * which the server keeps) and {@code parseSIPMessage(bytes, readBody=true, strict=false, ...)}.
  * {@code serialize} is how the server puts a message on the wire: {@code encodeAsBytes(transport)},
- * which encodes every header afresh each time.
+ * which encodes every header afresh each time. {@code index} is the transport's own reading of the
+ * received bytes, which comes first ({@link SipHead}).
  * Threading: one instance per benchmark thread (JMH thread scope).
  */
 @State(Scope.Thread)
@@ -46,6 +48,15 @@ public class SipParseBenchmark extends BenchmarkDefaults {
     @Benchmark
     public SIPMessage parse() throws ParseException {
         return parsers.createMessageParser(null).parseSIPMessage(bytes, true, false, null);
+    }
+
+    /**
+     * What the server's transport does with every received message before anything else: the one
+     * index of its start line and header lines ({@link SipHead}), and the Call-ID that picks its lane.
+     */
+    @Benchmark
+    public String index() {
+        return SipHead.of(bytes).callId();
     }
 
     @Benchmark

@@ -399,8 +399,25 @@ public final class TestUa implements AutoCloseable {
         }
     }
 
-    /** The dialog of the INVITE this agent last answered with 2xx, or null. */
+    /**
+     * The dialog of the INVITE this agent last answered with 2xx, or null when it has answered none
+     * within {@link #TIMEOUT}: the caller may see the 2xx before this agent's listener has filed its
+     * dialog, so this waits for it.
+     */
     public synchronized Dialog answeredDialog() {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (answeredDialog == null) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         return answeredDialog;
     }
 
@@ -425,6 +442,7 @@ public final class TestUa implements AutoCloseable {
 
     private synchronized void answered(Dialog d) {
         answeredDialog = d;
+        notifyAll();
     }
 
     /** Problems the agent met on its own (failed answers, I/O errors), for failure messages. */
