@@ -40,14 +40,6 @@
  * <tr><td>{@code lab-uas-timer}</td><td>1</td><td>unbounded (two timers per UDP transaction)</td><td>Timers
  *     G and H, forgetting transactions, refreshing a registration over WebSocket (a queued write)</td><td>anything
  *     that blocks long</td></tr>
- * <tr><td>{@code lab-bench-start-N}</td><td>1 per cipher, in the process that runs {@code compare}, while
- *     the warm servers start</td><td>none</td><td>starting one cipher's bench: its users, UAS and server
- *     process, waiting for the server to be ready</td><td>warm-ups and measured windows (the runner waits
- *     for every start before the first)</td></tr>
- * <tr><td>{@code lab-bench-stop-N}</td><td>1 per bench being closed, in the process that runs
- *     {@code compare}</td><td>none</td><td>closing a bench the runner is done with: stopping its server
- *     (SIGTERM, a kill after 20 s) and its UAS</td><td>warm-ups and measured windows (the runner waits for
- *     every close before the next)</td></tr>
  * </table>
  */
 package org.sipcrypt.lab;

@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,7 +33,7 @@ import org.sipcrypt.server.transport.Transport;
  * started after it, registers {@code lab-uas@lab.test} over a WebSocket connection to that listener
  * and is reached over it (RFC 7118 §5). The lab's WebSocket clients send no Origin header, which the
  * server accepts with its default {@code ws.allowedOrigins} (empty: browsers' origins refused).
- * Threading: one owner thread; {@link #closeAll} closes several on threads of its own ({@link BenchStops}).
+ * Threading: one owner thread.
  */
 final class Bench implements Closeable {
 
@@ -279,16 +278,6 @@ final class Bench implements Closeable {
     /** The server's heap after its last collection, -1 unknown. */
     long heapAfterGcBytes() {
         return server != null ? server.heapAfterGcBytes() : -1;
-    }
-
-    /**
-     * Closes benches at once, a thread each ({@code lab-bench-stop-N}): their servers are asked to stop
-     * together instead of each waiting for the one before to exit. Returns when all are closed.
-     */
-    static void closeAll(Collection<Bench> benches) {
-        try (BenchStops stops = new BenchStops()) {
-            benches.forEach(stops::closeLater);
-        }
     }
 
     @Override

@@ -112,17 +112,6 @@ final class Generators implements AutoCloseable {
         }
     }
 
-    /**
-     * Starts {@code n} generator processes now, when a scenario runs more than one, so that their JVMs
-     * start while the servers do rather than before the first run; a run still gives a process at
-     * least {@link #PROCESS_START} from its start.
-     */
-    void prestart(int n) throws IOException {
-        for (int i = 0; n > 1 && i < n; i++) {
-            process(i);
-        }
-    }
-
     /** Runs {@code processes} generators with the same options against a bench. */
     Outcome run(Bench b, UacOptions o, int processes) throws Exception {
         return processes <= 1 ? inProcess(b, o) : inProcesses(b, o, processes);
@@ -166,12 +155,8 @@ final class Generators implements AutoCloseable {
     private Outcome inProcesses(Bench b, UacOptions o, int n) throws Exception {
         Path runDir = dir.resolve(String.format(Locale.ROOT, "run-%03d", ++runs));
         Files.createDirectories(runDir);
-        // a process started less than PROCESS_START ago (now, or by prestart) gets the rest of it
-        long lead = WARM_PROCESS_START.toNanos();
-        for (int i = 0; i < n; i++) {
-            lead = Math.max(lead, process(i).startedNanos() + PROCESS_START.toNanos() - System.nanoTime());
-        }
-        Instant startAt = Instant.now().plusNanos(lead);
+        boolean cold = processes.size() < n || processes.stream().anyMatch(p -> !p.process().isAlive());
+        Instant startAt = Instant.now().plus(cold ? PROCESS_START : WARM_PROCESS_START);
         List<Path> files = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Path json = runDir.resolve("uac-" + i + ".json");
@@ -259,8 +244,7 @@ final class Generators implements AutoCloseable {
                     "-cp", System.getProperty("java.class.path"), "org.sipcrypt.lab.LabMain", "uac-serve");
             Process p = ChildProcesses.track(new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start());
-            g = new GeneratorProcess(p, new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), log,
-                    System.nanoTime());
+            g = new GeneratorProcess(p, new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), log);
             processes.set(i, g);
         }
         return g;
@@ -288,10 +272,10 @@ final class Generators implements AutoCloseable {
     }
 
     /**
-     * A {@code uac-serve} process, the writer of its input, and when it was started ({@link System#nanoTime}).
+     * A {@code uac-serve} process and the writer of its input.
      * Threading: the runner's thread only.
      */
-    private record GeneratorProcess(Process process, Writer in, Path log, long startedNanos) {
+    private record GeneratorProcess(Process process, Writer in, Path log) {
 
         /** Hands it one run: its {@code uac} arguments and the file for its exit code, as one JSON line. */
         void run(List<String> args, Path done) throws IOException {

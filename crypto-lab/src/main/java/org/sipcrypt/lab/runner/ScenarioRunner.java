@@ -14,10 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.sipcrypt.lab.loadgen.Credential;
@@ -35,7 +31,6 @@ import org.sipcrypt.lab.scenario.LoadProfile;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
 import org.sipcrypt.server.cli.CertsCommand;
-import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -58,8 +53,7 @@ import picocli.CommandLine;
  * </ul>
  * Repetitions are interleaved (every cipher once, then the next repetition, in a rotated order) so
  * that a drift of the machine does not fall on one cipher.
- * Threading: one caller thread; the generator's threads report back to it, and benches are started
- * and closed together on threads of their own that it waits for.
+ * Threading: one caller thread; the generator's threads report back to it.
  */
 public final class ScenarioRunner {
 
@@ -169,8 +163,6 @@ public final class ScenarioRunner {
     private final Scenario scenario;
     private final Options options;
     private final Generators generators;
-    /** Benches of earlier points and ramps still stopping while the next one starts. */
-    private final BenchStops stops = new BenchStops();
     private Path certs;
     private int benchCount;
     private Progress progress = new Progress(1);
@@ -300,9 +292,7 @@ public final class ScenarioRunner {
             options.progress().accept(scenario.name() + ": network delay " + Environment.current().withDelay(
                     options.oneWayDelay()).delayDescribed());
         }
-        try (AutoCloseable pinned = options.pinning().pinLab(); Generators kept = generators; BenchStops closing = stops) {
-            // generator processes (multi-to-one) start on the lab's CPUs while the first servers do
-            generators.prestart(scenario.generators());
+        try (AutoCloseable pinned = options.pinning().pinLab(); Generators kept = generators) {
             if (fixed && options.warmServers()) {
                 points.addAll(warmPoints(ciphers));
             }
@@ -481,93 +471,12 @@ public final class ScenarioRunner {
     }
 
     private Bench bench(String cipher) throws Exception {
-        Path dir = benchDir(cipher);
+        Path dir = options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%s-%03d", scenario.name(),
+                options.sut().configName(), cipher.replace(':', '-'), ++benchCount));
+        List<Credential> users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
         // the generator's garbage of the previous point (a ramp leaves much) is collected now, not as
         // a pause in the middle of this point's schedule
         System.gc();
-        return open(cipher, dir);
-    }
-
-    /** The work directory of the next bench of {@code cipher}, numbered in the order they are made. */
-    private Path benchDir(String cipher) {
-        return options.workDir().resolve(String.format(Locale.ROOT, "%s-%s-%s-%03d", scenario.name(),
-                options.sut().configName(), cipher.replace(':', '-'), ++benchCount));
-    }
-
-    /**
-     * Starts the bench of every cipher at once, each on a thread of its own ({@code lab-bench-start-N}),
-     * and returns them in the order of the ciphers: a start (the server's JVM, its database and TLS
-     * stage, the UAS) measures nothing, and one after another they took several seconds each before
-     * the first warm-up could begin. Kamailio's are started one after another (it probes for free
-     * ports). When one fails, those that started are closed and the first failure is thrown.
-     */
-    private Map<String, Bench> startBenches(List<String> ciphers) throws Exception {
-        Map<String, Path> dirs = new LinkedHashMap<>();
-        for (String cipher : ciphers) {
-            dirs.put(cipher, benchDir(cipher));
-        }
-        certs();
-        System.gc();
-        Map<String, Bench> benches = new LinkedHashMap<>();
-        if (options.sut() != ServerUnderTest.SIPCRYPT || ciphers.size() == 1) {
-            try {
-                for (String cipher : ciphers) {
-                    benches.put(cipher, open(cipher, dirs.get(cipher)));
-                }
-                return benches;
-            } catch (Exception e) {
-                Bench.closeAll(benches.values());
-                throw e;
-            }
-        }
-        ExecutorService starts = Executors.newFixedThreadPool(ciphers.size(), NamedThreads.numbered("lab-bench-start"));
-        Map<String, Future<Bench>> started = new LinkedHashMap<>();
-        Exception failed = null;
-        try {
-            for (String cipher : ciphers) {
-                started.put(cipher, starts.submit(() -> open(cipher, dirs.get(cipher))));
-            }
-            // every start is waited for, also after a failure, so that none is left running unowned
-            for (Map.Entry<String, Future<Bench>> e : started.entrySet()) {
-                try {
-                    benches.put(e.getKey(), e.getValue().get());
-                } catch (ExecutionException x) {
-                    failed = firstOf(failed, x.getCause() instanceof Exception c ? c : x);
-                } catch (InterruptedException x) {
-                    // the starts under way are interrupted, stop their servers and end at once
-                    starts.shutdownNow();
-                    failed = firstOf(failed, x);
-                    try {
-                        benches.put(e.getKey(), e.getValue().get());
-                    } catch (ExecutionException | InterruptedException y) {
-                        failed.addSuppressed(y);
-                    }
-                }
-            }
-        } finally {
-            starts.shutdown();
-        }
-        if (failed != null) {
-            Bench.closeAll(benches.values());
-            if (failed instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            throw failed;
-        }
-        return benches;
-    }
-
-    private static Exception firstOf(Exception first, Exception next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
-    }
-
-    /** Starts the bench of a cipher in {@code dir}: its users, its UAS and its server; registers for redirect. */
-    private Bench open(String cipher, Path dir) throws Exception {
-        List<Credential> users = scenario.auth() ? CredentialFiles.read(Users.provision(scenario, dir)) : List.of();
         Bench b = Bench.start(scenario, cipher, dir, certs(), options.external(), options.pinning(), options.sut(),
                 options.handshake(), options.oneWayDelay(), users);
         try {
@@ -600,22 +509,16 @@ public final class ScenarioRunner {
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds after %ds warm-up",
                 progress.next(plannedFreshPoint()), scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(),
                 l.warmup().toSeconds()));
-        Bench b = bench(cipher);
-        try {
-            // the server of the point before stopped while this one started; it is gone before anything runs
-            stops.awaitAll();
+        try (Bench b = bench(cipher)) {
             PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), settleFirst(b, cipher, rep));
             options.progress().accept(line(p));
             return p;
-        } finally {
-            stops.closeLater(b);
         }
     }
 
     /**
-     * Every repetition of every cipher's fixed-rate point, on one server per cipher: the servers are
-     * started together ({@link #startBenches}), then each is warmed up ({@link #settle}) in turn and
-     * stays up, idle, while the repetitions go
+     * Every repetition of every cipher's fixed-rate point, on one server per cipher: each server is
+     * started and warmed up ({@link #settle}) in turn and then stays up, idle, while the repetitions go
      * round the ciphers in interleaved order, each a measured window after a short warm-up that sets
      * its connections up again; with more than one cipher, a first round of such windows is run and not
      * counted. A JVM pays its start and its JIT compiler's warm-up once instead of
@@ -623,18 +526,15 @@ public final class ScenarioRunner {
      */
     private List<PointRun> warmPoints(List<String> ciphers) throws Exception {
         LoadProfile l = scenario.load();
-        options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server 1 of %d, its start and warm-up at %.0f/s%s",
-                progress.next(plannedStart()), scenario.name(), ciphers.get(0), ciphers.size(), l.rate(),
-                ciphers.size() > 1 ? " (the " + ciphers.size() + " servers start together)" : ""));
-        Map<String, Bench> benches = startBenches(ciphers);
+        Map<String, Bench> benches = new LinkedHashMap<>();
         try {
             int n = 0;
             for (String cipher : ciphers) {
-                if (n++ > 0) {
-                    options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server %d of %d, its warm-up at %.0f/s",
-                            progress.next(plannedStart()), scenario.name(), cipher, n, ciphers.size(), l.rate()));
-                }
-                warmUp(benches.get(cipher), cipher, 0, l.rate());
+                options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server %d of %d, its start and warm-up at %.0f/s",
+                        progress.next(plannedStart()), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
+                Bench b = bench(cipher);
+                benches.put(cipher, b);
+                warmUp(b, cipher, 0, l.rate());
             }
             Duration windowWarmup = windowWarmup();
             if (roundZero(ciphers)) {
@@ -660,8 +560,7 @@ public final class ScenarioRunner {
             }
             return points;
         } finally {
-            // they stop together, and while the ramps' first server starts, if any
-            benches.values().forEach(stops::closeLater);
+            benches.values().forEach(Bench::close);
         }
     }
 
@@ -756,9 +655,7 @@ public final class ScenarioRunner {
         LoadProfile.Ramp r = l.ramp();
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: ramp from %.0f/s by %.0f/s, %ds steps",
                 progress.next(plannedRamp()), scenario.name(), cipher, rep, r.start(), r.step(), r.stepLength().toSeconds()));
-        Bench b = bench(cipher);
-        try {
-            stops.awaitAll();
+        try (Bench b = bench(cipher)) {
             // the server's JIT settles before any step is measured, at a rate a cold server keeps up
             // with (the fixed rate when the ramp starts above it): a warm-up that overloads it would
             // leave a backlog that fails the first steps, and a JVM still compiling fails a step its
@@ -773,8 +670,6 @@ public final class ScenarioRunner {
             options.progress().accept(String.format(Locale.ROOT, "%s %s #%d: peak %.0f/s, sustainable %.0f/s (%s)",
                     scenario.name(), cipher, rep, s.peakRate(), s.sustainableRate(), s.stoppedBy()));
             return s;
-        } finally {
-            stops.closeLater(b);
         }
     }
 

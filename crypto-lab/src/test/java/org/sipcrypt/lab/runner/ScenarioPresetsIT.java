@@ -18,26 +18,20 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
 
 /**
- * Every scenario preset, shortened to 3 s at 20 operations/s after a warm-up of 0.5 s, sampled every
- * 0.5 s, against the real server in its own process: no operation fails, every cipher asked for gives a point, and the
+ * Every scenario preset, shortened to 3 s at 20 operations/s after a 1 s warm-up, against the real
+ * server in its own process: no operation fails, every cipher asked for gives a point, and the
  * server's CPU and the lab's own per call, the generator's and (where the scenario reaches it) the
  * UAS's, were measured. Whether the generator kept to its schedule depends
  * on the machine, not on the code: a point flagged invalid for a saturated generator passes here as
  * long as its calls did. The chain runs both baselines and AES; the other presets one or two
  * ciphers each, so that together they cover every cipher (3DES and RC4 on one TLS leg each,
- * Camellia and SEED on per-call connections); the main command runs all of them on the chain. The
- * presets share one work directory, as the scenarios of one {@code compare} do, so the lab's
- * certificates are made once.
+ * Camellia and SEED on per-call connections); the main command runs all of them on the chain.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ScenarioPresetsIT {
 
-    /** The short warm-up, and the sample interval it is a whole number of. */
-    private static final Duration WARMUP = Duration.ofMillis(500);
-    private static final Duration INTERVAL = Duration.ofMillis(500);
-
     @TempDir
-    static Path dir;
+    Path dir;
 
     /**
      * SunJSSE reads its refusal of RC4 and 3DES once per JVM, at its first use: the presets that
@@ -70,12 +64,12 @@ class ScenarioPresetsIT {
     void presetRunsWithoutFailures(String preset, String cipherList) throws Exception {
         List<String> ciphers = Arrays.asList(cipherList.split(","));
         Scenario s = ScenarioFiles.load(preset);
-        s = s.withRepeat(1).withLoad(s.load().withRate(20).withTimes(Duration.ofSeconds(3), WARMUP));
+        s = s.withRepeat(1).withLoad(s.load().withRate(20).withTimes(Duration.ofSeconds(3), Duration.ofSeconds(1)));
         if (s.generators() > 1) {
             s = s.withGenerators(2);
         }
         Study study = new ScenarioRunner(s, new ScenarioRunner.Options(dir, null, System.out::println,
-                INTERVAL)).compare(ciphers, true, false);
+                Duration.ofSeconds(1))).compare(ciphers, true, false);
         assertEquals(ciphers, study.fixed().stream().map(PointRun::cipher).toList(), "a point per cipher");
         for (PointRun p : study.fixed()) {
             assertEquals(0, p.uac().failed(), p.uac().text());
