@@ -111,6 +111,7 @@ final class RequestRelay {
         }
         // §16.4: our own entries off the top of the route set
         int popped = 0;
+        SipUriText firstOurs = null;
         SipUriText next = null;
         for (String entry : req.routeEntries()) {
             SipUriText uri = routeUri(entry);
@@ -126,7 +127,9 @@ final class RequestRelay {
                 // checks the token and picks the flow
                 return null;
             }
-            popped++;
+            if (popped++ == 0) {
+                firstOurs = uri;
+            }
         }
         SipUriText requestUri = SipUriText.read(req.requestUri());
         // §16.4: a Request-URI naming this server is our Record-Route URI, put there by a strict router
@@ -136,7 +139,7 @@ final class RequestRelay {
         if (requestUri == null || ctx.local().isLocal(requestUri.host(), requestUri.port())) {
             return null;
         }
-        String signature = popped > 0 ? routeUri(req.routeEntries().get(0)).param(DialogRouteSigner.PARAM) : null;
+        String signature = firstOurs != null ? firstOurs.param(DialogRouteSigner.PARAM) : null;
         if (policy != null && !(bye
                 ? policy.mayRelayInDialog(source.getAddress(), req.callId(), req.fromTag(), req.toTag(), signature,
                         via.branch() + ' ' + req.cseqNumber() + ' ' + req.requestUri())
