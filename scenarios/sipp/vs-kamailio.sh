@@ -37,7 +37,9 @@
 #   --refine N               bisection steps after the first failure (default 3)
 #   --confirm 0|1            repeat the best rate once (default 1)
 #   --step-seconds N         length of a peak-search step (default 10)
-#   --warmup-seconds N       unmeasured warm-up at START_RATE, JIT included (default 20)
+#   --warmup-seconds N       unmeasured warm-up at START_RATE (default 90: the JVM must finish
+#                            compiling the byte paths, or the compiler's work and its slow first
+#                            minutes are charged to the measured steps)
 #   --users N                subscribers for udp-auth (default 10000)
 #   --budget-seconds N       total time budget, shared equally by the cases (default 3600)
 #   --max-failed-pct P       a step fails at this share of failed calls or more (default 1)
@@ -93,7 +95,7 @@ source "$root/scenarios/lib/sipp-steps.sh"
 options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-auth"
     --fixed-rate FIXED_RATE:-1500  --fixed-seconds FIXED_SECONDS:-15  --start-rate START_RATE:-500
     --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
-    --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-20  --users USERS:-10000
+    --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-90  --users USERS:-10000
     --budget-seconds BUDGET_SECONDS:-3600  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS:-0
     --port PORT:-15060  --pin PIN:-auto  --out OUT:-)
 parse_options "$@"
