@@ -57,7 +57,7 @@ class FastPathAgreesWithTheStackIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final long SEED = Long.getLong("sipcrypt.fuzz.fastpath.seed", 2026);
     private static final long START = Long.getLong("sipcrypt.fuzz.fastpath.start", 0);
-    private static final long INPUTS = Long.getLong("sipcrypt.fuzz.fastpath.inputs", 600);
+    private static final long INPUTS = Long.getLong("sipcrypt.fuzz.fastpath.inputs", 500);
     /** The only hosts a mutant may name: the callers and servers, the next hops (127.0.0.2, 127.0.0.3). */
     private static final List<String> HOSTS = List.of("127.0.0.1", "127.0.0.2", "127.0.0.3");
     /** Messages remembered per side to recognise the stack's retransmissions of an earlier input's. */
@@ -413,7 +413,10 @@ class FastPathAgreesWithTheStackIT {
         }
     }
 
-    /** What reached one side for an input after that input's markers: answers the stack sent on a later event. */
+    /**
+     * What reached one side for an input after that input's markers: answers the stack sent on a later event.
+     * Threading: the test thread.
+     */
     private static final class Late {
         private final Map<Long, List<String>> byInput = new TreeMap<>();
 
@@ -428,7 +431,10 @@ class FastPathAgreesWithTheStackIT {
         }
     }
 
-    /** The last messages one side received, to tell a retransmission of an earlier input's from a new one. */
+    /**
+     * The last messages one side received, to tell a retransmission of an earlier input's from a new one.
+     * Threading: the test thread.
+     */
     private static final class Seen {
         private final Set<String> messages = java.util.Collections.newSetFromMap(new LinkedHashMap<>() {
             @Override
