@@ -15,10 +15,11 @@ import java.util.regex.Pattern;
  * the relays' decisions instead of the framer's refusals. Every address a mutant carries is one of
  * {@link #hosts}, all loopback (no shorthand, no name to resolve): {@link #safe} is checked on every
  * mutant before it is sent, and one that fails is skipped. Mutant {@code i} of a seed is a pure
- * function of {@code (seed, i)}.
+ * function of {@code (seed, i)}. Used by {@code RelayFuzzIT} and by the fast path's differential fuzz
+ * ({@code org.sipcrypt.server.sip.proxy.FastPathAgreesWithTheStackIT}).
  * Threading: not thread-safe; one fuzzing thread.
  */
-final class RelayFuzzer {
+public final class RelayFuzzer {
 
     /** Hosts and host:port forms wherever an address may appear. */
     private static final Pattern HOST_CONTEXT = Pattern.compile(
@@ -39,7 +40,7 @@ final class RelayFuzzer {
      * @param hosts  the only hosts a mutant may name ({@code a.b.c.d}), each a loopback address
      * @param values tokens worth putting where a tag, Call-ID or branch was (the real ones among them)
      */
-    RelayFuzzer(List<String> hosts, List<String> values) {
+    public RelayFuzzer(List<String> hosts, List<String> values) {
         for (String h : hosts) {
             if (!h.startsWith("127.") || h.split("\\.").length != 4) {
                 throw new IllegalArgumentException("not a dotted loopback address: " + h);
@@ -50,7 +51,7 @@ final class RelayFuzzer {
     }
 
     /** Mutant {@code index} of {@code seed} (one to four edits), not yet checked by {@link #safe}. */
-    String mutate(String seed, long seedNumber, long index, List<String> addresses) {
+    public String mutate(String seed, long seedNumber, long index, List<String> addresses) {
         SplittableRandom random = new SplittableRandom(seedNumber * 1_000_003L + index);
         String m = seed;
         int edits = 1 + random.nextInt(4);
@@ -61,7 +62,7 @@ final class RelayFuzzer {
     }
 
     /** Whether every host {@code message} names, and every dotted number in it, is one of {@link #hosts}. */
-    boolean safe(String message) {
+    public boolean safe(String message) {
         Matcher hm = HOST_CONTEXT.matcher(message);
         while (hm.find()) {
             String host = hm.group(1);

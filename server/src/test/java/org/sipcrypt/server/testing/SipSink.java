@@ -111,11 +111,16 @@ public final class SipSink implements AutoCloseable {
 
     private void answer(String request) {
         String status = request.startsWith("INVITE ") ? "486 Busy Here" : "200 OK";
-        String via = request.lines().filter(l -> l.toLowerCase(Locale.ROOT).startsWith("via:")).findFirst().orElse(null);
-        if (via == null) {
+        // the top Via, long or compact, blanks allowed before the colon (RFC 3261 HCOLON)
+        String via = request.lines().filter(l -> {
+            int colon = l.indexOf(':');
+            String name = colon > 0 ? l.substring(0, colon).strip().toLowerCase(Locale.ROOT) : "";
+            return name.equals("via") || name.equals("v");
+        }).findFirst().orElse(null);
+        if (via == null || !via.contains("SIP/2.0/")) {
             return;
         }
-        String[] sentBy = via.substring(via.indexOf(' ', via.indexOf("SIP/2.0/")) + 1).split(";")[0].trim().split(":");
+        String[] sentBy = via.substring(via.indexOf(' ', via.indexOf("SIP/2.0/")) + 1).split("[;,]")[0].trim().split(":");
         try {
             byte[] bytes = SipSocket.response(request, status).getBytes(StandardCharsets.UTF_8);
             socket.send(new DatagramPacket(bytes, bytes.length,

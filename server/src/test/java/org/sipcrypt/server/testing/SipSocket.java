@@ -11,6 +11,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A bare SIP client socket for hand-written messages (malformed ones included): UDP or TCP to a
@@ -152,11 +153,16 @@ public final class SipSocket implements AutoCloseable {
     public static String response(String request, String status) {
         StringBuilder sb = new StringBuilder("SIP/2.0 " + status + "\r\n");
         for (String line : request.split("\r\n")) {
+            if (line.isEmpty()) {
+                break;
+            }
             String l = line.toLowerCase(java.util.Locale.ROOT);
-            if (l.startsWith("via:") || l.startsWith("from:") || l.startsWith("call-id:") || l.startsWith("cseq:")
-                    || l.startsWith("v:") || l.startsWith("f:") || l.startsWith("i:")) {
+            int colon = l.indexOf(':');
+            // the name as RFC 3261's HCOLON allows it: blanks may come before the colon
+            String name = colon > 0 ? l.substring(0, colon).strip() : "";
+            if (List.of("via", "from", "call-id", "cseq", "v", "f", "i").contains(name)) {
                 sb.append(line).append("\r\n");
-            } else if (l.startsWith("to:") || l.startsWith("t:")) {
+            } else if (name.equals("to") || name.equals("t")) {
                 sb.append(line).append(l.contains(";tag=") ? "" : ";tag=callee").append("\r\n");
             }
         }

@@ -280,6 +280,12 @@ final class RequestRelay {
             String toTag = sip.toTag();
             String cseq = sip.value("cseq");
             String cseqNumber = cseq == null ? null : CSeqText.sequence(cseq, method);
+            // §18.3, §20.14: a Content-Length the parse refuses, or one that is not the length of the
+            // body in these bytes (a datagram's bytes past it are dropped by the stack, too few refused),
+            // is the stack's to judge; the copy would carry it as it came
+            if (sip.count("content-length") > 0 && sip.contentLength() != sip.bytes().length - sip.bodyStart()) {
+                return null;
+            }
             if (viaLine < 0 || !viaValues.get(0).startsWith(via.entry()) || callId == null
                     || callId.isEmpty() || sip.count("from") == 0 || toTag == null || cseqNumber == null) {
                 return null;
