@@ -1,6 +1,5 @@
 package org.sipcrypt.server;
 
-import gov.nist.javax.sip.SipStackImpl;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -20,6 +19,7 @@ import javax.sip.SipProvider;
 import org.sipcrypt.server.config.ListenerConfig;
 import org.sipcrypt.server.config.ServerConfig;
 import org.sipcrypt.server.sip.ListeningPoints;
+import org.sipcrypt.server.sip.SipcryptSipStack;
 import org.sipcrypt.server.sip.LocalDomains;
 import org.sipcrypt.server.sip.proxy.RouteTable;
 import org.sipcrypt.server.transport.AddressText;
@@ -82,7 +82,7 @@ final class Listeners {
      * so the k-th listener of each transport goes under the k-th provider, the first provider holding
      * the first of each.
      */
-    static ListeningPoints listen(SipStackImpl stack, NettyTransport transport, List<Listener> listeners)
+    static ListeningPoints listen(SipcryptSipStack stack, NettyTransport transport, List<Listener> listeners)
             throws Exception {
         if (transport != null) {
             ((NettyMessageProcessorFactory) stack.getMessageProcessorFactory()).attach(transport);

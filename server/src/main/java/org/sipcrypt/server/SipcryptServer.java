@@ -1,8 +1,6 @@
 package org.sipcrypt.server;
 
 import com.github.benmanes.caffeine.cache.Ticker;
-import gov.nist.javax.sip.SipStackImpl;
-import gov.nist.javax.sip.stack.SIPServerTransaction;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -24,6 +22,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
+import javax.sip.ServerTransaction;
 import javax.sip.SipFactory;
 import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.concurrent.NamedThreads;
@@ -58,6 +57,7 @@ import org.sipcrypt.server.sip.SipCounters;
 import org.sipcrypt.server.sip.SipDispatcher;
 import org.sipcrypt.server.sip.SipStackBuilder;
 import org.sipcrypt.server.sip.SipcryptSipStack;
+import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.sip.TransactionAgeLimit;
 import org.sipcrypt.server.sip.proxy.CallRouting;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
@@ -266,8 +266,11 @@ public final class SipcryptServer implements AutoCloseable {
                 // a forwarded request whose connection (dialled without the lane waiting) failed to
                 // be set up is a 503 on its branch, on the call's lane
                 transport.reportRequestsNotSentTo((request, cause) -> {
-                    if (stack.findTransaction(request, false) instanceof ClientTransaction ct) {
-                        context.lane(request.getCallId().getCallId()).execute(() -> proxy.onNotSent(ct));
+                    ClientTransaction ct = stack.clientTransactionOf(request);
+                    if (ct != null) {
+                        String callId = ((javax.sip.header.CallIdHeader) request.getHeader(javax.sip.header.CallIdHeader.NAME))
+                                .getCallId();
+                        context.lane(callId).execute(() -> proxy.onNotSent(ct));
                     }
                 });
             }
@@ -343,8 +346,8 @@ public final class SipcryptServer implements AutoCloseable {
         housekeeping.scheduleWithFixedDelay(this::purgeExpired, PURGE_INTERVAL.toMillis(), PURGE_INTERVAL.toMillis(),
                 TimeUnit.MILLISECONDS);
         // a transaction whose request is not set yet has no method: not an INVITE one
-        TransactionAgeLimit<SIPServerTransaction> ages = new TransactionAgeLimit<>(config.timerC(),
-                st -> javax.sip.message.Request.INVITE.equals(st.getMethod()));
+        TransactionAgeLimit<ServerTransaction> ages = new TransactionAgeLimit<>(config.timerC(),
+                st -> javax.sip.message.Request.INVITE.equals(StackInternals.method(st)));
         housekeeping.scheduleWithFixedDelay(() -> endOverage(ages), AGE_SWEEP_INTERVAL.toMillis(),
                 AGE_SWEEP_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         if (transport != null) {
@@ -434,7 +437,7 @@ public final class SipcryptServer implements AutoCloseable {
      * second) when there are any; null with the JAIN-SIP transports.
      */
     private static OverloadGuard overloadGuard(ServerConfig config, SipWorkers workers, SipContext context,
-                                               SipStackImpl stack, NettyTransport transport,
+                                               SipcryptSipStack stack, NettyTransport transport,
                                                EstablishedDialogs dialogs, SourceLimits limits,
                                                MeterRegistry registry, ScheduledExecutorService housekeeping) {
         if (transport == null) {
@@ -448,7 +451,7 @@ public final class SipcryptServer implements AutoCloseable {
         CompletedTransactions kept = transport.completedTransactions();
         OverloadGuard guard = new OverloadGuard(o.queueThreshold(), o.maxQueueDelay(), o.maxTransactions(),
                 o.maxHeapAfterGc(), o.retryAfter(), workers, context::unansweredRequests,
-                branch -> stack.findTransaction(branch, true) != null,
+                stack::holdsServerTransaction,
                 dialogs == null ? (callId, fromTag, toTag) -> false : dialogs::tracks, OverloadGuard::heapUsedAfterGc,
                 () -> kept.trim(0), System::gc, registry);
         if (o.maxHeapAfterGc() > 0) {
@@ -534,8 +537,8 @@ public final class SipcryptServer implements AutoCloseable {
      * Ends the server transactions older than their bound, whatever kept them: each is counted as
      * {@code sip.transactions.aborted{reason=age_bound}} and no longer awaited at shutdown.
      */
-    private void endOverage(TransactionAgeLimit<SIPServerTransaction> ages) {
-        List<SIPServerTransaction> over;
+    private void endOverage(TransactionAgeLimit<ServerTransaction> ages) {
+        List<ServerTransaction> over;
         try {
             over = ages.overage(stack.serverTransactions(), System.nanoTime());
         } catch (RuntimeException e) {
@@ -544,14 +547,14 @@ public final class SipcryptServer implements AutoCloseable {
             log.warn("the sweep of server transactions past their age bound failed: {}", e.toString());
             return;
         }
-        for (SIPServerTransaction st : over) {
+        for (ServerTransaction st : over) {
             context.counters().transactionAborted("age_bound");
             try {
                 context.endTransaction(st);
             } catch (RuntimeException e) {
                 // one transaction the stack fails to end must not cancel the sweep for all later ones
                 context.counters().error("end_transaction");
-                log.debug("cannot end server transaction {} past its age bound: {}", st.getTransactionId(),
+                log.debug("cannot end server transaction {} past its age bound: {}", StackInternals.id(st),
                         e.toString());
             } finally {
                 context.answered(st);
@@ -648,8 +651,7 @@ public final class SipcryptServer implements AutoCloseable {
             return !context.draining();
         }
         for (ListeningPoints.Entry e : context.listeningPoints().all()) {
-            if (!(e.point() instanceof gov.nist.javax.sip.ListeningPointImpl impl)
-                    || !NettyTransport.listening(impl.getMessageProcessor())) {
+            if (!NettyTransport.listening(e.point())) {
                 return false;
             }
         }

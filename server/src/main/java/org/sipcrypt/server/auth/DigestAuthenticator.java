@@ -1,6 +1,5 @@
 package org.sipcrypt.server.auth;
 
-import gov.nist.javax.sip.parser.URLParser;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ListIterator;
 import java.util.Locale;
@@ -9,6 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import javax.sip.PeerUnavailableException;
+import javax.sip.SipFactory;
+import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import javax.sip.header.AuthorizationHeader;
@@ -38,6 +40,8 @@ public final class DigestAuthenticator {
     private static final String FORBIDDEN = "Forbidden";
     /** Stands in for a missing subscriber so a refusal costs the same hashing either way. */
     private static final String NO_HA1 = "0".repeat(64);
+    /** Parses a digest uri for {@link #sameUri}, through JAIN-SIP's public factory (no stack needs to run). */
+    private static final AddressFactory URIS = uriFactory();
 
     private final AuthConfig config;
     private final String realm;
@@ -239,6 +243,14 @@ public final class DigestAuthenticator {
         return uri instanceof SipURI sip ? sip : null;
     }
 
+    private static AddressFactory uriFactory() {
+        try {
+            return SipFactory.getInstance().createAddressFactory();
+        } catch (PeerUnavailableException e) {
+            throw new IllegalStateException("JAIN-SIP's address factory is on the class path", e);
+        }
+    }
+
     /**
      * Whether the digest uri names the Request-URI: compared as SIP URIs (RFC 3261 §19.1.4: scheme,
      * user and password case-sensitive, host case-insensitive, parameters by the rules there), or
@@ -249,7 +261,7 @@ public final class DigestAuthenticator {
             return true;
         }
         try {
-            return new URLParser(digestUri).parse().equals(requestUri);
+            return URIS.createURI(digestUri).equals(requestUri);
         } catch (java.text.ParseException | RuntimeException e) {
             return false;
         }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import gov.nist.javax.sip.address.AddressFactoryImpl;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +21,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
+import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 import org.sipcrypt.server.location.Binding;
@@ -29,6 +29,7 @@ import org.sipcrypt.server.location.ContactChange;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.RegisterChange;
 import org.sipcrypt.server.location.RegisterOutcome;
+import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +97,7 @@ public final class AdminApi {
     private final MeterRegistry registry;
     private final TlsReload tlsReload;
     private final ObjectMapper mapper = new ObjectMapper();
-    private final AddressFactoryImpl uris = new AddressFactoryImpl();
+    private final AddressFactory uris = StackInternals.addressFactory();
 
     /**
      * @param token      the bearer token ({@code admin.token}), at least {@value #MIN_TOKEN_CHARS} characters

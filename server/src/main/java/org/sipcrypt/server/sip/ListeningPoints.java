@@ -1,6 +1,5 @@
 package org.sipcrypt.server.sip;
 
-import gov.nist.javax.sip.stack.SIPTransaction;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -116,18 +115,14 @@ public final class ListeningPoints {
      * it and its transport; null when it is not known.
      */
     public Entry receivedOn(Message message, Transport transport) {
-        if (message instanceof gov.nist.javax.sip.message.SIPMessage m && m.getLocalAddress() != null) {
-            return at(transport, new InetSocketAddress(m.getLocalAddress(), m.getLocalPort()));
-        }
-        return null;
+        InetSocketAddress local = StackInternals.local(message);
+        return local == null ? null : at(transport, local);
     }
 
     /** The entry of a transaction's listening point (the one its request came in on, or left from), or null. */
     public Entry of(Transaction transaction) {
-        if (transaction instanceof SIPTransaction t && t.getMessageProcessor() != null) {
-            return of(t.getMessageProcessor().getListeningPoint());
-        }
-        return null;
+        ListeningPoint lp = StackInternals.listeningPointOf(transaction);
+        return lp == null ? null : of(lp);
     }
 
     /** Whether host and port ({@code -1} for none) are the sent-by of one of the listeners. */

@@ -1,7 +1,5 @@
 package org.sipcrypt.server.sip;
 
-import gov.nist.javax.sip.message.MessageExt;
-import gov.nist.javax.sip.stack.SIPServerTransaction;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -195,8 +193,8 @@ public final class SipContext {
      *
      * @return the server transaction of the INVITE it cancels, or null when there is none
      */
-    public SIPServerTransaction answerCancel(Request cancel, ServerTransaction st) {
-        SIPServerTransaction invite = st instanceof SIPServerTransaction sst ? sst.getCanceledInviteTransaction() : null;
+    public ServerTransaction answerCancel(Request cancel, ServerTransaction st) {
+        ServerTransaction invite = StackInternals.canceledInvite(st);
         respond(st, cancel, invite == null ? Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST : Response.OK);
         return invite;
     }
@@ -244,8 +242,8 @@ public final class SipContext {
      * transport does); else null.
      */
     public static org.sipcrypt.server.transport.Flow flowOf(Request request) {
-        return ((gov.nist.javax.sip.message.SIPRequest) request).getMessageChannel()
-                instanceof org.sipcrypt.server.transport.Flow.Carrier c ? c.flow() : null;
+        var c = StackInternals.carrierOf(request);
+        return c == null ? null : c.flow();
     }
 
     /**
@@ -253,14 +251,13 @@ public final class SipContext {
      * come over TLS, its transport does not tell, or the handshake had not finished.
      */
     public static String cipherSuiteOf(Request request) {
-        return ((gov.nist.javax.sip.message.SIPRequest) request).getMessageChannel()
-                instanceof org.sipcrypt.server.transport.Flow.Carrier c ? c.cipherSuite() : null;
+        var c = StackInternals.carrierOf(request);
+        return c == null ? null : c.cipherSuite();
     }
 
     /** The address a request's packet came from (the peer of its connection), or null when unknown. */
     public static java.net.InetAddress sourceAddress(Request request) {
-        var m = (gov.nist.javax.sip.message.SIPRequest) request;
-        return m.getPeerPacketSourceAddress() != null ? m.getPeerPacketSourceAddress() : m.getRemoteAddress();
+        return StackInternals.sourceAddress(request);
     }
 
     /**
@@ -277,7 +274,7 @@ public final class SipContext {
      */
     private static boolean completesOverUdp(ServerTransaction st, Response response, boolean own) {
         if (response.getStatusCode() < 200
-                || !"UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
+                || !StackInternals.overUdp(st)) {
             return false;
         }
         CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
@@ -287,8 +284,8 @@ public final class SipContext {
         if (!Request.INVITE.equals(cseq.getMethod())) {
             return true;
         }
-        if (own && response.getStatusCode() >= 300 && ((SIPServerTransaction) st).getLastResponseStatusCode() == 0) {
-            ((MessageExt) response).setApplicationData(CompletedTransactions.Mark.REJECTED_INVITE);
+        if (own && response.getStatusCode() >= 300 && StackInternals.lastResponseStatus(st) == 0) {
+            StackInternals.attach(response, CompletedTransactions.Mark.REJECTED_INVITE);
             return true;
         }
         return false;
@@ -310,7 +307,7 @@ public final class SipContext {
 
     /** Ends the answered INVITE transaction {@code st}; over UDP its key {@code via} absorbs retransmitted INVITEs. */
     private void endAcceptedInvite(ServerTransaction st, ViaHeader via) {
-        if (completed != null && "UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
+        if (completed != null && StackInternals.overUdp(st)) {
             completed.absorbed(CompletedTransactions.key(via, Request.INVITE));
         }
         endTransaction(st);
@@ -326,9 +323,8 @@ public final class SipContext {
      */
     private static void shortTimerI(ServerTransaction st, Response response) {
         CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
-        var tx = (gov.nist.javax.sip.stack.SIPServerTransaction) st;
-        if (cseq != null && Request.INVITE.equals(cseq.getMethod()) && "UDP".equalsIgnoreCase(tx.getTransport())) {
-            tx.setTimerT4(tx.getBaseTimerInterval());
+        if (cseq != null && Request.INVITE.equals(cseq.getMethod()) && StackInternals.overUdp(st)) {
+            StackInternals.shortenT4(st);
         }
     }
 
@@ -342,17 +338,15 @@ public final class SipContext {
      * every young collection copied and every ZGC cycle marked).
      */
     public void endTransaction(javax.sip.Transaction t) {
-        var tx = (gov.nist.javax.sip.stack.SIPTransaction) t;
         try {
             t.terminate();
         } catch (javax.sip.ObjectInUseException e) {
             counters.error("end_transaction");
             log.debug("cannot end {} transaction {}: {}", t instanceof ServerTransaction ? "server" : "client",
-                    tx.getTransactionId(), e.toString());
+                    StackInternals.id(t), e.toString());
             return;
         }
-        tx.getSIPStack().removeTransaction(tx);
-        tx.cleanUp();
+        StackInternals.remove(t);
         // the stack leaves the application's data to the application: the proxy's call and branch
         t.setApplicationData(null);
     }
@@ -381,7 +375,7 @@ public final class SipContext {
     private void dropKeptProvisional(ServerTransaction st, Response response) {
         CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
         if (cseq != null && Request.INVITE.equals(cseq.getMethod())
-                && "UDP".equalsIgnoreCase(((gov.nist.javax.sip.stack.SIPTransaction) st).getTransport())) {
+                && StackInternals.overUdp(st)) {
             completed.finalResponse(CompletedTransactions.key((ViaHeader) response.getHeader(ViaHeader.NAME),
                     Request.INVITE));
         }
@@ -478,9 +472,8 @@ public final class SipContext {
      * transaction without a final response, and without a timer, for good.
      */
     private boolean noListenerFor(ServerTransaction st, Response response) {
-        var tx = (gov.nist.javax.sip.stack.SIPTransaction) st;
         ViaHeader via = (ViaHeader) response.getHeader(ViaHeader.NAME);
-        if (via == null || via.getTransport() == null || tx.isReliable()) {
+        if (via == null || via.getTransport() == null || StackInternals.reliable(st)) {
             return false;
         }
         // the stack answers from the provider of the transaction's listening point
@@ -495,8 +488,7 @@ public final class SipContext {
      */
     private void endUndelivered(ServerTransaction st, String reason) {
         counters.transactionAborted(reason);
-        var tx = (gov.nist.javax.sip.stack.SIPTransaction) st;
-        if (tx.getSIPStack().findTransaction(tx.getTransactionId(), true) == tx) {
+        if (StackInternals.held(st)) {
             endTransaction(st);
         }
     }

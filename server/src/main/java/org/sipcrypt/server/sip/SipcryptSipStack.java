@@ -92,8 +92,18 @@ public final class SipcryptSipStack extends SipStackImpl {
     }
 
     /** The server transactions in the stack's table: a live view, weakly consistent as the table's. */
-    public Collection<SIPServerTransaction> serverTransactions() {
+    public Collection<javax.sip.ServerTransaction> serverTransactions() {
         return java.util.Collections.unmodifiableCollection(serverTransactionTable.values());
+    }
+
+    /** Whether the stack holds a server transaction keyed {@code branch} (an RFC 3261 branch in lower case). */
+    public boolean holdsServerTransaction(String branch) {
+        return findTransaction(branch, true) != null;
+    }
+
+    /** The client transaction that sent {@code request}, or null when the stack holds none. */
+    public javax.sip.ClientTransaction clientTransactionOf(javax.sip.message.Request request) {
+        return findTransaction((SIPRequest) request, false) instanceof javax.sip.ClientTransaction ct ? ct : null;
     }
 
     /**

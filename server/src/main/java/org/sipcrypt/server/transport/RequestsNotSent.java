@@ -1,6 +1,6 @@
 package org.sipcrypt.server.transport;
 
-import gov.nist.javax.sip.message.SIPRequest;
+import javax.sip.message.Request;
 
 /**
  * Hears of requests the stack sent that never left: a connection is dialled while the sender goes on
@@ -17,5 +17,5 @@ public interface RequestsNotSent {
      * @param request the request as the stack sent it (the client transaction's own)
      * @param cause   why: the connect's or the handshake's failure, or the connection closing first
      */
-    void notSent(SIPRequest request, Throwable cause);
+    void notSent(Request request, Throwable cause);
 }

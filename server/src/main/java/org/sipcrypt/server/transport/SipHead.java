@@ -364,11 +364,13 @@ public final class SipHead {
      * colon, no line folded (§7.3.1), no control character but HTAB before the line end (CRLF or
      * LF, §7.5), a blank line after the headers, none of Call-ID, From, To, CSeq, Max-Forwards and
      * Content-Length twice (long and compact forms counted together: the rule of exact names and
-     * single headers every byte reader keeps), and a From or To with at most one {@code tag}
-     * parameter, a token, after an address free of quotes in its parameters.
+     * single headers every byte reader keeps), a From or To with at most one {@code tag}
+     * parameter, a token, after an address free of quotes in its parameters, and a Content-Length,
+     * if any, that is a number of at most 9 digits equal to the length of the body in these bytes.
      *
      * @return null, or the reason: {@code start_line}, {@code header_name}, {@code folded_line},
-     *     {@code control_character}, {@code no_blank_line}, {@code duplicate_header} or {@code header_params}
+     *     {@code control_character}, {@code no_blank_line}, {@code duplicate_header}, {@code header_params}
+     *     or {@code content_length}
      */
     public String irregularity() {
         if (!irregularityRead) {
@@ -383,6 +385,12 @@ public final class SipHead {
             if (first < structuralLine && tagCountOf(ids[first]) > 1
                     || second >= 0 && second != first && second < structuralLine && tagCountOf(ids[second]) > 1) {
                 irregularity = "header_params";
+            }
+            // §18.3, §20.14: a Content-Length the parse refuses, or one that is not the length of the
+            // body in these bytes (a datagram's bytes past it are dropped by the parse, too few refused):
+            // a copy or an answer made from the bytes would carry or key on the message otherwise
+            if (irregularity == null && counts[CONTENT_LENGTH] > 0 && contentLength() != msg.length - bodyStart()) {
+                irregularity = "content_length";
             }
         }
         return irregularity;

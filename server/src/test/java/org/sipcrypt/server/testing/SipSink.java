@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * A user agent that only listens: a UDP socket on another loopback address (127.0.0.2 by default,
@@ -113,8 +112,7 @@ public final class SipSink implements AutoCloseable {
         String status = request.startsWith("INVITE ") ? "486 Busy Here" : "200 OK";
         // the top Via, long or compact, blanks allowed before the colon (RFC 3261 HCOLON)
         String via = request.lines().filter(l -> {
-            int colon = l.indexOf(':');
-            String name = colon > 0 ? l.substring(0, colon).strip().toLowerCase(Locale.ROOT) : "";
+            String name = SipSocket.headerName(l);
             return name.equals("via") || name.equals("v");
         }).findFirst().orElse(null);
         if (via == null || !via.contains("SIP/2.0/")) {

@@ -156,17 +156,24 @@ public final class SipSocket implements AutoCloseable {
             if (line.isEmpty()) {
                 break;
             }
-            String l = line.toLowerCase(java.util.Locale.ROOT);
-            int colon = l.indexOf(':');
-            // the name as RFC 3261's HCOLON allows it: blanks may come before the colon
-            String name = colon > 0 ? l.substring(0, colon).strip() : "";
+            String name = headerName(line);
             if (List.of("via", "from", "call-id", "cseq", "v", "f", "i").contains(name)) {
                 sb.append(line).append("\r\n");
             } else if (name.equals("to") || name.equals("t")) {
-                sb.append(line).append(l.contains(";tag=") ? "" : ";tag=callee").append("\r\n");
+                sb.append(line).append(line.toLowerCase(java.util.Locale.ROOT).contains(";tag=") ? "" : ";tag=callee")
+                        .append("\r\n");
             }
         }
         return sb.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
+    /**
+     * The name of header line {@code line} in lower case, as RFC 3261's HCOLON allows it (blanks may
+     * come before the colon); empty when the line has no name before a colon.
+     */
+    public static String headerName(String line) {
+        int colon = line.indexOf(':');
+        return colon > 0 ? line.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT) : "";
     }
 
     /** A Contact header line naming this socket for {@code user}, with the transport parameter over TCP. */

@@ -159,6 +159,17 @@ class SipHeadTest {
         assertEquals("duplicate_header", head("BYE sip:b@h SIP/2.0\r\nCall-ID: c\r\nCall-ID: d\r\n"
                 + "To: <sip:b@h>;tag=1;tag=2\r\n\r\n").irregularity());
         assertEquals("control_character", head("BYE sip:b@h\u0000 SIP/2.0\r\n\r\n").irregularity());
+        // a Content-Length the index cannot read, or not the body's length in these bytes
+        assertEquals("content_length", head("BYE sip:b@h SIP/2.0\r\nContent-Length: 2\r\n\r\nabc").irregularity());
+        assertEquals("content_length", head("BYE sip:b@h SIP/2.0\r\nl: 4\r\n\r\nabc").irregularity());
+        assertEquals("content_length", head("BYE sip:b@h SIP/2.0\r\nContent-Length: x\r\n\r\n").irregularity());
+        assertEquals("content_length", head("BYE sip:b@h SIP/2.0\r\nContent-Length: 0\r\n\r\n\r\n").irregularity());
+        assertNull(head("BYE sip:b@h SIP/2.0\r\nContent-Length: 3\r\n\r\nabc").irregularity());
+        assertNull(head("BYE sip:b@h SIP/2.0\r\nContent-Length:  03 \r\n\r\nabc").irregularity());
+        assertNull(head("BYE sip:b@h SIP/2.0\r\nContent-Length: 3\n\nabc").irregularity(), "bare LF lines");
+        assertNull(head("BYE sip:b@h SIP/2.0\r\n\r\nabc").irregularity(), "no Content-Length: the datagram's rest");
+        assertEquals("duplicate_header", head("BYE sip:b@h SIP/2.0\r\nCall-ID: c\r\ni: d\r\nl: 9\r\n\r\n")
+                .irregularity(), "a structural reason comes first");
         // a repeated header the byte readers do not read is no irregularity
         assertNull(head("BYE sip:b@h SIP/2.0\r\nVia: a\r\nVia: b\r\nRoute: <sip:h>\r\nRoute: <sip:i>\r\n\r\n")
                 .irregularity());

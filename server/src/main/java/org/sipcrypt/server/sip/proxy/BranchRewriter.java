@@ -13,12 +13,12 @@ import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
-import gov.nist.javax.sip.message.MessageExt;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.transport.Listener;
 import org.sipcrypt.server.transport.Transport;
 
@@ -88,7 +88,7 @@ final class BranchRewriter {
             out.addFirst(ctx.headers().createHeader(RouteHeader.NAME, target.path().get(i)));
         }
         Transport outTransport = target.flow() != null ? target.flow().transport() : outgoingTransport(out);
-        ((MessageExt) out).setApplicationData(target.flow());
+        StackInternals.attach(out, target.flow());
         ListeningPoints.Entry outgoing = target.flow() != null
                 ? ctx.listeningPoints().at(outTransport, target.flow().local()) : null;
         if (outgoing == null) {

@@ -1,7 +1,5 @@
 package org.sipcrypt.server.sip.proxy;
 
-import gov.nist.javax.sip.header.SIPHeader;
-import gov.nist.javax.sip.message.SIPRequest;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
@@ -42,6 +40,7 @@ import org.sipcrypt.server.routing.CallRouters;
 import org.sipcrypt.server.routing.RouteDecision;
 import org.sipcrypt.server.routing.RouteRequest;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.transport.Flow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -232,7 +231,7 @@ public final class CallRouting {
             List<String> values = new ArrayList<>(1);
             for (ListIterator<?> it = fwd.getHeaders(name); it.hasNext(); ) {
                 Object h = it.next();
-                values.add(h instanceof SIPHeader s ? s.getHeaderValue() : h.toString());
+                values.add(StackInternals.value((Header) h));
             }
             headers.put(name.toLowerCase(Locale.ROOT), values);
         }
@@ -243,8 +242,7 @@ public final class CallRouting {
             source = flow.remote();
             transport = flow.transport().configName();
         } else {
-            SIPRequest r = (SIPRequest) received;
-            source = new InetSocketAddress(r.getRemoteAddress(), r.getRemotePort());
+            source = StackInternals.remote(received);
             ViaHeader via = (ViaHeader) received.getHeader(ViaHeader.NAME);
             transport = via == null ? "udp" : via.getTransport().toLowerCase(Locale.ROOT);
         }

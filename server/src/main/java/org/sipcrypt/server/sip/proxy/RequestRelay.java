@@ -233,7 +233,8 @@ final class RequestRelay {
          * here. The transport hands the relays only messages {@link SipHead#irregularity} passed (a
          * blank line after the headers, no folded line, no header name that is not a token, no
          * repeated Call-ID, From, To, CSeq, Max-Forwards or Content-Length, no From or To with two
-         * tags), so none of that is looked for again here; a message with a line ending in a bare
+         * tags, a Content-Length, if any, equal to the body's length), so none of that is looked for
+         * again here; a message with a line ending in a bare
          * LF is not read (the copy keeps every other line as it came, so they must all end in CRLF).
          */
         static InDialog read(SipHead sip, String method, TopVia via) {
@@ -280,12 +281,6 @@ final class RequestRelay {
             String toTag = sip.toTag();
             String cseq = sip.value("cseq");
             String cseqNumber = cseq == null ? null : CSeqText.sequence(cseq, method);
-            // §18.3, §20.14: a Content-Length the parse refuses, or one that is not the length of the
-            // body in these bytes (a datagram's bytes past it are dropped by the stack, too few refused),
-            // is the stack's to judge; the copy would carry it as it came
-            if (sip.count("content-length") > 0 && sip.contentLength() != sip.bytes().length - sip.bodyStart()) {
-                return null;
-            }
             if (viaLine < 0 || !viaValues.get(0).startsWith(via.entry()) || callId == null
                     || callId.isEmpty() || sip.count("from") == 0 || toTag == null || cseqNumber == null) {
                 return null;

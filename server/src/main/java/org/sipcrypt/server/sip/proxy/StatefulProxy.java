@@ -1,8 +1,5 @@
 package org.sipcrypt.server.sip.proxy;
 
-import gov.nist.javax.sip.message.SIPRequest;
-import gov.nist.javax.sip.stack.SIPClientTransaction;
-import gov.nist.javax.sip.stack.SIPServerTransaction;
 import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.ArrayList;
@@ -20,6 +17,7 @@ import javax.sip.ServerTransaction;
 import javax.sip.SipException;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
+import javax.sip.header.CSeqHeader;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.MaxForwardsHeader;
@@ -39,6 +37,7 @@ import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.sip.ProxyFunction;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.transport.ConnectionScope;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
@@ -211,7 +210,7 @@ public final class StatefulProxy implements ProxyFunction {
         FromHeader from = (FromHeader) request.getHeader(FromHeader.NAME);
         Flow in = SipContext.flowOf(request);
         String transport = in != null ? in.transport().sipName().toLowerCase(Locale.ROOT)
-                : ((SIPServerTransaction) st).getTransport().toLowerCase(Locale.ROOT);
+                : StackInternals.transport(st).toLowerCase(Locale.ROOT);
         return records.started(callId, from == null ? null : from.getTag(),
                 from == null ? null : from.getAddress().getURI().toString(), to.getAddress().getURI().toString(),
                 user, transport, SipContext.cipherSuiteOf(request));
@@ -366,7 +365,7 @@ public final class StatefulProxy implements ProxyFunction {
             return null;
         }
         ProxyCall call = branch.call;
-        SIPServerTransaction st = (SIPServerTransaction) call.st;
+        ServerTransaction st = call.st;
         List<ProxyCall.Branch> cancel = call.okFromBytes(branch, status);
         if (cancel == null) {
             return null;
@@ -408,13 +407,7 @@ public final class StatefulProxy implements ProxyFunction {
         if (branch == null || branch.call.finalSent()) {
             return null;
         }
-        var tx = (SIPClientTransaction) ct;
-        javax.sip.TransactionState state = tx.getState();
-        if (state == javax.sip.TransactionState.CALLING) {
-            tx.disableRetransmissionTimer();
-            tx.disableTimeoutTimer();
-            tx.setState(javax.sip.TransactionState._PROCEEDING);
-        } else if (state != javax.sip.TransactionState.PROCEEDING) {
+        if (!StackInternals.proceed(ct)) {
             return null;
         }
         startTimerC(branch);
@@ -436,19 +429,20 @@ public final class StatefulProxy implements ProxyFunction {
     private static ProxyCall.Branch branchFromBytes(ClientTransaction ct, String callId, String fromTag,
                                                     String cseqNumber, InetSocketAddress upstream,
                                                     InetSocketAddress local, Transport over) {
-        if (!(ct instanceof SIPClientTransaction tx) || !tx.isInviteTransaction()
+        if (!StackInternals.inviteClient(ct)
                 || !(ct.getApplicationData() instanceof ProxyCall.Branch branch) || cseqNumber == null
-                || !over.sipName().equalsIgnoreCase(tx.getTransport())) {
+                || !over.sipName().equalsIgnoreCase(StackInternals.transport(ct))) {
             return null;
         }
-        SIPRequest sent = tx.getOriginalRequest();
+        Request sent = StackInternals.sentRequest(ct);
         ProxyCall call = branch.call;
-        if (sent == null || !call.invite || !callId.equals(sent.getCallId().getCallId())
-                || !fromTag.equals(sent.getFromTag()) || !cseqNumber.equals(Long.toString(sent.getCSeq().getSeqNumber()))
-                || !(call.st instanceof SIPServerTransaction st) || !over.sipName().equalsIgnoreCase(st.getTransport())
-                || st.getPort() != local.getPort() || !local.getAddress().getHostAddress().equals(st.getHost())
-                || !over.reliable() && (st.getPeerPort() != upstream.getPort()
-                || !upstream.getAddress().getHostAddress().equals(st.getPeerAddress()))) {
+        ServerTransaction st = call.st;
+        if (sent == null || !call.invite || !callId.equals(((CallIdHeader) sent.getHeader(CallIdHeader.NAME)).getCallId())
+                || !fromTag.equals(((FromHeader) sent.getHeader(FromHeader.NAME)).getTag())
+                || !cseqNumber.equals(Long.toString(((CSeqHeader) sent.getHeader(CSeqHeader.NAME)).getSeqNumber()))
+                || st == null || !over.sipName().equalsIgnoreCase(StackInternals.transport(st))
+                || !StackInternals.receivedOn(st, local)
+                || !over.reliable() && !StackInternals.peerIs(st, upstream)) {
             return null;
         }
         return branch;
@@ -463,9 +457,8 @@ public final class StatefulProxy implements ProxyFunction {
      * own handling of it) ends the transaction, with both parsed messages, that much sooner.
      */
     private static void shortTimerK(ClientTransaction ct) {
-        var tx = (gov.nist.javax.sip.stack.SIPClientTransaction) ct;
-        if ("UDP".equalsIgnoreCase(tx.getTransport())) {
-            tx.setTimerT4(tx.getBaseTimerInterval());
+        if (StackInternals.overUdp(ct)) {
+            StackInternals.shortenT4(ct);
         }
     }
 
@@ -590,8 +583,8 @@ public final class StatefulProxy implements ProxyFunction {
         if (v.forward() == null) {
             records.failed(call.record, v.synthesize(), false);
         } else if (v.forward().getStatusCode() / 100 == 2) {
-            String transport = branch.tx instanceof SIPClientTransaction tx && tx.getTransport() != null
-                    ? tx.getTransport().toLowerCase(Locale.ROOT) : null;
+            String transport = branch.tx != null && StackInternals.transport(branch.tx) != null
+                    ? StackInternals.transport(branch.tx).toLowerCase(Locale.ROOT) : null;
             records.answered(call.record, v.forward().getStatusCode(), transport, cipherSuiteOf(branch.tx));
         } else if (v.forward().getStatusCode() >= 300) {
             records.failed(call.record, v.forward().getStatusCode(), true);
@@ -600,8 +593,8 @@ public final class StatefulProxy implements ProxyFunction {
 
     /** The TLS suite of the connection a client transaction's request went over, or null (not TLS, or not known). */
     private static String cipherSuiteOf(ClientTransaction ct) {
-        return ct instanceof SIPClientTransaction tx && tx.getMessageChannel() instanceof Flow.Carrier c
-                ? c.cipherSuite() : null;
+        Flow.Carrier c = ct == null ? null : StackInternals.carrierOf(ct);
+        return c == null ? null : c.cipherSuite();
     }
 
     /** Closes per-call connections when the dialog ends: BYE answered, INVITE failed, or a non-dialog request done. */
@@ -637,7 +630,7 @@ public final class StatefulProxy implements ProxyFunction {
         try (ConnectionScope scope = ConnectionScope.call(branch.call.callId)) {
             Request cancel = branch.tx.createCancel();
             // §9.1: the CANCEL goes where its INVITE went, from the same listening point
-            ClientTransaction ct = ((SIPClientTransaction) branch.tx).getSipProvider().getNewClientTransaction(cancel);
+            ClientTransaction ct = StackInternals.providerOf(branch.tx).getNewClientTransaction(cancel);
             shortTimerK(ct);
             ct.sendRequest();
             ctx.counters().forwarded(Request.CANCEL);
@@ -676,7 +669,7 @@ public final class StatefulProxy implements ProxyFunction {
     /** CANCEL (§16.10): answered here with 200, then sent on every branch of the INVITE. */
     @Override
     public void onCancel(Request cancel, ServerTransaction st) {
-        SIPServerTransaction invite = ctx.answerCancel(cancel, st);
+        ServerTransaction invite = ctx.answerCancel(cancel, st);
         if (invite == null) {
             return;
         }
@@ -754,7 +747,7 @@ public final class StatefulProxy implements ProxyFunction {
             }
             out.addFirst(ctx.via(from.listener(), loops.statelessBranch(ack)));
             // RFC 5626 §5.3: over the other side's flow, marked for the stack's router
-            ((gov.nist.javax.sip.message.MessageExt) out).setApplicationData(flow);
+            StackInternals.attach(out, flow);
             try (ConnectionScope scope = flow != null ? ConnectionScope.flow(callId(ack))
                     : ConnectionScope.call(callId(ack))) {
                 from.provider().sendRequest(out);

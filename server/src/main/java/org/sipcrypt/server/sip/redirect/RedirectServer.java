@@ -1,6 +1,5 @@
 package org.sipcrypt.server.sip.redirect;
 
-import gov.nist.javax.sip.stack.SIPServerTransaction;
 import java.text.ParseException;
 import java.util.Objects;
 import javax.sip.InvalidArgumentException;
@@ -13,6 +12,7 @@ import javax.sip.message.Response;
 import org.sipcrypt.server.location.Binding;
 import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.sip.SipFunction;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.slf4j.Logger;
@@ -83,9 +83,9 @@ public final class RedirectServer implements SipFunction {
     /** CANCEL: 200 for the CANCEL, 487 for the INVITE when it is still unanswered. */
     @Override
     public void onCancel(Request cancel, ServerTransaction st) {
-        SIPServerTransaction invite = ctx.answerCancel(cancel, st);
-        if (invite != null && invite.getLastResponseStatusCode() < 200) {
-            ctx.respond(invite, invite.getOriginalRequest(), Response.REQUEST_TERMINATED);
+        ServerTransaction invite = ctx.answerCancel(cancel, st);
+        if (invite != null && StackInternals.lastResponseStatus(invite) < 200) {
+            ctx.respond(invite, StackInternals.originalRequest(invite), Response.REQUEST_TERMINATED);
         }
     }
 }

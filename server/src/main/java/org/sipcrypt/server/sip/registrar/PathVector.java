@@ -6,6 +6,7 @@ import java.util.ListIterator;
 import java.util.Objects;
 import javax.sip.header.Header;
 import javax.sip.message.Request;
+import org.sipcrypt.server.sip.StackInternals;
 
 /**
  * The Path of a REGISTER (RFC 3327 §4) as the location service stores it: the header values in the
@@ -35,8 +36,7 @@ public final class PathVector {
         ListIterator<?> it = request.getHeaders(HEADER);
         while (it != null && it.hasNext()) {
             Header h = (Header) it.next();
-            String value = h instanceof gov.nist.javax.sip.header.SIPHeader sip ? sip.getHeaderValue()
-                    : h.toString().substring(h.toString().indexOf(':') + 1);
+            String value = StackInternals.value(h);
             // one header line may carry several comma-separated values
             entries.addAll(split(value));
         }

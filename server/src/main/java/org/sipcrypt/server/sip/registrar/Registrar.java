@@ -34,6 +34,7 @@ import org.sipcrypt.server.location.RegisterChange;
 import org.sipcrypt.server.location.RegisterOutcome;
 import org.sipcrypt.server.sip.RegistrarFunction;
 import org.sipcrypt.server.sip.SipContext;
+import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
@@ -344,9 +345,8 @@ public final class Registrar implements RegistrarFunction {
 
     /** The address and port {@code request}'s packets came from, or null when unknown. */
     public static InetSocketAddress source(Request request) {
-        var m = (gov.nist.javax.sip.message.SIPRequest) request;
-        var addr = SipContext.sourceAddress(request);
-        int port = m.getPeerPacketSourcePort() > 0 ? m.getPeerPacketSourcePort() : m.getRemotePort();
+        var addr = StackInternals.sourceAddress(request);
+        int port = StackInternals.sourcePort(request);
         return addr == null || port <= 0 ? null : new InetSocketAddress(addr, port);
     }
 
@@ -360,10 +360,10 @@ public final class Registrar implements RegistrarFunction {
     }
 
     private static String received(Request request) {
-        var m = (gov.nist.javax.sip.message.SIPRequest) request;
-        String transport = m.getTopmostVia() != null ? m.getTopmostVia().getTransport() : "udp";
-        var addr = SipContext.sourceAddress(request);
-        int port = m.getPeerPacketSourcePort() > 0 ? m.getPeerPacketSourcePort() : m.getRemotePort();
+        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
+        String transport = via != null ? via.getTransport() : "udp";
+        var addr = StackInternals.sourceAddress(request);
+        int port = StackInternals.sourcePort(request);
         return transport.toLowerCase(Locale.ROOT) + ":" + (addr == null ? "?" : addr.getHostAddress()) + ":" + port;
     }
 

@@ -303,9 +303,10 @@ public final class NettyTransport implements CallConnections, FastPath.Seams, Au
         return n;
     }
 
-    /** Whether a message processor of the stack is one of ours with its listening socket open. */
-    public static boolean listening(gov.nist.javax.sip.stack.MessageProcessor processor) {
-        return processor instanceof NettyMessageProcessor p && p.listening();
+    /** Whether a listening point of the stack is on one of our processors with its listening socket open. */
+    public static boolean listening(javax.sip.ListeningPoint point) {
+        return point instanceof gov.nist.javax.sip.ListeningPointImpl impl
+                && impl.getMessageProcessor() instanceof NettyMessageProcessor p && p.listening();
     }
 
     private static String key(Transport transport, InetSocketAddress address) {
