@@ -135,15 +135,16 @@ class AuthBypassIT extends ProxyAttackFixture {
             assertEquals(Response.OK, reinvite.awaitFinal(TestUa.TIMEOUT).getStatusCode());
             assertEquals(2, bob.awaitRequests(Request.INVITE, 2, TestUa.TIMEOUT).size());
             assertEquals(2, bob.awaitRequests(Request.ACK, 2, TestUa.TIMEOUT).size());
-            // both ACKs proved the dialog from their bytes and were relayed without the stack
-            assertEquals(2.0, server.server().transportCounters().value("sip.requests.relayed_early"));
+            // both ACKs proved the dialog from their bytes and were relayed without the stack (with the
+            // fast path on; else the stack proved and relayed them)
+            assertEquals(server.fastPath() ? 2.0 : 0.0, server.server().transportCounters().value("sip.requests.relayed_early"));
             // the callee's own in-dialog request (From and To swapped) proves the dialog too
             SipExchange info = bob.sendInDialog(bob.answeredDialog(), Request.INFO);
             assertEquals(Response.OK, info.awaitFinal(TestUa.TIMEOUT).getStatusCode());
             assertEquals(Response.OK, call.hangUp().getStatusCode());
             assertEquals(1, bob.received(Request.BYE).size());
             // the BYE proved the dialog from its bytes too (the INFO, not in the plain form, by the stack)
-            assertEquals(3.0, server.server().transportCounters().value("sip.requests.relayed_early"));
+            assertEquals(server.fastPath() ? 3.0 : 0.0, server.server().transportCounters().value("sip.requests.relayed_early"));
             assertTrue(alice.errors().isEmpty(), alice.errors().toString());
         }
     }

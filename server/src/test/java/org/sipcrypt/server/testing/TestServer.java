@@ -81,6 +81,14 @@ public final class TestServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Whether the server's fast path is on ({@code sip.fastPath}): only then do its byte-path
+     * counters ({@code sip.requests.relayed_early}, ...) count what it settled from bytes.
+     */
+    public boolean fastPath() {
+        return server.config().fastPath();
+    }
+
     /** The address of a transport's listener. */
     public InetSocketAddress address(Transport t) {
         return server.address(t);

@@ -96,8 +96,8 @@ class UdpRetransmissionIT {
             callee.send(ok);
             String answered = caller.awaitMessage("SIP/2.0 200", WAIT);
             assertNotNull(answered, "the 200 reaches the caller");
-            assertEquals(1.0, server.server().transportCounters().value("sip.responses.relayed_early"),
-                    "the 200 went upstream from its bytes");
+            assertEquals(server.fastPath() ? 1.0 : 0.0, server.server().transportCounters().value("sip.responses.relayed_early"),
+                    "the 200 went upstream from its bytes (with the fast path on)");
 
             caller.send(invite);
             // same Call-ID, so handled in order after the retransmission: the next thing bob sees
