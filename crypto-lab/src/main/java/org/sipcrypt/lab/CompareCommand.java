@@ -12,6 +12,7 @@ import java.util.Locale;
 import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.ExternalTarget;
 import org.sipcrypt.lab.runner.Handshake;
+import org.sipcrypt.lab.runner.KamailioServer;
 import org.sipcrypt.lab.runner.ScenarioRunner;
 import org.sipcrypt.lab.runner.ServerUnderTest;
 import org.sipcrypt.lab.runner.Study;
@@ -124,7 +125,8 @@ final class CompareCommand extends LabCommand {
         @Option(names = "--sut", split = ",", paramLabel = "sipcrypt|kamailio", defaultValue = "sipcrypt",
                 description = "The servers under test, each measured over the whole comparison in turn:"
                         + " sipcrypt and/or kamailio (Debian's kamailio and kamailio-tls-modules; call scenarios"
-                        + " with a persistent right leg, no 3DES or RC4) (default: ${DEFAULT-VALUE}).")
+                        + " with a persistent right leg, no 3DES or RC4, no x25519mlkem768)"
+                        + " (default: ${DEFAULT-VALUE}).")
         List<String> sut;
 
         @Option(names = "--fresh-servers",
@@ -221,6 +223,10 @@ final class CompareCommand extends LabCommand {
                             out.flush();
                         }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0), freshServers,
                         UacCommand.delay("--one-way-delay", oneWayDelay), handshake());
+                if (suts.contains(ServerUnderTest.KAMAILIO) && ro.external() == null
+                        && KamailioServer.refusal(ro.handshake()) != null) {
+                    throw new IllegalArgumentException("--sut kamailio: " + KamailioServer.refusal(ro.handshake()));
+                }
                 for (Scenario s : list) {
                     ro.handshake().check(ciphersAsked != null ? ciphersAsked : s.ciphers(), s.server());
                     ScenarioRunner.checkTransports(s, ciphersAsked != null ? ciphersAsked : s.ciphers(), ro);

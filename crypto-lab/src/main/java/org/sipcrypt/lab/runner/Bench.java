@@ -125,7 +125,7 @@ final class Bench implements Closeable {
                 return new Bench(s, cipher, handshake, uas, uasAt, null, null, external.address(), external.pid(), users);
             }
             if (sut == ServerUnderTest.KAMAILIO) {
-                KamailioServer k = KamailioServer.start(s, cipher, dir, certs, uasAt, pinning);
+                KamailioServer k = KamailioServer.start(s, cipher, handshake, dir, certs, uasAt, pinning);
                 return new Bench(s, cipher, handshake, uas, uasAt, null, k, k.address(), k.pid(), users);
             }
             ServerProcess server = ServerProcess.start(dir, pinning.serverLauncher(), s.serverJvm(),

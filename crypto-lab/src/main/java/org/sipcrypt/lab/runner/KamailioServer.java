@@ -13,8 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.scenario.Leg;
@@ -29,21 +27,16 @@ import org.slf4j.LoggerFactory;
  * place of sipcrypt: a configuration written for the scenario and cipher (a stateful proxy with
  * Record-Route that relays {@code lab.test} to the lab's UAS, as the lab's sipcrypt does), started
  * in the foreground on loopback, its CPU read over all of its processes.
+ * Its TLS runs the comparison's {@link Handshake} as {@link KamailioTls} sets it up: TLS 1.2 and 1.3,
+ * RSA and ECDHE key exchange on X25519 and P-256, RSA and ECDSA certificates, session-ID
+ * resumption; not the ML-KEM hybrids, nor 3DES and RC4 (OpenSSL 3.0 here has none of them).
  * Kamailio reuses connections to the UAS, so scenarios whose right leg opens a connection per call
- * ({@code inbound}, {@code local}) are not run on it; its OpenSSL 3 has no 3DES or RC4 suites.
+ * ({@code inbound}, {@code local}) are not run on it.
  * Threading: one owner thread.
  */
 public final class KamailioServer implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(KamailioServer.class);
-
-    /** The ciphers OpenSSL names by their RSA key-exchange suites, as the lab measures them. */
-    private static final Map<String, String> OPENSSL_SUITES = Map.of(
-            "aes", "AES128-SHA",
-            "camellia", "CAMELLIA128-SHA",
-            "seed", "SEED-SHA");
-
-    private static final Set<String> NO_SUCH_SUITE = Set.of("3des", "rc4");
 
     private final Process process;
     private final InetSocketAddress address;
@@ -55,21 +48,29 @@ public final class KamailioServer implements Closeable {
         this.dir = dir;
     }
 
-    /** Why Kamailio cannot run this scenario and cipher, or null when it can. */
-    public static String unsupported(Scenario s, String cipher) {
+    /** Why Kamailio cannot run this handshake at all, or null when it can ({@link KamailioTls#refusal}). */
+    public static String refusal(Handshake handshake) {
+        return KamailioTls.refusal(handshake);
+    }
+
+    /** Why Kamailio cannot run this scenario and cipher under the handshake, or null when it can. */
+    public static String unsupported(Scenario s, String cipher, Handshake handshake) {
         if (!s.reachesUas()) {
             return "Kamailio runs the call scenarios only (this one is a registrar or redirect workload)";
         }
         if (s.secured() && Leg.comparedTransport(cipher).webSocket()) {
             return "SIP over WebSocket on Kamailio (its websocket module) is not built in the lab";
         }
-        if (NO_SUCH_SUITE.contains(cipher)) {
-            return "Debian's Kamailio uses OpenSSL 3, which has no " + cipher.toUpperCase(Locale.ROOT) + " TLS suites";
-        }
         Transport left = s.left().transportFor(cipher);
         Transport right = s.right().transportFor(cipher);
-        if ((left == Transport.TLS || right == Transport.TLS) && !OPENSSL_SUITES.containsKey(cipher)) {
-            return "no OpenSSL suite is known for cipher " + cipher;
+        if (left == Transport.TLS || right == Transport.TLS) {
+            String why = KamailioTls.refusal(handshake);
+            if (why == null) {
+                why = KamailioTls.unsupported(cipher, handshake);
+            }
+            if (why != null) {
+                return why;
+            }
         }
         if (right != Transport.UDP && s.right().connection() != ConnectionPattern.PERSISTENT) {
             return "Kamailio reuses its connections to the UAS; a connection per call on the right leg is not built";
@@ -86,38 +87,46 @@ public final class KamailioServer implements Closeable {
      * @param uasAt where the lab's UAS listens
      * @throws IOException Kamailio is missing, or did not listen within 30 s (the message quotes its log)
      */
-    public static KamailioServer start(Scenario s, String cipher, Path dir, Path certs, InetSocketAddress uasAt,
-                                       CpuPinning pinning) throws IOException, InterruptedException {
-        String why = unsupported(s, cipher);
+    public static KamailioServer start(Scenario s, String cipher, Handshake handshake, Path dir, Path certs,
+                                       InetSocketAddress uasAt, CpuPinning pinning)
+            throws IOException, InterruptedException {
+        String why = unsupported(s, cipher, handshake);
         if (why != null) {
             throw new IllegalArgumentException(s.name() + " " + cipher + ": " + why);
         }
         Path kamailio = executable();
+        // Kamailio leaves the working directory at start (its pid file is then written): paths are absolute
+        dir = dir.toAbsolutePath();
         Files.createDirectories(dir.resolve("run"));
         Transport left = s.left().transportFor(cipher);
         Transport right = s.right().transportFor(cipher);
+        KamailioTls tls = left == Transport.TLS || right == Transport.TLS ? KamailioTls.of(cipher, handshake) : null;
+        if (tls != null) {
+            Files.writeString(dir.resolve("tls.cfg"), tls.tlsCfg(certs), StandardCharsets.UTF_8);
+            Files.writeString(dir.resolve("openssl.cnf"), tls.opensslCnf(), StandardCharsets.UTF_8);
+        }
         IOException last = null;
         for (int attempt = 1; attempt <= 3; attempt++) {
             int port = freePort(left);
             Path cfg = dir.resolve("kamailio.cfg");
-            // a worker process per CPU the server may use, as sipcrypt has a worker lane per core
-            int workers = pinning.pinned() ? pinning.serverCpus().size() : Runtime.getRuntime().availableProcessors();
-            Files.writeString(cfg, config(s, cipher, left, right, port, uasAt, certs, dir, workers),
+            int workers = workers(pinning);
+            Files.writeString(cfg, config(s, cipher, tls, left, right, port, uasAt, dir, workers),
                     StandardCharsets.UTF_8);
             List<String> cmd = new ArrayList<>(pinning.serverLauncher());
             cmd.addAll(List.of(kamailio.toString(), "-f", cfg.toString(), "-DD", "-E", "-m", "256", "-M", "16",
                     "-Y", dir.resolve("run").toString(), "-P", dir.resolve("run/kamailio.pid").toString()));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(dir.resolve("kamailio.log").toFile()));
-            if (cipher.equals("seed")) {
-                // SEED lives in OpenSSL 3's legacy provider
-                pb.environment().put("OPENSSL_CONF", writeOpensslLegacyConf(dir).toString());
+            if (tls != null) {
+                // what the tls module has no setting for (KamailioTls), in place of the machine's configuration
+                pb.environment().put("OPENSSL_CONF", dir.resolve("openssl.cnf").toString());
             }
             Process p = ChildProcesses.track(pb.start());
             KamailioServer k = new KamailioServer(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), dir);
             try {
                 k.awaitListening(left, port, Duration.ofSeconds(30));
-                log.info("kamailio pid {} on {}:{} ({} {})", p.pid(), left.configName(), port, s.name(), cipher);
+                log.info("kamailio pid {} on {}:{} ({} {}{})", p.pid(), left.configName(), port, s.name(), cipher,
+                        tls == null ? "" : ", " + tls.opensslSuite() + " under " + handshake.describe());
                 return k;
             } catch (IOException e) {
                 k.close();
@@ -125,6 +134,11 @@ public final class KamailioServer implements Closeable {
             }
         }
         throw last;
+    }
+
+    /** Its worker processes (UDP and TCP each): one per CPU it may use, as sipcrypt has a worker lane per core. */
+    public static int workers(CpuPinning pinning) {
+        return pinning.pinned() ? pinning.serverCpus().size() : Runtime.getRuntime().availableProcessors();
     }
 
     private static Path executable() throws IOException {
@@ -137,10 +151,13 @@ public final class KamailioServer implements Closeable {
         throw new IOException("kamailio is not installed (Debian: apt-get install kamailio kamailio-tls-modules)");
     }
 
-    /** The configuration for one scenario and cipher. */
-    static String config(Scenario s, String cipher, Transport left, Transport right, int port, InetSocketAddress uasAt,
-                         Path certs, Path dir, int workers) throws IOException {
-        boolean tls = left == Transport.TLS || right == Transport.TLS;
+    /**
+     * The configuration for one scenario and cipher.
+     *
+     * @param tls its TLS, null when no leg runs TLS; the tls module reads {@code dir/tls.cfg}
+     */
+    static String config(Scenario s, String cipher, KamailioTls tls, Transport left, Transport right, int port,
+                         InetSocketAddress uasAt, Path dir, int workers) {
         StringBuilder b = new StringBuilder();
         b.append("#!KAMAILIO\n");
         b.append("# written by the sipcrypt lab for scenario ").append(s.name()).append(", cipher ").append(cipher)
@@ -155,15 +172,16 @@ public final class KamailioServer implements Closeable {
             // Kamailio sends on a transport only where it listens on it
             b.append("listen=").append(right.configName()).append(":127.0.0.1:").append(port + 1).append('\n');
         }
-        if (tls) {
+        if (tls != null) {
             b.append("enable_tls=yes\n");
         }
         for (String m : List.of("tm", "tmx", "sl", "rr", "pv", "maxfwd", "textops", "siputils", "sanity")) {
             b.append("loadmodule \"").append(m).append(".so\"\n");
         }
-        if (tls) {
+        if (tls != null) {
             b.append("loadmodule \"tls.so\"\n");
-            b.append("modparam(\"tls\", \"config\", \"").append(writeTlsConfig(cipher, certs, dir)).append("\")\n");
+            b.append("modparam(\"tls\", \"config\", \"").append(dir.resolve("tls.cfg").toAbsolutePath()).append("\")\n");
+            tls.moduleParameters().forEach(line -> b.append(line).append('\n'));
         }
         b.append("modparam(\"tm\", \"fr_timer\", 30000)\nmodparam(\"tm\", \"fr_inv_timer\", 120000)\n");
         b.append("modparam(\"rr\", \"enable_full_lr\", 0)\nmodparam(\"rr\", \"append_fromtag\", 0)\n");
@@ -188,49 +206,6 @@ public final class KamailioServer implements Closeable {
                 }
                 """.formatted(Bench.DOMAIN, uas));
         return b.toString();
-    }
-
-    private static Path writeTlsConfig(String cipher, Path certs, Path dir) throws IOException {
-        String suite = OPENSSL_SUITES.get(cipher);
-        // SEED is allowed by OpenSSL only at security level 0
-        String list = cipher.equals("seed") ? suite + ":@SECLEVEL=0" : suite;
-        String text = """
-                [server:default]
-                method = TLSv1.2
-                verify_certificate = no
-                require_certificate = no
-                private_key = %s
-                certificate = %s
-                ca_list = %s
-                cipher_list = %s
-
-                [client:default]
-                method = TLSv1.2
-                verify_certificate = no
-                require_certificate = no
-                cipher_list = %s
-                """.formatted(certs.resolve("server-key.pem"), certs.resolve("server.pem"), certs.resolve("ca.pem"),
-                list, list);
-        Path p = dir.resolve("tls.cfg");
-        Files.writeString(p, text, StandardCharsets.UTF_8);
-        return p;
-    }
-
-    private static Path writeOpensslLegacyConf(Path dir) throws IOException {
-        Path p = dir.resolve("openssl-legacy.cnf");
-        Files.writeString(p, """
-                openssl_conf = openssl_init
-                [openssl_init]
-                providers = provider_sect
-                [provider_sect]
-                default = default_sect
-                legacy = legacy_sect
-                [default_sect]
-                activate = 1
-                [legacy_sect]
-                activate = 1
-                """, StandardCharsets.UTF_8);
-        return p;
     }
 
     private static int freePort(Transport t) throws IOException {

@@ -254,11 +254,11 @@ public final class ScenarioRunner {
         }
         options.handshake().check(ciphers, scenario.server());
         checkTransports(scenario, ciphers, options);
-        if (!options.handshake().isDefault() && options.sut() == ServerUnderTest.KAMAILIO
-                && options.external() == null) {
-            throw new IllegalArgumentException("--sut kamailio: only TLS 1.2 with RSA key exchange, RSA-2048"
-                    + " certificates and the scenario's resumption are built for it, not "
-                    + options.handshake().describe());
+        if (options.sut() == ServerUnderTest.KAMAILIO && options.external() == null) {
+            String why = KamailioServer.refusal(options.handshake());
+            if (why != null) {
+                throw new IllegalArgumentException("--sut kamailio: " + why);
+            }
         }
         if (ciphers.stream().anyMatch(Bench::insecure)) {
             log.warn("insecure suites compared: {} (lab only; RC4 and 3DES are re-enabled in this JVM's SunJSSE)",
@@ -269,7 +269,7 @@ public final class ScenarioRunner {
         if (options.sut() == ServerUnderTest.KAMAILIO && options.external() == null) {
             List<String> runnable = new ArrayList<>();
             for (String c : ciphers) {
-                String why = KamailioServer.unsupported(scenario, c);
+                String why = KamailioServer.unsupported(scenario, c, options.handshake());
                 if (why == null) {
                     runnable.add(c);
                 } else {
@@ -277,6 +277,12 @@ public final class ScenarioRunner {
                 }
             }
             ciphers = runnable;
+            if (options.handshake().resumption() == Handshake.Resumption.SESSION_ID) {
+                int workers = KamailioServer.workers(options.pinning());
+                options.progress().accept(scenario.name() + " on kamailio: a TLS session resumes on the TCP worker"
+                        + " process that made it only (an OpenSSL context per process; " + workers + " worker"
+                        + (workers == 1 ? "" : "s") + "): the resumption % says how many did");
+            }
         }
         Instant started = Instant.now();
         List<PointRun> points = new ArrayList<>();
