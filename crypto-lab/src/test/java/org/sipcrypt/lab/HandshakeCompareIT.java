@@ -27,6 +27,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.report.JsonExport;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Study;
@@ -40,7 +41,9 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
  * line, logged as it stops) shows only the suite of that version, key exchange and certificate, that
  * group on its bc listener (the engine that tells the group), and handshakes of the kind the
  * resumption asks for: on {@code outbound}, where each call is a connection of its own, resumed ones
- * outnumbering full ones with {@code session-id}, none resumed with {@code none}. Two cases, for
+ * outnumbering full ones with {@code session-id}, none resumed with {@code none}; the generator recorded
+ * the sizes of its first full handshake (and of its first resumed one with {@code session-id}) and
+ * results.csv and the report show them. Two cases, for
  * CI's time: the other combinations (RSA-3072, TLS 1.2 P-256 on the bc listener, session IDs on bc)
  * are made by independent peers against the same listeners in {@code IndependentPeersIT}.
  */
@@ -85,15 +88,27 @@ class HandshakeCompareIT {
         assertTrue(Files.readString(out.resolve("report.md")).contains("TLS " + version + ", " + kx),
                 "the environment table");
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
-        assertTrue(csv.get(0).endsWith(",tls_version,kx,cert,resumption,left_transport,right_transport"), csv.get(0));
-        for (String row : csv.subList(1, csv.size())) {
-            assertTrue(row.endsWith("," + version + "," + kx + "," + cert + "," + resumption + ",tls,tls"), row);
-        }
+        assertTrue(csv.get(0).endsWith(",tls_version,kx,cert,resumption,left_transport,right_transport,"
+                + "client_hello_bytes,client_hello_segments,server_flight_bytes,server_flight_segments"), csv.get(0));
         long completed = 0;
         for (PointRun p : s.fixed()) {
             assertEquals(0, p.uac().failed(), p.uac().text());
             completed += p.uac().completed();
+            // the generator's first full handshake, read below TLS: a ClientHello offering one suite and
+            // one group (TLS 1.3: with X25519's 32-byte key share) fits in one Ethernet segment; the
+            // server's first flight holds at least its ECDSA certificate
+            TlsFlights full = p.uac().fullHandshake();
+            assertNotNull(full, "handshake sizes recorded\n" + p.uac().text());
+            assertTrue(full.clientHelloBytes() >= 100 && full.clientHelloBytes() <= 700, full.toString());
+            assertEquals(1, full.clientHelloSegments(), full.toString());
+            assertTrue(full.serverFlightBytes() > 400, full.toString());
+            assertEquals(resumption.equals("session-id"), p.uac().resumedHandshake() != null,
+                    "a resumed handshake's sizes where sessions resume: " + p.uac().text());
+            String row = csv.get(1 + s.fixed().indexOf(p));
+            assertTrue(row.endsWith("," + version + "," + kx + "," + cert + "," + resumption + ",tls,tls,"
+                    + full.clientHelloBytes() + ",1," + full.serverFlightBytes() + "," + full.serverFlightSegments()), row);
         }
+        assertTrue(Files.readString(out.resolve("report.md")).contains("### Handshake"), "the handshake table");
         assertTrue(completed > 0, "calls completed\n" + said);
         assertEquals(cert.startsWith("ecdsa") ? "EC" : "RSA", serverKeyAlgorithm(work, cert),
                 "the server was given a certificate of that type");

@@ -19,6 +19,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.report.JsonExport;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Study;
@@ -62,9 +63,15 @@ class WebSocketCompareIT {
         assertTrue(wss.uac().handshakes() >= 1, "the generator's TLS handshake under WSS: " + wss.uac().text());
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
-        assertTrue(csv.get(0).endsWith(",left_transport,right_transport"), csv.get(0));
-        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws"), csv.get(1));
-        assertTrue(csv.get(2).contains(",wss:aes,") && csv.get(2).endsWith(",wss,wss"), csv.get(2));
+        assertTrue(csv.get(0).endsWith(",left_transport,right_transport,client_hello_bytes,client_hello_segments,"
+                + "server_flight_bytes,server_flight_segments"), csv.get(0));
+        // the handshake's sizes are measured below TLS, so under WSS too; ws has none
+        TlsFlights sizes = wss.uac().fullHandshake();
+        assertNotNull(sizes, wss.uac().text());
+        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws,,,,"), csv.get(1));
+        assertTrue(csv.get(2).contains(",wss:aes,") && csv.get(2).endsWith(",wss,wss," + sizes.clientHelloBytes() + ","
+                + sizes.clientHelloSegments() + "," + sizes.serverFlightBytes() + "," + sizes.serverFlightSegments()),
+                csv.get(2));
         assertTrue(Files.readString(out.resolve("report.md")).contains("| wss:aes |"), "the report's rows");
 
         String wsStats = lastStatsLine(work, "chain-sipcrypt-ws-");

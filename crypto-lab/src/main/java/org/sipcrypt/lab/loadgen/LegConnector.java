@@ -53,8 +53,9 @@ import org.slf4j.LoggerFactory;
  * certificate; driven by the server's {@link BcTlsHandler}), or TLS on SunJSSE in Netty's {@link SslHandler}
  * (an {@link SSLContext} per side; with reuse off a client engine is made without its peer, so SunJSSE
  * neither offers nor keeps a session, and the server's certificate is checked to name the dialled
- * address after the handshake). With a one-way delay, each connection's pipeline begins with the lab
- * delay stage ({@link OneWayDelayHandler}). Chosen key-exchange groups ({@link TlsOptions#groups()})
+ * address after the handshake). A TLS connection it opens measures its ClientHello and the server's
+ * first flight below TLS ({@link TlsFlightsHandler}). With a one-way delay, each connection's
+ * pipeline begins with the lab delay stage ({@link OneWayDelayHandler}). Chosen key-exchange groups ({@link TlsOptions#groups()})
  * put a side on the bc engine, which offers exactly them. SIP over WebSocket (RFC 7118) is a framing
  * variant of the same legs: {@code ws} is TCP and {@code wss} the TLS stage above, each followed by
  * Netty's WebSocket client (upgrade with subprotocol {@code sip}, no Origin header, as a client that
@@ -275,6 +276,10 @@ public final class LegConnector {
             ch.pipeline().addLast("delay", new OneWayDelayHandler(oneWayDelay, target != null, counters));
         }
         ch.pipeline().addLast("count", counting);
+        if (isTls && target != null) {
+            // below TLS, as the bytes cross the socket: the ClientHello and the server's first flight
+            ch.pipeline().addLast("flights", new TlsFlightsHandler());
+        }
         String peerName = null;
         if (isTls && bc != null) {
             ch.pipeline().addLast("tls", BcTlsHandler.onEventLoop(bc.newConnection(target), connectTimeout));

@@ -1,12 +1,15 @@
 package org.sipcrypt.lab.loadgen;
 
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.sipcrypt.lab.metrics.TlsFlights;
 
 /**
  * What one side of a leg counts on the wire: bytes sent and received (TCP payload or datagram
  * payload, so TLS records with their overhead), TLS handshakes completed and how many of them
- * resumed a session, failed handshakes, SIP retransmissions sent, and the round trips its stream
- * connections waited out in the lab delay stage.
+ * resumed a session, failed handshakes, SIP retransmissions sent, the round trips its stream
+ * connections waited out in the lab delay stage, and the sizes of the first full and the first
+ * resumed handshake its client connections made ({@link TlsFlights}).
  * Threading: thread-safe; never blocks.
  */
 public final class LegCounters {
@@ -18,6 +21,8 @@ public final class LegCounters {
     final LongAdder handshakesFailed = new LongAdder();
     final LongAdder retransmissions = new LongAdder();
     final LongAdder delayedRoundTrips = new LongAdder();
+    private final AtomicReference<TlsFlights> fullHandshake = new AtomicReference<>();
+    private final AtomicReference<TlsFlights> resumedHandshake = new AtomicReference<>();
 
     /** Bytes sent so far. */
     public long bytesSent() {
@@ -56,5 +61,20 @@ public final class LegCounters {
      */
     public long delayedRoundTrips() {
         return delayedRoundTrips.sum();
+    }
+
+    /** Keeps {@code flights} when they are the first of their kind (full or resumed) on this side. */
+    void handshakeFlights(boolean resumed, TlsFlights flights) {
+        (resumed ? resumedHandshake : fullHandshake).compareAndSet(null, flights);
+    }
+
+    /** The sizes of the first full handshake a client connection of this side made, or null. */
+    public TlsFlights fullHandshake() {
+        return fullHandshake.get();
+    }
+
+    /** The sizes of the first resumed handshake a client connection of this side made, or null. */
+    public TlsFlights resumedHandshake() {
+        return resumedHandshake.get();
     }
 }

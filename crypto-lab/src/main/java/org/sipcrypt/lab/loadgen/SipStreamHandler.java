@@ -14,6 +14,7 @@ import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.server.tls.PeerNames;
 import org.sipcrypt.server.transport.netty.tls.BcTlsHandler;
 import org.slf4j.Logger;
@@ -22,8 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The last stage of a lab stream connection: completes the connection's future when it is ready
  * for SIP (TCP: connected; TLS: handshake done; WS and WSS: the WebSocket upgrade done), counts TLS handshakes, resumptions and failures
- * into the side's {@link LegCounters}, frames the byte stream into SIP messages by Content-Length
- * and hands each to the {@link StreamConnection.Listener}, and tells the listener when the
+ * into the side's {@link LegCounters} (with the sizes {@link TlsFlightsHandler} measured on a client
+ * connection), frames the byte stream into SIP messages by Content-Length and hands each to the {@link StreamConnection.Listener}, and tells the listener when the
  * connection closes. A framing error closes that connection only.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
@@ -79,6 +80,11 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
                 counters.handshakes.increment();
                 if (resumed) {
                     counters.resumed.increment();
+                }
+                TlsFlightsHandler sizes = ctx.pipeline().get(TlsFlightsHandler.class);
+                TlsFlights flights = sizes == null ? null : sizes.flights();
+                if (flights != null) {
+                    counters.handshakeFlights(resumed, flights);
                 }
                 if (!webSocket) {
                     ready.complete(connection);

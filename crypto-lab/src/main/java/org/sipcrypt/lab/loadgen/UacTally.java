@@ -18,9 +18,9 @@ import org.sipcrypt.lab.metrics.RunSummary;
  * failed (all, and those due after the warm-up, which alone make the summary), failure causes,
  * challenges answered, response times and the generator's largest arrival lag in the measured part;
  * one {@link Interval} per sample and the {@link RunSummary} at the end, with the process CPU and the
- * transport counters of the measured part. The generator counts as saturated when its CPU passes
- * 90 % of the cores or a measured arrival ran more than {@value #SATURATED_LAG_MS} ms late: a verdict
- * in the report, not a failure.
+ * transport counters of the measured part, and the run's first handshake sizes of each kind. The
+ * generator counts as saturated when its CPU passes 90 % of the cores or a measured arrival ran more
+ * than {@value #SATURATED_LAG_MS} ms late: a verdict in the report, not a failure.
  * Threading: the counting methods are thread-safe and never block; {@link #begin}, {@link #sample}
  * and {@link #summary} run on the run's sampling thread.
  */
@@ -183,6 +183,6 @@ final class UacTally {
                 counters.handshakes() - measuredHandshakes, counters.resumed() - measuredResumed,
                 counters.retransmissions() - measuredRetransmissions, cpuPct, cores,
                 cpuPct > 90.0 * cores || lagMs > SATURATED_LAG_MS, lagMs, stoppedEarly, o.maxFailedPct(),
-                mChallenges.sum(), CallTimer.encode(total));
+                mChallenges.sum(), CallTimer.encode(total), counters.fullHandshake(), counters.resumedHandshake());
     }
 }

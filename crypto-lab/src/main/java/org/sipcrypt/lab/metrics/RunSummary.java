@@ -15,6 +15,8 @@ import org.HdrHistogram.Histogram;
  * response times of the operations due after the warm-up; traffic, TLS handshakes, retransmissions,
  * digest challenges answered and the generator's CPU over the time from the first sample after the
  * warm-up to the end (so a handshake of a warm-up call that completes after the warm-up is counted);
+ * the sizes of the first full and the first resumed TLS handshake of the whole run, warm-up included
+ * (they do not change from one handshake to the next but for the length of a signature);
  * and why the run stopped early if it did. The response-time histogram itself travels along
  * ({@link #crtHistogram}), so the summaries of several generator processes {@link #merge} exactly,
  * and {@link #json} is read back by {@link #parseSummaryJson}.
@@ -53,13 +55,18 @@ import org.HdrHistogram.Histogram;
  * @param challenges       digest challenges (401 and 407) answered
  * @param crtHistogram     the response times in microseconds, {@link CallTimer#encode encoded}; null
  *                         when unknown (a summary made by the constructor without it)
+ * @param fullHandshake    the ClientHello and the server's first flight of the first full TLS handshake
+ *                         the generator's connections made; null without one (no TLS leg from the
+ *                         generator, or a summary stored before the lab measured them)
+ * @param resumedHandshake the same of the first resumed handshake; null without one
  */
 public record RunSummary(String description, double rate, double seconds, long offered, long started, long completed,
                          long failed, Map<String, Long> causes, long crtCount, double crtP50Ms, double crtP90Ms,
                          double crtP99Ms, double crtMaxMs, long[] buckets, long bytesSent, long bytesReceived,
                          long handshakes, long resumed, long retransmissions, double cpuPercent, int cores,
                          boolean saturated, double maxArrivalLagMs, String stoppedEarly, double maxFailedPct,
-                         long challenges, String crtHistogram) {
+                         long challenges, String crtHistogram, TlsFlights fullHandshake,
+                         TlsFlights resumedHandshake) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -77,6 +84,19 @@ public record RunSummary(String description, double rate, double seconds, long o
         this(description, rate, seconds, offered, started, completed, failed, causes, crtCount, crtP50Ms, crtP90Ms,
                 crtP99Ms, crtMaxMs, buckets, bytesSent, bytesReceived, handshakes, resumed, retransmissions,
                 cpuPercent, cores, saturated, maxArrivalLagMs, stoppedEarly, maxFailedPct, 0, null);
+    }
+
+    /** A summary without handshake sizes. */
+    public RunSummary(String description, double rate, double seconds, long offered, long started, long completed,
+                      long failed, Map<String, Long> causes, long crtCount, double crtP50Ms, double crtP90Ms,
+                      double crtP99Ms, double crtMaxMs, long[] buckets, long bytesSent, long bytesReceived,
+                      long handshakes, long resumed, long retransmissions, double cpuPercent, int cores,
+                      boolean saturated, double maxArrivalLagMs, String stoppedEarly, double maxFailedPct,
+                      long challenges, String crtHistogram) {
+        this(description, rate, seconds, offered, started, completed, failed, causes, crtCount, crtP50Ms, crtP90Ms,
+                crtP99Ms, crtMaxMs, buckets, bytesSent, bytesReceived, handshakes, resumed, retransmissions,
+                cpuPercent, cores, saturated, maxArrivalLagMs, stoppedEarly, maxFailedPct, challenges, crtHistogram,
+                null, null);
     }
 
     /**
@@ -109,8 +129,8 @@ public record RunSummary(String description, double rate, double seconds, long o
      * failure causes, traffic, handshakes, retransmissions, challenges, rates and CPU added up;
      * response times from the histograms added up, so the percentiles and buckets are those of all
      * operations; the longest measured part, the largest arrival lag and core count, saturated when
-     * one part was, the first reason to stop early, and the strictest failure threshold. The CPU is
-     * unknown (-1) when it is unknown for a part.
+     * one part was, the first reason to stop early, and the strictest failure threshold; the first
+     * part's handshake sizes of each kind that has them. The CPU is unknown (-1) when it is unknown for a part.
      *
      * @throws IllegalArgumentException there are no parts, or a part has response times but no histogram
      */
@@ -130,6 +150,8 @@ public record RunSummary(String description, double rate, double seconds, long o
         int cores = 0;
         boolean saturated = false;
         String stoppedEarly = null;
+        TlsFlights full = null;
+        TlsFlights resumedFlights = null;
         for (RunSummary p : parts) {
             try {
                 all.add(p.histogram());
@@ -150,17 +172,19 @@ public record RunSummary(String description, double rate, double seconds, long o
             cores = Math.max(cores, p.cores);
             saturated |= p.saturated;
             stoppedEarly = stoppedEarly != null ? stoppedEarly : p.stoppedEarly;
+            full = full != null ? full : p.fullHandshake;
+            resumedFlights = resumedFlights != null ? resumedFlights : p.resumedHandshake;
         }
         double[] pct = percentilesMs(all);
         return new RunSummary(description, rate, seconds, n[0], n[1], n[2], n[3], causes, all.getTotalCount(), pct[0],
                 pct[1], pct[2], pct[3], CrtBuckets.of(all), n[4], n[5], n[6], n[7], n[8], cpu, cores, saturated, lag,
-                stoppedEarly, threshold, n[9], CallTimer.encode(all));
+                stoppedEarly, threshold, n[9], CallTimer.encode(all), full, resumedFlights);
     }
 
     /**
      * Reads back what {@link #json} wrote, alone or as the {@code summary} member of a {@code uac --json}
-     * file; members it does not write are ignored, {@code challenges} and {@code crtHistogram} may be
-     * missing (0 and null).
+     * file; members it does not write are ignored, {@code challenges}, {@code crtHistogram},
+     * {@code fullHandshake} and {@code resumedHandshake} may be missing (0 and null).
      *
      * @throws IllegalArgumentException the text is not such JSON, naming what is wrong
      */
@@ -197,7 +221,21 @@ public record RunSummary(String description, double rate, double seconds, long o
                 (int) count(m, "cores"), member(m, "saturated", Boolean.class), number(m, "maxArrivalLagMs"),
                 stopped instanceof String t ? t : null, number(m, "maxFailedPct"),
                 m.containsKey("challenges") ? count(m, "challenges") : 0,
-                histogram instanceof String h ? h : null);
+                histogram instanceof String h ? h : null, flights(m, "fullHandshake"), flights(m, "resumedHandshake"));
+    }
+
+    /** The handshake sizes under {@code name}, null when the member is missing or null. */
+    private static TlsFlights flights(Map<?, ?> m, String name) {
+        if (m.get(name) == null) {
+            return null;
+        }
+        Map<?, ?> f = member(m, name, Map.class);
+        try {
+            return new TlsFlights(Math.toIntExact(whole(name + ".clientHelloBytes", f.get("clientHelloBytes"))),
+                    Math.toIntExact(whole(name + ".serverFlightBytes", f.get("serverFlightBytes"))));
+        } catch (ArithmeticException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("summary JSON: \"" + name + "\": " + e.getMessage(), e);
+        }
     }
 
     private static <T> T member(Map<?, ?> m, String name, Class<T> type) {
@@ -267,12 +305,32 @@ public record RunSummary(String description, double rate, double seconds, long o
                 seconds > 0 ? bytesSent * 8 / 1000.0 / seconds : 0.0,
                 seconds > 0 ? bytesReceived * 8 / 1000.0 / seconds : 0.0, handshakes, resumed, retransmissions,
                 challenges));
+        handshakeLine(b, "full", fullHandshake);
+        handshakeLine(b, "resumed", resumedHandshake);
         b.append(String.format(Locale.ROOT, "  generator: cpu %.0f %% of one core (%d cores), max arrival lag %.1f ms%s%n",
                 cpuPercent, cores, maxArrivalLagMs, saturated ? " -- SATURATED: this run does not measure the target" : ""));
         b.append(stoppedEarly != null ? "  stopped early: " + stoppedEarly + "\n" : "");
         b.append("  result: ").append(passed() ? "ok" : "FAILED").append(String.format(Locale.ROOT,
                 " (threshold %.2f %% failed)", maxFailedPct));
         return b.toString();
+    }
+
+    private static void handshakeLine(StringBuilder b, String kind, TlsFlights f) {
+        if (f != null) {
+            b.append(String.format(Locale.ROOT, "  first %s tls handshake: ClientHello %d bytes (%s at MSS %d),"
+                            + " server's first flight %d bytes (%s)%n", kind, f.clientHelloBytes(),
+                    segments(f.clientHelloSegments()), TlsFlights.ETHERNET_MSS_BYTES, f.serverFlightBytes(),
+                    segments(f.serverFlightSegments())));
+        }
+    }
+
+    private static String segments(int n) {
+        return n + (n == 1 ? " segment" : " segments");
+    }
+
+    private static String flightsJson(TlsFlights f) {
+        return f == null ? "null" : String.format(Locale.ROOT, "{\"clientHelloBytes\":%d,\"serverFlightBytes\":%d}",
+                f.clientHelloBytes(), f.serverFlightBytes());
     }
 
     /** The summary as a JSON object ({@link #parseSummaryJson} reads it back). */
@@ -294,10 +352,11 @@ public record RunSummary(String description, double rate, double seconds, long o
         b.append(String.format(Locale.ROOT, "},\"bytesSent\":%d,\"bytesReceived\":%d,\"handshakes\":%d,\"resumed\":%d,"
                         + "\"retransmissions\":%d,\"challenges\":%d,\"cpuPercent\":%.1f,\"cores\":%d,"
                         + "\"saturated\":%b,\"maxArrivalLagMs\":%.3f,\"stoppedEarly\":%s,\"maxFailedPct\":%.3f,"
-                        + "\"passed\":%b,\"crtHistogram\":%s}",
+                        + "\"passed\":%b,\"crtHistogram\":%s,\"fullHandshake\":%s,\"resumedHandshake\":%s}",
                 bytesSent, bytesReceived, handshakes, resumed, retransmissions, challenges, cpuPercent, cores, saturated,
                 maxArrivalLagMs, stoppedEarly == null ? "null" : "\"" + escape(stoppedEarly) + "\"", maxFailedPct,
-                passed(), crtHistogram == null ? "null" : "\"" + crtHistogram + "\""));
+                passed(), crtHistogram == null ? "null" : "\"" + crtHistogram + "\"", flightsJson(fullHandshake),
+                flightsJson(resumedHandshake)));
         return b.toString();
     }
 

@@ -12,6 +12,7 @@ import java.util.StringJoiner;
 import java.util.TreeMap;
 import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
@@ -51,8 +52,13 @@ public final class CsvExport {
      * study stored no environment). {@code left_transport} and {@code right_transport} are what the
      * point's legs ran on, generator to server and server to UAS ({@code udp}, {@code tcp}, {@code tls},
      * {@code ws}, {@code wss}: a compared name such as {@code wss:aes} turns every TLS leg into WSS),
-     * empty where the study's scenario cannot be read back. New columns come last so that readers of the older ones keep
-     * working.
+     * empty where the study's scenario cannot be read back. {@code client_hello_bytes} and
+     * {@code server_flight_bytes} are the ClientHello's and the server's first flight's TLS records
+     * (headers included) of the first full handshake the point's generator made, and the
+     * {@code *_segments} beside them the TCP segments each takes at Ethernet's MSS, computed as
+     * ceil(bytes / 1460) ({@link TlsFlights}); empty where the generator made no TLS handshake (no TLS
+     * leg from it, or a point stored before the lab measured them). New columns come last so that
+     * readers of the older ones keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
@@ -60,7 +66,8 @@ public final class CsvExport {
             "server_cpu_us_per_call", "heap_after_gc_mb", "gc_pause_total_ms", "gc_pause_max_ms", "generator_cpu_pct",
             "handshakes_per_s", "resumption_pct", "valid", "failure_causes", "generator_cpu_us_per_call",
             "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption",
-            "left_transport", "right_transport");
+            "left_transport", "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
+            "server_flight_segments");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -165,6 +172,13 @@ public final class CsvExport {
         }
         f.add(scenario == null ? "" : scenario.left().transportFor(p.cipher()).configName());
         f.add(scenario == null ? "" : scenario.right().transportFor(p.cipher()).configName());
+        TlsFlights h = uac.fullHandshake();
+        if (h == null) {
+            f.addAll(List.of("", "", "", ""));
+        } else {
+            f.addAll(List.of(Integer.toString(h.clientHelloBytes()), Integer.toString(h.clientHelloSegments()),
+                    Integer.toString(h.serverFlightBytes()), Integer.toString(h.serverFlightSegments())));
+        }
         return f;
     }
 

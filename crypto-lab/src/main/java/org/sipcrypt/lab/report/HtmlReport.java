@@ -105,6 +105,12 @@ public final class HtmlReport {
             table(b, Tables.peaks(peaks));
             paragraph(b, Tables.PEAK_NOTE, "note");
         }
+        Table handshakes = Tables.handshakes(s);
+        if (!handshakes.rows().isEmpty()) {
+            b.append("<h3>Handshake</h3>\n");
+            table(b, handshakes);
+            paragraph(b, Tables.HANDSHAKE_NOTE, "note");
+        }
         String reference = Tables.reference(s.scenario());
         if (reference != null) {
             paragraph(b, reference, null);

@@ -13,8 +13,9 @@ import org.sipcrypt.lab.runner.Study;
  * (mean ± 95 % confidence interval over valid repetitions, CPU per call relative to the udp and tcp
  * baselines, and the lab's own CPU per call by role, flagged where the generator or the UAS cost more
  * than a third of the server's), the ciphers ranked by their CPU per call as a ratio to tcp's in the
- * same round, the distribution of call response times over the literature's buckets, the peak table
- * and why any repetition was left out; then the cost model when one is given.
+ * same round, the distribution of call response times over the literature's buckets, the peak table,
+ * the sizes of the generator's TLS handshakes when it made any, and why any repetition was left out;
+ * then the cost model when one is given.
  * Threading: immutable (static functions only).
  */
 public final class MarkdownReport {
@@ -88,6 +89,12 @@ public final class MarkdownReport {
             b.append("\n### Peak throughput\n\n");
             table(b, Tables.peaks(peaks));
             b.append('\n').append(Tables.PEAK_NOTE).append('\n');
+        }
+        Table handshakes = Tables.handshakes(s);
+        if (!handshakes.rows().isEmpty()) {
+            b.append("\n### Handshake\n\n");
+            table(b, handshakes);
+            b.append('\n').append(inline(Tables.HANDSHAKE_NOTE)).append('\n');
         }
         String reference = Tables.reference(s.scenario());
         if (reference != null) {

@@ -3,8 +3,11 @@ package org.sipcrypt.lab.report;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.ToIntFunction;
 import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.ComponentCost;
 import org.sipcrypt.lab.model.CostModel;
 import org.sipcrypt.lab.model.Prediction;
@@ -250,6 +253,50 @@ final class Tables {
         }
         return new Table("l" + "r".repeat(header.size() - 1), header, rows);
     }
+
+    /**
+     * The sizes of the generator's TLS handshakes per cipher (in the study's order) and kind, full
+     * then resumed, over every point of the study, fixed and ramp steps: a range where the points
+     * differ (a signature's length does); no rows when no point made a TLS handshake from the generator.
+     */
+    static Table handshakes(Study s) {
+        List<PointRun> points = new ArrayList<>(s.fixed());
+        s.peaks().forEach(r -> points.addAll(r.steps()));
+        Environment e = s.environment();
+        String combination = e == null ? "unknown" : e.handshakeDescribed() + ", " + e.certificateDescribed();
+        List<String> ciphers = new ArrayList<>(s.ciphers());
+        points.stream().map(PointRun::cipher).filter(c -> !ciphers.contains(c)).distinct().forEach(ciphers::add);
+        List<List<String>> rows = new ArrayList<>();
+        for (String cipher : ciphers) {
+            for (boolean resumed : new boolean[] {false, true}) {
+                List<TlsFlights> seen = points.stream().filter(p -> p.cipher().equals(cipher))
+                        .map(p -> resumed ? p.uac().resumedHandshake() : p.uac().fullHandshake())
+                        .filter(Objects::nonNull).toList();
+                if (!seen.isEmpty()) {
+                    rows.add(List.of(cipher, combination, resumed ? "resumed" : "full",
+                            range(seen, TlsFlights::clientHelloBytes), range(seen, TlsFlights::clientHelloSegments),
+                            range(seen, TlsFlights::serverFlightBytes), range(seen, TlsFlights::serverFlightSegments)));
+                }
+            }
+        }
+        return new Table("lllrrrr", List.of("cipher", "TLS handshake", "kind", "ClientHello bytes",
+                "ClientHello segments", "server flight bytes", "server flight segments"), rows);
+    }
+
+    /** {@code 1420}, or {@code 1418–1420} where the values differ. */
+    private static String range(List<TlsFlights> seen, ToIntFunction<TlsFlights> value) {
+        int min = seen.stream().mapToInt(value).min().orElseThrow();
+        int max = seen.stream().mapToInt(value).max().orElseThrow();
+        return min == max ? Integer.toString(min) : min + "–" + max;
+    }
+
+    /** What the handshake table says and how it was measured, under it in both reports. */
+    static final String HANDSHAKE_NOTE = "The first full and the first resumed TLS handshake of each point on the"
+            + " generator's connections, read below TLS: the ClientHello's records and the server's first flight's"
+            + " (ServerHello to ServerHelloDone in TLS 1.2, to the server's Finished in TLS 1.3, or to its Finished"
+            + " when resumed; counted by record length, not decrypted), 5-byte record headers included; a range where"
+            + " the points differ. Segments are computed, not captured: ceil(bytes / 1460), the TCP segments of a"
+            + " flight written at once at Ethernet's MSS of 1,460 bytes (loopback's MSS would hide them).";
 
     static Table peaks(List<Peak> peaks) {
         Optional<Peak> udp = Peak.find(peaks, UDP);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
@@ -76,6 +77,36 @@ class RunSummaryTest {
                         back.crtMaxMs(), back.cpuPercent(), back.maxArrivalLagMs(), back.maxFailedPct()));
         assertEquals(s.saturated(), back.saturated());
         assertEquals(s.histogram(), back.histogram());
+    }
+
+    /** {@code s} with handshake sizes. */
+    private static RunSummary withFlights(RunSummary s, TlsFlights full, TlsFlights resumed) {
+        return new RunSummary(s.description(), s.rate(), s.seconds(), s.offered(), s.started(), s.completed(),
+                s.failed(), s.causes(), s.crtCount(), s.crtP50Ms(), s.crtP90Ms(), s.crtP99Ms(), s.crtMaxMs(),
+                s.buckets(), s.bytesSent(), s.bytesReceived(), s.handshakes(), s.resumed(), s.retransmissions(),
+                s.cpuPercent(), s.cores(), s.saturated(), s.maxArrivalLagMs(), s.stoppedEarly(), s.maxFailedPct(),
+                s.challenges(), s.crtHistogram(), full, resumed);
+    }
+
+    @Test
+    void handshakeSizesReadBackAndMergeAsTheFirstPartsOfEachKind() {
+        RunSummary bare = summary("call", range(5, 9), Map.of(), 10, null);
+        RunSummary full = withFlights(bare, new TlsFlights(1420, 1955), null);
+        RunSummary both = withFlights(bare, new TlsFlights(236, 867), new TlsFlights(268, 180));
+        RunSummary back = RunSummary.parseSummaryJson(both.json());
+        assertEquals(both.fullHandshake(), back.fullHandshake());
+        assertEquals(both.resumedHandshake(), back.resumedHandshake());
+        // a summary written before the lab measured them, or by a generator without TLS
+        RunSummary none = RunSummary.parseSummaryJson(bare.json().replace(",\"fullHandshake\":null,\"resumedHandshake\":null", ""));
+        assertNull(none.fullHandshake());
+        assertNull(none.resumedHandshake());
+        RunSummary merged = RunSummary.merge("call", List.of(bare, full, both));
+        assertEquals(new TlsFlights(1420, 1955), merged.fullHandshake());
+        assertEquals(new TlsFlights(268, 180), merged.resumedHandshake());
+        assertTrue(merged.text().contains("first full tls handshake: ClientHello 1420 bytes (1 segment at MSS"
+                + " 1460), server's first flight 1955 bytes (2 segments)"), merged.text());
+        assertThrows(IllegalArgumentException.class, () -> RunSummary.parseSummaryJson(
+                bare.json().replace("\"fullHandshake\":null", "\"fullHandshake\":{\"clientHelloBytes\":-1}")));
     }
 
     @Test

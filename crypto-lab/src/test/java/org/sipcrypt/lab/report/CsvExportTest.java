@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Studies;
@@ -87,10 +88,13 @@ class CsvExportTest {
         // readers of the older columns keep working
         assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call",
                 "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption", "left_transport",
-                "right_transport"), header.subList(header.size() - 11, header.size()));
+                "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
+                "server_flight_segments"), header.subList(header.size() - 15, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 6, header.size() - 2));
-        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 2, header.size()), "aes on both TLS legs");
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 10, header.size() - 6));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 6, header.size() - 4), "aes on both TLS legs");
+        // and before the lab measured handshake sizes
+        assertEquals(List.of("", "", "", ""), rows.get(1).subList(header.size() - 4, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
@@ -141,6 +145,24 @@ class CsvExportTest {
         assertEquals("1890", cell(header, failing, "completed_cps"));
         assertEquals(List.of("-1", "-1"), List.of(cell(header, failing, "generator_cpu_us_per_call"),
                 cell(header, failing, "uas_cpu_us_per_call")), "not known for this step");
+    }
+
+    @Test
+    void eachRowEndsWithItsFirstFullHandshakesSizesEmptyWithoutOne() throws IOException {
+        Study s = Studies.withHandshakes(Studies.study(SCENARIO, List.of("udp", "aes"), 200, 250, 500).withId(3),
+                "aes", new TlsFlights(1420, 1955), new TlsFlights(1452, 150));
+        List<List<String>> rows = write(List.of(s), dir.resolve("sizes"), CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        Map<String, String> sizes = new TreeMap<>();
+        for (List<String> row : rows.subList(1, rows.size())) {
+            if (cell(header, row, "mode").equals("fixed")) {
+                sizes.put(cell(header, row, "cipher") + "/" + cell(header, row, "repetition"),
+                        String.join(",", row.subList(header.indexOf("client_hello_bytes"), header.size())));
+            }
+        }
+        // the resumed handshake's sizes are in results.json and the reports, not in these columns
+        assertEquals(Map.of("aes/1", "1420,1,1955,2", "aes/2", "1420,1,1956,2", "aes/3", "1420,1,1956,2",
+                "udp/1", ",,,", "udp/2", ",,,", "udp/3", ",,,"), sizes);
     }
 
     @Test

@@ -15,6 +15,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.CostModel;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Studies;
@@ -77,6 +78,22 @@ class HtmlReportTest {
                 assertEquals(columns, ((Element) rows.item(r)).getElementsByTagName("td").getLength());
             }
         }
+    }
+
+    @Test
+    void theHandshakeTableHasACellPerHeaderAndShowsOnlyWithHandshakes() throws Exception {
+        Study plain = Studies.study("outbound", List.of("tcp", "aes"), 500, 200, 400);
+        assertFalse(HtmlReport.render(List.of(plain), null).contains("<h3>Handshake</h3>"));
+        String html = HtmlReport.render(List.of(Studies.withHandshakes(plain, "aes", new TlsFlights(236, 867), null)),
+                null);
+        Document doc = parse(html);
+        assertTrue(html.contains("<h3>Handshake</h3>"), html);
+        NodeList tables = doc.getElementsByTagName("table");
+        Element last = (Element) tables.item(tables.getLength() - 1);
+        assertEquals(7, last.getElementsByTagName("th").getLength());
+        NodeList cells = last.getElementsByTagName("td");
+        assertEquals(7, cells.getLength(), "one row: aes's full handshake");
+        assertEquals("867–868", cells.item(5).getTextContent());
     }
 
     @Test

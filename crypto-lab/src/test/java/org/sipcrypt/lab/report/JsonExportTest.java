@@ -2,6 +2,7 @@ package org.sipcrypt.lab.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.TlsFlights;
+import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.RoleCpu;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
@@ -86,6 +89,29 @@ class JsonExportTest {
         assertEquals(RoleCpu.UNKNOWN, read.fixed().get(0).labCpu());
         assertEquals(RoleCpu.UNKNOWN, read.peaks().get(0).steps().get(0).labCpu());
         assertEquals(studies().get(0).fixed().get(0).server(), read.fixed().get(0).server());
+    }
+
+    @Test
+    void handshakeSizesReadBackAndOlderFilesWithoutThemReadAsNone() throws IOException {
+        Study s = Studies.withHandshakes(studies().get(0), "aes", new TlsFlights(236, 867), new TlsFlights(268, 150));
+        Path file = JsonExport.write(List.of(s), dir);
+        PointRun back = JsonExport.read(file).get(0).fixed().get(0);
+        assertEquals(new TlsFlights(236, 867), back.uac().fullHandshake());
+        assertEquals(new TlsFlights(268, 150), back.uac().resumedHandshake());
+        JsonNode root = LabJson.reader(Object.class).readTree(Files.readString(file));
+        for (JsonNode point : root.path("studies").get(0).path("fixed")) {
+            ((ObjectNode) point.path("uac")).remove(List.of("fullHandshake", "resumedHandshake"));
+        }
+        for (JsonNode ramp : root.path("studies").get(0).path("peaks")) {
+            for (JsonNode step : ramp.path("steps")) {
+                ((ObjectNode) step.path("uac")).remove(List.of("fullHandshake", "resumedHandshake"));
+            }
+        }
+        Path older = Files.writeString(dir.resolve("older.json"), LabJson.write(root));
+        assertFalse(Files.readString(older).contains("Handshake\""));
+        PointRun old = JsonExport.read(older).get(0).fixed().get(0);
+        assertNull(old.uac().fullHandshake());
+        assertNull(old.uac().resumedHandshake());
     }
 
     @Test

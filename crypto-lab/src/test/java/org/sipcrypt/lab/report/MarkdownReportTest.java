@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.CostModel;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Studies;
@@ -152,6 +153,24 @@ class MarkdownReportTest {
         List<String> aes = cells(tables(md).get(1).get(2));
         assertEquals(List.of("n/a", "n/a"), aes.subList(16, 18));
         assertFalse(md.contains("HEAVY") || md.contains("within a third"), md);
+    }
+
+    @Test
+    void theHandshakeTableShowsTheGeneratorsHandshakeSizesWhenItMadeAny() {
+        Study plain = Studies.study("outbound", List.of("tcp", "aes"), 500, 200, 400);
+        assertFalse(MarkdownReport.render(List.of(plain), null).contains("### Handshake"), "no handshake measured");
+        Study tls = Studies.withHandshakes(plain, "aes", new TlsFlights(1420, 1955), new TlsFlights(1452, 150));
+        String md = MarkdownReport.render(List.of(tls), null);
+        String section = md.substring(md.indexOf("### Handshake"));
+        List<String> table = tables(section).get(0);
+        assertEquals(List.of("cipher", "TLS handshake", "kind", "ClientHello bytes", "ClientHello segments",
+                "server flight bytes", "server flight segments"), cells(table.get(0)));
+        assertEquals("| --- | --- | --- | ---: | ---: | ---: | ---: |", table.get(1));
+        // repetitions 2 and 3 had a server flight one byte longer: a range
+        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2"), cells(table.get(2)));
+        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1"), cells(table.get(3)));
+        assertEquals(4, table.size(), "no row for tcp");
+        assertTrue(section.contains("Segments are computed, not captured: ceil(bytes / 1460)"), section);
     }
 
     @Test

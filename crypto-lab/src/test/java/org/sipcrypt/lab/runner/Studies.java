@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.metrics.TlsFlights;
 
 /**
  * Studies made of given numbers, for tests of storage, reports and the cost model (the numbers are
@@ -56,6 +57,32 @@ public final class Studies {
         return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), p.uac(), p.uasHandshakes(),
                 p.uasResumed(), p.uasBytes(), p.server(), new RoleCpu(generatorMicrosPerCall, uasMicrosPerCall),
                 p.samples(), p.invalid());
+    }
+
+    /** The same point with its generator's first full and first resumed handshake of these sizes (null: none). */
+    public static PointRun withHandshakes(PointRun p, TlsFlights full, TlsFlights resumed) {
+        RunSummary s = p.uac();
+        RunSummary u = new RunSummary(s.description(), s.rate(), s.seconds(), s.offered(), s.started(), s.completed(),
+                s.failed(), s.causes(), s.crtCount(), s.crtP50Ms(), s.crtP90Ms(), s.crtP99Ms(), s.crtMaxMs(),
+                s.buckets(), s.bytesSent(), s.bytesReceived(), s.handshakes(), s.resumed(), s.retransmissions(),
+                s.cpuPercent(), s.cores(), s.saturated(), s.maxArrivalLagMs(), s.stoppedEarly(), s.maxFailedPct(),
+                s.challenges(), s.crtHistogram(), full, resumed);
+        return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), u, p.uasHandshakes(),
+                p.uasResumed(), p.uasBytes(), p.server(), p.labCpu(), p.samples(), p.invalid());
+    }
+
+    /**
+     * The study with its fixed points of {@code cipher} given these handshake sizes, the server's
+     * first flight one byte longer from repetition 2 on (as an ECDSA signature's length varies).
+     */
+    public static Study withHandshakes(Study s, String cipher, TlsFlights full, TlsFlights resumed) {
+        List<PointRun> fixed = new ArrayList<>();
+        for (PointRun p : s.fixed()) {
+            fixed.add(!p.cipher().equals(cipher) ? p : withHandshakes(p, p.repetition() == 1 ? full
+                    : new TlsFlights(full.clientHelloBytes(), full.serverFlightBytes() + 1), resumed));
+        }
+        return new Study(s.id(), s.scenario(), s.scenarioText(), s.ciphers(), s.started(), s.environment(), fixed,
+                s.peaks());
     }
 
     /** A ramp whose steps pass up to {@code peak} and fail above it. */
