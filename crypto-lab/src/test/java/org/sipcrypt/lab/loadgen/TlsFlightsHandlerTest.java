@@ -19,14 +19,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.security.KeyStore;
-import java.security.cert.X509Certificate;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,8 +31,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.server.cli.CertsCommand;
+import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.tls.KeyMaterial;
-import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
@@ -63,23 +59,7 @@ class TlsFlightsHandlerTest {
 
     /** A SunJSSE context trusting the lab CA, presenting the server's certificate when {@code server}. */
     private static SSLContext sslContext(boolean server) throws Exception {
-        KeyStore anchors = KeyStore.getInstance("PKCS12");
-        anchors.load(null, null);
-        anchors.setCertificateEntry("ca", PemFiles.readCertificates(certs.resolve("ca.pem")).get(0));
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(anchors);
-        KeyManagerFactory kmf = null;
-        if (server) {
-            KeyStore ks = KeyStore.getInstance("PKCS12");
-            ks.load(null, null);
-            ks.setKeyEntry("server", PemFiles.readPrivateKey(certs.resolve("server-key.pem")), new char[0],
-                    PemFiles.readCertificates(certs.resolve("server.pem")).toArray(new X509Certificate[0]));
-            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(ks, new char[0]);
-        }
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return ctx;
+        return server ? TestPki.sslContext(certs, "server.pem", "server-key.pem") : TestPki.sslContext(certs, null, null);
     }
 
     /** One side of an in-memory handshake. */
