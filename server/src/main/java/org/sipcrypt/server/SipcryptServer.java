@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sip.ClientTransaction;
 import javax.sip.ServerTransaction;
 import javax.sip.SipFactory;
+import javax.sip.header.CallIdHeader;
 import org.sipcrypt.server.auth.CredentialBatcher;
 import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.AddressBlock;
@@ -268,8 +269,7 @@ public final class SipcryptServer implements AutoCloseable {
                 transport.reportRequestsNotSentTo((request, cause) -> {
                     ClientTransaction ct = stack.clientTransactionOf(request);
                     if (ct != null) {
-                        String callId = ((javax.sip.header.CallIdHeader) request.getHeader(javax.sip.header.CallIdHeader.NAME))
-                                .getCallId();
+                        String callId = ((CallIdHeader) request.getHeader(CallIdHeader.NAME)).getCallId();
                         context.lane(callId).execute(() -> proxy.onNotSent(ct));
                     }
                 });

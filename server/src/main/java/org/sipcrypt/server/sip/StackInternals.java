@@ -27,10 +27,11 @@ import org.sipcrypt.server.transport.Flow;
  * ({@code gov.nist}) beyond the public {@code javax.sip} interfaces, in one place: what a message
  * or transaction knows of the transport it came over, the transaction state the proxy settles by
  * hand for a response relayed from its bytes, the timers it shortens, the removal of an ended
- * transaction, a header's value as it came and an address factory for use without a stack. Only the stack's own plumbing
- * ({@link SipStackBuilder}, {@link SipcryptSipStack}, the logging adapters, {@link WheelSipTimer})
- * and the Netty transport, which implements the RI's message channels and processors, touch the RI
- * otherwise (checked by {@code StackInternalsTest}). An upgrade of the RI is checked here.
+ * transaction, a header's value as it came and an address factory for use without a stack. Only
+ * the stack's own plumbing ({@link SipStackBuilder}, {@link SipcryptSipStack}, the logging adapters,
+ * {@link WheelSipTimer}) and the Netty transport, which implements the RI's message channels and
+ * processors, touch the RI otherwise (checked by {@code StackInternalsTest}). An upgrade of the RI
+ * is checked here.
  * Threading: stateless; each method is as thread-safe as the RI object it reads (a transaction's
  * state is changed on its call's lane only).
  */
