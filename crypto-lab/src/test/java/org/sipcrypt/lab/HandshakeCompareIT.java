@@ -23,10 +23,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.report.JsonExport;
 import org.sipcrypt.lab.runner.PointRun;
@@ -43,7 +45,9 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
  * resumption asks for: on {@code outbound}, where each call is a connection of its own, resumed ones
  * outnumbering full ones with {@code session-id}, none resumed with {@code none}; the generator recorded
  * the sizes of its first full handshake (and of its first resumed one with {@code session-id}) and
- * results.csv and the report show them. Two cases, for
+ * timed its handshakes after the warm-up (full ones with {@code none}, resumed ones with
+ * {@code session-id}: a positive latency below the call timeout), and results.csv and the report
+ * show them. Two cases, for
  * CI's time: the other combinations (RSA-3072, TLS 1.2 P-256 on the bc listener, session IDs on bc)
  * are made by independent peers against the same listeners in {@code IndependentPeersIT}.
  */
@@ -89,7 +93,9 @@ class HandshakeCompareIT {
                 "the environment table");
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertTrue(csv.get(0).endsWith(",tls_version,kx,cert,resumption,left_transport,right_transport,"
-                + "client_hello_bytes,client_hello_segments,server_flight_bytes,server_flight_segments"), csv.get(0));
+                + "client_hello_bytes,client_hello_segments,server_flight_bytes,server_flight_segments,"
+                + "handshake_p50_ms,handshake_p99_ms,handshakes_timed"), csv.get(0));
+        double timeoutMs = base.load().callTimeout().toMillis();
         long completed = 0;
         for (PointRun p : s.fixed()) {
             assertEquals(0, p.uac().failed(), p.uac().text());
@@ -104,11 +110,35 @@ class HandshakeCompareIT {
             assertTrue(full.serverFlightBytes() > 400, full.toString());
             assertEquals(resumption.equals("session-id"), p.uac().resumedHandshake() != null,
                     "a resumed handshake's sizes where sessions resume: " + p.uac().text());
+            // each call's connection is timed from its ClientHello to its handshake done; a session
+            // resumes from the second connection on, so with session-id the full one is in the warm-up
+            Histogram timed = p.uac().handshakeTimes(resumption.equals("session-id"));
+            assertTrue(timed.getTotalCount() > 0, "handshakes timed after the warm-up\n" + p.uac().text());
+            double[] ms = RunSummary.percentilesMs(timed);
+            assertTrue(ms[0] > 0 && ms[3] < timeoutMs, "latency positive and below the call timeout: "
+                    + p.uac().text());
+            if (resumption.equals("none")) {
+                assertEquals(0, p.uac().handshakeTimes(true).getTotalCount(), p.uac().text());
+            }
             String row = csv.get(1 + s.fixed().indexOf(p));
-            assertTrue(row.endsWith("," + version + "," + kx + "," + cert + "," + resumption + ",tls,tls,"
-                    + full.clientHelloBytes() + ",1," + full.serverFlightBytes() + "," + full.serverFlightSegments()), row);
+            assertTrue(row.contains("," + version + "," + kx + "," + cert + "," + resumption + ",tls,tls,"
+                    + full.clientHelloBytes() + ",1," + full.serverFlightBytes() + "," + full.serverFlightSegments()
+                    + ","), row);
+            // then the full handshakes' latency: p50, p99 and how many, empty where none was timed
+            String[] fields = row.split(",", -1);
+            List<String> latency = List.of(fields).subList(fields.length - 3, fields.length);
+            Histogram timedFull = p.uac().handshakeTimes(false);
+            if (timedFull.getTotalCount() == 0) {
+                assertEquals(List.of("", "", ""), latency, row);
+            } else {
+                double[] fullMs = RunSummary.percentilesMs(timedFull);
+                assertEquals(List.of(fullMs[0], fullMs[2], (double) timedFull.getTotalCount()),
+                        latency.stream().map(Double::parseDouble).toList(), row);
+            }
         }
-        assertTrue(Files.readString(out.resolve("report.md")).contains("### Handshake"), "the handshake table");
+        String md = Files.readString(out.resolve("report.md"));
+        assertTrue(md.contains("### Handshake") && md.contains("| latency p50 ms | latency p99 ms | timed |"),
+                "the handshake table, with its latency");
         assertTrue(completed > 0, "calls completed\n" + said);
         assertEquals(cert.startsWith("ecdsa") ? "EC" : "RSA", serverKeyAlgorithm(work, cert),
                 "the server was given a certificate of that type");

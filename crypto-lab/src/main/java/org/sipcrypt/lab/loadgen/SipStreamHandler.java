@@ -22,10 +22,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The last stage of a lab stream connection: completes the connection's future when it is ready
- * for SIP (TCP: connected; TLS: handshake done; WS and WSS: the WebSocket upgrade done), counts TLS handshakes, resumptions and failures
- * into the side's {@link LegCounters} (with the sizes {@link TlsFlightsHandler} measured on a client
- * connection), frames the byte stream into SIP messages by Content-Length and hands each to the {@link StreamConnection.Listener}, and tells the listener when the
- * connection closes. A framing error closes that connection only.
+ * for SIP (TCP: connected; TLS: handshake done; WS and WSS: the WebSocket upgrade done), counts TLS
+ * handshakes, resumptions and failures into the side's {@link LegCounters} (with the sizes
+ * {@link TlsFlightsHandler} measured on a client connection, and the time from its ClientHello
+ * written to the handshake done), frames the byte stream into SIP messages by Content-Length and
+ * hands each to the {@link StreamConnection.Listener}, and tells the listener when the connection
+ * closes. A framing error closes that connection only.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
 final class SipStreamHandler extends ChannelInboundHandlerAdapter {
@@ -73,6 +75,7 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof SslHandshakeCompletionEvent e) {
+            long doneNanos = System.nanoTime();
             String wrongPeer = e.isSuccess() ? wrongPeer(ctx) : null;
             if (e.isSuccess() && wrongPeer == null) {
                 boolean resumed = resumed(ctx);
@@ -85,6 +88,9 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
                 TlsFlights flights = sizes == null ? null : sizes.flights();
                 if (flights != null) {
                     counters.handshakeFlights(resumed, flights);
+                }
+                if (sizes != null && sizes.clientHelloWritten()) {
+                    counters.handshakeTime(resumed, sizes.clientHelloNanos(), doneNanos);
                 }
                 if (!webSocket) {
                     ready.complete(connection);

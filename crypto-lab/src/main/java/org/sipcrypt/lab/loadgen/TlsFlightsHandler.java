@@ -19,6 +19,8 @@ import org.sipcrypt.lab.metrics.TlsFlights;
  * ({@link #flights()} null): bytes that are not TLS records, a first server record that is not a
  * ServerHello, and a HelloRetryRequest (RFC 8446 §4.1.3: its random is a fixed value), which makes
  * the opening two round trips, are declined. Once the second flight is seen it only passes bytes on.
+ * It also notes when the connection's first bytes, the ClientHello's, were written
+ * ({@link #clientHelloNanos()}), whether or not it declines the sizes, for the handshake's latency.
  * Threading: one instance per channel, event loop only (not @Sharable).
  */
 final class TlsFlightsHandler extends ChannelDuplexHandler {
@@ -67,6 +69,18 @@ final class TlsFlightsHandler extends ChannelDuplexHandler {
     /** The ClientHello's bytes still to come once its 4-byte header is read; -1 before. */
     private int clientHelloLeft = -1;
     private int serverFlightBytes;
+    private boolean clientHelloWritten;
+    private long clientHelloNanos;
+
+    /** Whether the connection has written its first bytes, the ClientHello's. */
+    boolean clientHelloWritten() {
+        return clientHelloWritten;
+    }
+
+    /** When the ClientHello's first byte was written ({@link System#nanoTime()}), once {@link #clientHelloWritten()}. */
+    long clientHelloNanos() {
+        return clientHelloNanos;
+    }
 
     /**
      * The ClientHello and the server's first flight, or null while they are incomplete or when this
@@ -84,6 +98,10 @@ final class TlsFlightsHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!clientHelloWritten && msg instanceof ByteBuf b && b.isReadable()) {
+            clientHelloNanos = System.nanoTime();
+            clientHelloWritten = true;
+        }
         if (msg instanceof ByteBuf b && (phase == Phase.CLIENT_HELLO || phase == Phase.SERVER_FLIGHT)) {
             written(b);
         }

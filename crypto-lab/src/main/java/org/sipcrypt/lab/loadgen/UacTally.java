@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.sipcrypt.lab.metrics.CallTimer;
 import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.metrics.HandshakeTimer;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.metrics.RunSummary;
@@ -18,7 +19,8 @@ import org.sipcrypt.lab.metrics.RunSummary;
  * failed (all, and those due after the warm-up, which alone make the summary), failure causes,
  * challenges answered, response times and the generator's largest arrival lag in the measured part;
  * one {@link Interval} per sample and the {@link RunSummary} at the end, with the process CPU and the
- * transport counters of the measured part, and the run's first handshake sizes of each kind. The
+ * transport counters of the measured part, the run's first handshake sizes of each kind and the
+ * latencies of the handshakes whose ClientHello went out after the warm-up. The
  * generator counts as saturated when its CPU passes 90 % of the cores or a measured arrival ran more
  * than {@value #SATURATED_LAG_MS} ms late: a verdict in the report, not a failure.
  * Threading: the counting methods are thread-safe and never block; {@link #begin}, {@link #sample}
@@ -53,6 +55,7 @@ final class UacTally {
     private long measuredHandshakes;
     private long measuredResumed;
     private long measuredRetransmissions;
+    private HandshakeTimer handshakeTimer;
 
     /** @param counters the run's transport counters, sampled with the operations */
     UacTally(LegCounters counters) {
@@ -127,6 +130,9 @@ final class UacTally {
     void begin(long startNanos, long warmupEndNanos) {
         this.startNanos = startNanos;
         this.warmupEndNanos = warmupEndNanos;
+        // a handshake is measured as an operation is: by when it began, the ClientHello's first byte
+        handshakeTimer = new HandshakeTimer(warmupEndNanos);
+        counters.timeHandshakes(handshakeTimer);
         cpuLast = ProcessCpu.micros();
         lastNanos = startNanos;
         measuring = warmupEndNanos == startNanos;
@@ -183,6 +189,12 @@ final class UacTally {
                 counters.handshakes() - measuredHandshakes, counters.resumed() - measuredResumed,
                 counters.retransmissions() - measuredRetransmissions, cpuPct, cores,
                 cpuPct > 90.0 * cores || lagMs > SATURATED_LAG_MS, lagMs, stoppedEarly, o.maxFailedPct(),
-                mChallenges.sum(), CallTimer.encode(total), counters.fullHandshake(), counters.resumedHandshake());
+                mChallenges.sum(), CallTimer.encode(total), counters.fullHandshake(), counters.resumedHandshake(),
+                handshakeTimes(false), handshakeTimes(true));
+    }
+
+    /** The encoded latencies of the measured handshakes of one kind; null when none (or before {@link #begin}). */
+    private String handshakeTimes(boolean resumed) {
+        return handshakeTimer == null ? null : RunSummary.encodeTimes(handshakeTimer.total(resumed));
     }
 }

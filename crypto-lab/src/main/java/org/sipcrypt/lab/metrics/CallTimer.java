@@ -17,8 +17,8 @@ import org.HdrHistogram.Recorder;
  */
 public final class CallTimer {
 
-    private static final long MAX_MICROS = 3_600_000_000L;
-    private static final int DIGITS = 3;
+    static final long MAX_MICROS = 3_600_000_000L;
+    static final int DIGITS = 3;
 
     private final Recorder interval = new Recorder(MAX_MICROS, DIGITS);
     private final Histogram total = newHistogram();

@@ -16,10 +16,12 @@ import org.HdrHistogram.Histogram;
  * digest challenges answered and the generator's CPU over the time from the first sample after the
  * warm-up to the end (so a handshake of a warm-up call that completes after the warm-up is counted);
  * the sizes of the first full and the first resumed TLS handshake of the whole run, warm-up included
- * (they do not change from one handshake to the next but for the length of a signature);
- * and why the run stopped early if it did. The response-time histogram itself travels along
- * ({@link #crtHistogram}), so the summaries of several generator processes {@link #merge} exactly,
- * and {@link #json} is read back by {@link #parseSummaryJson}.
+ * (they do not change from one handshake to the next but for the length of a signature); the
+ * latencies of the full and of the resumed TLS handshakes whose ClientHello went out after the
+ * warm-up ({@link HandshakeTimer}); and why the run stopped early if it did. The response-time and
+ * handshake-latency histograms themselves travel along ({@link #crtHistogram},
+ * {@link #fullHandshakeTimes}, {@link #resumedHandshakeTimes}), so the summaries of several
+ * generator processes {@link #merge} exactly, and {@link #json} is read back by {@link #parseSummaryJson}.
  * Threading: immutable.
  *
  * @param description      what ran: workload, target, transport, connection pattern, TLS engine and suites
@@ -59,6 +61,11 @@ import org.HdrHistogram.Histogram;
  *                         the generator's connections made; null without one (no TLS leg from the
  *                         generator, or a summary stored before the lab measured them)
  * @param resumedHandshake the same of the first resumed handshake; null without one
+ * @param fullHandshakeTimes    the latencies of the measured full TLS handshakes of the generator's
+ *                              connections in microseconds, {@link CallTimer#encode encoded}; null
+ *                              when none was timed (no TLS leg from the generator, none in the measured
+ *                              part, or a summary stored before the lab timed them)
+ * @param resumedHandshakeTimes the same of the measured resumed handshakes
  */
 public record RunSummary(String description, double rate, double seconds, long offered, long started, long completed,
                          long failed, Map<String, Long> causes, long crtCount, double crtP50Ms, double crtP90Ms,
@@ -66,7 +73,7 @@ public record RunSummary(String description, double rate, double seconds, long o
                          long handshakes, long resumed, long retransmissions, double cpuPercent, int cores,
                          boolean saturated, double maxArrivalLagMs, String stoppedEarly, double maxFailedPct,
                          long challenges, String crtHistogram, TlsFlights fullHandshake,
-                         TlsFlights resumedHandshake) {
+                         TlsFlights resumedHandshake, String fullHandshakeTimes, String resumedHandshakeTimes) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -99,6 +106,19 @@ public record RunSummary(String description, double rate, double seconds, long o
                 null, null);
     }
 
+    /** A summary without handshake latencies. */
+    public RunSummary(String description, double rate, double seconds, long offered, long started, long completed,
+                      long failed, Map<String, Long> causes, long crtCount, double crtP50Ms, double crtP90Ms,
+                      double crtP99Ms, double crtMaxMs, long[] buckets, long bytesSent, long bytesReceived,
+                      long handshakes, long resumed, long retransmissions, double cpuPercent, int cores,
+                      boolean saturated, double maxArrivalLagMs, String stoppedEarly, double maxFailedPct,
+                      long challenges, String crtHistogram, TlsFlights fullHandshake, TlsFlights resumedHandshake) {
+        this(description, rate, seconds, offered, started, completed, failed, causes, crtCount, crtP50Ms, crtP90Ms,
+                crtP99Ms, crtMaxMs, buckets, bytesSent, bytesReceived, handshakes, resumed, retransmissions,
+                cpuPercent, cores, saturated, maxArrivalLagMs, stoppedEarly, maxFailedPct, challenges, crtHistogram,
+                fullHandshake, resumedHandshake, null, null);
+    }
+
     /**
      * The response-time histogram (microseconds).
      *
@@ -113,6 +133,22 @@ public record RunSummary(String description, double rate, double seconds, long o
             return CallTimer.newHistogram();
         }
         return CallTimer.decode(crtHistogram);
+    }
+
+    /**
+     * The latencies of the measured full or resumed TLS handshakes in microseconds; empty when none
+     * was timed.
+     *
+     * @throws IllegalArgumentException the stored histogram cannot be decoded
+     */
+    public Histogram handshakeTimes(boolean resumedSession) {
+        String encoded = resumedSession ? resumedHandshakeTimes : fullHandshakeTimes;
+        return encoded == null ? CallTimer.newHistogram() : CallTimer.decode(encoded);
+    }
+
+    /** {@link CallTimer#encode} of {@code micros}, null when it holds nothing. */
+    public static String encodeTimes(Histogram micros) {
+        return micros.getTotalCount() == 0 ? null : CallTimer.encode(micros);
     }
 
     /** The median, 90th and 99th percentile and the maximum of a histogram of microseconds, in ms. */
@@ -130,7 +166,8 @@ public record RunSummary(String description, double rate, double seconds, long o
      * response times from the histograms added up, so the percentiles and buckets are those of all
      * operations; the longest measured part, the largest arrival lag and core count, saturated when
      * one part was, the first reason to stop early, and the strictest failure threshold; the first
-     * part's handshake sizes of each kind that has them. The CPU is unknown (-1) when it is unknown for a part.
+     * part's handshake sizes of each kind that has them; handshake latencies from the histograms added
+     * up. The CPU is unknown (-1) when it is unknown for a part.
      *
      * @throws IllegalArgumentException there are no parts, or a part has response times but no histogram
      */
@@ -152,6 +189,8 @@ public record RunSummary(String description, double rate, double seconds, long o
         String stoppedEarly = null;
         TlsFlights full = null;
         TlsFlights resumedFlights = null;
+        Histogram fullTimes = CallTimer.newHistogram();
+        Histogram resumedTimes = CallTimer.newHistogram();
         for (RunSummary p : parts) {
             try {
                 all.add(p.histogram());
@@ -174,17 +213,21 @@ public record RunSummary(String description, double rate, double seconds, long o
             stoppedEarly = stoppedEarly != null ? stoppedEarly : p.stoppedEarly;
             full = full != null ? full : p.fullHandshake;
             resumedFlights = resumedFlights != null ? resumedFlights : p.resumedHandshake;
+            fullTimes.add(p.handshakeTimes(false));
+            resumedTimes.add(p.handshakeTimes(true));
         }
         double[] pct = percentilesMs(all);
         return new RunSummary(description, rate, seconds, n[0], n[1], n[2], n[3], causes, all.getTotalCount(), pct[0],
                 pct[1], pct[2], pct[3], CrtBuckets.of(all), n[4], n[5], n[6], n[7], n[8], cpu, cores, saturated, lag,
-                stoppedEarly, threshold, n[9], CallTimer.encode(all), full, resumedFlights);
+                stoppedEarly, threshold, n[9], CallTimer.encode(all), full, resumedFlights, encodeTimes(fullTimes),
+                encodeTimes(resumedTimes));
     }
 
     /**
      * Reads back what {@link #json} wrote, alone or as the {@code summary} member of a {@code uac --json}
      * file; members it does not write are ignored, {@code challenges}, {@code crtHistogram},
-     * {@code fullHandshake} and {@code resumedHandshake} may be missing (0 and null).
+     * {@code fullHandshake}, {@code resumedHandshake}, {@code fullHandshakeTimes} and
+     * {@code resumedHandshakeTimes} may be missing (0 and null).
      *
      * @throws IllegalArgumentException the text is not such JSON, naming what is wrong
      */
@@ -213,6 +256,8 @@ public record RunSummary(String description, double rate, double seconds, long o
         }
         Object stopped = m.get("stoppedEarly");
         Object histogram = m.get("crtHistogram");
+        String fullTimes = times(m, "fullHandshakeTimes");
+        String resumedTimes = times(m, "resumedHandshakeTimes");
         return new RunSummary(member(m, "description", String.class), number(m, "rate"), number(m, "seconds"),
                 count(m, "offered"), count(m, "started"), count(m, "completed"), count(m, "failed"), causes,
                 count(m, "crtCount"), number(m, "crtP50Ms"), number(m, "crtP90Ms"), number(m, "crtP99Ms"),
@@ -221,7 +266,22 @@ public record RunSummary(String description, double rate, double seconds, long o
                 (int) count(m, "cores"), member(m, "saturated", Boolean.class), number(m, "maxArrivalLagMs"),
                 stopped instanceof String t ? t : null, number(m, "maxFailedPct"),
                 m.containsKey("challenges") ? count(m, "challenges") : 0,
-                histogram instanceof String h ? h : null, flights(m, "fullHandshake"), flights(m, "resumedHandshake"));
+                histogram instanceof String h ? h : null, flights(m, "fullHandshake"), flights(m, "resumedHandshake"),
+                fullTimes, resumedTimes);
+    }
+
+    /** The encoded latency histogram under {@code name}, null when the member is missing or null. */
+    private static String times(Map<?, ?> m, String name) {
+        if (m.get(name) == null) {
+            return null;
+        }
+        String encoded = member(m, name, String.class);
+        try {
+            CallTimer.decode(encoded);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("summary JSON: \"" + name + "\": " + e.getMessage(), e);
+        }
+        return encoded;
     }
 
     /** The handshake sizes under {@code name}, null when the member is missing or null. */
@@ -307,6 +367,8 @@ public record RunSummary(String description, double rate, double seconds, long o
                 challenges));
         handshakeLine(b, "full", fullHandshake);
         handshakeLine(b, "resumed", resumedHandshake);
+        latencyLine(b, "full", handshakeTimes(false));
+        latencyLine(b, "resumed", handshakeTimes(true));
         b.append(String.format(Locale.ROOT, "  generator: cpu %.0f %% of one core (%d cores), max arrival lag %.1f ms%s%n",
                 cpuPercent, cores, maxArrivalLagMs, saturated ? " -- SATURATED: this run does not measure the target" : ""));
         b.append(stoppedEarly != null ? "  stopped early: " + stoppedEarly + "\n" : "");
@@ -321,6 +383,15 @@ public record RunSummary(String description, double rate, double seconds, long o
                             + " server's first flight %d bytes (%s)%n", kind, f.clientHelloBytes(),
                     segments(f.clientHelloSegments()), TlsFlights.ETHERNET_MSS_BYTES, f.serverFlightBytes(),
                     segments(f.serverFlightSegments())));
+        }
+    }
+
+    private static void latencyLine(StringBuilder b, String kind, Histogram micros) {
+        if (micros.getTotalCount() > 0) {
+            double[] pct = percentilesMs(micros);
+            b.append(String.format(Locale.ROOT, "  %s tls handshake latency ms (ClientHello written to done):"
+                    + " p50 %.2f p99 %.2f max %.2f (%d handshakes)%n", kind, pct[0], pct[2], pct[3],
+                    micros.getTotalCount()));
         }
     }
 
@@ -352,12 +423,17 @@ public record RunSummary(String description, double rate, double seconds, long o
         b.append(String.format(Locale.ROOT, "},\"bytesSent\":%d,\"bytesReceived\":%d,\"handshakes\":%d,\"resumed\":%d,"
                         + "\"retransmissions\":%d,\"challenges\":%d,\"cpuPercent\":%.1f,\"cores\":%d,"
                         + "\"saturated\":%b,\"maxArrivalLagMs\":%.3f,\"stoppedEarly\":%s,\"maxFailedPct\":%.3f,"
-                        + "\"passed\":%b,\"crtHistogram\":%s,\"fullHandshake\":%s,\"resumedHandshake\":%s}",
+                        + "\"passed\":%b,\"crtHistogram\":%s,\"fullHandshake\":%s,\"resumedHandshake\":%s,"
+                        + "\"fullHandshakeTimes\":%s,\"resumedHandshakeTimes\":%s}",
                 bytesSent, bytesReceived, handshakes, resumed, retransmissions, challenges, cpuPercent, cores, saturated,
                 maxArrivalLagMs, stoppedEarly == null ? "null" : "\"" + escape(stoppedEarly) + "\"", maxFailedPct,
                 passed(), crtHistogram == null ? "null" : "\"" + crtHistogram + "\"", flightsJson(fullHandshake),
-                flightsJson(resumedHandshake)));
+                flightsJson(resumedHandshake), quoted(fullHandshakeTimes), quoted(resumedHandshakeTimes)));
         return b.toString();
+    }
+
+    private static String quoted(String base64) {
+        return base64 == null ? "null" : "\"" + base64 + "\"";
     }
 
     static String escape(String s) {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.StringJoiner;
 import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
 import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
@@ -57,8 +58,12 @@ public final class CsvExport {
      * (headers included) of the first full handshake the point's generator made, and the
      * {@code *_segments} beside them the TCP segments each takes at Ethernet's MSS, computed as
      * ceil(bytes / 1460) ({@link TlsFlights}); empty where the generator made no TLS handshake (no TLS
-     * leg from it, or a point stored before the lab measured them). New columns come last so that
-     * readers of the older ones keep working.
+     * leg from it, or a point stored before the lab measured them). {@code handshake_p50_ms},
+     * {@code handshake_p99_ms} and {@code handshakes_timed} are the median and 99th percentile of the
+     * latency of the point's full handshakes whose ClientHello went out after the warm-up, from its
+     * first byte written below TLS to the generator's TLS stage reporting the handshake done, and how
+     * many there were ({@link RunSummary#handshakeTimes}); empty where none was timed. New columns
+     * come last so that readers of the older ones keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
@@ -67,7 +72,7 @@ public final class CsvExport {
             "handshakes_per_s", "resumption_pct", "valid", "failure_causes", "generator_cpu_us_per_call",
             "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption",
             "left_transport", "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
-            "server_flight_segments");
+            "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -178,6 +183,13 @@ public final class CsvExport {
         } else {
             f.addAll(List.of(Integer.toString(h.clientHelloBytes()), Integer.toString(h.clientHelloSegments()),
                     Integer.toString(h.serverFlightBytes()), Integer.toString(h.serverFlightSegments())));
+        }
+        Histogram timed = uac.handshakeTimes(false);
+        if (timed.getTotalCount() == 0) {
+            f.addAll(List.of("", "", ""));
+        } else {
+            double[] ms = RunSummary.percentilesMs(timed);
+            f.addAll(List.of(number(ms[0]), number(ms[2]), Long.toString(timed.getTotalCount())));
         }
         return f;
     }

@@ -14,8 +14,8 @@ import org.sipcrypt.lab.runner.Study;
  * baselines, and the lab's own CPU per call by role, flagged where the generator or the UAS cost more
  * than a third of the server's), the ciphers ranked by their CPU per call as a ratio to tcp's in the
  * same round, the distribution of call response times over the literature's buckets, the peak table,
- * the sizes of the generator's TLS handshakes when it made any, and why any repetition was left out;
- * then the cost model when one is given.
+ * the sizes and latencies of the generator's TLS handshakes when it made any, and why any
+ * repetition was left out; then the cost model when one is given.
  * Threading: immutable (static functions only).
  */
 public final class MarkdownReport {

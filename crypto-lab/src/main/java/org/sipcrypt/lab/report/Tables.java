@@ -6,7 +6,10 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.ToIntFunction;
+import org.HdrHistogram.Histogram;
+import org.sipcrypt.lab.metrics.CallTimer;
 import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.ComponentCost;
 import org.sipcrypt.lab.model.CostModel;
@@ -255,9 +258,13 @@ final class Tables {
     }
 
     /**
-     * The sizes of the generator's TLS handshakes per cipher (in the study's order) and kind, full
-     * then resumed, over every point of the study, fixed and ramp steps: a range where the points
-     * differ (a signature's length does); no rows when no point made a TLS handshake from the generator.
+     * The sizes and latencies of the generator's TLS handshakes per cipher (in the study's order) and
+     * kind, full then resumed. Sizes over every point of the study, fixed and ramp steps: a range
+     * where the points differ (a signature's length does). Latencies (median and 99th percentile in
+     * ms, and how many were timed) from the fixed-rate points' histograms added up: a ramp's steps
+     * climb to rates where queues, not the handshake, set the time. "n/a" where a kind has no sizes
+     * or none was timed (none in a measured part, or points stored before the lab timed them); no
+     * rows when no point made a TLS handshake from the generator.
      */
     static Table handshakes(Study s) {
         List<PointRun> points = new ArrayList<>(s.fixed());
@@ -272,19 +279,34 @@ final class Tables {
                 List<TlsFlights> seen = points.stream().filter(p -> p.cipher().equals(cipher))
                         .map(p -> resumed ? p.uac().resumedHandshake() : p.uac().fullHandshake())
                         .filter(Objects::nonNull).toList();
-                if (!seen.isEmpty()) {
-                    rows.add(List.of(cipher, combination, resumed ? "resumed" : "full",
-                            range(seen, TlsFlights::clientHelloBytes), range(seen, TlsFlights::clientHelloSegments),
-                            range(seen, TlsFlights::serverFlightBytes), range(seen, TlsFlights::serverFlightSegments)));
+                Histogram timed = CallTimer.newHistogram();
+                s.fixed().stream().filter(p -> p.cipher().equals(cipher))
+                        .forEach(p -> timed.add(p.uac().handshakeTimes(resumed)));
+                if (seen.isEmpty() && timed.getTotalCount() == 0) {
+                    continue;
                 }
+                List<String> row = new ArrayList<>(List.of(cipher, combination, resumed ? "resumed" : "full",
+                        range(seen, TlsFlights::clientHelloBytes), range(seen, TlsFlights::clientHelloSegments),
+                        range(seen, TlsFlights::serverFlightBytes), range(seen, TlsFlights::serverFlightSegments)));
+                if (timed.getTotalCount() == 0) {
+                    row.addAll(List.of("n/a", "n/a", "n/a"));
+                } else {
+                    double[] ms = RunSummary.percentilesMs(timed);
+                    row.addAll(List.of(num(ms[0]), num(ms[2]), Long.toString(timed.getTotalCount())));
+                }
+                rows.add(row);
             }
         }
-        return new Table("lllrrrr", List.of("cipher", "TLS handshake", "kind", "ClientHello bytes",
-                "ClientHello segments", "server flight bytes", "server flight segments"), rows);
+        return new Table("lllrrrrrrr", List.of("cipher", "TLS handshake", "kind", "ClientHello bytes",
+                "ClientHello segments", "server flight bytes", "server flight segments", "latency p50 ms",
+                "latency p99 ms", "timed"), rows);
     }
 
-    /** {@code 1420}, or {@code 1418–1420} where the values differ. */
+    /** {@code 1420}, or {@code 1418–1420} where the values differ; "n/a" when nothing was seen. */
     private static String range(List<TlsFlights> seen, ToIntFunction<TlsFlights> value) {
+        if (seen.isEmpty()) {
+            return "n/a";
+        }
         int min = seen.stream().mapToInt(value).min().orElseThrow();
         int max = seen.stream().mapToInt(value).max().orElseThrow();
         return min == max ? Integer.toString(min) : min + "–" + max;
@@ -296,7 +318,11 @@ final class Tables {
             + " (ServerHello to ServerHelloDone in TLS 1.2, to the server's Finished in TLS 1.3, or to its Finished"
             + " when resumed; counted by record length, not decrypted), 5-byte record headers included; a range where"
             + " the points differ. Segments are computed, not captured: ceil(bytes / 1460), the TCP segments of a"
-            + " flight written at once at Ethernet's MSS of 1,460 bytes (loopback's MSS would hide them).";
+            + " flight written at once at Ethernet's MSS of 1,460 bytes (loopback's MSS would hide them). Latency:"
+            + " from the ClientHello's first byte written below TLS to the generator's TLS stage reporting the"
+            + " handshake done, for every handshake of that kind whose ClientHello went out after the warm-up, over"
+            + " the fixed-rate points (timed: how many); on loopback it is the CPU time of both sides and their"
+            + " scheduling, and a one-way delay adds its round trips.";
 
     static Table peaks(List<Peak> peaks) {
         Optional<Peak> udp = Peak.find(peaks, UDP);

@@ -1,6 +1,7 @@
 package org.sipcrypt.lab.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -308,6 +309,30 @@ class TlsFlightsHandlerTest {
         assertEquals(recordBytes(p.client().get(0), 0), f.clientHelloBytes(), group);
         assertEquals(p.server().get(0).length, f.serverFlightBytes(), group);
         return f;
+    }
+
+    @Test
+    void theClientHellosFirstWriteIsTimedAndNoLaterOne() throws Exception {
+        TlsFlightsHandler handler = new TlsFlightsHandler();
+        EmbeddedChannel ch = new EmbeddedChannel(handler);
+        ch.writeOutbound(Unpooled.EMPTY_BUFFER);
+        assertFalse(handler.clientHelloWritten(), "nothing written yet");
+        byte[] hello = jsse(jsseClient(sslContext(false), "TLSv1.3")).produce();
+        long before = System.nanoTime();
+        ch.writeOutbound(Unpooled.wrappedBuffer(hello, 0, 1));
+        long after = System.nanoTime();
+        assertTrue(handler.clientHelloWritten());
+        long first = handler.clientHelloNanos();
+        assertTrue(first - before >= 0 && after - first >= 0, "noted as the first byte went down");
+        ch.writeOutbound(Unpooled.wrappedBuffer(hello, 1, hello.length - 1));
+        assertEquals(first, handler.clientHelloNanos(), "the rest of the ClientHello does not move it");
+        ch.finishAndReleaseAll();
+        // bytes whose sizes are declined are timed all the same: the latency does not read them
+        TlsFlightsHandler plain = new TlsFlightsHandler();
+        EmbeddedChannel other = new EmbeddedChannel(plain);
+        other.writeOutbound(Unpooled.copiedBuffer("OPTIONS", StandardCharsets.US_ASCII));
+        assertTrue(plain.clientHelloWritten());
+        other.finishAndReleaseAll();
     }
 
     @Test

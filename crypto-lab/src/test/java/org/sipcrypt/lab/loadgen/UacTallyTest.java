@@ -1,17 +1,24 @@
 package org.sipcrypt.lab.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.Transport;
 
-/** The saturation verdict of a run's tally: arrival lag counts in the measured part only. */
+/**
+ * The saturation verdict of a run's tally: arrival lag counts in the measured part only; so do the
+ * handshakes timed.
+ */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
 class UacTallyTest {
 
     private static final long MS = 1_000_000L;
@@ -33,6 +40,29 @@ class UacTallyTest {
         t.completed(true);
         t.sample(System.nanoTime() + 2);
         return t.summary("test", options(), null);
+    }
+
+    @Test
+    void handshakesAreTimedFromTheBeginningOfTheRunAndMeasuredByWhenTheirClientHelloWentOut() {
+        LegCounters counters = new LegCounters();
+        UacTally t = new UacTally(counters);
+        long now = System.nanoTime();
+        // a persistent connection's handshake, made before the run begins, is not timed
+        counters.handshakeTime(false, now - 20 * MS, now - 10 * MS);
+        t.begin(now, now + 100 * MS);
+        counters.handshakeTime(false, now + 50 * MS, now + 150 * MS);
+        counters.handshakeTime(false, now + 100 * MS, now + 104 * MS);
+        counters.handshakeTime(true, now + 120 * MS, now + 122 * MS);
+        counters.handshakeTime(true, now + 130 * MS, now + 132 * MS);
+        RunSummary s = t.summary("test", options(), null);
+        assertEquals(1, s.handshakeTimes(false).getTotalCount(), "the warm-up's handshake left out: " + s.text());
+        assertEquals(4.0, RunSummary.percentilesMs(s.handshakeTimes(false))[0], 0.01);
+        assertEquals(2, s.handshakeTimes(true).getTotalCount());
+        assertEquals(2.0, RunSummary.percentilesMs(s.handshakeTimes(true))[2], 0.01);
+
+        UacTally none = new UacTally(new LegCounters());
+        none.begin(now, now);
+        assertNull(none.summary("test", options(), null).fullHandshakeTimes(), "nothing timed: none stored");
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
@@ -107,6 +108,58 @@ class RunSummaryTest {
                 + " 1460), server's first flight 1955 bytes (2 segments)"), merged.text());
         assertThrows(IllegalArgumentException.class, () -> RunSummary.parseSummaryJson(
                 bare.json().replace("\"fullHandshake\":null", "\"fullHandshake\":{\"clientHelloBytes\":-1}")));
+    }
+
+    /** {@code s} with the latencies of these full and resumed handshakes in ms (none: null). */
+    private static RunSummary withTimes(RunSummary s, long[] fullMs, long[] resumedMs) {
+        return new RunSummary(s.description(), s.rate(), s.seconds(), s.offered(), s.started(), s.completed(),
+                s.failed(), s.causes(), s.crtCount(), s.crtP50Ms(), s.crtP90Ms(), s.crtP99Ms(), s.crtMaxMs(),
+                s.buckets(), s.bytesSent(), s.bytesReceived(), s.handshakes(), s.resumed(), s.retransmissions(),
+                s.cpuPercent(), s.cores(), s.saturated(), s.maxArrivalLagMs(), s.stoppedEarly(), s.maxFailedPct(),
+                s.challenges(), s.crtHistogram(), s.fullHandshake(), s.resumedHandshake(), times(fullMs),
+                times(resumedMs));
+    }
+
+    private static String times(long[] ms) {
+        if (ms == null) {
+            return null;
+        }
+        Histogram h = CallTimer.newHistogram();
+        for (long v : ms) {
+            h.recordValue(v * 1000);
+        }
+        return RunSummary.encodeTimes(h);
+    }
+
+    @Test
+    void handshakeLatenciesReadBackAndMergeAsAllOfThem() {
+        RunSummary bare = summary("call", range(5, 9), Map.of(), 10, null);
+        assertNull(bare.fullHandshakeTimes());
+        assertEquals(0, bare.handshakeTimes(false).getTotalCount(), "none timed");
+        assertNull(RunSummary.encodeTimes(CallTimer.newHistogram()), "an empty histogram is stored as none");
+        RunSummary a = withTimes(bare, range(1, 90), range(1, 2));
+        RunSummary b = withTimes(bare, range(200, 209), null);
+        RunSummary back = RunSummary.parseSummaryJson(a.json());
+        assertEquals(a.handshakeTimes(false), back.handshakeTimes(false));
+        assertEquals(a.handshakeTimes(true), back.handshakeTimes(true));
+        assertEquals(90, back.handshakeTimes(false).getTotalCount());
+        // a summary written before the lab timed handshakes
+        RunSummary old = RunSummary.parseSummaryJson(
+                bare.json().replace(",\"fullHandshakeTimes\":null,\"resumedHandshakeTimes\":null", ""));
+        assertNull(old.fullHandshakeTimes());
+        assertNull(old.resumedHandshakeTimes());
+        RunSummary merged = RunSummary.merge("call", List.of(a, bare, b));
+        Histogram full = merged.handshakeTimes(false);
+        assertEquals(100, full.getTotalCount());
+        assertEquals(209_000, full.getMaxValue(), 209, "b's slowest");
+        assertEquals(2, merged.handshakeTimes(true).getTotalCount());
+        assertNull(RunSummary.merge("call", List.of(bare, bare)).fullHandshakeTimes(), "none timed in any part");
+        double[] ms = RunSummary.percentilesMs(full);
+        assertTrue(merged.text().contains(String.format(Locale.ROOT, "  full tls handshake latency ms"
+                + " (ClientHello written to done): p50 %.2f p99 %.2f max %.2f (100 handshakes)", ms[0], ms[2], ms[3])),
+                merged.text());
+        assertThrows(IllegalArgumentException.class, () -> RunSummary.parseSummaryJson(
+                bare.json().replace("\"fullHandshakeTimes\":null", "\"fullHandshakeTimes\":\"not base64!\"")));
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
@@ -89,12 +90,13 @@ class CsvExportTest {
         assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call",
                 "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption", "left_transport",
                 "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
-                "server_flight_segments"), header.subList(header.size() - 15, header.size()));
+                "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed"),
+                header.subList(header.size() - 18, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 10, header.size() - 6));
-        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 6, header.size() - 4), "aes on both TLS legs");
-        // and before the lab measured handshake sizes
-        assertEquals(List.of("", "", "", ""), rows.get(1).subList(header.size() - 4, header.size()));
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 13, header.size() - 9));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 9, header.size() - 7), "aes on both TLS legs");
+        // and before the lab measured handshake sizes and latencies
+        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 7, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
@@ -157,12 +159,45 @@ class CsvExportTest {
         for (List<String> row : rows.subList(1, rows.size())) {
             if (cell(header, row, "mode").equals("fixed")) {
                 sizes.put(cell(header, row, "cipher") + "/" + cell(header, row, "repetition"),
-                        String.join(",", row.subList(header.indexOf("client_hello_bytes"), header.size())));
+                        String.join(",", row.subList(header.indexOf("client_hello_bytes"),
+                                header.indexOf("server_flight_segments") + 1)));
             }
         }
         // the resumed handshake's sizes are in results.json and the reports, not in these columns
         assertEquals(Map.of("aes/1", "1420,1,1955,2", "aes/2", "1420,1,1956,2", "aes/3", "1420,1,1956,2",
                 "udp/1", ",,,", "udp/2", ",,,", "udp/3", ",,,"), sizes);
+    }
+
+    @Test
+    void eachRowEndsWithItsFullHandshakesLatencyEmptyWhereNoneWasTimed() throws IOException {
+        Study plain = Studies.study(SCENARIO, List.of("udp", "aes"), 200, 250, 500).withId(4);
+        // repetition r's 100 full handshakes took r·2 to r·200 ms
+        Study s = Studies.withHandshakeTimes(plain, "aes", 200, 20);
+        List<List<String>> rows = write(List.of(s), dir.resolve("times"), CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        assertEquals(List.of("handshake_p50_ms", "handshake_p99_ms", "handshakes_timed"),
+                header.subList(header.size() - 3, header.size()));
+        Map<String, String> times = new TreeMap<>();
+        for (List<String> row : rows.subList(1, rows.size())) {
+            if (cell(header, row, "mode").equals("fixed")) {
+                times.put(cell(header, row, "cipher") + "/" + cell(header, row, "repetition"),
+                        String.join(",", row.subList(header.size() - 3, header.size())));
+            }
+        }
+        PointRun second = s.fixed().stream().filter(p -> p.cipher().equals("aes") && p.repetition() == 2)
+                .findFirst().orElseThrow();
+        double[] ms = RunSummary.percentilesMs(second.uac().handshakeTimes(false));
+        assertTrue(ms[0] >= 199 && ms[0] <= 201 && ms[2] >= 395 && ms[2] <= 397, ms[0] + " " + ms[2]);
+        assertEquals(CsvExport.number(ms[0]) + "," + CsvExport.number(ms[2]) + ",100", times.get("aes/2"));
+        // the resumed handshakes' latencies are in results.json and the reports, not in these columns;
+        // udp made none, and ramp steps of aes none were timed in
+        assertEquals(",,", times.get("udp/1"));
+        assertEquals(6, times.size(), times.toString());
+        for (List<String> row : rows.subList(1, rows.size())) {
+            if (cell(header, row, "mode").equals("step")) {
+                assertEquals(List.of("", "", ""), row.subList(header.size() - 3, header.size()));
+            }
+        }
     }
 
     @Test

@@ -90,10 +90,27 @@ class HtmlReportTest {
         assertTrue(html.contains("<h3>Handshake</h3>"), html);
         NodeList tables = doc.getElementsByTagName("table");
         Element last = (Element) tables.item(tables.getLength() - 1);
-        assertEquals(7, last.getElementsByTagName("th").getLength());
+        assertEquals(10, last.getElementsByTagName("th").getLength());
         NodeList cells = last.getElementsByTagName("td");
-        assertEquals(7, cells.getLength(), "one row: aes's full handshake");
+        assertEquals(10, cells.getLength(), "one row: aes's full handshake");
         assertEquals("867–868", cells.item(5).getTextContent());
+        assertEquals("n/a", cells.item(9).getTextContent(), "no latency timed");
+    }
+
+    @Test
+    void aKindTimedButNotSizedHasItsRowWithTheSizesUnknown() throws Exception {
+        Study plain = Studies.study("outbound", List.of("tcp", "aes"), 500, 200, 400);
+        Study s = Studies.withHandshakeTimes(Studies.withHandshakes(plain, "aes", new TlsFlights(236, 867), null),
+                "aes", 40, 10);
+        Document doc = parse(HtmlReport.render(List.of(s), null));
+        NodeList tables = doc.getElementsByTagName("table");
+        NodeList rows = ((Element) tables.item(tables.getLength() - 1)).getElementsByTagName("tr");
+        assertEquals(3, rows.getLength(), "header, full and resumed");
+        NodeList resumed = ((Element) rows.item(2)).getElementsByTagName("td");
+        assertEquals("resumed", resumed.item(2).getTextContent());
+        assertEquals("n/a", resumed.item(3).getTextContent(), "no resumed handshake sized");
+        assertEquals("300", resumed.item(9).getTextContent(), "100 timed in each of three repetitions");
+        assertTrue(Double.parseDouble(resumed.item(7).getTextContent()) > 0);
     }
 
     @Test

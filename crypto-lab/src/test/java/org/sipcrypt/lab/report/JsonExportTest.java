@@ -92,26 +92,35 @@ class JsonExportTest {
     }
 
     @Test
-    void handshakeSizesReadBackAndOlderFilesWithoutThemReadAsNone() throws IOException {
-        Study s = Studies.withHandshakes(studies().get(0), "aes", new TlsFlights(236, 867), new TlsFlights(268, 150));
+    void handshakeSizesAndLatenciesReadBackAndOlderFilesWithoutThemReadAsNone() throws IOException {
+        Study s = Studies.withHandshakeTimes(Studies.withHandshakes(studies().get(0), "aes", new TlsFlights(236, 867),
+                new TlsFlights(268, 150)), "aes", 50, 5);
+        PointRun timed = s.fixed().stream().filter(p -> p.cipher().equals("aes")).findFirst().orElseThrow();
+        int at = s.fixed().indexOf(timed);
         Path file = JsonExport.write(List.of(s), dir);
-        PointRun back = JsonExport.read(file).get(0).fixed().get(0);
+        PointRun back = JsonExport.read(file).get(0).fixed().get(at);
         assertEquals(new TlsFlights(236, 867), back.uac().fullHandshake());
         assertEquals(new TlsFlights(268, 150), back.uac().resumedHandshake());
+        assertEquals(timed.uac().handshakeTimes(false), back.uac().handshakeTimes(false));
+        assertEquals(timed.uac().handshakeTimes(true), back.uac().handshakeTimes(true));
+        assertEquals(100, back.uac().handshakeTimes(true).getTotalCount());
+        List<String> added = List.of("fullHandshake", "resumedHandshake", "fullHandshakeTimes", "resumedHandshakeTimes");
         JsonNode root = LabJson.reader(Object.class).readTree(Files.readString(file));
         for (JsonNode point : root.path("studies").get(0).path("fixed")) {
-            ((ObjectNode) point.path("uac")).remove(List.of("fullHandshake", "resumedHandshake"));
+            ((ObjectNode) point.path("uac")).remove(added);
         }
         for (JsonNode ramp : root.path("studies").get(0).path("peaks")) {
             for (JsonNode step : ramp.path("steps")) {
-                ((ObjectNode) step.path("uac")).remove(List.of("fullHandshake", "resumedHandshake"));
+                ((ObjectNode) step.path("uac")).remove(added);
             }
         }
         Path older = Files.writeString(dir.resolve("older.json"), LabJson.write(root));
-        assertFalse(Files.readString(older).contains("Handshake\""));
-        PointRun old = JsonExport.read(older).get(0).fixed().get(0);
+        assertFalse(Files.readString(older).contains("Handshake\"") || Files.readString(older).contains("Times\""));
+        PointRun old = JsonExport.read(older).get(0).fixed().get(at);
         assertNull(old.uac().fullHandshake());
         assertNull(old.uac().resumedHandshake());
+        assertNull(old.uac().fullHandshakeTimes());
+        assertEquals(0, old.uac().handshakeTimes(true).getTotalCount());
     }
 
     @Test

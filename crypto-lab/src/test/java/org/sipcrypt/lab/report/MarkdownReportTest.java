@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.sipcrypt.lab.metrics.CallTimer;
+import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.CostModel;
 import org.sipcrypt.lab.runner.PointRun;
@@ -164,13 +167,44 @@ class MarkdownReportTest {
         String section = md.substring(md.indexOf("### Handshake"));
         List<String> table = tables(section).get(0);
         assertEquals(List.of("cipher", "TLS handshake", "kind", "ClientHello bytes", "ClientHello segments",
-                "server flight bytes", "server flight segments"), cells(table.get(0)));
-        assertEquals("| --- | --- | --- | ---: | ---: | ---: | ---: |", table.get(1));
-        // repetitions 2 and 3 had a server flight one byte longer: a range
-        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2"), cells(table.get(2)));
-        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1"), cells(table.get(3)));
+                "server flight bytes", "server flight segments", "latency p50 ms", "latency p99 ms", "timed"),
+                cells(table.get(0)));
+        assertEquals("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", table.get(1));
+        // repetitions 2 and 3 had a server flight one byte longer: a range; no latency was timed
+        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2", "n/a", "n/a",
+                "n/a"), cells(table.get(2)));
+        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1", "n/a", "n/a", "n/a"),
+                cells(table.get(3)));
         assertEquals(4, table.size(), "no row for tcp");
         assertTrue(section.contains("Segments are computed, not captured: ceil(bytes / 1460)"), section);
+    }
+
+    @Test
+    void theHandshakeTableShowsTheLatencyOfTheFixedRatePointsBesideTheSizes() {
+        Study plain = Studies.study("outbound", List.of("tcp", "aes"), 500, 200, 400);
+        // repetition r: full handshakes of r·2 to r·200 ms, resumed ones of r·0.3 to r·30 ms
+        Study tls = Studies.withHandshakeTimes(Studies.withHandshakes(plain, "aes", new TlsFlights(1420, 1955),
+                new TlsFlights(1452, 150)), "aes", 200, 30);
+        String md = MarkdownReport.render(List.of(tls), null);
+        String section = md.substring(md.indexOf("### Handshake"));
+        List<String> table = tables(section).get(0);
+        Histogram full = CallTimer.newHistogram();
+        Histogram resumed = CallTimer.newHistogram();
+        for (PointRun p : tls.fixed()) {
+            full.add(p.uac().handshakeTimes(false));
+            resumed.add(p.uac().handshakeTimes(true));
+        }
+        assertEquals(300, full.getTotalCount(), "three repetitions of aes");
+        double[] f = RunSummary.percentilesMs(full);
+        double[] r = RunSummary.percentilesMs(resumed);
+        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2", Tables.num(f[0]),
+                Tables.num(f[2]), "300"), cells(table.get(2)));
+        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1", Tables.num(r[0]),
+                Tables.num(r[2]), "300"), cells(table.get(3)));
+        // 2 to 200 ms in steps of 2, 4 to 400 in steps of 4, 6 to 600 in steps of 6: the 150th of them
+        // is 164 ms, the 297th 582 ms
+        assertTrue(f[0] > 163 && f[0] < 165 && f[2] > 581 && f[2] < 583, f[0] + " " + f[2]);
+        assertTrue(section.contains("Latency: from the ClientHello's first byte written below TLS"), section);
     }
 
     @Test

@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.sipcrypt.lab.metrics.CallTimer;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
@@ -83,6 +85,40 @@ public final class Studies {
         }
         return new Study(s.id(), s.scenario(), s.scenarioText(), s.ciphers(), s.started(), s.environment(), fixed,
                 s.peaks());
+    }
+
+    /**
+     * The study with its fixed points of {@code cipher} given handshake latencies: at repetition r,
+     * 100 full handshakes of r·fullMaxMs·k/100 ms and 100 resumed ones of r·resumedMaxMs·k/100 ms, k = 1 to 100.
+     */
+    public static Study withHandshakeTimes(Study s, String cipher, long fullMaxMs, long resumedMaxMs) {
+        List<PointRun> fixed = new ArrayList<>();
+        for (PointRun p : s.fixed()) {
+            if (!p.cipher().equals(cipher)) {
+                fixed.add(p);
+                continue;
+            }
+            RunSummary u = p.uac();
+            RunSummary timed = new RunSummary(u.description(), u.rate(), u.seconds(), u.offered(), u.started(),
+                    u.completed(), u.failed(), u.causes(), u.crtCount(), u.crtP50Ms(), u.crtP90Ms(), u.crtP99Ms(),
+                    u.crtMaxMs(), u.buckets(), u.bytesSent(), u.bytesReceived(), u.handshakes(), u.resumed(),
+                    u.retransmissions(), u.cpuPercent(), u.cores(), u.saturated(), u.maxArrivalLagMs(),
+                    u.stoppedEarly(), u.maxFailedPct(), u.challenges(), u.crtHistogram(), u.fullHandshake(),
+                    u.resumedHandshake(), times(p.repetition() * fullMaxMs), times(p.repetition() * resumedMaxMs));
+            fixed.add(new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), timed,
+                    p.uasHandshakes(), p.uasResumed(), p.uasBytes(), p.server(), p.labCpu(), p.samples(), p.invalid()));
+        }
+        return new Study(s.id(), s.scenario(), s.scenarioText(), s.ciphers(), s.started(), s.environment(), fixed,
+                s.peaks());
+    }
+
+    /** 100 latencies of maxMs·k/100 ms, k = 1 to 100, encoded. */
+    private static String times(long maxMs) {
+        Histogram h = CallTimer.newHistogram();
+        for (int k = 1; k <= 100; k++) {
+            h.recordValue(maxMs * 1000 * k / 100);
+        }
+        return RunSummary.encodeTimes(h);
     }
 
     /** A ramp whose steps pass up to {@code peak} and fail above it. */

@@ -102,13 +102,17 @@ class ResultStoreTest {
 
     @Test
     void aSavedStudyLoadsBackExactlyWithItsSamples() throws IOException {
-        Study s = study("chain", Instant.parse("2026-11-22T10:00:00.123456789Z"));
+        // with its generator's handshake latencies, which travel in the point's JSON column
+        Study s = Studies.withHandshakeTimes(study("chain", Instant.parse("2026-11-22T10:00:00.123456789Z")), "aes",
+                40, 4);
         try (ResultStore store = open()) {
             long id = store.save(s);
             assertTrue(id > 0, "id " + id);
             Study loaded = store.load(id).orElseThrow();
             assertSameStudy(s.withId(id), loaded);
             assertEquals(3, loaded.peaks().get(0).steps().get(0).samples().size());
+            assertEquals(s.fixed().get(0).uac().handshakeTimes(true), loaded.fixed().get(0).uac().handshakeTimes(true));
+            assertEquals(100, loaded.fixed().get(0).uac().handshakeTimes(false).getTotalCount());
         }
     }
 
