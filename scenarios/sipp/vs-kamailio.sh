@@ -12,13 +12,21 @@
 #      WITH_AUTH for udp-auth) on 127.0.0.1, each with its own SIPp UAS (uas.xml) registered as
 #      the callee (register.xml, or register-auth.xml with auth);
 #   2. warm both up at START_RATE for WARMUP_SECONDS (unmeasured);
-#   3. one step at FIXED_RATE for FIXED_SECONDS, sipcrypt then Kamailio: server CPU %, CPU µs per
+#   3. one step at FIXED_RATE for FIXED_SECONDS, each server in turn: server CPU %, CPU µs per
 #      call, mean and p99 INVITE→200;
 #   4. the peak search of bench.sh, the two servers' steps alternating: both start at START_RATE
 #      and multiply by STEP_FACTOR while their step passes (the same rates), then each bisects
 #      between its last passing and first failing rate REFINE times and repeats its best rate once
 #      (CONFIRM). A step passes as in bench.sh: fewer than MAX_FAILED_PCT % failed or unfinished
-#      calls (SIPp's -trace_stat) and calls created at MIN_ACHIEVED_PCT % of the rate or more.
+#      calls (SIPp's -trace_stat) and calls created at MIN_ACHIEVED_PCT % of the rate or more;
+#   5. one step for FIXED_SECONDS at FRACTION of each server's own peak (rounded down to tens), each
+#      server in turn: CPU µs per call where both are equally far from their limits (0 or no peak:
+#      skipped).
+# Which server goes first, in the warm-up and in steps 3 to 5, alternates from case to case and from
+# run to run (sipcrypt first in the first case of the first run), so that neither always follows the
+# other's load (a collapsed step keeps retransmitting into the next one).
+# With --runs N the whole comparison runs N times; the table then has a row pair per run and case,
+# and a summary per case gives each ratio's median and range over the runs.
 # Server CPU: utime + stime from /proc (the JVM; Kamailio's main process and all its children),
 # CPU % of one core over the load window, µs per call over the whole step / successful calls.
 # INVITE→200: SIPp's response time 1 (rtd of the 200, first INVITE included, so with auth the
@@ -30,7 +38,11 @@
 #   --jar PATH               sipcrypt server jar (default server/target/sipcrypt-server.jar)
 #   --cases "udp tcp udp-auth"  cases to measure
 #   --fixed-rate N           rate of the fixed-rate step, calls/s (default 1500)
-#   --fixed-seconds N        length of the fixed-rate step (default 15)
+#   --fixed-seconds N        length of the fixed-rate step and of the equal-fraction step (default 15)
+#   --fraction F             the equal-fraction step's share of each server's own peak, 0 to 1
+#                            (default 0.6; 0: no such step)
+#   --runs N                 run the whole comparison N times, each server started afresh per case
+#                            and run (default 1)
 #   --start-rate N           warm-up rate and first step of the peak search (default 500)
 #   --max-rate N             no step goes above this (default 20000)
 #   --step-factor F          rate multiplier between passing steps (default 1.5)
@@ -41,7 +53,7 @@
 #                            compiling the byte paths, or the compiler's work and its slow first
 #                            minutes are charged to the measured steps)
 #   --users N                subscribers for udp-auth (default 10000)
-#   --budget-seconds N       total time budget, shared equally by the cases (default 3600)
+#   --budget-seconds N       total time budget, shared equally by the cases of all runs (default 3600)
 #   --max-failed-pct P       a step fails at this share of failed calls or more (default 1)
 #   --max-mean-ms N          a step also fails when its mean INVITE→200 is N ms or more (default 0:
 #                            no latency limit, as bench.sh; a passing step with a mean of 50 ms or
@@ -57,7 +69,8 @@
 #                            each server's UAS on +10, UAC on +20, REGISTER on +21
 #   --out FILE               also write the table (with its header lines) to FILE
 #   --quick                  smoke run: 3 s steps, 2 s warm-up, rates 100..300, fixed rate 100,
-#                            no bisection, no confirmation, budget 900 s (explicit options win)
+#                            fraction 0.5, no bisection, no confirmation, budget 900 s (explicit
+#                            options win)
 #   --keep                   keep the work directory (logs, SIPp statistics, GC logs) on exit
 # Env only: JAVA (default java), JAVA_OPTS (default -Xmx1g -Xms1g -XX:+UseZGC
 #   -XX:+AlwaysPreTouch), SERVER_ARGS (extra sipcrypt options), SIPP,
@@ -79,7 +92,7 @@ for a in "$@"; do [[ $a == --quick ]] && quick=1; done
 if (( quick )); then
     : "${STEP_SECONDS:=3}" "${FIXED_SECONDS:=3}" "${WARMUP_SECONDS:=2}" "${START_RATE:=100}"
     : "${MAX_RATE:=300}" "${FIXED_RATE:=100}" "${REFINE:=0}" "${CONFIRM:=0}" "${BUDGET_SECONDS:=900}"
-    : "${COOLDOWN_SECONDS:=1}"
+    : "${COOLDOWN_SECONDS:=1}" "${FRACTION:=0.5}"
 fi
 
 KAMAILIO=${KAMAILIO:-kamailio}
@@ -97,7 +110,7 @@ options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-
     --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
     --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-90  --users USERS:-10000
     --budget-seconds BUDGET_SECONDS:-3600  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS:-0
-    --port PORT:-15060  --pin PIN:-auto  --out OUT:-)
+    --port PORT:-15060  --pin PIN:-auto  --out OUT:-  --fraction FRACTION:-0.6  --runs RUNS:-1)
 parse_options "$@"
 set_pinning "$PIN"
 log "$pin_note"
@@ -111,7 +124,10 @@ for c in $CASES; do
     esac
 done
 require_whole_numbers FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIRM STEP_SECONDS WARMUP_SECONDS USERS \
-    BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS
+    BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS RUNS
+(( RUNS > 0 )) || die "--runs must be 1 or more"
+awk -v f="$FRACTION" 'BEGIN { exit !(f ~ /^[0-9]*\.?[0-9]+$/ && f + 0 >= 0 && f + 0 <= 1) }' \
+    || die "--fraction $FRACTION: expected a number from 0 to 1"
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
 (( STEP_SECONDS > 0 && FIXED_SECONDS > 0 && FIXED_RATE > 0 && USERS > 0 )) \
     || die "STEP_SECONDS, FIXED_SECONDS, FIXED_RATE and USERS must be positive"
@@ -299,12 +315,23 @@ run_step() {            # server transport auth rate seconds tag
 
 # ---------------------------------------------------------------- the cases
 
+median_range() {        # numbers... -> "median (lowest–highest), n runs", or "-" for none
+    (( $# > 0 )) || { echo "-"; return; }
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.2f (%.2f–%.2f), %d run%s", m, v[1], v[NR], NR, NR == 1 ? "" : "s" }'
+}
+
 rows=()
+declare -A ratios=()     # "case:kind" -> the ratios s/K of every run, space-separated (kind: peak, fixed, fraction)
 ncases=$(wc -w <<<"$CASES")
-share=$(( BUDGET_SECONDS / ncases ))
+share=$(( BUDGET_SECONDS / (ncases * RUNS) ))
 run_start=$(date +%s)
 
+for (( run = 1; run <= RUNS; run++ )); do
+turn=$(( run - 1 ))      # who goes first alternates from case to case, and for each case from run to run
 for c in $CASES; do
+    if (( turn++ % 2 == 0 )); then order="sipcrypt kamailio"; else order="kamailio sipcrypt"; fi
     transport=${c%-auth}
     auth=0
     [[ $c == *-auth ]] && auth=1
@@ -318,16 +345,16 @@ for c in $CASES; do
     for s in $SERVERS; do
         start_server_uas "$s" "$transport" "$c" "$auth"
     done
-    log "$c: both servers up, UAS registered; budget ${share}s"
+    log "$c (run $run of $RUNS): both servers up, UAS registered; budget ${share}s; first: ${order%% *}"
 
     if (( WARMUP_SECONDS > 0 )); then
-        for s in $SERVERS; do
+        for s in $order; do
             run_step "$s" "$transport" "$auth" "$START_RATE" "$WARMUP_SECONDS" "$c-$s-warmup"
         done
     fi
 
-    declare -A fx_cpu=() fx_us=() fx_mean=() fx_p99=() fx_failed=()
-    for s in $SERVERS; do
+    declare -A fx_cpu=() fx_us=() fx_mean=() fx_p99=() fx_failed=() fr_rate=() fr_us=() fr_failed=()
+    for s in $order; do
         run_step "$s" "$transport" "$auth" "$FIXED_RATE" "$FIXED_SECONDS" "$c-$s-fixed"
         fx_cpu[$s]=$step_cpu_pct fx_us[$s]=$step_us fx_mean[$s]=$step_mean fx_p99[$s]=$step_p99
         fx_failed[$s]=$step_failed_pct
@@ -343,7 +370,7 @@ for c in $CASES; do
     budget_hit=0
     while :; do
         active=0
-        for s in $SERVERS; do
+        for s in $order; do
             # what this server does next: a ladder step, a bisection step, its confirmation, or nothing
             r= kind=
             if [[ ${phase[$s]} == step ]]; then r=${rate[$s]} kind=step; fi
@@ -401,6 +428,19 @@ for c in $CASES; do
         (( active )) || break
     done
 
+    # the same share of each one's own peak, so that neither is measured nearer its limit
+    for s in $order; do
+        fr_rate[$s]=$(awk -v p="${last_pass[$s]}" -v f="$FRACTION" 'BEGIN { print int(p * f / 10) * 10 }')
+        (( fr_rate[$s] > 0 )) || continue
+        if (( $(date +%s) - case_start + FIXED_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1 > share )); then
+            note[$s]="${note[$s]:+${note[$s]}; }no time left for the equal-fraction step"
+            fr_rate[$s]=0
+            continue
+        fi
+        run_step "$s" "$transport" "$auth" "${fr_rate[$s]}" "$FIXED_SECONDS" "$c-$s-fraction"
+        fr_us[$s]=$step_us fr_failed[$s]=$step_failed_pct
+    done
+
     read -r gc_n gc_total gc_max < <(gc_pause_totals "$work/$c-gc.log")
     stop_case
 
@@ -416,10 +456,21 @@ for c in $CASES; do
     lp_s=${last_pass[sipcrypt]} lp_k=${last_pass[kamailio]}
     ratio_peak=$(awk -v a="$lp_s" -v b="$lp_k" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
     ratio_us=$(awk -v a="${fx_us[sipcrypt]}" -v b="${fx_us[kamailio]}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
+    ratio_fr=$(awk -v a="${fr_us[sipcrypt]:-}" -v b="${fr_us[kamailio]:-}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
+    for kind in peak fixed fraction; do
+        case $kind in peak) r=$ratio_peak ;; fixed) r=$ratio_us ;; fraction) r=$ratio_fr ;; esac
+        [[ $r == - ]] || ratios[$c:$kind]="${ratios[$c:$kind]:-} $r"
+    done
     for s in $SERVERS; do
         lp=${last_pass[$s]}
-        name=sipcrypt gc="Σ $gc_total ms, max $gc_max ms ($gc_n)" rp=$ratio_peak ru=$ratio_us
-        [[ $s == kamailio ]] && name=Kamailio gc="-" rp="" ru=""
+        name=sipcrypt gc="Σ $gc_total ms, max $gc_max ms ($gc_n)" rp=$ratio_peak ru=$ratio_us rf=$ratio_fr
+        [[ $s == kamailio ]] && name=Kamailio gc="-" rp="" ru="" rf=""
+        [[ $s == "${order%% *}" ]] && name="$name (first)"
+        if awk -v f="${fr_failed[$s]:-0}" -v m="$MAX_FAILED_PCT" 'BEGIN { exit !(f >= m) }'; then
+            note[$s]="${note[$s]:+${note[$s]}; }${fr_failed[$s]} % failed at ${fr_rate[$s]} cps"
+        fi
+        fr="-"
+        (( ${fr_rate[$s]:-0} > 0 )) && fr="${fr_us[$s]:--} @ ${fr_rate[$s]}"
         if (( lp > 0 )); then
             peak=$lp pus=${pk_us[$s:$lp]:--} pmean=${pk_mean[$s:$lp]:--}
             if awk -v m="$pmean" 'BEGIN { exit !(m != "-" && m + 0 >= 50) }'; then
@@ -428,11 +479,13 @@ for c in $CASES; do
         else
             peak="< $START_RATE" pus=- pmean=-
         fi
-        rows+=("| $c | $name | $peak | ${fx_cpu[$s]} | ${fx_us[$s]} | ${fx_mean[$s]} | ${fx_p99[$s]} | $pus | $pmean | $gc | $rp | $ru | ${note[$s]} |")
+        rows+=("| $run | $c | $name | $peak | ${fx_cpu[$s]} | ${fx_us[$s]} | ${fx_mean[$s]} | ${fx_p99[$s]} | $pus | $pmean | $fr | $gc | $rp | $ru | $rf | ${note[$s]} |")
     done
-    unset fx_cpu fx_us fx_mean fx_p99 fx_failed rate last_pass first_fail phase refine_left note pk_us pk_mean pk_cpu pk_p99
+    unset fx_cpu fx_us fx_mean fx_p99 fx_failed fr_rate fr_us fr_failed rate last_pass first_fail phase refine_left \
+        note pk_us pk_mean pk_cpu pk_p99
     (( budget_hit )) && log "$c: time budget reached"
     sleep 1
+done
 done
 
 # ---------------------------------------------------------------- the table
@@ -446,10 +499,22 @@ sipp_version=$("$SIPP" -v 2>&1 | grep -o 'SIPp v[^ ]*' | head -1)
     echo "CPU: $(cpu_model | grep . || echo unknown) ($(nproc) cores online); $pin_note"
     echo "sipcrypt: $(basename "$JAR") on $java_version, JAVA_OPTS=$JAVA_OPTS${SERVER_ARGS:+, SERVER_ARGS=$SERVER_ARGS}"
     echo "Kamailio: $kam_version, children=4, -m $KAMAILIO_SHM_MB -M $KAMAILIO_PKG_MB; $sipp_version"
-    echo "Fixed rate $FIXED_RATE calls/s for ${FIXED_SECONDS} s; peak: < ${MAX_FAILED_PCT} % failed$( (( MAX_MEAN_MS > 0 )) && echo " and mean INVITE→200 < $MAX_MEAN_MS ms"), ${STEP_SECONDS} s steps from $START_RATE (x$STEP_FACTOR, $REFINE bisections, confirm $CONFIRM, max $MAX_RATE); udp-auth: $USERS users, MD5"
-    echo "(CPU % is of one core; µs/call is server CPU time per successful call; INVITE→200 is SIPp's response time 1 in ms, whole-ms resolution; GC: the sipcrypt JVM's pauses over the whole case, Σ, max and count; ratios are sipcrypt / Kamailio: peak, and CPU µs per call at the fixed rate)"
+    echo "$RUNS run(s); fixed rate $FIXED_RATE calls/s and $FRACTION of each server's own peak, ${FIXED_SECONDS} s each; peak: < ${MAX_FAILED_PCT} % failed$( (( MAX_MEAN_MS > 0 )) && echo " and mean INVITE→200 < $MAX_MEAN_MS ms"), ${STEP_SECONDS} s steps from $START_RATE (x$STEP_FACTOR, $REFINE bisections, confirm $CONFIRM, max $MAX_RATE); udp-auth: $USERS users, MD5"
+    echo "(CPU % is of one core; µs/call is server CPU time per successful call; INVITE→200 is SIPp's response time 1 in ms, whole-ms resolution; GC: the sipcrypt JVM's pauses over the whole case, Σ, max and count; ratios are sipcrypt / Kamailio: peak, CPU µs per call at the fixed rate, and CPU µs per call at $FRACTION of each one's own peak; (first): the server that went first in that case's steps)"
     echo
-    echo "| case | server | peak calls/s | CPU % @ $FIXED_RATE/s | CPU µs/call @ $FIXED_RATE/s | mean INVITE→200 ms @ $FIXED_RATE/s | p99 INVITE→200 ms @ $FIXED_RATE/s | CPU µs/call @ peak | mean INVITE→200 ms @ peak | GC pauses (sipcrypt) | peak ratio s/K | CPU/call ratio s/K @ $FIXED_RATE/s | note |"
-    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |"
+    echo "| run | case | server | peak calls/s | CPU % @ $FIXED_RATE/s | CPU µs/call @ $FIXED_RATE/s | mean INVITE→200 ms @ $FIXED_RATE/s | p99 INVITE→200 ms @ $FIXED_RATE/s | CPU µs/call @ peak | mean INVITE→200 ms @ peak | CPU µs/call @ $FRACTION × own peak | GC pauses (sipcrypt) | peak ratio s/K | CPU/call ratio s/K @ $FIXED_RATE/s | CPU/call ratio s/K @ $FRACTION × own peak | note |"
+    echo "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"
     printf '%s\n' "${rows[@]}"
+    echo
+    echo "Ratios s/K over the runs: median (lowest–highest), from the runs where both servers had the figure"
+    echo
+    echo "| case | peak | CPU/call @ $FIXED_RATE/s | CPU/call @ $FRACTION × own peak |"
+    echo "| --- | ---: | ---: | ---: |"
+    for c in $CASES; do
+        line="| $c"
+        for kind in peak fixed fraction; do
+            line="$line | $(median_range ${ratios[$c:$kind]:-})"
+        done
+        echo "$line |"
+    done
 } | if [[ -n $OUT ]]; then tee "$OUT"; else cat; fi
