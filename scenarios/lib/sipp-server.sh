@@ -50,6 +50,15 @@ set_pinning() {             # spec
     pin_note="server under test pinned to CPU ${server:-any} (a JVM's JIT compiler threads with SIPp), SIPp to CPU ${load:-any} (taskset)"
 }
 
+# The number of CPUs in a taskset list such as 1, 2-3 or 0,2-3.
+cpu_count() {               # list
+    local part n=0 IFS=,
+    for part in $1; do
+        if [[ $part == *-* ]]; then n=$(( n + ${part#*-} - ${part%-*} + 1 )); else n=$(( n + 1 )); fi
+    done
+    echo "$n"
+}
+
 # Moves a pinned JVM's JIT compiler threads (started with -XX:-UseDynamicNumberOfCompilerThreads, so
 # that they all exist from the start) to the load's CPUs: compiling is a warm-up transient, not a
 # cost of the calls, and on one CPU it would crowd out the server's own threads (the lab does the

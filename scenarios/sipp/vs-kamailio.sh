@@ -3,13 +3,15 @@
 # scenarios, the same rates, measured alternately in one run.
 # A benchmark, not a test: it prints numbers and fails only when it cannot measure.
 #
-# Cases (--cases): udp, tcp (one connection, SIPp -t t1) and udp-auth (UDP with digest
+# Cases (--cases): udp, tcp (one connection, SIPp -t t1), tcp-per-call (a connection per call,
+# SIPp -t tn) and udp-auth (UDP with digest
 # authentication: uac-auth.xml, INVITE / 407 / INVITE with Proxy-Authorization, callers from
 # USERS subscribers made by the jar's `users generate`; Kamailio reads the same users from a SQLite
 # subscriber table created with Debian's schema in /usr/share/kamailio/db_sqlite/).
 # For each case:
 #   1. start the sipcrypt jar (JAVA_OPTS, GC log) and Kamailio (scenarios/kamailio/kamailio.cfg,
-#      WITH_AUTH for udp-auth) on 127.0.0.1, each with its own SIPp UAS (uas.xml) registered as
+#      WITH_AUTH for udp-auth; as its users size it for the CPUs it gets: -n and -N workers, one per
+#      CPU the server under test runs on, and -b, a UDP receive buffer as large as sipcrypt's) on 127.0.0.1, each with its own SIPp UAS (uas.xml) registered as
 #      the callee (register.xml, or register-auth.xml with auth);
 #   2. warm both up at START_RATE for WARMUP_SECONDS (unmeasured);
 #   3. one step at FIXED_RATE for FIXED_SECONDS, each server in turn: server CPU %, CPU µs per
@@ -36,11 +38,13 @@
 #
 # Options (each also an environment variable of the upper-case name, e.g. STEP_SECONDS=5):
 #   --jar PATH               sipcrypt server jar (default server/target/sipcrypt-server.jar)
-#   --cases "udp tcp udp-auth"  cases to measure
+#   --cases "udp tcp tcp-per-call udp-auth"  cases to measure (default "udp tcp udp-auth")
 #   --fixed-rate N           rate of the fixed-rate step, calls/s (default 1500)
 #   --fixed-seconds N        length of the fixed-rate step and of the equal-fraction step (default 15)
 #   --fraction F             the equal-fraction step's share of each server's own peak, 0 to 1
-#                            (default 0.6; 0: no such step)
+#                            (default 0.5; 0: no such step)
+#   --kamailio-workers N     Kamailio's UDP and TCP worker processes, -n and -N (default: the number
+#                            of CPUs the server under test runs on: the --pin server set, else all)
 #   --runs N                 run the whole comparison N times, each server started afresh per case
 #                            and run (default 1)
 #   --start-rate N           warm-up rate and first step of the peak search (default 500)
@@ -75,6 +79,8 @@
 # Env only: JAVA (default java), JAVA_OPTS (default -Xmx1g -Xms1g -XX:+UseZGC
 #   -XX:+AlwaysPreTouch), SERVER_ARGS (extra sipcrypt options), SIPP,
 #   KAMAILIO (default kamailio), KAMAILIO_SHM_MB (1024: the memory sipcrypt's heap gets), KAMAILIO_PKG_MB (16),
+#   KAMAILIO_MAXBUFFER (4194304: Kamailio's -b, the largest UDP receive buffer it probes for; sipcrypt
+#   asks for 4 MiB, and both get at most net.core.rmem_max),
 #   MIN_ACHIEVED_PCT (90), COOLDOWN_SECONDS (2).
 #
 # Kamailio is installed from Debian (kamailio, kamailio-sqlite-modules) when `kamailio` is not on
@@ -98,6 +104,7 @@ fi
 KAMAILIO=${KAMAILIO:-kamailio}
 KAMAILIO_SHM_MB=${KAMAILIO_SHM_MB:-1024}
 KAMAILIO_PKG_MB=${KAMAILIO_PKG_MB:-16}
+KAMAILIO_MAXBUFFER=${KAMAILIO_MAXBUFFER:-4194304}
 KAMAILIO_CFG=${KAMAILIO_CFG:-$root/scenarios/kamailio/kamailio.cfg}
 
 # shellcheck source=../lib/sipp-server.sh
@@ -110,7 +117,8 @@ options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-
     --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
     --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-90  --users USERS:-10000
     --budget-seconds BUDGET_SECONDS:-3600  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS:-0
-    --port PORT:-15060  --pin PIN:-auto  --out OUT:-  --fraction FRACTION:-0.6  --runs RUNS:-1)
+    --port PORT:-15060  --pin PIN:-auto  --out OUT:-  --fraction FRACTION:-0.5  --runs RUNS:-1
+    --kamailio-workers KAMAILIO_WORKERS:-)
 parse_options "$@"
 set_pinning "$PIN"
 log "$pin_note"
@@ -118,13 +126,23 @@ log "$pin_note"
 need_auth=0
 for c in $CASES; do
     case $c in
-        udp|tcp) ;;
+        udp|tcp|tcp-per-call) ;;
         udp-auth) need_auth=1 ;;
-        *) die "--cases: unknown case \"$c\" (expected udp, tcp or udp-auth)" ;;
+        *) die "--cases: unknown case \"$c\" (expected udp, tcp, tcp-per-call or udp-auth)" ;;
     esac
 done
 require_whole_numbers FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIRM STEP_SECONDS WARMUP_SECONDS USERS \
-    BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS RUNS
+    BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS RUNS KAMAILIO_MAXBUFFER
+# Kamailio's workers: one per CPU the server under test runs on, as its users size them
+if [[ -z $KAMAILIO_WORKERS ]]; then
+    if (( ${#server_pin[@]} )); then
+        KAMAILIO_WORKERS=$(cpu_count "${server_pin[2]}")
+    else
+        KAMAILIO_WORKERS=$(nproc)
+    fi
+fi
+require_whole_numbers KAMAILIO_WORKERS
+(( KAMAILIO_WORKERS > 0 )) || die "--kamailio-workers must be 1 or more"
 (( RUNS > 0 )) || die "--runs must be 1 or more"
 awk -v f="$FRACTION" 'BEGIN { exit !(f ~ /^[0-9]*\.?[0-9]+$/ && f + 0 >= 0 && f + 0 <= 1) }' \
     || die "--fraction $FRACTION: expected a number from 0 to 1"
@@ -248,14 +266,15 @@ start_kamailio() {      # case auth
     mkdir -p "$run"
     launch_listening "$case_timeout" "$work/$c-kamailio.log" "udp:$port tcp:$port" \
         "${server_pin[@]}" "$KAMAILIO" -f "$KAMAILIO_CFG" -DD -E -m "$KAMAILIO_SHM_MB" -M "$KAMAILIO_PKG_MB" \
-        -Y "$run" -P "$run/kamailio.pid" "${defs[@]}" -l "udp:127.0.0.1:$port" -l "tcp:127.0.0.1:$port" \
+        -Y "$run" -P "$run/kamailio.pid" -n "$KAMAILIO_WORKERS" -N "$KAMAILIO_WORKERS" -b "$KAMAILIO_MAXBUFFER" \
+        "${defs[@]}" -l "udp:127.0.0.1:$port" -l "tcp:127.0.0.1:$port" \
         || { tail -30 "$work/$c-kamailio.log" >&2; die "Kamailio is not listening on udp and tcp 127.0.0.1:$port"; }
     srv_wrapper[kamailio]=$bg_wrapper
     sleep 1     # let it fork all its workers
     kids=$(ps -o pid= --ppid "$bg_pid" | tr -d ' ' | tr '\n' ' ')
     srv_pids[kamailio]="$bg_pid $kids"
     for k in $kids; do kam_children+=("$k:$(start_time "$k")"); done
-    log "kamailio: pid $bg_pid + $(wc -w <<<"$kids") workers on udp+tcp 127.0.0.1:$port"
+    log "kamailio: pid $bg_pid + $(wc -w <<<"$kids") processes ($KAMAILIO_WORKERS UDP and $KAMAILIO_WORKERS TCP workers, -b $KAMAILIO_MAXBUFFER) on udp+tcp 127.0.0.1:$port"
 }
 
 start_server_uas() {    # server transport case auth: its UAS, registered as the callee
@@ -284,13 +303,15 @@ stop_case() {
 # step_cpu_pct step_us step_mean step_p99 step_sipp_pct
 step_no=0
 run_step() {            # server transport auth rate seconds tag
-    local s=$1 transport=$2 auth=$3 rate=$4 seconds=$5 tag=$6 mode=u1 target
+    local s=$1 transport=$2 auth=$3 rate=$4 seconds=$5 tag=$6 mode=u1 target sockets=()
     [[ $transport == tcp ]] && mode=t1
+    # a connection per call: SIPp refuses to start with more sockets than open files allowed
+    [[ $transport == tcp-per-call ]] && mode=tn sockets=(-max_socket "$(( $(ulimit -n) * 3 / 4 ))")
     target=$(( rate * seconds ))
     step_no=$((step_no + 1))
     local dir=$work/steps/$step_no-$tag-r$rate
     mkdir -p "$dir"
-    local stf=$dir/stat.csv scen=(-sf "$here/uac.xml" -s "bench-$transport")
+    local stf=$dir/stat.csv scen=(-sf "$here/uac.xml" -s "bench-${transport%-per-call}")
     # the digest uri must be the INVITE's Request-URI (sipcrypt checks it); SIPp's default lacks the user
     (( auth )) && scen=(-sf "$here/uac-auth.xml" -inf "$users_csv" -s callee -auth_uri "callee@127.0.0.1:${srv_port[$s]}")
     local measured
@@ -298,7 +319,7 @@ run_step() {            # server transport auth rate seconds tag
     begin_step "${uas_pids[$s]}" "${measured[@]}"
     # SIPp writes its -trace_rtt file into the working directory
     ( cd "$dir" && exec timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "${load_pin[@]}" "$SIPP" "${scen[@]}" \
-        -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$(( ${srv_port[$s]} + 20 ))" -t "$mode" -buff_size 4194304 \
+        -i 127.0.0.1 -ci 127.0.0.1 -bind_local -p "$(( ${srv_port[$s]} + 20 ))" -t "$mode" "${sockets[@]}" -buff_size 4194304 \
         -r "$rate" -m "$target" -timeout "$((seconds + GRACE_SECONDS))" -nostdin \
         -trace_stat -stf "$stf" -fd 100ms -trace_rtt -rtt_freq "$(rtt_freq "$rate")" \
         -trace_err -error_file "$dir/errors.log" \
@@ -343,7 +364,7 @@ for c in $CASES; do
     start_sipcrypt "$c" "$auth"
     start_kamailio "$c" "$auth"
     for s in $SERVERS; do
-        start_server_uas "$s" "$transport" "$c" "$auth"
+        start_server_uas "$s" "${transport%-per-call}" "$c" "$auth"
     done
     log "$c (run $run of $RUNS): both servers up, UAS registered; budget ${share}s; first: ${order%% *}"
 
@@ -498,7 +519,7 @@ sipp_version=$("$SIPP" -v 2>&1 | grep -o 'SIPp v[^ ]*' | head -1)
     echo "sipcrypt vs Kamailio, SIPp on loopback, $(date -u +%Y-%m-%dT%H:%MZ), $(( $(date +%s) - run_start )) s"
     echo "CPU: $(cpu_model | grep . || echo unknown) ($(nproc) cores online); $pin_note"
     echo "sipcrypt: $(basename "$JAR") on $java_version, JAVA_OPTS=$JAVA_OPTS${SERVER_ARGS:+, SERVER_ARGS=$SERVER_ARGS}"
-    echo "Kamailio: $kam_version, children=4, -m $KAMAILIO_SHM_MB -M $KAMAILIO_PKG_MB; $sipp_version"
+    echo "Kamailio: $kam_version, -n $KAMAILIO_WORKERS -N $KAMAILIO_WORKERS -b $KAMAILIO_MAXBUFFER -m $KAMAILIO_SHM_MB -M $KAMAILIO_PKG_MB; $sipp_version"
     echo "$RUNS run(s); fixed rate $FIXED_RATE calls/s and $FRACTION of each server's own peak, ${FIXED_SECONDS} s each; peak: < ${MAX_FAILED_PCT} % failed$( (( MAX_MEAN_MS > 0 )) && echo " and mean INVITE→200 < $MAX_MEAN_MS ms"), ${STEP_SECONDS} s steps from $START_RATE (x$STEP_FACTOR, $REFINE bisections, confirm $CONFIRM, max $MAX_RATE); udp-auth: $USERS users, MD5"
     echo "(CPU % is of one core; µs/call is server CPU time per successful call; INVITE→200 is SIPp's response time 1 in ms, whole-ms resolution; GC: the sipcrypt JVM's pauses over the whole case, Σ, max and count; ratios are sipcrypt / Kamailio: peak, CPU µs per call at the fixed rate, and CPU µs per call at $FRACTION of each one's own peak; (first): the server that went first in that case's steps)"
     echo
