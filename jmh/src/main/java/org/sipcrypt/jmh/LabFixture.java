@@ -1,5 +1,6 @@
 package org.sipcrypt.jmh;
 
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -183,6 +184,11 @@ public abstract class LabFixture extends BenchmarkDefaults {
      * the caller releases it.
      */
     static ReferenceCountedOpenSslContext opensslContext(Role role) throws IOException {
+        return opensslContext(role, ClientAuth.NONE);
+    }
+
+    /** As {@link #opensslContext(Role)}, a server asking clients for certificates as {@code clientAuth} says. */
+    static ReferenceCountedOpenSslContext opensslContext(Role role, ClientAuth clientAuth) throws IOException {
         Path dir = certificates();
         X509Certificate[] anchors = PemFiles.readCertificates(dir.resolve("ca.pem")).toArray(new X509Certificate[0]);
         SslContextBuilder b;
@@ -193,7 +199,8 @@ public abstract class LabFixture extends BenchmarkDefaults {
             b = role == Role.SERVER ? SslContextBuilder.forServer(identity.key(), identity.chainArray())
                     : SslContextBuilder.forClient().keyManager(identity.key(), identity.chainArray());
         }
-        return (ReferenceCountedOpenSslContext) b.sslProvider(SslProvider.OPENSSL_REFCNT).trustManager(anchors).build();
+        return (ReferenceCountedOpenSslContext) b.sslProvider(SslProvider.OPENSSL_REFCNT).trustManager(anchors)
+                .clientAuth(clientAuth).build();
     }
 
     /** Checks, with the server's own rules, that the jsse engine runs {@code suite}. */
