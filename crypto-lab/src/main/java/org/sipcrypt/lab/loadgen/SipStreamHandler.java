@@ -92,6 +92,10 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
                 if (sizes != null && sizes.clientHelloWritten()) {
                     counters.handshakeTime(resumed, sizes.clientHelloNanos(), doneNanos);
                 }
+                if (sizes != null) {
+                    // its work ends with the handshake: the connection's records no longer pass through it
+                    ctx.pipeline().remove(sizes);
+                }
                 if (!webSocket) {
                     ready.complete(connection);
                 }

@@ -18,7 +18,8 @@ import org.sipcrypt.lab.metrics.TlsFlights;
  * ChangeCipherSpec may come first and is not an answer). The handler answers exactly or declines
  * ({@link #flights()} null): bytes that are not TLS records, a first server record that is not a
  * ServerHello, and a HelloRetryRequest (RFC 8446 §4.1.3: its random is a fixed value), which makes
- * the opening two round trips, are declined. Once the second flight is seen it only passes bytes on.
+ * the opening two round trips, are declined. Once the second flight is seen it only passes bytes on;
+ * the generator takes it out of the pipeline when the handshake is done.
  * It also notes when the connection's first bytes, the ClientHello's, were written
  * ({@link #clientHelloNanos()}), whether or not it declines the sizes, for the handshake's latency.
  * Threading: one instance per channel, event loop only (not @Sharable).
