@@ -289,8 +289,7 @@ final class CompareCommand extends LabCommand {
             for (Scenario s : list) {
                 List<String> c = ciphersAsked != null ? ciphersAsked : s.ciphers();
                 boolean matrix = asked != null || (!singleHandshake() && !s.handshakes().isEmpty());
-                List<Handshake> combinations = asked != null ? asked : matrix ? HandshakeMatrix.parse(s.handshakes())
-                        : List.of(handshake());
+                List<Handshake> combinations = asked != null ? asked : matrix ? fromFile(s) : List.of(handshake());
                 for (Handshake h : combinations) {
                     List<String> refusedBy = new ArrayList<>();
                     for (ServerUnderTest server : suts) {
@@ -331,6 +330,15 @@ final class CompareCommand extends LabCommand {
                 runs.stream().filter(r -> r.options().sut() == server).forEach(ordered::add);
             }
             return ordered;
+        }
+
+        /** A scenario's {@code handshakes:} list, its errors naming the scenario's key. */
+        private static List<Handshake> fromFile(Scenario s) {
+            try {
+                return HandshakeMatrix.parse(s.handshakes());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(s.name() + ": handshakes: " + e.getMessage(), e);
+            }
         }
 
         /**

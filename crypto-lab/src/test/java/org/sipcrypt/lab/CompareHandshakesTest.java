@@ -123,6 +123,15 @@ class CompareHandshakesTest {
     }
 
     @Test
+    void aBadListInAScenarioFileIsRefusedNamingTheScenario() throws IOException {
+        Path file = dir.resolve("mine.yaml");
+        java.nio.file.Files.writeString(file, "name: mine\nleft: {connection: per-call}\nhandshakes: [1.2/rsa, 1.4/rsa]\n");
+        StringWriter out = new StringWriter();
+        assertEquals(2, run(out, "compare", "--scenario", file.toString(), "--ciphers", "aes"));
+        assertTrue(out.toString().contains("mine: handshakes: --handshakes: \"1.4/rsa\": --tls-version"), out.toString());
+    }
+
+    @Test
     void anEmptyCipherListIsTheScenarios() {
         // as the lab profile of crypto-lab/pom.xml passes it without -Dciphers: the scenario's list, which
         // TLS 1.3 then refuses naming its ciphers
