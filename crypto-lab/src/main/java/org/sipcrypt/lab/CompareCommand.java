@@ -12,6 +12,7 @@ import java.util.Locale;
 import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.ExternalTarget;
 import org.sipcrypt.lab.runner.Handshake;
+import org.sipcrypt.lab.runner.HandshakeMatrix;
 import org.sipcrypt.lab.runner.KamailioServer;
 import org.sipcrypt.lab.runner.ScenarioRunner;
 import org.sipcrypt.lab.runner.ServerUnderTest;
@@ -45,7 +46,7 @@ final class CompareCommand extends LabCommand {
     @Option(names = "--ciphers", split = ",", paramLabel = "LIST",
             description = "Cipher providers (aes, 3des, camellia, seed, rc4) and baselines (udp, tcp) on every"
                     + " TLS leg; ws (the WebSocket baseline) and wss:CIPHER run them as SIP over WebSocket"
-                    + " (default: the scenario's list, all of them).")
+                    + " (default, and when empty: the scenario's list).")
     List<String> ciphers;
 
     @CommandLine.Mixin
@@ -61,7 +62,9 @@ final class CompareCommand extends LabCommand {
         } catch (IllegalArgumentException | java.io.IOException e) {
             throw badArgument(e.getMessage(), e);
         }
-        return run.execute(this, list, ciphers);
+        // --ciphers= (empty, as the lab profile of crypto-lab/pom.xml passes it without -Dciphers): the scenario's
+        boolean none = ciphers == null || ciphers.stream().allMatch(String::isBlank);
+        return run.execute(this, list, none ? null : ciphers);
     }
 
     /**
@@ -141,25 +144,25 @@ final class CompareCommand extends LabCommand {
                         + " (default: ${DEFAULT-VALUE}, none).")
         String oneWayDelay;
 
-        @Option(names = "--tls-version", paramLabel = "1.2|1.3", defaultValue = "1.2",
+        @Option(names = "--tls-version", paramLabel = "1.2|1.3",
                 description = "The TLS version the generator, the UAS and the server offer on every TLS leg; under"
                         + " 1.3 a provider runs its TLS 1.3 suite (aes: TLS_AES_128_GCM_SHA256, chacha20:"
                         + " TLS_CHACHA20_POLY1305_SHA256) and one without (3des, camellia, seed, rc4) is refused"
-                        + " (default: ${DEFAULT-VALUE}).")
+                        + " (default: 1.2).")
         String tlsVersion;
 
-        @Option(names = "--kx", paramLabel = "rsa|ecdhe-p256|ecdhe-x25519|x25519mlkem768", defaultValue = "rsa",
+        @Option(names = "--kx", paramLabel = "rsa|ecdhe-p256|ecdhe-x25519|x25519mlkem768",
                 description = "The key exchange of every TLS leg: rsa (the providers' TLS_RSA_WITH_ suites, TLS 1.2"
                         + " only), or ECDHE or the ML-KEM hybrid (TLS 1.3 only) on that one group (tls.groups on the"
                         + " server, the lab's generator and UAS on the bc engine offering it alone) with the"
-                        + " provider's TLS_ECDHE_RSA_WITH_ suite under TLS 1.2 (default: ${DEFAULT-VALUE}).")
+                        + " provider's TLS_ECDHE_RSA_WITH_ suite under TLS 1.2 (default: rsa).")
         String kx;
 
-        @Option(names = "--cert", paramLabel = "rsa2048|rsa3072|ecdsa-p256", defaultValue = "rsa2048",
+        @Option(names = "--cert", paramLabel = "rsa2048|rsa3072|ecdsa-p256",
                 description = "The key type of the certificates the lab makes for the server under test, the UAS and"
                         + " client certificates (certs --key-type, --rsa-bits); with ecdsa-p256 a TLS 1.2 comparison"
                         + " runs the provider's TLS_ECDHE_ECDSA_WITH_ suite with --kx ecdhe-p256 (RFC 8422 §5.1),"
-                        + " TLS 1.3 any --kx (default: ${DEFAULT-VALUE}).")
+                        + " TLS 1.3 any --kx (default: rsa2048).")
         String cert;
 
         @Option(names = "--resumption", paramLabel = "none|session-id",
@@ -168,6 +171,14 @@ final class CompareCommand extends LabCommand {
                         + " granting them; ticket and psk are not built (default: as the scenario's left leg says,"
                         + " sessionReuse).")
         String resumption;
+
+        @Option(names = "--handshakes", split = ",", paramLabel = "VERSION/KX[/CERT[/RESUMPTION]],...",
+                description = "Handshake combinations, one study each, side by side in the reports' cross-combination"
+                        + " table, e.g. 1.2/rsa,1.3/ecdhe-x25519,1.3/ecdhe-p256/ecdsa-p256 (the certificate rsa2048 and"
+                        + " the resumption the scenario's when left out); a cipher a combination cannot run is skipped"
+                        + " for it, with a note; not with --tls-version, --kx, --cert or --resumption"
+                        + " (default: the scenario's handshakes list, else the single options).")
+        List<String> handshakes;
 
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
@@ -211,26 +222,19 @@ final class CompareCommand extends LabCommand {
                 dir = Path.of("lab-results", String.join("+", list.stream().map(Scenario::name).toList()) + "-"
                         + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
             }
-            ScenarioRunner.Options ro;
-            List<ServerUnderTest> suts = new ArrayList<>();
+            List<Run> runs = new ArrayList<>();
             try {
+                List<ServerUnderTest> suts = new ArrayList<>();
                 for (String name : sut) {
                     suts.add(ServerUnderTest.parse(name));
                 }
-                ro = new ScenarioRunner.Options(workDir != null ? workDir : dir.resolve("work"), external(),
-                        quiet ? line -> { } : line -> {
+                ScenarioRunner.Options base = new ScenarioRunner.Options(workDir != null ? workDir : dir.resolve("work"),
+                        external(), quiet ? line -> { } : line -> {
                             out.println(line);
                             out.flush();
                         }, Duration.ofSeconds(1), CpuPinning.plan(pin), suts.get(0), freshServers,
-                        UacCommand.delay("--one-way-delay", oneWayDelay), handshake());
-                if (suts.contains(ServerUnderTest.KAMAILIO) && ro.external() == null
-                        && KamailioServer.refusal(ro.handshake()) != null) {
-                    throw new IllegalArgumentException("--sut kamailio: " + KamailioServer.refusal(ro.handshake()));
-                }
-                for (Scenario s : list) {
-                    ro.handshake().check(ciphersAsked != null ? ciphersAsked : s.ciphers(), s.server());
-                    ScenarioRunner.checkTransports(s, ciphersAsked != null ? ciphersAsked : s.ciphers(), ro);
-                }
+                        UacCommand.delay("--one-way-delay", oneWayDelay), null);
+                runs.addAll(plan(list, ciphersAsked, suts, base));
             } catch (IllegalArgumentException e) {
                 throw command.badArgument(e.getMessage(), e);
             }
@@ -239,20 +243,16 @@ final class CompareCommand extends LabCommand {
             // SunJSSE reads its refusal of RC4 and 3DES (and of static RSA key exchange) at its first use
             // in this JVM: when any study compares one of them, it is lifted before the first study,
             // not when that study comes
-            if (list.stream().anyMatch(s -> ScenarioRunner.comparesInsecureSuites(
-                    ciphersAsked != null ? ciphersAsked : s.ciphers()))) {
+            if (runs.stream().anyMatch(r -> ScenarioRunner.comparesInsecureSuites(r.ciphers()))) {
                 JdkInsecureSuites.allow();
             }
-            for (Scenario s : list) {
-                ScenarioRunner.allowStaticRsa(ciphersAsked != null ? ciphersAsked : s.ciphers(), ro.handshake());
+            for (Run r : runs) {
+                ScenarioRunner.allowStaticRsa(r.ciphers(), r.options().handshake());
             }
             try (ResultStore store = db.open()) {
-                for (ServerUnderTest server : suts) {
-                    for (Scenario s : list) {
-                        List<String> c = ciphersAsked != null ? ciphersAsked : s.ciphers();
-                        Study study = new ScenarioRunner(s, ro.withSut(server)).compare(c, fixed, findPeak);
-                        studies.add(study.withId(store.save(study)));
-                    }
+                for (Run r : runs) {
+                    Study study = new ScenarioRunner(r.scenario(), r.options()).compare(r.ciphers(), fixed, findPeak);
+                    studies.add(study.withId(store.save(study)));
                 }
             }
             return LabReports.write(studies, dir, out) ? 0 : 1;
@@ -260,7 +260,93 @@ final class CompareCommand extends LabCommand {
 
         /** The handshake of {@code --tls-version}, {@code --kx}, {@code --cert} and {@code --resumption}. */
         Handshake handshake() {
-            return Handshake.parse(tlsVersion, kx, cert, resumption);
+            return Handshake.parse(tlsVersion != null ? tlsVersion : "1.2", kx != null ? kx : "rsa",
+                    cert != null ? cert : Handshake.Certificate.RSA2048.configName(), resumption);
+        }
+
+        /** Whether any of the single handshake options was given. */
+        private boolean singleHandshake() {
+            return tlsVersion != null || kx != null || cert != null || resumption != null;
+        }
+
+        /**
+         * Every study to run, servers under test outermost, then scenarios, then handshake combinations
+         * ({@code --handshakes}, else the scenario's {@code handshakes:} unless a single option is given,
+         * else the single options), all checked before anything starts: a cipher a combination cannot
+         * run is skipped for that combination (said on a progress line and in the reports), a combination
+         * that none can run refused, as the single handshake refuses what it cannot run.
+         *
+         * @throws IllegalArgumentException naming the option and what cannot run
+         */
+        List<Run> plan(List<Scenario> list, List<String> ciphersAsked, List<ServerUnderTest> suts,
+                       ScenarioRunner.Options base) {
+            if (handshakes != null && singleHandshake()) {
+                throw new IllegalArgumentException(HandshakeMatrix.OPTION + ": not with --tls-version, --kx, --cert or"
+                        + " --resumption (each combination names its own: VERSION/KX[/CERT[/RESUMPTION]])");
+            }
+            List<Handshake> asked = handshakes != null ? HandshakeMatrix.parse(handshakes) : null;
+            List<Run> runs = new ArrayList<>();
+            for (Scenario s : list) {
+                List<String> c = ciphersAsked != null ? ciphersAsked : s.ciphers();
+                boolean matrix = asked != null || (!singleHandshake() && !s.handshakes().isEmpty());
+                List<Handshake> combinations = asked != null ? asked : matrix ? fromFile(s) : List.of(handshake());
+                for (Handshake h : combinations) {
+                    List<String> refusedBy = new ArrayList<>();
+                    for (ServerUnderTest server : suts) {
+                        ScenarioRunner.Options ro = base.withSut(server).withHandshake(h);
+                        String kamailio = server == ServerUnderTest.KAMAILIO && ro.external() == null
+                                ? KamailioServer.refusal(h) : null;
+                        if (!matrix) {
+                            if (kamailio != null) {
+                                throw new IllegalArgumentException("--sut kamailio: " + kamailio);
+                            }
+                            h.check(c, s.server());
+                            ScenarioRunner.checkTransports(s, c, ro);
+                            runs.add(new Run(s, ro, c));
+                            continue;
+                        }
+                        if (kamailio != null) {
+                            refusedBy.add("kamailio: " + kamailio);
+                            ro.progress().accept(s.name() + " " + HandshakeMatrix.text(h) + " on kamailio: skipped: "
+                                    + kamailio);
+                            continue;
+                        }
+                        HandshakeMatrix.Combination plan = HandshakeMatrix.plan(h, c, s);
+                        ScenarioRunner.checkTransports(s, plan.runnable(), ro);
+                        for (String note : plan.notes()) {
+                            ro.progress().accept(s.name() + " " + HandshakeMatrix.text(h) + ": skipped " + note);
+                        }
+                        runs.add(new Run(s, ro, plan.runnable()));
+                    }
+                    if (refusedBy.size() == suts.size()) {
+                        throw new IllegalArgumentException(HandshakeMatrix.OPTION + ": " + HandshakeMatrix.text(h)
+                                + " runs on none of --sut: " + String.join("; ", refusedBy));
+                    }
+                }
+            }
+            // servers under test outermost, as each is measured over the whole comparison in turn
+            List<Run> ordered = new ArrayList<>();
+            for (ServerUnderTest server : suts) {
+                runs.stream().filter(r -> r.options().sut() == server).forEach(ordered::add);
+            }
+            return ordered;
+        }
+
+        /** A scenario's {@code handshakes:} list, its errors naming the scenario's key. */
+        private static List<Handshake> fromFile(Scenario s) {
+            try {
+                return HandshakeMatrix.parse(s.handshakes());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(s.name() + ": handshakes: " + e.getMessage(), e);
+            }
+        }
+
+        /**
+         * One study to run: a scenario on one server under test under one handshake, and the compared
+         * names it runs.
+         * Threading: immutable.
+         */
+        record Run(Scenario scenario, ScenarioRunner.Options options, List<String> ciphers) {
         }
 
         private ExternalTarget external() {

@@ -63,6 +63,18 @@ public final class HtmlReport {
         for (Study s : studies) {
             study(b, s, studies);
         }
+        for (CrossCombinations.Section c : CrossCombinations.sections(studies)) {
+            b.append("<h2>").append(XmlText.escape(CrossCombinations.heading(c))).append("</h2>\n");
+            table(b, c.table());
+            paragraph(b, CrossCombinations.NOTE, "note");
+            if (!c.skipped().isEmpty()) {
+                b.append("<ul>\n");
+                for (String line : c.skipped()) {
+                    b.append("<li class=\"note\">").append(XmlText.escape(line)).append("</li>\n");
+                }
+                b.append("</ul>\n");
+            }
+        }
         if (model != null) {
             model(b, model);
         }

@@ -39,6 +39,17 @@ public final class MarkdownReport {
         for (Study s : studies) {
             study(b, s, studies);
         }
+        for (CrossCombinations.Section c : CrossCombinations.sections(studies)) {
+            b.append("\n## ").append(inline(CrossCombinations.heading(c))).append("\n\n");
+            table(b, c.table());
+            b.append('\n').append(inline(CrossCombinations.NOTE)).append('\n');
+            if (!c.skipped().isEmpty()) {
+                b.append('\n');
+                for (String line : c.skipped()) {
+                    b.append("- ").append(inline(line)).append('\n');
+                }
+            }
+        }
         if (model != null) {
             model(b, model);
         }

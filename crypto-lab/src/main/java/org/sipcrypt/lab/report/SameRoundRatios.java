@@ -39,13 +39,8 @@ final class SameRoundRatios {
         if (!counts(p)) {
             return Double.NaN;
         }
-        for (PointRun b : points) {
-            if (b.cipher().equals(BASELINE) && b.scenario().equals(p.scenario()) && b.repetition() == p.repetition()
-                    && counts(b)) {
-                return p.server().cpuMicrosPerCall() / b.server().cpuMicrosPerCall();
-            }
-        }
-        return Double.NaN;
+        PointRun b = baselineOf(p, points);
+        return b == null ? Double.NaN : p.server().cpuMicrosPerCall() / b.server().cpuMicrosPerCall();
     }
 
     /**
@@ -64,6 +59,44 @@ final class SameRoundRatios {
         Map<String, Estimate> out = new LinkedHashMap<>();
         ratios.forEach((cipher, values) -> out.put(cipher, Stats.estimate(values)));
         return out;
+    }
+
+    /**
+     * Per cipher among {@code points} (fixed-rate points of one scenario), an estimate of the server's
+     * CPU per TLS handshake: in each round that counts, (the cipher's CPU per call − the
+     * {@value #BASELINE} point's CPU per call) / the server's handshakes per call in the cipher's point
+     * (the generator's connections' handshakes and the server's own to the UAS, over the completed
+     * calls), then the mean and interval over those rounds. The difference also holds what the cipher's
+     * records cost over plaintext, so on a scenario with a full handshake per call it is an upper bound
+     * of the handshake's own cost. A cipher without handshakes in a round (a baseline) has no figure.
+     */
+    static Map<String, Estimate> perHandshake(List<PointRun> points) {
+        Map<String, List<Double>> values = new LinkedHashMap<>();
+        for (PointRun p : points) {
+            if (p.cipher().equals(BASELINE) || !counts(p) || p.uac().completed() <= 0) {
+                continue;
+            }
+            double perCall = (p.uac().handshakes() + p.uasHandshakes()) / (double) p.uac().completed();
+            PointRun b = baselineOf(p, points);
+            if (b != null && perCall > 0) {
+                values.computeIfAbsent(p.cipher(), k -> new ArrayList<>())
+                        .add((p.server().cpuMicrosPerCall() - b.server().cpuMicrosPerCall()) / perCall);
+            }
+        }
+        Map<String, Estimate> out = new LinkedHashMap<>();
+        values.forEach((cipher, v) -> out.put(cipher, Stats.estimate(v)));
+        return out;
+    }
+
+    /** The {@value #BASELINE} point of {@code p}'s scenario and round that counts, or null. */
+    private static PointRun baselineOf(PointRun p, List<PointRun> points) {
+        for (PointRun b : points) {
+            if (b.cipher().equals(BASELINE) && b.scenario().equals(p.scenario()) && b.repetition() == p.repetition()
+                    && counts(b)) {
+                return b;
+            }
+        }
+        return null;
     }
 
     private static boolean counts(PointRun p) {

@@ -82,10 +82,18 @@ final class Tables {
                 + s.environment().cpuModel() + '\n' + s.environment().cores()).distinct().count() > 1;
     }
 
-    /** A study's heading: its scenario, with its start when another study has the same scenario. */
+    /**
+     * A study's heading: its scenario, with its start when another study has the same scenario, and its
+     * handshake combination first when those studies ran under different ones ({@code compare --handshakes}).
+     */
     static String heading(Study study, List<Study> all) {
-        long same = all.stream().filter(s -> s.scenario().equals(study.scenario())).count();
-        return same > 1 ? study.scenario() + " (" + study.started() + ")" : study.scenario();
+        List<Study> same = all.stream().filter(s -> s.scenario().equals(study.scenario())).toList();
+        if (same.size() <= 1) {
+            return study.scenario();
+        }
+        boolean combinations = same.stream().map(CrossCombinations::combination).distinct().count() > 1;
+        return study.scenario() + " (" + (combinations ? CrossCombinations.combination(study) + ", " : "")
+                + study.started() + ")";
     }
 
     static Table fixed(List<Aggregate> aggregates) {
@@ -276,12 +284,8 @@ final class Tables {
         List<List<String>> rows = new ArrayList<>();
         for (String cipher : ciphers) {
             for (boolean resumed : new boolean[] {false, true}) {
-                List<TlsFlights> seen = points.stream().filter(p -> p.cipher().equals(cipher))
-                        .map(p -> resumed ? p.uac().resumedHandshake() : p.uac().fullHandshake())
-                        .filter(Objects::nonNull).toList();
-                Histogram timed = CallTimer.newHistogram();
-                s.fixed().stream().filter(p -> p.cipher().equals(cipher))
-                        .forEach(p -> timed.add(p.uac().handshakeTimes(resumed)));
+                List<TlsFlights> seen = handshakeSizes(s, cipher, resumed);
+                Histogram timed = handshakeTimes(s, cipher, resumed);
                 if (seen.isEmpty() && timed.getTotalCount() == 0) {
                     continue;
                 }
@@ -302,8 +306,28 @@ final class Tables {
                 "latency p99 ms", "timed"), rows);
     }
 
+    /**
+     * The first handshake of that kind of every point of {@code cipher} in the study, fixed and ramp
+     * steps, where the generator measured one.
+     */
+    static List<TlsFlights> handshakeSizes(Study s, String cipher, boolean resumed) {
+        List<PointRun> points = new ArrayList<>(s.fixed());
+        s.peaks().forEach(r -> points.addAll(r.steps()));
+        return points.stream().filter(p -> p.cipher().equals(cipher))
+                .map(p -> resumed ? p.uac().resumedHandshake() : p.uac().fullHandshake())
+                .filter(Objects::nonNull).toList();
+    }
+
+    /** The latencies of that kind of handshake over the study's fixed-rate points of {@code cipher}, added up. */
+    static Histogram handshakeTimes(Study s, String cipher, boolean resumed) {
+        Histogram timed = CallTimer.newHistogram();
+        s.fixed().stream().filter(p -> p.cipher().equals(cipher))
+                .forEach(p -> timed.add(p.uac().handshakeTimes(resumed)));
+        return timed;
+    }
+
     /** {@code 1420}, or {@code 1418–1420} where the values differ; "n/a" when nothing was seen. */
-    private static String range(List<TlsFlights> seen, ToIntFunction<TlsFlights> value) {
+    static String range(List<TlsFlights> seen, ToIntFunction<TlsFlights> value) {
         if (seen.isEmpty()) {
             return "n/a";
         }

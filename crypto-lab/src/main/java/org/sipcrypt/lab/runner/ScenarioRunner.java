@@ -148,6 +148,11 @@ public final class ScenarioRunner {
                     handshake);
         }
 
+        /** The same options under another handshake ({@code compare --handshakes}: one per combination). */
+        public Options withHandshake(Handshake other) {
+            return new Options(workDir, external, progress, interval, pinning, sut, freshServers, oneWayDelay, other);
+        }
+
         /** Whether fixed-rate repetitions run as windows on one warm server per cipher. */
         boolean warmServers() {
             return !freshServers && external == null;

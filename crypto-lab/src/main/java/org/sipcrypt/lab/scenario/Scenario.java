@@ -25,10 +25,13 @@ import java.util.Set;
  * @param ciphers     what {@code run} compares when not told otherwise
  * @param server      extra server settings, key to value (e.g. {@code sip.workers: 4})
  * @param serverJvm   JVM options of the server process ({@link #LAB_SERVER_JVM} when a file gives none)
+ * @param handshakes  the handshake combinations {@code compare} runs when not told otherwise
+ *                    ({@code compare --handshakes}, e.g. {@code 1.3/ecdhe-x25519}); empty for the single
+ *                    handshake of {@code --tls-version}, {@code --kx}, {@code --cert} and {@code --resumption}
  */
 public record Scenario(String name, String description, String workload, boolean auth, int users, Leg left, Leg right,
                        LoadProfile load, int repeat, int generators, List<String> ciphers, Map<String, String> server,
-                       List<String> serverJvm) {
+                       List<String> serverJvm, List<String> handshakes) {
 
     /**
      * The JVM options the lab starts the server with when a scenario file gives none: a fixed 1 GiB heap
@@ -70,6 +73,15 @@ public record Scenario(String name, String description, String workload, boolean
         }
         server = Map.copyOf(new LinkedHashMap<>(server));
         serverJvm = List.copyOf(serverJvm);
+        handshakes = handshakes == null ? List.of() : List.copyOf(handshakes);
+    }
+
+    /** A scenario without a list of handshake combinations. */
+    public Scenario(String name, String description, String workload, boolean auth, int users, Leg left, Leg right,
+                    LoadProfile load, int repeat, int generators, List<String> ciphers, Map<String, String> server,
+                    List<String> serverJvm) {
+        this(name, description, workload, auth, users, left, right, load, repeat, generators, ciphers, server,
+                serverJvm, List.of());
     }
 
     /** Whether any leg carries the compared cipher (else every cipher runs the same plaintext). */
@@ -85,18 +97,24 @@ public record Scenario(String name, String description, String workload, boolean
     /** A copy with another load. */
     public Scenario withLoad(LoadProfile l) {
         return new Scenario(name, description, workload, auth, users, left, right, l, repeat, generators, ciphers, server,
-                serverJvm);
+                serverJvm, handshakes);
     }
 
     /** A copy with another number of repetitions. */
     public Scenario withRepeat(int r) {
         return new Scenario(name, description, workload, auth, users, left, right, load, r, generators, ciphers, server,
-                serverJvm);
+                serverJvm, handshakes);
+    }
+
+    /** A copy with other handshake combinations (empty: none). */
+    public Scenario withHandshakes(List<String> h) {
+        return new Scenario(name, description, workload, auth, users, left, right, load, repeat, generators, ciphers, server,
+                serverJvm, h);
     }
 
     /** A copy with another number of generator processes. */
     public Scenario withGenerators(int g) {
         return new Scenario(name, description, workload, auth, users, left, right, load, repeat, g, ciphers, server,
-                serverJvm);
+                serverJvm, handshakes);
     }
 }

@@ -31,10 +31,10 @@ public final class ScenarioFiles {
     /** The presets bundled in the jar, in the order {@code list} shows them. */
     public static final List<String> PRESETS = List.of("chain", "outbound", "inbound", "local", "multi-to-one",
             "tls-left", "tls-right", "outbound-mutual", "outbound-no-reuse", "chain-auth", "register", "register-auth",
-            "refresh", "unregister", "invite-not-found", "redirect");
+            "refresh", "unregister", "invite-not-found", "redirect", "handshakes");
 
     private static final Set<String> TOP = Set.of("name", "description", "workload", "auth", "users", "left", "right",
-            "load", "repeat", "generators", "ciphers", "server", "serverJvm");
+            "load", "repeat", "generators", "ciphers", "server", "serverJvm", "handshakes");
     private static final Set<String> LEG = Set.of("transport", "connection", "sessionReuse", "clientCertificates");
     private static final Set<String> LOAD = Set.of("rate", "duration", "warmup", "hold", "callTimeout", "maxFailedPct",
             "ramp");
@@ -104,7 +104,7 @@ public final class ScenarioFiles {
         return new Scenario(name, str(m, "description", ""), str(m, "workload", "call"), bool(m, "auth", "auth", false),
                 (int) num(m, "users", "users", 100), left, right, lp, (int) num(m, "repeat", "repeat", 3),
                 (int) num(m, "generators", "generators", 1), list(m, "ciphers", ALL_CIPHERS), server,
-                list(m, "serverJvm", Scenario.LAB_SERVER_JVM));
+                list(m, "serverJvm", Scenario.LAB_SERVER_JVM), list(m, "handshakes", List.of()));
     }
 
     private static Leg leg(String key, Object v) {
@@ -219,6 +219,9 @@ public final class ScenarioFiles {
             b.append('\n');
             new java.util.TreeMap<>(s.server()).forEach((k, v) -> b.append("  ").append(k).append(": ").append(quote(v))
                     .append('\n'));
+        }
+        if (!s.handshakes().isEmpty()) {
+            b.append("handshakes: [").append(String.join(", ", s.handshakes())).append("]\n");
         }
         b.append("serverJvm: [");
         for (int i = 0; i < s.serverJvm().size(); i++) {

@@ -180,4 +180,27 @@ class SameRoundRatiosTest {
         assertEquals("yes", t.rows().get(0).get(5), "tcp's 1 ± 0 lies below");
         assertEquals("no: the intervals overlap", t.rows().get(1).get(5));
     }
+
+    @Test
+    void theCostPerHandshakeIsTheSameRoundDifferenceOverTheServersHandshakesPerCall() {
+        // aes makes two handshakes per call in the server (one from the generator, one to the UAS) and
+        // costs 0.5 × tcp more per call; round 2's tcp point is invalid, so that round does not count;
+        // tcp and 3des made none and have no figure
+        List<PointRun> points = new ArrayList<>();
+        for (PointRun p : points()) {
+            if (p.cipher().equals("aes")) {
+                PointRun h = Studies.underHandshake(study(List.of("aes"), List.of(p)),
+                        org.sipcrypt.lab.runner.Handshake.DEFAULT, 1).fixed().get(0);
+                p = new PointRun(h.scenario(), h.cipher(), h.mode(), h.repetition(), h.rate(), h.uac(),
+                        h.uac().handshakes(), 0, h.uasBytes(), h.server(), h.labCpu(), h.samples(), null);
+            }
+            points.add(p.cipher().equals("tcp") && p.repetition() == 2 ? invalid(p) : p);
+        }
+        java.util.Map<String, Stats.Estimate> perHandshake = SameRoundRatios.perHandshake(points);
+        assertEquals(List.of("aes"), List.copyOf(perHandshake.keySet()));
+        Stats.Estimate aes = perHandshake.get("aes");
+        assertEquals(4, aes.n());
+        // rounds 1, 3, 4, 5: 0.5 × tcp / 2 = 25, 50, 37.5, 30
+        assertEquals((25 + 50 + 37.5 + 30) / 4, aes.mean(), 1e-9);
+    }
 }

@@ -74,6 +74,31 @@ public final class Studies {
     }
 
     /**
+     * The study under another handshake, with its generator's connections of every TLS cipher (not the
+     * baselines) making {@code perCall} handshakes per completed call.
+     */
+    public static Study underHandshake(Study s, Handshake h, double perCall) {
+        List<PointRun> fixed = new ArrayList<>();
+        for (PointRun p : s.fixed()) {
+            if (HandshakeMatrix.baseline(p.cipher())) {
+                fixed.add(p);
+                continue;
+            }
+            RunSummary u = p.uac();
+            RunSummary n = new RunSummary(u.description(), u.rate(), u.seconds(), u.offered(), u.started(),
+                    u.completed(), u.failed(), u.causes(), u.crtCount(), u.crtP50Ms(), u.crtP90Ms(), u.crtP99Ms(),
+                    u.crtMaxMs(), u.buckets(), u.bytesSent(), u.bytesReceived(), Math.round(u.completed() * perCall), 0,
+                    u.retransmissions(), u.cpuPercent(), u.cores(), u.saturated(), u.maxArrivalLagMs(),
+                    u.stoppedEarly(), u.maxFailedPct(), u.challenges(), u.crtHistogram(), u.fullHandshake(),
+                    u.resumedHandshake(), u.fullHandshakeTimes(), u.resumedHandshakeTimes());
+            fixed.add(new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), n, p.uasHandshakes(),
+                    p.uasResumed(), p.uasBytes(), p.server(), p.labCpu(), p.samples(), p.invalid()));
+        }
+        return new Study(s.id(), s.scenario(), s.scenarioText(), s.ciphers(), s.started(), s.environment().withHandshake(h),
+                fixed, List.of());
+    }
+
+    /**
      * The study with its fixed points of {@code cipher} given these handshake sizes, the server's
      * first flight one byte longer from repetition 2 on (as an ECDSA signature's length varies).
      */

@@ -1,0 +1,104 @@
+package org.sipcrypt.lab.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.sipcrypt.lab.metrics.TlsFlights;
+import org.sipcrypt.lab.runner.HandshakeMatrix;
+import org.sipcrypt.lab.runner.Studies;
+import org.sipcrypt.lab.runner.Study;
+
+/**
+ * The cross-combination table of {@code compare --handshakes}, from studies made of given numbers:
+ * a row per combination, per cipher the same-round ratio to tcp, the estimated CPU per handshake,
+ * the full handshakes' p50 and the ClientHello's size, "skipped" with the reason where a combination
+ * did not run a cipher; in both reports, and not at all for studies of one combination.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class CrossCombinationsTest {
+
+    private static final String SCENARIO = "name: handshakes\nleft: {transport: tls, connection: per-call,"
+            + " sessionReuse: false}\n";
+
+    /**
+     * 1.2/rsa: tcp 100 µs, aes 300 µs per call (chacha20 not run: no RSA suite); 1.3/ecdhe-x25519: tcp 110,
+     * aes 220, chacha20 275; every TLS call one handshake. Each cipher's repetitions differ by ±2 %
+     * together with tcp's.
+     */
+    static List<Study> studies() {
+        Study rsa = Studies.study("handshakes", List.of("tcp", "aes"), 100, 100, 300);
+        rsa = new Study(0, rsa.scenario(), SCENARIO, rsa.ciphers(), rsa.started(), rsa.environment(), rsa.fixed(),
+                rsa.peaks());
+        rsa = Studies.underHandshake(rsa, HandshakeMatrix.parseOne("1.2/rsa"), 1);
+        rsa = Studies.withHandshakeTimes(Studies.withHandshakes(rsa, "aes", new TlsFlights(182, 1955), null), "aes",
+                200, 30);
+        Study x25519 = Studies.study("handshakes", List.of("tcp", "aes", "chacha20"), 100, 110, 220, 275);
+        x25519 = new Study(0, x25519.scenario(), SCENARIO, x25519.ciphers(), x25519.started().plusSeconds(600),
+                x25519.environment(), x25519.fixed(), x25519.peaks());
+        x25519 = Studies.underHandshake(x25519, HandshakeMatrix.parseOne("1.3/ecdhe-x25519"), 1);
+        x25519 = Studies.withHandshakes(x25519, "chacha20", new TlsFlights(253, 1312), null);
+        return List.of(rsa, x25519);
+    }
+
+    @Test
+    void aRowPerCombinationAndPerCipherItsRatioCostPerHandshakeLatencyAndClientHello() {
+        List<CrossCombinations.Section> sections = CrossCombinations.sections(studies());
+        assertEquals(1, sections.size());
+        Tables.Table t = sections.get(0).table();
+        assertEquals(List.of("combination", "tcp µs/call", "aes CPU/call vs tcp", "aes µs/handshake (est.)",
+                "aes handshake p50 ms", "aes ClientHello bytes", "chacha20 CPU/call vs tcp",
+                "chacha20 µs/handshake (est.)", "chacha20 handshake p50 ms", "chacha20 ClientHello bytes"), t.header());
+        assertEquals(2, t.rows().size());
+        List<String> rsa = t.rows().get(0);
+        assertEquals("1.2/rsa", rsa.get(0));
+        // tcp: 98, 100, 102 µs
+        assertEquals("100 ± 5", rsa.get(1));
+        // aes / tcp = 3 in every round; (300 − 100) × (1 ± 0.02) per handshake: 196, 200, 204, t(2) × 4 / √3 = 9.9
+        assertEquals("×3.000 ± 0.000", rsa.get(2));
+        assertEquals("200 ± 10", rsa.get(3));
+        assertFalse(rsa.get(4).equals("n/a"), "the full handshakes were timed: " + rsa);
+        assertEquals("182", rsa.get(5));
+        assertEquals(List.of("skipped", "skipped", "skipped", "skipped"), rsa.subList(6, 10));
+        List<String> x25519 = t.rows().get(1);
+        assertEquals("1.3/ecdhe-x25519", x25519.get(0));
+        assertEquals("×2.000 ± 0.000", x25519.get(2));
+        assertEquals("110 ± 5", x25519.get(3));
+        assertEquals(List.of("n/a", "n/a"), x25519.subList(4, 6), "aes made no handshake the generator measured");
+        assertEquals("×2.500 ± 0.000", x25519.get(6));
+        assertEquals("165 ± 8", x25519.get(7));
+        assertEquals("253", x25519.get(9));
+        assertEquals(List.of("1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa (a TLS_RSA_WITH_ suite)"),
+                sections.get(0).skipped());
+    }
+
+    @Test
+    void theLatencyIsTheOneOfTheStudysHandshakeTable() {
+        String md = MarkdownReport.render(studies(), null);
+        String cross = md.substring(md.indexOf("## Handshake combinations: handshakes"));
+        List<String> row = MarkdownReportTest.cells(MarkdownReportTest.tables(cross).get(0).get(2));
+        String study = md.substring(md.indexOf("## Scenario handshakes (1.2/rsa, "));
+        String handshake = study.substring(study.indexOf("### Handshake"));
+        List<String> full = MarkdownReportTest.cells(MarkdownReportTest.tables(handshake).get(0).get(2));
+        assertEquals("full", full.get(2));
+        assertEquals(full.get(7), row.get(4));
+        assertTrue(cross.contains("µs/handshake (est.): an estimate, not a measurement"), cross);
+        assertTrue(cross.contains("- 1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa (a TLS\\_RSA\\_WITH\\_ suite)"),
+                cross);
+        assertTrue(md.contains("## Scenario handshakes (1.3/ecdhe-x25519, "), "headings name the combination");
+        String html = HtmlReport.render(studies(), null);
+        assertTrue(html.contains("<h2>Handshake combinations: handshakes</h2>"), html);
+        assertTrue(html.contains("1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa"), html);
+    }
+
+    @Test
+    void studiesOfOneCombinationHaveNoCrossTable() {
+        Study one = studies().get(0);
+        assertTrue(CrossCombinations.sections(List.of(one, one)).isEmpty());
+        assertFalse(MarkdownReport.render(List.of(one), null).contains("Handshake combinations"));
+    }
+}
