@@ -33,6 +33,8 @@ final class ProxyCall {
         int attempt;
         /** With a failover, the request as it was before this proxy rewrote it for a hop, copied for the next. */
         Request original;
+        /** Whether it ended in a failover to the next hop. */
+        boolean failedOver;
 
         Branch(ProxyCall call, Request request) {
             this.call = call;
@@ -91,6 +93,7 @@ final class ProxyCall {
         }
         b.finalStatus = status;
         b.finalResponse = response;
+        b.failedOver = true;
         Branch next = new Branch(this, (Request) b.original.clone());
         next.target = b.target;
         next.attempt = b.attempt + 1;
@@ -229,10 +232,22 @@ final class ProxyCall {
         return true;
     }
 
-    /** §16.7 step 6: a 6xx if any, else the lowest response class, first received within it. */
+    /**
+     * §16.7 step 6: a 6xx if any, else the lowest response class, first received within it. A branch a
+     * failover went on from counts only when the attempts after it failed too (the set was exhausted):
+     * the answer of the destination that answered otherwise goes upstream, not a 408 before it.
+     */
     private Branch best() {
+        Branch best = best(false);
+        return best != null && !Failover.failsOver(best.finalStatus) ? best : best(true);
+    }
+
+    private Branch best(boolean failedOverToo) {
         Branch best = null;
         for (Branch b : branches) {
+            if (b.failedOver && !failedOverToo) {
+                continue;
+            }
             if (b.finalStatus >= 600) {
                 return b;
             }

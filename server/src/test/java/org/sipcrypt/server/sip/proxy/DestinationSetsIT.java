@@ -1,6 +1,7 @@
 package org.sipcrypt.server.sip.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.FileTrees;
+import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
 import org.sipcrypt.server.transport.Transport;
@@ -33,8 +35,10 @@ import org.sipcrypt.server.transport.Transport;
  * Destination sets end to end: one proxy with two sets of two user agents each on loopback, standing in
  * for gateways ({@code gw}: a, then b) and PBXs ({@code pbx}: c, then d), probed with OPTIONS every
  * 200 ms. A route names {@code gw} for {@code example.org}, the default route {@code pbx}; a router
- * ({@code to-set}) names a set for users {@code set-NAME}. Each case uses its own domain or user, so the
- * cases do not meet; a case that takes a destination down brings it back before it ends.
+ * ({@code to-set}) names a set for users {@code set-NAME}. A second server, not probing, orders by
+ * hash of the Call-ID with a Timer C of 1 s, for the hashed order, a failed connect and a silent
+ * destination. Each case uses its own domain or user, so the cases do not meet; a case that takes a
+ * destination down brings it back before it ends.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DestinationSetsIT {
@@ -50,6 +54,13 @@ class DestinationSetsIT {
     private static TestUa c;
     private static TestUa d;
     private static TestUa alice;
+    /** A second server, hash-callid, no probing, Timer C 1 s, and its destinations. */
+    private static Path plainDir;
+    private static TestServer plain;
+    private static TestUa e;
+    private static TestUa f;
+    private static SipSocket silent;
+    private static int closedPort;
 
     @BeforeAll
     static void start() throws Exception {
@@ -67,6 +78,21 @@ class DestinationSetsIT {
                 "route", "example.org=set:gw", "defaultRoute", "set:pbx", "routing.router", "to-set",
                 "destinations.probeInterval", "200ms", "destinations.probeDownAfter", "2",
                 "destinations.probeUpAfter", "2");
+        e = TestUa.start("e", Transport.UDP);
+        f = TestUa.start("f", Transport.UDP);
+        e.answer(Request.INVITE, TestUa.Answer.status(Response.BUSY_HERE));
+        silent = SipSocket.udp(new java.net.InetSocketAddress("127.0.0.1", 9));
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            closedPort = s.getLocalPort();
+        }
+        plainDir = Files.createTempDirectory("destination-sets-plain-it");
+        plain = TestServer.start(plainDir, "destinations.algorithm", "hash-callid", "destinations.probeInterval", "0",
+                "proxy.timerC", "1s",
+                "destination", "media=127.0.0.1:" + e.port(), "destination", "media=127.0.0.1:" + f.port(),
+                "destination", "closed=127.0.0.1:" + closedPort + ";transport=tcp",
+                "destination", "closed=127.0.0.1:" + f.port(),
+                "destination", "slow=127.0.0.1:" + silent.localPort(), "destination", "slow=127.0.0.1:" + e.port(),
+                "route", "media.test=set:media", "route", "closed.test=set:closed", "route", "slow.test=set:slow");
         // every destination answered its probes before a case starts
         Await.until(() -> probes(a) > 0 && probes(b) > 0 && probes(c) > 0 && probes(d) > 0, WAIT,
                 () -> "no probe reached every destination");
@@ -74,12 +100,15 @@ class DestinationSetsIT {
 
     @AfterAll
     static void stop() throws Exception {
-        for (AutoCloseable x : new AutoCloseable[] {server, alice, a, b, c, d}) {
+        for (AutoCloseable x : new AutoCloseable[] {server, plain, alice, a, b, c, d, e, f, silent}) {
             if (x != null) {
                 x.close();
             }
         }
         FileTrees.delete(dir);
+        if (plainDir != null) {
+            FileTrees.delete(plainDir);
+        }
     }
 
     @Test
@@ -150,31 +179,60 @@ class DestinationSetsIT {
 
     @Test
     void hashCallIdSendsEveryRequestOfOneCallIdToTheSameDestination() throws Exception {
-        Path other = Files.createTempDirectory("destination-sets-hash-it");
-        try (TestUa e = TestUa.start("e", Transport.UDP);
-             TestUa f = TestUa.start("f", Transport.UDP);
-             TestServer hashed = TestServer.start(other, "destinations.algorithm", "hash-callid",
-                     "destinations.probeInterval", "0",
-                     "destination", "media=127.0.0.1:" + e.port(), "destination", "media=127.0.0.1:" + f.port(),
-                     "route", "media.test=set:media")) {
-            for (String callId : List.of("first-call@test", "second-call@test", "third-call@test")) {
-                int beforeE = e.received(Request.MESSAGE).size();
-                int beforeF = f.received(Request.MESSAGE).size();
-                for (int i = 1; i <= 3; i++) {
-                    Request m = alice.newRequest(Request.MESSAGE, alice.uri("ann", "media.test"),
-                            hashed.address(Transport.UDP));
-                    ((CallIdHeader) m.getHeader(CallIdHeader.NAME)).setCallId(callId);
-                    ((CSeqHeader) m.getHeader(CSeqHeader.NAME)).setSeqNumber(i);
-                    assertEquals(Response.OK, alice.send(m).awaitFinal(WAIT).getStatusCode());
-                }
-                int toE = e.received(Request.MESSAGE).size() - beforeE;
-                int toF = f.received(Request.MESSAGE).size() - beforeF;
-                assertTrue(toE == 3 && toF == 0 || toE == 0 && toF == 3,
-                        callId + ": " + toE + " to e, " + toF + " to f (expected all three to one)");
+        for (String callId : List.of("first-call@test", "second-call@test", "third-call@test")) {
+            int beforeE = e.received(Request.MESSAGE).size();
+            int beforeF = f.received(Request.MESSAGE).size();
+            for (int i = 1; i <= 3; i++) {
+                assertEquals(Response.OK, message("media.test", callId, i));
             }
-        } finally {
-            FileTrees.delete(other);
+            int toE = e.received(Request.MESSAGE).size() - beforeE;
+            int toF = f.received(Request.MESSAGE).size() - beforeF;
+            assertTrue(toE == 3 && toF == 0 || toE == 0 && toF == 3,
+                    callId + ": " + toE + " to e, " + toF + " to f (expected all three to one)");
         }
+    }
+
+    @Test
+    void aDestinationWhoseConnectFailsIsFailedOver() throws Exception {
+        // hash-callid on set closed = [closed tcp port, f]: a Call-ID whose hash picks the closed port first
+        String callId = firstOfTwo("closed");
+        int beforeF = f.received(Request.MESSAGE).size();
+        assertEquals(Response.OK, message("closed.test", callId, 1));
+        assertEquals(beforeF + 1, f.received(Request.MESSAGE).size());
+        assertEquals(1.0, plain.server().registry().get("destinations.failovers")
+                .tag("destination", "127.0.0.1:" + closedPort + "/tcp").functionCounter().count());
+    }
+
+    @Test
+    void aDestinationSilentUntilTimerCIsFailedOver() throws Exception {
+        // set slow = [a socket that never answers, e], Timer C 1 s; e answers this INVITE 486
+        String callId = firstOfTwo("slow");
+        try (SipSocket caller = SipSocket.udp(plain.address(Transport.UDP))) {
+            caller.send(caller.request("INVITE", "sip:bob@slow.test", "alice", "bob@slow.test", callId, 1,
+                    caller.contact("alice")));
+            assertNotNull(silent.awaitMessage("INVITE ", WAIT), "the first destination got no INVITE");
+            String answer = caller.awaitMessage("SIP/2.0 486", WAIT);
+            assertNotNull(answer, "the second destination's 486 did not come back after Timer C");
+        }
+    }
+
+    /** A Call-ID that hash-callid sends to the first of a set's two destinations. */
+    private static String firstOfTwo(String set) {
+        for (int i = 0; ; i++) {
+            // SipSocket writes the Call-ID into its Via branch: no '@'
+            String callId = set + "-call-" + i;
+            if (Math.floorMod(DestinationSet.hash(callId), 2) == 0) {
+                return callId;
+            }
+        }
+    }
+
+    /** A MESSAGE from alice to {@code domain} through the second server, with this Call-ID and CSeq; its final status. */
+    private static int message(String domain, String callId, int cseq) throws Exception {
+        Request m = alice.newRequest(Request.MESSAGE, alice.uri("ann", domain), plain.address(Transport.UDP));
+        ((CallIdHeader) m.getHeader(CallIdHeader.NAME)).setCallId(callId);
+        ((CSeqHeader) m.getHeader(CSeqHeader.NAME)).setSeqNumber(cseq);
+        return alice.send(m).awaitFinal(WAIT).getStatusCode();
     }
 
     /** The INVITE a user agent receives after the {@code before} it had. */
