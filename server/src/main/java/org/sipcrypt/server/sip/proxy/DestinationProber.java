@@ -40,7 +40,10 @@ public final class DestinationProber implements AutoCloseable {
     private final DestinationSets sets;
     private final ScheduledThreadPoolExecutor thread;
 
-    /** One probe on its way: the application data of its client transaction. */
+    /**
+     * One probe on its way: the application data of its client transaction.
+     * Threading: made on the probe thread; {@code tx} set there and read on SIP worker lanes (volatile).
+     */
     static final class Probe {
         final DestinationProber prober;
         final Destination destination;
