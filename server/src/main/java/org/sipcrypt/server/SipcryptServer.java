@@ -67,6 +67,9 @@ import org.sipcrypt.server.cdr.CdrSink;
 import org.sipcrypt.server.cdr.CdrWriter;
 import org.sipcrypt.server.cdr.JdbcCdrSink;
 import org.sipcrypt.server.cdr.JsonLinesSink;
+import org.sipcrypt.server.sip.proxy.DestinationProber;
+import org.sipcrypt.server.sip.proxy.DestinationSet;
+import org.sipcrypt.server.sip.proxy.DestinationSets;
 import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
 import org.sipcrypt.server.sip.proxy.StatelessRelay;
@@ -140,6 +143,9 @@ public final class SipcryptServer implements AutoCloseable {
     /** Stops the {@code sipcrypt-router} pool and closes the routers; null without routers. */
     private AutoCloseable routers;
 
+    /** Sends the destinations' OPTIONS probes; null without destination sets or probing. */
+    private DestinationProber prober;
+
     private SipcryptServer(ServerConfig config, MeterRegistry registry, TransportCounters transportCounters,
                            Database database, LocationService location, SipWorkers workers, NettyTransport transport,
                            SipcryptSipStack stack, SipContext context, List<Listener> listeners,
@@ -193,7 +199,9 @@ public final class SipcryptServer implements AutoCloseable {
             }
             SipWorkers workers = opened(opened, new SipWorkers(config.sipWorkers(), config.sipQueueCapacity(),
                     config.overload().maxQueuedBytes(), e -> sipCounters.error("worker_task")));
-            RouteTable routes = new RouteTable(config.routes(), config.defaultRoute());
+            RouteTable routes = new RouteTable(config.routes(), config.defaultRoute(),
+                    config.destinations().destinations());
+            DestinationSets sets = new DestinationSets(config.destinations(), registry);
             NettyTransport transport = config.transportImpl() != TransportImpl.NETTY ? null
                     : opened(opened, new NettyTransport(transportSettings(config, routes), transportCounters, workers,
                             new CompletedTransactions(CompletedTransactions.TIMER_J, CompletedTransactions.TIMER_I,
@@ -237,12 +245,12 @@ public final class SipcryptServer implements AutoCloseable {
                 routerPool = NamedThreads.numbered("sipcrypt-router").boundedPool(config.dbPoolSize(), ROUTER_QUEUE);
                 opened.add(routerPool::shutdownNow);
                 routing = new CallRouting(context, routers, config.routing().timeout(), routerPool, housekeeping,
-                        registry);
+                        registry, sets);
                 log.info("routers {} decide new out-of-dialog requests (routing.timeout {} ms)", routers.names(),
                         config.routing().timeout().toMillis());
             }
             StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
-                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing, records);
+                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing, records, sets);
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows,
@@ -254,6 +262,13 @@ public final class SipcryptServer implements AutoCloseable {
                 if (e.provider().getListeningPoints()[0] == e.point()) {
                     e.provider().addSipListener(dispatcher);
                 }
+            }
+            DestinationProber prober = null;
+            if (config.mode() == Mode.PROXY && config.destinations().probing() && !sets.all().isEmpty()) {
+                prober = opened(opened, DestinationProber.start(context, sets));
+                log.info("probing {} destinations of sets {} with OPTIONS every {} ms", sets.destinations().size(),
+                        sets.all().stream().map(DestinationSet::name).toList(),
+                        config.destinations().probeInterval().toMillis());
             }
             if (transport != null && !config.fastPath()) {
                 log.info("sip.fastPath=off: every message is parsed and goes through the stack's transactions;"
@@ -295,6 +310,7 @@ public final class SipcryptServer implements AutoCloseable {
                 };
             }
             server.cdrWriter = cdrWriter;
+            server.prober = prober;
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
@@ -309,7 +325,8 @@ public final class SipcryptServer implements AutoCloseable {
             AdminApi admin = null;
             if (config.http().adminEnabled()) {
                 admin = new AdminApi(config.http().adminToken(), location, uri -> uri instanceof javax.sip.address.SipURI sip && context.local().isLocalDomain(sip.getHost()),
-                        config.maxExpires(), clock, registry, tlsReloads == null ? null : tlsReloads::reload);
+                        config.maxExpires(), clock, registry, tlsReloads == null ? null : tlsReloads::reload)
+                        .withDestinations(sets::snapshot);
                 log.info("management API on under {} (admin.token set)", AdminApi.PREFIX);
             }
             server.endpoints = new HttpEndpoints(metrics, server.health, admin);
@@ -734,6 +751,9 @@ public final class SipcryptServer implements AutoCloseable {
             tlsReloads.close();
         }
         housekeeping.shutdownNow();
+        if (prober != null) {
+            prober.close();
+        }
         stack.stop();
         if (transport != null) {
             transport.close();

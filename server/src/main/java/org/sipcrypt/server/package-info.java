@@ -44,6 +44,12 @@
  *     <td>the operator's {@code CallRouter.route} (may block, e.g. a JDBC query through the server's pool);
  *     the decision goes back to the call's lane</td>
  *     <td>SIP sending</td></tr>
+ * <tr><td>{@code sipcrypt-probe}</td><td>1 (only with {@code destination} set and
+ *     {@code destinations.probeInterval} above 0)</td>
+ *     <td>one periodic task</td>
+ *     <td>sending an OPTIONS probe to each destination of the destination sets through the stack (the
+ *     answers come back on SIP lanes); never waits for an answer</td>
+ *     <td>SIP lanes' work, database</td></tr>
  * <tr><td>{@code sipcrypt-tls-N}</td><td>{@code tls.handshakeThreads} (0, the default, means none: handshakes
  *     on the event loops); bc engine only, one pool per TLS stage</td>
  *     <td>{@code tls.handshakeQueue} handshake records; beyond it that connection's handshake fails

@@ -29,6 +29,43 @@ final class ServerConfigChecks {
         tls(c);
         partialBytes(c);
         routersNeedProxyMode(c);
+        destinationSets(c);
+    }
+
+    /**
+     * A route or the default route naming a set must name one that has destinations; a destination's
+     * transport needs a listener to send from, as a route's does; per-call connections need sipcrypt's
+     * transport.
+     */
+    static void destinationSets(ServerConfig c) {
+        var sets = c.destinations().sets();
+        for (int i = 0; i <= c.routes().size(); i++) {
+            RouteConfig r = i < c.routes().size() ? c.routes().get(i) : c.defaultRoute();
+            if (r != null && r.toSet() && !sets.containsKey(r.set())) {
+                String key = i < c.routes().size() ? "route[" + i + "]" : "defaultRoute";
+                throw new IllegalArgumentException(key + ": \"" + r + "\" names set " + r.set()
+                        + ", which has no destination (expected destination=" + r.set() + "=HOST:PORT..., or one of: "
+                        + (sets.isEmpty() ? "none configured" : String.join(", ", sets.keySet())) + ")");
+            }
+        }
+        List<DestinationConfig> ds = c.destinations().destinations();
+        for (int i = 0; i < ds.size(); i++) {
+            DestinationConfig d = ds.get(i);
+            if (c.listeners().stream().noneMatch(l -> l.transport() == d.transport())) {
+                String t = d.transport().configName();
+                throw new IllegalArgumentException("destination[" + i + "]: transport " + t + " needs a " + t
+                        + " listener to send from (expected e.g. listen=" + t + ":127.0.0.1:"
+                        + d.transport().defaultPort() + " besides the others)");
+            }
+            if (d.connection() == ConnectionPattern.PER_CALL && c.transportImpl() != TransportImpl.NETTY) {
+                throw new IllegalArgumentException("destination[" + i + "]: connection \"per-call\" needs the netty"
+                        + " transport, not " + c.transportImpl().configName() + " (expected persistent, or transport.impl=netty)");
+            }
+        }
+        if (!ds.isEmpty() && c.mode() != Mode.PROXY) {
+            throw new IllegalArgumentException("destination: given with mode " + c.mode().configName()
+                    + " (destination sets are used in proxy mode only)");
+        }
     }
 
     /** Routers decide where the proxy sends a request; a redirect server has nowhere to run them. */
@@ -120,7 +157,7 @@ final class ServerConfigChecks {
         List<RouteConfig> routes = c.routes();
         for (int i = 0; i <= routes.size(); i++) {
             RouteConfig r = i < routes.size() ? routes.get(i) : c.defaultRoute();
-            if (r == null || c.listeners().stream().anyMatch(l -> l.transport() == r.transport())) {
+            if (r == null || r.toSet() || c.listeners().stream().anyMatch(l -> l.transport() == r.transport())) {
                 continue;
             }
             String key = i < routes.size() ? "route[" + i + "]" : "defaultRoute";

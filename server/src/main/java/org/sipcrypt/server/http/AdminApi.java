@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import javax.sip.address.AddressFactory;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
@@ -50,6 +51,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /admin/tls/reload}: reads the tls listener's certificate and key files
  *       ({@code tls.cert}, {@code tls.key}, {@code tls.domain}) again; 200 with the certificates now
  *       presented, or 409 with why the new files were refused (the old certificates stay).</li>
+ *   <li>{@code GET /admin/destinations}: 200, every destination set with its destinations, each up or
+ *       down with its requests, failovers and probes.</li>
  * </ul>
  * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
  * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
@@ -62,6 +65,7 @@ public final class AdminApi {
     public static final String PREFIX = "/admin/";
     static final String BINDINGS = PREFIX + "bindings";
     static final String TLS_RELOAD = PREFIX + "tls/reload";
+    static final String DESTINATIONS = PREFIX + "destinations";
 
     /**
      * The outcome of one certificate reload.
@@ -98,6 +102,8 @@ public final class AdminApi {
     private final TlsReload tlsReload;
     private final ObjectMapper mapper = new ObjectMapper();
     private final AddressFactory uris = StackInternals.addressFactory();
+    /** The destination sets' state, a list Jackson writes as JSON; null until {@link #withDestinations}. */
+    private volatile Supplier<?> destinations;
 
     /**
      * @param token      the bearer token ({@code admin.token}), at least {@value #MIN_TOKEN_CHARS} characters
@@ -118,6 +124,27 @@ public final class AdminApi {
         this.maxExpires = Objects.requireNonNull(maxExpires, "maxExpires");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /**
+     * Lists the destination sets under {@code GET /admin/destinations}: {@code {"sets": [...]}}, each set with
+     * its name, algorithm and destinations (state up or down, requests, failovers, probes); called once,
+     * before the HTTP listener starts.
+     */
+    public AdminApi withDestinations(Supplier<?> sets) {
+        this.destinations = Objects.requireNonNull(sets, "sets");
+        return this;
+    }
+
+    /** {@code GET /admin/destinations}: 200 with every set and destination now (none when no sets). */
+    private HttpEndpoints.Answer destinations(String method) {
+        if (!method.equals("GET")) {
+            return new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "GET");
+        }
+        ObjectNode out = mapper.createObjectNode();
+        Supplier<?> sets = destinations;
+        out.set("sets", sets == null ? mapper.createArrayNode() : mapper.valueToTree(sets.get()));
+        return json(200, out);
     }
 
     /**
@@ -153,6 +180,9 @@ public final class AdminApi {
 
     private CompletableFuture<HttpEndpoints.Answer> route(String method, String path, Map<String, String> params,
                                                           byte[] body, String caller) throws BadRequest {
+        if (path.equals(DESTINATIONS)) {
+            return CompletableFuture.completedFuture(destinations(method));
+        }
         if (path.equals(TLS_RELOAD)) {
             return reloadTls(method, caller);
         }

@@ -206,7 +206,7 @@ class RoutingSpiIT {
             ConfigException e = assertThrows(ConfigException.class,
                     () -> TestServer.start(other, "routing.router", "lcr", "routing.router", "nosuch").close());
             assertTrue(e.getMessage().startsWith("routing.router: no router named \"nosuch\" on the class path"
-                    + " (found: faulty, lcr, office-hours)"), e.getMessage());
+                    + " (found: faulty, lcr, office-hours, to-set)"), e.getMessage());
         } finally {
             FileTrees.delete(other);
         }

@@ -108,7 +108,7 @@ class RoutingSpiTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> CallRouters.load(
                 List.of("lcr", "nosuch"), getClass().getClassLoader(), context(Map.of())));
         assertTrue(e.getMessage().startsWith("routing.router: no router named \"nosuch\" on the class path"
-                + " (found: faulty, lcr, office-hours)"), e.getMessage());
+                + " (found: faulty, lcr, office-hours, to-set)"), e.getMessage());
     }
 
     @Test

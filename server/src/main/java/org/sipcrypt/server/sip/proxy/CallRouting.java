@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Offers each new out-of-dialog request the proxy routes (no To tag, not REGISTER, no Route left after
  * this proxy's own entries came off) to the operator's {@link CallRouter}s, in order, and carries out the
- * first decision other than continue: forward to its targets (RFC 3261 §16.5), redirect (§21.3), reject,
+ * first decision other than continue: forward to its targets (RFC 3261 §16.5) or a destination set, redirect (§21.3), reject,
  * or route as without routers. The routers run on the {@code sipcrypt-router} pool; the call's lane never
  * waits: the decision comes back on the lane, as location lookups do. A router that throws, fails its
  * stage, returns null or a target that does not parse gets the request a 500; routers undecided after
@@ -69,6 +69,7 @@ public final class CallRouting {
     private final Executor executor;
     private final ScheduledExecutorService timers;
     private final MeterRegistry registry;
+    private final DestinationSets sets;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final AtomicLong lastWarn = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
 
@@ -78,6 +79,13 @@ public final class CallRouting {
      */
     public CallRouting(SipContext ctx, CallRouters routers, Duration timeout, Executor executor,
                        ScheduledExecutorService timers, MeterRegistry registry) {
+        this(ctx, routers, timeout, executor, timers, registry, DestinationSets.NONE);
+    }
+
+    /** @param sets the destination sets a router may name ({@link RouteDecision#proxyToSet}) */
+    public CallRouting(SipContext ctx, CallRouters routers, Duration timeout, Executor executor,
+                       ScheduledExecutorService timers, MeterRegistry registry, DestinationSets sets) {
+        this.sets = Objects.requireNonNull(sets, "sets");
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.routers = Objects.requireNonNull(routers, "routers").routers();
         if (this.routers.isEmpty()) {
@@ -98,11 +106,13 @@ public final class CallRouting {
 
     /**
      * Has the routers decide {@code fwd}'s targets; on the call's lane, hands them to {@code forward},
-     * runs {@code byDefault} for continue, or answers the request.
+     * runs {@code byDefault} for continue, hands {@code toSet} the name of a destination set, or answers
+     * the request.
      *
      * @param identity the user the request authenticated as, or null
      */
-    void route(ProxyCall call, Request fwd, String identity, Consumer<List<Target>> forward, Runnable byDefault) {
+    void route(ProxyCall call, Request fwd, String identity, Consumer<List<Target>> forward, Runnable byDefault,
+               Consumer<String> toSet) {
         RouteRequest request = view(call.request, fwd, identity);
         Attempt attempt = new Attempt(request);
         ScheduledFuture<?> timer = null;
@@ -122,13 +132,13 @@ public final class CallRouting {
         ScheduledFuture<?> started = timer;
         attempt.result.whenCompleteAsync((decided, failure) -> {
             started.cancel(false);
-            settle(call, attempt, decided, failure, forward, byDefault);
+            settle(call, attempt, decided, failure, forward, byDefault, toSet);
         }, ctx.lane(call.callId));
     }
 
     /** Carries out a decision, on the call's lane. */
     private void settle(ProxyCall call, Attempt attempt, Decided decided, Throwable failure,
-                        Consumer<List<Target>> forward, Runnable byDefault) {
+                        Consumer<List<Target>> forward, Runnable byDefault, Consumer<String> toSet) {
         if (failure instanceof RouterTimeout) {
             count(attempt.asking, "timeout");
             warn("router {} undecided after {} ms: request answered 504", attempt.asking, timeout.toMillis());
@@ -167,6 +177,15 @@ public final class CallRouting {
                 }
                 count(router, "proxy");
                 forward.accept(targets);
+            } else if (d instanceof RouteDecision.ProxyToSet p) {
+                if (!sets.set(p.set()).isPresent()) {
+                    count(router, "error");
+                    warn("router {} decided on destination set {}, which is not configured", router, p.set());
+                    ctx.respond(call.st, call.request, Response.SERVER_INTERNAL_ERROR, "Router Failed");
+                    return;
+                }
+                count(router, "proxy");
+                toSet.accept(p.set());
             } else if (d instanceof RouteDecision.Redirect r) {
                 List<Header> contacts = new ArrayList<>(r.contacts().size());
                 for (String c : r.contacts()) {

@@ -28,6 +28,13 @@ final class ProxyCall {
         Response finalResponse;
         /** Timer C of an INVITE branch (RFC 3261 §16.6 step 11); null when not running. */
         java.util.concurrent.ScheduledFuture<?> timerC;
+        /** What this branch was sent to; with a failover, which of its hops is {@link #attempt}. */
+        Target target;
+        int attempt;
+        /** With a failover, the request as it was before this proxy rewrote it for a hop, copied for the next. */
+        Request original;
+        /** Whether it ended in a failover to the next hop. */
+        boolean failedOver;
 
         Branch(ProxyCall call, Request request) {
             this.call = call;
@@ -68,6 +75,31 @@ final class ProxyCall {
         Branch b = new Branch(this, forwarded);
         branches.add(b);
         return b;
+    }
+
+    /**
+     * Sequential failover (RFC 3261 §16.6, §16.7): when branch {@code b}, still pending, ends with a
+     * status that fails over ({@link Failover#failsOver}) and its target has a hop after this one, and
+     * neither a CANCEL nor a final response upstream has come, {@code b} ends with that status and the
+     * branch to the next hop is added in the same step (so the call never looks finished in between);
+     * returns it, its request a fresh copy of the original. Null otherwise: {@code b} is left for
+     * {@link #finalResponse}.
+     */
+    synchronized Branch failover(Branch b, int status, Response response) {
+        Failover f = b.target == null ? null : b.target.failover();
+        if (f == null || !b.pending() || !Failover.failsOver(status) || cancelled || finalSent || b.cancelled
+                || b.cancelPending || b.attempt + 1 >= f.hops().size() || b.original == null) {
+            return null;
+        }
+        b.finalStatus = status;
+        b.finalResponse = response;
+        b.failedOver = true;
+        Branch next = new Branch(this, (Request) b.original.clone());
+        next.target = b.target;
+        next.attempt = b.attempt + 1;
+        next.original = b.original;
+        branches.add(next);
+        return next;
     }
 
     synchronized boolean cancelled() {
@@ -200,10 +232,22 @@ final class ProxyCall {
         return true;
     }
 
-    /** §16.7 step 6: a 6xx if any, else the lowest response class, first received within it. */
+    /**
+     * §16.7 step 6: a 6xx if any, else the lowest response class, first received within it. A branch a
+     * failover went on from counts only when the attempts after it failed too (the set was exhausted):
+     * the answer of the destination that answered otherwise goes upstream, not a 408 before it.
+     */
     private Branch best() {
+        Branch best = best(false);
+        return best != null && !Failover.failsOver(best.finalStatus) ? best : best(true);
+    }
+
+    private Branch best(boolean failedOverToo) {
         Branch best = null;
         for (Branch b : branches) {
+            if (b.failedOver && !failedOverToo) {
+                continue;
+            }
             if (b.finalStatus >= 600) {
                 return b;
             }

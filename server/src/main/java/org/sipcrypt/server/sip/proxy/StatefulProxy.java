@@ -53,7 +53,10 @@ import org.slf4j.LoggerFactory;
  * Record-Route (RFC 5626 §5.3, {@link FlowTokens}) and arrived over one of its two flows goes out
  * over the other (on its open connection only); a token this server did not write is refused with
  * 403 (an ACK dropped), and a required flow that has closed answers 430; both counted in
- * {@code sip.flows.failed}.
+ * {@code sip.flows.failed}. A target with a {@link Failover} (a destination set's) is tried hop by hop:
+ * a branch ending in 408 or 503 (a timeout, a failed connect) is followed by a branch to the next hop,
+ * until one answers otherwise, the hops run out, or a CANCEL comes ({@link ProxyCall#failover}); the
+ * responses to OPTIONS probes ({@link DestinationProber}) are handed to the prober.
  * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
  * waits for the database.
  */
@@ -85,14 +88,16 @@ public final class StatefulProxy implements ProxyFunction {
      *                   default target selection; null for none
      * @param records    the calls in progress, told of each INVITE call's start, answer, failure and BYE;
      *                   null when no records are kept ({@code cdr.sink=none}), which costs one null check per event
+     * @param sets       the destination sets routes and routers may name
      */
     public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
-                         EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing, CallRecords records) {
+                         EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing, CallRecords records,
+                         DestinationSets sets) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.loops = new LoopDetector(ctx.local());
         this.records = records;
-        this.targets = new TargetSelector(ctx, location, routes, records);
+        this.targets = new TargetSelector(ctx, location, routes, records, sets);
         this.flowTokens = Objects.requireNonNull(flowTokens, "flowTokens");
         this.rewriter = new BranchRewriter(ctx, loops, recordRoute, signer, flowTokens);
         this.timers = Objects.requireNonNull(timers, "timers");
@@ -192,7 +197,8 @@ public final class StatefulProxy implements ProxyFunction {
         // §16.5: determine the targets (the operator's routers first); §16.6: forward to them
         if (routing != null && CallRouting.offered(fwd)) {
             routing.route(call, fwd, identity, found -> forward(call, fwd, found),
-                    () -> targets.select(call, fwd, found -> forward(call, fwd, found)));
+                    () -> targets.select(call, fwd, found -> forward(call, fwd, found)),
+                    set -> targets.toSet(call, fwd, set, found -> forward(call, fwd, found)));
             return;
         }
         targets.select(call, fwd, found -> forward(call, fwd, found));
@@ -255,7 +261,8 @@ public final class StatefulProxy implements ProxyFunction {
     /**
      * §16.6: one branch per target, each a copy of {@code fwd}; the last branch takes {@code fwd}
      * itself, which nothing reads after this (targets are chosen once per request), so a request with
-     * one target is not copied a second time.
+     * one target is not copied a second time. A target with a failover keeps a copy of its request as
+     * it was before the rewrite, for the next hop's branch.
      */
     private void forward(ProxyCall call, Request fwd, List<Target> chosen) {
         Flow in = SipContext.flowOf(call.request);
@@ -264,34 +271,48 @@ public final class StatefulProxy implements ProxyFunction {
             Target target = chosen.get(i);
             Request out = i == chosen.size() - 1 ? fwd : (Request) fwd.clone();
             ProxyCall.Branch branch = call.addBranch(out);
-            ListeningPoints.Entry from;
-            try {
-                from = rewriter.rewrite(call.request, out, target, in, inRequired);
-            } catch (ParseException | InvalidArgumentException | SipException e) {
-                ctx.counters().error("prepare_branch");
-                log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
-                branchFinal(branch, Response.SERVER_INTERNAL_ERROR, null);
-                continue;
+            branch.target = target;
+            if (target.failover() != null) {
+                branch.original = (Request) out.clone();
             }
-            try (ConnectionScope scope = target.flow() != null ? ConnectionScope.flow(call.callId)
-                    : ConnectionScope.call(call.callId)) {
-                // the provider holding the listening point chosen for the next hop sends from its socket
-                ClientTransaction ct = from.provider().getNewClientTransaction(out);
-                if (!call.invite) {
-                    shortTimerK(ct);
-                }
-                ct.setApplicationData(branch);
-                branch.tx = ct;
-                ct.sendRequest();
-                ctx.counters().forwarded(out.getMethod());
-                if (call.invite) {
-                    startTimerC(branch);
-                }
-            } catch (SipException | RuntimeException e) {
-                ctx.counters().error("next_hop_unreachable");
-                log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
-                branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
+            send(branch, target, in, inRequired);
+        }
+    }
+
+    /** Rewrites a branch's request for {@code target} and sends it on a new client transaction. */
+    private void send(ProxyCall.Branch branch, Target target, Flow in, boolean inRequired) {
+        ProxyCall call = branch.call;
+        Request out = branch.request;
+        ListeningPoints.Entry from;
+        try {
+            from = rewriter.rewrite(call.request, out, target, in, inRequired);
+        } catch (ParseException | InvalidArgumentException | SipException e) {
+            ctx.counters().error("prepare_branch");
+            log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
+            branchFinal(branch, Response.SERVER_INTERNAL_ERROR, null);
+            return;
+        }
+        try (ConnectionScope scope = target.flow() != null ? ConnectionScope.flow(call.callId)
+                : ConnectionScope.call(call.callId)) {
+            // the provider holding the listening point chosen for the next hop sends from its socket
+            ClientTransaction ct = from.provider().getNewClientTransaction(out);
+            if (!call.invite) {
+                shortTimerK(ct);
             }
+            ct.setApplicationData(branch);
+            branch.tx = ct;
+            if (target.failover() != null) {
+                target.failover().outcomes().sent(branch.attempt);
+            }
+            ct.sendRequest();
+            ctx.counters().forwarded(out.getMethod());
+            if (call.invite) {
+                startTimerC(branch);
+            }
+        } catch (SipException | RuntimeException e) {
+            ctx.counters().error("next_hop_unreachable");
+            log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
+            branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
         }
     }
 
@@ -317,6 +338,10 @@ public final class StatefulProxy implements ProxyFunction {
     /** A response on a branch (§16.7). */
     @Override
     public void onResponse(Response response, ClientTransaction ct) {
+        if (ct != null && ct.getApplicationData() instanceof DestinationProber.Probe probe) {
+            probe.prober.answered(probe, response, ct);
+            return;
+        }
         ProxyCall.Branch branch = ct == null ? null : (ProxyCall.Branch) ct.getApplicationData();
         if (branch == null) {
             forwardStateless(response);
@@ -477,6 +502,10 @@ public final class StatefulProxy implements ProxyFunction {
     /** A client transaction timed out: the branch ends with 408 (§16.7 step 2). */
     @Override
     public void onTimeout(ClientTransaction ct) {
+        if (ct.getApplicationData() instanceof DestinationProber.Probe probe) {
+            probe.prober.failed(probe, "timed out");
+            return;
+        }
         ProxyCall.Branch branch = (ProxyCall.Branch) ct.getApplicationData();
         if (branch != null) {
             branchFinal(branch, Response.REQUEST_TIMEOUT, null);
@@ -489,6 +518,10 @@ public final class StatefulProxy implements ProxyFunction {
      * its transaction ends. On the call's lane.
      */
     public void onNotSent(ClientTransaction ct) {
+        if (ct.getApplicationData() instanceof DestinationProber.Probe probe) {
+            probe.prober.failed(probe, "connection not set up");
+            return;
+        }
         ProxyCall.Branch branch = (ProxyCall.Branch) ct.getApplicationData();
         if (branch == null || !branch.pending()) {
             return;
@@ -548,6 +581,17 @@ public final class StatefulProxy implements ProxyFunction {
     private void branchFinal(ProxyCall.Branch branch, int status, Response upstream) {
         ProxyCall call = branch.call;
         stopTimerC(branch);
+        ProxyCall.Branch next = call.failover(branch, status, upstream);
+        if (next != null) {
+            // sequential failover: the next hop of this branch's target, a new branch (§16.6)
+            Target target = branch.target;
+            target.failover().outcomes().failed(branch.attempt, status);
+            log.debug("{}: {} from {}, failing over to {}", call.callId, status, target.attempt(branch.attempt).hop(),
+                    target.attempt(next.attempt).hop());
+            Flow in = SipContext.flowOf(call.request);
+            send(next, target.attempt(next.attempt), in, behindNat(call.request, in));
+            return;
+        }
         ProxyCall.Verdict v = call.finalResponse(branch, status, upstream);
         for (ProxyCall.Branch b : v.cancel()) {
             sendCancel(b);

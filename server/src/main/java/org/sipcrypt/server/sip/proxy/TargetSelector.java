@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
+import javax.sip.header.FromHeader;
 import javax.sip.header.Header;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ToHeader;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * binding, 503 when the database fails; a binding is reached through its Path when it has one, over
  * its flow where it must be, and 430 or 480 answer a binding whose flow has failed, see
  * {@link #target}), the default route for a request outside a dialog, or else
- * the Request-URI itself. Answers the request itself when there is no target.
+ * the Request-URI itself; a route or the default route may name a destination set instead of a host
+ * ({@link #toSet}). Answers the request itself when there is no target.
  * Threading: thread-safe; runs on SIP worker lanes, location lookups complete on the call's lane;
  * never waits for the database.
  */
@@ -42,13 +44,41 @@ final class TargetSelector {
     private final LocationService location;
     private final RouteTable routes;
     private final CallRecords records;
+    private final DestinationSets sets;
 
-    /** @param records the calls in progress, whose records a refusal here ends; null when none are recorded */
-    TargetSelector(SipContext ctx, LocationService location, RouteTable routes, CallRecords records) {
+    /**
+     * @param records the calls in progress, whose records a refusal here ends; null when none are recorded
+     * @param sets    the destination sets routes name
+     */
+    TargetSelector(SipContext ctx, LocationService location, RouteTable routes, CallRecords records,
+                   DestinationSets sets) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.routes = Objects.requireNonNull(routes, "routes");
         this.records = records;
+        this.sets = Objects.requireNonNull(sets, "sets");
+    }
+
+    /**
+     * Hands {@code forward} the one target through the destination set {@code name}: its live
+     * destinations, tried one after another ({@link Failover}); answers 503 with Retry-After when
+     * none is up, 500 when there is no such set (a router named one not configured).
+     */
+    void toSet(ProxyCall call, Request fwd, String name, Consumer<List<Target>> forward) {
+        if (sets.set(name).isEmpty()) {
+            ctx.counters().error("no_such_destination_set");
+            log.debug("{}: no destination set {}", call.callId, name);
+            refuse(call, Response.SERVER_INTERNAL_ERROR, "No Such Destination Set");
+            return;
+        }
+        FromHeader from = (FromHeader) fwd.getHeader(FromHeader.NAME);
+        Failover failover = sets.failover(name, call.callId, from == null ? "" : from.getAddress().getURI().toString());
+        if (failover == null) {
+            ctx.counters().error("no_live_destination");
+            refuse(call, Response.SERVICE_UNAVAILABLE, "No Destination Available", ctx.retryAfter());
+            return;
+        }
+        forward.accept(List.of(Target.through(failover)));
     }
 
     /** Answers the call's request itself, with no target to forward it to; its call record, if any, ends. */
@@ -78,8 +108,11 @@ final class TargetSelector {
             return;
         }
         var routed = routes.forDomain(sip.getHost());
+        var routedToSet = routes.setForDomain(sip.getHost());
         if (routed.isPresent()) {
             forward.accept(List.of(Target.via(routed.get())));
+        } else if (routedToSet.isPresent()) {
+            toSet(call, fwd, routedToSet.get(), forward);
         } else if (ctx.local().isLocal(sip) || ctx.local().isLocalDomain(sip.getHost()) && sip.getUser() != null
                 && isOurPortOrNone(sip)) {
             lookup(call, sip, forward);
@@ -87,6 +120,8 @@ final class TargetSelector {
             // RFC 3261 §12.2.1.1: a mid-dialog request whose route set ends here goes to the
             // dialog's remote target, not through the default route (a detour, or a loop back)
             forward.accept(List.of(Target.via(routes.defaultRoute().get())));
+        } else if (routes.defaultSet().isPresent() && !inDialog(fwd)) {
+            toSet(call, fwd, routes.defaultSet().get(), forward);
         } else {
             forward.accept(List.of(Target.AS_ADDRESSED));
         }
