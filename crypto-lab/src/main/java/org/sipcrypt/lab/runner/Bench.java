@@ -173,7 +173,9 @@ final class Bench implements Closeable {
      * The TLS options of a lab side (the generator's or the UAS's) for a cipher under a handshake:
      * its one suite and version, and with a key-exchange group that group alone, on the bc engine
      * (whose client offers exactly the groups it is given; SunJSSE on Java 17 takes groups only
-     * JVM-wide, through {@code jdk.tls.namedGroups}).
+     * JVM-wide, through {@code jdk.tls.namedGroups}). A generator resuming by ticket is moved to
+     * the openssl engine afterwards ({@link Handshake#generatorEngine}), which offers exactly the
+     * group too.
      */
     static TlsOptions labTls(String cipher, Handshake handshake, Path trust, Path cert, Path key, boolean reuse,
                              BcTlsSetup.ClientCertificates clientCerts) {

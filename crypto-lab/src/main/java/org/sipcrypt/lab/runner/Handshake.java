@@ -317,7 +317,9 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
 
     /**
      * Refuses a comparison this handshake cannot run: a provider without a suite for it, a hybrid
-     * group with the server's {@code tls.engine} set to another engine than bc.
+     * group with the server's {@code tls.engine} set to another engine than bc, a resumption with
+     * the server's {@code tls.sessionReuse} off, and {@code ticket} or {@code psk} where they
+     * cannot run ({@link #checkTickets}).
      *
      * @param ciphers  compared providers, suite names and the udp/tcp baselines
      * @param server   the scenario's server settings (key to value)
