@@ -165,11 +165,13 @@ final class CompareCommand extends LabCommand {
                         + " TLS 1.3 any --kx (default: rsa2048).")
         String cert;
 
-        @Option(names = "--resumption", paramLabel = "none|session-id",
+        @Option(names = "--resumption", paramLabel = "none|session-id|ticket|psk",
                 description = "How the generator's connections resume TLS sessions: none (a full handshake each),"
-                        + " or session-id (TLS 1.2 session IDs, the generator on the bc engine), the server"
-                        + " granting them; ticket and psk are not built (default: as the scenario's left leg says,"
-                        + " sessionReuse).")
+                        + " session-id (TLS 1.2 session IDs, the generator on the bc engine), ticket (TLS 1.2,"
+                        + " RFC 5077 tickets) or psk (TLS 1.3 NewSessionTicket PSKs), both with the generator on the"
+                        + " openssl engine and the server on jsse or openssl (bc issues no tickets), the server"
+                        + " granting them; a point that resumed none is left out (default: as the scenario's left"
+                        + " leg says, sessionReuse).")
         String resumption;
 
         @Option(names = "--handshakes", split = ",", paramLabel = "VERSION/KX[/CERT[/RESUMPTION]],...",

@@ -79,7 +79,9 @@ final class UacCommand extends LabCommand {
             description = "TLS: provider or suite names (aes, 3des, camellia, seed, rc4, TLS_...) (default: ${DEFAULT-VALUE}).")
     List<String> ciphers;
 
-    @Option(names = "--tls-engine", description = "TLS: bc or jsse (default: the first that runs every suite, jsse first).")
+    @Option(names = "--tls-engine", description = "TLS: bc, jsse, or openssl (BoringSSL, which resumes by TLS 1.2 tickets and TLS 1.3"
+            + " PSKs; it offers its three TLS 1.3 suites whatever --cipher says) (default: the first of jsse, bc"
+            + " that runs every suite).")
     String tlsEngine;
 
     @Option(names = "--crypto", split = ",", description = "TLS on bc: bc or jca, or PROVIDER:ENGINE (default: jca where a provider has it).")
@@ -91,7 +93,7 @@ final class UacCommand extends LabCommand {
 
     @Option(names = "--tls-groups", split = ",", paramLabel = "LIST",
             description = "TLS: key-exchange groups offered, most preferred first, as the server's tls.groups names"
-                    + " them (x25519, secp256r1, x25519mlkem768, ...); on the bc engine, which offers exactly these"
+                    + " them (x25519, secp256r1, x25519mlkem768, ...); on the bc engine, or openssl when told, which offer exactly these"
                     + " (default: the engine's own).")
     List<String> groups = new ArrayList<>();
 

@@ -12,7 +12,13 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslContextOption;
+import io.netty.handler.ssl.OpenSslSessionContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -20,6 +26,8 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,6 +42,7 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManagerFactory;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
+import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.KeyMaterial;
 import org.sipcrypt.server.tls.PemFiles;
 import org.sipcrypt.server.tls.TlsChoices;
@@ -56,7 +65,11 @@ import org.slf4j.LoggerFactory;
  * address after the handshake). A TLS connection it opens measures its ClientHello and the server's
  * first flight below TLS ({@link TlsFlightsHandler}). With a one-way delay, each connection's
  * pipeline begins with the lab delay stage ({@link OneWayDelayHandler}). Chosen key-exchange groups ({@link TlsOptions#groups()})
- * put a side on the bc engine, which offers exactly them. SIP over WebSocket (RFC 7118) is a framing
+ * put a side on the bc engine, which offers exactly them, unless it is told openssl. A connecting side
+ * may also run on the openssl engine (Netty's OpenSslEngine on BoringSSL, {@code --tls-engine openssl}),
+ * the lab's client that resumes by ticket: an SSL context per side holding exactly the chosen groups
+ * and, with reuse on, the last session of each peer (host and port) with TLS 1.2 tickets turned on
+ * for that context alone; BoringSSL offers its three TLS 1.3 suites whatever the list says. SIP over WebSocket (RFC 7118) is a framing
  * variant of the same legs: {@code ws} is TCP and {@code wss} the TLS stage above, each followed by
  * Netty's WebSocket client (upgrade with subprotocol {@code sip}, no Origin header, as a client that
  * is not a browser) and {@link WebSocketFrameHandler}, one SIP message per text frame; a WebSocket
@@ -90,6 +103,8 @@ public final class LegConnector {
     private final TlsChoices choices;
     private final BcTlsSetup bc;
     private final SSLContext jsse;
+    /** The client context on the openssl engine, or null. */
+    private final SslContext openssl;
     private final KeyMaterial identity;
     private final ByteCountingHandler counting;
     private final EventLoopGroup loops;
@@ -124,6 +139,7 @@ public final class LegConnector {
             this.choices = null;
             this.bc = null;
             this.jsse = null;
+            this.openssl = null;
             this.identity = null;
             return;
         }
@@ -134,23 +150,39 @@ public final class LegConnector {
         TlsEngine engine = tls.engine() == null ? null : switch (tls.engine()) {
             case "bc" -> TlsEngine.BC;
             case "jsse" -> TlsEngine.JSSE;
-            default -> throw new IllegalArgumentException("--tls-engine: \"" + tls.engine() + "\" (expected bc or jsse)");
+            case "openssl" -> TlsEngine.OPENSSL;
+            default -> throw new IllegalArgumentException("--tls-engine: \"" + tls.engine()
+                    + "\" (expected bc, jsse or openssl)");
         };
         if (!tls.groups().isEmpty()) {
             // SunJSSE on Java 17 takes groups only JVM-wide (jdk.tls.namedGroups), which would change
-            // every other leg of this process: chosen groups are offered by the bc engine, as exactly those
+            // every other leg of this process: chosen groups are offered by the bc engine, as exactly
+            // those, or by the openssl engine when told, whose context holds them
             if (engine == TlsEngine.JSSE) {
-                throw new IllegalArgumentException("--tls-groups: the lab offers chosen groups on the bc engine only"
-                        + " (expected --tls-engine bc or none)");
+                throw new IllegalArgumentException("--tls-groups: the lab offers chosen groups on the bc and openssl"
+                        + " engines only (expected --tls-engine bc, openssl or none)");
             }
-            engine = TlsEngine.BC;
+            engine = engine == null ? TlsEngine.BC : engine;
         }
         if (tls.allowInsecure()) {
             JdkInsecureSuites.allow();
         }
-        // the load generator's legs speak bc or jsse: auto picks between those two, as before the server had openssl
-        this.choices = TlsChoices.resolve(registry, tls.ciphers(), tls.allowInsecure(), engine, tls.crypto(), tls.versions(),
-                tls.groups(), Map.of(TlsEngine.OPENSSL, "the lab's load generator has no openssl engine"));
+        List<String> ciphers = tls.ciphers();
+        Map<TlsEngine, String> unavailable = Map.of(TlsEngine.OPENSSL, "the lab's load generator picks bc or jsse"
+                + " (--tls-engine openssl names it)");
+        if (engine == TlsEngine.OPENSSL) {
+            unavailable = OpenSsl.isAvailable() ? Map.of() : Map.of(TlsEngine.OPENSSL,
+                    "BoringSSL (netty-tcnative-boringssl-static, linux-x86_64) did not load: " + OpenSsl.unavailabilityCause());
+            if (tls.versions().stream().anyMatch(v -> v.trim().endsWith("1.3"))) {
+                // BoringSSL offers its TLS 1.3 suites whatever it is told: say so to TlsChoices
+                LinkedHashSet<String> widened = new LinkedHashSet<>(ciphers);
+                widened.addAll(TlsChoices.BORINGSSL_TLS13);
+                ciphers = new ArrayList<>(widened);
+            }
+        }
+        // the load generator's legs speak bc or jsse when it picks; openssl when told
+        this.choices = TlsChoices.resolve(registry, ciphers, tls.allowInsecure(), engine, tls.crypto(), tls.versions(),
+                tls.groups(), unavailable);
         if (choices.engine() == TlsEngine.JSSE) {
             allowStaticRsa(choices.suites());
         }
@@ -159,9 +191,15 @@ public final class LegConnector {
             this.bc = BcTlsSetup.create(identity, tls.trust(), choices, registry, tls.clientCerts(), tls.sessionReuse(),
                     SESSION_CACHE_SIZE, SESSION_LIFETIME, true);
             this.jsse = null;
+            this.openssl = null;
+        } else if (choices.engine() == TlsEngine.OPENSSL) {
+            this.bc = null;
+            this.jsse = null;
+            this.openssl = openSslClient(identity, tls.trust(), choices, tls.sessionReuse());
         } else {
             this.bc = null;
             this.jsse = sslContext(identity, tls.trust());
+            this.openssl = null;
         }
     }
 
@@ -179,7 +217,42 @@ public final class LegConnector {
         }
     }
 
-    /** The TLS engine the suites run on ({@code bc} or {@code jsse}), or null for TCP and UDP. */
+    /**
+     * The client context on the openssl engine: these suites, versions and groups, the lab's trust
+     * anchors and its client certificate. With reuse on, it keeps the last session of each peer and
+     * offers it (a TLS 1.2 session ID or ticket, a TLS 1.3 PSK); Netty turns TLS 1.2 tickets on for
+     * its clients only JVM-wide ({@code jdk.tls.client.enableSessionTicketExtension}), so setting no
+     * keys on this context's sessions clears its {@code SSL_OP_NO_TICKET} alone. A client holds no
+     * ticket keys: the server's encrypt its tickets.
+     */
+    private static SslContext openSslClient(KeyMaterial identity, java.nio.file.Path trust, TlsChoices choices,
+                                            boolean reuse) throws IOException {
+        try {
+            SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL)
+                    .protocols(choices.versions().toArray(new String[0]))
+                    .ciphers(choices.suites().stream().map(CipherSuiteId::name).toList())
+                    .sessionCacheSize(SESSION_CACHE_SIZE).sessionTimeout(SESSION_LIFETIME.toSeconds())
+                    .trustManager(trustManagers(trust));
+            if (identity != null) {
+                b.keyManager(identity.key(), identity.chainArray());
+            }
+            if (!choices.groups().isEmpty()) {
+                b.option(OpenSslContextOption.GROUPS,
+                        choices.groups().stream().map(KeyExchangeGroup::openSslName).toArray(String[]::new));
+            }
+            SslContext ctx = b.build();
+            OpenSslSessionContext sessions = (OpenSslSessionContext) ctx.sessionContext();
+            sessions.setSessionCacheEnabled(reuse);
+            if (reuse) {
+                sessions.setTicketKeys();
+            }
+            return ctx;
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot build the OpenSSL client context: " + e.getMessage(), e);
+        }
+    }
+
+    /** The TLS engine the suites run on ({@code bc}, {@code jsse} or {@code openssl}), or null for TCP and UDP. */
     public String tlsEngine() {
         return choices == null ? null : choices.engine().configName();
     }
@@ -247,6 +320,9 @@ public final class LegConnector {
             throw new IllegalArgumentException(transport.configName() + ": the lab's WebSocket side only connects"
                     + " (a WebSocket client accepts no connections, RFC 7118 §5)");
         }
+        if (openssl != null) {
+            throw new IllegalArgumentException("--tls-engine openssl: the lab runs the openssl engine as a client only");
+        }
         ServerBootstrap b = new ServerBootstrap()
                 .group(loops)
                 .channel(LabEventLoops.serverSocketChannel())
@@ -283,6 +359,12 @@ public final class LegConnector {
         String peerName = null;
         if (isTls && bc != null) {
             ch.pipeline().addLast("tls", BcTlsHandler.onEventLoop(bc.newConnection(target), connectTimeout));
+        } else if (isTls && openssl != null) {
+            // the peer's host and port key the context's session cache (with reuse off it keeps none)
+            SslHandler ssl = openssl.newHandler(ch.alloc(), target.getAddress().getHostAddress(), target.getPort());
+            configure(ssl.engine(), false, true);
+            ssl.setHandshakeTimeoutMillis(connectTimeout.toMillis());
+            ch.pipeline().addLast("tls", ssl);
         } else if (isTls) {
             SSLEngine engine;
             String host = target == null ? null : target.getAddress().getHostAddress();
@@ -339,8 +421,11 @@ public final class LegConnector {
 
     private void configure(SSLEngine engine, boolean server, boolean identifyEndpoint) {
         SSLParameters p = engine.getSSLParameters();
-        p.setCipherSuites(choices.suites().stream().map(CipherSuiteId::jsseName).toArray(String[]::new));
-        p.setProtocols(choices.versions().toArray(new String[0]));
+        if (openssl == null) {
+            // the openssl context holds its suites and versions already, by OpenSSL's names
+            p.setCipherSuites(choices.suites().stream().map(CipherSuiteId::jsseName).toArray(String[]::new));
+            p.setProtocols(choices.versions().toArray(new String[0]));
+        }
         if (server) {
             p.setNeedClientAuth(tls.clientCerts() == BcTlsSetup.ClientCertificates.NEED);
             p.setWantClientAuth(tls.clientCerts() == BcTlsSetup.ClientCertificates.WANT);
@@ -361,22 +446,28 @@ public final class LegConnector {
                 kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
                 kmf.init(ks, new char[0]);
             }
-            KeyStore anchors = null;
-            if (trust != null) {
-                anchors = KeyStore.getInstance("PKCS12");
-                anchors.load(null, null);
-                List<X509Certificate> cas = PemFiles.readCertificates(trust);
-                for (int i = 0; i < cas.size(); i++) {
-                    anchors.setCertificateEntry("ca-" + i, cas.get(i));
-                }
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(anchors);
+            TrustManagerFactory tmf = trustManagers(trust);
             SSLContext ctx = SSLContext.getInstance("TLS");
             ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
             return ctx;
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot build the JSSE context: " + e.getMessage(), e);
         }
+    }
+
+    /** The JDK's trust managers over the PEM anchors of {@code trust}, or over the JDK's trust store when null. */
+    private static TrustManagerFactory trustManagers(java.nio.file.Path trust) throws IOException, GeneralSecurityException {
+        KeyStore anchors = null;
+        if (trust != null) {
+            anchors = KeyStore.getInstance("PKCS12");
+            anchors.load(null, null);
+            List<X509Certificate> cas = PemFiles.readCertificates(trust);
+            for (int i = 0; i < cas.size(); i++) {
+                anchors.setCertificateEntry("ca-" + i, cas.get(i));
+            }
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(anchors);
+        return tmf;
     }
 }

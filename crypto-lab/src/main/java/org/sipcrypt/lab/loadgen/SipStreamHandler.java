@@ -4,13 +4,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.internal.tcnative.SSL;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -25,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * for SIP (TCP: connected; TLS: handshake done; WS and WSS: the WebSocket upgrade done), counts TLS
  * handshakes, resumptions and failures into the side's {@link LegCounters} (with the sizes
  * {@link TlsFlightsHandler} measured on a client connection, and the time from its ClientHello
- * written to the handshake done), frames the byte stream into SIP messages by Content-Length and
+ * written to the handshake done; a SunJSSE session resumed when it was made before this connection,
+ * an openssl one when BoringSSL says it reused one), frames the byte stream into SIP messages by Content-Length and
  * hands each to the {@link StreamConnection.Listener}, and tells the listener when the connection
  * closes. A framing error closes that connection only.
  * Threading: one instance per channel, event loop only (not @Sharable).
@@ -135,7 +139,14 @@ final class SipStreamHandler extends ChannelInboundHandlerAdapter {
         if (bc != null) {
             return bc.connection().resumed();
         }
-        SSLSession s = ctx.pipeline().get(SslHandler.class).engine().getSession();
+        SSLEngine engine = ctx.pipeline().get(SslHandler.class).engine();
+        if (engine instanceof ReferenceCountedOpenSslEngine openssl) {
+            // BoringSSL says whether it resumed (session ID, ticket or TLS 1.3 PSK); its sessions'
+            // creation times have whole seconds only
+            long ssl = openssl.sslPointer();
+            return ssl != 0 && SSL.isSessionReused(ssl);
+        }
+        SSLSession s = engine.getSession();
         return s.getCreationTime() < beganMillis;
     }
 

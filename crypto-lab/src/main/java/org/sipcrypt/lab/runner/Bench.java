@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,6 +18,7 @@ import org.sipcrypt.lab.loadgen.Uas;
 import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.lab.scenario.Scenario;
+import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.bc.BcTlsSetup;
 import org.sipcrypt.server.transport.Transport;
 
@@ -171,7 +173,9 @@ final class Bench implements Closeable {
      * The TLS options of a lab side (the generator's or the UAS's) for a cipher under a handshake:
      * its one suite and version, and with a key-exchange group that group alone, on the bc engine
      * (whose client offers exactly the groups it is given; SunJSSE on Java 17 takes groups only
-     * JVM-wide, through {@code jdk.tls.namedGroups}).
+     * JVM-wide, through {@code jdk.tls.namedGroups}). A generator resuming by ticket is moved to
+     * the openssl engine afterwards ({@link Handshake#generatorEngine}), which offers exactly the
+     * group too.
      */
     static TlsOptions labTls(String cipher, Handshake handshake, Path trust, Path cert, Path key, boolean reuse,
                              BcTlsSetup.ClientCertificates clientCerts) {
@@ -224,7 +228,8 @@ final class Bench implements Closeable {
             o.put("tls-key", certs.resolve("server-key.pem").toString());
             o.put("tls-trust", certs.resolve("ca.pem").toString());
             String suite = handshake.suite(cipher);
-            o.put("tls-ciphers", suite);
+            String suites = serverSuites(s, handshake, suite);
+            o.put("tls-ciphers", suites);
             o.put("tls-versions", handshake.version());
             if (handshake.group() != null) {
                 o.put("tls-groups", handshake.group().configName());
@@ -240,7 +245,7 @@ final class Bench implements Closeable {
                 o.put("tls-client-auth", "need");
             }
             if (right == Transport.TLS && s.reachesUas()) {
-                String peer = "127.0.0.1:" + uasAt.getPort() + ";ciphers=" + suite + ";versions=" + handshake.version()
+                String peer = "127.0.0.1:" + uasAt.getPort() + ";ciphers=" + suites.replace(',', '+') + ";versions=" + handshake.version()
                         + ";reuse=" + (s.right().sessionReuse() ? "on" : "off");
                 if (s.right().clientCertificates()) {
                     peer += ";cert=" + certs.resolve("client.pem") + ";key=" + certs.resolve("client-key.pem");
@@ -257,6 +262,21 @@ final class Bench implements Closeable {
             }
         });
         return args;
+    }
+
+    /**
+     * The server's {@code tls.ciphers} for the suite a cipher runs: that suite, and on the openssl
+     * engine under TLS 1.3 BoringSSL's other TLS 1.3 suites after it, which BoringSSL offers anyway
+     * and the server refuses to leave out ({@link TlsChoices#BORINGSSL_TLS13}); a lab client that
+     * offers the one suite still gets it.
+     */
+    static String serverSuites(Scenario s, Handshake handshake, String suite) {
+        if (!"openssl".equals(s.server().get("tls.engine")) || !"1.3".equals(handshake.version())) {
+            return suite;
+        }
+        LinkedHashSet<String> suites = new LinkedHashSet<>(List.of(suite));
+        suites.addAll(TlsChoices.BORINGSSL_TLS13);
+        return String.join(",", suites);
     }
 
     /** A setting key as its command-line option: {@code tcp.idleTimeout} is {@code tcp-idle-timeout}. */

@@ -13,6 +13,7 @@ import org.sipcrypt.server.tls.LabCertificates;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteProvider;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+import org.sipcrypt.server.tls.spi.TlsEngine;
 
 /**
  * The handshake a comparison measures every cipher under: the TLS version ({@code compare
@@ -38,10 +39,18 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
  * suites do not name the signature (RFC 8446 §4.4.2).
  * <p>Resumption is the generator's, on the left leg; the server under test grants sessions for it.
  * {@code none} offers none, {@code session-id} resumes TLS 1.2 sessions by their ID (RFC 5246
- * §7.4.1.2) on the bc engine, which offers no tickets. {@code ticket} (RFC 5077) and {@code psk}
- * (TLS 1.3, RFC 8446 §2.2) are not built: the lab's generator offers a group it is told on the bc
- * engine only, and Bouncy Castle 1.82 neither resumes a TLS 1.2 ticket as a server nor sends a
- * TLS 1.3 NewSessionTicket (its server takes external PSKs only), so they are refused at start.
+ * §7.4.1.2) on the bc engine, which offers no tickets. {@code ticket} resumes TLS 1.2 sessions by
+ * RFC 5077 session tickets and {@code psk} TLS 1.3 sessions by the PSK of a NewSessionTicket
+ * (RFC 8446 §2.2, psk_dhe_ke: a fresh key exchange on the chosen group each time, §4.2.9), both
+ * on the openssl engine (Netty's OpenSslEngine on BoringSSL) as the generator's client: its
+ * context takes the chosen group ({@code OpenSslContextOption.GROUPS}) and its TLS 1.2 tickets for
+ * itself, where SunJSSE on Java 17 takes groups and client tickets only JVM-wide
+ * ({@code jdk.tls.namedGroups}, {@code jdk.tls.client.enableSessionTicketExtension}). BoringSSL's
+ * client offers its three TLS 1.3 suites whatever it is told, so under {@code psk} the server
+ * chooses the one suite ({@link #check}). The server under test issues tickets on its jsse and
+ * openssl engines; Bouncy Castle 1.82's server neither resumes a TLS 1.2 ticket nor sends a TLS 1.3
+ * NewSessionTicket, so {@code ticket} and {@code psk} are refused with {@code tls.engine bc}, as are
+ * the ML-KEM hybrids (bc's alone) and ciphers that run on bc alone.
  * Threading: immutable.
  *
  * @param version     {@code 1.2} or {@code 1.3}
@@ -56,6 +65,8 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
     public static final Handshake DEFAULT = new Handshake("1.2", KeyExchange.RSA);
 
     private static final CipherSuiteRegistry SUITES = CipherSuiteRegistry.load();
+    /** The TLS 1.3 suite a BoringSSL server picks from a BoringSSL client's offer (on a CPU with AES instructions). */
+    static final String BORINGSSL_FIRST_TLS13 = "TLS_AES_128_GCM_SHA256";
 
     /**
      * A key exchange of {@code --kx}: RSA, or ECDHE or an ML-KEM hybrid on one named group.
@@ -188,12 +199,21 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
         }
         if (resumption == Resumption.SESSION_ID && "1.3".equals(version)) {
             throw new IllegalArgumentException("--resumption: session-id with --tls-version 1.3: TLS 1.3 resumes by PSK"
-                    + " only (RFC 8446 §2.2)");
+                    + " only (RFC 8446 §2.2; expected --resumption psk)");
         }
-        if (resumption == Resumption.TICKET || resumption == Resumption.PSK) {
-            throw new IllegalArgumentException("--resumption: " + resumption.configName() + " is not built (the lab's"
-                    + " generator offers a chosen group on the bc engine only, and Bouncy Castle's server neither resumes"
-                    + " TLS 1.2 tickets nor issues TLS 1.3 tickets; expected none or session-id)");
+        if (resumption == Resumption.TICKET && "1.3".equals(version)) {
+            throw new IllegalArgumentException("--resumption: ticket with --tls-version 1.3: RFC 5077 tickets are TLS"
+                    + " 1.2's; TLS 1.3 resumes by the PSK of a NewSessionTicket (expected --resumption psk)");
+        }
+        if (resumption == Resumption.PSK && "1.2".equals(version)) {
+            throw new IllegalArgumentException("--resumption: psk with --tls-version 1.2: NewSessionTicket PSKs are TLS"
+                    + " 1.3's (RFC 8446 §2.2; expected --resumption session-id or ticket)");
+        }
+        // the fields are not set yet in a compact constructor: the parameters are asked
+        if ((resumption == Resumption.TICKET || resumption == Resumption.PSK) && keyExchange.group() != null && keyExchange.group().hybrid()) {
+            throw new IllegalArgumentException("--resumption: " + resumption.configName() + " with --kx "
+                    + keyExchange.configName() + ": the generator resumes by ticket on BoringSSL, which has no ML-KEM"
+                    + " (the hybrids run on the bc engine only; expected --kx ecdhe-p256 or ecdhe-x25519)");
         }
     }
 
@@ -244,9 +264,25 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
         return resumption == null ? scenarioSays : resumption != Resumption.NONE;
     }
 
-    /** The generator's TLS engine for its resumption: bc for {@code session-id}, else null (by suite and group). */
+    /**
+     * The generator's TLS engine for its resumption: bc for {@code session-id}, openssl for
+     * {@code ticket} and {@code psk}, else null (by suite and group).
+     */
     public String generatorEngine() {
-        return resumption == Resumption.SESSION_ID ? "bc" : null;
+        if (resumption == Resumption.SESSION_ID) {
+            return "bc";
+        }
+        return resumesByTicket() ? "openssl" : null;
+    }
+
+    /** Whether the generator resumes by a ticket the server issued: {@code ticket} or {@code psk}. */
+    public boolean resumesByTicket() {
+        return resumption == Resumption.TICKET || resumption == Resumption.PSK;
+    }
+
+    /** Whether the generator is asked to resume ({@code session-id}, {@code ticket}, {@code psk}). */
+    public boolean asksResumption() {
+        return resumption != null && resumption != Resumption.NONE;
     }
 
     /**
@@ -281,7 +317,9 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
 
     /**
      * Refuses a comparison this handshake cannot run: a provider without a suite for it, a hybrid
-     * group with the server's {@code tls.engine} set to another engine than bc.
+     * group with the server's {@code tls.engine} set to another engine than bc, a resumption with
+     * the server's {@code tls.sessionReuse} off, and {@code ticket} or {@code psk} where they
+     * cannot run ({@link #checkTickets}).
      *
      * @param ciphers  compared providers, suite names and the udp/tcp baselines
      * @param server   the scenario's server settings (key to value)
@@ -307,6 +345,40 @@ public record Handshake(String version, KeyExchange keyExchange, Certificate cer
         if (group() != null && group().hybrid() && engine != null && !engine.equals("bc")) {
             throw new IllegalArgumentException("--kx " + keyExchange.configName() + ": hybrid key exchange runs on the"
                     + " bc TLS engine only, and the scenario sets tls.engine " + engine);
+        }
+        if (resumesByTicket()) {
+            checkTickets(ciphers, engine);
+        }
+    }
+
+    /**
+     * Refuses {@code ticket} and {@code psk} where they cannot run: the server's bc engine (no
+     * tickets), a cipher whose suites do not run on both the generator's openssl engine and a
+     * server engine that issues tickets, and under {@code psk} with {@code tls.engine openssl} a
+     * suite other than BoringSSL's first TLS 1.3 choice: both ends then offer BoringSSL's three TLS
+     * 1.3 suites, and the server picks TLS_AES_128_GCM_SHA256.
+     */
+    private void checkTickets(List<String> ciphers, String engine) {
+        String mode = "--resumption " + resumption.configName();
+        if ("bc".equals(engine)) {
+            throw new IllegalArgumentException(mode + ": the scenario sets tls.engine bc, whose server (Bouncy Castle"
+                    + " 1.82) neither resumes TLS 1.2 tickets nor issues TLS 1.3 tickets (expected tls.engine jsse or"
+                    + " openssl, or --resumption " + ("1.2".equals(version) ? "session-id" : "none") + ")");
+        }
+        List<String> refused = new ArrayList<>();
+        for (String c : ciphers) {
+            Optional<CipherSuiteProvider> p = SUITES.provider(Leg.cipherOf(c));
+            if (p.isPresent() && (!p.get().tlsEngines().contains(TlsEngine.OPENSSL)
+                    || "1.3".equals(version) && "openssl".equals(engine)
+                    && !pick(p.get()).map(s -> s.name().equals(BORINGSSL_FIRST_TLS13)).orElse(false))) {
+                refused.add(c);
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException(mode + ": " + String.join(", ", refused) + " cannot resume by ticket: the"
+                    + " generator resumes on the openssl engine (BoringSSL), which runs the aes and chacha20 suites only"
+                    + ("openssl".equals(engine) && "1.3".equals(version) ? ", and with tls.engine openssl both ends"
+                    + " offer BoringSSL's TLS 1.3 suites, of which the server picks " + BORINGSSL_FIRST_TLS13 : ""));
         }
     }
 

@@ -22,7 +22,8 @@ import org.sipcrypt.lab.scenario.Leg;
  * OpenSSL configuration's {@code Protocol = -ALL, TLSv1.3} (version-disabling options, which the
  * module's own minimum version does not lift) and {@code Ciphersuites} with the one suite. OpenSSL's
  * servers send two TLS 1.3 session tickets after every handshake by default; {@code NumTickets = 0}
- * stops them, as the lab resumes no TLS 1.3 session (RFC 8446 §4.6.1 makes tickets optional).</li>
+ * stops them unless the generator resumes by them ({@code --resumption psk}; RFC 8446 §4.6.1
+ * makes tickets optional).</li>
  * <li>An ECDHE group: {@code Groups} with that one group, for the server and for its client
  * connections to the UAS (which also send their TLS 1.3 key share for it).</li>
  * <li>{@code --resumption session-id}: the module's {@code session_cache} on and
@@ -30,7 +31,10 @@ import org.sipcrypt.lab.scenario.Leg;
  * without its close_notify sent). Kamailio keeps an OpenSSL context per process, so a session
  * resumes on the TCP worker process that made it only: with one worker always, with several as
  * Kamailio happens to hand the connections to them (the report's resumption % says). Without it,
- * Kamailio grants no session.</li>
+ * Kamailio grants no session by ID.</li>
+ * <li>{@code --resumption ticket} and {@code psk}: OpenSSL's servers issue TLS 1.2 tickets (RFC 5077)
+ * and TLS 1.3 tickets by default, under keys of their own context: so again a ticket resumes on
+ * the worker process that issued it only. {@code send_close_notify} on, as for session IDs.</li>
  * <li>{@code seed}: OpenSSL 3's legacy provider and {@code @SECLEVEL=0}.</li>
  * </ul>
  * Not run: the ML-KEM hybrids (OpenSSL 3.0 has no ML-KEM), 3DES and RC4 (Debian's OpenSSL 3 has
@@ -177,7 +181,9 @@ record KamailioTls(String cipher, String suite, Handshake handshake) {
         if (tls13()) {
             ssl.add("Protocol = -ALL, TLSv1.3");
             ssl.add("Ciphersuites = " + opensslSuite());
-            ssl.add("NumTickets = 0");
+            if (handshake.resumption() != Handshake.Resumption.PSK) {
+                ssl.add("NumTickets = 0");
+            }
         }
         StringBuilder b = new StringBuilder();
         b.append("# written by the sipcrypt lab for Kamailio: ").append(cipher).append(" under ")
@@ -210,11 +216,18 @@ record KamailioTls(String cipher, String suite, Handshake handshake) {
         return b.toString();
     }
 
-    /** The tls module's parameters beside its configuration file: the session cache for {@code session-id}. */
+    /**
+     * The tls module's parameters beside its configuration file: the session cache for
+     * {@code session-id}; close_notify sent for every resumption (OpenSSL forgets a session whose
+     * connection ended without one).
+     */
     List<String> moduleParameters() {
-        if (handshake.resumption() != Handshake.Resumption.SESSION_ID) {
-            return List.of();
+        if (handshake.resumption() == Handshake.Resumption.SESSION_ID) {
+            return List.of("modparam(\"tls\", \"session_cache\", 1)", "modparam(\"tls\", \"send_close_notify\", 1)");
         }
-        return List.of("modparam(\"tls\", \"session_cache\", 1)", "modparam(\"tls\", \"send_close_notify\", 1)");
+        if (handshake.resumesByTicket()) {
+            return List.of("modparam(\"tls\", \"send_close_notify\", 1)");
+        }
+        return List.of();
     }
 }

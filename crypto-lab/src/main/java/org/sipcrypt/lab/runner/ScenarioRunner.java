@@ -69,6 +69,12 @@ public final class ScenarioRunner {
      */
     static final String NOT_KEPT_UP = "calls failed";
 
+    /**
+     * How {@link PointRun#invalid()} begins for a point whose generator was asked to resume its TLS
+     * sessions and resumed none: its figures are those of full handshakes.
+     */
+    static final String NOT_RESUMED = "no handshake resumed";
+
     /** A warm-up window of a fixed-rate point (see {@code settle}). */
     static final Duration SETTLE_WINDOW = Duration.ofSeconds(5);
     /**
@@ -282,7 +288,7 @@ public final class ScenarioRunner {
                 }
             }
             ciphers = runnable;
-            if (options.handshake().resumption() == Handshake.Resumption.SESSION_ID) {
+            if (options.handshake().asksResumption()) {
                 int workers = KamailioServer.workers(options.pinning());
                 options.progress().accept(scenario.name() + " on kamailio: a TLS session resumes on the TCP worker"
                         + " process that made it only (an OpenSSL context per process; " + workers + " worker"
@@ -739,7 +745,7 @@ public final class ScenarioRunner {
         RoleCpu lab = new RoleCpu(perCall(g.generatorCpuMicros(), u.completed()), perCall(g.uasCpuMicros(),
                 u.completed()));
         return new PointRun(studyName(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),
-                g.uasBytes(), server, lab, g.samples(), invalid(mode, u, server, overflows));
+                g.uasBytes(), server, lab, g.samples(), invalid(mode, u, server, overflows, options.handshake()));
     }
 
     /**
@@ -752,6 +758,24 @@ public final class ScenarioRunner {
      * @param overflows listen-queue overflows in the kernel over the run, -1 unknown
      */
     static String invalid(String mode, RunSummary u, ServerSample server, long overflows) {
+        return invalid(mode, u, server, overflows, Handshake.DEFAULT);
+    }
+
+    /**
+     * As {@link #invalid(String, RunSummary, ServerSample, long)}, and a point whose generator was
+     * asked to resume ({@code --resumption session-id|ticket|psk}) and made TLS handshakes in its
+     * measured part without resuming one: it measured full handshakes under a resumption's name.
+     */
+    static String invalid(String mode, RunSummary u, ServerSample server, long overflows, Handshake handshake) {
+        String why = callsInvalid(mode, u, server, overflows);
+        if (why == null && handshake.asksResumption() && u.handshakes() > 0 && u.resumed() == 0) {
+            why = NOT_RESUMED + String.format(Locale.ROOT, " (%d TLS handshakes of the generator, none resumed, with"
+                    + " --resumption %s)", u.handshakes(), handshake.resumption().configName());
+        }
+        return why;
+    }
+
+    private static String callsInvalid(String mode, RunSummary u, ServerSample server, long overflows) {
         if (u.saturated()) {
             return String.format(Locale.ROOT, GENERATOR_SATURATED + " (CPU %.0f %% of %d cores, arrivals up to %.0f ms late)",
                     u.cpuPercent(), u.cores(), u.maxArrivalLagMs());

@@ -187,11 +187,11 @@ class HandshakeTest {
                 "--out", Path.of("target", "handshake-refused").toString(), "--db", "jdbc:h2:mem:handshake-refused");
         assertEquals(2, rc, out.toString());
         assertTrue(out.toString().contains("--cert: ecdsa-p256 with --kx rsa"), out.toString());
-        rc = cl.execute("compare", "--scenario", "outbound", "--ciphers", "aes", "--tls-version", "1.3", "--kx",
+        rc = cl.execute("compare", "--scenario", "outbound", "--ciphers", "aes", "--tls-version", "1.2", "--kx",
                 "ecdhe-x25519", "--resumption", "psk", "--out", Path.of("target", "handshake-refused").toString(),
                 "--db", "jdbc:h2:mem:handshake-refused");
         assertEquals(2, rc, out.toString());
-        assertTrue(out.toString().contains("--resumption: psk is not built"), out.toString());
+        assertTrue(out.toString().contains("--resumption: psk with --tls-version 1.2"), out.toString());
     }
 
     @Test
@@ -241,14 +241,84 @@ class HandshakeTest {
         IllegalArgumentException tls13 = assertThrows(IllegalArgumentException.class,
                 () -> Handshake.parse("1.3", "ecdhe-x25519", "rsa2048", "session-id"));
         assertTrue(tls13.getMessage().contains("TLS 1.3 resumes by PSK only"), tls13.getMessage());
-        for (String notBuilt : List.of("ticket", "psk")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> Handshake.parse("1.3", "ecdhe-x25519", "rsa2048", notBuilt));
-            assertTrue(e.getMessage().startsWith("--resumption: " + notBuilt + " is not built"), e.getMessage());
-        }
         IllegalArgumentException off = assertThrows(IllegalArgumentException.class,
                 () -> ids.check(List.of("aes"), Map.of("tls.sessionReuse", "off")));
         assertTrue(off.getMessage().contains("grants no session to resume"), off.getMessage());
+    }
+
+    @Test
+    void ticketIsTls12sAndPskTls13sBothOnTheGeneratorsOpensslEngine() {
+        Handshake ticket = Handshake.parse("1.2", "ecdhe-x25519", "rsa2048", "ticket");
+        Handshake psk = Handshake.parse("1.3", "ecdhe-p256", "ecdsa-p256", "psk");
+        for (Handshake h : List.of(ticket, psk)) {
+            assertEquals("openssl", h.generatorEngine(), h.describe());
+            assertTrue(h.generatorResumes(false) && h.resumesByTicket() && h.asksResumption(), h.describe());
+        }
+        assertEquals("TLS 1.2, ecdhe-x25519, resumption ticket", ticket.describe());
+        assertEquals("TLS 1.3, ecdhe-p256, ecdsa-p256, resumption psk", psk.describe());
+        assertFalse(Handshake.parse("1.2", "rsa", "rsa2048", "none").asksResumption());
+        assertEquals("bc", Handshake.parse("1.2", "rsa", "rsa2048", "session-id").generatorEngine());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.3", "ecdhe-x25519", "rsa2048",
+                "ticket")).getMessage().startsWith("--resumption: ticket with --tls-version 1.3: RFC 5077 tickets are"
+                + " TLS 1.2's"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.2", "rsa", "rsa2048",
+                "psk")).getMessage().startsWith("--resumption: psk with --tls-version 1.2"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.3", "x25519mlkem768",
+                "rsa2048", "psk")).getMessage().contains("BoringSSL, which has no ML-KEM"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.2", "rsa", "rsa2048",
+                "tickets")).getMessage().equals("--resumption: \"tickets\" (expected none, session-id, ticket, psk)"));
+        // RSA key exchange resumes by ticket too: the ticket carries the master secret (RFC 5077 §4)
+        assertEquals("TLS_RSA_WITH_AES_128_CBC_SHA", Handshake.parse("1.2", "rsa", "rsa2048", "ticket").suite("aes"));
+    }
+
+    @Test
+    void ticketAndPskAreRefusedOnTheBcServerEngineAndForCiphersBoringSslLacks() {
+        Handshake ticket = Handshake.parse("1.2", "ecdhe-x25519", "rsa2048", "ticket");
+        Handshake psk = Handshake.parse("1.3", "ecdhe-x25519", "rsa2048", "psk");
+        for (Handshake h : List.of(ticket, psk)) {
+            IllegalArgumentException bc = assertThrows(IllegalArgumentException.class,
+                    () -> h.check(List.of("aes"), Map.of("tls.engine", "bc")));
+            assertTrue(bc.getMessage().startsWith("--resumption " + h.resumption().configName() + ": the scenario sets"
+                    + " tls.engine bc, whose server (Bouncy Castle 1.82) neither resumes TLS 1.2 tickets nor issues"
+                    + " TLS 1.3 tickets"), bc.getMessage());
+            h.check(List.of("aes", "chacha20", "tcp"), Map.of("tls.engine", "jsse"));
+            h.check(List.of("aes", "chacha20"), Map.of());
+        }
+        IllegalArgumentException camellia = assertThrows(IllegalArgumentException.class,
+                () -> ticket.check(List.of("aes", "camellia"), Map.of("tls.engine", "jsse")));
+        assertTrue(camellia.getMessage().startsWith("camellia: no suite") || camellia.getMessage().contains(
+                "camellia cannot resume by ticket"), camellia.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Handshake.parse("1.2", "rsa", "rsa2048", "ticket")
+                .check(List.of("aes", "seed"), Map.of())).getMessage().contains("seed cannot resume by ticket"));
+        // both ends on BoringSSL under TLS 1.3: the server picks TLS_AES_128_GCM_SHA256, so aes alone
+        psk.check(List.of("aes"), Map.of("tls.engine", "openssl"));
+        IllegalArgumentException chacha = assertThrows(IllegalArgumentException.class,
+                () -> psk.check(List.of("aes", "chacha20"), Map.of("tls.engine", "openssl")));
+        assertTrue(chacha.getMessage().contains("chacha20 cannot resume by ticket")
+                && chacha.getMessage().contains("the server picks TLS_AES_128_GCM_SHA256"), chacha.getMessage());
+        ticket.check(List.of("aes", "chacha20"), Map.of("tls.engine", "openssl"));
+        IllegalArgumentException off = assertThrows(IllegalArgumentException.class,
+                () -> psk.check(List.of("aes"), Map.of("tls.sessionReuse", "off")));
+        assertTrue(off.getMessage().contains("grants no session to resume"), off.getMessage());
+    }
+
+    @Test
+    void anOpensslServerUnderTls13IsGivenBoringSslsSuitesAfterTheComparedOne() throws Exception {
+        Scenario base = ScenarioFiles.load("outbound");
+        Map<String, String> server = new java.util.TreeMap<>(base.server());
+        server.put("tls.engine", "openssl");
+        Scenario s = new Scenario(base.name(), base.description(), base.workload(), base.auth(), base.users(),
+                base.left(), base.right(), base.load(), base.repeat(), base.generators(), base.ciphers(), server,
+                base.serverJvm());
+        InetSocketAddress uas = new InetSocketAddress(InetAddress.getLoopbackAddress(), 5090);
+        Handshake psk = Handshake.parse("1.3", "ecdhe-x25519", "rsa2048", "psk");
+        assertEquals("TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384,TLS_CHACHA20_POLY1305_SHA256",
+                after(Bench.serverArgs(s, "aes", psk, Path.of("d"), CERTS, uas), "--tls-ciphers"));
+        assertEquals("on", after(Bench.serverArgs(s, "aes", psk, Path.of("d"), CERTS, uas), "--tls-session-reuse"));
+        assertEquals("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", after(Bench.serverArgs(s, "aes",
+                Handshake.parse("1.2", "ecdhe-x25519", "rsa2048", "ticket"), Path.of("d"), CERTS, uas), "--tls-ciphers"));
+        assertEquals("TLS_AES_128_GCM_SHA256", after(Bench.serverArgs(ScenarioFiles.load("outbound"), "aes", psk,
+                Path.of("d"), CERTS, uas), "--tls-ciphers"), "one suite on the other engines");
     }
 
     @Test

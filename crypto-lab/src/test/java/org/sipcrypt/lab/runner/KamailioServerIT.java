@@ -159,4 +159,45 @@ class KamailioServerIT {
             assertTrue(out.contains("Reused, ") && out.contains("Cipher is ECDHE-ECDSA-AES128-SHA"), out);
         }
     }
+
+    /**
+     * With {@code --resumption ticket} Kamailio (one TCP worker) resumes an s_client session from
+     * its RFC 5077 ticket under TLS 1.2, and with {@code psk} from its TLS 1.3 ticket; the TLS 1.3
+     * client reads the tickets while it waits for the answer to its OPTIONS.
+     */
+    @Test
+    void kamailioResumesByTls12TicketAndTls13Psk() throws Exception {
+        Path certs = dir.resolve("certs-tickets");
+        assertEquals(0, new picocli.CommandLine(new org.sipcrypt.server.cli.CertsCommand())
+                .execute("--out", certs.toString()));
+        InetSocketAddress noUas = new InetSocketAddress(InetAddress.getLoopbackAddress(), 9);
+        CpuPinning one = CpuPinning.plan("0");
+        for (String mode : List.of("ticket", "psk")) {
+            Handshake h = Handshake.parse(mode.equals("psk") ? "1.3" : "1.2", "ecdhe-x25519", "rsa2048", mode);
+            try (KamailioServer k = KamailioServer.start(ScenarioFiles.load("outbound"), "aes", h,
+                    dir.resolve("tickets-" + mode), certs, noUas, one)) {
+                int port = k.address().getPort();
+                String options = "OPTIONS sip:127.0.0.1:" + port + ";transport=tls SIP/2.0\r\n"
+                        + "Via: SIP/2.0/TLS 127.0.0.1:5999;branch=z9hG4bK-" + mode + "\r\n"
+                        + "Max-Forwards: 70\r\nFrom: <sip:tester@127.0.0.1>;tag=t1\r\nTo: <sip:127.0.0.1:" + port
+                        + ">\r\nCall-ID: tickets-" + mode + "\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n";
+                List<String> args = new ArrayList<>(List.of("-connect", "127.0.0.1:" + port, "-CAfile", "ca.pem",
+                        "-verify_return_error", "-groups", "X25519"));
+                args.addAll(mode.equals("psk") ? List.of("-tls1_3")
+                        : List.of("-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA"));
+                Path session = dir.resolve("session-" + mode);
+                List<String> first = new ArrayList<>(args);
+                first.addAll(List.of("-sess_out", session.toString()));
+                String out = OpenSslClient.run(certs, options, "SIP/2.0 ", first.toArray(String[]::new));
+                assertTrue(out.contains("New, "), out);
+                if (mode.equals("ticket")) {
+                    assertTrue(out.contains("TLS session ticket:"), "an RFC 5077 ticket came: " + out);
+                }
+                List<String> again = new ArrayList<>(args);
+                again.addAll(List.of("-sess_in", session.toString()));
+                out = OpenSslClient.run(certs, options, "SIP/2.0 ", again.toArray(String[]::new));
+                assertTrue(out.contains("Reused, "), mode + " resumed: " + out);
+            }
+        }
+    }
 }

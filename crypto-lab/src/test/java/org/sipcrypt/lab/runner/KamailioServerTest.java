@@ -124,6 +124,22 @@ class KamailioServerTest {
     }
 
     @Test
+    void ticketAndPskKeepOpensslsTicketsAndSendCloseNotify() throws Exception {
+        Scenario s = ScenarioFiles.load("outbound");
+        for (String mode : List.of("ticket", "psk")) {
+            Handshake h = Handshake.parse(mode.equals("psk") ? "1.3" : "1.2", "ecdhe-x25519", "rsa2048", mode);
+            KamailioTls tls = KamailioTls.of("aes", h);
+            String cfg = KamailioServer.config(s, "aes", tls, Transport.TLS, Transport.TLS, 5061,
+                    new InetSocketAddress("127.0.0.1", 5090), dir, 1);
+            assertTrue(cfg.contains("modparam(\"tls\", \"send_close_notify\", 1)\n"), cfg);
+            assertFalse(cfg.contains("session_cache"), "tickets need no session cache: " + cfg);
+            assertFalse(lines(tls.opensslCnf()).contains("NumTickets = 0"), tls.opensslCnf());
+        }
+        KamailioTls noPsk = KamailioTls.of("aes", Handshake.parse("1.3", "ecdhe-x25519", "rsa2048", "none"));
+        assertTrue(lines(noPsk.opensslCnf()).contains("NumTickets = 0"), noPsk.opensslCnf());
+    }
+
+    @Test
     void theHybridIsRefusedForWantOfMlKemInOpenssl30() throws Exception {
         Handshake h = Handshake.parse("1.3", "x25519mlkem768", "rsa2048", null);
         String why = KamailioServer.refusal(h);

@@ -95,6 +95,25 @@ class ScenarioRunnerTest {
     }
 
     @Test
+    void aPointAskedToResumeThatResumedNoHandshakeIsLeftOutAndSaysWhy() {
+        ServerSample server = new ServerSample(4242, 20, 900, 64L << 20);
+        for (String mode : List.of("ticket", "psk", "session-id")) {
+            Handshake h = Handshake.parse(mode.equals("psk") ? "1.3" : "1.2", "ecdhe-x25519", "rsa2048", mode);
+            String why = ScenarioRunner.invalid("fixed", Studies.summaryWithHandshakes(200, 0), server, 0, h);
+            assertEquals(ScenarioRunner.NOT_RESUMED + " (200 TLS handshakes of the generator, none resumed, with"
+                    + " --resumption " + mode + ")", why);
+            assertNull(ScenarioRunner.invalid("fixed", Studies.summaryWithHandshakes(200, 1), server, 0, h),
+                    "one resumed is a resuming run: the resumption % says how many");
+            assertNull(ScenarioRunner.invalid("fixed", Studies.summaryWithHandshakes(0, 0), server, 0, h),
+                    "a persistent connection made its handshake in the warm-up");
+        }
+        assertNull(ScenarioRunner.invalid("fixed", Studies.summaryWithHandshakes(200, 0), server, 0,
+                Handshake.parse("1.2", "rsa", "rsa2048", "none")));
+        assertNull(ScenarioRunner.invalid("fixed", Studies.summaryWithHandshakes(200, 0), server, 0, Handshake.DEFAULT),
+                "without --resumption the scenario decides, and may offer none");
+    }
+
+    @Test
     void aFailedPointDuringWhichListenQueuesOverflowedDoesNotBlameTheServerAlone() {
         ServerSample server = new ServerSample(4242, 52, 2627, 64L << 20);
         String why = ScenarioRunner.invalid("fixed", Studies.summary(400, 10, 3000, 1000, 4400), server, 1234);

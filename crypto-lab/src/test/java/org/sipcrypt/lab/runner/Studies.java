@@ -35,6 +35,14 @@ public final class Studies {
                 false, 1.5, null, 1.0);
     }
 
+    /** A passing generator summary of {@code handshakes} TLS handshakes, {@code resumed} of them resumed. */
+    public static RunSummary summaryWithHandshakes(long handshakes, long resumed) {
+        long completed = 200;
+        return new RunSummary("test point", 20, 10, completed, completed, completed, 0, Map.of(), completed, 2, 3, 6,
+                10, new long[] {completed, 0, 0, 0, 0, 0}, completed * 900, completed * 700, handshakes, resumed, 0,
+                40, 2, false, 1.5, null, 1.0);
+    }
+
     /**
      * A fixed-rate point whose server spent {@code cpuMicrosPerCall} per call, its generator a
      * quarter of that and its UAS a fifth.
