@@ -234,7 +234,8 @@ public enum Setting {
             c -> shown(c.overload().maxQueuedBytes()),
             (b, k, v) -> b.overload().maxQueuedBytes(integer(k, one(k, v), 65_536, Integer.MAX_VALUE))),
     SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
-            "Most established calls remembered (about 250 bytes each; beyond it the oldest is forgotten) so that"
+            "Most established calls remembered (about 250 bytes each, 1 to 2 KB more with admin.token set, which"
+                    + " keeps what listing and ending a call needs; beyond it the oldest is forgotten) so that"
                     + " shutdown waits for their BYE and a signed route proves a live call; 0 keeps none: shutdown"
                     + " waits for transactions only, in-dialog requests are challenged.",
             c -> shown(c.overload().maxDialogs()),

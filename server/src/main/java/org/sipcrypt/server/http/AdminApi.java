@@ -30,6 +30,9 @@ import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.RegisterChange;
 import org.sipcrypt.server.location.RegisterOutcome;
 import org.sipcrypt.server.sip.StackInternals;
+import org.sipcrypt.server.sip.proxy.EstablishedCall;
+import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
+import org.sipcrypt.server.sip.proxy.ProxyBye;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +53,15 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /admin/tls/reload}: reads the tls listener's certificate and key files
  *       ({@code tls.cert}, {@code tls.key}, {@code tls.domain}) again; 200 with the certificates now
  *       presented, or 409 with why the new files were refused (the old certificates stay).</li>
+ *   <li>{@code GET /admin/calls[?aor=..|callId=..][&limit=100]}: the established calls the proxy
+ *       keeps, at most {@code limit} ({@value #MAX_CALLS_LIMIT} at most), with {@code truncated}.</li>
+ *   <li>{@code DELETE /admin/calls?callId=..}: the proxy sends a BYE to both parties ({@link ProxyBye});
+ *       200 once they have left, with where each went; 404 when no such call is established.</li>
+ *   <li>{@code POST /admin/routes/reload}: reads {@code route} and {@code defaultRoute} again from the
+ *       configuration file; 200 with the routes now in force, 409 with why not (the old ones stay).</li>
+ *   <li>{@code POST /admin/drain[?listener=tls:0.0.0.0:5061]}: new requests outside a dialog get 503
+ *       from now on, or that one stream listener accepts no new connection; 200 with what was done.</li>
+ *   <li>{@code POST /admin/stop}: 202, then the server drains and stops as on SIGTERM.</li>
  * </ul>
  * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
  * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
@@ -62,6 +74,78 @@ public final class AdminApi {
     public static final String PREFIX = "/admin/";
     static final String BINDINGS = PREFIX + "bindings";
     static final String TLS_RELOAD = PREFIX + "tls/reload";
+    static final String CALLS = PREFIX + "calls";
+    static final String ROUTES_RELOAD = PREFIX + "routes/reload";
+    static final String DRAIN = PREFIX + "drain";
+    static final String STOP = PREFIX + "stop";
+    /** Calls listed when no {@code limit} is given. */
+    static final int DEFAULT_CALLS_LIMIT = 100;
+    /** The largest {@code limit} of a call listing. */
+    static final int MAX_CALLS_LIMIT = 10_000;
+
+    /**
+     * The outcome of one routes reload.
+     * Threading: immutable.
+     *
+     * @param ok      whether the new routes are in force now
+     * @param message where they were read from, or why they were refused (the old ones stay)
+     * @param routes  the routes in force now, when {@code ok}; else null
+     */
+    public record Reloaded(boolean ok, String message, List<String> routes) {
+    }
+
+    /**
+     * Reads the static routes again from the configuration file and puts them in force if they are good.
+     * Threading: called on the HTTP event loop; must not block (completes on another thread).
+     */
+    @FunctionalInterface
+    public interface Routes {
+        CompletableFuture<Reloaded> reload(String why);
+    }
+
+    /**
+     * The outcome of a drain request.
+     * Threading: immutable.
+     *
+     * @param status  200 when done, 404 for an unknown listener, 409 when it cannot be done
+     * @param message what was done, or why not
+     */
+    public record Drained(int status, String message) {
+    }
+
+    /**
+     * Draining and stopping the server.
+     * Threading: called on the HTTP event loop; never blocks ({@link #stop} hands the stop to a thread of its own).
+     */
+    public interface Drain {
+        /** New requests outside a dialog get 503 (listener null), or that one listener accepts no new connection. */
+        Drained drain(String listener, String why);
+
+        /** Drains and stops the server, as SIGTERM does, on another thread. */
+        void stop(String why);
+    }
+
+    /**
+     * What the API may do to the running server beyond bindings and certificates; each part null
+     * when this server has none (a 404 saying why).
+     * Threading: immutable.
+     *
+     * @param calls  the established calls (record-routing proxy), or null
+     * @param routes the routes reload, or null
+     * @param drain  draining and stopping, or null
+     * @param work   where call listings and endings are prepared, off the event loops
+     */
+    public record Control(ProxyBye calls, Routes routes, Drain drain, java.util.concurrent.Executor work) {
+        /** Nothing beyond bindings and certificates. */
+        public static final Control NONE = new Control(null, null, null, Runnable::run);
+    }
+
+    /** One path's answer to an authorized request. */
+    @FunctionalInterface
+    private interface Handler {
+        CompletableFuture<HttpEndpoints.Answer> answer(String method, Map<String, String> params, byte[] body,
+                                                       String caller) throws BadRequest;
+    }
 
     /**
      * The outcome of one certificate reload.
@@ -96,6 +180,9 @@ public final class AdminApi {
     private final Clock clock;
     private final MeterRegistry registry;
     private final TlsReload tlsReload;
+    private final Control control;
+    /** The handler of each path under {@link #PREFIX}. */
+    private final Map<String, Handler> handlers = new LinkedHashMap<>();
     private final ObjectMapper mapper = new ObjectMapper();
     private final AddressFactory uris = StackInternals.addressFactory();
 
@@ -104,10 +191,18 @@ public final class AdminApi {
      * @param served     whether a URI's host is a domain this server serves (whatever its port, as for a REGISTER)
      * @param maxExpires the longest binding the API adds ({@code registrar.maxExpires})
      * @param tlsReload  the certificate reload of the tls listener, or null without one
+     * @param control    calls, routes, drain and stop ({@link Control#NONE} for none of them)
      */
     public AdminApi(String token, LocationService location, Predicate<URI> served, Duration maxExpires, Clock clock,
-                    MeterRegistry registry, TlsReload tlsReload) {
+                    MeterRegistry registry, TlsReload tlsReload, Control control) {
         this.tlsReload = tlsReload;
+        this.control = Objects.requireNonNull(control, "control");
+        handlers.put(BINDINGS, this::bindings);
+        handlers.put(TLS_RELOAD, (method, params, body, caller) -> reloadTls(method, caller));
+        handlers.put(CALLS, this::calls);
+        handlers.put(ROUTES_RELOAD, (method, params, body, caller) -> reloadRoutes(method, caller));
+        handlers.put(DRAIN, (method, params, body, caller) -> drain(method, params, caller));
+        handlers.put(STOP, (method, params, body, caller) -> stop(method, caller));
         Objects.requireNonNull(token, "token");
         if (token.length() < MIN_TOKEN_CHARS) {
             throw new IllegalArgumentException("admin.token: at least " + MIN_TOKEN_CHARS + " characters");
@@ -153,12 +248,16 @@ public final class AdminApi {
 
     private CompletableFuture<HttpEndpoints.Answer> route(String method, String path, Map<String, String> params,
                                                           byte[] body, String caller) throws BadRequest {
-        if (path.equals(TLS_RELOAD)) {
-            return reloadTls(method, caller);
-        }
-        if (!path.equals(BINDINGS)) {
+        Handler handler = handlers.get(path);
+        if (handler == null) {
             return CompletableFuture.completedFuture(text(404, "not found: " + path));
         }
+        return handler.answer(method, params, body, caller);
+    }
+
+    /** {@code /admin/bindings}: GET lists, POST adds, DELETE removes. */
+    private CompletableFuture<HttpEndpoints.Answer> bindings(String method, Map<String, String> params, byte[] body,
+                                                             String caller) throws BadRequest {
         return switch (method) {
             case "GET" -> list(aor(params.get("aor")));
             case "DELETE" -> remove(aor(params.get("aor")), params.get("contact"), caller);
@@ -186,6 +285,163 @@ public final class AdminApi {
             out.put(r.ok() ? "certificates" : "reason", r.message());
             return json(r.ok() ? 200 : 409, out);
         });
+    }
+
+    /**
+     * {@code /admin/calls}: GET lists the established calls ({@code aor} or {@code callId} to filter,
+     * {@code limit}); DELETE with {@code callId} ends that call with the proxy's BYEs. 404 when this
+     * server keeps no established calls.
+     */
+    private CompletableFuture<HttpEndpoints.Answer> calls(String method, Map<String, String> params, byte[] body,
+                                                          String caller) throws BadRequest {
+        if (!method.equals("GET") && !method.equals("DELETE")) {
+            return CompletableFuture.completedFuture(
+                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "GET, DELETE"));
+        }
+        ProxyBye calls = control.calls();
+        if (calls == null) {
+            return CompletableFuture.completedFuture(text(404, "no established calls are kept here: the proxy"
+                    + " does not record-route (recordRoute) or keeps no dialogs (shutdown.maxDialogs 0)"));
+        }
+        String callId = params.get("callId");
+        if (callId != null && (callId.isBlank() || callId.length() > 256)) {
+            throw new BadRequest("callId: 1 to 256 characters");
+        }
+        if (method.equals("DELETE")) {
+            if (callId == null) {
+                throw new BadRequest("callId is missing: DELETE /admin/calls?callId=... ends one call");
+            }
+            return calls.end(callId).handle((ended, e) -> {
+                if (e != null) {
+                    return text(503, "the call's lane did not take the work: " + rootMessage(e));
+                }
+                if (ended.isEmpty()) {
+                    return text(404, "no established call with Call-ID " + callId);
+                }
+                ObjectNode out = mapper.createObjectNode();
+                out.put("callId", callId);
+                ArrayNode list = out.putArray("ended");
+                for (ProxyBye.Ended x : ended) {
+                    ObjectNode o = list.addObject();
+                    o.put("byeToCaller", x.callerBye());
+                    o.put("caller", x.toCaller());
+                    o.put("byeToCallee", x.calleeBye());
+                    o.put("callee", x.toCallee());
+                }
+                return json(200, out);
+            });
+        }
+        String aor = params.get("aor") == null ? null : Registrar.aor(uri(params.get("aor"), "aor"));
+        if (params.get("aor") != null && aor == null) {
+            throw new BadRequest("aor: a sip or sips URI with a user part, e.g. sip:alice@example.com");
+        }
+        int limit = limit(params.get("limit"));
+        Predicate<EstablishedCall> filter = c -> (callId == null || callId.equals(c.callId()))
+                && (aor == null || aor.equals(aorOf(c.caller())) || aor.equals(aorOf(c.callee())));
+        try {
+            return CompletableFuture.supplyAsync(() -> json(200, listing(calls.calls(filter, limit))), control.work());
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(text(503, "the server is stopping"));
+        }
+    }
+
+    private static int limit(String text) throws BadRequest {
+        if (text == null) {
+            return DEFAULT_CALLS_LIMIT;
+        }
+        try {
+            int n = Integer.parseInt(text);
+            if (n >= 1 && n <= MAX_CALLS_LIMIT) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new BadRequest("limit: a whole number from 1 to " + MAX_CALLS_LIMIT);
+    }
+
+    /** The canonical AOR of a URI kept as text, or null. */
+    private String aorOf(String uri) {
+        try {
+            return uri == null ? null : Registrar.aor(uris.createURI(uri));
+        } catch (ParseException e) {
+            return null;
+        }
+    }
+
+    private ObjectNode listing(EstablishedDialogs.Listing listing) {
+        ObjectNode out = mapper.createObjectNode();
+        ArrayNode list = out.putArray("calls");
+        for (EstablishedCall c : listing.calls()) {
+            ObjectNode o = list.addObject();
+            o.put("callId", c.callId());
+            o.put("caller", c.caller());
+            o.put("callee", c.callee());
+            o.put("from", c.from());
+            o.put("to", c.to());
+            o.put("callerContact", c.callerContact());
+            o.put("calleeContact", c.calleeContact());
+            o.put("start", c.start() == null ? null : c.start().toString());
+            o.put("answer", c.answer() == null ? null : c.answer().toString());
+            o.put("inTransport", c.inTransport());
+            o.put("outTransport", c.outTransport());
+            o.put("callerFlow", c.callerFlow() == null ? null : c.callerFlow().text());
+        }
+        out.put("truncated", listing.truncated());
+        return out;
+    }
+
+    /** {@code POST /admin/routes/reload}: 200 with the routes in force now, 409 with why not. */
+    private CompletableFuture<HttpEndpoints.Answer> reloadRoutes(String method, String caller) {
+        if (!method.equals("POST")) {
+            return CompletableFuture.completedFuture(
+                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "POST"));
+        }
+        if (control.routes() == null) {
+            return CompletableFuture.completedFuture(text(404, "this server has no routes to reload"));
+        }
+        return control.routes().reload("admin " + caller).thenApply(r -> {
+            ObjectNode out = mapper.createObjectNode();
+            out.put("reloaded", r.ok());
+            out.put(r.ok() ? "source" : "reason", r.message());
+            if (r.routes() != null) {
+                ArrayNode list = out.putArray("routes");
+                r.routes().forEach(list::add);
+            }
+            return json(r.ok() ? 200 : 409, out);
+        });
+    }
+
+    /** {@code POST /admin/drain[?listener=..]}: what {@link Drain#drain} did. */
+    private CompletableFuture<HttpEndpoints.Answer> drain(String method, Map<String, String> params, String caller) {
+        if (!method.equals("POST")) {
+            return CompletableFuture.completedFuture(
+                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "POST"));
+        }
+        if (control.drain() == null) {
+            return CompletableFuture.completedFuture(text(404, "this server cannot be drained from here"));
+        }
+        Drained d = control.drain().drain(params.get("listener"), "admin " + caller);
+        ObjectNode out = mapper.createObjectNode();
+        out.put("drained", d.status() == 200);
+        out.put(d.status() == 200 ? "done" : "reason", d.message());
+        return CompletableFuture.completedFuture(json(d.status(), out));
+    }
+
+    /** {@code POST /admin/stop}: 202 at once; the drain and stop follow on a thread of their own. */
+    private CompletableFuture<HttpEndpoints.Answer> stop(String method, String caller) {
+        if (!method.equals("POST")) {
+            return CompletableFuture.completedFuture(
+                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "POST"));
+        }
+        if (control.drain() == null) {
+            return CompletableFuture.completedFuture(text(404, "this server cannot be stopped from here"));
+        }
+        control.drain().stop("admin " + caller);
+        ObjectNode out = mapper.createObjectNode();
+        out.put("stopping", true);
+        out.put("done", "new requests get 503; established calls have up to shutdown.grace to end, then the server stops");
+        return CompletableFuture.completedFuture(json(202, out));
     }
 
     private CompletableFuture<HttpEndpoints.Answer> list(String aor) {
