@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The management API under {@code /admin/} ({@code admin.token}): the bindings of an
  * address-of-record listed, added and removed at run time, as a registrar's REGISTER would change
- * them, and the TLS certificates reloaded. Every request carries {@code Authorization: Bearer TOKEN} (compared in constant time; 401
+ * them, the TLS certificates and the static routes reloaded, the established calls listed and ended,
+ * and the server drained or stopped. Each path has its handler in one table. Every request carries {@code Authorization: Bearer TOKEN} (compared in constant time; 401
  * with {@code WWW-Authenticate: Bearer} otherwise, before anything else is said) and is logged at
  * INFO with its caller's address, method, path and answer. JSON in and out.
  * <ul>
@@ -66,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
  * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
  * Threading: thread-safe; never blocks (answers complete on the location service's threads, a certificate
- * reload on the housekeeping thread).
+ * reload, a routes reload and a call listing on the housekeeping thread, a call's ending on its SIP lane).
  */
 public final class AdminApi {
 

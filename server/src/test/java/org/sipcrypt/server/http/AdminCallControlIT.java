@@ -173,7 +173,8 @@ class AdminCallControlIT {
                     .POST(HttpRequest.BodyPublishers.noBody())).statusCode());
             assertEquals(409, send(authorized(base, "/admin/drain?listener=udp")
                     .POST(HttpRequest.BodyPublishers.noBody())).statusCode());
-            // one stream listener: no new connection is accepted there
+            assertEquals(200, send(HttpRequest.newBuilder(URI.create(base + "/health")).GET()).statusCode());
+            // one stream listener: no new connection is accepted there, and the server says it is not ready
             int tcpPort = u.server().address(Transport.TCP).getPort();
             json(send(authorized(base, "/admin/drain?listener=" + enc("tcp:127.0.0.1:" + tcpPort))
                     .POST(HttpRequest.BodyPublishers.noBody())), 200);
@@ -182,6 +183,8 @@ class AdminCallControlIT {
                     s.getInputStream().read();
                 }
             });
+
+            assertEquals(503, send(HttpRequest.newBuilder(URI.create(base + "/health")).GET()).statusCode());
 
             JsonNode drained = json(send(authorized(base, "/admin/drain").POST(HttpRequest.BodyPublishers.noBody())), 200);
             assertTrue(drained.get("drained").asBoolean(), drained.toString());

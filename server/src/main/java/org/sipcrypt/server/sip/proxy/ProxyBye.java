@@ -169,7 +169,6 @@ public final class ProxyBye {
             ClientTransaction ct = from.provider().getNewClientTransaction(bye);
             ct.setApplicationData(sent);
             ct.sendRequest();
-            ctx.counters().forwarded(Request.BYE);
             return "sent to " + bye.getRequestURI() + " over " + from.listener().transport().configName()
                     + (flow != null ? " (the caller's flow)" : "");
         } catch (SipException | RuntimeException e) {
