@@ -30,8 +30,6 @@ import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.RegisterChange;
 import org.sipcrypt.server.location.RegisterOutcome;
 import org.sipcrypt.server.sip.StackInternals;
-import org.sipcrypt.server.sip.proxy.EstablishedCall;
-import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.sip.proxy.ProxyBye;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.slf4j.Logger;
@@ -143,7 +141,7 @@ public final class AdminApi {
 
     /** One path's answer to an authorized request. */
     @FunctionalInterface
-    private interface Handler {
+    interface Handler {
         CompletableFuture<HttpEndpoints.Answer> answer(String method, Map<String, String> params, byte[] body,
                                                        String caller) throws BadRequest;
     }
@@ -167,12 +165,17 @@ public final class AdminApi {
         CompletableFuture<TlsReloaded> reload(String why);
     }
 
+    /** The parser of the URIs the API reads. */
+    AddressFactory uris() {
+        return uris;
+    }
+
     /** The shortest token accepted: 32 characters (e.g. {@code openssl rand -hex 16}). */
     public static final int MIN_TOKEN_CHARS = org.sipcrypt.server.config.HttpConfig.MIN_ADMIN_TOKEN_CHARS;
 
     private static final Logger log = LoggerFactory.getLogger(AdminApi.class);
     private static final String JSON = "application/json";
-    private static final String TEXT = "text/plain; charset=utf-8";
+    static final String TEXT = "text/plain; charset=utf-8";
 
     private final byte[] tokenDigest;
     private final LocationService location;
@@ -200,10 +203,11 @@ public final class AdminApi {
         this.control = Objects.requireNonNull(control, "control");
         handlers.put(BINDINGS, this::bindings);
         handlers.put(TLS_RELOAD, (method, params, body, caller) -> reloadTls(method, caller));
-        handlers.put(CALLS, this::calls);
-        handlers.put(ROUTES_RELOAD, (method, params, body, caller) -> reloadRoutes(method, caller));
-        handlers.put(DRAIN, (method, params, body, caller) -> drain(method, params, caller));
-        handlers.put(STOP, (method, params, body, caller) -> stop(method, caller));
+        AdminControl server = new AdminControl(this, control);
+        handlers.put(CALLS, server::calls);
+        handlers.put(ROUTES_RELOAD, (method, params, body, caller) -> server.reloadRoutes(method, caller));
+        handlers.put(DRAIN, (method, params, body, caller) -> server.drain(method, params, caller));
+        handlers.put(STOP, (method, params, body, caller) -> server.stop(method, caller));
         Objects.requireNonNull(token, "token");
         if (token.length() < MIN_TOKEN_CHARS) {
             throw new IllegalArgumentException("admin.token: at least " + MIN_TOKEN_CHARS + " characters");
@@ -286,163 +290,6 @@ public final class AdminApi {
             out.put(r.ok() ? "certificates" : "reason", r.message());
             return json(r.ok() ? 200 : 409, out);
         });
-    }
-
-    /**
-     * {@code /admin/calls}: GET lists the established calls ({@code aor} or {@code callId} to filter,
-     * {@code limit}); DELETE with {@code callId} ends that call with the proxy's BYEs. 404 when this
-     * server keeps no established calls.
-     */
-    private CompletableFuture<HttpEndpoints.Answer> calls(String method, Map<String, String> params, byte[] body,
-                                                          String caller) throws BadRequest {
-        if (!method.equals("GET") && !method.equals("DELETE")) {
-            return CompletableFuture.completedFuture(
-                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "GET, DELETE"));
-        }
-        ProxyBye calls = control.calls();
-        if (calls == null) {
-            return CompletableFuture.completedFuture(text(404, "no established calls are kept here: the proxy"
-                    + " does not record-route (recordRoute) or keeps no dialogs (shutdown.maxDialogs 0)"));
-        }
-        String callId = params.get("callId");
-        if (callId != null && (callId.isBlank() || callId.length() > 256)) {
-            throw new BadRequest("callId: 1 to 256 characters");
-        }
-        if (method.equals("DELETE")) {
-            if (callId == null) {
-                throw new BadRequest("callId is missing: DELETE /admin/calls?callId=... ends one call");
-            }
-            return calls.end(callId).handle((ended, e) -> {
-                if (e != null) {
-                    return text(503, "the call's lane did not take the work: " + rootMessage(e));
-                }
-                if (ended.isEmpty()) {
-                    return text(404, "no established call with Call-ID " + callId);
-                }
-                ObjectNode out = mapper.createObjectNode();
-                out.put("callId", callId);
-                ArrayNode list = out.putArray("ended");
-                for (ProxyBye.Ended x : ended) {
-                    ObjectNode o = list.addObject();
-                    o.put("byeToCaller", x.callerBye());
-                    o.put("caller", x.toCaller());
-                    o.put("byeToCallee", x.calleeBye());
-                    o.put("callee", x.toCallee());
-                }
-                return json(200, out);
-            });
-        }
-        String aor = params.get("aor") == null ? null : Registrar.aor(uri(params.get("aor"), "aor"));
-        if (params.get("aor") != null && aor == null) {
-            throw new BadRequest("aor: a sip or sips URI with a user part, e.g. sip:alice@example.com");
-        }
-        int limit = limit(params.get("limit"));
-        Predicate<EstablishedCall> filter = c -> (callId == null || callId.equals(c.callId()))
-                && (aor == null || aor.equals(aorOf(c.caller())) || aor.equals(aorOf(c.callee())));
-        try {
-            return CompletableFuture.supplyAsync(() -> json(200, listing(calls.calls(filter, limit))), control.work());
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            return CompletableFuture.completedFuture(text(503, "the server is stopping"));
-        }
-    }
-
-    private static int limit(String text) throws BadRequest {
-        if (text == null) {
-            return DEFAULT_CALLS_LIMIT;
-        }
-        try {
-            int n = Integer.parseInt(text);
-            if (n >= 1 && n <= MAX_CALLS_LIMIT) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // said below
-        }
-        throw new BadRequest("limit: a whole number from 1 to " + MAX_CALLS_LIMIT);
-    }
-
-    /** The canonical AOR of a URI kept as text, or null. */
-    private String aorOf(String uri) {
-        try {
-            return uri == null ? null : Registrar.aor(uris.createURI(uri));
-        } catch (ParseException e) {
-            return null;
-        }
-    }
-
-    private ObjectNode listing(EstablishedDialogs.Listing listing) {
-        ObjectNode out = mapper.createObjectNode();
-        ArrayNode list = out.putArray("calls");
-        for (EstablishedCall c : listing.calls()) {
-            ObjectNode o = list.addObject();
-            o.put("callId", c.callId());
-            o.put("caller", c.caller());
-            o.put("callee", c.callee());
-            o.put("from", c.from());
-            o.put("to", c.to());
-            o.put("callerContact", c.callerContact());
-            o.put("calleeContact", c.calleeContact());
-            o.put("start", c.start() == null ? null : c.start().toString());
-            o.put("answer", c.answer() == null ? null : c.answer().toString());
-            o.put("inTransport", c.inTransport());
-            o.put("outTransport", c.outTransport());
-            o.put("callerFlow", c.callerFlow() == null ? null : c.callerFlow().text());
-        }
-        out.put("truncated", listing.truncated());
-        return out;
-    }
-
-    /** {@code POST /admin/routes/reload}: 200 with the routes in force now, 409 with why not. */
-    private CompletableFuture<HttpEndpoints.Answer> reloadRoutes(String method, String caller) {
-        if (!method.equals("POST")) {
-            return CompletableFuture.completedFuture(
-                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "POST"));
-        }
-        if (control.routes() == null) {
-            return CompletableFuture.completedFuture(text(404, "this server has no routes to reload"));
-        }
-        return control.routes().reload("admin " + caller).thenApply(r -> {
-            ObjectNode out = mapper.createObjectNode();
-            out.put("reloaded", r.ok());
-            out.put(r.ok() ? "source" : "reason", r.message());
-            if (r.routes() != null) {
-                ArrayNode list = out.putArray("routes");
-                r.routes().forEach(list::add);
-            }
-            return json(r.ok() ? 200 : 409, out);
-        });
-    }
-
-    /** {@code POST /admin/drain[?listener=..]}: what {@link Drain#drain} did. */
-    private CompletableFuture<HttpEndpoints.Answer> drain(String method, Map<String, String> params, String caller) {
-        if (!method.equals("POST")) {
-            return CompletableFuture.completedFuture(
-                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "POST"));
-        }
-        if (control.drain() == null) {
-            return CompletableFuture.completedFuture(text(404, "this server cannot be drained from here"));
-        }
-        Drained d = control.drain().drain(params.get("listener"), "admin " + caller);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("drained", d.status() == 200);
-        out.put(d.status() == 200 ? "done" : "reason", d.message());
-        return CompletableFuture.completedFuture(json(d.status(), out));
-    }
-
-    /** {@code POST /admin/stop}: 202 at once; the drain and stop follow on a thread of their own. */
-    private CompletableFuture<HttpEndpoints.Answer> stop(String method, String caller) {
-        if (!method.equals("POST")) {
-            return CompletableFuture.completedFuture(
-                    new HttpEndpoints.Answer(405, TEXT, "method " + method + " not allowed\n", "POST"));
-        }
-        if (control.drain() == null) {
-            return CompletableFuture.completedFuture(text(404, "this server cannot be stopped from here"));
-        }
-        control.drain().stop("admin " + caller);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("stopping", true);
-        out.put("done", "new requests get 503; established calls have up to shutdown.grace to end, then the server stops");
-        return CompletableFuture.completedFuture(json(202, out));
     }
 
     private CompletableFuture<HttpEndpoints.Answer> list(String aor) {
@@ -552,7 +399,7 @@ public final class AdminApi {
         return aor;
     }
 
-    private URI uri(String text, String name) throws BadRequest {
+    URI uri(String text, String name) throws BadRequest {
         if (text == null || text.isBlank()) {
             throw new BadRequest(name + " is missing");
         }
@@ -603,7 +450,7 @@ public final class AdminApi {
         return "http:" + caller;
     }
 
-    private HttpEndpoints.Answer json(int status, JsonNode body) {
+    HttpEndpoints.Answer json(int status, JsonNode body) {
         try {
             return new HttpEndpoints.Answer(status, JSON, mapper.writeValueAsString(body) + "\n", null);
         } catch (JsonProcessingException e) {
@@ -611,7 +458,7 @@ public final class AdminApi {
         }
     }
 
-    private static HttpEndpoints.Answer text(int status, String message) {
+    static HttpEndpoints.Answer text(int status, String message) {
         return new HttpEndpoints.Answer(status, TEXT, message + "\n", null);
     }
 
@@ -619,7 +466,7 @@ public final class AdminApi {
         registry.counter("http.admin.requests", "result", result).increment();
     }
 
-    private static String rootMessage(Throwable e) {
+    static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();

@@ -5,11 +5,14 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.ToHeader;
@@ -149,25 +152,25 @@ public final class EstablishedDialogs {
      * {@code limit}; {@code truncated} when more matched.
      * Threading: immutable.
      */
-    public record Listing(java.util.List<EstablishedCall> calls, boolean truncated) {
+    public record Listing(List<EstablishedCall> calls, boolean truncated) {
     }
 
     /**
      * The established calls {@code filter} accepts, at most {@code limit} of them. The lock is held
      * only to copy the references; {@code filter} runs after, on the caller's thread.
      */
-    public Listing calls(java.util.function.Predicate<EstablishedCall> filter, int limit) {
-        java.util.List<EstablishedCall> all;
+    public Listing calls(Predicate<EstablishedCall> filter, int limit) {
+        List<EstablishedCall> all;
         synchronized (dialogs) {
             expire(ticker.read());
-            all = new java.util.ArrayList<>(dialogs.size());
+            all = new ArrayList<>(dialogs.size());
             for (Dialog d : dialogs.values()) {
                 if (d.call != null) {
                     all.add(d.call);
                 }
             }
         }
-        java.util.List<EstablishedCall> out = new java.util.ArrayList<>(Math.min(limit, 64));
+        List<EstablishedCall> out = new ArrayList<>(Math.min(limit, 64));
         for (EstablishedCall c : all) {
             if (filter.test(c)) {
                 if (out.size() == limit) {

@@ -12,14 +12,19 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import javax.sip.ClientTransaction;
+import javax.sip.InvalidArgumentException;
 import javax.sip.SipException;
 import javax.sip.header.CSeqHeader;
+import javax.sip.header.CallIdHeader;
 import javax.sip.header.ContactHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.Header;
 import javax.sip.header.RecordRouteHeader;
 import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Message;
 import javax.sip.message.Request;
 import org.sipcrypt.server.cdr.CallRecords;
 import org.sipcrypt.server.sip.ListeningPoints;
@@ -91,7 +96,7 @@ public final class ProxyBye {
     }
 
     /** The established calls kept with their details, as {@link EstablishedDialogs#calls}. */
-    public EstablishedDialogs.Listing calls(java.util.function.Predicate<EstablishedCall> filter, int limit) {
+    public EstablishedDialogs.Listing calls(Predicate<EstablishedCall> filter, int limit) {
         return dialogs.calls(filter, limit);
     }
 
@@ -151,7 +156,9 @@ public final class ProxyBye {
             Transport transport = flow != null ? flow.transport() : BranchRewriter.outgoingTransport(bye);
             from = flow != null ? ctx.listeningPoints().at(transport, flow.local()) : null;
             if (from == null) {
+                // the flow's listener is gone: where the Route set or Request-URI says
                 flow = null;
+                transport = BranchRewriter.outgoingTransport(bye);
                 from = ctx.listeningPoints().toward(transport, BranchRewriter.nextHopHost(bye));
             }
             if (from == null) {
@@ -160,7 +167,7 @@ public final class ProxyBye {
             }
             StackInternals.attach(bye, flow);
             bye.addFirst(ctx.via(from.listener(), "z9hG4bK-sc-bye-" + UUID.randomUUID()));
-        } catch (ParseException | SipException | javax.sip.InvalidArgumentException | RuntimeException e) {
+        } catch (ParseException | SipException | InvalidArgumentException | RuntimeException e) {
             ctx.counters().error("prepare_bye");
             finished(sent);
             return "not sent: " + e.getMessage();
@@ -267,10 +274,10 @@ public final class ProxyBye {
         ContactHeader contact = (ContactHeader) invite.getHeader(ContactHeader.NAME);
         CSeqHeader cseq = (CSeqHeader) invite.getHeader(CSeqHeader.NAME);
         Flow in = SipContext.flowOf(invite);
-        javax.sip.header.ViaHeader via = (javax.sip.header.ViaHeader) invite.getHeader(javax.sip.header.ViaHeader.NAME);
+        ViaHeader via = (ViaHeader) invite.getHeader(ViaHeader.NAME);
         String inTransport = in != null ? in.transport().sipName().toLowerCase(Locale.ROOT)
                 : via == null ? null : via.getTransport().toLowerCase(Locale.ROOT);
-        String callId = ((javax.sip.header.CallIdHeader) invite.getHeader(javax.sip.header.CallIdHeader.NAME)).getCallId();
+        String callId = ((CallIdHeader) invite.getHeader(CallIdHeader.NAME)).getCallId();
         ToHeader calledTo = (ToHeader) invite.getHeader(ToHeader.NAME);
         return new EstablishedCall(callId, StackInternals.value(from), to, from.getTag(), calleeTag,
                 from.getAddress().getURI().toString(), calledTo == null ? null : calledTo.getAddress().getURI().toString(),
@@ -279,7 +286,7 @@ public final class ProxyBye {
     }
 
     /** The values of the Record-Route headers of a parsed message, top first. */
-    static List<String> recordRoute(javax.sip.message.Message m) {
+    static List<String> recordRoute(Message m) {
         List<String> out = new ArrayList<>();
         ListIterator<?> it = m.getHeaders(RecordRouteHeader.NAME);
         while (it.hasNext()) {
@@ -289,13 +296,13 @@ public final class ProxyBye {
     }
 
     /** The Contact value of a parsed message, or null. */
-    static String contact(javax.sip.message.Message m) {
+    static String contact(Message m) {
         Header h = m.getHeader(ContactHeader.NAME);
         return h == null ? null : StackInternals.value(h);
     }
 
     /** The To value of a parsed message, or null. */
-    static String to(javax.sip.message.Message m) {
+    static String to(Message m) {
         Header h = m.getHeader(ToHeader.NAME);
         return h == null ? null : StackInternals.value(h);
     }
