@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -16,14 +17,15 @@ import org.sipcrypt.server.sip.proxy.NextHop;
 import org.sipcrypt.server.sip.proxy.RouteTable;
 import org.sipcrypt.server.transport.ConnectionPattern;
 import org.sipcrypt.server.transport.ConnectionPolicy;
+import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Reads the static routes ({@code route}, {@code defaultRoute}) again from the configuration file the
  * server started with ({@code POST /admin/routes/reload}). The whole file is read and checked as at
- * start (the values given beside it still win); then each next hop's host must resolve, as at start,
- * and its connection pattern must be the one the transport already uses for that address (the
+ * start (the values given beside it still win); then each next hop's transport must be one the
+ * running server listens on, its host must resolve, as at start, and its connection pattern must be the one the transport already uses for that address (the
  * transport's per-target patterns are fixed at start). Only then is the new table put in force, in
  * one swap; anything wrong keeps the old one and says why. Other keys changed in the file are not
  * applied (they wait for a restart); a reload says nothing of them.
@@ -38,11 +40,15 @@ final class RoutesReload {
     private final LiveRoutes routes;
     private final ConnectionPolicy policy;
     private final Executor executor;
+    private final Set<Transport> listening;
 
     /**
-     * @param policy the transport's connection patterns, or null with JAIN-SIP's transports (no per-call connections)
+     * @param policy    the transport's connection patterns, or null with JAIN-SIP's transports (no per-call connections)
+     * @param listening the transports the server has listeners of (a next hop's must be one)
      */
-    RoutesReload(ConfigSource source, LiveRoutes routes, ConnectionPolicy policy, Executor executor) {
+    RoutesReload(ConfigSource source, LiveRoutes routes, ConnectionPolicy policy, Executor executor,
+                 Set<Transport> listening) {
+        this.listening = Set.copyOf(listening);
         this.source = Objects.requireNonNull(source, "source");
         this.routes = Objects.requireNonNull(routes, "routes");
         this.policy = policy;
@@ -84,6 +90,10 @@ final class RoutesReload {
 
     /** A next hop the running transport can serve as the configuration asks, or the reason why not. */
     private void check(NextHop hop) throws ConfigException {
+        if (!listening.contains(hop.transport())) {
+            throw new ConfigException("route " + hop.routeUri() + ": transport " + hop.transport().configName()
+                    + " needs a " + hop.transport().configName() + " listener to send from, and the running server has none");
+        }
         InetSocketAddress address;
         try {
             address = new InetSocketAddress(InetAddress.getByName(hop.host()), hop.port());

@@ -21,6 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import javax.sip.ClientTransaction;
 import javax.sip.ServerTransaction;
 import javax.sip.SipFactory;
@@ -326,7 +327,8 @@ public final class SipcryptServer implements AutoCloseable {
                         config.maxExpires(), clock, registry, tlsReloads == null ? null : tlsReloads::reload,
                         new AdminApi.Control(config.mode() == Mode.PROXY ? proxy.byes() : null,
                                 new RoutesReload(source, liveRoutes,
-                                        transport == null ? null : transport.settings().policy(), housekeeping)::reload,
+                                        transport == null ? null : transport.settings().policy(), housekeeping,
+                                        listeners.stream().map(Listener::transport).collect(Collectors.toSet()))::reload,
                                 server.adminDrain(), housekeeping));
                 log.info("management API on under {} (admin.token set)", AdminApi.PREFIX);
             }

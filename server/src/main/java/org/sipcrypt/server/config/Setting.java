@@ -66,10 +66,11 @@ public enum Setting {
     ROUTE("route", Kind.REPEATABLE, "ROUTE",
             "Static route DOMAIN=HOST[:PORT][;transport=udp|tcp|tls][;connection=persistent|per-call];"
                     + " connection defaults to tcp.connection. Its transport needs a listener of that transport to send"
-                    + " from, else the server does not start.",
+                    + " from, else the server does not start. Read again by POST /admin/routes/reload.",
             c -> strings(c.routes()), (b, k, v) -> b.routes(items(k, v, t -> RouteConfig.parseDomainRoute(t, b.tcpConnection)))),
     DEFAULT_ROUTE("defaultRoute", Kind.SINGLE, "TARGET",
-            "Route HOST[:PORT][;transport=..][;connection=..] for domains neither served nor routed.",
+            "Route HOST[:PORT][;transport=..][;connection=..] for domains neither served nor routed. Read again by"
+                    + " POST /admin/routes/reload.",
             c -> optional(c.defaultRoute()),
             (b, k, v) -> b.defaultRoute(parsed(k, one(k, v), t -> RouteConfig.parseDefaultRoute(t, b.tcpConnection)))),
     ROUTING_ROUTER("routing.router", Kind.REPEATABLE, "NAME",
