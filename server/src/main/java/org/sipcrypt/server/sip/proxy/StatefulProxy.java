@@ -592,9 +592,10 @@ public final class StatefulProxy implements ProxyFunction {
                 dialogs.established(ok, call.started == null || !dialogs.keepsCalls() ? null
                         : ProxyBye.describe(call.request, call.started, ctx.clock().instant(), ProxyBye.to(ok),
                                 ProxyBye.contact(ok), ProxyBye.recordRoute(ok), transportOf(branch)));
-                FromHeader from = (FromHeader) ok.getHeader(FromHeader.NAME);
-                ToHeader to = (ToHeader) ok.getHeader(ToHeader.NAME);
-                noteReInvite(call, call.callId, from == null ? null : from.getTag(), to == null ? null : to.getTag());
+                if (toTagOf(call.request) != null) {
+                    FromHeader from = (FromHeader) ok.getHeader(FromHeader.NAME);
+                    noteReInvite(call, call.callId, from == null ? null : from.getTag(), toTagOf(ok));
+                }
             }
             if (v.forward().getStatusCode() / 100 == 2 && call.finalSentStatus() != 0 && call.st.getState() != null
                     && call.st.getState().getValue() >= javax.sip.TransactionState._COMPLETED) {
@@ -611,7 +612,8 @@ public final class StatefulProxy implements ProxyFunction {
         }
     }
 
-    private static String toTagOf(Request r) {
+    /** The To tag of a message, or null. */
+    private static String toTagOf(javax.sip.message.Message r) {
         ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
         return to == null ? null : to.getTag();
     }
