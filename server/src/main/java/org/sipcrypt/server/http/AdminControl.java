@@ -46,8 +46,8 @@ final class AdminControl {
         }
         ProxyBye calls = control.calls();
         if (calls == null) {
-            return CompletableFuture.completedFuture(AdminApi.text(404, "no established calls are kept here: the proxy"
-                    + " does not record-route (recordRoute) or keeps no dialogs (shutdown.maxDialogs 0)"));
+            return CompletableFuture.completedFuture(AdminApi.text(404, "no established calls are kept here: only a proxy"
+                    + " (mode=proxy) with recordRoute on and shutdown.maxDialogs above 0 keeps them"));
         }
         String callId = params.get("callId");
         if (callId != null && (callId.isBlank() || callId.length() > 256)) {
