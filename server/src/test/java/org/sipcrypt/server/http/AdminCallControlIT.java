@@ -38,8 +38,10 @@ import org.sipcrypt.server.transport.Transport;
 
 /**
  * The management API acting on calls and on the server, over real HTTP against a real proxy and
- * real user agents: an established call is listed and then ended by {@code DELETE /admin/calls},
- * both parties receiving a BYE of their dialog and the call's record saying the operator ended it;
+ * real user agents: an established call is listed, re-INVITEd, and then ended by {@code DELETE
+ * /admin/calls}, both parties receiving a BYE of their dialog (the callee's CSeq above the caller's
+ * re-INVITE) and the call's record saying the operator ended it; a call through two proxies ended by
+ * the second, whose BYE to the caller goes back through the first;
  * {@code POST /admin/routes/reload} sends the next request to the route of the changed file, and a
  * bad file is refused with the old routes kept; {@code POST /admin/drain} refuses a new INVITE with
  * 503 while the BYE of a call already up goes through, one stream listener stops accepting
@@ -96,12 +98,19 @@ class AdminCallControlIT {
             assertEquals(400, send(authorized(base, "/admin/calls?limit=0").GET()).statusCode());
             assertEquals(400, send(authorized(base, "/admin/calls").DELETE()).statusCode(), "DELETE without callId");
 
+            // a re-INVITE of the caller raises the CSeq the proxy's BYE to the callee must exceed
+            org.sipcrypt.server.testing.SipExchange reInvite = u.alice().sendInDialog(call.invite().dialog(), Request.INVITE);
+            assertEquals(Response.OK, reInvite.awaitFinal(WAIT).getStatusCode());
+            u.bob().awaitRequests(Request.ACK, 2, WAIT);
+            long reInviteCSeq = ((CSeqHeader) reInvite.request().getHeader(CSeqHeader.NAME)).getSeqNumber();
+            assertTrue(reInviteCSeq > inviteCSeq);
+
             JsonNode ended = json(send(authorized(base, "/admin/calls?callId=" + enc(callId)).DELETE()), 200);
             JsonNode e = ended.get("ended").get(0);
             assertTrue(e.get("byeToCaller").asBoolean(), ended.toString());
             assertTrue(e.get("byeToCallee").asBoolean(), ended.toString());
 
-            // each party gets a BYE of its own dialog: tags the right way round, CSeq above the INVITE's
+            // each party gets a BYE of its own dialog: tags the right way round, CSeq above the re-INVITE's
             Request toBob = u.bob().awaitRequest(Request.BYE, WAIT);
             Request toAlice = u.alice().awaitRequest(Request.BYE, WAIT);
             assertEquals(callId, ((CallIdHeader) toBob.getHeader(CallIdHeader.NAME)).getCallId());
@@ -109,7 +118,7 @@ class AdminCallControlIT {
             assertEquals(aliceTag, ((ToHeader) toAlice.getHeader(ToHeader.NAME)).getTag(), toAlice.toString());
             assertEquals(((ToHeader) toBob.getHeader(ToHeader.NAME)).getTag(),
                     ((FromHeader) toAlice.getHeader(FromHeader.NAME)).getTag());
-            assertTrue(((CSeqHeader) toBob.getHeader(CSeqHeader.NAME)).getSeqNumber() > inviteCSeq, toBob.toString());
+            assertTrue(((CSeqHeader) toBob.getHeader(CSeqHeader.NAME)).getSeqNumber() > reInviteCSeq, toBob.toString());
             assertNotNull(toBob.getHeader("Reason"), toBob.toString());
             assertEquals(List.of(), u.bob().errors());
             assertEquals(List.of(), u.alice().errors());
