@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.cli.UsersCommand;
 import org.sipcrypt.server.config.ConfigException;
+import org.sipcrypt.server.config.ConfigSource;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.Setting;
 import org.sipcrypt.server.config.ServerConfig;
@@ -48,7 +49,7 @@ public final class ServerMain {
     /** What runs once the configuration is valid; returns the exit code. */
     @FunctionalInterface
     interface Launcher {
-        int launch(ServerConfig config, PrintWriter err);
+        int launch(ServerConfig config, ConfigSource source, PrintWriter err);
     }
 
     private ServerMain() {
@@ -129,13 +130,14 @@ public final class ServerMain {
 
     /**
      * Starts the server, registers the shutdown hook that closes it, and blocks until that hook has
-     * finished; returns 0 then, 2 when a setting turns out bad only as the server starts (a
+     * finished (returns 0 then) or the server was stopped through the management API (the JVM then
+     * exits with 0, as after SIGTERM); 2 when a setting turns out bad only as the server starts (a
      * {@code routing.router} no router on the class path reports), or 1 when the server cannot start.
      */
-    static int serve(ServerConfig config, PrintWriter err) {
+    static int serve(ServerConfig config, ConfigSource source, PrintWriter err) {
         SipcryptServer server;
         try {
-            server = SipcryptServer.start(config);
+            server = SipcryptServer.start(config, java.time.Clock.systemUTC(), source);
         } catch (ConfigException e) {
             // found only once the server starts (a routing.router missing from the class path): as bad settings
             err.println("sipcrypt: " + e.getMessage());
@@ -151,7 +153,9 @@ public final class ServerMain {
             return EXIT_START_FAILED;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        // POST /admin/stop closes the server without the JVM shutting down
+        server.whenStopped().thenRun(stopped::countDown);
+        Thread hook = new Thread(() -> {
             try {
                 server.close();
             } catch (RuntimeException e) {
@@ -159,7 +163,8 @@ public final class ServerMain {
             } finally {
                 stopped.countDown();
             }
-        }, "sipcrypt-shutdown"));
+        }, "sipcrypt-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         boolean interrupted = false;
         while (stopped.getCount() > 0) {
             try {
@@ -172,6 +177,15 @@ public final class ServerMain {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down (SIGTERM): the hook closed the server
+            return 0;
+        }
+        // stopped through the management API: end the process as SIGTERM would have
+        log.info("stopped through the management API; exiting");
+        System.exit(0);
         return 0;
     }
 
@@ -220,7 +234,7 @@ public final class ServerMain {
                 err.println("sipcrypt: " + e.getMessage());
                 return EXIT_USAGE;
             }
-            return launcher.launch(config, err);
+            return launcher.launch(config, new ConfigSource(configFile, givenValues(parsed)), err);
         }
     }
 }

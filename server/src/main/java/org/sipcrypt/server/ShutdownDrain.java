@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * a refused connection, and a party to a call whose connection was closed can still send its BYE.
  * It ends as soon as no request awaits its final response and no established call is left, or when
  * the grace runs out.
- * Threading: run once, from the thread that closes the server; it sleeps, so never on an event loop
- * or a SIP lane.
+ * Threading: {@link #run} once, from the thread that closes the server; it sleeps, so never on an event
+ * loop or a SIP lane. {@link #refuseNewRequests} from any thread; it never blocks.
  */
 final class ShutdownDrain {
 
@@ -41,13 +41,21 @@ final class ShutdownDrain {
         this.transport = transport;
     }
 
-    /** Refuses new requests and waits up to {@code grace} for calls and transactions to end. */
-    void run(Duration grace) {
-        long start = System.nanoTime();
+    /**
+     * From now on every new request outside a dialog gets 503 with Retry-After; requests within
+     * dialogs and responses still go through. What {@code POST /admin/drain} does, and the first step of {@link #run}.
+     */
+    void refuseNewRequests() {
         context.startDraining();
         if (guard != null) {
             guard.startDraining();
         }
+    }
+
+    /** Refuses new requests and waits up to {@code grace} for calls and transactions to end. */
+    void run(Duration grace) {
+        long start = System.nanoTime();
+        refuseNewRequests();
         log.info("shutting down: new requests get 503; waiting up to {} for {} established calls and {} requests"
                 + " awaiting an answer", grace, calls(), context.unansweredRequests());
         long deadline = start + grace.toNanos();
@@ -72,7 +80,8 @@ final class ShutdownDrain {
         }
     }
 
-    private int calls() {
+    /** Established calls now. */
+    int calls() {
         return dialogs == null ? 0 : dialogs.size();
     }
 }

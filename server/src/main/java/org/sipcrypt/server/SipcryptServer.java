@@ -21,6 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import javax.sip.ClientTransaction;
 import javax.sip.ServerTransaction;
 import javax.sip.SipFactory;
@@ -32,6 +33,7 @@ import org.sipcrypt.server.config.ConfigException;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.ConfigLoader;
 import org.sipcrypt.server.config.LimitsConfig;
+import org.sipcrypt.server.config.ConfigSource;
 import org.sipcrypt.server.config.Mode;
 import org.sipcrypt.server.config.OverloadConfig;
 import org.sipcrypt.server.config.ServerConfig;
@@ -71,6 +73,7 @@ import org.sipcrypt.server.sip.proxy.DestinationProber;
 import org.sipcrypt.server.sip.proxy.DestinationSet;
 import org.sipcrypt.server.sip.proxy.DestinationSets;
 import org.sipcrypt.server.sip.proxy.NextHop;
+import org.sipcrypt.server.sip.proxy.LiveRoutes;
 import org.sipcrypt.server.sip.proxy.RouteTable;
 import org.sipcrypt.server.sip.proxy.StatelessRelay;
 import org.sipcrypt.server.sip.proxy.StatefulProxy;
@@ -131,6 +134,8 @@ public final class SipcryptServer implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private final CredentialBatcher credentials;
     private ShutdownDrain drain;
+    /** Completes when {@link #close} has finished. */
+    private final java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
     /** Set by {@link #start} before the server is handed out. */
     private ServerMetrics metrics;
     private HealthCheck health;
@@ -177,7 +182,16 @@ public final class SipcryptServer implements AutoCloseable {
 
     /** Starts a server whose SIP layer (nonces, bindings) reads {@code clock}: tests move it by hand. */
     public static SipcryptServer start(ServerConfig config, Clock clock) throws Exception {
+        return start(config, clock, ConfigSource.NONE);
+    }
+
+    /**
+     * Starts a server from {@code config}, which was read from {@code source}: what can be reloaded at
+     * run time ({@code POST /admin/routes/reload}) is read from there again.
+     */
+    public static SipcryptServer start(ServerConfig config, Clock clock, ConfigSource source) throws Exception {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(source, "source");
         Objects.requireNonNull(clock, "clock");
         log.info("starting sipcrypt: {}", ConfigLoader.describe(config).replace('\n', ' '));
         List<AutoCloseable> opened = new ArrayList<>();
@@ -249,14 +263,15 @@ public final class SipcryptServer implements AutoCloseable {
                 log.info("routers {} decide new out-of-dialog requests (routing.timeout {} ms)", routers.names(),
                         config.routing().timeout().toMillis());
             }
-            StatefulProxy proxy = new StatefulProxy(context, location, routes, config.recordRoute(), housekeeping,
+            LiveRoutes liveRoutes = new LiveRoutes(routes);
+            StatefulProxy proxy = new StatefulProxy(context, location, liveRoutes, config.recordRoute(), housekeeping,
                     config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing, records, sets);
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows,
                             PathTrust.of(config.auth(), config.tls())),
                     proxy, new RedirectServer(context, location), auth.authenticator(), auth.policy(),
-                    limits == null ? source -> { } : limits::authFailed);
+                    limits == null ? from -> { } : limits::authFailed);
             // one SipListener for the stack, on every provider (one per k-th listener of each transport)
             for (ListeningPoints.Entry e : lps.all()) {
                 if (e.provider().getListeningPoints()[0] == e.point()) {
@@ -325,7 +340,12 @@ public final class SipcryptServer implements AutoCloseable {
             AdminApi admin = null;
             if (config.http().adminEnabled()) {
                 admin = new AdminApi(config.http().adminToken(), location, uri -> uri instanceof javax.sip.address.SipURI sip && context.local().isLocalDomain(sip.getHost()),
-                        config.maxExpires(), clock, registry, tlsReloads == null ? null : tlsReloads::reload)
+                        config.maxExpires(), clock, registry, tlsReloads == null ? null : tlsReloads::reload,
+                        new AdminApi.Control(config.mode() == Mode.PROXY ? proxy.byes() : null,
+                                new RoutesReload(source, liveRoutes,
+                                        transport == null ? null : transport.settings().policy(), housekeeping,
+                                        listeners.stream().map(Listener::transport).collect(Collectors.toSet()))::reload,
+                                server.adminDrain(), housekeeping))
                         .withDestinations(sets::snapshot);
                 log.info("management API on under {} (admin.token set)", AdminApi.PREFIX);
             }
@@ -346,6 +366,71 @@ public final class SipcryptServer implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** Draining and stopping for the management API. */
+    private AdminApi.Drain adminDrain() {
+        return new AdminApi.Drain() {
+            @Override
+            public AdminApi.Drained drain(String listener, String why) {
+                return SipcryptServer.this.drain(listener, why);
+            }
+
+            @Override
+            public void stop(String why) {
+                log.info("stopping ({}): draining for up to {}, then closing", why, config.shutdownGrace());
+                Thread t = new Thread(() -> {
+                    try {
+                        close();
+                    } catch (RuntimeException e) {
+                        log.error("graceful shutdown failed", e);
+                    }
+                }, "sipcrypt-stop");
+                t.setDaemon(true);
+                t.start();
+            }
+        };
+    }
+
+    /**
+     * New requests outside a dialog get 503 from now on ({@code listener} null), or the one stream
+     * listener named {@code listener} ({@code tls:0.0.0.0:5061}, or its name in {@link #listenerNames},
+     * {@code tls}, {@code tcp.2}) accepts no new connection while its open ones stay. A datagram
+     * listener cannot be drained alone: its one socket carries the calls already up too.
+     */
+    AdminApi.Drained drain(String listener, String why) {
+        if (listener == null) {
+            drain.refuseNewRequests();
+            log.info("draining ({}): new requests outside a dialog get 503; {} established calls go on", why,
+                    drain.calls());
+            return new AdminApi.Drained(200, "new requests outside a dialog get 503 with Retry-After; "
+                    + drain.calls() + " established calls go on");
+        }
+        Map<String, String> names = listenerNames();
+        Listener found = null;
+        Map<Transport, Integer> seen = new EnumMap<>(Transport.class);
+        for (Listener l : listeners) {
+            int n = seen.merge(l.transport(), 1, Integer::sum);
+            String name = l.transport().configName() + (n == 1 ? "" : "." + n);
+            String address = l.transport().configName() + ":" + org.sipcrypt.server.config.HostPort.format(
+                    l.bound().getAddress().getHostAddress(), l.bound().getPort());
+            if (listener.equals(name) || listener.equals(address)) {
+                found = l;
+            }
+        }
+        if (found == null) {
+            return new AdminApi.Drained(404, "no listener " + listener + " (listeners: " + names + ")");
+        }
+        if (!found.transport().reliable()) {
+            return new AdminApi.Drained(409, listener + ": a datagram listener cannot be drained alone, as its one"
+                    + " socket carries the calls already up too; drain the whole server instead");
+        }
+        if (transport == null || !transport.stopAccepting(found.transport(), found.bound())) {
+            return new AdminApi.Drained(409, listener + ": only sipcrypt's own transport (transport.impl=netty)"
+                    + " can stop accepting on one listener");
+        }
+        log.info("draining ({}): {} accepts no new connection; its open connections stay", why, found);
+        return new AdminApi.Drained(200, listener + " accepts no new connection; its open connections stay");
     }
 
     /** Adds {@code component} to those closed again should start fail, and returns it. */
@@ -392,7 +477,7 @@ public final class SipcryptServer implements AutoCloseable {
                 () -> {
                     Instant now = clock.instant();
                     return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-                }, registry, records == null ? null : records::forgotten);
+                }, registry, records == null ? null : records::forgotten, config.http().adminEnabled());
     }
 
     /**
@@ -675,6 +760,11 @@ public final class SipcryptServer implements AutoCloseable {
         return true;
     }
 
+    /** Completes once the server has stopped, by {@link #close} from whatever thread ({@code POST /admin/stop}). */
+    public java.util.concurrent.CompletableFuture<Void> whenStopped() {
+        return stopped;
+    }
+
     /** Whether the server is shutting down (refusing new calls). */
     public boolean draining() {
         return context.draining();
@@ -781,5 +871,6 @@ public final class SipcryptServer implements AutoCloseable {
         database.close();
         metrics.close();
         log.info("stopped");
+        stopped.complete(null);
     }
 }

@@ -75,7 +75,9 @@
  *     bound on server transactions every 5 s (ends those past it, sending nothing), sweeping the
  *     per-source limits' table each second (sources with nothing left to remember; ends of bans),
  *     TLS certificate reloads (HTTP, SIGHUP) and the {@code tls.watchInterval} check of their files
- *     (reads PEM files, a few milliseconds)</td>
+ *     (reads PEM files, a few milliseconds), routes reloads ({@code POST /admin/routes/reload}: reads the
+ *     configuration file and resolves the next hops' names), the management API's call listings
+ *     (a copy of the established calls filtered)</td>
  *     <td>SIP traffic</td></tr>
  * <tr><td>{@code sipcrypt-http}</td><td>1 (only with {@code http} set)</td><td>Netty's task queue;
  *     {@code http.maxConnections} connections</td>
@@ -84,6 +86,9 @@
  * <tr><td>{@code sipcrypt-health}</td><td>1</td><td>1 check queued; requests meanwhile share the running one</td>
  *     <td>{@code /health}'s database check (a pooled connection and {@code isValid})</td>
  *     <td>SIP, HTTP I/O</td></tr>
+ * <tr><td>{@code sipcrypt-stop}</td><td>1, started by {@code POST /admin/stop} only</td><td>none</td>
+ *     <td>the server's close, as SIGTERM's hook runs it (the drain sleeps while it waits for calls)</td>
+ *     <td>SIP, HTTP</td></tr>
  * </table>
  */
 package org.sipcrypt.server;

@@ -32,7 +32,9 @@ import org.sipcrypt.server.testing.TestUa;
  * in a process of its own with nothing else on its class path, the README's {@code certs} and
  * {@code users add} commands first, then the server with UDP, TLS, {@code --auth} and {@code --http}.
  * It must answer OPTIONS on both transports, challenge and accept a REGISTER, carry an authenticated
- * call, report itself ready on {@code /health} and count that traffic on {@code /metrics}.
+ * call, report itself ready on {@code /health} and count that traffic on {@code /metrics}. Started
+ * with {@code --config} and {@code --admin-token}, it reloads the routes of the changed file and
+ * exits with 0 once {@code POST /admin/stop} has drained and stopped it.
  */
 @Timeout(180)
 class ServerJarIT {
@@ -144,6 +146,49 @@ class ServerJarIT {
         String out = read(log);
         // a JVM ended by SIGTERM exits 143 (128 + 15) once its shutdown hook has run
         assertEquals(143, server.exitValue(), "exit status after SIGTERM:\n" + out);
+        assertTrue(out.contains("SipcryptServer - stopped"), "stopped gracefully:\n" + out);
+        assertTrue(!out.contains("Exception") && !out.contains("Error:"), "no error at run or stop:\n" + out);
+    }
+
+    @Test
+    void theJarReloadsRoutesFromItsConfigFileAndExitsWithZeroWhenStoppedThroughTheApi() throws Exception {
+        assertTrue(Files.isRegularFile(JAR), "the server jar is built in the package phase: " + JAR.toAbsolutePath());
+        String token = "0123456789abcdef0123456789abcdef-jar";
+        Path config = dir.resolve("sipcrypt.properties");
+        Files.writeString(config, "listen=udp:127.0.0.1:0\nhttp=127.0.0.1:0\nstats.interval=0\n"
+                + "route=example.net=127.0.0.1:5070\n");
+        Path log = dir.resolve("stop.log");
+        Process server = new ProcessBuilder(java(), "-jar", JAR.toString(), "--config", config.toString(),
+                "--data-dir", dir.resolve("data-stop").toString(), "--admin-token", token)
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            Await.until(() -> HTTP.matcher(read(log)).find() && READY.matcher(read(log)).find() || !server.isAlive(),
+                    Duration.ofSeconds(60), () -> "server started: " + read(log));
+            assertTrue(server.isAlive(), "server exited at start:\n" + read(log));
+            Matcher http = HTTP.matcher(read(log));
+            assertTrue(http.find(), read(log));
+            java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+            Files.writeString(config, "listen=udp:127.0.0.1:0\nhttp=127.0.0.1:0\nstats.interval=0\n"
+                    + "route=example.net=127.0.0.1:5080\n");
+            java.net.http.HttpResponse<String> reloaded = client.send(java.net.http.HttpRequest.newBuilder(
+                            URI.create("http://" + http.group(1) + "/admin/routes/reload"))
+                    .header("Authorization", "Bearer " + token).POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                    .timeout(Duration.ofSeconds(30)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, reloaded.statusCode(), reloaded.body());
+            assertTrue(reloaded.body().contains("127.0.0.1:5080"), reloaded.body());
+            java.net.http.HttpResponse<String> stop = client.send(java.net.http.HttpRequest.newBuilder(
+                            URI.create("http://" + http.group(1) + "/admin/stop"))
+                    .header("Authorization", "Bearer " + token).POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                    .timeout(Duration.ofSeconds(30)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(202, stop.statusCode(), stop.body());
+            assertTrue(server.waitFor(60, TimeUnit.SECONDS), "still running after /admin/stop:\n" + read(log));
+        } finally {
+            if (server.isAlive()) {
+                server.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+        String out = read(log);
+        assertEquals(0, server.exitValue(), "exit status after /admin/stop:\n" + out);
         assertTrue(out.contains("SipcryptServer - stopped"), "stopped gracefully:\n" + out);
         assertTrue(!out.contains("Exception") && !out.contains("Error:"), "no error at run or stop:\n" + out);
     }

@@ -28,7 +28,7 @@ class ServerMainTest {
     private final AtomicReference<ServerConfig> launched = new AtomicReference<>();
 
     private int run(String... args) {
-        return ServerMain.run(new PrintWriter(out), new PrintWriter(err), (config, e) -> {
+        return ServerMain.run(new PrintWriter(out), new PrintWriter(err), (config, source, e) -> {
             launched.set(config);
             return 0;
         }, args);

@@ -39,6 +39,8 @@ public record CallRecord(String callId, Instant start, Instant answer, Instant e
         TIMEOUT,
         /** The proxy refused the call itself (no such user, no binding, no next hop reachable). */
         NONE,
+        /** The operator, through the management API: the proxy sent both parties a BYE. */
+        ADMIN,
         /** The end was never seen: the dialog was forgotten (its age or the bound on dialogs) or recording was full. */
         UNKNOWN;
 

@@ -14,7 +14,7 @@ import org.sipcrypt.server.cdr.CallRecord.EndedBy;
  * The calls in progress through the proxy, each a small {@link Call} created when the proxy takes an
  * INVITE outside a dialog, and the one event per stage the proxy reports: answered (a 2xx relayed
  * upstream), failed (a final response of 300 or more sent upstream), cancelled, ended (a BYE
- * relayed) and forgotten (the dialog dropped by {@code EstablishedDialogs}' bound or age). A call
+ * relayed, or the operator's, {@link #endedByAdmin}) and forgotten (the dialog dropped by {@code EstablishedDialogs}' bound or age). A call
  * ends in one {@link CallRecord} handed to {@code finished}, which must not block ({@link CdrWriter#offer}).
  * Calls are kept by Call-ID, at most {@code maxOpen}; beyond that the oldest is finished as
  * {@link EndedBy#UNKNOWN}. When the proxy does not stay on the dialog's path ({@code seesEnds} false:
@@ -173,6 +173,20 @@ public final class CallRecords {
             open.remove(callId);
             done = c.record(now(), c.callerTag != null && c.callerTag.equals(fromTag)
                     ? EndedBy.CALLER : EndedBy.CALLEE);
+        }
+        finished.accept(done);
+    }
+
+    /** The operator ended the answered call of this Call-ID (the proxy sent the BYEs): it ends now. */
+    public void endedByAdmin(String callId) {
+        CallRecord done;
+        synchronized (open) {
+            Call c = open.get(callId);
+            if (c == null || c.answer == null) {
+                return;
+            }
+            open.remove(callId);
+            done = c.record(now(), EndedBy.ADMIN);
         }
         finished.accept(done);
     }

@@ -66,11 +66,12 @@ public enum Setting {
     ROUTE("route", Kind.REPEATABLE, "ROUTE",
             "Static route DOMAIN=HOST[:PORT][;transport=udp|tcp|tls][;connection=persistent|per-call];"
                     + " connection defaults to tcp.connection. Its transport needs a listener of that transport to send"
-                    + " from, else the server does not start. DOMAIN=set:NAME sends to the destination set NAME.",
+                    + " from, else the server does not start. DOMAIN=set:NAME sends to the destination set NAME. Read"
+                    + " again by POST /admin/routes/reload.",
             c -> strings(c.routes()), (b, k, v) -> b.routes(items(k, v, t -> RouteConfig.parseDomainRoute(t, b.tcpConnection)))),
     DEFAULT_ROUTE("defaultRoute", Kind.SINGLE, "TARGET",
             "Route HOST[:PORT][;transport=..][;connection=..], or set:NAME (a destination set), for domains neither"
-                    + " served nor routed.",
+                    + " served nor routed. Read again by POST /admin/routes/reload.",
             c -> optional(c.defaultRoute()),
             (b, k, v) -> b.defaultRoute(parsed(k, one(k, v), t -> RouteConfig.parseDefaultRoute(t, b.tcpConnection)))),
     DESTINATION("destination", Kind.REPEATABLE, "SET=HOST[:PORT][;..]",
@@ -262,7 +263,8 @@ public enum Setting {
             c -> shown(c.overload().maxQueuedBytes()),
             (b, k, v) -> b.overload().maxQueuedBytes(integer(k, one(k, v), 65_536, Integer.MAX_VALUE))),
     SHUTDOWN_MAX_DIALOGS("shutdown.maxDialogs", Kind.SINGLE, "N",
-            "Most established calls remembered (about 250 bytes each; beyond it the oldest is forgotten) so that"
+            "Most established calls remembered (about 250 bytes each, 1 to 2 KB more with admin.token set, which"
+                    + " keeps what listing and ending a call needs; beyond it the oldest is forgotten) so that"
                     + " shutdown waits for their BYE and a signed route proves a live call; 0 keeps none: shutdown"
                     + " waits for transactions only, in-dialog requests are challenged.",
             c -> shown(c.overload().maxDialogs()),

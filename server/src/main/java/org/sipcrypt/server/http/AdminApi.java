@@ -31,6 +31,7 @@ import org.sipcrypt.server.location.LocationService;
 import org.sipcrypt.server.location.RegisterChange;
 import org.sipcrypt.server.location.RegisterOutcome;
 import org.sipcrypt.server.sip.StackInternals;
+import org.sipcrypt.server.sip.proxy.ProxyBye;
 import org.sipcrypt.server.sip.registrar.Registrar;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The management API under {@code /admin/} ({@code admin.token}): the bindings of an
  * address-of-record listed, added and removed at run time, as a registrar's REGISTER would change
- * them, and the TLS certificates reloaded. Every request carries {@code Authorization: Bearer TOKEN} (compared in constant time; 401
+ * them, the TLS certificates and the static routes reloaded, the established calls listed and ended,
+ * and the server drained or stopped. Each path has its handler in one table. Every request carries {@code Authorization: Bearer TOKEN} (compared in constant time; 401
  * with {@code WWW-Authenticate: Bearer} otherwise, before anything else is said) and is logged at
  * INFO with its caller's address, method, path and answer. JSON in and out.
  * <ul>
@@ -53,11 +55,20 @@ import org.slf4j.LoggerFactory;
  *       presented, or 409 with why the new files were refused (the old certificates stay).</li>
  *   <li>{@code GET /admin/destinations}: 200, every destination set with its destinations, each up or
  *       down with its requests, failovers and probes.</li>
+ *   <li>{@code GET /admin/calls[?aor=..|callId=..][&limit=100]}: the established calls the proxy
+ *       keeps, at most {@code limit} ({@value #MAX_CALLS_LIMIT} at most), with {@code truncated}.</li>
+ *   <li>{@code DELETE /admin/calls?callId=..}: the proxy sends a BYE to both parties ({@link ProxyBye});
+ *       200 once they have left, with where each went; 404 when no such call is established.</li>
+ *   <li>{@code POST /admin/routes/reload}: reads {@code route} and {@code defaultRoute} again from the
+ *       configuration file; 200 with the routes now in force, 409 with why not (the old ones stay).</li>
+ *   <li>{@code POST /admin/drain[?listener=tls:0.0.0.0:5061]}: new requests outside a dialog get 503
+ *       from now on, or that one stream listener accepts no new connection; 200 with what was done.</li>
+ *   <li>{@code POST /admin/stop}: 202, then the server drains and stops as on SIGTERM.</li>
  * </ul>
  * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
  * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
  * Threading: thread-safe; never blocks (answers complete on the location service's threads, a certificate
- * reload on the housekeeping thread).
+ * reload, a routes reload and a call listing on the housekeeping thread, a call's ending on its SIP lane).
  */
 public final class AdminApi {
 
@@ -66,6 +77,78 @@ public final class AdminApi {
     static final String BINDINGS = PREFIX + "bindings";
     static final String TLS_RELOAD = PREFIX + "tls/reload";
     static final String DESTINATIONS = PREFIX + "destinations";
+    static final String CALLS = PREFIX + "calls";
+    static final String ROUTES_RELOAD = PREFIX + "routes/reload";
+    static final String DRAIN = PREFIX + "drain";
+    static final String STOP = PREFIX + "stop";
+    /** Calls listed when no {@code limit} is given. */
+    static final int DEFAULT_CALLS_LIMIT = 100;
+    /** The largest {@code limit} of a call listing. */
+    static final int MAX_CALLS_LIMIT = 10_000;
+
+    /**
+     * The outcome of one routes reload.
+     * Threading: immutable.
+     *
+     * @param ok      whether the new routes are in force now
+     * @param message where they were read from, or why they were refused (the old ones stay)
+     * @param routes  the routes in force now, when {@code ok}; else null
+     */
+    public record Reloaded(boolean ok, String message, List<String> routes) {
+    }
+
+    /**
+     * Reads the static routes again from the configuration file and puts them in force if they are good.
+     * Threading: called on the HTTP event loop; must not block (completes on another thread).
+     */
+    @FunctionalInterface
+    public interface Routes {
+        CompletableFuture<Reloaded> reload(String why);
+    }
+
+    /**
+     * The outcome of a drain request.
+     * Threading: immutable.
+     *
+     * @param status  200 when done, 404 for an unknown listener, 409 when it cannot be done
+     * @param message what was done, or why not
+     */
+    public record Drained(int status, String message) {
+    }
+
+    /**
+     * Draining and stopping the server.
+     * Threading: called on the HTTP event loop; never blocks ({@link #stop} hands the stop to a thread of its own).
+     */
+    public interface Drain {
+        /** New requests outside a dialog get 503 (listener null), or that one listener accepts no new connection. */
+        Drained drain(String listener, String why);
+
+        /** Drains and stops the server, as SIGTERM does, on another thread. */
+        void stop(String why);
+    }
+
+    /**
+     * What the API may do to the running server beyond bindings and certificates; each part null
+     * when this server has none (a 404 saying why).
+     * Threading: immutable.
+     *
+     * @param calls  the established calls (record-routing proxy), or null
+     * @param routes the routes reload, or null
+     * @param drain  draining and stopping, or null
+     * @param work   where call listings and endings are prepared, off the event loops
+     */
+    public record Control(ProxyBye calls, Routes routes, Drain drain, java.util.concurrent.Executor work) {
+        /** Nothing beyond bindings and certificates. */
+        public static final Control NONE = new Control(null, null, null, Runnable::run);
+    }
+
+    /** One path's answer to an authorized request. */
+    @FunctionalInterface
+    interface Handler {
+        CompletableFuture<HttpEndpoints.Answer> answer(String method, Map<String, String> params, byte[] body,
+                                                       String caller) throws BadRequest;
+    }
 
     /**
      * The outcome of one certificate reload.
@@ -86,12 +169,17 @@ public final class AdminApi {
         CompletableFuture<TlsReloaded> reload(String why);
     }
 
+    /** The parser of the URIs the API reads. */
+    AddressFactory uris() {
+        return uris;
+    }
+
     /** The shortest token accepted: 32 characters (e.g. {@code openssl rand -hex 16}). */
     public static final int MIN_TOKEN_CHARS = org.sipcrypt.server.config.HttpConfig.MIN_ADMIN_TOKEN_CHARS;
 
     private static final Logger log = LoggerFactory.getLogger(AdminApi.class);
     private static final String JSON = "application/json";
-    private static final String TEXT = "text/plain; charset=utf-8";
+    static final String TEXT = "text/plain; charset=utf-8";
 
     private final byte[] tokenDigest;
     private final LocationService location;
@@ -100,6 +188,9 @@ public final class AdminApi {
     private final Clock clock;
     private final MeterRegistry registry;
     private final TlsReload tlsReload;
+    private final Control control;
+    /** The handler of each path under {@link #PREFIX}. */
+    private final Map<String, Handler> handlers = new LinkedHashMap<>();
     private final ObjectMapper mapper = new ObjectMapper();
     private final AddressFactory uris = StackInternals.addressFactory();
     /** The destination sets' state, a list Jackson writes as JSON; null until {@link #withDestinations}. */
@@ -110,10 +201,20 @@ public final class AdminApi {
      * @param served     whether a URI's host is a domain this server serves (whatever its port, as for a REGISTER)
      * @param maxExpires the longest binding the API adds ({@code registrar.maxExpires})
      * @param tlsReload  the certificate reload of the tls listener, or null without one
+     * @param control    calls, routes, drain and stop ({@link Control#NONE} for none of them)
      */
     public AdminApi(String token, LocationService location, Predicate<URI> served, Duration maxExpires, Clock clock,
-                    MeterRegistry registry, TlsReload tlsReload) {
+                    MeterRegistry registry, TlsReload tlsReload, Control control) {
         this.tlsReload = tlsReload;
+        this.control = Objects.requireNonNull(control, "control");
+        handlers.put(BINDINGS, this::bindings);
+        handlers.put(TLS_RELOAD, (method, params, body, caller) -> reloadTls(method, caller));
+        AdminControl server = new AdminControl(this, control);
+        handlers.put(CALLS, server::calls);
+        handlers.put(ROUTES_RELOAD, (method, params, body, caller) -> server.reloadRoutes(method, caller));
+        handlers.put(DRAIN, (method, params, body, caller) -> server.drain(method, params, caller));
+        handlers.put(STOP, (method, params, body, caller) -> server.stop(method, caller));
+        handlers.put(DESTINATIONS, (method, params, body, caller) -> CompletableFuture.completedFuture(destinations(method)));
         Objects.requireNonNull(token, "token");
         if (token.length() < MIN_TOKEN_CHARS) {
             throw new IllegalArgumentException("admin.token: at least " + MIN_TOKEN_CHARS + " characters");
@@ -180,15 +281,16 @@ public final class AdminApi {
 
     private CompletableFuture<HttpEndpoints.Answer> route(String method, String path, Map<String, String> params,
                                                           byte[] body, String caller) throws BadRequest {
-        if (path.equals(DESTINATIONS)) {
-            return CompletableFuture.completedFuture(destinations(method));
-        }
-        if (path.equals(TLS_RELOAD)) {
-            return reloadTls(method, caller);
-        }
-        if (!path.equals(BINDINGS)) {
+        Handler handler = handlers.get(path);
+        if (handler == null) {
             return CompletableFuture.completedFuture(text(404, "not found: " + path));
         }
+        return handler.answer(method, params, body, caller);
+    }
+
+    /** {@code /admin/bindings}: GET lists, POST adds, DELETE removes. */
+    private CompletableFuture<HttpEndpoints.Answer> bindings(String method, Map<String, String> params, byte[] body,
+                                                             String caller) throws BadRequest {
         return switch (method) {
             case "GET" -> list(aor(params.get("aor")));
             case "DELETE" -> remove(aor(params.get("aor")), params.get("contact"), caller);
@@ -325,7 +427,7 @@ public final class AdminApi {
         return aor;
     }
 
-    private URI uri(String text, String name) throws BadRequest {
+    URI uri(String text, String name) throws BadRequest {
         if (text == null || text.isBlank()) {
             throw new BadRequest(name + " is missing");
         }
@@ -376,7 +478,7 @@ public final class AdminApi {
         return "http:" + caller;
     }
 
-    private HttpEndpoints.Answer json(int status, JsonNode body) {
+    HttpEndpoints.Answer json(int status, JsonNode body) {
         try {
             return new HttpEndpoints.Answer(status, JSON, mapper.writeValueAsString(body) + "\n", null);
         } catch (JsonProcessingException e) {
@@ -384,7 +486,7 @@ public final class AdminApi {
         }
     }
 
-    private static HttpEndpoints.Answer text(int status, String message) {
+    static HttpEndpoints.Answer text(int status, String message) {
         return new HttpEndpoints.Answer(status, TEXT, message + "\n", null);
     }
 
@@ -392,7 +494,7 @@ public final class AdminApi {
         registry.counter("http.admin.requests", "result", result).increment();
     }
 
-    private static String rootMessage(Throwable e) {
+    static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();

@@ -51,7 +51,8 @@ public final class SipcryptContextListener implements ServletContextListener {
             throw new IllegalStateException("sipcrypt: " + e.getMessage(), e);
         }
         try {
-            server = SipcryptServer.start(config);
+            server = SipcryptServer.start(config, java.time.Clock.systemUTC(),
+                    new org.sipcrypt.server.config.ConfigSource(file == null ? null : file.file(), settings));
         } catch (Exception e) {
             log.error("sipcrypt: cannot start", e);
             throw new IllegalStateException("sipcrypt: cannot start: "

@@ -54,6 +54,19 @@ public final class TestServer implements AutoCloseable {
      * bindings without sleeping).
      */
     public static TestServer start(Path dataDir, Clock clock, String... overrides) throws Exception {
+        return start(dataDir, clock, null, overrides);
+    }
+
+    /**
+     * Starts a server from a configuration file, as {@code --config FILE} does: the file's keys, with
+     * {@code overrides} (and the test defaults: data directory, loopback listeners) given beside it,
+     * which win. What the server reloads at run time is read from that file again.
+     */
+    public static TestServer startFromFile(Path dataDir, Path configFile, String... overrides) throws Exception {
+        return start(dataDir, Clock.systemUTC(), java.util.Objects.requireNonNull(configFile, "configFile"), overrides);
+    }
+
+    private static TestServer start(Path dataDir, Clock clock, Path configFile, String... overrides) throws Exception {
         Map<String, List<String>> given = new LinkedHashMap<>();
         for (int i = 0; i + 1 < overrides.length; i += 2) {
             given.computeIfAbsent(overrides[i], k -> new ArrayList<>()).add(overrides[i + 1]);
@@ -72,7 +85,8 @@ public final class TestServer implements AutoCloseable {
         }
         s.putAll(given);
         TestServer t = new TestServer(dataDir, s, clock);
-        t.server = SipcryptServer.start(ConfigLoader.load(null, s), clock);
+        t.server = SipcryptServer.start(ConfigLoader.load(configFile, s), clock,
+                new org.sipcrypt.server.config.ConfigSource(configFile, s));
         return t;
     }
 

@@ -5,11 +5,14 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.ToHeader;
@@ -28,7 +31,8 @@ import javax.sip.message.Message;
  * {@link #BYE_RETRANSMISSIONS} with that BYE's branch, CSeq and Request-URI, so that the BYE's own
  * retransmissions and the ACKs of the 2xx, and nothing else, are still relayed (RFC 3261 §17.1.2.2:
  * a BYE is retransmitted for up to 64*T1); at most {@code maxDialogs} of those too. Each entry is one key string (Call-ID
- * and both tags) with the caller's tag and its time, about 250 bytes. Counted: gauge
+ * and both tags) with the caller's tag and its time, about 250 bytes; with {@code keepsCalls} (the
+ * management API on) also its {@link EstablishedCall}, about 1 to 2 KB more. Counted: gauge
  * {@code sip.dialogs.established}, {@code sip.dialogs.forgotten{reason=full|expired}}.
  * Threading: thread-safe; never blocks (one short lock per call event).
  */
@@ -43,16 +47,21 @@ public final class EstablishedDialogs {
     private final Counter forgottenFull;
     private final Counter forgottenExpired;
     private final Consumer<String> forgotten;
+    private final boolean keepsCalls;
     /** Insertion order is refresh order (an entry is re-inserted when refreshed): oldest first. */
     private final LinkedHashMap<String, Dialog> dialogs = new LinkedHashMap<>();
     /** Dialogs ended by a BYE relayed from its bytes, oldest first; their {@code bye} is set. */
     private final LinkedHashMap<String, Dialog> ended = new LinkedHashMap<>();
 
-    /** A dialog: its caller's tag, when it was last refreshed, and the BYE that ends it (null until one is let through). */
+    /**
+     * A dialog: its caller's tag, when it was last refreshed, the BYE that ends it (null until one is
+     * let through), and what is kept to list and end it (null when not known).
+     */
     private static final class Dialog {
         final String callerTag;
         long refreshed;
         String bye;
+        EstablishedCall call;
 
         Dialog(String callerTag, long refreshed) {
             this.callerTag = callerTag;
@@ -74,7 +83,17 @@ public final class EstablishedDialogs {
      */
     public EstablishedDialogs(int maxDialogs, Duration lifetime, Ticker ticker, MeterRegistry registry,
                               Consumer<String> forgotten) {
+        this(maxDialogs, lifetime, ticker, registry, forgotten, false);
+    }
+
+    /**
+     * As above; with {@code keepsCalls} each dialog also keeps its {@link EstablishedCall} (the
+     * management API's listing and ending of calls), about 1 to 2 KB more per dialog.
+     */
+    public EstablishedDialogs(int maxDialogs, Duration lifetime, Ticker ticker, MeterRegistry registry,
+                              Consumer<String> forgotten, boolean keepsCalls) {
         this.forgotten = forgotten;
+        this.keepsCalls = keepsCalls;
         if (maxDialogs < 1) {
             throw new IllegalArgumentException("maxDialogs must be at least 1: " + maxDialogs);
         }
@@ -86,18 +105,95 @@ public final class EstablishedDialogs {
         Gauge.builder("sip.dialogs.established", this, EstablishedDialogs::size).register(registry);
     }
 
+    /** Whether each dialog keeps its {@link EstablishedCall}: else those handed in are dropped, and none need be made. */
+    public boolean keepsCalls() {
+        return keepsCalls;
+    }
+
     /** A 2xx to an INVITE was forwarded: its dialog is established (or refreshed, for a re-INVITE). */
     public void established(Message okToInvite) {
+        established(okToInvite, null);
+    }
+
+    /** As {@link #established(Message)}, keeping {@code call} (null for none) for a dialog new here. */
+    public void established(Message okToInvite, EstablishedCall call) {
         FromHeader from = (FromHeader) okToInvite.getHeader(FromHeader.NAME);
-        established(key(okToInvite), from == null ? null : from.getTag());
+        established(key(okToInvite), from == null ? null : from.getTag(), call);
     }
 
     /** A 2xx to an INVITE with this Call-ID and these tags was relayed from its bytes: as {@link #established(Message)}. */
     public void established(String callId, String fromTag, String toTag) {
-        established(fromTag == null || toTag == null ? null : key(callId, fromTag, toTag), fromTag);
+        established(callId, fromTag, toTag, null);
     }
 
-    private void established(String key, String callerTag) {
+    /** As {@link #established(String, String, String)}, keeping {@code call} (null for none) for a dialog new here. */
+    public void established(String callId, String fromTag, String toTag, EstablishedCall call) {
+        established(fromTag == null || toTag == null ? null : key(callId, fromTag, toTag), fromTag, call);
+    }
+
+    /**
+     * A request of CSeq {@code number} from the party whose tag is {@code fromTag} went through the
+     * dialog (a re-INVITE answered 2xx): a BYE this proxy sends that party's peer must carry a higher one.
+     */
+    public void seen(String callId, String fromTag, String toTag, long number) {
+        if (callId == null || fromTag == null || toTag == null) {
+            return;
+        }
+        synchronized (dialogs) {
+            Dialog d = dialogs.get(key(callId, fromTag, toTag));
+            if (d != null && d.call != null) {
+                d.call = d.call.seen(fromTag, number);
+            }
+        }
+    }
+
+    /**
+     * The calls kept with their details that {@code filter} accepts, oldest refresh first, at most
+     * {@code limit}; {@code truncated} when more matched.
+     * Threading: immutable.
+     */
+    public record Listing(List<EstablishedCall> calls, boolean truncated) {
+    }
+
+    /**
+     * The established calls {@code filter} accepts, at most {@code limit} of them. The lock is held
+     * only to copy the references; {@code filter} runs after, on the caller's thread.
+     */
+    public Listing calls(Predicate<EstablishedCall> filter, int limit) {
+        List<EstablishedCall> all;
+        synchronized (dialogs) {
+            expire(ticker.read());
+            all = new ArrayList<>(dialogs.size());
+            for (Dialog d : dialogs.values()) {
+                if (d.call != null) {
+                    all.add(d.call);
+                }
+            }
+        }
+        List<EstablishedCall> out = new ArrayList<>(Math.min(limit, 64));
+        for (EstablishedCall c : all) {
+            if (filter.test(c)) {
+                if (out.size() == limit) {
+                    return new Listing(out, true);
+                }
+                out.add(c);
+            }
+        }
+        return new Listing(out, false);
+    }
+
+    /**
+     * The proxy itself ends {@code call} (its BYEs are sent by the caller of this): the dialog is
+     * forgotten, and no BYE of its parties is relayed for it any more. Returns whether it was still
+     * established.
+     */
+    public boolean endedHere(EstablishedCall call) {
+        synchronized (dialogs) {
+            return dialogs.remove(key(call.callId(), call.callerTag(), call.calleeTag())) != null;
+        }
+    }
+
+    private void established(String key, String callerTag, EstablishedCall call) {
         if (key == null) {
             return;
         }
@@ -107,6 +203,9 @@ public final class EstablishedDialogs {
             if (d == null) {
                 // a 2xx to a re-INVITE of the callee carries the callee's tag in From: a dialog keeps its caller
                 d = new Dialog(callerTag, now);
+            }
+            if (d.call == null && keepsCalls) {
+                d.call = call;
             }
             d.refreshed = now;
             dialogs.put(key, d);

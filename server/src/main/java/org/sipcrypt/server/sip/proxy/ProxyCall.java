@@ -52,6 +52,8 @@ final class ProxyCall {
     final boolean invite;
     /** The call's detail record while it is in progress; null unless recorded (an INVITE outside a dialog). */
     final CallRecords.Call record;
+    /** When the proxy took an INVITE whose established call is kept ({@link EstablishedCall}); else null. */
+    final java.time.Instant started;
     private final List<Branch> branches = new ArrayList<>();
     private boolean forwarding;
     private boolean finalSent;
@@ -59,15 +61,17 @@ final class ProxyCall {
     private boolean cancelled;
 
     ProxyCall(ServerTransaction st, Request request, String callId) {
-        this(st, request, callId, null);
+        this(st, request, callId, null, null);
     }
 
-    ProxyCall(ServerTransaction st, Request request, String callId, CallRecords.Call record) {
+    ProxyCall(ServerTransaction st, Request request, String callId, CallRecords.Call record,
+              java.time.Instant started) {
         this.st = st;
         this.request = request;
         this.callId = callId;
         this.invite = Request.INVITE.equals(request.getMethod());
         this.record = record;
+        this.started = started;
     }
 
     synchronized Branch addBranch(Request forwarded) {

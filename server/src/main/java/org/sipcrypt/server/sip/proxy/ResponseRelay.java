@@ -92,7 +92,8 @@ final class ResponseRelay {
             if (up.status() / 100 == 2) {
                 String toTag = up.to() == null ? null : tag(up.to());
                 upstream = toTag == null ? null : proxy.okRelayedFromBytes(transaction, up.status(), up.callId(),
-                        fromTag, toTag, number, up.destination(), local, over);
+                        fromTag, toTag, number, up.destination(), local, over, up.to(), response.value("contact"),
+                        response.values("record-route"));
             } else {
                 upstream = proxy.provisionalRelayedFromBytes(transaction, up.status(), up.callId(), fromTag, number,
                         up.destination(), local, over);

@@ -74,4 +74,18 @@ public final class RouteTable {
         all.addAll(destinations);
         return List.copyOf(all);
     }
+
+    /** Each route as {@code DOMAIN -> ROUTE-URI (CONNECTION)}, domains in order, the default last as {@code * -> ...}. */
+    public List<String> describe() {
+        List<String> out = new java.util.ArrayList<>();
+        new java.util.TreeMap<>(byDomain).forEach((d, h) -> out.add(d + " -> " + text(h)));
+        if (defaultRoute != null) {
+            out.add("* -> " + text(defaultRoute));
+        }
+        return out;
+    }
+
+    private static String text(NextHop h) {
+        return h.routeUri() + " (" + h.connection().configName() + ")";
+    }
 }

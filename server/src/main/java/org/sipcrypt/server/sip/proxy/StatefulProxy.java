@@ -74,6 +74,7 @@ public final class StatefulProxy implements ProxyFunction {
     private final FlowTokens flowTokens;
     private final CallRouting routing;
     private final CallRecords records;
+    private final ProxyBye byes;
 
     /**
      * @param timers     where Timer C runs (its task only hands the branch back to the call's lane)
@@ -90,7 +91,7 @@ public final class StatefulProxy implements ProxyFunction {
      *                   null when no records are kept ({@code cdr.sink=none}), which costs one null check per event
      * @param sets       the destination sets routes and routers may name
      */
-    public StatefulProxy(SipContext ctx, LocationService location, RouteTable routes, boolean recordRoute,
+    public StatefulProxy(SipContext ctx, LocationService location, LiveRoutes routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
                          EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing, CallRecords records,
                          DestinationSets sets) {
@@ -104,6 +105,12 @@ public final class StatefulProxy implements ProxyFunction {
         this.timerC = Objects.requireNonNull(timerC, "timerC");
         this.dialogs = recordRoute ? dialogs : null;
         this.routing = routing;
+        this.byes = this.dialogs == null ? null : new ProxyBye(ctx, this.dialogs, records);
+    }
+
+    /** The established calls, to list and to end with the proxy's own BYEs; null when none are kept (no Record-Route). */
+    public ProxyBye byes() {
+        return byes;
     }
 
     /** The branches of this proxy's Vias, which the relay from bytes writes and checks too. */
@@ -177,7 +184,11 @@ public final class StatefulProxy implements ProxyFunction {
         if (Request.INVITE.equals(request.getMethod())) {
             ctx.respond(st, request, Response.TRYING);
         }
-        ProxyCall call = new ProxyCall(st, request, callId, records == null ? null : startRecord(request, st, callId, identity));
+        ProxyCall call = new ProxyCall(st, request, callId,
+                records == null ? null : startRecord(request, st, callId, identity),
+                dialogs != null && dialogs.keepsCalls() && Request.INVITE.equals(request.getMethod())
+                        && toTagOf(request) == null
+                        ? ctx.clock().instant() : null);
         st.setApplicationData(call);
         Request fwd = (Request) request.clone();
         popOwnRoutes(fwd);
@@ -338,11 +349,18 @@ public final class StatefulProxy implements ProxyFunction {
     /** A response on a branch (§16.7). */
     @Override
     public void onResponse(Response response, ClientTransaction ct) {
-        if (ct != null && ct.getApplicationData() instanceof DestinationProber.Probe probe) {
+        Object data = ct == null ? null : ct.getApplicationData();
+        if (data instanceof DestinationProber.Probe probe) {
             probe.prober.answered(probe, response, ct);
             return;
         }
-        ProxyCall.Branch branch = ct == null ? null : (ProxyCall.Branch) ct.getApplicationData();
+        if (data instanceof ProxyBye.Sent sent) {
+            if (response.getStatusCode() >= 200) {
+                byes.answered(sent, response.getStatusCode());
+            }
+            return;
+        }
+        ProxyCall.Branch branch = (ProxyCall.Branch) data;
         if (branch == null) {
             forwardStateless(response);
             return;
@@ -384,7 +402,8 @@ public final class StatefulProxy implements ProxyFunction {
      */
     ServerTransaction okRelayedFromBytes(ClientTransaction ct, int status, String callId, String fromTag,
                                          String toTag, String cseqNumber, InetSocketAddress upstream,
-                                         InetSocketAddress local, Transport over) {
+                                         InetSocketAddress local, Transport over, String to, String contact,
+                                         List<String> recordRoute) {
         ProxyCall.Branch branch = branchFromBytes(ct, callId, fromTag, cseqNumber, upstream, local, over);
         if (branch == null) {
             return null;
@@ -405,7 +424,10 @@ public final class StatefulProxy implements ProxyFunction {
             records.answered(call.record, status, over.sipName().toLowerCase(Locale.ROOT), cipherSuiteOf(ct));
         }
         if (dialogs != null) {
-            dialogs.established(callId, fromTag, toTag);
+            dialogs.established(callId, fromTag, toTag, call.started == null || !dialogs.keepsCalls() ? null
+                    : ProxyBye.describe(call.request, call.started, ctx.clock().instant(), to, contact, recordRoute,
+                            over.sipName().toLowerCase(Locale.ROOT)));
+            noteReInvite(call, callId, fromTag, toTag);
         }
         if (call.allDone()) {
             releaseIfCallEnded(call);
@@ -506,6 +528,10 @@ public final class StatefulProxy implements ProxyFunction {
             probe.prober.failed(probe, "timed out");
             return;
         }
+        if (ct.getApplicationData() instanceof ProxyBye.Sent sent) {
+            byes.answered(sent, Response.REQUEST_TIMEOUT);
+            return;
+        }
         ProxyCall.Branch branch = (ProxyCall.Branch) ct.getApplicationData();
         if (branch != null) {
             branchFinal(branch, Response.REQUEST_TIMEOUT, null);
@@ -520,6 +546,10 @@ public final class StatefulProxy implements ProxyFunction {
     public void onNotSent(ClientTransaction ct) {
         if (ct.getApplicationData() instanceof DestinationProber.Probe probe) {
             probe.prober.failed(probe, "connection not set up");
+            return;
+        }
+        if (ct.getApplicationData() instanceof ProxyBye.Sent sent) {
+            byes.answered(sent, Response.SERVICE_UNAVAILABLE);
             return;
         }
         ProxyCall.Branch branch = (ProxyCall.Branch) ct.getApplicationData();
@@ -602,7 +632,14 @@ public final class StatefulProxy implements ProxyFunction {
         if (v.forward() != null) {
             // noted before it leaves, so the ACK it brings finds its dialog
             if (dialogs != null && call.invite && v.forward().getStatusCode() / 100 == 2) {
-                dialogs.established(v.forward());
+                Response ok = v.forward();
+                dialogs.established(ok, call.started == null || !dialogs.keepsCalls() ? null
+                        : ProxyBye.describe(call.request, call.started, ctx.clock().instant(), ProxyBye.to(ok),
+                                ProxyBye.contact(ok), ProxyBye.recordRoute(ok), transportOf(branch)));
+                if (toTagOf(call.request) != null) {
+                    FromHeader from = (FromHeader) ok.getHeader(FromHeader.NAME);
+                    noteReInvite(call, call.callId, from == null ? null : from.getTag(), toTagOf(ok));
+                }
             }
             if (v.forward().getStatusCode() / 100 == 2 && call.finalSentStatus() != 0 && call.st.getState() != null
                     && call.st.getState().getValue() >= javax.sip.TransactionState._COMPLETED) {
@@ -617,6 +654,27 @@ public final class StatefulProxy implements ProxyFunction {
         if (v.done()) {
             releaseIfCallEnded(call);
         }
+    }
+
+    /** The To tag of a message, or null. */
+    private static String toTagOf(javax.sip.message.Message r) {
+        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
+        return to == null ? null : to.getTag();
+    }
+
+    /** A 2xx to a re-INVITE went through: its sender's CSeq is the highest seen from it in the dialog. */
+    private void noteReInvite(ProxyCall call, String callId, String fromTag, String toTag) {
+        ToHeader to = (ToHeader) call.request.getHeader(ToHeader.NAME);
+        CSeqHeader cseq = (CSeqHeader) call.request.getHeader(CSeqHeader.NAME);
+        if (to != null && to.getTag() != null && cseq != null) {
+            dialogs.seen(callId, fromTag, toTag, cseq.getSeqNumber());
+        }
+    }
+
+    /** The transport of a branch's client transaction, lower case, or null. */
+    private static String transportOf(ProxyCall.Branch branch) {
+        String t = branch.tx == null ? null : StackInternals.transport(branch.tx);
+        return t == null ? null : t.toLowerCase(Locale.ROOT);
     }
 
     /**

@@ -42,7 +42,7 @@ final class TargetSelector {
 
     private final SipContext ctx;
     private final LocationService location;
-    private final RouteTable routes;
+    private final LiveRoutes routes;
     private final CallRecords records;
     private final DestinationSets sets;
 
@@ -50,7 +50,7 @@ final class TargetSelector {
      * @param records the calls in progress, whose records a refusal here ends; null when none are recorded
      * @param sets    the destination sets routes name
      */
-    TargetSelector(SipContext ctx, LocationService location, RouteTable routes, CallRecords records,
+    TargetSelector(SipContext ctx, LocationService location, LiveRoutes routes, CallRecords records,
                    DestinationSets sets) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
@@ -107,8 +107,9 @@ final class TargetSelector {
             refuse(call, Response.UNSUPPORTED_URI_SCHEME);
             return;
         }
-        var routed = routes.forDomain(sip.getHost());
-        var routedToSet = routes.setForDomain(sip.getHost());
+        RouteTable table = routes.current();
+        var routed = table.forDomain(sip.getHost());
+        var routedToSet = table.setForDomain(sip.getHost());
         if (routed.isPresent()) {
             forward.accept(List.of(Target.via(routed.get())));
         } else if (routedToSet.isPresent()) {
@@ -116,12 +117,12 @@ final class TargetSelector {
         } else if (ctx.local().isLocal(sip) || ctx.local().isLocalDomain(sip.getHost()) && sip.getUser() != null
                 && isOurPortOrNone(sip)) {
             lookup(call, sip, forward);
-        } else if (routes.defaultRoute().isPresent() && !inDialog(fwd)) {
+        } else if (table.defaultRoute().isPresent() && !inDialog(fwd)) {
             // RFC 3261 §12.2.1.1: a mid-dialog request whose route set ends here goes to the
             // dialog's remote target, not through the default route (a detour, or a loop back)
-            forward.accept(List.of(Target.via(routes.defaultRoute().get())));
-        } else if (routes.defaultSet().isPresent() && !inDialog(fwd)) {
-            toSet(call, fwd, routes.defaultSet().get(), forward);
+            forward.accept(List.of(Target.via(table.defaultRoute().get())));
+        } else if (table.defaultSet().isPresent() && !inDialog(fwd)) {
+            toSet(call, fwd, table.defaultSet().get(), forward);
         } else {
             forward.accept(List.of(Target.AS_ADDRESSED));
         }

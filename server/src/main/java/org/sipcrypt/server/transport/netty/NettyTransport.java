@@ -271,6 +271,21 @@ public final class NettyTransport implements CallConnections, FastPath.Seams, Au
         }
     }
 
+    /**
+     * Stops accepting new connections on the one stream listener of {@code kind} bound to {@code local};
+     * its open connections stay. Returns whether there was such a listener.
+     */
+    public boolean stopAccepting(Transport kind, InetSocketAddress local) {
+        boolean found = false;
+        for (NettyTcpMessageProcessor p : tcpProcessors) {
+            if (p.kind() == kind && p.localAddress().equals(local)) {
+                p.stopAccepting();
+                found = true;
+            }
+        }
+        return found;
+    }
+
     @Override
     public void releaseCall(String callId) {
         for (NettyTcpMessageProcessor p : tcpProcessors) {

@@ -52,6 +52,54 @@ class EstablishedDialogsTest {
     }
 
     @Test
+    void keptCallsAreListedByFilterWithinTheLimitAndEndedHere() {
+        EstablishedDialogs d = new EstablishedDialogs(10, Duration.ofHours(1), now::get, registry, null, true);
+        for (String id : new String[] {"c1", "c2", "c3"}) {
+            d.established(id, "a", "b", call(id));
+        }
+        d.established("c4", "a", "b");
+        EstablishedDialogs.Listing all = d.calls(c -> true, 10);
+        assertEquals(java.util.List.of("c1", "c2", "c3"), all.calls().stream().map(EstablishedCall::callId).toList(),
+                "c4 was established without its details");
+        assertFalse(all.truncated());
+        EstablishedDialogs.Listing two = d.calls(c -> true, 2);
+        assertEquals(2, two.calls().size());
+        assertTrue(two.truncated());
+        assertEquals(1, d.calls(c -> c.callId().equals("c2"), 10).calls().size());
+
+        assertTrue(d.endedHere(call("c2")));
+        assertFalse(d.endedHere(call("c2")), "ended once only");
+        assertEquals(3, d.size());
+        assertFalse(d.live("c2", "a", "b", null), "a dialog the proxy ended lets nothing through");
+    }
+
+    @Test
+    void aReInvitesCSeqRaisesThatOfItsSenderOnly() {
+        EstablishedDialogs d = new EstablishedDialogs(10, Duration.ofHours(1), now::get, registry, null, true);
+        d.established("c1", "a", "b", call("c1"));
+        d.seen("c1", "b", "a", 7);
+        d.seen("c1", "a", "b", 3);
+        EstablishedCall c = d.calls(x -> true, 1).calls().get(0);
+        assertEquals(7, c.calleeCSeq());
+        assertEquals(5, c.callerCSeq(), "a lower CSeq than the one seen changes nothing");
+    }
+
+    @Test
+    void withoutKeepingCallsNoneIsListed() {
+        EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
+        d.established("c1", "a", "b", call("c1"));
+        assertEquals(1, d.size());
+        assertEquals(0, d.calls(c -> true, 10).calls().size());
+        assertFalse(d.keepsCalls());
+    }
+
+    private static EstablishedCall call(String callId) {
+        return new EstablishedCall(callId, "<sip:alice@example.com>;tag=a", "<sip:bob@example.com>;tag=b", "a", "b",
+                "sip:alice@example.com", "sip:bob@example.com", "<sip:alice@192.0.2.1>", "<sip:bob@192.0.2.2>",
+                java.util.List.of(), 5, 0, java.time.Instant.EPOCH, java.time.Instant.EPOCH, "udp", "udp", null);
+    }
+
+    @Test
     void aByeOfAnotherDialogEndsNothing() throws Exception {
         EstablishedDialogs d = dialogs(10, Duration.ofHours(1));
         establish(d, "c1");
