@@ -66,6 +66,7 @@ import org.sipcrypt.server.transport.WebSocketLimits;
  * @param tls                TLS listener and outgoing TLS connections
  * @param webSocket          the ws and wss listeners: origins accepted, message size, keep-alive pings
  * @param routing            the routing SPI: which routers run, their time bound and options
+ * @param dns                how the proxy locates SIP servers by DNS (RFC 3263): name servers, query timeout, cache
  */
 public record ServerConfig(
         List<ListenerConfig> listeners,
@@ -109,9 +110,11 @@ public record ServerConfig(
         AuthConfig auth,
         TlsConfig tls,
         WebSocketLimits webSocket,
-        RoutingConfig routing) {
+        RoutingConfig routing,
+        DnsConfig dns) {
 
     public ServerConfig {
+        Objects.requireNonNull(dns, "dns");
         Objects.requireNonNull(webSocket, "webSocket");
         Objects.requireNonNull(routing, "routing");
         listeners = List.copyOf(Objects.requireNonNull(listeners, "listeners"));
@@ -177,7 +180,7 @@ public record ServerConfig(
                 .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
         return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).cdr(cdr).http(http).auth(auth).tls(tls)
-                .webSocket(webSocket).routing(routing);
+                .webSocket(webSocket).routing(routing).dns(dns);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -236,6 +239,7 @@ public record ServerConfig(
         private TlsConfig.Builder tls = new TlsConfig.Builder();
         private WebSocketLimits.Builder webSocket = new WebSocketLimits.Builder();
         private RoutingConfig.Builder routing = new RoutingConfig.Builder();
+        private DnsConfig.Builder dns = new DnsConfig.Builder();
 
         public Builder listeners(List<ListenerConfig> v) { listeners = v; return this; }
         public Builder dataDir(Path v) { dataDir = v; return this; }
@@ -280,6 +284,12 @@ public record ServerConfig(
         public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
         public Builder webSocket(WebSocketLimits v) { webSocket = v.toBuilder(); return this; }
         public Builder routing(RoutingConfig v) { routing = v.toBuilder(); return this; }
+        public Builder dns(DnsConfig v) { dns = v.toBuilder(); return this; }
+
+        /** The DNS settings (RFC 3263 resolution), to change in place. */
+        public DnsConfig.Builder dns() {
+            return dns;
+        }
 
         /** The routing SPI's settings, to change in place. */
         public RoutingConfig.Builder routing() {
@@ -343,7 +353,7 @@ public record ServerConfig(
                     fastPath, minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
                     dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), cdr.build(), http.build(), auth.build(), tls.build(),
-                    webSocket.build(), routing.build());
+                    webSocket.build(), routing.build(), dns.build());
             ServerConfigChecks.check(c);
             return c;
         }

@@ -26,6 +26,8 @@ final class ProxyCall {
         boolean cancelled;
         int finalStatus;
         Response finalResponse;
+        /** The next hops DNS found after this branch's (RFC 3263 §4.3), to fail over to; null for none. */
+        NextHopFailover failover;
         /** Timer C of an INVITE branch (RFC 3261 §16.6 step 11); null when not running. */
         java.util.concurrent.ScheduledFuture<?> timerC;
 

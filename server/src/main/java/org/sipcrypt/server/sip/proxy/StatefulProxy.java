@@ -8,6 +8,7 @@ import java.util.ListIterator;
 import java.util.Locale;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,8 @@ import javax.sip.message.Response;
 import javax.sip.header.ContactHeader;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.cdr.CallRecords;
+import org.sipcrypt.server.dns.Destination;
+import org.sipcrypt.server.dns.SipServerLocator;
 import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.sip.registrar.NatTest;
 import org.sipcrypt.server.transport.Flow;
@@ -71,6 +74,7 @@ public final class StatefulProxy implements ProxyFunction {
     private final FlowTokens flowTokens;
     private final CallRouting routing;
     private final CallRecords records;
+    private volatile SipServerLocator locator;
 
     /**
      * @param timers     where Timer C runs (its task only hands the branch back to the call's lane)
@@ -253,46 +257,173 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
-     * §16.6: one branch per target, each a copy of {@code fwd}; the last branch takes {@code fwd}
-     * itself, which nothing reads after this (targets are chosen once per request), so a request with
-     * one target is not copied a second time.
+     * Locates the next hop of each target whose Route or Request-URI names a host by name (RFC 3263),
+     * off the lane, and forwards on the call's lane once all are known; forwards at once when none
+     * needs DNS (IP addresses, flows, this server's own names) or no locator is set.
      */
     private void forward(ProxyCall call, Request fwd, List<Target> chosen) {
+        SipServerLocator dns = locator;
+        List<CompletableFuture<List<Destination>>> lookups = dns == null ? null : new ArrayList<>(chosen.size());
+        boolean any = false;
+        for (int i = 0; dns != null && i < chosen.size(); i++) {
+            SipURI named = namedNextHop(fwd, chosen.get(i));
+            lookups.add(named == null ? null : locate(dns, named));
+            any |= named != null;
+        }
+        if (!any) {
+            forward(call, fwd, chosen, null);
+            return;
+        }
+        CompletableFuture.allOf(lookups.stream().filter(Objects::nonNull).map(f -> f.exceptionally(e -> null))
+                .toArray(CompletableFuture[]::new)).whenCompleteAsync((done, failure) -> {
+                    if (call.cancelled()) {
+                        // RFC 3261 §16.10: cancelled while its next hops were looked up
+                        ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
+                    } else {
+                        forward(call, fwd, chosen, lookups);
+                    }
+                }, ctx.lane(call.callId));
+    }
+
+    /**
+     * The next hop's URI of {@code target} when its host is a name DNS must locate: its static
+     * route, else the first entry of its Path, else the top Route, else its Request-URI (RFC 3261
+     * §16.6 step 7, §16.12); its {@code maddr} counts as its host. Null for a flow, an IP address or
+     * a name of this server's.
+     */
+    private SipURI namedNextHop(Request fwd, Target target) {
+        if (target.flow() != null) {
+            return null;
+        }
+        URI next;
+        try {
+            if (target.hop() != null) {
+                next = ctx.addresses().createURI(target.hop().routeUri());
+            } else if (!target.path().isEmpty()) {
+                next = ((RouteHeader) ctx.headers().createHeader(RouteHeader.NAME, target.path().get(0)))
+                        .getAddress().getURI();
+            } else if (fwd.getHeader(RouteHeader.NAME) != null) {
+                next = ((RouteHeader) fwd.getHeader(RouteHeader.NAME)).getAddress().getURI();
+            } else {
+                next = target.requestUri() != null ? target.requestUri() : fwd.getRequestURI();
+            }
+        } catch (ParseException e) {
+            // left to the rewrite, which fails on the same text and ends the branch
+            return null;
+        }
+        if (!(next instanceof SipURI sip) || ctx.local().isLocal(sip)) {
+            return null;
+        }
+        String host = sip.getMAddrParam() != null ? sip.getMAddrParam() : sip.getHost();
+        return host == null || SipServerLocator.isAddress(host) ? null : sip;
+    }
+
+    private static CompletableFuture<List<Destination>> locate(SipServerLocator dns, SipURI uri) {
+        Transport transport = null;
+        if (uri.getTransportParam() != null) {
+            try {
+                transport = Transport.parse(uri.getTransportParam());
+            } catch (IllegalArgumentException e) {
+                transport = null;
+            }
+        }
+        String host = uri.getMAddrParam() != null ? uri.getMAddrParam() : uri.getHost();
+        return dns.locate(host, uri.getPort(), transport, uri.isSecure());
+    }
+
+    /**
+     * §16.6: one branch per target, each a copy of {@code fwd}; the last branch takes {@code fwd}
+     * itself, which nothing reads after this (targets are chosen once per request), so a request with
+     * one target is not copied a second time. A target whose next hop DNS located (its entry of
+     * {@code located}, null when none was looked up) goes to the first of them and keeps the rest to
+     * fail over to; one whose lookup failed ends as 503.
+     */
+    private void forward(ProxyCall call, Request fwd, List<Target> chosen,
+                         List<CompletableFuture<List<Destination>>> located) {
         Flow in = SipContext.flowOf(call.request);
         boolean inRequired = behindNat(call.request, in);
         for (int i = 0; i < chosen.size(); i++) {
             Target target = chosen.get(i);
             Request out = i == chosen.size() - 1 ? fwd : (Request) fwd.clone();
-            ProxyCall.Branch branch = call.addBranch(out);
-            ListeningPoints.Entry from;
-            try {
-                from = rewriter.rewrite(call.request, out, target, in, inRequired);
-            } catch (ParseException | InvalidArgumentException | SipException e) {
-                ctx.counters().error("prepare_branch");
-                log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
-                branchFinal(branch, Response.SERVER_INTERNAL_ERROR, null);
+            CompletableFuture<List<Destination>> lookup = located == null ? null : located.get(i);
+            if (lookup != null && lookup.isCompletedExceptionally()) {
+                ProxyCall.Branch branch = call.addBranch(out);
+                ctx.counters().error("next_hop_unresolved");
+                log.debug("{}: next hop of {} not located: {}", call.callId, out.getRequestURI(),
+                        lookup.handle((ok, e) -> e).join().getMessage());
+                branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
                 continue;
             }
-            try (ConnectionScope scope = target.flow() != null ? ConnectionScope.flow(call.callId)
-                    : ConnectionScope.call(call.callId)) {
-                // the provider holding the listening point chosen for the next hop sends from its socket
-                ClientTransaction ct = from.provider().getNewClientTransaction(out);
-                if (!call.invite) {
-                    shortTimerK(ct);
-                }
-                ct.setApplicationData(branch);
-                branch.tx = ct;
-                ct.sendRequest();
-                ctx.counters().forwarded(out.getMethod());
-                if (call.invite) {
-                    startTimerC(branch);
-                }
-            } catch (SipException | RuntimeException e) {
-                ctx.counters().error("next_hop_unreachable");
-                log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
-                branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
-            }
+            List<Destination> hops = lookup == null ? List.of() : lookup.join();
+            NextHopFailover failover = hops.size() > 1
+                    ? new NextHopFailover((Request) out.clone(), target, hops.subList(1, hops.size())) : null;
+            sendBranch(call, out, target, hops.isEmpty() ? null : hops.get(0), failover, in, inRequired);
         }
+    }
+
+    /** Rewrites {@code out} for {@code target} and sends it on a new branch, to {@code to} when DNS located it. */
+    private void sendBranch(ProxyCall call, Request out, Target target, Destination to, NextHopFailover failover,
+                            Flow in, boolean inRequired) {
+        ProxyCall.Branch branch = call.addBranch(out);
+        branch.failover = failover;
+        ListeningPoints.Entry from;
+        try {
+            from = rewriter.rewrite(call.request, out, target, in, inRequired, to);
+        } catch (ParseException | InvalidArgumentException | SipException e) {
+            ctx.counters().error("prepare_branch");
+            log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
+            branchFinal(branch, Response.SERVER_INTERNAL_ERROR, null);
+            return;
+        }
+        try (ConnectionScope scope = target.flow() != null ? ConnectionScope.flow(call.callId)
+                : ConnectionScope.call(call.callId)) {
+            // the provider holding the listening point chosen for the next hop sends from its socket
+            ClientTransaction ct = from.provider().getNewClientTransaction(out);
+            if (!call.invite) {
+                shortTimerK(ct);
+            }
+            ct.setApplicationData(branch);
+            branch.tx = ct;
+            ct.sendRequest();
+            ctx.counters().forwarded(out.getMethod());
+            if (call.invite) {
+                startTimerC(branch);
+            }
+        } catch (SipException | RuntimeException e) {
+            ctx.counters().error("next_hop_unreachable");
+            log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
+            branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
+        }
+    }
+
+    /**
+     * RFC 3263 §4.3: a branch to a next hop DNS located that failed to connect, timed out (408) or was
+     * answered 503 is sent again, as a new branch (a new transaction), to the next hop located after
+     * it, unless the call was cancelled or answered; returns whether it was. The new branch is added
+     * before the old one's response is noted, so the call does not end in between.
+     */
+    private boolean failOver(ProxyCall.Branch branch, int status) {
+        NextHopFailover f = branch.failover;
+        ProxyCall call = branch.call;
+        if (f == null || status != Response.SERVICE_UNAVAILABLE && status != Response.REQUEST_TIMEOUT
+                || call.cancelled() || call.finalSent() || !branch.pending()) {
+            return false;
+        }
+        branch.failover = null;
+        List<Destination> rest = f.rest();
+        NextHopFailover later = rest.size() > 1
+                ? new NextHopFailover(f.unrewritten(), f.target(), rest.subList(1, rest.size())) : null;
+        ctx.counters().error("next_hop_failover");
+        log.debug("{}: branch ended {}, trying next hop {}", call.callId, status, rest.get(0));
+        Flow in = SipContext.flowOf(call.request);
+        sendBranch(call, (Request) f.unrewritten().clone(), f.target(), rest.get(0), later, in,
+                behindNat(call.request, in));
+        return true;
+    }
+
+    /** The locator of next hops named by a host name (RFC 3263); none set: the stack resolves names itself. */
+    public void locateNextHopsWith(SipServerLocator locator) {
+        this.locator = locator;
     }
 
     /** §16.4: removes the Route entries that name this server. */
@@ -548,6 +679,7 @@ public final class StatefulProxy implements ProxyFunction {
     private void branchFinal(ProxyCall.Branch branch, int status, Response upstream) {
         ProxyCall call = branch.call;
         stopTimerC(branch);
+        failOver(branch, status);
         ProxyCall.Verdict v = call.finalResponse(branch, status, upstream);
         for (ProxyCall.Branch b : v.cancel()) {
             sendCancel(b);

@@ -1,0 +1,520 @@
+package org.sipcrypt.server.dns;
+
+import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.handler.codec.dns.DefaultDnsQuestion;
+import io.netty.handler.codec.dns.DnsRawRecord;
+import io.netty.handler.codec.dns.DnsRecord;
+import io.netty.handler.codec.dns.DnsRecordType;
+import io.netty.resolver.HostsFileEntriesResolver;
+import io.netty.resolver.ResolvedAddressTypes;
+import io.netty.resolver.dns.DnsNameResolver;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.resolver.dns.DnsNameResolverTimeoutException;
+import io.netty.resolver.dns.DnsServerAddressStreamProvider;
+import io.netty.resolver.dns.DnsServerAddressStreamProviders;
+import io.netty.resolver.dns.NoopAuthoritativeDnsServerCache;
+import io.netty.resolver.dns.NoopDnsCache;
+import io.netty.resolver.dns.NoopDnsCnameCache;
+import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
+import io.netty.util.NetUtil;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
+import org.sipcrypt.server.config.DnsConfig;
+import org.sipcrypt.server.config.HostPort;
+import org.sipcrypt.server.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Locates the SIP server a URI names (RFC 3263 §4): an ordered list of {@link Destination}s to try
+ * in turn (§4.3). An IP address is taken as it is, without DNS. A name with a port, or a transport,
+ * skips NAPTR; with a port, SRV too (§4.1, §4.2). Otherwise NAPTR records with the services
+ * {@code SIP+D2U}, {@code SIP+D2T} and {@code SIPS+D2T} of the transports the server listens on, by
+ * order and preference, each followed by its SRV records; without any, SRV at {@code _sip._udp},
+ * {@code _sip._tcp} ({@code _sips._tcp} for a sips URI); without those, A and AAAA at the default port.
+ * SRV records are tried by priority and weight (RFC 2782). Answers are kept for their records'
+ * smallest TTL, at most {@code dns.cacheMaxTtl}, for at most {@value #MAX_CACHED_NAMES} names; failures
+ * are not kept. Every lookup is counted in {@code dns.resolutions{result}} (resolved, cached, timeout,
+ * not_found, no_usable_hop, error) and timed in {@code dns.resolution.duration}.
+ * Threading: thread-safe; never blocks; lookups run on its own {@code sipcrypt-dns} event loop and
+ * complete the futures there (callers hop back to their own thread).
+ */
+public final class SipServerLocator implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SipServerLocator.class);
+
+    /** Most names whose answers are kept. */
+    public static final int MAX_CACHED_NAMES = 10_000;
+    /** Most queries one name may take, CNAMEs and retries on other servers included. */
+    private static final int MAX_QUERIES_PER_NAME = 8;
+
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    private final DnsNameResolver resolver;
+    private final Set<Transport> transports;
+    private final Predicate<Destination> sendable;
+    private final long cacheMaxTtlSeconds;
+    private final AsyncCache<Key, Hops> cache;
+    private final RandomGenerator random;
+    private final HostsFileEntriesResolver hosts;
+    private final MeterRegistry registry;
+    private final Timer duration;
+    private final Map<String, Counter> results = new ConcurrentHashMap<>();
+
+    /**
+     * @param transports the transports the server has listeners for: only those are offered
+     * @param sendable   whether the server can send to a destination (a listener of its transport and
+     *                   address family); others are left out of answers
+     * @param ticker     the clock of the cache's expiry
+     */
+    public SipServerLocator(DnsConfig config, Set<Transport> transports, Predicate<Destination> sendable,
+                            MeterRegistry registry, Ticker ticker) {
+        this(config, transports, sendable, registry, ticker, RandomGenerator.getDefault(),
+                HostsFileEntriesResolver.DEFAULT);
+    }
+
+    SipServerLocator(DnsConfig config, Set<Transport> transports, Predicate<Destination> sendable,
+                     MeterRegistry registry, Ticker ticker, RandomGenerator random, HostsFileEntriesResolver hosts) {
+        Objects.requireNonNull(config, "config");
+        this.transports = Set.copyOf(Objects.requireNonNull(transports, "transports"));
+        this.sendable = Objects.requireNonNull(sendable, "sendable");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.random = Objects.requireNonNull(random, "random");
+        this.hosts = Objects.requireNonNull(hosts, "hosts");
+        this.cacheMaxTtlSeconds = config.cacheMaxTtl().toSeconds();
+        this.cache = Caffeine.newBuilder().maximumSize(MAX_CACHED_NAMES).ticker(Objects.requireNonNull(ticker, "ticker"))
+                .executor(Runnable::run).expireAfter(new TtlExpiry()).buildAsync();
+        this.duration = Timer.builder("dns.resolution.duration")
+                .description("Time to locate a SIP server by DNS (RFC 3263), answers from the cache left out")
+                .register(registry);
+        DnsServerAddressStreamProvider servers = config.servers().isEmpty()
+                ? DnsServerAddressStreamProviders.platformDefault()
+                : new SequentialDnsServerAddressStreamProvider(addresses(config.servers()));
+        this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("sipcrypt-dns", true));
+        this.loop = group.next();
+        this.resolver = new DnsNameResolverBuilder(loop)
+                .datagramChannelType(NioDatagramChannel.class)
+                .queryTimeoutMillis(config.timeout().toMillis())
+                .maxQueriesPerResolve(MAX_QUERIES_PER_NAME)
+                .resolveCache(NoopDnsCache.INSTANCE)
+                .cnameCache(NoopDnsCnameCache.INSTANCE)
+                .authoritativeDnsServerCache(NoopAuthoritativeDnsServerCache.INSTANCE)
+                .nameServerProvider(servers)
+                .searchDomains(List.of())
+                .ndots(1)
+                .recursionDesired(true)
+                .build();
+    }
+
+    private static List<InetSocketAddress> addresses(List<HostPort> servers) {
+        List<InetSocketAddress> out = new ArrayList<>(servers.size());
+        for (HostPort s : servers) {
+            // once, at start: a name server given by name is looked up by the system here
+            InetSocketAddress a = new InetSocketAddress(s.host(), s.port());
+            if (a.isUnresolved()) {
+                throw new IllegalArgumentException("dns.servers: \"" + s + "\" does not resolve");
+            }
+            out.add(a);
+        }
+        return out;
+    }
+
+    /**
+     * The destinations of a SIP or SIPS URI's host, port and transport parameter, most preferred
+     * first; fails with a {@link ResolutionFailure} naming the reason.
+     *
+     * @param host      the URI's host (or its {@code maddr}): a name, an IPv4 address or an IPv6
+     *                  reference with or without brackets
+     * @param port      its port, or 0 or less when it names none
+     * @param transport its {@code transport} parameter, or null when it names none
+     * @param secure    whether it is a sips URI (TLS only)
+     */
+    public CompletableFuture<List<Destination>> locate(String host, int port, Transport transport, boolean secure) {
+        Objects.requireNonNull(host, "host");
+        Transport given = secure ? Transport.TLS : transport;
+        InetAddress literal = literal(host);
+        if (literal != null) {
+            // RFC 3263 §4.1, §4.2: a numeric address is used as it is, never looked up
+            Transport t = given != null ? given : Transport.UDP;
+            return CompletableFuture.completedFuture(List.of(new Destination(t,
+                    new InetSocketAddress(literal, port > 0 ? port : t.defaultPort()))));
+        }
+        Key key = new Key(bare(host).toLowerCase(Locale.ROOT), Math.max(port, 0), transport, secure);
+        CompletableFuture<Hops> known = cache.getIfPresent(key);
+        if (known != null && known.isDone() && !known.isCompletedExceptionally()) {
+            count("cached");
+            return known.thenApply(Hops::list);
+        }
+        long start = System.nanoTime();
+        CompletableFuture<Hops> answer = cache.get(key, (k, unused) -> {
+            CompletableFuture<Hops> r = new CompletableFuture<>();
+            try {
+                loop.execute(() -> resolve(k).whenComplete((h, failure) -> {
+                    if (failure != null) {
+                        r.completeExceptionally(unwrap(failure));
+                    } else {
+                        r.complete(h);
+                    }
+                }));
+            } catch (RejectedExecutionException e) {
+                r.completeExceptionally(new ResolutionFailure(ResolutionFailure.Reason.ERROR,
+                        "DNS resolver closed", e));
+            }
+            return r;
+        });
+        CompletableFuture<List<Destination>> out = new CompletableFuture<>();
+        answer.whenComplete((h, failure) -> {
+            duration.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            if (failure != null) {
+                Throwable cause = unwrap(failure);
+                ResolutionFailure rf = cause instanceof ResolutionFailure f ? f
+                        : new ResolutionFailure(ResolutionFailure.Reason.ERROR, host + ": " + cause, cause);
+                count(rf.reason().tag());
+                log.debug("{}: not located: {}", host, rf.getMessage());
+                out.completeExceptionally(rf);
+            } else {
+                count("resolved");
+                out.complete(h.list());
+            }
+        });
+        return out;
+    }
+
+    /** Every step for one name, on the DNS event loop. */
+    private CompletableFuture<Hops> resolve(Key k) {
+        assert loop.inEventLoop();
+        CompletableFuture<Hops> found;
+        Transport given = k.secure() ? Transport.TLS : k.transport();
+        if (given != null && k.port() > 0) {
+            // §4.2: a port given: A/AAAA only
+            found = addresses(k.host(), k.port(), given, Long.MAX_VALUE);
+        } else if (given != null) {
+            // §4.2: a transport given, no port: SRV for that transport, else A/AAAA on its default port
+            found = srv(given, k.host()).thenCompose(h -> h.list().isEmpty()
+                    ? addresses(k.host(), given.defaultPort(), given, Long.MAX_VALUE) : CompletableFuture.completedFuture(h));
+        } else if (k.port() > 0) {
+            // §4.1: a port but no transport: UDP for sip (TCP when the server has no UDP listener)
+            Transport t = defaultTransport(false);
+            found = addresses(k.host(), k.port(), t, Long.MAX_VALUE);
+        } else {
+            found = naptr(k).thenCompose(h -> h.list().isEmpty() ? srvFallback(k) : CompletableFuture.completedFuture(h));
+        }
+        return found.thenApply(h -> usable(k, h));
+    }
+
+    /** The hops the server can send to; fails when there are none. */
+    private Hops usable(Key k, Hops h) {
+        if (h.list().isEmpty()) {
+            throw new CompletionException(new ResolutionFailure(ResolutionFailure.Reason.NOT_FOUND,
+                    k.host() + ": no NAPTR, SRV or A/AAAA record", null));
+        }
+        List<Destination> ok = h.list().stream().filter(sendable).distinct().toList();
+        if (ok.isEmpty()) {
+            throw new CompletionException(new ResolutionFailure(ResolutionFailure.Reason.NO_USABLE_HOP,
+                    k.host() + ": no listener to send to any of " + h.list(), null));
+        }
+        return new Hops(ok, Math.min(h.ttl(), cacheMaxTtlSeconds));
+    }
+
+    /** §4.1: the NAPTR records of services we listen for, by order and preference, each through its SRV records. */
+    private CompletableFuture<Hops> naptr(Key k) {
+        return query(k.host(), DnsRecordType.NAPTR, DnsRdata::naptr).thenCompose(records -> {
+            List<NaptrRecord> usable = records.stream()
+                    .filter(r -> r.sipTransport() != null && transports.contains(r.sipTransport())
+                            && (!k.secure() || r.sipTransport() == Transport.TLS))
+                    .sorted(Comparator.comparingInt(NaptrRecord::order).thenComparingInt(NaptrRecord::preference))
+                    .toList();
+            List<CompletableFuture<Hops>> steps = new ArrayList<>(usable.size());
+            for (NaptrRecord r : usable) {
+                steps.add(srvAt(r.replacement(), r.sipTransport()).thenApply(h -> h.ttlAtMost(r.ttl())));
+            }
+            return combine(steps);
+        });
+    }
+
+    /** §4.1 without NAPTR: SRV for each transport we listen on, then A/AAAA at the default port. */
+    private CompletableFuture<Hops> srvFallback(Key k) {
+        List<Transport> order = k.secure() ? List.of(Transport.TLS) : List.of(Transport.UDP, Transport.TCP);
+        List<CompletableFuture<Hops>> steps = new ArrayList<>();
+        for (Transport t : order) {
+            if (transports.contains(t)) {
+                steps.add(srv(t, k.host()));
+            }
+        }
+        return combine(steps).thenCompose(h -> {
+            if (!h.list().isEmpty()) {
+                return CompletableFuture.completedFuture(h);
+            }
+            Transport t = defaultTransport(k.secure());
+            return addresses(k.host(), t.defaultPort(), t, Long.MAX_VALUE);
+        });
+    }
+
+    private Transport defaultTransport(boolean secure) {
+        if (secure) {
+            return Transport.TLS;
+        }
+        return transports.contains(Transport.UDP) || !transports.contains(Transport.TCP) ? Transport.UDP : Transport.TCP;
+    }
+
+    /** The SRV records of {@code _sip._udp.host}, {@code _sip._tcp.host} or {@code _sips._tcp.host}. */
+    private CompletableFuture<Hops> srv(Transport t, String host) {
+        String service = switch (t) {
+            case TLS -> "_sips._tcp.";
+            case TCP -> "_sip._tcp.";
+            default -> "_sip._udp.";
+        };
+        return srvAt(service + host, t);
+    }
+
+    /** The addresses of the SRV records at {@code name}, in RFC 2782's order. */
+    private CompletableFuture<Hops> srvAt(String name, Transport t) {
+        return query(name, DnsRecordType.SRV, DnsRdata::srv).thenCompose(records -> {
+            List<CompletableFuture<Hops>> steps = new ArrayList<>();
+            for (SrvRecord r : SrvRecord.ordered(records.stream().filter(s -> !s.unavailable()).toList(), random)) {
+                steps.add(addresses(r.target(), r.port(), t, r.ttl()));
+            }
+            return combine(steps);
+        });
+    }
+
+    /** The A and AAAA addresses of {@code host} (the hosts file first), at {@code port} over {@code t}. */
+    private CompletableFuture<Hops> addresses(String host, int port, Transport t, long ttl) {
+        InetAddress fromFile = hosts.address(host, ResolvedAddressTypes.IPV4_PREFERRED);
+        if (fromFile != null) {
+            return CompletableFuture.completedFuture(new Hops(
+                    List.of(new Destination(t, new InetSocketAddress(fromFile, port))), ttl));
+        }
+        BiFunction<ByteBuf, Long, InetAddress> address = (rdata, unused) -> ip(host, rdata);
+        CompletableFuture<Hops> a = query(host, DnsRecordType.A, address).thenApply(list -> hops(list, port, t, ttl));
+        CompletableFuture<Hops> aaaa = query(host, DnsRecordType.AAAA, address).thenApply(list -> hops(list, port, t, ttl));
+        return combine(List.of(a, aaaa));
+    }
+
+    private static Hops hops(Found<InetAddress> found, int port, Transport t, long ttl) {
+        List<Destination> list = new ArrayList<>(found.size());
+        for (InetAddress a : found) {
+            list.add(new Destination(t, new InetSocketAddress(a, port)));
+        }
+        return new Hops(list, Math.min(ttl, found.ttl()));
+    }
+
+    /** An A or AAAA record's address; null for data of another length. */
+    private static InetAddress ip(String host, ByteBuf rdata) {
+        if (rdata.readableBytes() != 4 && rdata.readableBytes() != 16) {
+            return null;
+        }
+        byte[] bytes = new byte[rdata.readableBytes()];
+        rdata.getBytes(rdata.readerIndex(), bytes);
+        try {
+            return InetAddress.getByAddress(host, bytes);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("address of " + bytes.length + " bytes", e);
+        }
+    }
+
+    /**
+     * The steps' hops in the steps' order: what was found, even when some steps failed; a failure
+     * only when nothing was found and one failed (the first such failure).
+     */
+    private static CompletableFuture<Hops> combine(List<CompletableFuture<Hops>> steps) {
+        return CompletableFuture.allOf(steps.stream().map(s -> s.exceptionally(e -> null)).toArray(CompletableFuture[]::new))
+                .thenApply(unused -> {
+                    List<Destination> all = new ArrayList<>();
+                    long ttl = Long.MAX_VALUE;
+                    Throwable failure = null;
+                    for (CompletableFuture<Hops> s : steps) {
+                        if (s.isCompletedExceptionally()) {
+                            if (failure == null) {
+                                failure = s.handle((h, e) -> e).join();
+                            }
+                            continue;
+                        }
+                        Hops h = s.join();
+                        all.addAll(h.list());
+                        if (!h.list().isEmpty()) {
+                            ttl = Math.min(ttl, h.ttl());
+                        }
+                    }
+                    if (all.isEmpty() && failure != null) {
+                        throw failure instanceof CompletionException ce ? ce : new CompletionException(failure);
+                    }
+                    return new Hops(all, ttl);
+                });
+    }
+
+    /**
+     * One DNS query, its records of {@code type} read by {@code reader} (records it declines are
+     * left out); empty when the name or the records do not exist; fails on a timeout.
+     */
+    private <T> CompletableFuture<Found<T>> query(String name, DnsRecordType type, BiFunction<ByteBuf, Long, T> reader) {
+        CompletableFuture<Found<T>> result = new CompletableFuture<>();
+        resolver.resolveAll(new DefaultDnsQuestion(name, type)).addListener(f -> {
+            if (!f.isSuccess()) {
+                Throwable cause = f.cause();
+                if (timedOut(cause)) {
+                    result.completeExceptionally(new ResolutionFailure(ResolutionFailure.Reason.TIMEOUT,
+                            name + " " + type.name() + ": no answer within dns.timeout", cause));
+                } else if (cause instanceof UnknownHostException) {
+                    result.complete(new Found<>(List.of(), Long.MAX_VALUE));
+                } else {
+                    result.completeExceptionally(new ResolutionFailure(ResolutionFailure.Reason.ERROR,
+                            name + " " + type.name() + ": " + cause, cause));
+                }
+                return;
+            }
+            @SuppressWarnings("unchecked")
+            List<DnsRecord> records = (List<DnsRecord>) f.getNow();
+            List<T> out = new ArrayList<>(records.size());
+            long ttl = Long.MAX_VALUE;
+            try {
+                for (DnsRecord r : records) {
+                    if (r.type() != type || !(r instanceof DnsRawRecord raw)) {
+                        continue;
+                    }
+                    T value = reader.apply(raw.content(), r.timeToLive());
+                    if (value == null) {
+                        log.debug("{} {}: a record whose data cannot be read, left out", name, type.name());
+                        continue;
+                    }
+                    out.add(value);
+                    ttl = Math.min(ttl, r.timeToLive());
+                }
+            } catch (RuntimeException e) {
+                result.completeExceptionally(new ResolutionFailure(ResolutionFailure.Reason.ERROR,
+                        name + " " + type.name() + ": " + e, e));
+                return;
+            } finally {
+                for (DnsRecord r : records) {
+                    ReferenceCountUtil.release(r);
+                }
+            }
+            result.complete(new Found<>(out, ttl));
+        });
+        return result;
+    }
+
+    private static boolean timedOut(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof DnsNameResolverTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    private void count(String result) {
+        results.computeIfAbsent(result, r -> Counter.builder("dns.resolutions")
+                .description("Lookups of SIP servers by DNS (RFC 3263), by result").tag("result", r)
+                .register(registry)).increment();
+    }
+
+    /** Whether {@code host} is an IPv4 or IPv6 address (brackets allowed), which is never looked up. */
+    public static boolean isAddress(String host) {
+        return literal(host) != null;
+    }
+
+    /** The address of an IPv4 or IPv6 literal (brackets allowed), read without any lookup; null for a name. */
+    static InetAddress literal(String host) {
+        String h = bare(host);
+        byte[] bytes = NetUtil.createByteArrayFromIpAddressString(h);
+        if (bytes == null) {
+            return null;
+        }
+        try {
+            return InetAddress.getByAddress(bytes);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("address of " + bytes.length + " bytes", e);
+        }
+    }
+
+    private static String bare(String host) {
+        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        return h.length() > 1 && h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
+    }
+
+    /** Stops the DNS event loop; lookups still running fail. */
+    @Override
+    public void close() {
+        resolver.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    /** What was asked: the cache key. */
+    private record Key(String host, int port, Transport transport, boolean secure) {
+    }
+
+    /** Destinations found, with the smallest TTL (seconds) of the records that led to them. */
+    private record Hops(List<Destination> list, long ttl) {
+        Hops ttlAtMost(long seconds) {
+            return new Hops(list, Math.min(ttl, seconds));
+        }
+    }
+
+    /** The values read from one query's records, with their smallest TTL (seconds). */
+    private static final class Found<T> extends ArrayList<T> {
+        private static final long serialVersionUID = 1L;
+        private final long ttl;
+
+        Found(List<T> values, long ttl) {
+            super(values);
+            this.ttl = ttl;
+        }
+
+        long ttl() {
+            return ttl;
+        }
+    }
+
+    /** Each answer expires after its TTL, capped by {@code dns.cacheMaxTtl}. */
+    private final class TtlExpiry implements Expiry<Key, Hops> {
+        @Override
+        public long expireAfterCreate(Key key, Hops value, long currentTime) {
+            return TimeUnit.SECONDS.toNanos(Math.max(0, Math.min(value.ttl(), cacheMaxTtlSeconds)));
+        }
+
+        @Override
+        public long expireAfterUpdate(Key key, Hops value, long currentTime, long currentDuration) {
+            return expireAfterCreate(key, value, currentTime);
+        }
+
+        @Override
+        public long expireAfterRead(Key key, Hops value, long currentTime, long currentDuration) {
+            return currentDuration;
+        }
+    }
+}
