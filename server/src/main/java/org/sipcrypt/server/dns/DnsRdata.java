@@ -1,14 +1,13 @@
 package org.sipcrypt.server.dns;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.dns.DefaultDnsRecordDecoder;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Reads the data of the SRV (RFC 2782) and NAPTR (RFC 3403 §4.1) records Netty hands over raw.
  * A reader answers exactly or declines: data that is short, runs over its length or has bytes
- * left over gives null, never an exception. Domain names are read by Netty's decoder, which follows
- * compression pointers within the message; a name it cannot read is a decline too.
+ * left over gives null, never an exception. Domain names follow compression pointers back into the
+ * message the data is a slice of (Netty hands record data over as such a slice).
  * Threading: stateless; reads a buffer it does not release or move.
  */
 public final class DnsRdata {
@@ -67,18 +66,56 @@ public final class DnsRdata {
         return s;
     }
 
-    /** A domain name without its final dot ({@code "."} for the root), or null when it cannot be read. */
+    /** Longest domain name in text, without its final dot (RFC 1035 §2.3.4). */
+    private static final int MAX_NAME_CHARS = 253;
+
+    /**
+     * A domain name (RFC 1035 §3.1) without its final dot ({@code "."} for the root), the reader
+     * moved past it; null when it is not ended by a zero label within the data, has a label type
+     * other than a length or a pointer, runs over 253 characters, or has a compression pointer
+     * (§4.1.4) that does not point back to an earlier byte of the message.
+     */
     private static String name(ByteBuf in) {
-        if (!in.isReadable()) {
-            return null;
+        int limit = in.writerIndex();
+        int pos = in.readerIndex();
+        int resume = -1;
+        StringBuilder sb = new StringBuilder();
+        // each step reads a label or jumps strictly backwards, so this ends; the bound is a second guard
+        for (int step = 0; step <= MAX_NAME_CHARS; step++) {
+            if (pos >= limit) {
+                return null;
+            }
+            int len = in.getUnsignedByte(pos);
+            if ((len & 0xc0) == 0xc0) {
+                if (pos + 1 >= limit) {
+                    return null;
+                }
+                int target = (len & 0x3f) << 8 | in.getUnsignedByte(pos + 1);
+                if (target >= pos) {
+                    return null;
+                }
+                if (resume < 0) {
+                    resume = pos + 2;
+                }
+                pos = target;
+                continue;
+            }
+            if ((len & 0xc0) != 0) {
+                return null;
+            }
+            if (len == 0) {
+                in.readerIndex(resume < 0 ? pos + 1 : resume);
+                return sb.length() == 0 ? "." : sb.toString();
+            }
+            if (pos + 1 + len > limit || sb.length() + 1 + len > MAX_NAME_CHARS + 1) {
+                return null;
+            }
+            if (sb.length() > 0) {
+                sb.append('.');
+            }
+            sb.append(in.toString(pos + 1, len, StandardCharsets.ISO_8859_1));
+            pos += 1 + len;
         }
-        String n;
-        try {
-            n = DefaultDnsRecordDecoder.decodeName(in);
-        } catch (RuntimeException e) {
-            // a label running past the data or a compression pointer out of the message: declined
-            return null;
-        }
-        return n.length() > 1 && n.endsWith(".") ? n.substring(0, n.length() - 1) : n;
+        return null;
     }
 }

@@ -1,6 +1,6 @@
 package org.sipcrypt.server.dns;
 
-import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Ticker;
@@ -84,7 +84,9 @@ public final class SipServerLocator implements AutoCloseable {
     private final Set<Transport> transports;
     private final Predicate<Destination> sendable;
     private final long cacheMaxTtlSeconds;
-    private final AsyncCache<Key, Hops> cache;
+    private final Cache<Key, Hops> cache;
+    /** Lookups under way, so that requests for one name wait for one lookup. */
+    private final Map<Key, CompletableFuture<Hops>> pending = new ConcurrentHashMap<>();
     private final RandomGenerator random;
     private final HostsFileEntriesResolver hosts;
     private final MeterRegistry registry;
@@ -113,7 +115,7 @@ public final class SipServerLocator implements AutoCloseable {
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.cacheMaxTtlSeconds = config.cacheMaxTtl().toSeconds();
         this.cache = Caffeine.newBuilder().maximumSize(MAX_CACHED_NAMES).ticker(Objects.requireNonNull(ticker, "ticker"))
-                .executor(Runnable::run).expireAfter(new TtlExpiry()).buildAsync();
+                .executor(Runnable::run).expireAfter(new TtlExpiry()).build();
         this.duration = Timer.builder("dns.resolution.duration")
                 .description("Time to locate a SIP server by DNS (RFC 3263), answers from the cache left out")
                 .register(registry);
@@ -170,16 +172,21 @@ public final class SipServerLocator implements AutoCloseable {
                     new InetSocketAddress(literal, port > 0 ? port : t.defaultPort()))));
         }
         Key key = new Key(bare(host).toLowerCase(Locale.ROOT), Math.max(port, 0), transport, secure);
-        CompletableFuture<Hops> known = cache.getIfPresent(key);
-        if (known != null && known.isDone() && !known.isCompletedExceptionally()) {
+        Hops known = cache.getIfPresent(key);
+        if (known != null) {
             count("cached");
-            return known.thenApply(Hops::list);
+            return CompletableFuture.completedFuture(known.list());
         }
         long start = System.nanoTime();
-        CompletableFuture<Hops> answer = cache.get(key, (k, unused) -> {
+        CompletableFuture<Hops> answer = pending.computeIfAbsent(key, k -> {
             CompletableFuture<Hops> r = new CompletableFuture<>();
             try {
                 loop.execute(() -> resolve(k).whenComplete((h, failure) -> {
+                    // on the DNS loop: kept before the lookup is no longer pending, so no request misses both
+                    if (failure == null) {
+                        cache.put(k, h);
+                    }
+                    pending.remove(k, r);
                     if (failure != null) {
                         r.completeExceptionally(unwrap(failure));
                     } else {
@@ -192,6 +199,10 @@ public final class SipServerLocator implements AutoCloseable {
             }
             return r;
         });
+        if (answer.isCompletedExceptionally()) {
+            // refused by a closed loop: nothing will remove it
+            pending.remove(key, answer);
+        }
         CompletableFuture<List<Destination>> out = new CompletableFuture<>();
         answer.whenComplete((h, failure) -> {
             duration.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
