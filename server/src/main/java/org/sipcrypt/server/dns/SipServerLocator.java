@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * {@code SIP+D2U}, {@code SIP+D2T} and {@code SIPS+D2T} of the transports the server listens on, by
  * order and preference, each followed by its SRV records; without any, SRV at {@code _sip._udp},
  * {@code _sip._tcp} ({@code _sips._tcp} for a sips URI); without those, A and AAAA at the default port.
- * SRV records are tried by priority and weight (RFC 2782). Answers are kept for their records'
+ * SRV records are tried by priority and weight (RFC 2782). A name of the hosts file is taken from
+ * it, without DNS. Answers are kept for their records'
  * smallest TTL, at most {@code dns.cacheMaxTtl}, for at most {@value #MAX_CACHED_NAMES} names; failures
  * are not kept. Every lookup is counted in {@code dns.resolutions{result}} (resolved, cached, timeout,
  * not_found, no_usable_hop, error) and timed in {@code dns.resolution.duration}.
@@ -226,7 +227,13 @@ public final class SipServerLocator implements AutoCloseable {
         assert loop.inEventLoop();
         CompletableFuture<Hops> found;
         Transport given = k.secure() ? Transport.TLS : k.transport();
-        if (given != null && k.port() > 0) {
+        InetAddress fromFile = hosts.address(k.host(), ResolvedAddressTypes.IPV4_PREFERRED);
+        if (fromFile != null) {
+            // a name of the hosts file (localhost) is the machine's own: no NAPTR or SRV is asked of DNS
+            Transport t = given != null ? given : defaultTransport(false);
+            found = CompletableFuture.completedFuture(new Hops(List.of(new Destination(t,
+                    new InetSocketAddress(fromFile, k.port() > 0 ? k.port() : t.defaultPort()))), Long.MAX_VALUE));
+        } else if (given != null && k.port() > 0) {
             // §4.2: a port given: A/AAAA only
             found = addresses(k.host(), k.port(), given, Long.MAX_VALUE);
         } else if (given != null) {

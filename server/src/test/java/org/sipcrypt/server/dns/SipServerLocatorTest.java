@@ -197,6 +197,16 @@ class SipServerLocatorTest {
     }
 
     @Test
+    void aNameOfTheHostsFileIsNeverAskedOfDns() throws Exception {
+        DnsConfig config = new DnsConfig.Builder().servers(List.of(HostPort.parse(dns.hostPort(), -1))).build();
+        locator = new SipServerLocator(config, Set.of(Transport.UDP, Transport.TCP), d -> true, registry, nanos::get,
+                new SplittableRandom(7), (name, types) -> name.equals("pbx.lan") ? java.net.InetAddress.getLoopbackAddress() : null);
+        assertEquals(List.of("udp 127.0.0.1:5060"), texts(locator.locate("pbx.lan", -1, null, false)));
+        assertEquals(List.of("tcp 127.0.0.1:5070"), texts(locator.locate("pbx.lan", 5070, Transport.TCP, false)));
+        assertEquals(0, dns.queries());
+    }
+
+    @Test
     void aNameWithoutRecordsFailsAsNotFound() {
         ResolutionFailure failure = failure(locator().locate("nowhere.test", -1, null, false));
         assertEquals(ResolutionFailure.Reason.NOT_FOUND, failure.reason());

@@ -56,9 +56,11 @@ import org.slf4j.LoggerFactory;
  * Record-Route (RFC 5626 §5.3, {@link FlowTokens}) and arrived over one of its two flows goes out
  * over the other (on its open connection only); a token this server did not write is refused with
  * 403 (an ACK dropped), and a required flow that has closed answers 430; both counted in
- * {@code sip.flows.failed}.
+ * {@code sip.flows.failed}. A next hop named by a host name is located by RFC 3263
+ * ({@link SipServerLocator}) off the lane before its branch is sent, and a branch to it that fails to
+ * connect, times out or gets 503 is sent again to the next address found (§4.3).
  * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
- * waits for the database.
+ * waits for the database or DNS.
  */
 public final class StatefulProxy implements ProxyFunction {
 
