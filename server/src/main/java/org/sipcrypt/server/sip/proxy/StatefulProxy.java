@@ -367,7 +367,9 @@ public final class StatefulProxy implements ProxyFunction {
     private void sendBranch(ProxyCall call, Request out, Target target, Destination to, NextHopFailover failover,
                             Flow in, boolean inRequired) {
         ProxyCall.Branch branch = call.addBranch(out);
-        branch.failover = failover;
+        synchronized (call) {
+            branch.failover = failover;
+        }
         ListeningPoints.Entry from;
         try {
             from = rewriter.rewrite(call.request, out, target, in, inRequired, to);
@@ -405,13 +407,17 @@ public final class StatefulProxy implements ProxyFunction {
      * before the old one's response is noted, so the call does not end in between.
      */
     private boolean failOver(ProxyCall.Branch branch, int status) {
-        NextHopFailover f = branch.failover;
         ProxyCall call = branch.call;
-        if (f == null || status != Response.SERVICE_UNAVAILABLE && status != Response.REQUEST_TIMEOUT
-                || call.cancelled() || call.finalSent() || !branch.pending()) {
-            return false;
+        NextHopFailover f;
+        synchronized (call) {
+            // a timeout (the stack's timer thread) and a response (the lane) may race: one fails over
+            f = branch.failover;
+            if (f == null || status != Response.SERVICE_UNAVAILABLE && status != Response.REQUEST_TIMEOUT
+                    || call.cancelled() || call.finalSent() || !branch.pending()) {
+                return false;
+            }
+            branch.failover = null;
         }
-        branch.failover = null;
         List<Destination> rest = f.rest();
         NextHopFailover later = rest.size() > 1
                 ? new NextHopFailover(f.unrewritten(), f.target(), rest.subList(1, rest.size())) : null;
