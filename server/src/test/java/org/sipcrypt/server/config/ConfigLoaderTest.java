@@ -428,8 +428,8 @@ class ConfigLoaderTest {
     @Test
     void everySettingHasOneKeyAndAKebabCaseOption() {
         // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload,
-        // source limits, call records, http and routing records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 10 + AuthConfig.class.getRecordComponents().length
+        // source limits, call records, http, routing and dns records' components counted one by one
+        assertEquals(ServerConfig.class.getRecordComponents().length - 11 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
                 + OverloadConfig.class.getRecordComponents().length
@@ -438,6 +438,7 @@ class ConfigLoaderTest {
                 + HttpConfig.class.getRecordComponents().length
                 + org.sipcrypt.server.transport.WebSocketLimits.class.getRecordComponents().length
                 + RoutingConfig.class.getRecordComponents().length
+                + DnsConfig.class.getRecordComponents().length
                 + 2, ConfigLoader.settings().size()); // tls.preset and auth.preset set several components at once
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {
