@@ -8,32 +8,13 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.handler.codec.dns.DefaultDnsQuestion;
-import io.netty.handler.codec.dns.DnsRawRecord;
-import io.netty.handler.codec.dns.DnsRecord;
 import io.netty.handler.codec.dns.DnsRecordType;
 import io.netty.resolver.HostsFileEntriesResolver;
 import io.netty.resolver.ResolvedAddressTypes;
-import io.netty.resolver.dns.DnsNameResolver;
-import io.netty.resolver.dns.DnsNameResolverBuilder;
-import io.netty.resolver.dns.DnsNameResolverTimeoutException;
-import io.netty.resolver.dns.DnsServerAddressStreamProvider;
-import io.netty.resolver.dns.DnsServerAddressStreamProviders;
-import io.netty.resolver.dns.NoopAuthoritativeDnsServerCache;
-import io.netty.resolver.dns.NoopDnsCache;
-import io.netty.resolver.dns.NoopDnsCnameCache;
-import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
 import io.netty.util.NetUtil;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -50,7 +31,6 @@ import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.sipcrypt.server.config.DnsConfig;
-import org.sipcrypt.server.config.HostPort;
 import org.sipcrypt.server.transport.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,12 +56,7 @@ public final class SipServerLocator implements AutoCloseable {
 
     /** Most names whose answers are kept. */
     public static final int MAX_CACHED_NAMES = 10_000;
-    /** Most queries one name may take, CNAMEs and retries on other servers included. */
-    private static final int MAX_QUERIES_PER_NAME = 8;
-
-    private final EventLoopGroup group;
-    private final EventLoop loop;
-    private final DnsNameResolver resolver;
+    private final DnsQueries dns;
     private final Set<Transport> transports;
     private final Predicate<Destination> sendable;
     private final long cacheMaxTtlSeconds;
@@ -120,36 +95,7 @@ public final class SipServerLocator implements AutoCloseable {
         this.duration = Timer.builder("dns.resolution.duration")
                 .description("Time to locate a SIP server by DNS (RFC 3263), answers from the cache left out")
                 .register(registry);
-        DnsServerAddressStreamProvider servers = config.servers().isEmpty()
-                ? DnsServerAddressStreamProviders.platformDefault()
-                : new SequentialDnsServerAddressStreamProvider(addresses(config.servers()));
-        this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("sipcrypt-dns", true));
-        this.loop = group.next();
-        this.resolver = new DnsNameResolverBuilder(loop)
-                .datagramChannelType(NioDatagramChannel.class)
-                .queryTimeoutMillis(config.timeout().toMillis())
-                .maxQueriesPerResolve(MAX_QUERIES_PER_NAME)
-                .resolveCache(NoopDnsCache.INSTANCE)
-                .cnameCache(NoopDnsCnameCache.INSTANCE)
-                .authoritativeDnsServerCache(NoopAuthoritativeDnsServerCache.INSTANCE)
-                .nameServerProvider(servers)
-                .searchDomains(List.of())
-                .ndots(1)
-                .recursionDesired(true)
-                .build();
-    }
-
-    private static List<InetSocketAddress> addresses(List<HostPort> servers) {
-        List<InetSocketAddress> out = new ArrayList<>(servers.size());
-        for (HostPort s : servers) {
-            // once, at start: a name server given by name is looked up by the system here
-            InetSocketAddress a = new InetSocketAddress(s.host(), s.port());
-            if (a.isUnresolved()) {
-                throw new IllegalArgumentException("dns.servers: \"" + s + "\" does not resolve");
-            }
-            out.add(a);
-        }
-        return out;
+        this.dns = new DnsQueries(config);
     }
 
     /**
@@ -182,7 +128,7 @@ public final class SipServerLocator implements AutoCloseable {
         CompletableFuture<Hops> answer = pending.computeIfAbsent(key, k -> {
             CompletableFuture<Hops> r = new CompletableFuture<>();
             try {
-                loop.execute(() -> resolve(k).whenComplete((h, failure) -> {
+                dns.execute(() -> resolve(k).whenComplete((h, failure) -> {
                     // on the DNS loop: kept before the lookup is no longer pending, so no request misses both
                     if (failure == null) {
                         cache.put(k, h);
@@ -224,7 +170,7 @@ public final class SipServerLocator implements AutoCloseable {
 
     /** Every step for one name, on the DNS event loop. */
     private CompletableFuture<Hops> resolve(Key k) {
-        assert loop.inEventLoop();
+        assert dns.inEventLoop();
         CompletableFuture<Hops> found;
         Transport given = k.secure() ? Transport.TLS : k.transport();
         InetAddress fromFile = hosts.address(k.host(), ResolvedAddressTypes.IPV4_PREFERRED);
@@ -266,8 +212,8 @@ public final class SipServerLocator implements AutoCloseable {
 
     /** §4.1: the NAPTR records of services we listen for, by order and preference, each through its SRV records. */
     private CompletableFuture<Hops> naptr(Key k) {
-        return query(k.host(), DnsRecordType.NAPTR, DnsRdata::naptr).thenCompose(records -> {
-            List<NaptrRecord> usable = records.stream()
+        return dns.query(k.host(), DnsRecordType.NAPTR, DnsRdata::naptr).thenCompose(records -> {
+            List<NaptrRecord> usable = records.values().stream()
                     .filter(r -> r.sipTransport() != null && transports.contains(r.sipTransport())
                             && (!k.secure() || r.sipTransport() == Transport.TLS))
                     .sorted(Comparator.comparingInt(NaptrRecord::order).thenComparingInt(NaptrRecord::preference))
@@ -317,9 +263,9 @@ public final class SipServerLocator implements AutoCloseable {
 
     /** The addresses of the SRV records at {@code name}, in RFC 2782's order. */
     private CompletableFuture<Hops> srvAt(String name, Transport t) {
-        return query(name, DnsRecordType.SRV, DnsRdata::srv).thenCompose(records -> {
+        return dns.query(name, DnsRecordType.SRV, DnsRdata::srv).thenCompose(records -> {
             List<CompletableFuture<Hops>> steps = new ArrayList<>();
-            for (SrvRecord r : SrvRecord.ordered(records.stream().filter(s -> !s.unavailable()).toList(), random)) {
+            for (SrvRecord r : SrvRecord.ordered(records.values().stream().filter(s -> !s.unavailable()).toList(), random)) {
                 steps.add(addresses(r.target(), r.port(), t, r.ttl()));
             }
             return combine(steps);
@@ -334,14 +280,14 @@ public final class SipServerLocator implements AutoCloseable {
                     List.of(new Destination(t, new InetSocketAddress(fromFile, port))), ttl));
         }
         BiFunction<ByteBuf, Long, InetAddress> address = (rdata, unused) -> ip(host, rdata);
-        CompletableFuture<Hops> a = query(host, DnsRecordType.A, address).thenApply(list -> hops(list, port, t, ttl));
-        CompletableFuture<Hops> aaaa = query(host, DnsRecordType.AAAA, address).thenApply(list -> hops(list, port, t, ttl));
+        CompletableFuture<Hops> a = dns.query(host, DnsRecordType.A, address).thenApply(list -> hops(list, port, t, ttl));
+        CompletableFuture<Hops> aaaa = dns.query(host, DnsRecordType.AAAA, address).thenApply(list -> hops(list, port, t, ttl));
         return combine(List.of(a, aaaa));
     }
 
-    private static Hops hops(Found<InetAddress> found, int port, Transport t, long ttl) {
-        List<Destination> list = new ArrayList<>(found.size());
-        for (InetAddress a : found) {
+    private static Hops hops(DnsQueries.Found<InetAddress> found, int port, Transport t, long ttl) {
+        List<Destination> list = new ArrayList<>(found.values().size());
+        for (InetAddress a : found.values()) {
             list.add(new Destination(t, new InetSocketAddress(a, port)));
         }
         return new Hops(list, Math.min(ttl, found.ttl()));
@@ -391,66 +337,6 @@ public final class SipServerLocator implements AutoCloseable {
                 });
     }
 
-    /**
-     * One DNS query, its records of {@code type} read by {@code reader} (records it declines are
-     * left out); empty when the name or the records do not exist; fails on a timeout.
-     */
-    private <T> CompletableFuture<Found<T>> query(String name, DnsRecordType type, BiFunction<ByteBuf, Long, T> reader) {
-        CompletableFuture<Found<T>> result = new CompletableFuture<>();
-        resolver.resolveAll(new DefaultDnsQuestion(name, type)).addListener(f -> {
-            if (!f.isSuccess()) {
-                Throwable cause = f.cause();
-                if (timedOut(cause)) {
-                    result.completeExceptionally(new ResolutionFailure(ResolutionFailure.Reason.TIMEOUT,
-                            name + " " + type.name() + ": no answer within dns.timeout", cause));
-                } else if (cause instanceof UnknownHostException) {
-                    result.complete(new Found<>(List.of(), Long.MAX_VALUE));
-                } else {
-                    result.completeExceptionally(new ResolutionFailure(ResolutionFailure.Reason.ERROR,
-                            name + " " + type.name() + ": " + cause, cause));
-                }
-                return;
-            }
-            @SuppressWarnings("unchecked")
-            List<DnsRecord> records = (List<DnsRecord>) f.getNow();
-            List<T> out = new ArrayList<>(records.size());
-            long ttl = Long.MAX_VALUE;
-            try {
-                for (DnsRecord r : records) {
-                    if (r.type() != type || !(r instanceof DnsRawRecord raw)) {
-                        continue;
-                    }
-                    T value = reader.apply(raw.content(), r.timeToLive());
-                    if (value == null) {
-                        log.debug("{} {}: a record whose data cannot be read, left out", name, type.name());
-                        continue;
-                    }
-                    out.add(value);
-                    ttl = Math.min(ttl, r.timeToLive());
-                }
-            } catch (RuntimeException e) {
-                result.completeExceptionally(new ResolutionFailure(ResolutionFailure.Reason.ERROR,
-                        name + " " + type.name() + ": " + e, e));
-                return;
-            } finally {
-                for (DnsRecord r : records) {
-                    ReferenceCountUtil.release(r);
-                }
-            }
-            result.complete(new Found<>(out, ttl));
-        });
-        return result;
-    }
-
-    private static boolean timedOut(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof DnsNameResolverTimeoutException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private static Throwable unwrap(Throwable t) {
         return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
@@ -488,8 +374,7 @@ public final class SipServerLocator implements AutoCloseable {
     /** Stops the DNS event loop; lookups still running fail. */
     @Override
     public void close() {
-        resolver.close();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        dns.close();
     }
 
     /** What was asked: the cache key. */
@@ -500,21 +385,6 @@ public final class SipServerLocator implements AutoCloseable {
     private record Hops(List<Destination> list, long ttl) {
         Hops ttlAtMost(long seconds) {
             return new Hops(list, Math.min(ttl, seconds));
-        }
-    }
-
-    /** The values read from one query's records, with their smallest TTL (seconds). */
-    private static final class Found<T> extends ArrayList<T> {
-        private static final long serialVersionUID = 1L;
-        private final long ttl;
-
-        Found(List<T> values, long ttl) {
-            super(values);
-            this.ttl = ttl;
-        }
-
-        long ttl() {
-            return ttl;
         }
     }
 

@@ -64,6 +64,9 @@ class DnsNextHopIT {
             bob.awaitRequest(Request.ACK, TestUa.TIMEOUT);
             assertEquals(Response.OK, call.hangUp().getStatusCode());
             assertEquals(1.0, count(proxy.server().registry(), "resolved"));
+            // the first address refused the connect: the INVITE was sent again to the second (RFC 3263 §4.3)
+            assertEquals(1.0, proxy.server().registry().find("sip.app.errors").tag("reason", "next_hop_failover")
+                    .counter().count());
 
             // a second call takes the answer from the cache: no new query
             TestUa.Call again = alice.call(bob.aor(), proxy.address(Transport.UDP));
