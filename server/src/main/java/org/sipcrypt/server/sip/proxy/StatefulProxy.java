@@ -827,7 +827,9 @@ public final class StatefulProxy implements ProxyFunction {
     /**
      * ACK for a 2xx: forwarded statelessly (§16.11) along its Route set or to its Request-URI, with
      * Max-Forwards (added when missing, §16.6 step 3) and a loop check (§16.3 step 4) as any request,
-     * so an ACK addressed back to this server cannot go round.
+     * so an ACK addressed back to this server cannot go round. A next hop named by a host name is
+     * located first (RFC 3263), off the lane; one that cannot be located drops the ACK, counted in
+     * {@code sip.requests.dropped{reason=ack_unresolved}}.
      */
     @Override
     public void onAck(Request ack) {
@@ -865,6 +867,28 @@ public final class StatefulProxy implements ProxyFunction {
             ctx.counters().dropped("ack_bad_target");
             return;
         }
+        SipServerLocator dns = locator;
+        SipURI named = flow != null || dns == null ? null : namedNextHop(out, Target.AS_ADDRESSED);
+        if (named != null) {
+            // RFC 3263: its next hop is a name, located off the lane (each retransmission finds it cached)
+            locate(dns, named).whenCompleteAsync((hops, failure) -> {
+                if (failure != null) {
+                    ctx.counters().dropped("ack_unresolved");
+                    log.debug("{}: ACK not forwarded, next hop not located: {}", callId(ack), failure.getMessage());
+                } else {
+                    forwardAck(ack, out, null, hops.get(0));
+                }
+            }, ctx.lane(callId(ack)));
+            return;
+        }
+        forwardAck(ack, out, flow, null);
+    }
+
+    /**
+     * Sends the ACK {@code out} (a copy of {@code ack}, our Route entries off) over {@code flow}, to
+     * {@code to} when DNS located its next hop, or where its Route or Request-URI say.
+     */
+    private void forwardAck(Request ack, Request out, Flow flow, Destination to) {
         try {
             MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
             if (mf == null) {
@@ -875,19 +899,20 @@ public final class StatefulProxy implements ProxyFunction {
                 }
                 mf.decrementMaxForwards();
             }
-            Transport t = flow != null ? flow.transport() : BranchRewriter.outgoingTransport(out);
+            Transport t = flow != null ? flow.transport() : to != null ? to.transport()
+                    : BranchRewriter.outgoingTransport(out);
             ListeningPoints.Entry from = flow != null ? ctx.listeningPoints().at(t, flow.local()) : null;
             if (from == null) {
                 from = ctx.listeningPoints().toward(t, flow != null ? flow.remote().getAddress().getHostAddress()
-                        : BranchRewriter.nextHopHost(out));
+                        : to != null ? to.address().getAddress().getHostAddress() : BranchRewriter.nextHopHost(out));
             }
             if (from == null) {
                 ctx.counters().error("no_listener_for_ack");
                 return;
             }
             out.addFirst(ctx.via(from.listener(), loops.statelessBranch(ack)));
-            // RFC 5626 §5.3: over the other side's flow, marked for the stack's router
-            StackInternals.attach(out, flow);
+            // RFC 5626 §5.3: over the other side's flow, or to the located next hop, marked for the stack's router
+            StackInternals.attach(out, flow != null ? flow : to);
             try (ConnectionScope scope = flow != null ? ConnectionScope.flow(callId(ack))
                     : ConnectionScope.call(callId(ack))) {
                 from.provider().sendRequest(out);

@@ -15,6 +15,7 @@ import javax.sip.message.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestDnsServer;
 import org.sipcrypt.server.testing.TestServer;
 import org.sipcrypt.server.testing.TestUa;
@@ -24,7 +25,8 @@ import org.sipcrypt.server.transport.Transport;
  * RFC 3263 through the real server: a call to {@code sip:bob@example.test}, a domain the proxy
  * neither serves nor routes, is sent where the DNS server the test runs on loopback says: SRV
  * records for {@code _sip._tcp.example.test} name a dead UAS (a closed port) first and the live
- * one second; the connect to the first fails and the call reaches the second (§4.3). A name the
+ * one second; the connect to the first fails and the call reaches the second (§4.3). The ACK for a
+ * 2xx, forwarded statelessly, is located too. A name the
  * DNS server never answers for gets its call answered once {@code dns.timeout} has passed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -74,6 +76,30 @@ class DnsNextHopIT {
             assertEquals(1, dns.queries("_sip._tcp.example.test", DnsRecordType.SRV));
             assertEquals(1.0, count(proxy.server().registry(), "cached"));
             assertEquals(java.util.List.of(), bob.errors());
+        }
+    }
+
+    @Test
+    void anAckForA2xxToANamedHostIsForwardedToItsLocatedAddress() throws Exception {
+        try (TestDnsServer dns = TestDnsServer.start("127.0.0.1");
+             TestServer proxy = TestServer.start(dir, "dns.servers", dns.hostPort());
+             SipSocket alice = SipSocket.udp(proxy.address(Transport.UDP));
+             SipSocket bob = SipSocket.udp(proxy.address(Transport.UDP))) {
+            dns.a("bobhost.test", "127.0.0.1", 60);
+            String uri = "sip:bob@bobhost.test:" + bob.localPort();
+            // the ACK for a 2xx (To tag set), forwarded statelessly (RFC 3261 §16.11) to its Request-URI
+            alice.send("ACK " + uri + " SIP/2.0\r\n"
+                    + "Via: SIP/2.0/UDP 127.0.0.1:" + alice.localPort() + ";branch=z9hG4bKack-dns-1;rport\r\n"
+                    + "Max-Forwards: 70\r\n"
+                    + "From: <sip:alice@127.0.0.1>;tag=alice-tag\r\n"
+                    + "To: <sip:bob@bobhost.test>;tag=bob-tag\r\n"
+                    + "Call-ID: ack-dns-1\r\n"
+                    + "CSeq: 1 ACK\r\n"
+                    + "Content-Length: 0\r\n\r\n");
+            String forwarded = bob.receive(TestUa.TIMEOUT);
+            assertTrue(forwarded.startsWith("ACK " + uri + " SIP/2.0"), forwarded);
+            assertEquals(1, dns.queries("bobhost.test", DnsRecordType.A));
+            assertEquals(0, dns.queries("bobhost.test", DnsRecordType.NAPTR));
         }
     }
 
