@@ -88,7 +88,6 @@ class SipServerLocatorTest {
         assertEquals(List.of("tcp 127.0.0.2:5070", "udp 127.0.0.3:5080"),
                 texts(locator().locate("example.test", -1, null, false)));
         assertEquals(0, dns.queries("_sips._tcp.example.test", DnsRecordType.SRV));
-        assertEquals(0, dns.queries("_sip._tcp.example.test" + ".x", DnsRecordType.SRV));
     }
 
     @Test
@@ -182,9 +181,9 @@ class SipServerLocatorTest {
     @Test
     void aServerThatNeverAnswersTimesOutWithoutBlockingTheCaller() throws Exception {
         dns.silent(true);
-        SipServerLocator l = locator(Set.of(Transport.UDP, Transport.TCP), Duration.ofMillis(200), Duration.ofMinutes(5));
+        SipServerLocator l = locator(Set.of(Transport.UDP, Transport.TCP), Duration.ofSeconds(1), Duration.ofMinutes(5));
         CompletableFuture<List<Destination>> f = l.locate("silent.test", -1, null, false);
-        // the answer cannot be there yet: the server has not answered and 200 ms have not passed on its loop
+        // locate returned without waiting: the server has not answered, and its 1 s have not passed
         assertFalse(f.isDone());
         ResolutionFailure failure = failure(f);
         assertEquals(ResolutionFailure.Reason.TIMEOUT, failure.reason());
