@@ -62,6 +62,7 @@ import org.sipcrypt.server.sip.SipStackBuilder;
 import org.sipcrypt.server.sip.SipcryptSipStack;
 import org.sipcrypt.server.sip.StackInternals;
 import org.sipcrypt.server.sip.TransactionAgeLimit;
+import org.sipcrypt.server.dns.SipServerLocator;
 import org.sipcrypt.server.sip.proxy.CallRouting;
 import org.sipcrypt.server.sip.proxy.EstablishedDialogs;
 import org.sipcrypt.server.cdr.CallRecords;
@@ -144,6 +145,7 @@ public final class SipcryptServer implements AutoCloseable {
     private NettyHttpListener http;
     /** The call detail record writer; null with {@code cdr.sink=none}. */
     private CdrWriter cdrWriter;
+    private SipServerLocator dns;
     private boolean closed;
     /** Stops the {@code sipcrypt-router} pool and closes the routers; null without routers. */
     private AutoCloseable routers;
@@ -266,6 +268,14 @@ public final class SipcryptServer implements AutoCloseable {
             LiveRoutes liveRoutes = new LiveRoutes(routes);
             StatefulProxy proxy = new StatefulProxy(context, location, liveRoutes, config.recordRoute(), housekeeping,
                     config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing, records, sets);
+            SipServerLocator dns = null;
+            if (config.mode() == Mode.PROXY) {
+                // RFC 3263: next hops named by a host name are located off the lanes, on sipcrypt-dns
+                proxy.locateNextHopsWith(dns = opened(opened, new SipServerLocator(config.dns(), transports(listeners),
+                        d -> lps.all().stream().anyMatch(e -> e.listener().transport() == d.transport()
+                                && e.listener().sameFamily(d.address().getAddress())),
+                        registry, Ticker.systemTicker())));
+            }
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),
                             config.defaultExpires()), config.maxContacts(), config.tcpIdleTimeout(), flows,
@@ -326,6 +336,7 @@ public final class SipcryptServer implements AutoCloseable {
             }
             server.cdrWriter = cdrWriter;
             server.prober = prober;
+            server.dns = dns;
             server.health = opened(opened, new HealthCheck(server::listenerNames, server::listening,
                     context::draining, database.dataSource(), config.http().healthTimeout()));
             ServerGauges.serverState(registry, server, SipcryptServer::openTransactions,
@@ -858,6 +869,9 @@ public final class SipcryptServer implements AutoCloseable {
         }
         if (credentials != null) {
             credentials.close();
+        }
+        if (dns != null) {
+            dns.close();
         }
         if (cdrWriter != null) {
             // after the stack and the lanes: no call event comes any more; before the database it may write to

@@ -56,6 +56,10 @@
  *     ({@code tls.handshakes.failed{reason=overload}}) and it is closed</td>
  *     <td>Bouncy Castle handshake records (RSA, ECDHE) of connections whose reads are paused meanwhile</td>
  *     <td>records after the handshake, SIP, database</td></tr>
+ * <tr><td>{@code sipcrypt-dns-N}</td><td>1 event loop (proxy mode)</td><td>Netty's task queue</td>
+ *     <td>RFC 3263 lookups of next hops named by a host name (NAPTR, SRV, A/AAAA queries, the answer cache);
+ *     the request then goes back to its call's lane</td>
+ *     <td>SIP work, anything that waits</td></tr>
  * <tr><td>{@code sipcrypt-cdr}</td><td>1 (only with {@code cdr.sink} set)</td>
  *     <td>{@code cdr.queueSize} finished call records; beyond it a record is dropped and counted
  *     ({@code cdr.records{result=dropped}})</td>

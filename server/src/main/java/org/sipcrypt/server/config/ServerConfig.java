@@ -67,6 +67,7 @@ import org.sipcrypt.server.transport.WebSocketLimits;
  * @param webSocket          the ws and wss listeners: origins accepted, message size, keep-alive pings
  * @param routing            the routing SPI: which routers run, their time bound and options
  * @param destinations       the destination sets routes and routers may send to, and their probing
+ * @param dns                how the proxy locates SIP servers by DNS (RFC 3263): name servers, query timeout, cache
  */
 public record ServerConfig(
         List<ListenerConfig> listeners,
@@ -111,10 +112,11 @@ public record ServerConfig(
         TlsConfig tls,
         WebSocketLimits webSocket,
         RoutingConfig routing,
-        DestinationsConfig destinations) {
+        DestinationsConfig destinations, DnsConfig dns) {
 
     public ServerConfig {
         Objects.requireNonNull(destinations, "destinations");
+        Objects.requireNonNull(dns, "dns");
         Objects.requireNonNull(webSocket, "webSocket");
         Objects.requireNonNull(routing, "routing");
         listeners = List.copyOf(Objects.requireNonNull(listeners, "listeners"));
@@ -180,7 +182,7 @@ public record ServerConfig(
                 .locationCacheSize(locationCacheSize).shutdownGrace(shutdownGrace)
                 .statsInterval(statsInterval);
         return b.dbBreaker(dbBreaker).tcpLimits(tcpLimits).overload(overload).limits(limits).cdr(cdr).http(http).auth(auth).tls(tls)
-                .webSocket(webSocket).routing(routing).destinations(destinations);
+                .webSocket(webSocket).routing(routing).destinations(destinations).dns(dns);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -240,6 +242,7 @@ public record ServerConfig(
         private WebSocketLimits.Builder webSocket = new WebSocketLimits.Builder();
         private RoutingConfig.Builder routing = new RoutingConfig.Builder();
         private DestinationsConfig.Builder destinations = new DestinationsConfig.Builder();
+        private DnsConfig.Builder dns = new DnsConfig.Builder();
 
         public Builder listeners(List<ListenerConfig> v) { listeners = v; return this; }
         public Builder dataDir(Path v) { dataDir = v; return this; }
@@ -284,6 +287,12 @@ public record ServerConfig(
         public Builder tls(TlsConfig v) { tls = v.toBuilder(); return this; }
         public Builder webSocket(WebSocketLimits v) { webSocket = v.toBuilder(); return this; }
         public Builder routing(RoutingConfig v) { routing = v.toBuilder(); return this; }
+        public Builder dns(DnsConfig v) { dns = v.toBuilder(); return this; }
+
+        /** The DNS settings (RFC 3263 resolution), to change in place. */
+        public DnsConfig.Builder dns() {
+            return dns;
+        }
 
         public Builder destinations(DestinationsConfig v) { destinations = v.toBuilder(); return this; }
 
@@ -354,7 +363,7 @@ public record ServerConfig(
                     fastPath, minExpires, maxExpires, defaultExpires, maxContacts, maxBindings, locationCache, locationCacheSize,
                     shutdownGrace, statsInterval,
                     dbBreaker.build(), tcpLimits.build(), overload.build(), limits.build(), cdr.build(), http.build(), auth.build(), tls.build(),
-                    webSocket.build(), routing.build(), destinations.build());
+                    webSocket.build(), routing.build(), destinations.build(), dns.build());
             ServerConfigChecks.check(c);
             return c;
         }

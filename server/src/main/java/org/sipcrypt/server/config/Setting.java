@@ -115,6 +115,19 @@ public enum Setting {
             "An option the routers read (RouterContext.options), e.g. lcr.strip=00; keys of a-z 0-9 . _ -,"
                     + " each once; values of keys naming a password, secret or token are masked in the start-up line.",
             c -> c.routing().optionTexts(), (b, k, v) -> b.routing().options(routingOptions(v))),
+    DNS_SERVERS("dns.servers", Kind.REPEATABLE, "HOST:PORT",
+            "Name servers the proxy asks, in order, to locate the next hop of a Request-URI or Route whose host is a"
+                    + " name (RFC 3263: NAPTR, SRV, then A/AAAA), e.g. 10.0.0.53:53. None: those of /etc/resolv.conf."
+                    + " IP addresses in URIs are never looked up.",
+            c -> strings(c.dns().servers()), (b, k, v) -> b.dns().servers(items(k, v, t -> HostPort.parse(t.trim(), -1)))),
+    DNS_TIMEOUT("dns.timeout", Kind.SINGLE, "DURATION",
+            "How long one DNS query may take (50ms to 30s) before the next server is asked; a name still unresolved"
+                    + " then ends its branch as 503, counted as dns.resolutions{result=timeout}.",
+            c -> shown(c.dns().timeout()), (b, k, v) -> b.dns().timeout(duration(k, one(k, v), false))),
+    DNS_CACHE_MAX_TTL("dns.cacheMaxTtl", Kind.SINGLE, "DURATION",
+            "The longest a resolved next hop is kept (0s to 24h): each answer is kept for its records' smallest TTL,"
+                    + " at most this long; 0s keeps none. At most 10,000 names are kept.",
+            c -> shown(c.dns().cacheMaxTtl()), (b, k, v) -> b.dns().cacheMaxTtl(duration(k, one(k, v), true))),
     DOMAIN("domain", Kind.REPEATABLE, "DOMAIN", "Extra domain served, besides the listener addresses and localhost.",
             c -> c.domains(), (b, k, v) -> b.domains(items(k, v, ConfigValues::domainName))),
     RECORD_ROUTE("recordRoute", Kind.SINGLE, "BOOL", "Whether the proxy inserts Record-Route (RFC 3261 16.6 step 4).",

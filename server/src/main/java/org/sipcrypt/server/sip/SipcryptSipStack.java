@@ -109,7 +109,8 @@ public final class SipcryptSipStack extends SipStackImpl {
     /**
      * The next hop of a request the SIP layer marked to go over a flow (its application data a
      * {@link Flow}, RFC 5626 §5.3): the flow's peer over its transport, whatever its Route set or
-     * Request-URI say; else the stack's own choice. The proxy sends such a request in a
+     * Request-URI say; a request marked with a {@link org.sipcrypt.server.dns.Destination} (located by
+     * RFC 3263 before it was sent) goes to that address over that transport; else the stack's own choice. The proxy sends such a request in a
      * {@link org.sipcrypt.server.transport.ConnectionScope#flow flow scope}, so over TCP and TLS it
      * only ever takes the flow's open connection.
      */
@@ -144,6 +145,10 @@ public final class SipcryptSipStack extends SipStackImpl {
     }
 
     private static Hop flowHop(SIPRequest request) {
+        if (request.getApplicationData() instanceof org.sipcrypt.server.dns.Destination d) {
+            // a next hop located by DNS beforehand (RFC 3263), off the lane: no lookup here
+            return new HopImpl(AddressText.of(d.address().getAddress()), d.address().getPort(), d.transport().sipName());
+        }
         if (!(request.getApplicationData() instanceof Flow f)) {
             return null;
         }

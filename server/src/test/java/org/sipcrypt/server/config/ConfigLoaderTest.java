@@ -428,7 +428,7 @@ class ConfigLoaderTest {
     @Test
     void everySettingHasOneKeyAndAKebabCaseOption() {
         // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload,
-        // source limits, call records, http, routing and destinations records' components counted one by one
+        // source limits, call records, http, routing, destinations and dns records' components counted one by one
         assertEquals(ServerConfig.class.getRecordComponents().length - 11 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
@@ -439,6 +439,7 @@ class ConfigLoaderTest {
                 + org.sipcrypt.server.transport.WebSocketLimits.class.getRecordComponents().length
                 + RoutingConfig.class.getRecordComponents().length
                 + DestinationsConfig.class.getRecordComponents().length
+                + DnsConfig.class.getRecordComponents().length
                 + 2, ConfigLoader.settings().size()); // tls.preset and auth.preset set several components at once
         Set<String> options = new HashSet<>();
         for (Setting s : ConfigLoader.settings()) {

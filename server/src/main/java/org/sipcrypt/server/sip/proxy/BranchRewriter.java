@@ -15,6 +15,7 @@ import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.auth.FlowTokens;
+import org.sipcrypt.server.dns.Destination;
 import org.sipcrypt.server.sip.ListeningPoints;
 import org.sipcrypt.server.transport.Flow;
 import org.sipcrypt.server.sip.SipContext;
@@ -67,6 +68,17 @@ final class BranchRewriter {
      */
     ListeningPoints.Entry rewrite(Request received, Request out, Target target, Flow in, boolean inRequired)
             throws ParseException, InvalidArgumentException, SipException {
+        return rewrite(received, out, target, in, inRequired, null);
+    }
+
+    /**
+     * As {@link #rewrite(Request, Request, Target, Flow, boolean)}, the request sent to {@code located}
+     * (a next hop RFC 3263 resolution found for its Route or Request-URI), or where they say when null;
+     * its transport and address family choose the listening point, and the request is marked with it
+     * for the stack, which then looks up nothing.
+     */
+    ListeningPoints.Entry rewrite(Request received, Request out, Target target, Flow in, boolean inRequired,
+                                  Destination located) throws ParseException, InvalidArgumentException, SipException {
         // step 2: Request-URI
         if (target.requestUri() != null) {
             out.setRequestURI(target.requestUri());
@@ -87,13 +99,16 @@ final class BranchRewriter {
         for (int i = target.path().size() - 1; i >= 0; i--) {
             out.addFirst(ctx.headers().createHeader(RouteHeader.NAME, target.path().get(i)));
         }
-        Transport outTransport = target.flow() != null ? target.flow().transport() : outgoingTransport(out);
-        StackInternals.attach(out, target.flow());
+        Destination to = target.flow() != null ? null : located;
+        Transport outTransport = target.flow() != null ? target.flow().transport()
+                : to != null ? to.transport() : outgoingTransport(out);
+        StackInternals.attach(out, target.flow() != null ? target.flow() : to);
         ListeningPoints.Entry outgoing = target.flow() != null
                 ? ctx.listeningPoints().at(outTransport, target.flow().local()) : null;
         if (outgoing == null) {
             outgoing = ctx.listeningPoints().toward(outTransport, target.flow() != null
-                    ? target.flow().remote().getAddress().getHostAddress() : nextHopHost(out));
+                    ? target.flow().remote().getAddress().getHostAddress()
+                    : to != null ? to.address().getAddress().getHostAddress() : nextHopHost(out));
         }
         if (outgoing == null) {
             throw new SipException("no " + outTransport.configName() + " listener to send on");

@@ -26,6 +26,8 @@ final class ProxyCall {
         boolean cancelled;
         int finalStatus;
         Response finalResponse;
+        /** The next hops DNS found after this branch's (RFC 3263 §4.3), to fail over to; null for none. */
+        NextHopFailover failover;
         /** Timer C of an INVITE branch (RFC 3261 §16.6 step 11); null when not running. */
         java.util.concurrent.ScheduledFuture<?> timerC;
         /** What this branch was sent to; with a failover, which of its hops is {@link #attempt}. */
@@ -101,6 +103,27 @@ final class ProxyCall {
         Branch next = new Branch(this, (Request) b.original.clone());
         next.target = b.target;
         next.attempt = b.attempt + 1;
+        next.original = b.original;
+        branches.add(next);
+        return next;
+    }
+
+    /**
+     * Failover to the next address DNS found for the same hop (RFC 3263 §4.3): when branch {@code b}
+     * is still pending and neither a CANCEL nor a final response upstream has come, {@code b} ends
+     * with {@code status} as in {@link #failover} and a branch with {@code request}, the same target
+     * and attempt, is added in the same step and returned. Null otherwise.
+     */
+    synchronized Branch failoverInPlace(Branch b, int status, Response response, Request request) {
+        if (!b.pending() || cancelled || finalSent || b.cancelled || b.cancelPending) {
+            return null;
+        }
+        b.finalStatus = status;
+        b.finalResponse = response;
+        b.failedOver = true;
+        Branch next = new Branch(this, request);
+        next.target = b.target;
+        next.attempt = b.attempt;
         next.original = b.original;
         branches.add(next);
         return next;

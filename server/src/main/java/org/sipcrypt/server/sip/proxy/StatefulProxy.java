@@ -8,6 +8,7 @@ import java.util.ListIterator;
 import java.util.Locale;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,8 @@ import javax.sip.message.Response;
 import javax.sip.header.ContactHeader;
 import org.sipcrypt.server.auth.DialogRouteSigner;
 import org.sipcrypt.server.cdr.CallRecords;
+import org.sipcrypt.server.dns.Destination;
+import org.sipcrypt.server.dns.SipServerLocator;
 import org.sipcrypt.server.auth.FlowTokens;
 import org.sipcrypt.server.sip.registrar.NatTest;
 import org.sipcrypt.server.transport.Flow;
@@ -53,12 +56,16 @@ import org.slf4j.LoggerFactory;
  * Record-Route (RFC 5626 §5.3, {@link FlowTokens}) and arrived over one of its two flows goes out
  * over the other (on its open connection only); a token this server did not write is refused with
  * 403 (an ACK dropped), and a required flow that has closed answers 430; both counted in
- * {@code sip.flows.failed}. A target with a {@link Failover} (a destination set's) is tried hop by hop:
- * a branch ending in 408 or 503 (a timeout, a failed connect) is followed by a branch to the next hop,
- * until one answers otherwise, the hops run out, or a CANCEL comes ({@link ProxyCall#failover}); the
- * responses to OPTIONS probes ({@link DestinationProber}) are handed to the prober.
+ * {@code sip.flows.failed}. A next hop named by a host name is located by RFC 3263
+ * ({@link SipServerLocator}) off the lane before its branch is sent, and a branch to it that fails to
+ * connect, times out or gets 503 is sent again to the next address found (§4.3). A target with a
+ * {@link Failover} (a destination set's) is tried hop by hop: a branch ending in 408 or 503 (a
+ * timeout, a failed connect), once the addresses DNS found for its hop are used up, is followed by a
+ * branch to the next hop, until one answers otherwise, the hops run out, or a CANCEL comes
+ * ({@link ProxyCall#failover}); the responses to OPTIONS probes ({@link DestinationProber}) are
+ * handed to the prober.
  * Threading: thread-safe; runs on SIP worker lanes (timeouts on the stack's timer thread), never
- * waits for the database.
+ * waits for the database or DNS.
  */
 public final class StatefulProxy implements ProxyFunction {
 
@@ -75,6 +82,7 @@ public final class StatefulProxy implements ProxyFunction {
     private final CallRouting routing;
     private final CallRecords records;
     private final ProxyBye byes;
+    private volatile SipServerLocator locator;
 
     /**
      * @param timers     where Timer C runs (its task only hands the branch back to the call's lane)
@@ -270,33 +278,160 @@ public final class StatefulProxy implements ProxyFunction {
     }
 
     /**
-     * §16.6: one branch per target, each a copy of {@code fwd}; the last branch takes {@code fwd}
-     * itself, which nothing reads after this (targets are chosen once per request), so a request with
-     * one target is not copied a second time. A target with a failover keeps a copy of its request as
-     * it was before the rewrite, for the next hop's branch.
+     * Locates the next hop of each target whose Route or Request-URI names a host by name (RFC 3263),
+     * off the lane, and forwards on the call's lane once all are known; forwards at once when none
+     * needs DNS (IP addresses, flows, this server's own names) or no locator is set.
      */
     private void forward(ProxyCall call, Request fwd, List<Target> chosen) {
+        SipServerLocator dns = locator;
+        List<CompletableFuture<List<Destination>>> lookups = dns == null ? null : new ArrayList<>(chosen.size());
+        boolean any = false;
+        for (int i = 0; dns != null && i < chosen.size(); i++) {
+            SipURI named = namedNextHop(fwd, chosen.get(i));
+            lookups.add(named == null ? null : locate(dns, named));
+            any |= named != null;
+        }
+        if (!any) {
+            forward(call, fwd, chosen, null);
+            return;
+        }
+        CompletableFuture.allOf(lookups.stream().filter(Objects::nonNull).map(f -> f.exceptionally(e -> null))
+                .toArray(CompletableFuture[]::new)).whenCompleteAsync((done, failure) -> {
+                    if (call.cancelled()) {
+                        // RFC 3261 §16.10: cancelled while its next hops were looked up
+                        ctx.respond(call.st, call.request, Response.REQUEST_TERMINATED);
+                    } else {
+                        forward(call, fwd, chosen, lookups);
+                    }
+                }, ctx.lane(call.callId));
+    }
+
+    /**
+     * The next hop's URI of {@code target} when its host is a name DNS must locate: its static
+     * route, else the first entry of its Path, else the top Route, else its Request-URI (RFC 3261
+     * §16.6 step 7, §16.12); its {@code maddr} counts as its host. Null for a flow, an IP address or
+     * a name of this server's.
+     */
+    private SipURI namedNextHop(Request fwd, Target target) {
+        if (target.flow() != null) {
+            return null;
+        }
+        URI next;
+        try {
+            if (target.hop() != null) {
+                next = ctx.addresses().createURI(target.hop().routeUri());
+            } else if (!target.path().isEmpty()) {
+                next = ((RouteHeader) ctx.headers().createHeader(RouteHeader.NAME, target.path().get(0)))
+                        .getAddress().getURI();
+            } else if (fwd.getHeader(RouteHeader.NAME) != null) {
+                next = ((RouteHeader) fwd.getHeader(RouteHeader.NAME)).getAddress().getURI();
+            } else {
+                next = target.requestUri() != null ? target.requestUri() : fwd.getRequestURI();
+            }
+        } catch (ParseException e) {
+            // left to the rewrite, which fails on the same text and ends the branch
+            return null;
+        }
+        if (!(next instanceof SipURI sip) || ctx.local().isLocal(sip)) {
+            return null;
+        }
+        String host = sip.getMAddrParam() != null ? sip.getMAddrParam() : sip.getHost();
+        return host == null || SipServerLocator.isAddress(host) ? null : sip;
+    }
+
+    private static CompletableFuture<List<Destination>> locate(SipServerLocator dns, SipURI uri) {
+        Transport transport = null;
+        if (uri.getTransportParam() != null) {
+            try {
+                transport = Transport.parse(uri.getTransportParam());
+            } catch (IllegalArgumentException e) {
+                transport = null;
+            }
+        }
+        String host = uri.getMAddrParam() != null ? uri.getMAddrParam() : uri.getHost();
+        return dns.locate(host, uri.getPort(), transport, uri.isSecure());
+    }
+
+    /**
+     * §16.6: one branch per target, each a copy of {@code fwd}; the last branch takes {@code fwd}
+     * itself, which nothing reads after this (targets are chosen once per request), so a request with
+     * one target is not copied a second time. A target whose next hop DNS located (its entry of
+     * {@code located}, null when none was looked up) goes to the first of them and keeps the rest to
+     * fail over to; one whose lookup failed ends as 503.
+     */
+    private void forward(ProxyCall call, Request fwd, List<Target> chosen,
+                         List<CompletableFuture<List<Destination>>> located) {
         Flow in = SipContext.flowOf(call.request);
         boolean inRequired = behindNat(call.request, in);
         for (int i = 0; i < chosen.size(); i++) {
             Target target = chosen.get(i);
             Request out = i == chosen.size() - 1 ? fwd : (Request) fwd.clone();
+            CompletableFuture<List<Destination>> lookup = located == null ? null : located.get(i);
             ProxyCall.Branch branch = call.addBranch(out);
             branch.target = target;
             if (target.failover() != null) {
                 branch.original = (Request) out.clone();
             }
-            send(branch, target, in, inRequired);
+            if (lookup != null && lookup.isCompletedExceptionally()) {
+                ctx.counters().error("next_hop_unresolved");
+                log.debug("{}: next hop of {} not located: {}", call.callId, out.getRequestURI(),
+                        lookup.handle((ok, e) -> e).join().getMessage());
+                branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
+                continue;
+            }
+            List<Destination> hops = lookup == null ? List.of() : lookup.join();
+            if (hops.size() > 1) {
+                synchronized (call) {
+                    branch.failover = new NextHopFailover((Request) out.clone(), target, hops.subList(1, hops.size()));
+                }
+            }
+            send(branch, target, hops.isEmpty() ? null : hops.get(0), in, inRequired);
         }
     }
 
-    /** Rewrites a branch's request for {@code target} and sends it on a new client transaction. */
-    private void send(ProxyCall.Branch branch, Target target, Flow in, boolean inRequired) {
+    /**
+     * Sends a branch of a destination set's next hop: located first by RFC 3263 when the hop is a
+     * host name (off the lane, the branch sent on the call's lane when it is known; 503 when it
+     * cannot be, and 487 when the call was cancelled meanwhile), else at once.
+     */
+    private void sendLocated(ProxyCall.Branch branch, Target target, Flow in, boolean inRequired) {
+        ProxyCall call = branch.call;
+        SipServerLocator dns = locator;
+        SipURI named = dns == null ? null : namedNextHop(branch.request, target);
+        if (named == null) {
+            send(branch, target, null, in, inRequired);
+            return;
+        }
+        locate(dns, named).whenCompleteAsync((hops, failure) -> {
+            if (call.cancelled()) {
+                branchFinal(branch, Response.REQUEST_TERMINATED, null);
+            } else if (failure != null || hops.isEmpty()) {
+                ctx.counters().error("next_hop_unresolved");
+                log.debug("{}: next hop of {} not located: {}", call.callId, target.hop(),
+                        failure == null ? "no address" : failure.getMessage());
+                branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
+            } else {
+                if (hops.size() > 1) {
+                    synchronized (call) {
+                        branch.failover = new NextHopFailover((Request) branch.request.clone(), target,
+                                hops.subList(1, hops.size()));
+                    }
+                }
+                send(branch, target, hops.get(0), in, inRequired);
+            }
+        }, ctx.lane(call.callId));
+    }
+
+    /**
+     * Rewrites a branch's request for {@code target} and sends it on a new client transaction, to
+     * {@code to} when DNS located its next hop.
+     */
+    private void send(ProxyCall.Branch branch, Target target, Destination to, Flow in, boolean inRequired) {
         ProxyCall call = branch.call;
         Request out = branch.request;
         ListeningPoints.Entry from;
         try {
-            from = rewriter.rewrite(call.request, out, target, in, inRequired);
+            from = rewriter.rewrite(call.request, out, target, in, inRequired, to);
         } catch (ParseException | InvalidArgumentException | SipException e) {
             ctx.counters().error("prepare_branch");
             log.debug("{}: cannot prepare branch to {}: {}", call.callId, target, e.toString());
@@ -325,6 +460,45 @@ public final class StatefulProxy implements ProxyFunction {
             log.debug("{}: cannot send {} to {}: {}", call.callId, out.getMethod(), out.getRequestURI(), e.toString());
             branchFinal(branch, Response.SERVICE_UNAVAILABLE, null);
         }
+    }
+
+    /**
+     * RFC 3263 §4.3: a branch to a next hop DNS located that failed to connect, timed out (408) or was
+     * answered 503 is sent again, as a new branch (a new transaction), to the next address located
+     * after it, unless the call was cancelled or answered; returns whether it was. The new branch is
+     * added in the same step as the old one ends ({@link ProxyCall#failoverInPlace}), so the call does
+     * not end in between; a destination set's next hop comes only once these addresses are used up.
+     */
+    private boolean failOver(ProxyCall.Branch branch, int status, Response upstream) {
+        ProxyCall call = branch.call;
+        NextHopFailover f;
+        ProxyCall.Branch next;
+        List<Destination> rest;
+        synchronized (call) {
+            // a timeout (the stack's timer thread) and a response (the lane) may race: one fails over
+            f = branch.failover;
+            if (f == null || !Failover.failsOver(status)) {
+                return false;
+            }
+            next = call.failoverInPlace(branch, status, upstream, (Request) f.unrewritten().clone());
+            if (next == null) {
+                return false;
+            }
+            branch.failover = null;
+            rest = f.rest();
+            next.failover = rest.size() > 1
+                    ? new NextHopFailover(f.unrewritten(), f.target(), rest.subList(1, rest.size())) : null;
+        }
+        ctx.counters().error("next_hop_failover");
+        log.debug("{}: branch ended {}, trying next hop {}", call.callId, status, rest.get(0));
+        Flow in = SipContext.flowOf(call.request);
+        send(next, f.target(), rest.get(0), in, behindNat(call.request, in));
+        return true;
+    }
+
+    /** The locator of next hops named by a host name (RFC 3263); none set: the stack resolves names itself. */
+    public void locateNextHopsWith(SipServerLocator locator) {
+        this.locator = locator;
     }
 
     /** §16.4: removes the Route entries that name this server. */
@@ -611,6 +785,9 @@ public final class StatefulProxy implements ProxyFunction {
     private void branchFinal(ProxyCall.Branch branch, int status, Response upstream) {
         ProxyCall call = branch.call;
         stopTimerC(branch);
+        if (failOver(branch, status, upstream)) {
+            return;
+        }
         ProxyCall.Branch next = call.failover(branch, status, upstream);
         if (next != null) {
             // sequential failover: the next hop of this branch's target, a new branch (§16.6)
@@ -619,7 +796,7 @@ public final class StatefulProxy implements ProxyFunction {
             log.debug("{}: {} from {}, failing over to {}", call.callId, status, target.attempt(branch.attempt).hop(),
                     target.attempt(next.attempt).hop());
             Flow in = SipContext.flowOf(call.request);
-            send(next, target.attempt(next.attempt), in, behindNat(call.request, in));
+            sendLocated(next, target.attempt(next.attempt), in, behindNat(call.request, in));
             return;
         }
         ProxyCall.Verdict v = call.finalResponse(branch, status, upstream);
@@ -789,7 +966,9 @@ public final class StatefulProxy implements ProxyFunction {
     /**
      * ACK for a 2xx: forwarded statelessly (§16.11) along its Route set or to its Request-URI, with
      * Max-Forwards (added when missing, §16.6 step 3) and a loop check (§16.3 step 4) as any request,
-     * so an ACK addressed back to this server cannot go round.
+     * so an ACK addressed back to this server cannot go round. A next hop named by a host name is
+     * located first (RFC 3263), off the lane; one that cannot be located drops the ACK, counted in
+     * {@code sip.requests.dropped{reason=ack_unresolved}}.
      */
     @Override
     public void onAck(Request ack) {
@@ -827,6 +1006,28 @@ public final class StatefulProxy implements ProxyFunction {
             ctx.counters().dropped("ack_bad_target");
             return;
         }
+        SipServerLocator dns = locator;
+        SipURI named = flow != null || dns == null ? null : namedNextHop(out, Target.AS_ADDRESSED);
+        if (named != null) {
+            // RFC 3263: its next hop is a name, located off the lane (each retransmission finds it cached)
+            locate(dns, named).whenCompleteAsync((hops, failure) -> {
+                if (failure != null) {
+                    ctx.counters().dropped("ack_unresolved");
+                    log.debug("{}: ACK not forwarded, next hop not located: {}", callId(ack), failure.getMessage());
+                } else {
+                    forwardAck(ack, out, null, hops.get(0));
+                }
+            }, ctx.lane(callId(ack)));
+            return;
+        }
+        forwardAck(ack, out, flow, null);
+    }
+
+    /**
+     * Sends the ACK {@code out} (a copy of {@code ack}, our Route entries off) over {@code flow}, to
+     * {@code to} when DNS located its next hop, or where its Route or Request-URI say.
+     */
+    private void forwardAck(Request ack, Request out, Flow flow, Destination to) {
         try {
             MaxForwardsHeader mf = (MaxForwardsHeader) out.getHeader(MaxForwardsHeader.NAME);
             if (mf == null) {
@@ -837,19 +1038,20 @@ public final class StatefulProxy implements ProxyFunction {
                 }
                 mf.decrementMaxForwards();
             }
-            Transport t = flow != null ? flow.transport() : BranchRewriter.outgoingTransport(out);
+            Transport t = flow != null ? flow.transport() : to != null ? to.transport()
+                    : BranchRewriter.outgoingTransport(out);
             ListeningPoints.Entry from = flow != null ? ctx.listeningPoints().at(t, flow.local()) : null;
             if (from == null) {
                 from = ctx.listeningPoints().toward(t, flow != null ? flow.remote().getAddress().getHostAddress()
-                        : BranchRewriter.nextHopHost(out));
+                        : to != null ? to.address().getAddress().getHostAddress() : BranchRewriter.nextHopHost(out));
             }
             if (from == null) {
                 ctx.counters().error("no_listener_for_ack");
                 return;
             }
             out.addFirst(ctx.via(from.listener(), loops.statelessBranch(ack)));
-            // RFC 5626 §5.3: over the other side's flow, marked for the stack's router
-            StackInternals.attach(out, flow);
+            // RFC 5626 §5.3: over the other side's flow, or to the located next hop, marked for the stack's router
+            StackInternals.attach(out, flow != null ? flow : to);
             try (ConnectionScope scope = flow != null ? ConnectionScope.flow(callId(ack))
                     : ConnectionScope.call(callId(ack))) {
                 from.provider().sendRequest(out);
