@@ -429,7 +429,7 @@ class ConfigLoaderTest {
     void everySettingHasOneKeyAndAKebabCaseOption() {
         // one setting per component (and the two presets), the auth, tls, database breaker, tcp limits, overload,
         // source limits, call records, http, routing, destinations and dns records' components counted one by one
-        assertEquals(ServerConfig.class.getRecordComponents().length - 11 + AuthConfig.class.getRecordComponents().length
+        assertEquals(ServerConfig.class.getRecordComponents().length - 12 + AuthConfig.class.getRecordComponents().length
                 + TlsConfig.class.getRecordComponents().length + DbBreakerConfig.class.getRecordComponents().length
                 + TcpLimitsConfig.class.getRecordComponents().length
                 + OverloadConfig.class.getRecordComponents().length
