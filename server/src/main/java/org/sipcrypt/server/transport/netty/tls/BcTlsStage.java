@@ -71,6 +71,7 @@ final class BcTlsStage extends TlsStage {
 
     @Override
     public void close() {
+        super.close();
         if (handshakeExecutor != null) {
             handshakeExecutor.shutdownNow();
         }
