@@ -25,6 +25,7 @@ import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.OpenSslClient;
 import org.sipcrypt.server.testing.RevokingCa;
+import org.sipcrypt.server.testing.TestOcspResponder;
 import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.testing.TestServer;
 import picocli.CommandLine;
@@ -248,6 +249,55 @@ abstract class TlsListenerContract {
                 }
             }, Duration.ofSeconds(20), () -> "the replaced CRL revokes the good client: " + server.server().statsLine());
             assertTrue(revocationChecks(server, "revoked") >= 2, server.server().statsLine());
+        }
+    }
+
+    /**
+     * tls.revocation ocsp against a responder the test runs, named by tls.ocspResponder, hard failure:
+     * the handshake never waits for the responder, so a client's first handshake may be refused while
+     * its status is fetched; once answered, the revoked client is refused as revoked and the good one
+     * has OPTIONS answered, and the fetches are counted.
+     */
+    @Test
+    void clientCertificatesRevokedByOcspAreRefused() throws Exception {
+        RevocationFixture f = RevocationFixture.get();
+        f.ca.writeCertificate(certs.resolve("revoking-ca.pem"));
+        for (String file : List.of("good-client.pem", "good-client-key.pem", "revoked-client.pem", "revoked-client-key.pem")) {
+            Files.copy(f.dir.resolve(file), certs.resolve(file));
+        }
+        try (TestOcspResponder responder = TestOcspResponder.start(f.ca.certificate(), f.ca.privateKey())) {
+            responder.revoke(f.revoked);
+            try (TestServer server = start("tls.clientAuth", "need", "tls.trust", certs.resolve("revoking-ca.pem").toString(),
+                    "tls.revocation", "ocsp", "tls.ocspResponder", responder.url().toString(),
+                    "tls.revocationFailure", "hard")) {
+                int port = server.address(Transport.TLS).getPort();
+                Await.until(() -> {
+                    assertEquals(null, optionsWith("revoked-client", port, "revoked-ocsp"), "the revoked client is refused");
+                    return revocationChecks(server, "revoked") >= 1;
+                }, Duration.ofSeconds(10), () -> server.server().statsLine());
+                Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "revoked") >= 1,
+                        Duration.ofSeconds(10), () -> server.server().statsLine());
+                String[] got = new String[1];
+                // refused while its status is fetched (hard failure), then served
+                Await.until(() -> (got[0] = optionsWith("good-client", port, "good-ocsp")) != null, Duration.ofSeconds(10),
+                        () -> server.server().statsLine());
+                assertTrue(got[0].contains("SIP/2.0 200 OK"), got[0]);
+                assertTrue(revocationChecks(server, "good") >= 1, server.server().statsLine());
+                var fetches = server.server().registry().find("tls.ocsp.fetches").tag("result", "good").functionCounter();
+                assertEquals(1.0, fetches.count(), "one fetch per certificate, then the cache");
+            }
+        }
+    }
+
+    /** OPTIONS from a client presenting {@code <name>.pem} over TLS 1.2: the answer, or null when refused. */
+    private String optionsWith(String name, int port, String callId) {
+        try {
+            String got = jdkOptions(TestPki.sslContext(certs, name + ".pem", name + "-key.pem", "TLSv1.2"), port, callId);
+            return got.contains("SIP/2.0 200") ? got : null;
+        } catch (IOException e) {
+            return null;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
