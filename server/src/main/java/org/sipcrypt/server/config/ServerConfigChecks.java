@@ -194,16 +194,17 @@ final class ServerConfigChecks {
     /**
      * tls.revocation crl and both need lists to check against, every mode but off peer checks on;
      * lists given while no mode reads them would silently check nothing. The lists themselves are
-     * parsed when the TLS stage is made. Stapling runs on the openssl engine only, without tls.domain.
+     * parsed when the TLS stage is made. Stapling runs on the openssl and bc engines, without tls.domain.
      */
     private static void revocation(TlsConfig t, ServerConfig c) {
         for (int i = 0; i < t.crl().size(); i++) {
             readable("tls.crl[" + i + "]", t.crl().get(i), " (expected a PEM or DER CRL file)");
         }
         if (t.ocspStapling()) {
-            if (t.engine() != org.sipcrypt.server.tls.spi.TlsEngine.OPENSSL) {
-                throw new IllegalArgumentException("tls.ocspStapling: on needs tls.engine openssl (the bc and jsse"
-                        + " engines do not staple; engine is " + t.engineName() + ")");
+            if (t.engine() != org.sipcrypt.server.tls.spi.TlsEngine.OPENSSL
+                    && t.engine() != org.sipcrypt.server.tls.spi.TlsEngine.BC) {
+                throw new IllegalArgumentException("tls.ocspStapling: on needs tls.engine openssl or bc (the jsse"
+                        + " engine does not staple; engine is " + t.engineName() + ")");
             }
             if (!t.domains().isEmpty()) {
                 throw new IllegalArgumentException("tls.ocspStapling: on is not built with tls.domain (only the"

@@ -518,8 +518,8 @@ public enum Setting {
             c -> shown(c.tls().ocspCacheTime()), (b, k, v) -> b.tls().ocspCacheTime(duration(k, one(k, v), false))),
     TLS_OCSP_STAPLING("tls.ocspStapling", Kind.SINGLE, "on|off",
             "Whether the tls listener staples an OCSP response for its own certificate to handshakes whose client"
-                    + " asks (status_request, RFC 6066 §8): the openssl engine only (refused at start on bc and jsse),"
-                    + " not with tls.domain. The response is fetched from the responder the certificate names (or"
+                    + " asks (status_request, RFC 6066 §8): on the openssl engine, and on bc for TLS 1.2 handshakes"
+                    + " (refused at start on jsse and auto), not with tls.domain. The response is fetched from the responder the certificate names (or"
                     + " tls.ocspResponder) at start and again before its nextUpdate, off the event loops; the"
                     + " certificate's issuer must follow it in tls.cert. Off by default.",
             c -> List.of(c.tls().ocspStapling() ? "on" : "off"), (b, k, v) -> b.tls().ocspStapling(bool(k, one(k, v)))),

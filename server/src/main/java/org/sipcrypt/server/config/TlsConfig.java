@@ -58,7 +58,7 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  * @param ocspTimeout      longest wait for an OCSP response, connection included
  * @param ocspCacheTime    longest an OCSP answer is kept (less when its nextUpdate comes sooner)
  * @param ocspStapling     whether the tls listener staples an OCSP response for its own certificate
- *                         (openssl engine)
+ *                         (openssl engine; bc on TLS 1.2)
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,

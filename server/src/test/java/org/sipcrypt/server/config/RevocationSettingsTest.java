@@ -69,7 +69,7 @@ class RevocationSettingsTest {
         assertTrue(failure(Map.of("tls.revocation", List.of("ocsp"), "tls.crl", List.of(a.toString()))).startsWith(
                 "tls.crl: given while tls.revocation is ocsp"));
         assertTrue(failure(Map.of("tls.ocspStapling", List.of("on"),
-                "tls.engine", List.of("jsse"))).startsWith("tls.ocspStapling: on needs tls.engine openssl"));
+                "tls.engine", List.of("jsse"))).startsWith("tls.ocspStapling: on needs tls.engine openssl or bc"));
         assertTrue(failure(Map.of("tls.ocspStapling", List.of("on"), "tls.engine", List.of("openssl")))
                 .contains("without a tls or wss listener"));
     }

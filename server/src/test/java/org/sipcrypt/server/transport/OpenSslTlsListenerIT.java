@@ -16,8 +16,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.server.testing.Await;
-import org.sipcrypt.server.testing.RevokingCa;
-import org.sipcrypt.server.testing.TestOcspResponder;
 import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.testing.TestServer;
 
@@ -52,41 +50,6 @@ class OpenSslTlsListenerIT extends TlsListenerContract {
                 "peer_closed") == 1, Duration.ofSeconds(10), () -> server.server().statsLine() + "\n" + out);
         assertEquals(1, server.server().transportCounters().value("tls.handshakes", "kind", "full"),
                 server.server().statsLine());
-    }
-
-    /**
-     * tls.ocspStapling on: the server fetches its own certificate's OCSP response from the responder
-     * the certificate names (one the test runs) and staples it for a client that asks
-     * ({@code openssl s_client -status}), which sees a successful response saying good.
-     */
-    @Test
-    void theCertificatesOcspResponseIsStapledForClientsThatAsk() throws Exception {
-        RevokingCa ca = RevokingCa.create("sipcrypt stapling test CA");
-        try (TestOcspResponder responder = TestOcspResponder.start(ca.certificate(), ca.privateKey())) {
-            ca.server("127.0.0.1", certs, "stapled", responder.url());
-            ca.writeCertificate(certs.resolve("stapling-ca.pem"));
-            try (TestServer server = TestServer.start(dir.resolve("data"), "listen", "tls:127.0.0.1:0",
-                    "tls.cert", certs.resolve("stapled.pem").toString(), "tls.key", certs.resolve("stapled-key.pem").toString(),
-                    "tls.engine", "openssl", "tls.ocspStapling", "on")) {
-                int port = server.address(Transport.TLS).getPort();
-                String[] out = new String[1];
-                Await.until(() -> {
-                    try {
-                        out[0] = openssl(options(port, "stapled"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
-                                "-status", "-CAfile", "stapling-ca.pem");
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                    // the first handshakes may come before the first response is in
-                    return out[0].contains("OCSP Response Status: successful");
-                }, Duration.ofSeconds(15), () -> "a stapled response: " + out[0]);
-                assertTrue(out[0].contains("Cert Status: good"), out[0]);
-                assertTrue(out[0].contains("SIP/2.0 200 OK"), out[0]);
-                assertTrue(responder.requests() >= 1);
-                var fetched = server.server().registry().find("tls.ocsp.fetches").tag("result", "good").functionCounter();
-                assertTrue(fetched != null && fetched.count() >= 1, server.server().statsLine());
-            }
-        }
     }
 
     @ParameterizedTest(name = "{0}")

@@ -289,6 +289,58 @@ abstract class TlsListenerContract {
         }
     }
 
+    /**
+     * tls.ocspStapling on: the server fetches its own certificate's OCSP response from the responder
+     * the certificate names (one the test runs) and staples it for a client that asks
+     * ({@code openssl s_client -status}), which sees a successful response saying good; an engine
+     * that does not staple (jsse) refuses to start with it.
+     */
+    @Test
+    void theCertificatesOcspResponseIsStapledForClientsThatAsk() throws Exception {
+        RevokingCa ca = RevokingCa.create("sipcrypt stapling test CA");
+        try (TestOcspResponder responder = TestOcspResponder.start(ca.certificate(), ca.privateKey())) {
+            ca.server("127.0.0.1", certs, "stapled", responder.url());
+            ca.writeCertificate(certs.resolve("stapling-ca.pem"));
+            String[] settings = {"listen", "tls:127.0.0.1:0", "tls.cert", certs.resolve("stapled.pem").toString(),
+                "tls.key", certs.resolve("stapled-key.pem").toString(), "tls.engine", engine(), "tls.ocspStapling", "on"};
+            if (!staples()) {
+                Exception refused = assertThrows(Exception.class, () -> TestServer.start(dir.resolve("data"), settings));
+                assertTrue(refused.getMessage().contains("tls.ocspStapling: on needs tls.engine openssl or bc"),
+                        refused.getMessage());
+                return;
+            }
+            try (TestServer server = TestServer.start(dir.resolve("data"), settings)) {
+                int port = server.address(Transport.TLS).getPort();
+                String[] out = new String[1];
+                Await.until(() -> {
+                    try {
+                        out[0] = openssl(options(port, "stapled"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                                "-status", "-CAfile", "stapling-ca.pem", staplingVersion());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    // the first handshakes may come before the first response is in
+                    return out[0].contains("OCSP Response Status: successful");
+                }, Duration.ofSeconds(15), () -> "a stapled response: " + out[0]);
+                assertTrue(out[0].contains("Cert Status: good"), out[0]);
+                assertTrue(out[0].contains("SIP/2.0 200 OK"), out[0]);
+                assertTrue(responder.requests() >= 1);
+                var fetched = server.server().registry().find("tls.ocsp.fetches").tag("result", "good").functionCounter();
+                assertTrue(fetched != null && fetched.count() >= 1, server.server().statsLine());
+            }
+        }
+    }
+
+    /** Whether the engine staples OCSP responses ({@code tls.ocspStapling}). */
+    boolean staples() {
+        return true;
+    }
+
+    /** The {@code openssl s_client} version switch of the stapling case: the newest the engine staples on. */
+    String staplingVersion() {
+        return "-tls1_3";
+    }
+
     /** OPTIONS from a client presenting {@code <name>.pem} over TLS 1.2: the answer, or null when refused. */
     private String optionsWith(String name, int port, String callId) {
         try {

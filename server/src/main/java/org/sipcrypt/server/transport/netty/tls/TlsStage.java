@@ -133,7 +133,7 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
             OcspStaple staple = staples ? new OcspStaple(identities, ocsp, t.ocspCacheTime()) : null;
             made = switch (choices.engine()) {
                 case JSSE -> JsseTlsStage.create(identities, trust, policies, t, choices);
-                case BC -> BcTlsStage.create(identities, trust, policies, t, choices, registry);
+                case BC -> BcTlsStage.create(identities, trust, policies, t, choices, registry, staple);
                 case OPENSSL -> OpenSslTlsStage.create(identities, trust, policies, t, choices, staple);
             };
             made.revocation = revocation;
