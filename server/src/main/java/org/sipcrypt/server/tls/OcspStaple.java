@@ -66,24 +66,29 @@ public final class OcspStaple implements AutoCloseable {
         return h.der();
     }
 
-    /** The certificate presented now, or null when the listener presents none. */
-    private X509Certificate presented() {
-        ServerIdentities.Identity id = identities.current().fallback();
-        return id == null ? null : id.leaf();
+    private void tick() {
+        try {
+            due();
+        } catch (RuntimeException e) {
+            // a periodic task that throws is never run again: the staple would silently go stale
+            rateLimited.warn("staple_error", "tls.ocspStapling: the refresh failed: {}", e.toString());
+        }
     }
 
-    private synchronized void tick() {
-        X509Certificate leaf = presented();
-        if (leaf == null || fetching != null) {
+    private synchronized void due() {
+        // one snapshot: a reload may replace the set meanwhile
+        ServerIdentities.Identity presented = identities.current().fallback();
+        if (presented == null || fetching != null) {
             return;
         }
+        X509Certificate leaf = presented.leaf();
         Instant now = ocsp.now();
         // due: half-way to the held response's nextUpdate, or a while after a failure; a new certificate at once
         if (leaf.equals(attempted) && now.isBefore(due)) {
             return;
         }
         attempted = leaf;
-        List<X509Certificate> chain = identities.current().fallback().material().chain();
+        List<X509Certificate> chain = presented.material().chain();
         if (chain.size() < 2 || !leaf.getIssuerX500Principal().equals(chain.get(1).getSubjectX500Principal())) {
             rateLimited.warn("staple_no_issuer", "tls.ocspStapling: nothing stapled: {} is not followed by its issuer"
                     + " in tls.cert (the OCSP request names the issuer's key)", leaf.getSubjectX500Principal().getName());
@@ -102,6 +107,11 @@ public final class OcspStaple implements AutoCloseable {
                     leaf.getSubjectX500Principal().getName(), f.answer());
             due = now.plus(OcspClient.FAILURE_KEPT);
             return;
+        }
+        if (f.answer().status() != PeerRevocation.Result.GOOD) {
+            // stapled all the same: clients learn it either way, and the operator must act
+            LoggerFactory.getLogger(OcspStaple.class).error("tls.ocspStapling: the responder says the listener's"
+                    + " certificate {} is {}", leaf.getSubjectX500Principal().getName(), f.answer());
         }
         Instant nextUpdate = f.answer().nextUpdate();
         Duration half = nextUpdate == null ? cacheTime : Duration.between(now, nextUpdate).dividedBy(2);
