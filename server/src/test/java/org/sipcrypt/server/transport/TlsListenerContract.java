@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -256,7 +257,8 @@ abstract class TlsListenerContract {
      * tls.revocation ocsp against a responder the test runs, named by tls.ocspResponder, hard failure:
      * the handshake never waits for the responder, so a client's first handshake may be refused while
      * its status is fetched; once answered, the revoked client is refused as revoked and the good one
-     * has OPTIONS answered, and the fetches are counted.
+     * has OPTIONS answered, and the fetches are counted. With the responder down and soft failure,
+     * a client is served, its status counted as unknown.
      */
     @Test
     void clientCertificatesRevokedByOcspAreRefused() throws Exception {
@@ -286,6 +288,18 @@ abstract class TlsListenerContract {
                 var fetches = server.server().registry().find("tls.ocsp.fetches").tag("result", "good").functionCounter();
                 assertEquals(1.0, fetches.count(), "one fetch per certificate, then the cache");
             }
+        }
+        // the responder gone (its port closed): soft failure serves even the revoked client, counted as unknown
+        URI down;
+        try (TestOcspResponder gone = TestOcspResponder.start(f.ca.certificate(), f.ca.privateKey())) {
+            down = gone.url();
+        }
+        try (TestServer server = start("tls.clientAuth", "need", "tls.trust", certs.resolve("revoking-ca.pem").toString(),
+                "tls.revocation", "ocsp", "tls.ocspResponder", down.toString(), "tls.revocationFailure", "soft")) {
+            int port = server.address(Transport.TLS).getPort();
+            String got = optionsWith("revoked-client", port, "responder-down");
+            assertTrue(got != null && got.contains("SIP/2.0 200 OK"), String.valueOf(got));
+            assertTrue(revocationChecks(server, "unknown") >= 1, server.server().statsLine());
         }
     }
 
