@@ -215,6 +215,10 @@ final class ServerConfigChecks {
                         + " nothing (expected listen=tls:HOST:PORT)");
             }
         }
+        if (t.ocspResponder() != null && !t.revocation().usesOcsp() && !t.ocspStapling()) {
+            throw new IllegalArgumentException("tls.ocspResponder: given while nothing asks a responder (expected"
+                    + " tls.revocation=ocsp or both, or tls.ocspStapling=on, or no tls.ocspResponder)");
+        }
         if (!t.revocation().usesCrls() && !t.crl().isEmpty()) {
             throw new IllegalArgumentException("tls.crl: given while tls.revocation is " + t.revocation().configName()
                     + " (expected tls.revocation=crl or both, or no tls.crl)");

@@ -63,6 +63,8 @@ class RevocationSettingsTest {
         assertTrue(failure(Map.of("tls.ocspResponder", List.of("ldap://ca.example.com/"))).startsWith(
                 "tls.ocspResponder: \"ldap://ca.example.com/\" is not an OCSP responder URL"));
         assertTrue(failure(Map.of("tls.ocspTimeout", List.of("0s"))).startsWith("tls.ocspTimeout:"));
+        assertTrue(failure(Map.of("tls.ocspResponder", List.of("http://127.0.0.1:8888/"))).startsWith(
+                "tls.ocspResponder: given while nothing asks a responder"));
         assertEquals("tls.revocation: both needs at least one tls.crl file",
                 failure(Map.of("tls.revocation", List.of("both"))));
         Path a = Files.writeString(dir.resolve("a.crl"), "x");
