@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * RFC 6066 §8): fetched by the {@link OcspClient} for the certificate presented now ({@code tls.cert},
  * its issuer the next certificate of the chain), checked as a peer's would be, and fetched again every
  * {@link #TICK} once half the time to its nextUpdate (at most {@code tls.ocspCacheTime}) has passed, at
- * once after a reload replaced the certificate, and {@link OcspClient#FAILURE_KEPT} after a failure.
+ * the first look after a reload replaced the certificate, and {@link OcspClient#FAILURE_KEPT} after a failure.
  * A response is stapled only for the certificate it is about and only until its nextUpdate.
  * Threading: thread-safe; {@link #current} never blocks (event loops); fetches are started on the
  * one thread {@code sipcrypt-ocsp-staple} and complete on {@code sipcrypt-ocsp}.
