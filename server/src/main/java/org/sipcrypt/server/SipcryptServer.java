@@ -343,6 +343,7 @@ public final class SipcryptServer implements AutoCloseable {
                     SipcryptServer::liveServerTransactions, workers, transport,
                     transports(listeners), location);
             revocationChecks(transport, registry);
+            ocspFetches(transport, registry);
             TlsReloads tlsReloads = tlsReloads(config, transport, housekeeping, registry);
             if (tlsReloads != null) {
                 server.tlsReloads = tlsReloads;
@@ -592,6 +593,37 @@ public final class SipcryptServer implements AutoCloseable {
             FunctionCounter.builder("tls.revocation.checks", transport,
                     t -> revocations(t).stream().mapToLong(p -> p.count(r)).sum()).tag("result", r.tag()).register(registry);
         }
+    }
+
+    /**
+     * {@code tls.ocsp.fetches{result}} and {@code tls.ocsp.fetch.latency}: the OCSP fetches of every
+     * TLS stage (peers' certificates and the stapled response), by how they ended; nothing without OCSP.
+     */
+    private static void ocspFetches(NettyTransport transport, MeterRegistry registry) {
+        if (transport == null || transport.settings().tls() == null || ocspClients(transport).isEmpty()) {
+            return;
+        }
+        for (org.sipcrypt.server.tls.OcspAnswer.Fetch f : org.sipcrypt.server.tls.OcspAnswer.Fetch.values()) {
+            FunctionCounter.builder("tls.ocsp.fetches", transport,
+                    t -> ocspClients(t).stream().mapToLong(c -> c.fetches(f)).sum()).tag("result", f.tag()).register(registry);
+        }
+        io.micrometer.core.instrument.FunctionTimer.builder("tls.ocsp.fetch.latency", transport,
+                t -> ocspClients(t).stream().mapToLong(org.sipcrypt.server.tls.OcspClient::fetchCount).sum(),
+                t -> ocspClients(t).stream().mapToLong(org.sipcrypt.server.tls.OcspClient::fetchNanos).sum(),
+                TimeUnit.NANOSECONDS).register(registry);
+    }
+
+    private static List<org.sipcrypt.server.tls.OcspClient> ocspClients(NettyTransport transport) {
+        List<org.sipcrypt.server.tls.OcspClient> all = new ArrayList<>();
+        if (transport.settings().tls().ocsp() != null) {
+            all.add(transport.settings().tls().ocsp());
+        }
+        transport.settings().peerTls().values().forEach(s -> {
+            if (s.ocsp() != null) {
+                all.add(s.ocsp());
+            }
+        });
+        return all;
     }
 
     private static List<PeerRevocation> revocations(NettyTransport transport) {

@@ -60,6 +60,17 @@
  *     <td>RFC 3263 lookups of next hops named by a host name (NAPTR, SRV, A/AAAA queries, the answer cache);
  *     the request then goes back to its call's lane</td>
  *     <td>SIP work, anything that waits</td></tr>
+ * <tr><td>{@code sipcrypt-ocsp-N}</td><td>2, started as fetches come, ended after 30 s idle (only with
+ *     {@code tls.revocation ocsp|both} or {@code tls.ocspStapling}); one pool per TLS stage</td>
+ *     <td>4,096 tasks of the JDK's HttpClient for at most 64 OCSP fetches at once; beyond 64 a fetch is not
+ *     started and the certificate's status is unknown ({@code tls.ocsp.fetches{result=failed}})</td>
+ *     <td>OCSP requests and responses (HttpClient, which adds its own selector thread), the response's
+ *     checks (a signature verification), the cache's upkeep</td>
+ *     <td>handshakes; nothing waits on a fetch, each ends by {@code tls.ocspTimeout}</td></tr>
+ * <tr><td>{@code sipcrypt-ocsp-staple}</td><td>1 (only with {@code tls.ocspStapling})</td>
+ *     <td>one periodic task</td>
+ *     <td>every 5 s, whether the stapled response is due for a fetch (started on {@code sipcrypt-ocsp})</td>
+ *     <td>anything that waits</td></tr>
  * <tr><td>{@code sipcrypt-cdr}</td><td>1 (only with {@code cdr.sink} set)</td>
  *     <td>{@code cdr.queueSize} finished call records; beyond it a record is dropped and counted
  *     ({@code cdr.records{result=dropped}})</td>

@@ -214,7 +214,7 @@ final class ServerConfigChecks {
             throw new IllegalArgumentException("tls.trust: needed to check client certificates (tls.clientAuth="
                     + t.clientAuth().configName() + ")");
         }
-        revocation(t);
+        revocation(t, c);
         CipherSuiteRegistry registry = CipherSuiteRegistry.load();
         TlsChoices listener = choices(registry, "", t);
         org.sipcrypt.server.tls.DomainPolicies.of(t, listener, registry);
@@ -229,21 +229,41 @@ final class ServerConfigChecks {
     }
 
     /**
-     * tls.revocation crl needs lists to check against and peer checks on; lists given while revocation
-     * is off would silently check nothing. The lists themselves are parsed when the TLS stage is made.
+     * tls.revocation crl and both need lists to check against, every mode but off peer checks on;
+     * lists given while no mode reads them would silently check nothing. The lists themselves are
+     * parsed when the TLS stage is made. Stapling runs on the openssl and bc engines, without tls.domain.
      */
-    private static void revocation(TlsConfig t) {
+    private static void revocation(TlsConfig t, ServerConfig c) {
         for (int i = 0; i < t.crl().size(); i++) {
             readable("tls.crl[" + i + "]", t.crl().get(i), " (expected a PEM or DER CRL file)");
         }
-        if (t.revocation() == TlsConfig.Revocation.OFF) {
-            if (!t.crl().isEmpty()) {
-                throw new IllegalArgumentException("tls.crl: given while tls.revocation is off (expected"
-                        + " tls.revocation=crl, or no tls.crl)");
+        if (t.ocspStapling()) {
+            if (t.engine() != org.sipcrypt.server.tls.spi.TlsEngine.OPENSSL
+                    && t.engine() != org.sipcrypt.server.tls.spi.TlsEngine.BC) {
+                throw new IllegalArgumentException("tls.ocspStapling: on needs tls.engine openssl or bc (the jsse"
+                        + " engine does not staple; engine is " + t.engineName() + ")");
             }
+            if (!t.domains().isEmpty()) {
+                throw new IllegalArgumentException("tls.ocspStapling: on is not built with tls.domain (only the"
+                        + " tls.cert certificate would be stapled)");
+            }
+            if (c.listeners().stream().noneMatch(l -> l.transport().secure())) {
+                throw new IllegalArgumentException("tls.ocspStapling: on without a tls or wss listener would staple"
+                        + " nothing (expected listen=tls:HOST:PORT)");
+            }
+        }
+        if (t.ocspResponder() != null && !t.revocation().usesOcsp() && !t.ocspStapling()) {
+            throw new IllegalArgumentException("tls.ocspResponder: given while nothing asks a responder (expected"
+                    + " tls.revocation=ocsp or both, or tls.ocspStapling=on, or no tls.ocspResponder)");
+        }
+        if (!t.revocation().usesCrls() && !t.crl().isEmpty()) {
+            throw new IllegalArgumentException("tls.crl: given while tls.revocation is " + t.revocation().configName()
+                    + " (expected tls.revocation=crl or both, or no tls.crl)");
+        }
+        if (t.revocation() == TlsConfig.Revocation.OFF) {
             return;
         }
-        if (t.crl().isEmpty()) {
+        if (t.revocation().usesCrls() && t.crl().isEmpty()) {
             throw new IllegalArgumentException("tls.revocation: " + t.revocation().configName()
                     + " needs at least one tls.crl file");
         }

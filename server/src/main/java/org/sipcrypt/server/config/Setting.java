@@ -527,18 +527,45 @@ public enum Setting {
                     + " checked against with tls.revocation crl; read again, all or none, whenever the certificates"
                     + " and trust files are (POST /admin/tls/reload, SIGHUP, tls.watchInterval).",
             c -> strings(c.tls().crl()), (b, k, v) -> b.tls().crl(paths(k, v))),
-    TLS_REVOCATION("tls.revocation", Kind.SINGLE, "off|crl",
-            "Whether peers' certificates (client certificates, servers dialled) are checked for revocation: off, or"
-                    + " against the tls.crl lists (end-entity certificates). Off by default: a CA that publishes no"
-                    + " revocation information would leave every status unknown. OCSP is not built.",
+    TLS_REVOCATION("tls.revocation", Kind.SINGLE, "off|crl|ocsp|both",
+            "Whether peers' certificates (client certificates, servers dialled) are checked for revocation, the"
+                    + " end-entity certificate only: off; crl, against the tls.crl lists; ocsp, by asking the OCSP"
+                    + " responder (RFC 6960) its authorityInfoAccess names or tls.ocspResponder, answers cached;"
+                    + " both, OCSP first and the tls.crl lists when OCSP has no answer. The handshake never waits"
+                    + " for a responder: a certificate not in the cache yet has its status fetched meanwhile and is"
+                    + " treated as unknown (tls.revocationFailure). Off by default: a CA that publishes no"
+                    + " revocation information would leave every status unknown.",
             c -> List.of(c.tls().revocation().configName()),
             (b, k, v) -> b.tls().revocation(parsed(k, one(k, v), TlsConfig.Revocation::parse))),
     TLS_REVOCATION_FAILURE("tls.revocationFailure", Kind.SINGLE, "soft|hard",
             "A peer certificate whose revocation status cannot be learned (no tls.crl list of its issuer, or one past"
-                    + " its nextUpdate): accepted (soft) or refused (hard); counted as"
-                    + " tls.revocation.checks{result=unknown} either way.",
+                    + " its nextUpdate; no OCSP answer yet, a responder down, slow or answering unknown or with a"
+                    + " response that fails its checks): accepted (soft) or refused (hard); counted as"
+                    + " tls.revocation.checks{result=unknown} either way. Under hard a peer whose status was being"
+                    + " fetched is accepted when it tries again once the answer is in.",
             c -> List.of(c.tls().revocationFailure().configName()),
             (b, k, v) -> b.tls().revocationFailure(parsed(k, one(k, v), TlsConfig.RevocationFailure::parse))),
+    TLS_OCSP_RESPONDER("tls.ocspResponder", Kind.SINGLE, "URL",
+            "The OCSP responder (http:// or https://) asked about every certificate, peers' and, with"
+                    + " tls.ocspStapling, the server's own, instead of the one each certificate's authorityInfoAccess"
+                    + " names. Unset: each certificate's own; one that names none has an unknown status.",
+            c -> optional(c.tls().ocspResponder()), (b, k, v) -> b.tls().ocspResponder(ocspUrl(k, one(k, v)))),
+    TLS_OCSP_TIMEOUT("tls.ocspTimeout", Kind.SINGLE, "DURATION",
+            "Longest wait for an OCSP responder's answer, connection included; a fetch that takes longer is"
+                    + " counted as tls.ocsp.fetches{result=timeout} and leaves the status unknown.",
+            c -> shown(c.tls().ocspTimeout()), (b, k, v) -> b.tls().ocspTimeout(duration(k, one(k, v), false))),
+    TLS_OCSP_CACHE_TIME("tls.ocspCacheTime", Kind.SINGLE, "DURATION",
+            "Longest an OCSP answer (good, revoked, unknown) is kept and used; an answer's own nextUpdate ends it"
+                    + " sooner. A fetch that failed is kept 10 s (at most this), so a responder that is down is"
+                    + " not asked at handshake rate. At most 10,000 certificates are kept, the least used leave first.",
+            c -> shown(c.tls().ocspCacheTime()), (b, k, v) -> b.tls().ocspCacheTime(duration(k, one(k, v), false))),
+    TLS_OCSP_STAPLING("tls.ocspStapling", Kind.SINGLE, "on|off",
+            "Whether the tls listener staples an OCSP response for its own certificate to handshakes whose client"
+                    + " asks (status_request, RFC 6066 §8): on the openssl engine, and on bc for TLS 1.2 handshakes"
+                    + " (refused at start on jsse and auto), not with tls.domain. The response is fetched from the responder the certificate names (or"
+                    + " tls.ocspResponder) at start and again before its nextUpdate, off the event loops; the"
+                    + " certificate's issuer must follow it in tls.cert. Off by default.",
+            c -> List.of(c.tls().ocspStapling() ? "on" : "off"), (b, k, v) -> b.tls().ocspStapling(bool(k, one(k, v)))),
     TLS_PEER("tls.peer", Kind.REPEATABLE, "HOST:PORT;NAME=VALUE...",
             "TLS for connections the proxy opens to one peer, overriding tls.*: engine, ciphers, crypto, versions"
                     + " (lists joined with +), cert, key, trust, reuse, verify;"
@@ -680,6 +707,19 @@ public enum Setting {
             out.add(path(key + "[" + i + "]", texts.get(i)));
         }
         return out;
+    }
+
+    /** An OCSP responder's address: an absolute http or https URL. */
+    private static java.net.URI ocspUrl(String key, String text) throws ConfigException {
+        return parsed(key, text, t -> {
+            java.net.URI u = java.net.URI.create(t.trim());
+            String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(java.util.Locale.ROOT);
+            if (!(scheme.equals("http") || scheme.equals("https")) || u.getHost() == null) {
+                throw new IllegalArgumentException("\"" + t + "\" is not an OCSP responder URL (expected"
+                        + " http://HOST[:PORT]/PATH or https://...)");
+            }
+            return u;
+        });
     }
 
     private static List<String> strings(List<?> values) {

@@ -49,9 +49,16 @@ import org.sipcrypt.server.tls.spi.TlsEngine;
  *                         reloaded); zero checks never
  * @param crl              certificate revocation lists (PEM or DER files) peers' certificates are checked
  *                         against with {@code revocation} {@code crl}; read again with the certificates
- * @param revocation       whether peers' certificates are checked for revocation ({@code off}, {@code crl})
+ * @param revocation       whether peers' certificates are checked for revocation ({@code off}, {@code crl},
+ *                         {@code ocsp}, {@code both})
  * @param revocationFailure what a peer certificate whose status cannot be learned gets: accepted
  *                         ({@code soft}) or refused ({@code hard})
+ * @param ocspResponder    the OCSP responder asked about every certificate instead of the one its
+ *                         authorityInfoAccess names; null: the certificate's own
+ * @param ocspTimeout      longest wait for an OCSP response, connection included
+ * @param ocspCacheTime    longest an OCSP answer is kept (less when its nextUpdate comes sooner)
+ * @param ocspStapling     whether the tls listener staples an OCSP response for its own certificate
+ *                         (openssl engine; bc on TLS 1.2)
  */
 public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, ClientAuth clientAuth,
                         boolean allowInsecure, Duration handshakeTimeout, TlsEngine engine, List<String> crypto,
@@ -59,7 +66,8 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                         int handshakeThreads, int handshakeQueue, boolean verifyPeers, List<String> versions, List<TlsPeerConfig> peers,
                         String keyPassword, List<String> groups, List<TlsDomainConfig> domains,
                         UnknownServerName unknownServerName, Duration watchInterval, List<Path> crl,
-                        Revocation revocation, RevocationFailure revocationFailure) {
+                        Revocation revocation, RevocationFailure revocationFailure, java.net.URI ocspResponder,
+                        Duration ocspTimeout, Duration ocspCacheTime, boolean ocspStapling) {
 
     /**
      * Forward secrecy only: the TLS 1.3 AES-GCM suites and TLS 1.2 ECDHE-ECDSA and ECDHE-RSA with
@@ -118,18 +126,25 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
     /**
      * Whether peers' certificates are checked for revocation: not at all ({@code off}, the default:
      * most private SIP CAs publish no revocation information, and a check that cannot learn a status
-     * would have to accept or refuse everyone), or against the CRL files of {@code tls.crl}
-     * ({@code crl}). OCSP is not built.
+     * would have to accept or refuse everyone), against the CRL files of {@code tls.crl}
+     * ({@code crl}), by OCSP (RFC 6960, {@code ocsp}), or by OCSP with the CRLs deciding when OCSP
+     * gives no answer ({@code both}).
      */
     public enum Revocation implements ConfigNamed {
-        OFF, CRL;
+        OFF, CRL, OCSP, BOTH;
 
         static Revocation parse(String text) {
-            if (text.equalsIgnoreCase("ocsp") || text.equalsIgnoreCase("both")) {
-                throw new IllegalArgumentException("revocation mode \"" + text + "\" is not built: OCSP is not"
-                        + " checked (expected off or crl)");
-            }
             return ConfigNamed.parse(Revocation.class, text, "revocation mode");
+        }
+
+        /** Whether this mode reads CRL files. */
+        public boolean usesCrls() {
+            return this == CRL || this == BOTH;
+        }
+
+        /** Whether this mode asks OCSP responders. */
+        public boolean usesOcsp() {
+            return this == OCSP || this == BOTH;
         }
     }
 
@@ -170,6 +185,14 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         domains = List.copyOf(Objects.requireNonNull(domains, "domains"));
         Objects.requireNonNull(unknownServerName, "unknownServerName");
         Objects.requireNonNull(watchInterval, "watchInterval");
+        Objects.requireNonNull(ocspTimeout, "ocspTimeout");
+        Objects.requireNonNull(ocspCacheTime, "ocspCacheTime");
+        if (ocspTimeout.isNegative() || ocspTimeout.isZero()) {
+            throw new IllegalArgumentException("tls.ocspTimeout: " + ocspTimeout + " (expected more than 0s)");
+        }
+        if (ocspCacheTime.isNegative() || ocspCacheTime.isZero()) {
+            throw new IllegalArgumentException("tls.ocspCacheTime: " + ocspCacheTime + " (expected more than 0s)");
+        }
         if (watchInterval.isNegative()) {
             throw new IllegalArgumentException("watchInterval is negative: " + watchInterval);
         }
@@ -201,7 +224,9 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
                 .sessionReuse(sessionReuse).sessionCacheSize(sessionCacheSize).sessionLifetime(sessionLifetime)
                 .handshakeThreads(handshakeThreads).handshakeQueue(handshakeQueue).verifyPeers(verifyPeers).versions(versions).peers(peers)
                 .keyPassword(keyPassword).groups(groups).domains(domains).unknownServerName(unknownServerName)
-                .watchInterval(watchInterval).crl(crl).revocation(revocation).revocationFailure(revocationFailure);
+                .watchInterval(watchInterval).crl(crl).revocation(revocation).revocationFailure(revocationFailure)
+                .ocspResponder(ocspResponder).ocspTimeout(ocspTimeout).ocspCacheTime(ocspCacheTime)
+                .ocspStapling(ocspStapling);
     }
 
     /** The settings, with passwords and secrets masked. */
@@ -240,6 +265,10 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         private List<Path> crl = List.of();
         private Revocation revocation = Revocation.OFF;
         private RevocationFailure revocationFailure = RevocationFailure.SOFT;
+        private java.net.URI ocspResponder;
+        private Duration ocspTimeout = Duration.ofSeconds(2);
+        private Duration ocspCacheTime = Duration.ofHours(1);
+        private boolean ocspStapling;
 
         public Builder cert(Path v) { cert = v; return this; }
         public Builder key(Path v) { key = v; return this; }
@@ -269,6 +298,11 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
         public Builder crl(List<Path> v) { crl = v; return this; }
         public Builder revocation(Revocation v) { revocation = v; return this; }
         public Builder revocationFailure(RevocationFailure v) { revocationFailure = v; return this; }
+        /** The OCSP responder asked about every certificate; null: the one each certificate names. */
+        public Builder ocspResponder(java.net.URI v) { ocspResponder = v; return this; }
+        public Builder ocspTimeout(Duration v) { ocspTimeout = v; return this; }
+        public Builder ocspCacheTime(Duration v) { ocspCacheTime = v; return this; }
+        public Builder ocspStapling(boolean v) { ocspStapling = v; return this; }
 
         /** The suites, versions and insecure switch of {@code preset} ({@link #MODERN}, ...); the rest stays. */
         public Builder preset(TlsConfig preset) {
@@ -279,7 +313,7 @@ public record TlsConfig(Path cert, Path key, Path trust, List<String> ciphers, C
             return new TlsConfig(cert, key, trust, ciphers, clientAuth, allowInsecure, handshakeTimeout, engine, crypto,
                     sessionReuse, sessionCacheSize, sessionLifetime, handshakeThreads, handshakeQueue, verifyPeers, versions, peers,
                     keyPassword, groups, domains, unknownServerName, watchInterval, List.copyOf(crl), revocation,
-                    revocationFailure);
+                    revocationFailure, ocspResponder, ocspTimeout, ocspCacheTime, ocspStapling);
         }
     }
 

@@ -12,7 +12,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
 /**
  * A PKIX trust manager followed by a {@link PeerRevocation} check of the chain it accepted, on every
  * entry point (client and server certificates, with engine, socket or neither).
- * Threading: immutable; thread-safe; never blocks (the revocation lists are local).
+ * Threading: immutable; thread-safe; never blocks (the revocation lists are local, OCSP answers cached).
  */
 final class RevocationCheckedTrust extends X509ExtendedTrustManager {
 

@@ -118,6 +118,8 @@ class ConfigBuildersTest {
         } else if (type == Path.class) {
             // readable, as the checks across records want of TLS files
             return value == null ? Path.of("pom.xml") : Path.of(value + "-changed");
+        } else if (type == java.net.URI.class) {
+            return java.net.URI.create("http://127.0.0.1:9/changed");
         } else if (type == HostPort.class) {
             return HostPort.parse("127.0.0.1:9090", -1);
         } else if (type == RouteConfig.class) {

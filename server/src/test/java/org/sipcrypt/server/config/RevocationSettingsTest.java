@@ -43,10 +43,37 @@ class RevocationSettingsTest {
     }
 
     @Test
-    void ocspIsRefusedAsNotBuilt() {
-        String m = failure(Map.of("tls.revocation", List.of("ocsp")));
-        assertTrue(m.startsWith("tls.revocation: revocation mode \"ocsp\" is not built"), m);
-        assertTrue(failure(Map.of("tls.revocation", List.of("both"))).contains("(expected off or crl)"));
+    void ocspSettingsAreReadWithTheirDefaults() throws Exception {
+        TlsConfig d = ConfigLoader.load(null, Map.of()).tls();
+        assertEquals(java.time.Duration.ofSeconds(2), d.ocspTimeout());
+        assertEquals(java.time.Duration.ofHours(1), d.ocspCacheTime());
+        assertEquals(null, d.ocspResponder());
+        assertEquals(false, d.ocspStapling());
+        TlsConfig t = ConfigLoader.load(null, Map.of("tls.revocation", List.of("ocsp"),
+                "tls.ocspResponder", List.of("http://ocsp.example.com:8080/"), "tls.ocspTimeout", List.of("500ms"),
+                "tls.ocspCacheTime", List.of("10m"))).tls();
+        assertEquals(TlsConfig.Revocation.OCSP, t.revocation());
+        assertEquals(java.net.URI.create("http://ocsp.example.com:8080/"), t.ocspResponder());
+        assertEquals(java.time.Duration.ofMillis(500), t.ocspTimeout());
+        assertEquals(java.time.Duration.ofMinutes(10), t.ocspCacheTime());
+    }
+
+    @Test
+    void ocspSettingsAreChecked() throws Exception {
+        assertTrue(failure(Map.of("tls.ocspResponder", List.of("ldap://ca.example.com/"))).startsWith(
+                "tls.ocspResponder: \"ldap://ca.example.com/\" is not an OCSP responder URL"));
+        assertTrue(failure(Map.of("tls.ocspTimeout", List.of("0s"))).startsWith("tls.ocspTimeout:"));
+        assertTrue(failure(Map.of("tls.ocspResponder", List.of("http://127.0.0.1:8888/"))).startsWith(
+                "tls.ocspResponder: given while nothing asks a responder"));
+        assertEquals("tls.revocation: both needs at least one tls.crl file",
+                failure(Map.of("tls.revocation", List.of("both"))));
+        Path a = Files.writeString(dir.resolve("a.crl"), "x");
+        assertTrue(failure(Map.of("tls.revocation", List.of("ocsp"), "tls.crl", List.of(a.toString()))).startsWith(
+                "tls.crl: given while tls.revocation is ocsp"));
+        assertTrue(failure(Map.of("tls.ocspStapling", List.of("on"),
+                "tls.engine", List.of("jsse"))).startsWith("tls.ocspStapling: on needs tls.engine openssl or bc"));
+        assertTrue(failure(Map.of("tls.ocspStapling", List.of("on"), "tls.engine", List.of("openssl")))
+                .contains("without a tls or wss listener"));
     }
 
     @Test

@@ -73,11 +73,48 @@ public final class RevokingCa {
         return certificate;
     }
 
+    /** The CA's private key, to sign OCSP responses with. */
+    public java.security.PrivateKey privateKey() {
+        return keys.getPrivate();
+    }
+
     /**
      * Issues a client certificate {@code CN=<name>} and writes it and its key to {@code dir} as
      * {@code <file>.pem} and {@code <file>-key.pem}.
      */
     public X509Certificate client(String name, Path dir, String file) throws Exception {
+        return issue(name, dir, file, null, KeyPurposeId.id_kp_clientAuth, false);
+    }
+
+    /**
+     * Issues a client certificate as {@link #client} whose authorityInfoAccess names {@code ocsp} as its
+     * OCSP responder (RFC 5280 §4.2.2.1).
+     */
+    public X509Certificate client(String name, Path dir, String file, java.net.URI ocsp) throws Exception {
+        return issue(name, dir, file, ocsp, KeyPurposeId.id_kp_clientAuth, false);
+    }
+
+    /**
+     * Issues a server certificate {@code CN=<name>} for 127.0.0.1 naming {@code ocsp} (null: none) as
+     * its responder and writes it followed by this CA's certificate to {@code <file>.pem}, its key to
+     * {@code <file>-key.pem}.
+     */
+    public X509Certificate server(String name, Path dir, String file, java.net.URI ocsp) throws Exception {
+        return issue(name, dir, file, ocsp, KeyPurposeId.id_kp_serverAuth, true);
+    }
+
+    /**
+     * Issues a delegated OCSP responder's certificate {@code CN=<name>} (RFC 6960 §4.2.2.2), with
+     * {@code id-kp-OCSPSigning} when {@code forOcsp}, and writes it to {@code <file>.pem}, its key to
+     * {@code <file>-key.pem}.
+     */
+    public X509Certificate responder(String name, Path dir, String file, boolean forOcsp) throws Exception {
+        return issue(name, dir, file, null, forOcsp ? KeyPurposeId.id_kp_OCSPSigning : KeyPurposeId.id_kp_clientAuth,
+                false);
+    }
+
+    private X509Certificate issue(String name, Path dir, String file, java.net.URI ocsp, KeyPurposeId purpose,
+                                  boolean withChain) throws Exception {
         KeyPair k = rsa();
         Instant now = Instant.now();
         JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
@@ -86,11 +123,20 @@ public final class RevokingCa {
                 new X500Name("CN=" + name), k.getPublic())
                 .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
                 .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment))
-                .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
+                .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose))
                 .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(certificate));
+        if (ocsp != null) {
+            b.addExtension(Extension.authorityInfoAccess, false, new org.bouncycastle.asn1.x509.AuthorityInformationAccess(
+                    org.bouncycastle.asn1.x509.X509ObjectIdentifiers.id_ad_ocsp, new org.bouncycastle.asn1.x509.GeneralName(
+                            org.bouncycastle.asn1.x509.GeneralName.uniformResourceIdentifier, ocsp.toString())));
+        }
+        if (withChain) {
+            b.addExtension(Extension.subjectAlternativeName, false, new org.bouncycastle.asn1.x509.GeneralNames(
+                    new org.bouncycastle.asn1.x509.GeneralName(org.bouncycastle.asn1.x509.GeneralName.iPAddress, "127.0.0.1")));
+        }
         X509Certificate cert = new JcaX509CertificateConverter().getCertificate(
                 b.build(new JcaContentSignerBuilder("SHA256withRSA").build(keys.getPrivate())));
-        PemFiles.writeCertificates(dir.resolve(file + ".pem"), List.of(cert));
+        PemFiles.writeCertificates(dir.resolve(file + ".pem"), withChain ? List.of(cert, certificate) : List.of(cert));
         PemFiles.writePrivateKey(dir.resolve(file + "-key.pem"), k.getPrivate());
         return cert;
     }

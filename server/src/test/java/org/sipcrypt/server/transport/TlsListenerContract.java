@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.OpenSslClient;
 import org.sipcrypt.server.testing.RevokingCa;
+import org.sipcrypt.server.testing.TestOcspResponder;
 import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.testing.TestServer;
 import picocli.CommandLine;
@@ -248,6 +250,120 @@ abstract class TlsListenerContract {
                 }
             }, Duration.ofSeconds(20), () -> "the replaced CRL revokes the good client: " + server.server().statsLine());
             assertTrue(revocationChecks(server, "revoked") >= 2, server.server().statsLine());
+        }
+    }
+
+    /**
+     * tls.revocation ocsp against a responder the test runs, named by tls.ocspResponder, hard failure:
+     * the handshake never waits for the responder, so a client's first handshake may be refused while
+     * its status is fetched; once answered, the revoked client is refused as revoked and the good one
+     * has OPTIONS answered, and the fetches are counted. With the responder down and soft failure,
+     * a client is served, its status counted as unknown.
+     */
+    @Test
+    void clientCertificatesRevokedByOcspAreRefused() throws Exception {
+        RevocationFixture f = RevocationFixture.get();
+        f.ca.writeCertificate(certs.resolve("revoking-ca.pem"));
+        for (String file : List.of("good-client.pem", "good-client-key.pem", "revoked-client.pem", "revoked-client-key.pem")) {
+            Files.copy(f.dir.resolve(file), certs.resolve(file));
+        }
+        try (TestOcspResponder responder = TestOcspResponder.start(f.ca.certificate(), f.ca.privateKey())) {
+            responder.revoke(f.revoked);
+            try (TestServer server = start("tls.clientAuth", "need", "tls.trust", certs.resolve("revoking-ca.pem").toString(),
+                    "tls.revocation", "ocsp", "tls.ocspResponder", responder.url().toString(),
+                    "tls.revocationFailure", "hard")) {
+                int port = server.address(Transport.TLS).getPort();
+                Await.until(() -> {
+                    assertEquals(null, optionsWith("revoked-client", port, "revoked-ocsp"), "the revoked client is refused");
+                    return revocationChecks(server, "revoked") >= 1;
+                }, Duration.ofSeconds(10), () -> server.server().statsLine());
+                Await.until(() -> server.server().transportCounters().value("tls.handshakes.failed", "reason", "revoked") >= 1,
+                        Duration.ofSeconds(10), () -> server.server().statsLine());
+                String[] got = new String[1];
+                // refused while its status is fetched (hard failure), then served
+                Await.until(() -> (got[0] = optionsWith("good-client", port, "good-ocsp")) != null, Duration.ofSeconds(10),
+                        () -> server.server().statsLine());
+                assertTrue(got[0].contains("SIP/2.0 200 OK"), got[0]);
+                assertTrue(revocationChecks(server, "good") >= 1, server.server().statsLine());
+                var fetches = server.server().registry().find("tls.ocsp.fetches").tag("result", "good").functionCounter();
+                assertEquals(1.0, fetches.count(), "one fetch per certificate, then the cache");
+            }
+        }
+        // the responder gone (its port closed): soft failure serves even the revoked client, counted as unknown
+        URI down;
+        try (TestOcspResponder gone = TestOcspResponder.start(f.ca.certificate(), f.ca.privateKey())) {
+            down = gone.url();
+        }
+        try (TestServer server = start("tls.clientAuth", "need", "tls.trust", certs.resolve("revoking-ca.pem").toString(),
+                "tls.revocation", "ocsp", "tls.ocspResponder", down.toString(), "tls.revocationFailure", "soft")) {
+            int port = server.address(Transport.TLS).getPort();
+            String got = optionsWith("revoked-client", port, "responder-down");
+            assertTrue(got != null && got.contains("SIP/2.0 200 OK"), String.valueOf(got));
+            assertTrue(revocationChecks(server, "unknown") >= 1, server.server().statsLine());
+        }
+    }
+
+    /**
+     * tls.ocspStapling on: the server fetches its own certificate's OCSP response from the responder
+     * the certificate names (one the test runs) and staples it for a client that asks
+     * ({@code openssl s_client -status}), which sees a successful response saying good; an engine
+     * that does not staple (jsse) refuses to start with it.
+     */
+    @Test
+    void theCertificatesOcspResponseIsStapledForClientsThatAsk() throws Exception {
+        RevokingCa ca = RevokingCa.create("sipcrypt stapling test CA");
+        try (TestOcspResponder responder = TestOcspResponder.start(ca.certificate(), ca.privateKey())) {
+            ca.server("127.0.0.1", certs, "stapled", responder.url());
+            ca.writeCertificate(certs.resolve("stapling-ca.pem"));
+            String[] settings = {"listen", "tls:127.0.0.1:0", "tls.cert", certs.resolve("stapled.pem").toString(),
+                "tls.key", certs.resolve("stapled-key.pem").toString(), "tls.engine", engine(), "tls.ocspStapling", "on"};
+            if (!staples()) {
+                Exception refused = assertThrows(Exception.class, () -> TestServer.start(dir.resolve("data"), settings));
+                assertTrue(refused.getMessage().contains("tls.ocspStapling: on needs tls.engine openssl or bc"),
+                        refused.getMessage());
+                return;
+            }
+            try (TestServer server = TestServer.start(dir.resolve("data"), settings)) {
+                int port = server.address(Transport.TLS).getPort();
+                String[] out = new String[1];
+                Await.until(() -> {
+                    try {
+                        out[0] = openssl(options(port, "stapled"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                                "-status", "-CAfile", "stapling-ca.pem", staplingVersion());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    // the first handshakes may come before the first response is in
+                    return out[0].contains("OCSP Response Status: successful");
+                }, Duration.ofSeconds(15), () -> "a stapled response: " + out[0]);
+                assertTrue(out[0].contains("Cert Status: good"), out[0]);
+                assertTrue(out[0].contains("SIP/2.0 200 OK"), out[0]);
+                assertTrue(responder.requests() >= 1);
+                var fetched = server.server().registry().find("tls.ocsp.fetches").tag("result", "good").functionCounter();
+                assertTrue(fetched != null && fetched.count() >= 1, server.server().statsLine());
+            }
+        }
+    }
+
+    /** Whether the engine staples OCSP responses ({@code tls.ocspStapling}). */
+    boolean staples() {
+        return true;
+    }
+
+    /** The {@code openssl s_client} version switch of the stapling case: the newest the engine staples on. */
+    String staplingVersion() {
+        return "-tls1_3";
+    }
+
+    /** OPTIONS from a client presenting {@code <name>.pem} over TLS 1.2: the answer, or null when refused. */
+    private String optionsWith(String name, int port, String callId) {
+        try {
+            String got = jdkOptions(TestPki.sslContext(certs, name + ".pem", name + "-key.pem", "TLSv1.2"), port, callId);
+            return got.contains("SIP/2.0 200") ? got : null;
+        } catch (IOException e) {
+            return null;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 

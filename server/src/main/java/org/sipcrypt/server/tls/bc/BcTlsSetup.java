@@ -54,6 +54,8 @@ public final class BcTlsSetup {
     final ProtocolVersion[] versions;
     /** What the listener presents, by server_name, and the default presented to peers that ask. */
     private final CurrentIdentities identities;
+    /** The OCSP response stapled for the default certificate ({@code tls.ocspStapling}), or null. */
+    private volatile org.sipcrypt.server.tls.OcspStaple staple;
     /** The current identities in Bouncy Castle's form, made once per set (first handshake after a reload). */
     private volatile Prepared prepared;
     /** The peer checks; their anchors are replaced whole when {@code tls.trust} is reloaded. */
@@ -135,6 +137,24 @@ public final class BcTlsSetup {
         return serving(new CurrentIdentities(ServerIdentities.of(identity)),
                 PeerTrust.of(trust == null ? null : PemFiles.readCertificates(trust)), null, choices, registry,
                 clientCertificates, sessionReuse, cacheSize, lifetime, verifyPeers);
+    }
+
+    /** Staples the responses of {@code staple} for the default certificate from now on (before any handshake). */
+    public void staple(org.sipcrypt.server.tls.OcspStaple staple) {
+        this.staple = staple;
+    }
+
+    /**
+     * The DER OCSP response to staple for the certificate served under {@code name}: the default's
+     * current one; null for a tls.domain (stapling is refused with them), or when none is held.
+     */
+    byte[] stapled(String name) {
+        org.sipcrypt.server.tls.OcspStaple s = staple;
+        ServerIdentities.Identity presented = identities.current().fallback();
+        if (s == null || presented == null || !presented.name().equals(name)) {
+            return null;
+        }
+        return s.current(presented.leaf());
     }
 
     /**

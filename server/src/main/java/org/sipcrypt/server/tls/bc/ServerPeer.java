@@ -207,6 +207,18 @@ final class ServerPeer extends DefaultTlsServer {
         return setup.grantedSession(served.name(), sessionID);
     }
 
+    /**
+     * The listener certificate's OCSP response for a client that asked (status_request, RFC 6066 §8;
+     * in TLS 1.3 in the certificate's entry, RFC 8446 §4.4.2.1), with {@code tls.ocspStapling}; none
+     * when no response is held, which RFC 6066 allows.
+     */
+    @Override
+    public org.bouncycastle.tls.CertificateStatus getCertificateStatus() throws IOException {
+        byte[] der = setup.stapled(served.name());
+        return der == null ? null : new org.bouncycastle.tls.CertificateStatus(
+                org.bouncycastle.tls.CertificateStatusType.ocsp, org.bouncycastle.asn1.ocsp.OCSPResponse.getInstance(der));
+    }
+
     @Override
     public CertificateRequest getCertificateRequest() throws IOException {
         // the policy of the domain the server_name chose, or the listener's

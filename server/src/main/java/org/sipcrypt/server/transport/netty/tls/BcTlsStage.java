@@ -9,6 +9,7 @@ import org.sipcrypt.server.concurrent.NamedThreads;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.DomainPolicies;
+import org.sipcrypt.server.tls.OcspStaple;
 import org.sipcrypt.server.tls.PeerTrust;
 import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.TlsChoices;
@@ -37,11 +38,12 @@ final class BcTlsStage extends TlsStage {
 
     /** @param identities what the listener presents by server_name; no default: a client that presents none */
     static BcTlsStage create(CurrentIdentities identities, PeerTrust trust, DomainPolicies policies, TlsConfig t,
-                             TlsChoices choices, CipherSuiteRegistry registry) throws IOException {
+                             TlsChoices choices, CipherSuiteRegistry registry, OcspStaple staple) throws IOException {
         // a tls.domain's suites and client-certificate policy are chosen with its certificate, in ServerPeer
         BcTlsSetup setup = BcTlsSetup.serving(identities, trust, policies, choices, registry,
                 BcTlsSetup.ClientCertificates.valueOf(t.clientAuth().name()), t.sessionReuse(), t.sessionCacheSize(),
                 t.sessionLifetime(), t.verifyPeers());
+        setup.staple(staple);
         ThreadPoolExecutor handshakes = t.handshakeThreads() == 0 ? null
                 : NamedThreads.numbered("sipcrypt-tls").boundedPool(t.handshakeThreads(), t.handshakeQueue());
         return new BcTlsStage(setup, t.handshakeTimeout().toMillis(), handshakes);
@@ -71,6 +73,7 @@ final class BcTlsStage extends TlsStage {
 
     @Override
     public void close() {
+        super.close();
         if (handshakeExecutor != null) {
             handshakeExecutor.shutdownNow();
         }

@@ -25,7 +25,9 @@ import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
 import org.sipcrypt.server.tls.CurrentIdentities;
 import org.sipcrypt.server.tls.DomainPolicies;
+import org.sipcrypt.server.tls.OcspStaple;
 import org.sipcrypt.server.tls.PeerTrust;
+import org.sipcrypt.server.tls.ServerIdentities;
 import org.sipcrypt.server.tls.ServerNameKeyManager;
 import org.sipcrypt.server.tls.TlsChoices;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
@@ -63,11 +65,14 @@ final class OpenSslTlsStage extends TlsStage {
     private final long handshakeTimeoutMillis;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CurrentIdentities identities;
+    /** The OCSP response stapled for the listener's certificate ({@code tls.ocspStapling}), or null. */
+    private final OcspStaple staple;
 
     private OpenSslTlsStage(ReferenceCountedOpenSslContext server, Map<String, io.netty.handler.ssl.SslContext> domainServers,
                             ReferenceCountedOpenSslContext client, long handshakeTimeoutMillis,
-                            CurrentIdentities identities) {
+                            CurrentIdentities identities, OcspStaple staple) {
         this.identities = identities;
+        this.staple = staple;
         this.domainServers = Map.copyOf(domainServers);
         this.server = server;
         this.client = client;
@@ -105,7 +110,7 @@ final class OpenSslTlsStage extends TlsStage {
      * @param policies   the suites and client-certificate policy of each {@code tls.domain} with its own
      */
     static OpenSslTlsStage create(CurrentIdentities identities, PeerTrust trust, DomainPolicies policies, TlsConfig t,
-                                  TlsChoices choices) throws IOException {
+                                  TlsChoices choices, OcspStaple staple) throws IOException {
         boolean serves = identities.current().fallback() != null;
         ServerNameKeyManager keys = identities.keyManager();
         List<String> names = choices.suites().stream().map(CipherSuiteId::name).toList();
@@ -116,11 +121,11 @@ final class OpenSslTlsStage extends TlsStage {
         Map<String, io.netty.handler.ssl.SslContext> domainServers = new java.util.HashMap<>();
         try {
             if (serves) {
-                server = serverContext(keys, trust, protocols, names, t.clientAuth(), t, choices);
+                server = serverContext(keys, trust, protocols, names, t.clientAuth(), t, choices, staple != null);
                 for (Map.Entry<String, DomainPolicies.Policy> d : policies.domains().entrySet()) {
                     domainServers.put(d.getKey(), serverContext(keys, trust, protocols,
                             d.getValue().suites().stream().map(CipherSuiteId::name).toList(),
-                            d.getValue().clientAuth(), t, choices));
+                            d.getValue().clientAuth(), t, choices, false));
                 }
             }
             SslContextBuilder cb = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL_REFCNT)
@@ -145,15 +150,15 @@ final class OpenSslTlsStage extends TlsStage {
                 log.info("openssl engine: TLS 1.3 also offers {} (BoringSSL's TLS 1.3 suites are fixed)", added);
             }
         }
-        return new OpenSslTlsStage(server, domainServers, client, t.handshakeTimeout().toMillis(), identities);
+        return new OpenSslTlsStage(server, domainServers, client, t.handshakeTimeout().toMillis(), identities, staple);
     }
 
     /** A server context: the key manager choosing by server_name, these suites and this client-certificate policy. */
     private static ReferenceCountedOpenSslContext serverContext(ServerNameKeyManager keys, PeerTrust trust,
                                                                 String[] protocols, List<String> names,
                                                                 TlsConfig.ClientAuth mode, TlsConfig t,
-                                                                TlsChoices choices) throws IOException {
-        SslContextBuilder b = SslContextBuilder.forServer(keys)
+                                                                TlsChoices choices, boolean staples) throws IOException {
+        SslContextBuilder b = SslContextBuilder.forServer(keys).enableOcsp(staples)
                 .sslProvider(SslProvider.OPENSSL_REFCNT).protocols(protocols).ciphers(names)
                 .clientAuth(clientAuth(mode))
                 .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
@@ -232,6 +237,7 @@ final class OpenSslTlsStage extends TlsStage {
             }
             h = server.newHandler(ch.alloc());
             ServerNames.refuseUnknown(h.engine(), identities);
+            staple(h.engine());
         } else {
             // the peer host is what PeerTrust checks the server's names against, and the key of the client's session cache
             h = client.newHandler(ch.alloc(), dialled.getHostString(), dialled.getPort());
@@ -240,9 +246,26 @@ final class OpenSslTlsStage extends TlsStage {
         return h;
     }
 
+    /**
+     * Sets the listener certificate's current OCSP response on a new server engine, sent to a client
+     * whose ClientHello asks for it (status_request); nothing when none is held. No tls.domain here:
+     * stapling is refused with them, so the certificate presented is the default.
+     */
+    private void staple(SSLEngine engine) {
+        if (staple == null || !(engine instanceof ReferenceCountedOpenSslEngine openssl)) {
+            return;
+        }
+        ServerIdentities.Identity presented = identities.current().fallback();
+        byte[] response = presented == null ? null : staple.current(presented.leaf());
+        if (response != null) {
+            openssl.setOcspResponse(response);
+        }
+    }
+
     /** Gives up the stage's references to the native contexts; connections still open keep theirs. */
     @Override
     public void close() {
+        super.close();
         if (closed.compareAndSet(false, true)) {
             release(server);
             release(client);

@@ -18,9 +18,12 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.config.TlsPeerConfig;
 import org.sipcrypt.server.tls.JdkInsecureSuites;
+import java.time.Clock;
 import java.time.Instant;
 import org.sipcrypt.server.config.TlsDomainConfig;
 import org.sipcrypt.server.tls.CurrentIdentities;
+import org.sipcrypt.server.tls.OcspClient;
+import org.sipcrypt.server.tls.OcspStaple;
 import org.sipcrypt.server.tls.PeerRevocation;
 import org.sipcrypt.server.tls.DomainPolicies;
 import org.sipcrypt.server.tls.PeerTrust;
@@ -52,6 +55,10 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
     private PeerTrust trust;
     private TlsConfig config;
     private PeerRevocation revocation = PeerRevocation.OFF;
+    /** The OCSP client of the revocation checks and the staple, or null; closed with the stage. */
+    private OcspClient ocsp;
+    /** The OCSP response stapled for the listener's certificate (openssl engine), or null. */
+    private OcspStaple staple;
     /** What the stage is for, in logs and reload failures: {@code TLS}, {@code TLS to HOST:PORT}. */
     private String what;
 
@@ -115,22 +122,41 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
         }
         DomainPolicies policies = DomainPolicies.of(t, choices, registry);
         CurrentIdentities identities = new CurrentIdentities(ServerIdentities.read(t, Instant.now()));
-        PeerRevocation revocation = PeerRevocation.of(t);
-        // a reloaded trust file stays followed by these revocation checks
-        PeerTrust trust = PeerTrust.read(t.trust(), revocation);
-        TlsStage made = switch (choices.engine()) {
-            case JSSE -> JsseTlsStage.create(identities, trust, policies, t, choices);
-            case BC -> BcTlsStage.create(identities, trust, policies, t, choices, registry);
-            case OPENSSL -> OpenSslTlsStage.create(identities, trust, policies, t, choices);
-        };
+        boolean staples = t.ocspStapling() && what.equals("TLS") && identities.current().fallback() != null;
+        OcspClient ocsp = t.revocation().usesOcsp() || staples
+                ? new OcspClient(t.ocspResponder(), t.ocspTimeout(), t.ocspCacheTime(), Clock.systemUTC()) : null;
+        TlsStage made;
+        try {
+            PeerRevocation revocation = PeerRevocation.of(t, ocsp);
+            // a reloaded trust file stays followed by these revocation checks
+            PeerTrust trust = PeerTrust.read(t.trust(), revocation);
+            OcspStaple staple = staples ? new OcspStaple(identities, ocsp, t.ocspCacheTime()) : null;
+            made = switch (choices.engine()) {
+                case JSSE -> JsseTlsStage.create(identities, trust, policies, t, choices);
+                case BC -> BcTlsStage.create(identities, trust, policies, t, choices, registry, staple);
+                case OPENSSL -> OpenSslTlsStage.create(identities, trust, policies, t, choices, staple);
+            };
+            made.revocation = revocation;
+            made.trust = trust;
+            made.ocsp = ocsp;
+            made.staple = staple;
+        } catch (IOException | RuntimeException e) {
+            if (ocsp != null) {
+                ocsp.close();
+            }
+            throw e;
+        }
+        if (made.staple != null) {
+            made.staple.start();
+            log.info("{}: OCSP response of the certificate stapled for clients that ask (tls.ocspStapling)", what);
+        }
+        PeerRevocation revocation = made.revocation;
         policies.domains().forEach((name, p) -> log.info("{}: tls.domain {}: suites {}, client certificates {}", what,
                 name, p.suites().stream().map(CipherSuiteId::name).toList(), p.clientAuth().configName()));
         made.identities = identities;
-        made.revocation = revocation;
         if (revocation.enabled()) {
             log.info("{}: peer certificates checked for revocation: {}", what, revocation);
         }
-        made.trust = trust;
         made.what = what;
         made.config = t;
         made.insecure = choices.insecure();
@@ -281,8 +307,27 @@ public abstract sealed class TlsStage implements AutoCloseable permits JsseTlsSt
      */
     public abstract ChannelHandler newHandler(Channel ch, InetSocketAddress dialled);
 
-    /** Stops the handshake threads, if any, and gives up native TLS contexts. */
+    /** The OCSP client of this stage's revocation checks and staple, or null when it asks no responder. */
+    public OcspClient ocsp() {
+        return ocsp;
+    }
+
+    /** The OCSP response stapled for the listener's certificate, or null when nothing is stapled. */
+    public OcspStaple staple() {
+        return staple;
+    }
+
+    /**
+     * Stops the handshake threads, if any, gives up native TLS contexts, and stops OCSP fetches and
+     * the staple's refreshes; engines that own more call this too.
+     */
     @Override
     public void close() {
+        if (staple != null) {
+            staple.close();
+        }
+        if (ocsp != null) {
+            ocsp.close();
+        }
     }
 }
