@@ -246,6 +246,7 @@ public final class SipcryptServer implements AutoCloseable {
             }
             RegisteredFlows flows = new RegisteredFlows(context.calls(), clock, config.maxBindings());
             ServerGauges.flows(registry, flows, transports(listeners));
+            LiveRoutes liveRoutes = new LiveRoutes(routes, sets);
             CallRouters routers = null;
             CallRouting routing = null;
             ThreadPoolExecutor routerPool = null;
@@ -261,13 +262,12 @@ public final class SipcryptServer implements AutoCloseable {
                 routerPool = NamedThreads.numbered("sipcrypt-router").boundedPool(config.dbPoolSize(), ROUTER_QUEUE);
                 opened.add(routerPool::shutdownNow);
                 routing = new CallRouting(context, routers, config.routing().timeout(), routerPool, housekeeping,
-                        registry, sets);
+                        registry, liveRoutes);
                 log.info("routers {} decide new out-of-dialog requests (routing.timeout {} ms)", routers.names(),
                         config.routing().timeout().toMillis());
             }
-            LiveRoutes liveRoutes = new LiveRoutes(routes);
             StatefulProxy proxy = new StatefulProxy(context, location, liveRoutes, config.recordRoute(), housekeeping,
-                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing, records, sets);
+                    config.timerC(), auth.routeSigner(), dialogs, auth.flowTokens(), routing, records);
             SipServerLocator dns = null;
             if (config.mode() == Mode.PROXY) {
                 // RFC 3263: next hops named by a host name are located off the lanes, on sipcrypt-dns
@@ -289,8 +289,12 @@ public final class SipcryptServer implements AutoCloseable {
                 }
             }
             DestinationProber prober = null;
-            if (config.mode() == Mode.PROXY && config.destinations().probing() && !sets.all().isEmpty()) {
-                prober = opened(opened, DestinationProber.start(context, sets));
+            if (config.mode() == Mode.PROXY && config.destinations().probing()) {
+                // started without sets too: a routes reload may bring some, probed from the next round
+                prober = opened(opened, DestinationProber.start(context, liveRoutes,
+                        config.destinations().probeInterval()));
+            }
+            if (prober != null && !sets.all().isEmpty()) {
                 log.info("probing {} destinations of sets {} with OPTIONS every {} ms", sets.destinations().size(),
                         sets.all().stream().map(DestinationSet::name).toList(),
                         config.destinations().probeInterval().toMillis());
@@ -358,7 +362,7 @@ public final class SipcryptServer implements AutoCloseable {
                                         transport == null ? null : transport.settings().policy(), housekeeping,
                                         listeners.stream().map(Listener::transport).collect(Collectors.toSet()))::reload,
                                 server.adminDrain(), housekeeping))
-                        .withDestinations(sets::snapshot);
+                        .withDestinations(() -> liveRoutes.current().sets().snapshot());
                 log.info("management API on under {} (admin.token set)", AdminApi.PREFIX);
             }
             server.endpoints = new HttpEndpoints(metrics, server.health, admin);

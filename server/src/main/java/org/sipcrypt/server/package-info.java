@@ -44,8 +44,8 @@
  *     <td>the operator's {@code CallRouter.route} (may block, e.g. a JDBC query through the server's pool);
  *     the decision goes back to the call's lane</td>
  *     <td>SIP sending</td></tr>
- * <tr><td>{@code sipcrypt-probe}</td><td>1 (only with {@code destination} set and
- *     {@code destinations.probeInterval} above 0)</td>
+ * <tr><td>{@code sipcrypt-probe}</td><td>1 (only in proxy mode with {@code destinations.probeInterval}
+ *     above 0, with or without sets: a routes reload may bring some)</td>
  *     <td>one periodic task</td>
  *     <td>sending an OPTIONS probe to each destination of the destination sets through the stack (the
  *     answers come back on SIP lanes); never waits for an answer</td>

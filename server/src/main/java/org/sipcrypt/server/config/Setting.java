@@ -79,26 +79,30 @@ public enum Setting {
                     + "[;connection=persistent|per-call][;priority=0-65535][;weight=1-1000], e.g."
                     + " gw=10.0.0.2:5060;priority=1;weight=50. A route (DOMAIN=set:SET), the default route (set:SET) or"
                     + " a router (RouteDecision.proxyToSet) sends a request to the set: to one destination, and on 408,"
-                    + " 503, a timeout or a failed connect to the next, until one answers otherwise or none is left.",
+                    + " 503, a timeout or a failed connect to the next, until one answers otherwise or none is left."
+                    + " Read again, with the routes, by POST /admin/routes/reload (a destination that stays keeps its"
+                    + " state).",
             c -> strings(c.destinations().destinations()),
             (b, k, v) -> b.destinations().destinations(items(k, v, t -> DestinationConfig.parse(t, b.tcpConnection)))),
     DESTINATIONS_ALGORITHM("destinations.algorithm", Kind.SINGLE, "priority|hash-callid|hash-from",
             "How a set orders its live destinations for a request: priority (lowest value first, weighted random"
                     + " among equals), hash-callid or hash-from (one Call-ID, or one From URI, always to the same"
-                    + " destination while it is up; weights are not used).",
+                    + " destination while it is up; weights are not used). Read again by POST /admin/routes/reload.",
             c -> List.of(c.destinations().algorithm().configName()),
             (b, k, v) -> b.destinations().algorithm(parsed(k, one(k, v), DestinationAlgorithm::parse))),
     DESTINATIONS_PROBE_INTERVAL("destinations.probeInterval", Kind.SINGLE, "DURATION",
             "How often each destination is sent an OPTIONS (100ms to 1h; 0 for none, every destination then stays"
-                    + " up); a probe unanswered by the next one, or answered 408 or 503, has failed.",
+                    + " up); a probe unanswered by the next one, or answered 408 or 503, has failed. Fixed at start.",
             c -> shown(c.destinations().probeInterval()),
             (b, k, v) -> b.destinations().probeInterval(duration(k, one(k, v), true))),
     DESTINATIONS_PROBE_DOWN_AFTER("destinations.probeDownAfter", Kind.SINGLE, "N",
-            "Failed probes in a row after which a destination is down: sets skip it until it is up again.",
+            "Failed probes in a row after which a destination is down: sets skip it until it is up again. Read"
+                    + " again by POST /admin/routes/reload.",
             c -> shown(c.destinations().probeDownAfter()),
             (b, k, v) -> b.destinations().probeDownAfter(integer(k, one(k, v), 1, DestinationsConfig.MAX_PROBES_IN_A_ROW))),
     DESTINATIONS_PROBE_UP_AFTER("destinations.probeUpAfter", Kind.SINGLE, "N",
-            "Answered probes in a row after which a down destination is up again.",
+            "Answered probes in a row after which a down destination is up again. Read again by POST"
+                    + " /admin/routes/reload.",
             c -> shown(c.destinations().probeUpAfter()),
             (b, k, v) -> b.destinations().probeUpAfter(integer(k, one(k, v), 1, DestinationsConfig.MAX_PROBES_IN_A_ROW))),
     ROUTING_ROUTER("routing.router", Kind.REPEATABLE, "NAME",

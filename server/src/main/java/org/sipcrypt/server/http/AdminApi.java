@@ -59,8 +59,9 @@ import org.slf4j.LoggerFactory;
  *       keeps, at most {@code limit} ({@value #MAX_CALLS_LIMIT} at most), with {@code truncated}.</li>
  *   <li>{@code DELETE /admin/calls?callId=..}: the proxy sends a BYE to both parties ({@link ProxyBye});
  *       200 once they have left, with where each went; 404 when no such call is established.</li>
- *   <li>{@code POST /admin/routes/reload}: reads {@code route} and {@code defaultRoute} again from the
- *       configuration file; 200 with the routes now in force, 409 with why not (the old ones stay).</li>
+ *   <li>{@code POST /admin/routes/reload}: reads {@code route}, {@code defaultRoute} and
+ *       {@code destination} again from the configuration file; 200 with the routes and destination sets
+ *       now in force, 409 with why not (the old ones stay).</li>
  *   <li>{@code POST /admin/drain[?listener=tls:0.0.0.0:5061]}: new requests outside a dialog get 503
  *       from now on, or that one stream listener accepts no new connection; 200 with what was done.</li>
  *   <li>{@code POST /admin/stop}: 202, then the server drains and stops as on SIGTERM.</li>
@@ -90,15 +91,17 @@ public final class AdminApi {
      * The outcome of one routes reload.
      * Threading: immutable.
      *
-     * @param ok      whether the new routes are in force now
+     * @param ok      whether the new routes and sets are in force now
      * @param message where they were read from, or why they were refused (the old ones stay)
      * @param routes  the routes in force now, when {@code ok}; else null
+     * @param sets    the destination sets in force now, one line each, when {@code ok}; else null
      */
-    public record Reloaded(boolean ok, String message, List<String> routes) {
+    public record Reloaded(boolean ok, String message, List<String> routes, List<String> sets) {
     }
 
     /**
-     * Reads the static routes again from the configuration file and puts them in force if they are good.
+     * Reads the static routes and the destination sets again from the configuration file and puts them
+     * in force if they are good.
      * Threading: called on the HTTP event loop; must not block (completes on another thread).
      */
     @FunctionalInterface

@@ -137,7 +137,7 @@ final class AdminControl {
         return out;
     }
 
-    /** {@code POST /admin/routes/reload}: 200 with the routes in force now, 409 with why not. */
+    /** {@code POST /admin/routes/reload}: 200 with the routes and destination sets in force now, 409 with why not. */
     CompletableFuture<HttpEndpoints.Answer> reloadRoutes(String method, String caller) {
         if (!method.equals("POST")) {
             return CompletableFuture.completedFuture(
@@ -153,6 +153,10 @@ final class AdminControl {
             if (r.routes() != null) {
                 ArrayNode list = out.putArray("routes");
                 r.routes().forEach(list::add);
+            }
+            if (r.sets() != null) {
+                ArrayNode list = out.putArray("sets");
+                r.sets().forEach(list::add);
             }
             return api.json(r.ok() ? 200 : 409, out);
         });

@@ -43,7 +43,9 @@ import org.sipcrypt.server.transport.Transport;
  * re-INVITE) and the call's record saying the operator ended it; a call through two proxies ended by
  * the second, whose BYE to the caller goes back through the first;
  * {@code POST /admin/routes/reload} sends the next request to the route of the changed file, and a
- * bad file is refused with the old routes kept; {@code POST /admin/drain} refuses a new INVITE with
+ * bad file is refused with the old routes kept; a reload that changes a destination set's destination
+ * sends the next call to the new one and drops the old one's meters, and a file whose route names a set
+ * it lacks is refused with the old sets kept; {@code POST /admin/drain} refuses a new INVITE with
  * 503 while the BYE of a call already up goes through, one stream listener stops accepting
  * connections, and {@code POST /admin/stop} stops the server. Nothing is answered without the token.
  * Threading: JUnit's test thread only.
@@ -197,6 +199,50 @@ class AdminCallControlIT {
     }
 
     @Test
+    void aRoutesReloadSwapsADestinationSetAndAFileNamingAMissingSetKeepsTheOld() throws Exception {
+        try (TestUa a = TestUa.start("gw", Transport.UDP);
+             TestUa b = TestUa.start("gw", Transport.UDP);
+             TestUa alice = TestUa.start("alice", Transport.UDP)) {
+            a.answer(Request.INVITE, TestUa.Answer.status(Response.BUSY_HERE));
+            b.answer(Request.INVITE, TestUa.Answer.status(Response.BUSY_HERE));
+            Path file = dir.resolve("sipcrypt.properties");
+            writeSet(file, "gw", a);
+            try (TestServer server = TestServer.startFromFile(dir.resolve("data"), file, "http", "127.0.0.1:0",
+                    "admin.token", TOKEN)) {
+                String base = base(server);
+                assertEquals(Response.BUSY_HERE, invite(alice, server).getStatusCode());
+                a.awaitRequest(Request.INVITE, WAIT);
+
+                writeSet(file, "gw", b);
+                JsonNode reloaded = json(send(authorized(base, "/admin/routes/reload")
+                        .POST(HttpRequest.BodyPublishers.noBody())), 200);
+                assertTrue(reloaded.get("sets").get(0).asText().startsWith("gw -> 127.0.0.1:" + b.port() + "/udp"),
+                        reloaded.toString());
+                assertEquals(1, reloaded.get("sets").size(), reloaded.toString());
+                assertEquals(Response.BUSY_HERE, invite(alice, server).getStatusCode());
+                b.awaitRequest(Request.INVITE, WAIT);
+                assertEquals(1, a.received(Request.INVITE).size(), "the old destination was taken after the reload");
+                assertEquals(null, server.server().registry().find("destinations.requests")
+                        .tag("destination", "127.0.0.1:" + a.port() + "/udp").functionCounter(),
+                        "the removed destination's meters are still registered");
+                String destinations = send(authorized(base, "/admin/destinations").GET()).body();
+                assertTrue(destinations.contains(":" + b.port()) && !destinations.contains(":" + a.port()),
+                        destinations);
+
+                // a route naming a set the new file lacks: refused, the sets in force stay
+                Files.writeString(file, "mode=proxy\ndestinations.probeInterval=0\nroute=example.net=set:gw\n"
+                        + "destination=gw2=127.0.0.1:" + a.port() + "\n");
+                JsonNode refused = json(send(authorized(base, "/admin/routes/reload")
+                        .POST(HttpRequest.BodyPublishers.noBody())), 409);
+                assertTrue(refused.get("reason").asText().contains("set gw"), refused.toString());
+                assertEquals(Response.BUSY_HERE, invite(alice, server).getStatusCode());
+                b.awaitRequests(Request.INVITE, 2, WAIT);
+                assertEquals(1, a.received(Request.INVITE).size());
+            }
+        }
+    }
+
+    @Test
     void drainRefusesANewInviteWhileTheByeOfACallUpGoesThroughThenStopStopsTheServer() throws Exception {
         try (BobAndAlice u = BobAndAlice.start(dir.resolve("data"), Transport.UDP, Transport.UDP, "http",
                 "127.0.0.1:0", "admin.token", TOKEN, "shutdown.grace", "60s")) {
@@ -241,6 +287,16 @@ class AdminCallControlIT {
 
     private static void writeRoute(Path file, TestUa to) throws IOException {
         Files.writeString(file, "# the gateway of example.net\nroute=example.net=127.0.0.1:" + to.port() + "\n");
+    }
+
+    /** A file routing example.net to set {@code set}, whose one destination is {@code to}; no probes. */
+    private static void writeSet(Path file, String set, TestUa to) throws IOException {
+        Files.writeString(file, "mode=proxy\ndestinations.probeInterval=0\nroute=example.net=set:" + set + "\n"
+                + "destination=" + set + "=127.0.0.1:" + to.port() + "\n");
+    }
+
+    private static Response invite(TestUa from, TestServer server) throws Exception {
+        return from.invite(from.uri("gw", "example.net"), server.address(Transport.UDP)).invite().awaitFinal(WAIT);
     }
 
     private static Response options(TestUa from, TestServer server) throws Exception {

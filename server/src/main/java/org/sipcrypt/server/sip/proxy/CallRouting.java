@@ -69,7 +69,7 @@ public final class CallRouting {
     private final Executor executor;
     private final ScheduledExecutorService timers;
     private final MeterRegistry registry;
-    private final DestinationSets sets;
+    private final LiveRoutes sets;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final AtomicLong lastWarn = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
 
@@ -79,12 +79,13 @@ public final class CallRouting {
      */
     public CallRouting(SipContext ctx, CallRouters routers, Duration timeout, Executor executor,
                        ScheduledExecutorService timers, MeterRegistry registry) {
-        this(ctx, routers, timeout, executor, timers, registry, DestinationSets.NONE);
+        this(ctx, routers, timeout, executor, timers, registry,
+                new LiveRoutes(new RouteTable(List.of(), null), DestinationSets.NONE));
     }
 
-    /** @param sets the destination sets a router may name ({@link RouteDecision#proxyToSet}) */
+    /** @param sets the routes in force, whose destination sets a router may name ({@link RouteDecision#proxyToSet}) */
     public CallRouting(SipContext ctx, CallRouters routers, Duration timeout, Executor executor,
-                       ScheduledExecutorService timers, MeterRegistry registry, DestinationSets sets) {
+                       ScheduledExecutorService timers, MeterRegistry registry, LiveRoutes sets) {
         this.sets = Objects.requireNonNull(sets, "sets");
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.routers = Objects.requireNonNull(routers, "routers").routers();
@@ -178,7 +179,7 @@ public final class CallRouting {
                 count(router, "proxy");
                 forward.accept(targets);
             } else if (d instanceof RouteDecision.ProxyToSet p) {
-                if (!sets.set(p.set()).isPresent()) {
+                if (!sets.current().sets().set(p.set()).isPresent()) {
                     count(router, "error");
                     warn("router {} decided on destination set {}, which is not configured", router, p.set());
                     ctx.respond(call.st, call.request, Response.SERVER_INTERNAL_ERROR, "Router Failed");

@@ -9,7 +9,7 @@ import org.sipcrypt.server.config.DestinationConfig;
  * it has been sent. OPTIONS probes move it down after {@code probeDownAfter} failures in a row and up
  * again after {@code probeUpAfter} answers in a row; a request that fails on it does not move it (one
  * 503 is an answer, not a verdict: the probes decide, as Kamailio's dispatcher does unless told to
- * mark on failure).
+ * mark on failure). A reload that keeps it hands its state and counts on ({@link #keeping}).
  * Threading: thread-safe; probe results come from the probe thread and SIP worker lanes.
  */
 public final class Destination {
@@ -20,17 +20,31 @@ public final class Destination {
     private final int weight;
     private final int downAfter;
     private final int upAfter;
-    private volatile boolean up = true;
-    private int failuresInRow;
-    private int answersInRow;
-    /** The probe awaiting its answer, or null. */
-    private Object pendingProbe;
-    final AtomicLong requests = new AtomicLong();
-    final AtomicLong failovers = new AtomicLong();
-    final AtomicLong probes = new AtomicLong();
-    final AtomicLong probesFailed = new AtomicLong();
+    /** Shared with the destination that replaces this one in a reload keeping it ({@link #keeping}). */
+    private final Health health;
+
+    /**
+     * What a destination has been through: up or down, the probes in a row, the counts. A reload that
+     * keeps a destination (same set, host, port and transport) hands it on to the new one.
+     * Threading: thread-safe; the probe fields under the instance's lock, the counts atomic.
+     */
+    private static final class Health {
+        volatile boolean up = true;
+        int failuresInRow;
+        int answersInRow;
+        /** The probe awaiting its answer, or null. */
+        Object pendingProbe;
+        final AtomicLong requests = new AtomicLong();
+        final AtomicLong failovers = new AtomicLong();
+        final AtomicLong probes = new AtomicLong();
+        final AtomicLong probesFailed = new AtomicLong();
+    }
 
     Destination(DestinationConfig config, int downAfter, int upAfter) {
+        this(config, downAfter, upAfter, new Health());
+    }
+
+    private Destination(DestinationConfig config, int downAfter, int upAfter, Health health) {
         Objects.requireNonNull(config, "config");
         this.set = config.set();
         this.hop = new NextHop(config.host(), config.port(), config.transport(), config.connection());
@@ -38,6 +52,39 @@ public final class Destination {
         this.weight = config.weight();
         this.downAfter = downAfter;
         this.upAfter = upAfter;
+        this.health = health;
+    }
+
+    /**
+     * The destination {@code config} describes, carrying on this one's state, its counts and its probe
+     * on the way (a reload that keeps it, perhaps with another priority, weight or probe thresholds).
+     */
+    Destination keeping(DestinationConfig config, int downAfter, int upAfter) {
+        if (!key(config).equals(key())) {
+            throw new IllegalArgumentException("config: " + config + " is not " + this);
+        }
+        return new Destination(config, downAfter, upAfter, health);
+    }
+
+    /** What a destination is the same one by, over a reload: its set, host (case-blind), port and transport. */
+    static String key(DestinationConfig d) {
+        return d.set() + " " + d.host().toLowerCase(java.util.Locale.ROOT) + ":" + d.port() + " "
+                + d.transport().configName();
+    }
+
+    String key() {
+        return set + " " + hop.host().toLowerCase(java.util.Locale.ROOT) + ":" + hop.port() + " "
+                + hop.transport().configName();
+    }
+
+    /** Whether {@code other} is this destination carried over a reload (they share their state). */
+    boolean sameAs(Destination other) {
+        return health == other.health;
+    }
+
+    /** The object the metrics read this destination's state from: the same for a destination kept over a reload. */
+    Object meterSource() {
+        return health;
     }
 
     /** The set it belongs to. */
@@ -57,68 +104,95 @@ public final class Destination {
         return weight;
     }
 
+    /** Answered probes in a row that bring it up, failed ones that take it down. */
+    int upAfter() {
+        return upAfter;
+    }
+
+    int downAfter() {
+        return downAfter;
+    }
+
     /** Whether sets send to it. */
     public boolean up() {
-        return up;
+        return health.up;
     }
 
     /** Requests sent to it (each attempt of a failover counts once). */
     public long requests() {
-        return requests.get();
+        return health.requests.get();
     }
 
     /** Requests that failed on it (408, 503, timeout, failed connect) and went on to the next destination. */
     public long failovers() {
-        return failovers.get();
+        return health.failovers.get();
     }
 
     /** OPTIONS probes sent to it, and those that failed. */
     public long probes() {
-        return probes.get();
+        return health.probes.get();
     }
 
     public long probesFailed() {
-        return probesFailed.get();
+        return health.probesFailed.get();
+    }
+
+    /** A request went to it. */
+    void sent() {
+        health.requests.incrementAndGet();
+    }
+
+    /** A request failed on it and went on. */
+    void failedOver() {
+        health.failovers.incrementAndGet();
     }
 
     /** Notes {@code probe} as the one awaiting an answer; returns the one that was still waiting (it failed), or null. */
-    synchronized Object probeSent(Object probe) {
-        Object unanswered = pendingProbe;
-        pendingProbe = probe;
-        probes.incrementAndGet();
-        return unanswered;
+    Object probeSent(Object probe) {
+        synchronized (health) {
+            Object unanswered = health.pendingProbe;
+            health.pendingProbe = probe;
+            health.probes.incrementAndGet();
+            return unanswered;
+        }
     }
 
     /** Takes {@code probe} off as answered or failed; false when it was not the one waiting (counted already). */
-    synchronized boolean probeEnded(Object probe) {
-        if (pendingProbe != probe) {
-            return false;
+    boolean probeEnded(Object probe) {
+        synchronized (health) {
+            if (health.pendingProbe != probe) {
+                return false;
+            }
+            health.pendingProbe = null;
+            return true;
         }
-        pendingProbe = null;
-        return true;
     }
 
     /** An answered probe; returns true when the destination has just come up. */
-    synchronized boolean probeAnswered() {
-        failuresInRow = 0;
-        if (!up && ++answersInRow >= upAfter) {
-            up = true;
-            answersInRow = 0;
-            return true;
+    boolean probeAnswered() {
+        synchronized (health) {
+            health.failuresInRow = 0;
+            if (!health.up && ++health.answersInRow >= upAfter) {
+                health.up = true;
+                health.answersInRow = 0;
+                return true;
+            }
+            return false;
         }
-        return false;
     }
 
     /** A failed probe; returns true when the destination has just gone down. */
-    synchronized boolean probeFailed() {
-        probesFailed.incrementAndGet();
-        answersInRow = 0;
-        if (up && ++failuresInRow >= downAfter) {
-            up = false;
-            failuresInRow = 0;
-            return true;
+    boolean probeFailed() {
+        synchronized (health) {
+            health.probesFailed.incrementAndGet();
+            health.answersInRow = 0;
+            if (health.up && ++health.failuresInRow >= downAfter) {
+                health.up = false;
+                health.failuresInRow = 0;
+                return true;
+            }
+            return false;
         }
-        return false;
     }
 
     @Override

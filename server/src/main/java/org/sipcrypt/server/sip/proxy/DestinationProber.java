@@ -37,7 +37,7 @@ public final class DestinationProber implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DestinationProber.class);
 
     private final SipContext ctx;
-    private final DestinationSets sets;
+    private final LiveRoutes routes;
     private final ScheduledThreadPoolExecutor thread;
 
     /**
@@ -55,22 +55,26 @@ public final class DestinationProber implements AutoCloseable {
         }
     }
 
-    private DestinationProber(SipContext ctx, DestinationSets sets) {
+    private DestinationProber(SipContext ctx, LiveRoutes routes) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
-        this.sets = Objects.requireNonNull(sets, "sets");
+        this.routes = Objects.requireNonNull(routes, "routes");
         this.thread = NamedThreads.named("sipcrypt-probe").scheduler();
     }
 
-    /** Starts probing every destination of {@code sets} at their configured interval; the first probes go at once. */
-    public static DestinationProber start(SipContext ctx, DestinationSets sets) {
-        DestinationProber p = new DestinationProber(ctx, sets);
-        long every = sets.config().probeInterval().toMillis();
-        p.thread.scheduleWithFixedDelay(p::probeAll, 0, every, TimeUnit.MILLISECONDS);
+    /**
+     * Starts probing every destination of the sets in force, every {@code interval} (the one taken at
+     * start: a reload does not change it); the first probes go at once. Each round probes the sets in
+     * force when it starts, so a destination a reload adds is probed from the next round on and one it
+     * removes no longer.
+     */
+    public static DestinationProber start(SipContext ctx, LiveRoutes routes, java.time.Duration interval) {
+        DestinationProber p = new DestinationProber(ctx, routes);
+        p.thread.scheduleWithFixedDelay(p::probeAll, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
         return p;
     }
 
     private void probeAll() {
-        for (Destination d : sets.destinations()) {
+        for (Destination d : routes.current().sets().destinations()) {
             try {
                 probe(d);
             } catch (RuntimeException e) {
@@ -141,7 +145,7 @@ public final class DestinationProber implements AutoCloseable {
         if (status == Response.REQUEST_TIMEOUT || status == Response.SERVICE_UNAVAILABLE) {
             failed(d, "answered " + status);
         } else if (d.probeAnswered()) {
-            log.info("destination {} is up: {} answered probes in a row", d, sets.config().probeUpAfter());
+            log.info("destination {} is up: {} answered probes in a row", d, d.upAfter());
         }
     }
 
@@ -155,7 +159,7 @@ public final class DestinationProber implements AutoCloseable {
     private void failed(Destination d, String why) {
         if (d.probeFailed()) {
             log.warn("destination {} is down: {} failed probes in a row (the last {}); its sets skip it",
-                    d, sets.config().probeDownAfter(), why);
+                    d, d.downAfter(), why);
         }
     }
 

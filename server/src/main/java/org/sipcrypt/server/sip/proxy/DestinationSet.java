@@ -62,12 +62,12 @@ public final class DestinationSet {
         return Failover.of(hops, new Failover.Outcomes() {
             @Override
             public void sent(int index) {
-                order.get(index).requests.incrementAndGet();
+                order.get(index).sent();
             }
 
             @Override
             public void failed(int index, int status) {
-                order.get(index).failovers.incrementAndGet();
+                order.get(index).failedOver();
             }
         });
     }

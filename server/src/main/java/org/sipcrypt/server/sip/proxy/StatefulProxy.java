@@ -97,16 +97,14 @@ public final class StatefulProxy implements ProxyFunction {
      *                   default target selection; null for none
      * @param records    the calls in progress, told of each INVITE call's start, answer, failure and BYE;
      *                   null when no records are kept ({@code cdr.sink=none}), which costs one null check per event
-     * @param sets       the destination sets routes and routers may name
      */
     public StatefulProxy(SipContext ctx, LocationService location, LiveRoutes routes, boolean recordRoute,
                          ScheduledExecutorService timers, Duration timerC, DialogRouteSigner signer,
-                         EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing, CallRecords records,
-                         DestinationSets sets) {
+                         EstablishedDialogs dialogs, FlowTokens flowTokens, CallRouting routing, CallRecords records) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.loops = new LoopDetector(ctx.local());
         this.records = records;
-        this.targets = new TargetSelector(ctx, location, routes, records, sets);
+        this.targets = new TargetSelector(ctx, location, routes, records);
         this.flowTokens = Objects.requireNonNull(flowTokens, "flowTokens");
         this.rewriter = new BranchRewriter(ctx, loops, recordRoute, signer, flowTokens);
         this.timers = Objects.requireNonNull(timers, "timers");

@@ -44,27 +44,31 @@ final class TargetSelector {
     private final LocationService location;
     private final LiveRoutes routes;
     private final CallRecords records;
-    private final DestinationSets sets;
 
     /**
+     * @param routes  the routes and the destination sets they name, in force now
      * @param records the calls in progress, whose records a refusal here ends; null when none are recorded
-     * @param sets    the destination sets routes name
      */
-    TargetSelector(SipContext ctx, LocationService location, LiveRoutes routes, CallRecords records,
-                   DestinationSets sets) {
+    TargetSelector(SipContext ctx, LocationService location, LiveRoutes routes, CallRecords records) {
         this.ctx = Objects.requireNonNull(ctx, "ctx");
         this.location = Objects.requireNonNull(location, "location");
         this.routes = Objects.requireNonNull(routes, "routes");
         this.records = records;
-        this.sets = Objects.requireNonNull(sets, "sets");
     }
 
     /**
      * Hands {@code forward} the one target through the destination set {@code name}: its live
      * destinations, tried one after another ({@link Failover}); answers 503 with Retry-After when
-     * none is up, 500 when there is no such set (a router named one not configured).
+     * none is up, 500 when there is no such set (a router named one not configured). The sets are
+     * those in force now.
      */
     void toSet(ProxyCall call, Request fwd, String name, Consumer<List<Target>> forward) {
+        toSet(call, fwd, routes.current().sets(), name, forward);
+    }
+
+    /** As {@link #toSet(ProxyCall, Request, String, Consumer)}, through {@code sets} (read with the routes). */
+    private void toSet(ProxyCall call, Request fwd, DestinationSets sets, String name,
+                       Consumer<List<Target>> forward) {
         if (sets.set(name).isEmpty()) {
             ctx.counters().error("no_such_destination_set");
             log.debug("{}: no destination set {}", call.callId, name);
@@ -107,13 +111,15 @@ final class TargetSelector {
             refuse(call, Response.UNSUPPORTED_URI_SCHEME);
             return;
         }
-        RouteTable table = routes.current();
+        // one read: the route and the set it names come from the same reload
+        LiveRoutes.InForce now = routes.current();
+        RouteTable table = now.table();
         var routed = table.forDomain(sip.getHost());
         var routedToSet = table.setForDomain(sip.getHost());
         if (routed.isPresent()) {
             forward.accept(List.of(Target.via(routed.get())));
         } else if (routedToSet.isPresent()) {
-            toSet(call, fwd, routedToSet.get(), forward);
+            toSet(call, fwd, now.sets(), routedToSet.get(), forward);
         } else if (ctx.local().isLocal(sip) || ctx.local().isLocalDomain(sip.getHost()) && sip.getUser() != null
                 && isOurPortOrNone(sip)) {
             lookup(call, sip, forward);
@@ -122,7 +128,7 @@ final class TargetSelector {
             // dialog's remote target, not through the default route (a detour, or a loop back)
             forward.accept(List.of(Target.via(table.defaultRoute().get())));
         } else if (table.defaultSet().isPresent() && !inDialog(fwd)) {
-            toSet(call, fwd, table.defaultSet().get(), forward);
+            toSet(call, fwd, now.sets(), table.defaultSet().get(), forward);
         } else {
             forward.accept(List.of(Target.AS_ADDRESSED));
         }
