@@ -26,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.server.routing.CallRouter;
+import org.sipcrypt.server.routing.FaultyRouter;
 import org.sipcrypt.server.testing.Await;
 import org.sipcrypt.server.testing.DigestCall;
 import org.sipcrypt.server.testing.HttpProbe;
@@ -44,7 +46,9 @@ import org.sipcrypt.server.testing.TestUa;
  * a REGISTER and carries an authenticated call between two user agents, and serves
  * {@code /sipcrypt/metrics} and {@code /sipcrypt/health}; removing the WAR undeploys it, releasing its SIP ports, with Tomcat
  * reporting no thread or thread-local left behind; dropping it in again on the same ports answers
- * again; SIGTERM to Tomcat stops it gracefully. Bad settings fail the deployment naming the key.
+ * again, now with an operator's router jar added to its {@code WEB-INF/lib} and chosen by a
+ * {@code routing.router} context parameter, whose decision answers a MESSAGE; SIGTERM to Tomcat stops
+ * it gracefully. Bad settings fail the deployment naming the key.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class WarDeployIT {
@@ -173,6 +177,32 @@ class WarDeployIT {
         return staged;
     }
 
+    /**
+     * Puts into the staged WAR's {@code WEB-INF/lib} a router jar as an operator builds one: the test
+     * router {@link FaultyRouter} (name {@code faulty}) with its {@code META-INF/services} entry.
+     */
+    private static void addRouterJar(Path war) throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.util.jar.Manifest manifest = new java.util.jar.Manifest();
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        String classFile = FaultyRouter.class.getName().replace('.', '/') + ".class";
+        try (java.util.jar.JarOutputStream jar = new java.util.jar.JarOutputStream(bytes, manifest);
+             java.io.InputStream in = FaultyRouter.class.getClassLoader().getResourceAsStream(classFile)) {
+            assertTrue(in != null, classFile + " among the test classes");
+            jar.putNextEntry(new java.util.jar.JarEntry(classFile));
+            in.transferTo(jar);
+            jar.closeEntry();
+            jar.putNextEntry(new java.util.jar.JarEntry("META-INF/services/" + CallRouter.class.getName()));
+            jar.write((FaultyRouter.class.getName() + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            jar.closeEntry();
+        }
+        try (java.nio.file.FileSystem zip = java.nio.file.FileSystems.newFileSystem(war)) {
+            Path lib = zip.getPath("WEB-INF", "lib");
+            Files.createDirectories(lib);
+            Files.write(lib.resolve("faulty-router.jar"), bytes.toByteArray());
+        }
+    }
+
     /** One rename into {@code webapps/}, so Tomcat never sees half a file. */
     private static void publish(Path staged, Path base) throws IOException {
         Files.move(staged, base.resolve("webapps/sipcrypt.war"), StandardCopyOption.ATOMIC_MOVE);
@@ -268,14 +298,18 @@ class WarDeployIT {
         }
         assertNoLeakReported();
 
-        // redeploy on the same ports, given as context parameters over the file's port 0; the WAR is
-        // copied first, so the descriptor and the WAR appear together
+        // redeploy on the same ports, given as context parameters over the file's port 0, with a router
+        // jar of the operator's in WEB-INF/lib chosen by routing.router (MESSAGE left unchallenged, so
+        // the router sees it); the WAR is copied first, so the descriptor and the WAR appear together
         Path staged = stageWar(base);
+        addRouterJar(staged);
         Files.createDirectories(base.resolve("conf/Catalina/localhost"));
         Path descriptor = base.resolve("sipcrypt.xml.part");
         Files.writeString(descriptor, "<Context>\n"
                 + "  <Parameter name=\"listen\" value=\"udp:127.0.0.1:" + udp.getPort() + ",tcp:127.0.0.1:"
-                + tcp.getPort() + ",tls:127.0.0.1:" + tls.getPort() + "\" override=\"false\"/>\n</Context>\n");
+                + tcp.getPort() + ",tls:127.0.0.1:" + tls.getPort() + "\" override=\"false\"/>\n"
+                + "  <Parameter name=\"routing.router\" value=\"faulty\" override=\"false\"/>\n"
+                + "  <Parameter name=\"auth.methods\" value=\"REGISTER,INVITE\" override=\"false\"/>\n</Context>\n");
         Files.move(descriptor, base.resolve("conf/Catalina/localhost/sipcrypt.xml"), StandardCopyOption.ATOMIC_MOVE);
         publish(staged, base);
         Await.until(() -> status("/health") == 200, WAIT, () -> "redeployed and ready:\n" + log());
@@ -284,6 +318,13 @@ class WarDeployIT {
         assertEquals(tcp, address(again.json(), "tcp"), log());
         assertEquals(tls, address(again.json(), "tls"), log());
         options(udp, "war-opt-2");
+        // the router from WEB-INF/lib decided: FaultyRouter rejects user whoami with 403 and the identity
+        try (SipSocket s = SipSocket.udp(udp)) {
+            s.send(s.request("MESSAGE", "sip:whoami@127.0.0.1", "carol", "whoami@127.0.0.1", "war-router-1", 1, ""));
+            String r = s.awaitMessage("SIP/2.0 ", TestUa.TIMEOUT);
+            assertTrue(r != null && r.startsWith("SIP/2.0 403 Identity none"), "MESSAGE decided by the router: " + r
+                    + "\n" + log());
+        }
 
         // SIGTERM to Tomcat, as systemd stops it
         tomcat.destroy();
