@@ -1,5 +1,6 @@
 package org.sipcrypt.server.sip.proxy;
 
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.sipcrypt.server.config.DestinationConfig;
@@ -68,12 +69,12 @@ public final class Destination {
 
     /** What a destination is the same one by, over a reload: its set, host (case-blind), port and transport. */
     static String key(DestinationConfig d) {
-        return d.set() + " " + d.host().toLowerCase(java.util.Locale.ROOT) + ":" + d.port() + " "
+        return d.set() + " " + d.host().toLowerCase(Locale.ROOT) + ":" + d.port() + " "
                 + d.transport().configName();
     }
 
     String key() {
-        return set + " " + hop.host().toLowerCase(java.util.Locale.ROOT) + ":" + hop.port() + " "
+        return set + " " + hop.host().toLowerCase(Locale.ROOT) + ":" + hop.port() + " "
                 + hop.transport().configName();
     }
 

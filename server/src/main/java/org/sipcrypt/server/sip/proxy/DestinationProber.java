@@ -1,6 +1,7 @@
 package org.sipcrypt.server.sip.proxy;
 
 import java.text.ParseException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -67,7 +68,7 @@ public final class DestinationProber implements AutoCloseable {
      * force when it starts, so a destination a reload adds is probed from the next round on and one it
      * removes no longer.
      */
-    public static DestinationProber start(SipContext ctx, LiveRoutes routes, java.time.Duration interval) {
+    public static DestinationProber start(SipContext ctx, LiveRoutes routes, Duration interval) {
         DestinationProber p = new DestinationProber(ctx, routes);
         p.thread.scheduleWithFixedDelay(p::probeAll, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
         return p;

@@ -7,11 +7,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.sipcrypt.server.config.DestinationConfig;
 import org.sipcrypt.server.config.DestinationsConfig;
@@ -88,7 +90,7 @@ public final class DestinationSets {
      * sets that have replaced these; returns how many destinations went.
      */
     public int retire(DestinationSets successor) {
-        java.util.Set<String> staying = new java.util.HashSet<>();
+        Set<String> staying = new HashSet<>();
         successor.destinations().forEach(d -> staying.add(d.key()));
         int gone = 0;
         for (Destination d : destinations()) {
