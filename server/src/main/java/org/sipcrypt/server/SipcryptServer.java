@@ -274,7 +274,7 @@ public final class SipcryptServer implements AutoCloseable {
                 proxy.locateNextHopsWith(dns = opened(opened, new SipServerLocator(config.dns(), transports(listeners),
                         d -> lps.all().stream().anyMatch(e -> e.listener().transport() == d.transport()
                                 && e.listener().sameFamily(d.address().getAddress())),
-                        registry, Ticker.systemTicker())));
+                        registry, Ticker.systemTicker())), transport == null ? null : transport::aliased);
             }
             SipDispatcher dispatcher = new SipDispatcher(context, config.mode(),
                     new Registrar(context, location, new ExpiresPolicy(config.minExpires(), config.maxExpires(),

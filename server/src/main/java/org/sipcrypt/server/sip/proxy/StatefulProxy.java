@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiPredicate;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +84,7 @@ public final class StatefulProxy implements ProxyFunction {
     private final CallRecords records;
     private final ProxyBye byes;
     private volatile SipServerLocator locator;
+    private volatile BiPredicate<String, Integer> aliased;
 
     /**
      * @param timers     where Timer C runs (its task only hands the branch back to the call's lane)
@@ -307,8 +309,8 @@ public final class StatefulProxy implements ProxyFunction {
     /**
      * The next hop's URI of {@code target} when its host is a name DNS must locate: its static
      * route, else the first entry of its Path, else the top Route, else its Request-URI (RFC 3261
-     * §16.6 step 7, §16.12); its {@code maddr} counts as its host. Null for a flow, an IP address or
-     * a name of this server's.
+     * §16.6 step 7, §16.12); its {@code maddr} counts as its host. Null for a flow, an IP address, a
+     * name of this server's, or a name a TLS peer aliased to its connection (RFC 5923).
      */
     private SipURI namedNextHop(Request fwd, Target target) {
         if (target.flow() != null) {
@@ -334,7 +336,11 @@ public final class StatefulProxy implements ProxyFunction {
             return null;
         }
         String host = sip.getMAddrParam() != null ? sip.getMAddrParam() : sip.getHost();
-        return host == null || SipServerLocator.isAddress(host) ? null : sip;
+        if (host == null || SipServerLocator.isAddress(host)) {
+            return null;
+        }
+        BiPredicate<String, Integer> byAlias = aliased;
+        return byAlias != null && byAlias.test(host, sip.getPort()) ? null : sip;
     }
 
     private static CompletableFuture<List<Destination>> locate(SipServerLocator dns, SipURI uri) {
@@ -494,8 +500,14 @@ public final class StatefulProxy implements ProxyFunction {
         return true;
     }
 
-    /** The locator of next hops named by a host name (RFC 3263); none set: the stack resolves names itself. */
-    public void locateNextHopsWith(SipServerLocator locator) {
+    /**
+     * The locator of next hops named by a host name (RFC 3263); none set: the stack resolves names itself.
+     *
+     * @param aliased whether a TLS peer's open connection carries a host and port as its RFC 5923 alias:
+     *                such a name is not looked up, the transport finds the connection by it; null for none
+     */
+    public void locateNextHopsWith(SipServerLocator locator, BiPredicate<String, Integer> aliased) {
+        this.aliased = aliased;
         this.locator = locator;
     }
 

@@ -168,6 +168,12 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         }
     }
 
+    /** Whether a TLS peer's open connection carries {@code host:port} as its alias (RFC 5923); any thread. */
+    boolean aliases(String host, int port) {
+        return aliases != null && !aliases.isEmpty()
+                && aliases.find(ConnectionAliases.key(host, port <= 0 ? getDefaultTargetPort() : port)) != null;
+    }
+
     @Override
     public MessageChannel createMessageChannel(HostPort target) throws IOException {
         if (aliases != null && !aliases.isEmpty() && !ConnectionScope.overFlow()) {

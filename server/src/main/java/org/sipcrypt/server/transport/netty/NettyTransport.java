@@ -307,6 +307,20 @@ public final class NettyTransport implements CallConnections, FastPath.Seams, Au
         return false;
     }
 
+    /**
+     * Whether a verified TLS peer aliased {@code host:port} (RFC 5923) and that connection is open: what
+     * goes there takes that connection, found by the name as given, so the name is not to be looked
+     * up. Any thread; reads the aliases' table only.
+     */
+    public boolean aliased(String host, int port) {
+        for (NettyTcpMessageProcessor p : tcpProcessors) {
+            if (p.aliases(host, port)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Connections open over one stream transport ({@code tcp} or {@code tls}), inbound and outbound. */
     public int openConnections(Transport kind) {
         int n = 0;
