@@ -9,7 +9,6 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLPeerUnverifiedException;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Setup;
@@ -42,7 +41,7 @@ public class OpensslHandshakeBenchmark extends HandshakeFixture {
         clientContext = opensslContext(mutual ? Role.CLIENT_WITH_CERTIFICATE : Role.CLIENT, ClientAuth.NONE);
         Run first = run();
         try {
-            checkFirst(first.resumed, hasPeerCertificate(first.server));
+            checkFirst(first.resumed, JsseHandshakeBenchmark.hasPeerCertificate(first.server));
         } finally {
             first.release();
         }
@@ -61,14 +60,6 @@ public class OpensslHandshakeBenchmark extends HandshakeFixture {
         Run h = run();
         sides.add(h.sides.serverNanos, h.sides.clientNanos);
         return h.checkAndRelease();
-    }
-
-    private static boolean hasPeerCertificate(SSLEngine server) {
-        try {
-            return server.getSession().getPeerCertificates().length > 0;
-        } catch (SSLPeerUnverifiedException e) {
-            return false;
-        }
     }
 
     private Run run() throws IOException {
