@@ -179,20 +179,16 @@ public final class CallRecords {
 
     /** The operator ended the answered call of this Call-ID (the proxy sent the BYEs): it ends now. */
     public void endedByAdmin(String callId) {
-        CallRecord done;
-        synchronized (open) {
-            Call c = open.get(callId);
-            if (c == null || c.answer == null) {
-                return;
-            }
-            open.remove(callId);
-            done = c.record(now(), EndedBy.ADMIN);
-        }
-        finished.accept(done);
+        endAnswered(callId, true, EndedBy.ADMIN);
     }
 
     /** The dialog of this Call-ID was forgotten without its BYE: an answered call ends, its end unknown. */
     public void forgotten(String callId) {
+        endAnswered(callId, false, EndedBy.UNKNOWN);
+    }
+
+    /** Ends the answered call of this Call-ID, now or at an unknown time; nothing for an unknown or unanswered one. */
+    private void endAnswered(String callId, boolean endsNow, EndedBy by) {
         CallRecord done;
         synchronized (open) {
             Call c = open.get(callId);
@@ -200,7 +196,7 @@ public final class CallRecords {
                 return;
             }
             open.remove(callId);
-            done = c.record(null, EndedBy.UNKNOWN);
+            done = c.record(endsNow ? now() : null, by);
         }
         finished.accept(done);
     }
