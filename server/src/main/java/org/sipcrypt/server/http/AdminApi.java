@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /admin/stop}: 202, then the server drains and stops as on SIGTERM.</li>
  * </ul>
  * An AOR must be a SIP URI with a user part in a domain this server serves (400 otherwise); the
- * location service's failure is a 503. Counted: {@code http.admin.requests{result}}.
+ * location service's failure is a 503, any other handler's a 500. Counted: {@code http.admin.requests{result}}.
  * Threading: thread-safe; never blocks (answers complete on the location service's threads, a certificate
  * reload, a routes reload and a call listing on the housekeeping thread, a call's ending on its SIP lane).
  */
@@ -274,12 +274,24 @@ public final class AdminApi {
         } catch (BadRequest e) {
             answer = CompletableFuture.completedFuture(text(400, e.getMessage()));
         }
-        return answer.exceptionally(e -> text(503, "location service unavailable: " + rootMessage(e)))
+        return answer.exceptionally(e -> failed(path, e))
                 .whenComplete((a, e) -> {
                     log.info("admin {}: {} {}{} -> {}", caller, method, path, query == null ? "" : "?" + query,
                             a == null ? "failed" : a.status());
                     count(a == null ? "failed" : Integer.toString(a.status()));
                 });
+    }
+
+    /**
+     * A handler that failed: 503 when the bindings' location service did (its database may be down and
+     * come back), 500 for any other handler, whose failure is the server's own.
+     */
+    private static HttpEndpoints.Answer failed(String path, Throwable e) {
+        if (path.equals(BINDINGS)) {
+            return text(503, "location service unavailable: " + rootMessage(e));
+        }
+        log.warn("admin {}: failed", path, e);
+        return text(500, path + " failed: " + rootMessage(e));
     }
 
     private CompletableFuture<HttpEndpoints.Answer> route(String method, String path, Map<String, String> params,
