@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
@@ -107,13 +108,14 @@ public final class CallRouting {
 
     /**
      * Has the routers decide {@code fwd}'s targets; on the call's lane, hands them to {@code forward},
-     * runs {@code byDefault} for continue, hands {@code toSet} the name of a destination set, or answers
+     * runs {@code byDefault} for continue, hands {@code toSet} the destination sets in force and the name
+     * of one of them (checked present in those very sets, whatever a reload does meanwhile), or answers
      * the request.
      *
      * @param identity the user the request authenticated as, or null
      */
     void route(ProxyCall call, Request fwd, String identity, Consumer<List<Target>> forward, Runnable byDefault,
-               Consumer<String> toSet) {
+               BiConsumer<DestinationSets, String> toSet) {
         RouteRequest request = view(call.request, fwd, identity);
         Attempt attempt = new Attempt(request);
         ScheduledFuture<?> timer = null;
@@ -139,7 +141,8 @@ public final class CallRouting {
 
     /** Carries out a decision, on the call's lane. */
     private void settle(ProxyCall call, Attempt attempt, Decided decided, Throwable failure,
-                        Consumer<List<Target>> forward, Runnable byDefault, Consumer<String> toSet) {
+                        Consumer<List<Target>> forward, Runnable byDefault,
+                        BiConsumer<DestinationSets, String> toSet) {
         if (failure instanceof RouterTimeout) {
             count(attempt.asking, "timeout");
             warn("router {} undecided after {} ms: request answered 504", attempt.asking, timeout.toMillis());
@@ -179,14 +182,15 @@ public final class CallRouting {
                 count(router, "proxy");
                 forward.accept(targets);
             } else if (d instanceof RouteDecision.ProxyToSet p) {
-                if (!sets.current().sets().set(p.set()).isPresent()) {
+                DestinationSets inForce = sets.current().sets();
+                if (inForce.set(p.set()).isEmpty()) {
                     count(router, "error");
                     warn("router {} decided on destination set {}, which is not configured", router, p.set());
                     ctx.respond(call.st, call.request, Response.SERVER_INTERNAL_ERROR, "Router Failed");
                     return;
                 }
                 count(router, "proxy");
-                toSet.accept(p.set());
+                toSet.accept(inForce, p.set());
             } else if (d instanceof RouteDecision.Redirect r) {
                 List<Header> contacts = new ArrayList<>(r.contacts().size());
                 for (String c : r.contacts()) {

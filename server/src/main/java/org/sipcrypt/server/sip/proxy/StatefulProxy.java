@@ -217,7 +217,7 @@ public final class StatefulProxy implements ProxyFunction {
         if (routing != null && CallRouting.offered(fwd)) {
             routing.route(call, fwd, identity, found -> forward(call, fwd, found),
                     () -> targets.select(call, fwd, found -> forward(call, fwd, found)),
-                    set -> targets.toSet(call, fwd, set, found -> forward(call, fwd, found)));
+                    (sets, set) -> targets.toSet(call, fwd, sets, set, found -> forward(call, fwd, found)));
             return;
         }
         targets.select(call, fwd, found -> forward(call, fwd, found));

@@ -57,18 +57,11 @@ final class TargetSelector {
     }
 
     /**
-     * Hands {@code forward} the one target through the destination set {@code name}: its live
-     * destinations, tried one after another ({@link Failover}); answers 503 with Retry-After when
-     * none is up, 500 when there is no such set (a router named one not configured). The sets are
-     * those in force now.
+     * Hands {@code forward} the one target through the destination set {@code name} of {@code sets} (the
+     * sets in force when the routes or a router named it): its live destinations, tried one after another
+     * ({@link Failover}); answers 503 with Retry-After when none is up, 500 when there is no such set.
      */
-    void toSet(ProxyCall call, Request fwd, String name, Consumer<List<Target>> forward) {
-        toSet(call, fwd, routes.current().sets(), name, forward);
-    }
-
-    /** As {@link #toSet(ProxyCall, Request, String, Consumer)}, through {@code sets} (read with the routes). */
-    private void toSet(ProxyCall call, Request fwd, DestinationSets sets, String name,
-                       Consumer<List<Target>> forward) {
+    void toSet(ProxyCall call, Request fwd, DestinationSets sets, String name, Consumer<List<Target>> forward) {
         if (sets.set(name).isEmpty()) {
             ctx.counters().error("no_such_destination_set");
             log.debug("{}: no destination set {}", call.callId, name);
