@@ -35,6 +35,8 @@ compgen -G '/usr/lib/*/kamailio/modules/tls.so' >/dev/null || need+=(kamailio-tl
 # Kamailio as the edge proxy in front of the registrar (KamailioEdgeIT): its path module is in kamailio,
 # the outbound module it loads in kamailio-outbound-modules
 compgen -G '/usr/lib/*/kamailio/modules/outbound.so' >/dev/null || need+=(kamailio-outbound-modules)
+# the lab's HTML report drawn by a browser (ReportInChromiumIT): Debian's Chromium, run headless
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # the Docker tests (docker/): Debian's Docker engine and Compose, debootstrap for the base image
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)

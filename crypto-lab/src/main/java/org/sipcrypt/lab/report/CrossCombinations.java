@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.HdrHistogram.Histogram;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
@@ -22,7 +23,8 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
  * server CPU per call as a ratio to tcp's in the same round ({@link SameRoundRatios}), an estimate of
  * the server's CPU per handshake ({@link SameRoundRatios#perHandshake}), the median latency of its
  * full handshakes and the size of its ClientHello (the per-study Handshake table's data). A cipher
- * a combination skipped says so, and why, under the table.
+ * a combination skipped says so, and why, under the table. A section keeps the figures as numbers,
+ * from which both reports print the table and the HTML report draws its charts.
  * Threading: immutable (static functions only).
  */
 final class CrossCombinations {
@@ -31,14 +33,97 @@ final class CrossCombinations {
     }
 
     /**
-     * One table's content: the scenario it is about, the table, and a line per cipher a combination
-     * skipped.
+     * One cipher under one combination: its four figures, or the reason the combination skipped it.
+     * A figure not measured is unknown ({@link Estimate#NONE}, NaN, no handshakes seen).
      * Threading: immutable.
      */
-    record Section(String scenario, Table table, List<String> skipped) {
+    record Cell(Estimate ratioToTcp, Estimate cpuMicrosPerHandshake, double handshakeP50Ms,
+            List<TlsFlights> fullHandshakes, String skipReason) {
+
+        Cell {
+            fullHandshakes = List.copyOf(fullHandshakes);
+        }
+
+        static Cell skipped(String reason) {
+            return new Cell(Estimate.NONE, Estimate.NONE, Double.NaN, List.of(), reason);
+        }
+
+        boolean isSkipped() {
+            return skipReason != null;
+        }
+
+        /** The largest ClientHello of the first full handshakes seen, NaN when none was. */
+        double clientHelloBytes() {
+            OptionalInt largest = fullHandshakes.stream().mapToInt(TlsFlights::clientHelloBytes).max();
+            return largest.isPresent() ? largest.getAsInt() : Double.NaN;
+        }
+    }
+
+    /**
+     * One study's row: its combination, tcp's server CPU per call, and a cell per compared cipher.
+     * Threading: immutable.
+     */
+    record Row(String combination, Estimate tcpMicrosPerCall, List<Cell> cells) {
+
+        Row {
+            cells = List.copyOf(cells);
+        }
+    }
+
+    /**
+     * One section's content: the scenario it is about, the compared ciphers (baselines aside) and a
+     * row per study, in the order the studies come.
+     * Threading: immutable.
+     */
+    record Section(String scenario, List<String> ciphers, List<Row> rows) {
 
         Section {
-            skipped = List.copyOf(skipped);
+            ciphers = List.copyOf(ciphers);
+            rows = List.copyOf(rows);
+            for (Row r : rows) {
+                if (r.cells().size() != ciphers.size()) {
+                    throw new IllegalArgumentException("row " + r.combination() + " has " + r.cells().size()
+                            + " cells for " + ciphers.size() + " ciphers");
+                }
+            }
+        }
+
+        /** The table both reports print. */
+        Table table() {
+            List<String> header = new ArrayList<>(List.of("combination", "tcp µs/call"));
+            for (String c : ciphers) {
+                header.addAll(List.of(c + " CPU/call vs tcp", c + " µs/handshake (est.)", c + " handshake p50 ms",
+                        c + " ClientHello bytes"));
+            }
+            List<List<String>> lines = new ArrayList<>();
+            for (Row r : rows) {
+                List<String> line = new ArrayList<>(List.of(r.combination(), Tables.est(r.tcpMicrosPerCall())));
+                for (Cell cell : r.cells()) {
+                    if (cell.isSkipped()) {
+                        line.addAll(List.of("skipped", "skipped", "skipped", "skipped"));
+                        continue;
+                    }
+                    line.add(Tables.ratio(cell.ratioToTcp()));
+                    line.add(Tables.est(cell.cpuMicrosPerHandshake()));
+                    line.add(Tables.num(cell.handshakeP50Ms()));
+                    line.add(Tables.range(cell.fullHandshakes(), TlsFlights::clientHelloBytes));
+                }
+                lines.add(line);
+            }
+            return new Table("l" + "r".repeat(header.size() - 1), header, lines);
+        }
+
+        /** A line per cipher a combination skipped, saying why: {@code 1.2/rsa: chacha20 skipped: REASON}. */
+        List<String> skipped() {
+            List<String> out = new ArrayList<>();
+            for (Row r : rows) {
+                for (int i = 0; i < ciphers.size(); i++) {
+                    if (r.cells().get(i).isSkipped()) {
+                        out.add(r.combination() + ": " + ciphers.get(i) + " skipped: " + r.cells().get(i).skipReason());
+                    }
+                }
+            }
+            return out;
         }
     }
 
@@ -67,34 +152,22 @@ final class CrossCombinations {
         for (Study s : group) {
             s.ciphers().stream().filter(c -> !ciphers.contains(c) && !HandshakeMatrix.baseline(c)).forEach(ciphers::add);
         }
-        List<String> header = new ArrayList<>(List.of("combination", "tcp µs/call"));
-        for (String c : ciphers) {
-            header.addAll(List.of(c + " CPU/call vs tcp", c + " µs/handshake (est.)", c + " handshake p50 ms",
-                    c + " ClientHello bytes"));
-        }
-        List<List<String>> rows = new ArrayList<>();
-        List<String> skipped = new ArrayList<>();
+        List<Row> rows = new ArrayList<>();
         for (Study s : group) {
-            String combination = combination(s);
             List<Aggregate> fixed = Aggregate.fixed(s);
             List<PointRun> points = s.fixed().stream().filter(p -> Aggregate.FIXED.equals(p.mode())).toList();
             Map<String, Estimate> perHandshake = SameRoundRatios.perHandshake(points);
-            List<String> row = new ArrayList<>(List.of(combination,
-                    Aggregate.find(fixed, Tables.TCP).map(a -> Tables.est(a.cpuMicrosPerCall())).orElse("n/a")));
+            List<Cell> cells = new ArrayList<>();
             for (String c : ciphers) {
-                if (!s.ciphers().contains(c)) {
-                    row.addAll(List.of("skipped", "skipped", "skipped", "skipped"));
-                    skipped.add(combination + ": " + c + " skipped: " + skipReason(s, c));
-                    continue;
-                }
-                row.add(Aggregate.find(fixed, c).map(a -> Tables.ratio(a.cpuRatioToTcp())).orElse("n/a"));
-                row.add(Tables.est(perHandshake.getOrDefault(c, Estimate.NONE)));
-                row.add(latencyP50(s, c));
-                row.add(Tables.range(Tables.handshakeSizes(s, c, false), TlsFlights::clientHelloBytes));
+                cells.add(!s.ciphers().contains(c) ? Cell.skipped(skipReason(s, c))
+                        : new Cell(Aggregate.find(fixed, c).map(Aggregate::cpuRatioToTcp).orElse(Estimate.NONE),
+                                perHandshake.getOrDefault(c, Estimate.NONE), latencyP50Ms(s, c),
+                                Tables.handshakeSizes(s, c, false), null));
             }
-            rows.add(row);
+            rows.add(new Row(combination(s), Aggregate.find(fixed, Tables.TCP).map(Aggregate::cpuMicrosPerCall)
+                    .orElse(Estimate.NONE), cells));
         }
-        return new Section(scenario, new Table("l" + "r".repeat(header.size() - 1), header, rows), skipped);
+        return new Section(scenario, ciphers, rows);
     }
 
     /**
@@ -145,9 +218,9 @@ final class CrossCombinations {
             + " handshake's ClientHello, as in each study's Handshake table. skipped: the combination has no suite"
             + " for that cipher (listed below).";
 
-    /** The median latency of a cipher's full handshakes over the study's fixed-rate points, in ms; n/a without one. */
-    private static String latencyP50(Study s, String cipher) {
+    /** The median latency of a cipher's full handshakes over the study's fixed-rate points, in ms; NaN without one. */
+    private static double latencyP50Ms(Study s, String cipher) {
         Histogram timed = Tables.handshakeTimes(s, cipher, false);
-        return timed.getTotalCount() == 0 ? "n/a" : Tables.num(RunSummary.percentilesMs(timed)[0]);
+        return timed.getTotalCount() == 0 ? Double.NaN : RunSummary.percentilesMs(timed)[0];
     }
 }

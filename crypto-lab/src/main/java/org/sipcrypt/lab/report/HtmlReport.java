@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.sipcrypt.lab.metrics.CrtBuckets;
+import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.CostModel;
 import org.sipcrypt.lab.model.Prediction;
 import org.sipcrypt.lab.report.Aggregate.Peak;
@@ -19,7 +21,10 @@ import org.sipcrypt.lab.runner.Study;
  * list of ciphers whose generator or UAS cost more than a third of the server's per call) plus, per
  * study, bar charts of throughput at the fixed rate and at peak, of CPU per call (and as a ratio to
  * tcp's in the same round, the ranking's figure) and of the CRT
- * percentiles (with 95 % confidence whiskers), and the CRT distribution over the literature's buckets.
+ * percentiles (with 95 % confidence whiskers), and the CRT distribution over the literature's buckets;
+ * after the cross-combination table of a scenario run under several handshake combinations, per
+ * cipher a bar per combination of its four figures, a skipped cipher's bar absent and the reason in
+ * the chart's caption.
  * CSS and SVG are inline and nothing is fetched, so the file opens offline in any browser; every tag
  * is closed, so the page is also well-formed XML.
  * Threading: immutable (static functions only).
@@ -74,6 +79,11 @@ public final class HtmlReport {
                 }
                 b.append("</ul>\n");
             }
+            b.append("<div class=\"charts\">\n");
+            for (String chart : crossCharts(c)) {
+                b.append("<figure>\n").append(chart).append("</figure>\n");
+            }
+            b.append("</div>\n");
         }
         if (model != null) {
             model(b, model);
@@ -173,6 +183,58 @@ public final class HtmlReport {
             out.add(SvgCharts.bars(name + ": peak and sustainable throughput", "calls per second", ciphers,
                     List.of(peakSeries("peak", peaks, Peak::peakCps),
                             peakSeries("sustainable", peaks, Peak::sustainableCps))));
+        }
+        return out;
+    }
+
+    /**
+     * The cross-combination table's four figures as charts: per cipher a bar per combination, a
+     * skipped cipher's bar absent with "skipped" in its place and the reason in the caption.
+     */
+    private static List<String> crossCharts(CrossCombinations.Section c) {
+        String name = c.scenario();
+        List<String> skipped = c.skipped();
+        List<String> ranges = new ArrayList<>();
+        for (CrossCombinations.Row r : c.rows()) {
+            for (int i = 0; i < c.ciphers().size(); i++) {
+                String seen = Tables.range(r.cells().get(i).fullHandshakes(), TlsFlights::clientHelloBytes);
+                if (seen.contains("–")) {
+                    ranges.add(c.ciphers().get(i) + " under " + r.combination() + ": " + seen
+                            + " bytes over its points; the bar is the largest.");
+                }
+            }
+        }
+        List<String> hellos = new ArrayList<>(ranges);
+        hellos.addAll(skipped);
+        return List.of(
+                SvgCharts.bars(name + ": server CPU per call / tcp's in the same round", "ratio to tcp", c.ciphers(),
+                        crossSeries(c, cell -> cell.ratioToTcp().mean(), cell -> cell.ratioToTcp().halfWidth95()),
+                        skipped),
+                SvgCharts.bars(name + ": server CPU per handshake (estimate, an upper bound)", "CPU µs per handshake",
+                        c.ciphers(), crossSeries(c, cell -> cell.cpuMicrosPerHandshake().mean(),
+                                cell -> cell.cpuMicrosPerHandshake().halfWidth95()), skipped),
+                SvgCharts.bars(name + ": full handshake latency p50 (generator)", "ms", c.ciphers(),
+                        crossSeries(c, CrossCombinations.Cell::handshakeP50Ms, cell -> Double.NaN), skipped),
+                SvgCharts.bars(name + ": ClientHello bytes (first full handshake)", "bytes", c.ciphers(),
+                        crossSeries(c, CrossCombinations.Cell::clientHelloBytes, cell -> Double.NaN), hellos));
+    }
+
+    /** A series per combination, a value per cipher: NaN where skipped ("skipped") or not measured ("n/a"). */
+    private static List<SvgCharts.Series> crossSeries(CrossCombinations.Section c,
+            ToDoubleFunction<CrossCombinations.Cell> value, ToDoubleFunction<CrossCombinations.Cell> halfWidth) {
+        List<SvgCharts.Series> out = new ArrayList<>();
+        for (CrossCombinations.Row r : c.rows()) {
+            int n = r.cells().size();
+            double[] values = new double[n];
+            double[] halfWidths = new double[n];
+            String[] absent = new String[n];
+            for (int i = 0; i < n; i++) {
+                CrossCombinations.Cell cell = r.cells().get(i);
+                values[i] = cell.isSkipped() ? Double.NaN : value.applyAsDouble(cell);
+                halfWidths[i] = cell.isSkipped() ? Double.NaN : halfWidth.applyAsDouble(cell);
+                absent[i] = cell.isSkipped() ? "skipped" : "n/a";
+            }
+            out.add(new SvgCharts.Series(r.combination(), values, halfWidths, absent));
         }
         return out;
     }

@@ -17,7 +17,9 @@ final class SvgCharts {
     static final int WIDTH = 640;
     /** Height above the bottom margin: title, legend and plot. */
     private static final int HEIGHT_ABOVE_MARGIN = 276;
-    static final String[] SERIES_COLOURS = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f"};
+    /** Tableau 10: told apart by most readers, in print too; a series past the tenth repeats a colour. */
+    static final String[] SERIES_COLOURS = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+        "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     /** Green to red, fast to slow, one per CRT bucket. */
     static final String[] BUCKET_COLOURS = {"#1a9850", "#91cf60", "#d9ef8b", "#fee08b", "#fc8d59", "#d73027"};
 
@@ -28,29 +30,50 @@ final class SvgCharts {
     private static final int LEGEND_Y = 42;
     private static final int LEGEND_ROW_HEIGHT = 16;
     private static final double CHAR_WIDTH = 6.5;
+    private static final int CAPTION_LINE_HEIGHT = 14;
 
     private SvgCharts() {
     }
 
     /**
-     * One series of bars: a value per category and the half-width of its confidence interval (NaN:
-     * no whisker; a NaN value draws "n/a").
+     * One series of bars: a value per category, the half-width of its confidence interval (NaN: no
+     * whisker) and what to write where a value is NaN and no bar is drawn ("n/a", "skipped").
      * Threading: immutable.
      */
-    record Series(String name, double[] values, double[] halfWidths) {
+    record Series(String name, double[] values, double[] halfWidths, String[] absentLabels) {
 
         Series {
             Objects.requireNonNull(name, "name");
             values = values.clone();
             halfWidths = halfWidths.clone();
-            if (values.length != halfWidths.length) {
-                throw new IllegalArgumentException("values and halfWidths differ in length");
+            absentLabels = absentLabels.clone();
+            if (values.length != halfWidths.length || values.length != absentLabels.length) {
+                throw new IllegalArgumentException("values, halfWidths and absentLabels differ in length");
             }
+        }
+
+        /** A series whose NaN values draw "n/a". */
+        Series(String name, double[] values, double[] halfWidths) {
+            this(name, values, halfWidths, filled(values.length, "n/a"));
+        }
+
+        private static String[] filled(int length, String label) {
+            String[] out = new String[length];
+            java.util.Arrays.fill(out, label);
+            return out;
         }
     }
 
     /** Bars per category, one per series side by side, with whiskers where a half-width is known. */
     static String bars(String title, String unit, List<String> categories, List<Series> series) {
+        return bars(title, unit, categories, series, List.of());
+    }
+
+    /**
+     * Bars per category, one per series side by side, with whiskers where a half-width is known, and
+     * the caption's lines (what an absent bar means, say) under the category names.
+     */
+    static String bars(String title, String unit, List<String> categories, List<Series> series, List<String> caption) {
         double max = 0;
         boolean whiskers = false;
         for (Series s : series) {
@@ -70,7 +93,13 @@ final class SvgCharts {
         }
         StringBuilder b = new StringBuilder();
         int bottom = HEIGHT_ABOVE_MARGIN;
-        int top = open(b, title, legend, bottom + bottomMargin(categories));
+        int captionTop = bottom + bottomMargin(categories);
+        List<String> captionLines = wrap(caption);
+        int top = open(b, title, legend, captionTop + (captionLines.isEmpty() ? 0
+                : captionLines.size() * CAPTION_LINE_HEIGHT + 6));
+        for (int k = 0; k < captionLines.size(); k++) {
+            label(b, LEFT, captionTop + (k + 1) * CAPTION_LINE_HEIGHT - 2, "start", captionLines.get(k), "#444");
+        }
         double scaleTop = yAxis(b, top, bottom, max, unit, false);
         double catWidth = (WIDTH - LEFT - RIGHT) / (double) Math.max(1, categories.size());
         double groupWidth = Math.min(catWidth * 0.75, 48.0 * series.size());
@@ -84,7 +113,7 @@ final class SvgCharts {
                 double v = s.values()[i];
                 double hw = s.halfWidths()[i];
                 if (!Double.isFinite(v)) {
-                    label(b, x + barWidth / 2, bottom - 4, "middle", "n/a", "#666");
+                    absent(b, x + barWidth / 2, bottom - 4, barWidth, s.absentLabels()[i]);
                     continue;
                 }
                 double y = yOf(Math.max(0, v), scaleTop, top, bottom);
@@ -218,6 +247,34 @@ final class SvgCharts {
 
     private static double yOf(double value, double scaleTop, int top, int bottom) {
         return bottom - Math.min(value, scaleTop) / scaleTop * (bottom - top);
+    }
+
+    /** What stands where a bar is absent: level when it fits the bar's width, else upright along the slot. */
+    private static void absent(StringBuilder b, double x, int y, double barWidth, String text) {
+        if (text.length() * CHAR_WIDTH <= barWidth) {
+            label(b, x, y, "middle", text, "#666");
+            return;
+        }
+        b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"start\" dominant-baseline=\"central\""
+                + " fill=\"#666\" transform=\"rotate(-90 %.1f %d)\">%s</text>%n", x, y, x, y, XmlText.escape(text)));
+    }
+
+    /** The caption's lines broken at spaces to fit the chart's width. */
+    private static List<String> wrap(List<String> lines) {
+        int fit = (int) ((WIDTH - LEFT - RIGHT) / CHAR_WIDTH);
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            StringBuilder current = new StringBuilder();
+            for (String word : line.split(" ")) {
+                if (current.length() > 0 && current.length() + 1 + word.length() > fit) {
+                    out.add(current.toString());
+                    current.setLength(0);
+                }
+                current.append(current.length() > 0 ? " " : "").append(word);
+            }
+            out.add(current.toString());
+        }
+        return out;
     }
 
     /** Room under the plot for the category names: more when they must be slanted. */

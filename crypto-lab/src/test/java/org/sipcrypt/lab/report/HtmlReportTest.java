@@ -8,7 +8,9 @@ import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.xml.parsers.DocumentBuilder;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -32,7 +34,7 @@ class HtmlReportTest {
     @TempDir
     Path dir;
 
-    private static Document parse(String html) throws Exception {
+    static Document parse(String html) throws Exception {
         DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
         f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
         f.setExpandEntityReferences(false);
@@ -159,5 +161,87 @@ class HtmlReportTest {
         Study fixedOnly = new Study(0, s.scenario(), "", s.ciphers(), s.started(), s.environment(), s.fixed(), List.of());
         Document doc = parse(HtmlReport.render(List.of(fixedOnly), null));
         assertEquals(4, doc.getElementsByTagName("svg").getLength());
+    }
+
+    /**
+     * The cross-combination section's four charts: per cipher a bar per combination, heights in the
+     * proportion of the table's figures on one foot, the intervals as whiskers where there are
+     * some, and chacha20 under 1.2/rsa (skipped) drawn as no bar, "skipped" in its place and the
+     * reason in every chart's caption.
+     */
+    @Test
+    void theCrossCombinationChartsHaveABarPerCombinationAndNoneWhereSkipped() throws Exception {
+        Document doc = parse(HtmlReport.render(CrossCombinationsTest.studies(), null));
+        List<Element> charts = new ArrayList<>();
+        NodeList svgs = doc.getElementsByTagName("svg");
+        for (int i = 0; i < svgs.getLength(); i++) {
+            if (((Element) svgs.item(i)).getAttribute("aria-label").startsWith("handshakes: ")) {
+                charts.add((Element) svgs.item(i));
+            }
+        }
+        assertEquals(List.of("handshakes: server CPU per call / tcp's in the same round",
+                "handshakes: server CPU per handshake (estimate, an upper bound)",
+                "handshakes: full handshake latency p50 (generator)",
+                "handshakes: ClientHello bytes (first full handshake)"),
+                charts.stream().map(c -> c.getAttribute("aria-label")).toList());
+        String reason = "1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa (a TLS_RSA_WITH_ suite)";
+        for (Element chart : charts) {
+            assertFalse(bars(chart).containsKey("chacha20 1.2/rsa"), "skipped is no bar, not a zero one");
+            assertTrue(texts(chart).contains("skipped"), chart.getAttribute("aria-label"));
+            assertTrue(texts(chart).contains(reason), chart.getAttribute("aria-label") + ": " + texts(chart));
+            assertTrue(texts(chart).containsAll(List.of("1.2/rsa", "1.3/ecdhe-x25519")), "the legend");
+        }
+        // ratios 3, 2 and 2.5 (each ± 0: whiskers of no length)
+        Map<String, double[]> ratio = bars(charts.get(0));
+        assertEquals(List.of("aes 1.2/rsa", "aes 1.3/ecdhe-x25519", "chacha20 1.3/ecdhe-x25519"),
+                List.copyOf(ratio.keySet()));
+        assertProportional(ratio, "aes 1.2/rsa", "aes 1.3/ecdhe-x25519", 3.0 / 2.0);
+        assertProportional(ratio, "chacha20 1.3/ecdhe-x25519", "aes 1.3/ecdhe-x25519", 2.5 / 2.0);
+        // µs per handshake 200 ± 10, 110 ± 5, 165 ± 8: a whisker each
+        Map<String, double[]> perHandshake = bars(charts.get(1));
+        assertEquals(3, perHandshake.size());
+        assertProportional(perHandshake, "aes 1.2/rsa", "aes 1.3/ecdhe-x25519", 200.0 / 110.0);
+        assertProportional(perHandshake, "chacha20 1.3/ecdhe-x25519", "aes 1.3/ecdhe-x25519", 165.0 / 110.0);
+        assertEquals(3, charts.get(1).getElementsByTagName("path").getLength() - 1, "a whisker per bar, one in the legend");
+        // latency timed for aes under 1.2/rsa only; the others not measured: n/a, no bar
+        assertEquals(List.of("aes 1.2/rsa"), List.copyOf(bars(charts.get(2)).keySet()));
+        assertEquals(2, texts(charts.get(2)).stream().filter("n/a"::equals).count());
+        // ClientHello 182 and 253 bytes
+        Map<String, double[]> hello = bars(charts.get(3));
+        assertEquals(List.of("aes 1.2/rsa", "chacha20 1.3/ecdhe-x25519"), List.copyOf(hello.keySet()));
+        assertProportional(hello, "aes 1.2/rsa", "chacha20 1.3/ecdhe-x25519", 182.0 / 253.0);
+    }
+
+    /** A chart's bars (rects with a tooltip) by the tooltip's words before the colon: {y, height}. */
+    private static Map<String, double[]> bars(Element chart) {
+        Map<String, double[]> out = new LinkedHashMap<>();
+        NodeList rects = chart.getElementsByTagName("rect");
+        for (int i = 0; i < rects.getLength(); i++) {
+            Element r = (Element) rects.item(i);
+            NodeList title = r.getElementsByTagName("title");
+            if (title.getLength() > 0) {
+                String tip = title.item(0).getTextContent();
+                out.put(tip.substring(0, tip.indexOf(':')), new double[] {Double.parseDouble(r.getAttribute("y")),
+                        Double.parseDouble(r.getAttribute("height"))});
+            }
+        }
+        return out;
+    }
+
+    private static List<String> texts(Element chart) {
+        List<String> out = new ArrayList<>();
+        NodeList texts = chart.getElementsByTagName("text");
+        for (int i = 0; i < texts.getLength(); i++) {
+            out.add(texts.item(i).getTextContent());
+        }
+        return out;
+    }
+
+    /** Bars {@code a} and {@code b} stand on one foot and their heights are as {@code ratio}. */
+    private static void assertProportional(Map<String, double[]> bars, String a, String b, double ratio) {
+        double[] ya = bars.get(a);
+        double[] yb = bars.get(b);
+        assertEquals(ya[0] + ya[1], yb[0] + yb[1], 0.11, "one foot");
+        assertEquals(ratio, ya[1] / yb[1], 0.01, a + " against " + b);
     }
 }
