@@ -40,7 +40,7 @@ import org.xml.sax.helpers.DefaultHandler;
  * on those two. Both pages are one Chromium run each (about 2 s).
  * Skipped only where Chromium is not installed.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ReportInChromiumIT {
 
     private static final int WINDOW_WIDTH = 1200;
