@@ -153,10 +153,11 @@ class HandshakeCompareIT {
             String tags = m.group(1);
             // the proxy's own connections to the UAS count their group as unknown (bc's outgoing side);
             // a resumed TLS 1.2 session uses no group (none)
-            assertTrue(tags.matches("group=(" + group + "|unknown|none),kind=(full|resumed),suite=" + suite),
+            assertTrue(tags.matches("group=(" + group + "|unknown|none),kind=(full|resumed),role=(server|client),suite="
+                    + suite),
                     "every handshake on " + suite + ", on " + group + " where the engine tells: " + m.group());
             long n = Long.parseLong(m.group(2));
-            if (tags.equals("group=" + group + ",kind=full,suite=" + suite)) {
+            if (tags.equals("group=" + group + ",kind=full,role=server,suite=" + suite)) {
                 listenerFull += n;
             }
             if (tags.contains("kind=resumed")) {
