@@ -13,6 +13,7 @@ import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.Handshake;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerHandshakes;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
 
@@ -79,6 +80,7 @@ final class CrossCombinations {
             List<Aggregate> fixed = Aggregate.fixed(s);
             List<PointRun> points = s.fixed().stream().filter(p -> Aggregate.FIXED.equals(p.mode())).toList();
             Map<String, Estimate> perHandshake = SameRoundRatios.perHandshake(points);
+            Map<String, ServerHandshakes> kinds = SameRoundRatios.perHandshakeKinds(points);
             List<String> row = new ArrayList<>(List.of(combination,
                     Aggregate.find(fixed, Tables.TCP).map(a -> Tables.est(a.cpuMicrosPerCall())).orElse("n/a")));
             for (String c : ciphers) {
@@ -88,7 +90,7 @@ final class CrossCombinations {
                     continue;
                 }
                 row.add(Aggregate.find(fixed, c).map(a -> Tables.ratio(a.cpuRatioToTcp())).orElse("n/a"));
-                row.add(Tables.est(perHandshake.getOrDefault(c, Estimate.NONE)));
+                row.add(perHandshakeCell(perHandshake.getOrDefault(c, Estimate.NONE), kinds.get(c)));
                 row.add(latencyP50(s, c));
                 row.add(Tables.range(Tables.handshakeSizes(s, c, false), TlsFlights::clientHelloBytes));
             }
@@ -132,6 +134,15 @@ final class CrossCombinations {
         }
     }
 
+    /**
+     * The estimate with what it divides by: {@code 812 ± 35 (as server, full)}, {@code (mixed)} where
+     * no kind of handshake is {@value ServerHandshakes#DOMINANT_PCT} % of them; {@code n/a} alone.
+     */
+    static String perHandshakeCell(Estimate e, ServerHandshakes kinds) {
+        String figure = Tables.est(e);
+        return !e.known() || kinds == null || kinds.kind() == null ? figure : figure + " (" + kinds.kind() + ")";
+    }
+
     /** What the table says and how its figures are made, under it in both reports. */
     static final String NOTE = "A row per handshake combination (compare --handshakes), each its own study with its"
             + " own server processes, so a shift of the machine between studies shows in tcp µs/call. CPU/call vs"
@@ -140,7 +151,10 @@ final class CrossCombinations {
             + " of the handshake alone: per round, (the cipher's server CPU per call − tcp's in the same round) /"
             + " the server's TLS handshakes per call (the generator's connections' and the server's own to the UAS,"
             + " over the completed calls), mean ± CI over the rounds; the difference also holds what the cipher's"
-            + " records cost over plaintext, so it is an upper bound of the handshake's own cost. handshake p50 ms:"
+            + " records cost over plaintext, so it is an upper bound of the handshake's own cost. In brackets, what"
+            + " it divides by: the kind that is at least 90 % of those handshakes over the rounds (as server or as"
+            + " client: the side of the handshake the server took; full or resumed), mixed where none is."
+            + " handshake p50 ms:"
             + " the median latency of the generator's full handshakes, ClientHello bytes: its first full"
             + " handshake's ClientHello, as in each study's Handshake table. skipped: the combination has no suite"
             + " for that cipher (listed below).";
