@@ -99,7 +99,9 @@ class CompareCommandIT {
         assertTrue(csv.get(0).endsWith(",generator_cpu_us_per_call,uas_cpu_us_per_call,server_cpu_ratio_to_tcp,"
                 + "tls_version,kx,cert,resumption,left_transport,right_transport,client_hello_bytes,"
                 + "client_hello_segments,server_flight_bytes,server_flight_segments,handshake_p50_ms,"
-                + "handshake_p99_ms,handshakes_timed"),
+                + "handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
+                + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
+                + "handshakes_as_client_resumed_per_call"),
                 csv.get(0));
         assertTrue(md.contains("### Ranking") && md.contains("Ranked by each cipher's server CPU per call as a ratio"
                 + " to tcp's in the same round"), md);

@@ -32,6 +32,7 @@ import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.report.JsonExport;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerHandshakes;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
@@ -43,11 +44,13 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
  * line, logged as it stops) shows only the suite of that version, key exchange and certificate, that
  * group on its bc listener (the engine that tells the group), and handshakes of the kind the
  * resumption asks for: on {@code outbound}, where each call is a connection of its own, resumed ones
- * outnumbering full ones with {@code session-id}, none resumed with {@code none}; the generator recorded
- * the sizes of its first full handshake (and of its first resumed one with {@code session-id}) and
- * timed its handshakes after the warm-up (full ones with {@code none}, resumed ones with
- * {@code session-id}: a positive latency below the call timeout), and results.csv and the report
- * show them. Two cases, for
+ * outnumbering full ones with {@code session-id}, none resumed with {@code none}, counted under
+ * {@code role=server}, and the proxy's own connection to the UAS a full one under {@code role=client};
+ * the point's own counts by side and kind (results.csv's last columns, per call) name the same kind
+ * for the measured part and stay within the server's counts. The generator recorded the sizes of its
+ * first full handshake (and of its first resumed one with {@code session-id}) and timed its
+ * handshakes after the warm-up (full ones with {@code none}, resumed ones with {@code session-id}: a
+ * positive latency below the call timeout), and results.csv and the report show them. Two cases, for
  * CI's time: the other combinations (RSA-3072, TLS 1.2 P-256 on the bc listener, session IDs on bc)
  * are made by independent peers against the same listeners in {@code IndependentPeersIT}.
  */
@@ -94,9 +97,12 @@ class HandshakeCompareIT {
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertTrue(csv.get(0).endsWith(",tls_version,kx,cert,resumption,left_transport,right_transport,"
                 + "client_hello_bytes,client_hello_segments,server_flight_bytes,server_flight_segments,"
-                + "handshake_p50_ms,handshake_p99_ms,handshakes_timed"), csv.get(0));
+                + "handshake_p50_ms,handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
+                + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
+                + "handshakes_as_client_resumed_per_call"), csv.get(0));
         double timeoutMs = base.load().callTimeout().toMillis();
         long completed = 0;
+        ServerHandshakes measured = new ServerHandshakes(0, 0, 0, 0);
         for (PointRun p : s.fixed()) {
             assertEquals(0, p.uac().failed(), p.uac().text());
             completed += p.uac().completed();
@@ -126,7 +132,7 @@ class HandshakeCompareIT {
                     + ","), row);
             // then the full handshakes' latency: p50, p99 and how many, empty where none was timed
             String[] fields = row.split(",", -1);
-            List<String> latency = List.of(fields).subList(fields.length - 3, fields.length);
+            List<String> latency = List.of(fields).subList(fields.length - 7, fields.length - 4);
             Histogram timedFull = p.uac().handshakeTimes(false);
             if (timedFull.getTotalCount() == 0) {
                 assertEquals(List.of("", "", ""), latency, row);
@@ -135,6 +141,19 @@ class HandshakeCompareIT {
                 assertEquals(List.of(fullMs[0], fullMs[2], (double) timedFull.getTotalCount()),
                         latency.stream().map(Double::parseDouble).toList(), row);
             }
+            // the server's handshakes of the measured part: each call's connection from the generator,
+            // the server its TLS server, full without a session offered and resumed with session-id (its
+            // first full one in the warm-up); its one connection to the UAS opened before
+            ServerHandshakes kinds = p.serverHandshakes();
+            assertEquals(resumption.equals("none") ? "as server, full" : "as server, resumed", kinds.kind(),
+                    kinds + "\n" + p.uac().text());
+            measured = measured.plus(kinds);
+            // and per completed call, last in results.csv
+            double calls = p.uac().completed();
+            assertEquals(List.of(kinds.asServerFull() / calls, kinds.asServerResumed() / calls,
+                    kinds.asClientFull() / calls, kinds.asClientResumed() / calls),
+                    List.of(fields).subList(fields.length - 4, fields.length).stream().map(Double::parseDouble)
+                            .toList(), row);
         }
         String md = Files.readString(out.resolve("report.md"));
         assertTrue(md.contains("### Handshake") && md.contains("| latency p50 ms | latency p99 ms | timed |"),
@@ -147,30 +166,35 @@ class HandshakeCompareIT {
         assertNotNull(stats, "the server logged its counters as it stopped");
         Matcher m = HANDSHAKES.matcher(stats);
         long listenerFull = 0;
-        long full = 0;
-        long resumed = 0;
+        // by role and kind, as ServerHandshakes orders them
+        long[] counted = new long[4];
         while (m.find()) {
             String tags = m.group(1);
             // the proxy's own connections to the UAS count their group as unknown (bc's outgoing side);
             // a resumed TLS 1.2 session uses no group (none)
-            assertTrue(tags.matches("group=(" + group + "|unknown|none),kind=(full|resumed),suite=" + suite),
-                    "every handshake on " + suite + ", on " + group + " where the engine tells: " + m.group());
+            assertTrue(tags.matches("group=(" + group + "|unknown|none),kind=(full|resumed),role=(server|client),suite="
+                    + suite), "every handshake on " + suite + ", on " + group + " where the engine tells: " + m.group());
             long n = Long.parseLong(m.group(2));
-            if (tags.equals("group=" + group + ",kind=full,suite=" + suite)) {
+            if (tags.equals("group=" + group + ",kind=full,role=server,suite=" + suite)) {
                 listenerFull += n;
             }
-            if (tags.contains("kind=resumed")) {
-                resumed += n;
-            } else {
-                full += n;
-            }
+            counted[(tags.contains("role=client") ? 2 : 0) + (tags.contains("kind=resumed") ? 1 : 0)] += n;
         }
+        ServerHandshakes byServer = new ServerHandshakes(counted[0], counted[1], counted[2], counted[3]);
         assertTrue(listenerFull > 0, "full handshakes on " + group + " counted by the listener: " + stats);
+        // the server's connection to the UAS: a full handshake as TLS client
+        assertTrue(byServer.asClientFull() >= 1, "the proxy's connection to the UAS: " + stats);
         switch (resumption) {
-            case "session-id" -> assertTrue(resumed > full, "per-call connections resumed: " + stats);
-            case "none" -> assertEquals(0, resumed, "no session offered: " + stats);
+            case "session-id" -> assertTrue(byServer.asServerResumed() > byServer.asServerFull(),
+                    "per-call connections resumed: " + stats);
+            case "none" -> assertEquals(0, byServer.asServerResumed() + byServer.asClientResumed(),
+                    "no session offered: " + stats);
             default -> { }
         }
+        // the lab's per-point counts, of the measured parts only, within the server's own (its whole run)
+        assertTrue(measured.asServerFull() <= byServer.asServerFull() && measured.asServerResumed() <= byServer.asServerResumed()
+                && measured.asClientFull() <= byServer.asClientFull()
+                && measured.asClientResumed() <= byServer.asClientResumed(), measured + " within " + byServer);
         assertFalse(stats.contains("tls.handshakes.failed"), stats);
     }
 

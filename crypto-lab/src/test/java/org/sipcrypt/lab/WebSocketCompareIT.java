@@ -64,15 +64,18 @@ class WebSocketCompareIT {
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
         assertTrue(csv.get(0).endsWith(",left_transport,right_transport,client_hello_bytes,client_hello_segments,"
-                + "server_flight_bytes,server_flight_segments,handshake_p50_ms,handshake_p99_ms,handshakes_timed"),
-                csv.get(0));
+                + "server_flight_bytes,server_flight_segments,handshake_p50_ms,handshake_p99_ms,handshakes_timed,"
+                + "handshakes_as_server_full_per_call,handshakes_as_server_resumed_per_call,"
+                + "handshakes_as_client_full_per_call,handshakes_as_client_resumed_per_call"), csv.get(0));
         // the handshake's sizes are measured below TLS, so under WSS too; ws has none
         TlsFlights sizes = wss.uac().fullHandshake();
         assertNotNull(sizes, wss.uac().text());
         // and no latency: chain's one persistent connection made its handshake before the run began
         assertEquals(0, wss.uac().handshakeTimes(false).getTotalCount(), wss.uac().text());
-        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws,,,,,,,"), csv.get(1));
-        assertTrue(csv.get(2).contains(",wss:aes,") && csv.get(2).endsWith(",wss,wss," + sizes.clientHelloBytes() + ","
+        // then the server's handshakes per call by side and kind: none under ws
+        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws,,,,,,,,0,0,0,0"), csv.get(1));
+        String wssRow = csv.get(2).replaceFirst("(,[^,]*){4}$", "");
+        assertTrue(csv.get(2).contains(",wss:aes,") && wssRow.endsWith(",wss,wss," + sizes.clientHelloBytes() + ","
                 + sizes.clientHelloSegments() + "," + sizes.serverFlightBytes() + "," + sizes.serverFlightSegments()
                 + ",,,"), csv.get(2));
         assertTrue(Files.readString(out.resolve("report.md")).contains("| wss:aes |"), "the report's rows");

@@ -133,8 +133,8 @@ class ServerJarIT {
             assertTrue(samples.getOrDefault("sipcrypt_sip_requests_received_total{method=options}", 0.0) >= 2,
                     "OPTIONS over UDP and TLS: " + samples);
             assertTrue(samples.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_tls_handshakes_total{group=")
-                            && k.contains(",kind=full,suite=TLS_")),
-                    "handshakes by group, kind and suite: " + samples.keySet());
+                            && k.contains(",kind=full,role=server,suite=TLS_")),
+                    "handshakes by group, kind, role and suite: " + samples.keySet());
             assertTrue(samples.containsKey("sipcrypt_transport_connections_current{transport=tls}"),
                     "open connections per transport: " + samples.keySet());
         } finally {

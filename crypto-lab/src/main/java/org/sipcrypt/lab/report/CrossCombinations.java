@@ -14,6 +14,7 @@ import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.Handshake;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerHandshakes;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
 
@@ -33,11 +34,12 @@ final class CrossCombinations {
     }
 
     /**
-     * One cipher under one combination: its four figures, or the reason the combination skipped it.
+     * One cipher under one combination: its four figures (and which handshakes the estimate per handshake
+     * divides by, null when unknown), or the reason the combination skipped it.
      * A figure not measured is unknown ({@link Estimate#NONE}, NaN, no handshakes seen).
      * Threading: immutable.
      */
-    record Cell(Estimate ratioToTcp, Estimate cpuMicrosPerHandshake, double handshakeP50Ms,
+    record Cell(Estimate ratioToTcp, Estimate cpuMicrosPerHandshake, ServerHandshakes kinds, double handshakeP50Ms,
             List<TlsFlights> fullHandshakes, String skipReason) {
 
         Cell {
@@ -45,7 +47,7 @@ final class CrossCombinations {
         }
 
         static Cell skipped(String reason) {
-            return new Cell(Estimate.NONE, Estimate.NONE, Double.NaN, List.of(), reason);
+            return new Cell(Estimate.NONE, Estimate.NONE, null, Double.NaN, List.of(), reason);
         }
 
         boolean isSkipped() {
@@ -104,7 +106,7 @@ final class CrossCombinations {
                         continue;
                     }
                     line.add(Tables.ratio(cell.ratioToTcp()));
-                    line.add(Tables.est(cell.cpuMicrosPerHandshake()));
+                    line.add(perHandshakeCell(cell.cpuMicrosPerHandshake(), cell.kinds()));
                     line.add(Tables.num(cell.handshakeP50Ms()));
                     line.add(Tables.range(cell.fullHandshakes(), TlsFlights::clientHelloBytes));
                 }
@@ -157,11 +159,12 @@ final class CrossCombinations {
             List<Aggregate> fixed = Aggregate.fixed(s);
             List<PointRun> points = s.fixed().stream().filter(p -> Aggregate.FIXED.equals(p.mode())).toList();
             Map<String, Estimate> perHandshake = SameRoundRatios.perHandshake(points);
+            Map<String, ServerHandshakes> kinds = SameRoundRatios.perHandshakeKinds(points);
             List<Cell> cells = new ArrayList<>();
             for (String c : ciphers) {
                 cells.add(!s.ciphers().contains(c) ? Cell.skipped(skipReason(s, c))
                         : new Cell(Aggregate.find(fixed, c).map(Aggregate::cpuRatioToTcp).orElse(Estimate.NONE),
-                                perHandshake.getOrDefault(c, Estimate.NONE), latencyP50Ms(s, c),
+                                perHandshake.getOrDefault(c, Estimate.NONE), kinds.get(c), latencyP50Ms(s, c),
                                 Tables.handshakeSizes(s, c, false), null));
             }
             rows.add(new Row(combination(s), Aggregate.find(fixed, Tables.TCP).map(Aggregate::cpuMicrosPerCall)
@@ -205,6 +208,15 @@ final class CrossCombinations {
         }
     }
 
+    /**
+     * The estimate with what it divides by: {@code 812 ± 35 (as server, full)}, {@code (mixed)} where
+     * no kind of handshake is {@value ServerHandshakes#DOMINANT_PCT} % of them; {@code n/a} alone.
+     */
+    static String perHandshakeCell(Estimate e, ServerHandshakes kinds) {
+        String figure = Tables.est(e);
+        return !e.known() || kinds == null || kinds.kind() == null ? figure : figure + " (" + kinds.kind() + ")";
+    }
+
     /** What the table says and how its figures are made, under it in both reports. */
     static final String NOTE = "A row per handshake combination (compare --handshakes), each its own study with its"
             + " own server processes, so a shift of the machine between studies shows in tcp µs/call. CPU/call vs"
@@ -213,7 +225,10 @@ final class CrossCombinations {
             + " of the handshake alone: per round, (the cipher's server CPU per call − tcp's in the same round) /"
             + " the server's TLS handshakes per call (the generator's connections' and the server's own to the UAS,"
             + " over the completed calls), mean ± CI over the rounds; the difference also holds what the cipher's"
-            + " records cost over plaintext, so it is an upper bound of the handshake's own cost. handshake p50 ms:"
+            + " records cost over plaintext, so it is an upper bound of the handshake's own cost. In brackets, what"
+            + " it divides by: the kind that is at least 90 % of those handshakes over the rounds (as server or as"
+            + " client: the side of the handshake the server took; full or resumed), mixed where none is."
+            + " handshake p50 ms:"
             + " the median latency of the generator's full handshakes, ClientHello bytes: its first full"
             + " handshake's ClientHello, as in each study's Handshake table. skipped: the combination has no suite"
             + " for that cipher (listed below).";

@@ -17,6 +17,7 @@ import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerHandshakes;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
@@ -62,8 +63,13 @@ public final class CsvExport {
      * {@code handshake_p99_ms} and {@code handshakes_timed} are the median and 99th percentile of the
      * latency of the point's full handshakes whose ClientHello went out after the warm-up, from its
      * first byte written below TLS to the generator's TLS stage reporting the handshake done, and how
-     * many there were ({@link RunSummary#handshakeTimes}); empty where none was timed. New columns
-     * come last so that readers of the older ones keep working.
+     * many there were ({@link RunSummary#handshakeTimes}); empty where none was timed.
+     * {@code handshakes_as_server_full_per_call}, {@code handshakes_as_server_resumed_per_call},
+     * {@code handshakes_as_client_full_per_call} and {@code handshakes_as_client_resumed_per_call} are
+     * the server's TLS handshakes over the measured part per completed call, by the side it took (as
+     * TLS server: the generator's connections; as TLS client: its own to the UAS) and kind
+     * ({@link ServerHandshakes}), -1 when no call completed. New columns come last so that readers of
+     * the older ones keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
@@ -72,7 +78,9 @@ public final class CsvExport {
             "handshakes_per_s", "resumption_pct", "valid", "failure_causes", "generator_cpu_us_per_call",
             "uas_cpu_us_per_call", "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption",
             "left_transport", "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
-            "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed");
+            "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
+            "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
+            "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -191,6 +199,9 @@ public final class CsvExport {
             double[] ms = RunSummary.percentilesMs(timed);
             f.addAll(List.of(number(ms[0]), number(ms[2]), Long.toString(timed.getTotalCount())));
         }
+        ServerHandshakes.PerCall kinds = p.serverHandshakesPerCall();
+        f.addAll(List.of(number(kinds.asServerFull()), number(kinds.asServerResumed()), number(kinds.asClientFull()),
+                number(kinds.asClientResumed())));
         return f;
     }
 

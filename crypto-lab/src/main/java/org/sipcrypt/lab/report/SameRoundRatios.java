@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.sipcrypt.lab.report.Stats.Estimate;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerHandshakes;
 
 /**
  * Each cipher's server CPU per call as a ratio to the {@value #BASELINE} baseline's in the same round
@@ -73,12 +74,9 @@ final class SameRoundRatios {
     static Map<String, Estimate> perHandshake(List<PointRun> points) {
         Map<String, List<Double>> values = new LinkedHashMap<>();
         for (PointRun p : points) {
-            if (p.cipher().equals(BASELINE) || !counts(p) || p.uac().completed() <= 0) {
-                continue;
-            }
-            double perCall = (p.uac().handshakes() + p.uasHandshakes()) / (double) p.uac().completed();
-            PointRun b = baselineOf(p, points);
-            if (b != null && perCall > 0) {
+            PointRun b = perHandshakeBaseline(p, points);
+            if (b != null) {
+                double perCall = p.serverHandshakes().total() / (double) p.uac().completed();
                 values.computeIfAbsent(p.cipher(), k -> new ArrayList<>())
                         .add((p.server().cpuMicrosPerCall() - b.server().cpuMicrosPerCall()) / perCall);
             }
@@ -86,6 +84,31 @@ final class SameRoundRatios {
         Map<String, Estimate> out = new LinkedHashMap<>();
         values.forEach((cipher, v) -> out.put(cipher, Stats.estimate(v)));
         return out;
+    }
+
+    /**
+     * Per cipher among {@code points}, the server's handshakes by side and kind summed over the points
+     * {@link #perHandshake} divides by: what its estimate is an estimate of ({@link ServerHandshakes#kind()}).
+     */
+    static Map<String, ServerHandshakes> perHandshakeKinds(List<PointRun> points) {
+        Map<String, ServerHandshakes> out = new LinkedHashMap<>();
+        for (PointRun p : points) {
+            if (perHandshakeBaseline(p, points) != null) {
+                out.merge(p.cipher(), p.serverHandshakes(), ServerHandshakes::plus);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The baseline point {@code p}'s CPU per handshake is taken against, or null when {@code p} has no
+     * such figure: a baseline itself, not counted, no completed call or handshake, no baseline point.
+     */
+    private static PointRun perHandshakeBaseline(PointRun p, List<PointRun> points) {
+        if (p.cipher().equals(BASELINE) || !counts(p) || p.uac().completed() <= 0 || p.serverHandshakes().total() <= 0) {
+            return null;
+        }
+        return baselineOf(p, points);
     }
 
     /** The {@value #BASELINE} point of {@code p}'s scenario and round that counts, or null. */

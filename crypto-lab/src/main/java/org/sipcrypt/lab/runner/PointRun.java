@@ -1,5 +1,7 @@
 package org.sipcrypt.lab.runner;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.Objects;
 import org.sipcrypt.lab.metrics.RunSummary;
@@ -8,6 +10,8 @@ import org.sipcrypt.lab.metrics.RunSummary;
  * One measured point: a scenario with one cipher (a provider name, or {@code udp}/{@code tcp} for a
  * plaintext baseline) at one offered rate, one repetition; the calls as the UAC side saw them, the
  * right leg as the UAS side saw it, the server measured from outside, and the lab's own CPU per call.
+ * Its JSON also holds {@link #serverHandshakes()} and {@link #serverHandshakesPerCall()}, made from
+ * the components and so ignored when read back.
  * Threading: immutable.
  *
  * @param scenario       scenario name
@@ -25,6 +29,7 @@ import org.sipcrypt.lab.metrics.RunSummary;
  * @param samples        per-interval samples, warm-up included
  * @param invalid        why the point says nothing about the server (a saturated generator), or null
  */
+@JsonIgnoreProperties(value = {"serverHandshakes", "serverHandshakesPerCall"}, allowGetters = true)
 public record PointRun(String scenario, String cipher, String mode, int repetition, double rate, RunSummary uac,
                        long uasHandshakes, long uasResumed, long uasBytes, ServerSample server, RoleCpu labCpu,
                        List<Sample> samples, String invalid) implements ScenarioCipher {
@@ -67,6 +72,21 @@ public record PointRun(String scenario, String cipher, String mode, int repetiti
     public double resumptionPct() {
         long all = uac.handshakes() + uasHandshakes;
         return all == 0 ? -1 : (uac.resumed() + uasResumed) * 100.0 / all;
+    }
+
+    /**
+     * The server's TLS handshakes by the side it took and kind (as TLS server: the generator's;
+     * as TLS client: the UAS's), over the measured part.
+     */
+    @JsonProperty("serverHandshakes")
+    public ServerHandshakes serverHandshakes() {
+        return ServerHandshakes.of(this);
+    }
+
+    /** {@link #serverHandshakes()} per completed call, -1 each when no call completed. */
+    @JsonProperty("serverHandshakesPerCall")
+    public ServerHandshakes.PerCall serverHandshakesPerCall() {
+        return serverHandshakes().perCall(uac.completed());
     }
 
     /** Whether the point counts: a valid run whose failures stayed within the threshold. */

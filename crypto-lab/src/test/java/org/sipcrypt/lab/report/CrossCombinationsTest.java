@@ -4,20 +4,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
+import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerHandshakes;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
 
 /**
  * The cross-combination table of {@code compare --handshakes}, from studies made of given numbers:
  * a row per combination, per cipher the same-round ratio to tcp, the estimated CPU per handshake,
- * the full handshakes' p50 and the ClientHello's size, "skipped" with the reason where a combination
- * did not run a cipher; in both reports, and not at all for studies of one combination.
+ * with the kind of handshake it divides by, the full handshakes' p50 and the ClientHello's size,
+ * "skipped" with the reason where a combination did not run a cipher; in both reports, and not at
+ * all for studies of one combination.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class CrossCombinationsTest {
@@ -60,20 +64,54 @@ class CrossCombinationsTest {
         assertEquals("100 ± 5", rsa.get(1));
         // aes / tcp = 3 in every round; (300 − 100) × (1 ± 0.02) per handshake: 196, 200, 204, t(2) × 4 / √3 = 9.9
         assertEquals("×3.000 ± 0.000", rsa.get(2));
-        assertEquals("200 ± 10", rsa.get(3));
+        assertEquals("200 ± 10 (as server, full)", rsa.get(3), "every handshake the generator's, full");
         assertFalse(rsa.get(4).equals("n/a"), "the full handshakes were timed: " + rsa);
         assertEquals("182", rsa.get(5));
         assertEquals(List.of("skipped", "skipped", "skipped", "skipped"), rsa.subList(6, 10));
         List<String> x25519 = t.rows().get(1);
         assertEquals("1.3/ecdhe-x25519", x25519.get(0));
         assertEquals("×2.000 ± 0.000", x25519.get(2));
-        assertEquals("110 ± 5", x25519.get(3));
+        assertEquals("110 ± 5 (as server, full)", x25519.get(3));
         assertEquals(List.of("n/a", "n/a"), x25519.subList(4, 6), "aes made no handshake the generator measured");
         assertEquals("×2.500 ± 0.000", x25519.get(6));
-        assertEquals("165 ± 8", x25519.get(7));
+        assertEquals("165 ± 8 (as server, full)", x25519.get(7));
         assertEquals("253", x25519.get(9));
         assertEquals(List.of("1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa (a TLS_RSA_WITH_ suite)"),
                 sections.get(0).skipped());
+    }
+
+    @Test
+    void eachEstimateSaysWhatKindOfHandshakeItDividesBy() {
+        // 1.3/ecdhe-x25519 as an inbound study: aes's handshakes all the server's own to the UAS and
+        // resumed; chacha20's half the generator's, half the server's to the UAS, all full
+        Study x25519 = studies().get(1);
+        List<PointRun> fixed = new ArrayList<>();
+        for (PointRun p : x25519.fixed()) {
+            long calls = p.uac().completed();
+            fixed.add(switch (p.cipher()) {
+                case "aes" -> Studies.withHandshakeCounts(p, 0, 0, calls, calls);
+                case "chacha20" -> Studies.withHandshakeCounts(p, calls / 2, 0, calls - calls / 2, 0);
+                default -> p;
+            });
+        }
+        Study changed = new Study(x25519.id(), x25519.scenario(), x25519.scenarioText(), x25519.ciphers(),
+                x25519.started(), x25519.environment(), fixed, x25519.peaks());
+        List<Study> studies = List.of(studies().get(0), changed);
+        List<String> row = CrossCombinations.sections(studies).get(0).table().rows().get(1);
+        // one handshake per call still: the same estimates
+        assertEquals("110 ± 5 (as client, resumed)", row.get(3));
+        assertEquals("165 ± 8 (mixed)", row.get(7));
+        String md = MarkdownReport.render(studies, null);
+        assertTrue(md.contains("| 110 ± 5 (as client, resumed) |") && md.contains("| 165 ± 8 (mixed) |"), md);
+        assertTrue(md.contains("In brackets, what it divides by"), md);
+        String html = HtmlReport.render(studies, null);
+        assertTrue(html.contains(">110 ± 5 (as client, resumed)<") && html.contains(">165 ± 8 (mixed)<"), html);
+    }
+
+    @Test
+    void aCellWithoutAnEstimateNamesNoKind() {
+        assertEquals("n/a", CrossCombinations.perHandshakeCell(Stats.Estimate.NONE, new ServerHandshakes(10, 0, 0, 0)));
+        assertEquals("n/a", CrossCombinations.perHandshakeCell(Stats.Estimate.NONE, null));
     }
 
     @Test

@@ -90,13 +90,17 @@ class CsvExportTest {
         assertEquals(List.of("valid", "failure_causes", "generator_cpu_us_per_call", "uas_cpu_us_per_call",
                 "server_cpu_ratio_to_tcp", "tls_version", "kx", "cert", "resumption", "left_transport",
                 "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
-                "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed"),
-                header.subList(header.size() - 18, header.size()));
+                "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
+                "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
+                "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call"),
+                header.subList(header.size() - 22, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 13, header.size() - 9));
-        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 9, header.size() - 7), "aes on both TLS legs");
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 17, header.size() - 13));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 13, header.size() - 11), "aes on both TLS legs");
         // and before the lab measured handshake sizes and latencies
-        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 7, header.size()));
+        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 11, header.size() - 4));
+        // the fixture's points made no handshake: none of any kind per call
+        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 4, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
@@ -175,13 +179,14 @@ class CsvExportTest {
         Study s = Studies.withHandshakeTimes(plain, "aes", 200, 20);
         List<List<String>> rows = write(List.of(s), dir.resolve("times"), CsvExport.POINTS_FILE_NAME);
         List<String> header = rows.get(0);
+        int from = header.indexOf("handshake_p50_ms");
         assertEquals(List.of("handshake_p50_ms", "handshake_p99_ms", "handshakes_timed"),
-                header.subList(header.size() - 3, header.size()));
+                header.subList(from, from + 3));
         Map<String, String> times = new TreeMap<>();
         for (List<String> row : rows.subList(1, rows.size())) {
             if (cell(header, row, "mode").equals("fixed")) {
                 times.put(cell(header, row, "cipher") + "/" + cell(header, row, "repetition"),
-                        String.join(",", row.subList(header.size() - 3, header.size())));
+                        String.join(",", row.subList(from, from + 3)));
             }
         }
         PointRun second = s.fixed().stream().filter(p -> p.cipher().equals("aes") && p.repetition() == 2)
@@ -195,9 +200,38 @@ class CsvExportTest {
         assertEquals(6, times.size(), times.toString());
         for (List<String> row : rows.subList(1, rows.size())) {
             if (cell(header, row, "mode").equals("step")) {
-                assertEquals(List.of("", "", ""), row.subList(header.size() - 3, header.size()));
+                assertEquals(List.of("", "", ""), row.subList(from, from + 3));
             }
         }
+    }
+
+    @Test
+    void eachRowEndsWithTheServersHandshakesPerCallBySideAndKind() throws IOException {
+        Study plain = Studies.study("local", List.of("udp", "aes"), 200, 250, 500).withId(5);
+        // aes: of 2000 calls, the generator's connections 2000 handshakes (500 resumed), the server's
+        // own to the UAS 1000 (all resumed); a point without calls has no figure
+        List<PointRun> fixed = new ArrayList<>();
+        for (PointRun p : plain.fixed()) {
+            fixed.add(!p.cipher().equals("aes") ? p : p.repetition() == 3
+                    ? Studies.withHandshakeCounts(Studies.withCompleted(p, 0), 0, 0, 0, 0)
+                    : Studies.withHandshakeCounts(p, 2000, 500, 1000, 1000));
+        }
+        Study s = new Study(plain.id(), plain.scenario(), plain.scenarioText(), plain.ciphers(), plain.started(),
+                plain.environment(), fixed, plain.peaks());
+        List<List<String>> rows = write(List.of(s), dir.resolve("kinds"), CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        Map<String, String> kinds = new TreeMap<>();
+        for (List<String> row : rows.subList(1, rows.size())) {
+            if (cell(header, row, "mode").equals("fixed")) {
+                kinds.put(cell(header, row, "cipher") + "/" + cell(header, row, "repetition"), String.join(",",
+                        cell(header, row, "handshakes_as_server_full_per_call"),
+                        cell(header, row, "handshakes_as_server_resumed_per_call"),
+                        cell(header, row, "handshakes_as_client_full_per_call"),
+                        cell(header, row, "handshakes_as_client_resumed_per_call")));
+            }
+        }
+        assertEquals(Map.of("aes/1", "0.75,0.25,0,0.5", "aes/2", "0.75,0.25,0,0.5", "aes/3", "-1,-1,-1,-1",
+                "udp/1", "0,0,0,0", "udp/2", "0,0,0,0", "udp/3", "0,0,0,0"), kinds);
     }
 
     @Test

@@ -124,6 +124,38 @@ class JsonExportTest {
     }
 
     @Test
+    void pointsSayTheServersHandshakesBySideAndKindAndReadBackWithOrWithoutThem() throws IOException {
+        Study plain = studies().get(0);
+        PointRun first = plain.fixed().get(0);
+        // 2000 calls: the generator's connections 2000 handshakes, 1800 resumed; the server's to the UAS 500 full
+        PointRun counted = Studies.withHandshakeCounts(first, 2000, 1800, 500, 0);
+        List<PointRun> fixed = new java.util.ArrayList<>(plain.fixed());
+        fixed.set(0, counted);
+        Study s = new Study(plain.id(), plain.scenario(), plain.scenarioText(), plain.ciphers(), plain.started(),
+                plain.environment(), fixed, plain.peaks());
+        Path file = JsonExport.write(List.of(s), dir);
+        JsonNode point = LabJson.reader(Object.class).readTree(Files.readString(file)).path("studies").get(0)
+                .path("fixed").get(0);
+        assertEquals(List.of(200L, 1800L, 500L, 0L), List.of(point.path("serverHandshakes").path("asServerFull").asLong(),
+                point.path("serverHandshakes").path("asServerResumed").asLong(),
+                point.path("serverHandshakes").path("asClientFull").asLong(),
+                point.path("serverHandshakes").path("asClientResumed").asLong()));
+        JsonNode perCall = point.path("serverHandshakesPerCall");
+        assertEquals(List.of(0.1, 0.9, 0.25, 0.0), List.of(perCall.path("asServerFull").asDouble(),
+                perCall.path("asServerResumed").asDouble(), perCall.path("asClientFull").asDouble(),
+                perCall.path("asClientResumed").asDouble()));
+        // made from the point's counts: read back as they were, and a file without them reads the same
+        PointRun back = JsonExport.read(file).get(0).fixed().get(0);
+        assertEquals(counted.serverHandshakes(), back.serverHandshakes());
+        assertEquals(LabJson.write(counted), LabJson.write(back));
+        JsonNode root = LabJson.reader(Object.class).readTree(Files.readString(file));
+        ((ObjectNode) root.path("studies").get(0).path("fixed").get(0)).remove(List.of("serverHandshakes",
+                "serverHandshakesPerCall"));
+        Path older = Files.writeString(dir.resolve("older.json"), LabJson.write(root));
+        assertEquals(counted.serverHandshakes(), JsonExport.read(older).get(0).fixed().get(0).serverHandshakes());
+    }
+
+    @Test
     void anEmptyListIsWrittenAndReadBack() throws IOException {
         assertEquals(List.of(), JsonExport.read(JsonExport.write(List.of(), dir)));
     }

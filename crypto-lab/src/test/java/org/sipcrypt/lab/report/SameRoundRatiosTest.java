@@ -202,5 +202,11 @@ class SameRoundRatiosTest {
         assertEquals(4, aes.n());
         // rounds 1, 3, 4, 5: 0.5 × tcp / 2 = 25, 50, 37.5, 30
         assertEquals((25 + 50 + 37.5 + 30) / 4, aes.mean(), 1e-9);
+        // what it divides by, over the same four rounds: half full as TLS server, half full as TLS client
+        long calls = points.stream().filter(p -> p.cipher().equals("aes") && p.repetition() != 2)
+                .mapToLong(p -> p.uac().completed()).sum();
+        java.util.Map<String, org.sipcrypt.lab.runner.ServerHandshakes> kinds = SameRoundRatios.perHandshakeKinds(points);
+        assertEquals(java.util.Map.of("aes", new org.sipcrypt.lab.runner.ServerHandshakes(calls, 0, calls, 0)), kinds);
+        assertEquals("mixed", kinds.get("aes").kind());
     }
 }

@@ -69,6 +69,37 @@ public final class Studies {
                 p.samples(), p.invalid());
     }
 
+    /**
+     * The same point with these TLS handshakes in its measured part: {@code handshakes} of the
+     * generator's connections ({@code resumed} of them resumed) and {@code uasHandshakes} of the
+     * server's own to the UAS ({@code uasResumed} resumed).
+     */
+    public static PointRun withHandshakeCounts(PointRun p, long handshakes, long resumed, long uasHandshakes,
+                                               long uasResumed) {
+        RunSummary s = p.uac();
+        RunSummary u = new RunSummary(s.description(), s.rate(), s.seconds(), s.offered(), s.started(), s.completed(),
+                s.failed(), s.causes(), s.crtCount(), s.crtP50Ms(), s.crtP90Ms(), s.crtP99Ms(), s.crtMaxMs(),
+                s.buckets(), s.bytesSent(), s.bytesReceived(), handshakes, resumed, s.retransmissions(),
+                s.cpuPercent(), s.cores(), s.saturated(), s.maxArrivalLagMs(), s.stoppedEarly(), s.maxFailedPct(),
+                s.challenges(), s.crtHistogram(), s.fullHandshake(), s.resumedHandshake(), s.fullHandshakeTimes(),
+                s.resumedHandshakeTimes());
+        return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), u, uasHandshakes,
+                uasResumed, p.uasBytes(), p.server(), p.labCpu(), p.samples(), p.invalid());
+    }
+
+    /** The same point with {@code completed} calls completed (and as many started). */
+    public static PointRun withCompleted(PointRun p, long completed) {
+        RunSummary s = p.uac();
+        RunSummary u = new RunSummary(s.description(), s.rate(), s.seconds(), completed, completed, completed,
+                s.failed(), s.causes(), s.crtCount(), s.crtP50Ms(), s.crtP90Ms(), s.crtP99Ms(), s.crtMaxMs(),
+                s.buckets(), s.bytesSent(), s.bytesReceived(), s.handshakes(), s.resumed(), s.retransmissions(),
+                s.cpuPercent(), s.cores(), s.saturated(), s.maxArrivalLagMs(), s.stoppedEarly(), s.maxFailedPct(),
+                s.challenges(), s.crtHistogram(), s.fullHandshake(), s.resumedHandshake(), s.fullHandshakeTimes(),
+                s.resumedHandshakeTimes());
+        return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), u, p.uasHandshakes(),
+                p.uasResumed(), p.uasBytes(), p.server(), p.labCpu(), p.samples(), p.invalid());
+    }
+
     /** The same point with its generator's first full and first resumed handshake of these sizes (null: none). */
     public static PointRun withHandshakes(PointRun p, TlsFlights full, TlsFlights resumed) {
         RunSummary s = p.uac();

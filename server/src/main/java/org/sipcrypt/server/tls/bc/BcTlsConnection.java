@@ -113,6 +113,11 @@ public final class BcTlsConnection {
         return outcome.complete;
     }
 
+    /** Whether this is the client's side of the connection (one opened to a peer). */
+    public boolean client() {
+        return protocol instanceof TlsClientProtocol;
+    }
+
     /** Whether the handshake resumed an earlier session. */
     public boolean resumed() {
         return outcome.resumed;

@@ -244,9 +244,14 @@ class ProxyCallOverTlsIT {
                 }
             }
             assertEquals(2, counters.value("transport.connections.opened", "direction", "outbound"), sut.statsLine());
-            // the caller's one connection is full; of the proxy's two outgoing ones, the second resumes the first
+            // the caller's one connection is full (the proxy its TLS server); of the proxy's two outgoing
+            // ones (the proxy their TLS client), the second resumes the first
             assertEquals(2, counters.value("tls.handshakes", "kind", "full"), sut.statsLine());
             assertEquals(1, counters.value("tls.handshakes", "kind", "resumed"), sut.statsLine());
+            assertEquals(1, counters.value("tls.handshakes", "kind", "full", "role", "server"), sut.statsLine());
+            assertEquals(0, counters.value("tls.handshakes", "kind", "resumed", "role", "server"), sut.statsLine());
+            assertEquals(1, counters.value("tls.handshakes", "kind", "full", "role", "client"), sut.statsLine());
+            assertEquals(1, counters.value("tls.handshakes", "kind", "resumed", "role", "client"), sut.statsLine());
             // each INVITE's 200 goes upstream from its bytes; the ACK and the BYE, to a per-call
             // connection, and the BYE's 200 by the stack
             assertRelayedEarly(ends.server(), 0, 2);

@@ -21,7 +21,8 @@ import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,suite,group}}, or
+ * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,role=server|client,suite,group}}
+ * (role: the side of the handshake this server took, client on a connection it opened), or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
  * {@code bad_certificate}, {@code revoked}, {@code unrecognized_name}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
@@ -50,7 +51,7 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
                 String suite = suite(ctx);
                 // kept on the channel for readers off the event loop (call detail records)
                 ctx.channel().attr(SUITE).set(suite);
-                counters.tlsHandshake(resumed(ctx), suite, group(ctx));
+                counters.tlsHandshake(asClient(ctx), resumed(ctx), suite, group(ctx));
             } else {
                 String reason = ServerNames.refused(ctx.pipeline().get("tls")) ? "unrecognized_name" : reason(e.cause());
                 counters.tlsHandshakeFailed(reason);
@@ -59,6 +60,15 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
             }
         }
         super.userEventTriggered(ctx, evt);
+    }
+
+    /** Whether this server took the client's side of the handshake: a connection it opened to a peer. */
+    private static boolean asClient(ChannelHandlerContext ctx) {
+        ChannelHandler tls = ctx.pipeline().get("tls");
+        if (tls instanceof BcTlsHandler bc) {
+            return bc.connection().client();
+        }
+        return tls instanceof SslHandler ssl && ssl.engine().getUseClientMode();
     }
 
     private boolean resumed(ChannelHandlerContext ctx) {

@@ -34,7 +34,8 @@ import picocli.CommandLine;
  * The openssl TLS stage against the BoringSSL it ships with: the providers say exactly which suites
  * BoringSSL has; and a server and a client stage handshake in memory (channels pumped into each
  * other), the second connection resuming the first one's session on TLS 1.2 (session ID or ticket)
- * and TLS 1.3 (PSK from a ticket), and neither with session reuse off.
+ * and TLS 1.3 (PSK from a ticket), and neither with session reuse off; each side counts its
+ * handshakes under its own role ({@code tls.handshakes{role=server|client}}).
  */
 @Timeout(60)
 class OpenSslTlsStageTest {
@@ -73,9 +74,13 @@ class OpenSslTlsStageTest {
             }
         }
         double resumed = reuse.equals("on") ? 1 : 0;
-        for (SimpleMeterRegistry m : List.of(serverMeters, clientMeters)) {
-            assertEquals(2 - resumed, count(m, "full"), "full handshakes");
-            assertEquals(resumed, count(m, "resumed"), "resumed handshakes");
+        // each side counts its handshakes under its own role, none under the other
+        for (String role : List.of("server", "client")) {
+            SimpleMeterRegistry m = role.equals("server") ? serverMeters : clientMeters;
+            String other = role.equals("server") ? "client" : "server";
+            assertEquals(2 - resumed, count(m, "full", role), role + ": full handshakes");
+            assertEquals(resumed, count(m, "resumed", role), role + ": resumed handshakes");
+            assertEquals(0, count(m, "full", other) + count(m, "resumed", other), role + ": none as " + other);
         }
     }
 
@@ -135,8 +140,8 @@ class OpenSslTlsStageTest {
         }
     }
 
-    private static double count(SimpleMeterRegistry m, String kind) {
-        var c = m.find("tls.handshakes").tag("kind", kind).counter();
+    private static double count(SimpleMeterRegistry m, String kind, String role) {
+        var c = m.find("tls.handshakes").tag("kind", kind).tag("role", role).counter();
         return c == null ? 0 : c.count();
     }
 }
