@@ -169,7 +169,7 @@ final class CompareCommand extends LabCommand {
                 description = "How the generator's connections resume TLS sessions: none (a full handshake each),"
                         + " session-id (TLS 1.2 session IDs, the generator on the bc engine), ticket (TLS 1.2,"
                         + " RFC 5077 tickets) or psk (TLS 1.3 NewSessionTicket PSKs), both with the generator on the"
-                        + " openssl engine and the server on jsse or openssl (bc issues no tickets), the server"
+                        + " openssl engine and the server on jsse or openssl (bc: ticket only), the server"
                         + " granting them; a point that resumed none is left out (default: as the scenario's left"
                         + " leg says, sessionReuse).")
         String resumption;

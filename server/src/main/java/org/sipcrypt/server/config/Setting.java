@@ -474,13 +474,14 @@ public enum Setting {
                     + " one engine uses it.",
             c -> c.tls().crypto(), (b, k, v) -> b.tls().crypto(List.copyOf(v))),
     TLS_SESSION_REUSE("tls.sessionReuse", Kind.SINGLE, "on|off",
-            "Whether TLS sessions are resumed: the listener's session cache and the sessions offered to peers dialled.",
+            "Whether TLS sessions are resumed: the listener's session cache and session tickets (TLS 1.2 on every"
+                    + " engine, TLS 1.3 on jsse and openssl) and the sessions offered to peers dialled.",
             c -> List.of(c.tls().sessionReuse() ? "on" : "off"), (b, k, v) -> b.tls().sessionReuse(bool(k, one(k, v)))),
     TLS_SESSION_CACHE_SIZE("tls.sessionCacheSize", Kind.SINGLE, "N",
             "Most TLS sessions kept for resumption, on each side.", c -> shown(c.tls().sessionCacheSize()),
             (b, k, v) -> b.tls().sessionCacheSize(integer(k, one(k, v), 1, 10_000_000))),
     TLS_SESSION_LIFETIME("tls.sessionLifetime", Kind.SINGLE, "DURATION",
-            "How long a TLS session may be resumed after its full handshake.",
+            "How long a TLS session or ticket may be resumed after its full handshake.",
             c -> shown(c.tls().sessionLifetime()), (b, k, v) -> b.tls().sessionLifetime(duration(k, one(k, v), false))),
     TLS_HANDSHAKE_THREADS("tls.handshakeThreads", Kind.SINGLE, "N",
             "bc engine: threads sipcrypt-tls-N that process TLS handshake records (the RSA work); 0 keeps them on"

@@ -1,5 +1,7 @@
 package org.sipcrypt.server.transport;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -14,7 +16,7 @@ import org.sipcrypt.server.testing.TestServer;
  * The tls listener on the bc engine (Bouncy Castle's TLS API): besides what every engine must do,
  * each built-in suite openssl speaks forced as the only one (Camellia, SEED with openssl's legacy
  * provider, AES CBC, GCM and ECDHE), on both crypto engines where the provider has both, and
- * handshakes on handshake threads instead of the event loops.
+ * handshakes on handshake threads instead of the event loops, and TLS 1.2 session tickets.
  */
 class BcTlsListenerIT extends TlsListenerContract {
 
@@ -62,6 +64,36 @@ class BcTlsListenerIT extends TlsListenerContract {
             assertTrue(v13.startsWith("TLSv1.3 TLS_AES_128_GCM_SHA256") && v13.contains("\nSIP/2.0 200 OK"), v13);
             Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "full") >= 2,
                     Duration.ofSeconds(5), () -> server.server().statsLine());
+        }
+    }
+
+    /**
+     * TLS 1.2 session tickets (RFC 5077) against {@code openssl s_client}: a client that asks gets a
+     * ticket, and a later client given that session ({@code -sess_out}, {@code -sess_in}) resumes by
+     * it. OpenSSL offers the ticket with the SHA-256 of the ticket as its session ID, an ID the
+     * server never granted, so only the ticket can resume it. With reuse off no ticket is issued.
+     */
+    @Test
+    void opensslResumesATls12SessionByItsTicket() throws Exception {
+        try (TestServer server = start()) {
+            int port = server.address(Transport.TLS).getPort();
+            String first = openssl(options(port, "ticket-1"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem", "-sess_out", "ticket.pem");
+            assertTrue(first.contains("SIP/2.0 200 OK") && first.contains("\nNew, "), first);
+            assertTrue(first.contains("TLS session ticket lifetime hint: 3600 (seconds)"), first);
+            String again = openssl(options(port, "ticket-2"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem", "-sess_in", "ticket.pem");
+            assertTrue(again.contains("SIP/2.0 200 OK") && again.contains("\nReused, "), again);
+            Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "resumed") == 1
+                    && server.server().transportCounters().value("tls.handshakes", "kind", "full") == 1,
+                    Duration.ofSeconds(5), () -> server.server().statsLine());
+        }
+        try (TestServer server = start("tls.sessionReuse", "off")) {
+            int port = server.address(Transport.TLS).getPort();
+            String out = openssl(options(port, "no-ticket"), "SIP/2.0 200", "-connect", "127.0.0.1:" + port,
+                    "-tls1_2", "-CAfile", "ca.pem");
+            assertTrue(out.contains("SIP/2.0 200 OK"), out);
+            assertFalse(out.contains("TLS session ticket lifetime hint"), out);
         }
     }
 }

@@ -37,8 +37,9 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
  * the crypto (handshake on JCA, each provider's bulk cipher where configured), the certificates and
  * keys (RSA or ECDSA; the default and one per {@code tls.domain}, chosen by server_name, replaced
  * whole on reload), the trust anchors,
- * the client-certificate policy, and the two session caches (sessions granted by the listener, by
- * session ID; sessions obtained from each peer dialled), both bounded in size and lifetime.
+ * the client-certificate policy, the two session caches (sessions granted by the listener, by
+ * session ID; sessions obtained from each peer dialled), both bounded in size and lifetime, and the
+ * listener's TLS 1.2 session-ticket key (made at start), all three with session reuse on only.
  * Threading: thread-safe; {@link #newConnection} is called on event loops.
  */
 public final class BcTlsSetup {
@@ -68,6 +69,8 @@ public final class BcTlsSetup {
     final boolean verifyPeers;
     private final Cache<String, TlsSession> granted;
     private final Cache<InetSocketAddress, TlsSession> obtained;
+    /** The listener's TLS 1.2 session tickets (RFC 5077); null with reuse off. */
+    final SessionTickets tickets;
 
     /**
      * One identity as the bc engine presents it.
@@ -119,6 +122,7 @@ public final class BcTlsSetup {
         this.verifyPeers = verifyPeers;
         this.granted = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
         this.obtained = sessionReuse ? Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(lifetime).build() : null;
+        this.tickets = sessionReuse ? new SessionTickets(new SecureRandom(), lifetime, java.time.Clock.systemUTC()) : null;
     }
 
     /**

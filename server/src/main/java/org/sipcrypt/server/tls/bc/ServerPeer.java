@@ -3,6 +3,8 @@ package org.sipcrypt.server.tls.bc;
 import java.io.IOException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
+import java.util.Hashtable;
+import java.util.Map;
 import java.util.Vector;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.tls.AlertDescription;
@@ -10,15 +12,19 @@ import org.bouncycastle.tls.Certificate;
 import org.bouncycastle.tls.CertificateRequest;
 import org.bouncycastle.tls.ClientCertificateType;
 import org.bouncycastle.tls.DefaultTlsServer;
+import org.bouncycastle.tls.ExtensionType;
 import org.bouncycastle.tls.NamedGroup;
+import org.bouncycastle.tls.NewSessionTicket;
 import org.bouncycastle.tls.ProtocolVersion;
 import org.bouncycastle.tls.SecurityParameters;
+import org.bouncycastle.tls.SessionParameters;
 import org.bouncycastle.tls.TlsCredentialedDecryptor;
 import org.bouncycastle.tls.TlsCredentialedSigner;
 import org.bouncycastle.tls.TlsCredentials;
 import org.bouncycastle.tls.TlsFatalAlert;
 import org.bouncycastle.tls.TlsSession;
 import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.tls.crypto.TlsECConfig;
 import org.bouncycastle.util.Arrays;
 import org.sipcrypt.server.tls.RevokedCertificateException;
@@ -28,7 +34,8 @@ import org.sipcrypt.server.tls.RevokedCertificateException;
  * server_name (RFC 6066 §3) among the default and the {@code tls.domain} entries, the configured suites in the server's order of
  * preference (those the key serves), the configured key-exchange groups in the server's order, RSA
  * credentials (key exchange or signature; PSS in TLS 1.3) or ECDSA ones, session IDs granted and
- * resumed from the shared cache when reuse is on (only under the domain that granted them), client
+ * resumed from the shared cache and TLS 1.2 session tickets (RFC 5077) issued to clients that ask
+ * and resumed when reuse is on (either only under the domain that granted it), client
  * certificates asked for (by the chosen domain's policy) and checked against
  * the trust anchors when configured; notes the group of each key exchange for the handshake counter.
  * Renegotiation is refused (Bouncy Castle's default policy).
@@ -36,12 +43,22 @@ import org.sipcrypt.server.tls.RevokedCertificateException;
  */
 final class ServerPeer extends DefaultTlsServer {
 
+    /** The SessionTicket extension's type (RFC 5077 §3.2). */
+    private static final Integer SESSION_TICKET = ExtensionType.session_ticket;
+
     final Outcome outcome = new Outcome();
     private final BcTlsSetup setup;
     /** What this connection presents: chosen by the ClientHello's server_name, the default before. */
     private BcTlsSetup.Served served;
     /** Whether the server_name chose a tls.domain, acknowledged in the server's extensions (RFC 6066 §3). */
     private boolean nameUsed;
+    /**
+     * The ClientHello's SessionTicket extension (RFC 5077 §3.2): null when absent or with reuse off,
+     * empty when the client asks for a ticket, else the ticket it offers.
+     */
+    private byte[] offeredTicket;
+    /** The server's extensions of this handshake, as they go into a ticket. */
+    private Hashtable<?, ?> serverExtensions;
 
     ServerPeer(BcTlsSetup setup) {
         super(setup.crypto);
@@ -82,6 +99,8 @@ final class ServerPeer extends DefaultTlsServer {
         served = chosen;
         nameUsed = name != null && setup.namesDomain(name);
         cipherSuites = chosen.serverSuites().clone();
+        offeredTicket = setup.tickets == null || clientExtensions == null ? null
+                : (byte[]) clientExtensions.get(SESSION_TICKET);
     }
 
     /** The host_name entry of a server_name extension, or null. */
@@ -201,10 +220,105 @@ final class ServerPeer extends DefaultTlsServer {
         return id;
     }
 
+    /**
+     * The session a TLS 1.2 ClientHello resumes: the one its ticket carries (RFC 5077 §3.4), else
+     * the one its session ID names, in either case only if granted under the identity this
+     * ClientHello's server_name chose (processClientExtensions ran before) and if its suite is
+     * still one this identity serves and the client offers (Bouncy Castle fails the handshake
+     * rather than starting a full one when it is not). Bouncy Castle resumes only a session with
+     * an ID: a client sending its ticket with an empty session ID gets a full handshake.
+     */
     @Override
     public TlsSession getSessionToResume(byte[] sessionID) {
-        // after processClientExtensions: served is the identity this ClientHello's server_name chose
-        return setup.grantedSession(served.name(), sessionID);
+        TlsSession session = null;
+        if (offeredTicket != null && offeredTicket.length > 0 && sessionID != null && sessionID.length > 0) {
+            SessionTickets.State state = setup.tickets.open(served.name(), offeredTicket);
+            session = state == null ? null : TlsUtils.importSession(sessionID, parameters(state));
+        }
+        if (session == null) {
+            session = setup.grantedSession(served.name(), sessionID);
+        }
+        SessionParameters p = session == null ? null : session.exportSessionParameters();
+        return p != null && Arrays.contains(served.serverSuites(), p.getCipherSuite())
+                && Arrays.contains(offeredCipherSuites, p.getCipherSuite()) ? session : null;
+    }
+
+    /** Bouncy Castle's form of a ticket's session. */
+    private SessionParameters parameters(SessionTickets.State state) {
+        TlsCrypto crypto = context.getCrypto();
+        Certificate peer = Certificate.EMPTY_CHAIN;
+        if (state.peerChain().length > 0) {
+            org.bouncycastle.tls.crypto.TlsCertificate[] chain =
+                    new org.bouncycastle.tls.crypto.TlsCertificate[state.peerChain().length];
+            try {
+                for (int i = 0; i < chain.length; i++) {
+                    chain[i] = crypto.createCertificate(state.peerChain()[i]);
+                }
+            } catch (IOException e) {
+                // DER this server checked and sealed itself: not bad input
+                throw new IllegalStateException("a sealed client certificate does not parse", e);
+            }
+            peer = new Certificate(chain);
+        }
+        Hashtable<Integer, byte[]> extensions = new Hashtable<>(state.serverExtensions());
+        try {
+            return new SessionParameters.Builder()
+                    .setCipherSuite(state.cipherSuite())
+                    .setNegotiatedVersion(ProtocolVersion.get(state.version() >> 8, state.version() & 0xFF))
+                    .setExtendedMasterSecret(state.extendedMasterSecret())
+                    .setMasterSecret(crypto.createSecret(state.masterSecret()))
+                    .setPeerCertificate(peer)
+                    .setServerExtensions(extensions)
+                    .build();
+        } catch (IOException e) {
+            throw new IllegalStateException("sealed server extensions do not encode", e);
+        }
+    }
+
+    /**
+     * On a full TLS 1.2 handshake whose ClientHello carried the SessionTicket extension, answers it
+     * (RFC 5077 §3.2), so that a NewSessionTicket follows. On a resumed one, drops what the
+     * session's full handshake answered and this one will not send (Bouncy Castle replays the
+     * session's extensions): the SessionTicket extension (no NewSessionTicket on resumption, RFC
+     * 5077 §3.4) and status_request (no CertificateStatus, RFC 6066 §8).
+     */
+    @Override
+    @SuppressWarnings({"rawtypes", "unchecked"}) // Bouncy Castle's signature: extension type to data
+    public void getServerExtensionsForConnection(java.util.Hashtable extensions) throws IOException {
+        super.getServerExtensionsForConnection(extensions);
+        if (context.getSecurityParametersHandshake().isResumedSession()) {
+            extensions.remove(SESSION_TICKET);
+            extensions.remove(org.bouncycastle.tls.TlsExtensionsUtils.EXT_status_request);
+            extensions.remove(org.bouncycastle.tls.TlsExtensionsUtils.EXT_status_request_v2);
+        } else if (offeredTicket != null && !TlsUtils.isTLSv13(context)) {
+            extensions.put(SESSION_TICKET, TlsUtils.EMPTY_BYTES);
+        }
+        serverExtensions = extensions;
+    }
+
+    /**
+     * The ticket of the TLS 1.2 session just made (RFC 5077 §3.3), sent after the client's
+     * Finished: its state sealed under the listener's ticket key.
+     */
+    @Override
+    public NewSessionTicket getNewSessionTicket() throws IOException {
+        SecurityParameters sp = context.getSecurityParametersHandshake();
+        TlsCrypto crypto = context.getCrypto();
+        byte[] master = crypto.adoptSecret(sp.getMasterSecret()).extract();
+        Certificate peer = sp.getPeerCertificate();
+        byte[][] chain = new byte[peer == null ? 0 : peer.getLength()][];
+        for (int i = 0; i < chain.length; i++) {
+            chain[i] = peer.getCertificateAt(i).getEncoded();
+        }
+        Map<Integer, byte[]> extensions = new Hashtable<>();
+        for (Map.Entry<?, ?> e : serverExtensions.entrySet()) {
+            extensions.put((Integer) e.getKey(), (byte[]) e.getValue());
+        }
+        extensions.remove(SESSION_TICKET);
+        byte[] ticket = setup.tickets.seal(served.name(), new SessionTickets.State(sp.getCipherSuite(),
+                sp.getNegotiatedVersion().getFullVersion(), sp.isExtendedMasterSecret(), master, chain, extensions));
+        java.util.Arrays.fill(master, (byte) 0);
+        return new NewSessionTicket(setup.tickets.lifetimeHintSeconds(), ticket);
     }
 
     /**

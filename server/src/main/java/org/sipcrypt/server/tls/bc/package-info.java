@@ -1,7 +1,7 @@
 /**
  * TLS on Bouncy Castle's non-blocking protocol objects, for the {@code bc} engine:
  * {@link org.sipcrypt.server.tls.bc.BcTlsSetup} holds what every connection shares (credentials,
- * suites, session cache, trust) and makes a {@link org.sipcrypt.server.tls.bc.BcTlsConnection} per
+ * suites, session cache and TLS 1.2 ticket key, trust) and makes a {@link org.sipcrypt.server.tls.bc.BcTlsConnection} per
  * connection, which takes network bytes and gives back plain ones without doing any I/O itself; the
  * record layer's bulk cipher comes from the provider and crypto engine configured. The server's Netty
  * TLS stage, the crypto lab's load generator and the JMH benchmarks all drive these same classes.
