@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.sipcrypt.server.cli.CertsCommand;
 import org.sipcrypt.server.testing.Await;
-import org.sipcrypt.server.testing.IdleTlsProbe;
+import org.sipcrypt.server.testing.IdleConnectionProbe;
 import org.sipcrypt.server.testing.SipSocket;
 import org.sipcrypt.server.testing.TestPki;
 import org.sipcrypt.server.testing.TestServer;
@@ -33,8 +33,8 @@ import picocli.CommandLine;
 
 /**
  * TCP floods on loopback: one source beyond its connection cap, a slowloris sender, connections
- * that never send a message, and many incomplete messages beyond the global bound; and the idle TLS
- * connections of scenarios/tls/idle-tls.sh held below a per-source cap. Each case uses a tiny
+ * that never send a message, and many incomplete messages beyond the global bound; and the idle TCP
+ * and TLS connections of scenarios/idle/idle-connections.sh held below a per-source cap. Each case uses a tiny
  * configured bound; the waits for the server to act are generous, and nothing is asserted about
  * what does not happen within a short time.
  */
@@ -248,7 +248,7 @@ class TcpFloodIT {
                 "tls.key", certs.resolve("server-key.pem").toString(), "tls.engine", "bc",
                 "tcp.maxConnectionsPerSource", "2")) {
             // two connections from each of 127.0.0.1 to 127.0.0.10: a third from any would be reset
-            try (IdleTlsProbe probe = IdleTlsProbe.open(server.address(Transport.TLS), certs.resolve("ca.pem"),
+            try (IdleConnectionProbe probe = IdleConnectionProbe.openTls(server.address(Transport.TLS), certs.resolve("ca.pem"),
                     "1.3", connections, 10, WAIT, WAIT)) {
                 assertEquals(connections, probe.held(), "first failure: " + probe.firstFailure());
                 assertTrue(probe.negotiated().startsWith("TLSv1.3 "), probe.negotiated());
@@ -260,6 +260,28 @@ class TcpFloodIT {
                         () -> server.server().statsLine());
                 assertEquals(connections, server.server().transportCounters().value("tls.handshakes", "kind", "full"),
                         "each connection a full handshake, none resumed");
+                assertEquals(0, closed(server, "source_cap"));
+            }
+            Await.until(() -> server.server().transportCounters().openConnections().get() == 0, WAIT,
+                    () -> server.server().statsLine());
+        }
+    }
+
+    @Test
+    void idleTcpConnectionsSpreadOverSourcesBelowTheirCapAreAllHeldUntilTheProbeClosesThem() throws Exception {
+        int connections = 20;
+        try (TestServer server = TestServer.start(dir, "tcp.maxConnectionsPerSource", "2")) {
+            // two connections from each of 127.0.0.1 to 127.0.0.10: a third from any would be reset
+            try (IdleConnectionProbe probe = IdleConnectionProbe.openTcp(server.address(Transport.TCP), connections, 10,
+                    WAIT, WAIT)) {
+                assertEquals(connections, probe.held(), "first failure: " + probe.firstFailure());
+                assertEquals("TCP", probe.negotiated());
+                Await.until(() -> server.server().transportCounters().openConnections().get() == connections, WAIT,
+                        () -> server.server().statsLine());
+                assertEquals(0, probe.ping(), "keep-alives on connections the server still holds");
+                Await.until(() -> server.server().transportCounters()
+                                .value("transport.keepalives.answered", "transport", "tcp") == connections, WAIT,
+                        () -> server.server().statsLine());
                 assertEquals(0, closed(server, "source_cap"));
             }
             Await.until(() -> server.server().transportCounters().openConnections().get() == 0, WAIT,

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,43 +23,47 @@ import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * Idle TLS connections for the heap figure of scenarios/tls/idle-tls.sh: opens N TLS connections
- * to a server's {@code tls:} listener from loopback, one after another, spread round-robin over the
- * source addresses 127.0.0.1 to 127.0.0.K (for a per-source connection cap); each completes its
- * handshake on the one TLS version asked, sends one OPTIONS and reads its answer (a connection
- * without a complete message is closed by the server at {@code tcp.firstMessageTimeout}), then
- * stays silent but for optional RFC 5626 double-CRLF keep-alives (a ping resets the server's
- * {@code tcp.idleTimeout}; the CRLF pongs are left unread). Each connection is a client of its
- * own, with a fresh {@link SSLContext}, so none resumes another's session: every handshake is a
- * full one, as from N different clients. The server's certificate is checked against the lab
- * CA's {@code ca.pem}. A measurement driver, not a test: it fails only when it cannot run.
- * Bounded: at most N connections, a deadline for opening them, a time bound on each network
- * operation, and a hold bound; everything it opened is closed on {@link #close()}. JDK classes
- * only, so it runs from the test classes directory alone.
+ * Idle TCP or TLS connections for the heap figure of scenarios/idle/idle-connections.sh: opens N
+ * connections to a server's {@code tcp:} or {@code tls:} listener from loopback, one after another,
+ * spread round-robin over the source addresses 127.0.0.1 to 127.0.0.K (for a per-source connection
+ * cap, and for more connections than one source's ephemeral ports); each (over TLS, once its
+ * handshake on the one TLS version asked is done) sends one OPTIONS and reads its answer (a
+ * connection without a complete message is closed by the server at {@code tcp.firstMessageTimeout}),
+ * then stays silent but for optional RFC 5626 double-CRLF keep-alives (a ping resets the server's
+ * {@code tcp.idleTimeout}; the CRLF pongs are left unread). Over TLS each connection is a client of
+ * its own, with a fresh {@link SSLContext}, so none resumes another's session: every handshake is a
+ * full one, as from N different clients; the server's certificate is checked against the lab CA's
+ * {@code ca.pem}. A measurement driver, not a test: it fails only when it cannot run. Bounded: at
+ * most N connections, a deadline for opening them, a time bound on each network operation, and a
+ * hold bound; everything it opened is closed on {@link #close()}. JDK classes only, so it runs from
+ * the test classes directory alone.
  * <pre>
- * java -cp server/target/test-classes org.sipcrypt.server.testing.IdleTlsProbe \
- *     --target 127.0.0.1:5061 --ca certs/ca.pem --connections 10000 --tls-version 1.3 \
- *     --hold 600 --release /tmp/release --keepalive 0
+ * java -cp server/target/test-classes org.sipcrypt.server.testing.IdleConnectionProbe \
+ *     --target 127.0.0.1:5061 --transport tls --ca certs/ca.pem --connections 10000 \
+ *     --tls-version 1.3 --hold 600 --release /tmp/release --keepalive 0
+ * java -cp server/target/test-classes org.sipcrypt.server.testing.IdleConnectionProbe \
+ *     --target 127.0.0.1:5060 --transport tcp --connections 100000 --sources 8 --hold 600
  * </pre>
  * Threading: one thread (the caller's); not thread-safe.
  */
-public final class IdleTlsProbe implements AutoCloseable {
+public final class IdleConnectionProbe implements AutoCloseable {
 
     private static final byte[] PING = "\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     /** Largest answer read to the OPTIONS; the server's 200 is a few hundred bytes. */
     private static final int MAX_ANSWER_BYTES = 65_536;
 
     private final InetSocketAddress target;
+    /** Null for plain TCP. */
     private final TrustManager[] trust;
     private final String protocol;
     private final int timeoutMillis;
-    private final List<SSLSocket> held = new ArrayList<>();
+    private final List<Socket> held = new ArrayList<>();
     private int failures;
     private String firstFailure;
     private String negotiated = "";
     private long openMillis;
 
-    private IdleTlsProbe(InetSocketAddress target, TrustManager[] trust, String protocol, Duration timeout) {
+    private IdleConnectionProbe(InetSocketAddress target, TrustManager[] trust, String protocol, Duration timeout) {
         this.target = target;
         this.trust = trust;
         this.protocol = protocol;
@@ -66,7 +71,25 @@ public final class IdleTlsProbe implements AutoCloseable {
     }
 
     /**
-     * Opens the connections and returns the probe holding those that got their OPTIONS answered
+     * Opens plain TCP connections and returns the probe holding those that got their OPTIONS
+     * answered with 200; the others are counted in {@link #failures()}.
+     *
+     * @param target      the server's tcp listener
+     * @param connections how many to open, at least 1
+     * @param sources     source addresses 127.0.0.1 to 127.0.0.{@code sources}, 1 to 254
+     * @param timeout     bound on each connect and answer
+     * @param deadline    bound on opening them all; those not begun by then are not opened
+     */
+    public static IdleConnectionProbe openTcp(InetSocketAddress target, int connections, int sources,
+                                              Duration timeout, Duration deadline) throws IOException {
+        check(target, connections, sources);
+        IdleConnectionProbe probe = new IdleConnectionProbe(target, null, "TCP", timeout);
+        probe.openAll(connections, sources, System.nanoTime() + deadline.toNanos());
+        return probe;
+    }
+
+    /**
+     * Opens TLS connections and returns the probe holding those that got their OPTIONS answered
      * with 200; the others are counted in {@link #failures()}.
      *
      * @param target      the server's tls listener
@@ -77,8 +100,21 @@ public final class IdleTlsProbe implements AutoCloseable {
      * @param timeout     bound on each connect, handshake and answer
      * @param deadline    bound on opening them all; those not begun by then are not opened
      */
-    public static IdleTlsProbe open(InetSocketAddress target, Path ca, String tlsVersion, int connections, int sources,
-                                    Duration timeout, Duration deadline) throws IOException, GeneralSecurityException {
+    public static IdleConnectionProbe openTls(InetSocketAddress target, Path ca, String tlsVersion, int connections,
+                                              int sources, Duration timeout, Duration deadline)
+            throws IOException, GeneralSecurityException {
+        check(target, connections, sources);
+        String protocol = switch (tlsVersion) {
+            case "1.2" -> "TLSv1.2";
+            case "1.3" -> "TLSv1.3";
+            default -> throw new IllegalArgumentException("tlsVersion: \"" + tlsVersion + "\" (expected 1.2 or 1.3)");
+        };
+        IdleConnectionProbe probe = new IdleConnectionProbe(target, trustManagers(ca), protocol, timeout);
+        probe.openAll(connections, sources, System.nanoTime() + deadline.toNanos());
+        return probe;
+    }
+
+    private static void check(InetSocketAddress target, int connections, int sources) {
         Objects.requireNonNull(target, "target");
         if (!target.getAddress().isLoopbackAddress()) {
             throw new IllegalArgumentException("target: " + target + " is not a loopback address");
@@ -87,14 +123,6 @@ public final class IdleTlsProbe implements AutoCloseable {
             throw new IllegalArgumentException("connections: " + connections + ", sources: " + sources
                     + " (expected at least 1 connection and 1 to 254 sources)");
         }
-        String protocol = switch (tlsVersion) {
-            case "1.2" -> "TLSv1.2";
-            case "1.3" -> "TLSv1.3";
-            default -> throw new IllegalArgumentException("tlsVersion: \"" + tlsVersion + "\" (expected 1.2 or 1.3)");
-        };
-        IdleTlsProbe probe = new IdleTlsProbe(target, trustManagers(ca), protocol, timeout);
-        probe.openAll(connections, sources, System.nanoTime() + deadline.toNanos());
-        return probe;
     }
 
     private static TrustManager[] trustManagers(Path ca) throws IOException, GeneralSecurityException {
@@ -127,20 +155,29 @@ public final class IdleTlsProbe implements AutoCloseable {
         openMillis = (System.nanoTime() - start) / 1_000_000;
     }
 
-    /** One connection: connect, handshake, OPTIONS and its 200; closed again when any step fails. */
-    private SSLSocket openOne(InetAddress from, int n) throws IOException, GeneralSecurityException {
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, trust, null);
-        SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket();
+    /** One connection: connect, handshake (TLS), OPTIONS and its 200; closed again when any step fails. */
+    private Socket openOne(InetAddress from, int n) throws IOException, GeneralSecurityException {
+        Socket s;
+        if (trust == null) {
+            s = new Socket();
+        } else {
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, trust, null);
+            s = ctx.getSocketFactory().createSocket();
+        }
         try {
             s.setTcpNoDelay(true);
             s.bind(new InetSocketAddress(from, 0));
             s.connect(target, timeoutMillis);
             s.setSoTimeout(timeoutMillis);
-            s.setEnabledProtocols(new String[] {protocol});
-            s.startHandshake();
-            if (negotiated.isEmpty()) {
-                negotiated = s.getSession().getProtocol() + " " + s.getSession().getCipherSuite();
+            if (s instanceof SSLSocket tls) {
+                tls.setEnabledProtocols(new String[] {protocol});
+                tls.startHandshake();
+                if (negotiated.isEmpty()) {
+                    negotiated = tls.getSession().getProtocol() + " " + tls.getSession().getCipherSuite();
+                }
+            } else {
+                negotiated = "TCP";
             }
             s.getOutputStream().write(options(from, s.getLocalPort(), n).getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
@@ -158,15 +195,16 @@ public final class IdleTlsProbe implements AutoCloseable {
     private String options(InetAddress from, int port, int n) {
         String host = target.getAddress().getHostAddress() + ":" + target.getPort();
         String self = from.getHostAddress() + ":" + port;
-        String callId = "idle-tls-" + n + "-" + System.nanoTime();
-        return "OPTIONS sip:" + host + ";transport=tls SIP/2.0\r\n"
-                + "Via: SIP/2.0/TLS " + self + ";branch=z9hG4bK" + callId + ";rport\r\n"
+        String transport = trust == null ? "tcp" : "tls";
+        String callId = "idle-" + transport + "-" + n + "-" + System.nanoTime();
+        return "OPTIONS sip:" + host + ";transport=" + transport + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/" + transport.toUpperCase(Locale.ROOT) + " " + self + ";branch=z9hG4bK" + callId + ";rport\r\n"
                 + "Max-Forwards: 70\r\n"
                 + "From: <sip:idle@" + from.getHostAddress() + ">;tag=idle" + n + "\r\n"
                 + "To: <sip:" + host + ">\r\n"
                 + "Call-ID: " + callId + "\r\n"
                 + "CSeq: 1 OPTIONS\r\n"
-                + "Contact: <sip:idle@" + self + ";transport=tls>\r\n"
+                + "Contact: <sip:idle@" + self + ";transport=" + transport + ">\r\n"
                 + "Content-Length: 0\r\n\r\n";
     }
 
@@ -228,8 +266,8 @@ public final class IdleTlsProbe implements AutoCloseable {
     }
 
     /**
-     * Protocol and suite of the first connection, e.g. {@code TLSv1.3 TLS_AES_128_GCM_SHA256}; empty
-     * when none opened.
+     * Protocol and suite of the first connection, e.g. {@code TLSv1.3 TLS_AES_128_GCM_SHA256}, or
+     * {@code TCP}; empty when none opened.
      */
     public String negotiated() {
         return negotiated;
@@ -249,7 +287,7 @@ public final class IdleTlsProbe implements AutoCloseable {
     public int ping() {
         int lost = 0;
         for (int i = held.size() - 1; i >= 0; i--) {
-            SSLSocket s = held.get(i);
+            Socket s = held.get(i);
             try {
                 s.getOutputStream().write(PING);
                 s.getOutputStream().flush();
@@ -262,16 +300,16 @@ public final class IdleTlsProbe implements AutoCloseable {
         return lost;
     }
 
-    /** Closes every held connection (close_notify, then the socket). */
+    /** Closes every held connection (over TLS close_notify, then the socket). */
     @Override
     public void close() {
-        for (SSLSocket s : held) {
+        for (Socket s : held) {
             closeQuietly(s);
         }
         held.clear();
     }
 
-    private static void closeQuietly(SSLSocket s) {
+    private static void closeQuietly(Socket s) {
         try {
             s.close();
         } catch (IOException e) {
@@ -281,6 +319,7 @@ public final class IdleTlsProbe implements AutoCloseable {
 
     public static void main(String[] args) throws Exception {
         String target = "127.0.0.1:5061";
+        String transport = "tls";
         String ca = null;
         int connections = 10_000;
         String tlsVersion = "1.3";
@@ -297,6 +336,7 @@ public final class IdleTlsProbe implements AutoCloseable {
             }
             switch (args[i++]) {
                 case "--target" -> target = value;
+                case "--transport" -> transport = value;
                 case "--ca" -> ca = value;
                 case "--connections" -> connections = Integer.parseInt(value);
                 case "--tls-version" -> tlsVersion = value;
@@ -310,14 +350,20 @@ public final class IdleTlsProbe implements AutoCloseable {
             }
         }
         int colon = target.lastIndexOf(':');
-        if (colon < 0 || ca == null || timeout < 1 || deadline < 1 || hold < 0 || keepalive < 0) {
-            usage("expected --target HOST:PORT, --ca FILE, positive times and a hold and keep-alive of 0 or more");
+        boolean tls = transport.equals("tls");
+        if (!tls && !transport.equals("tcp")) {
+            usage("--transport: \"" + transport + "\" (expected tcp or tls)");
+        }
+        if (colon < 0 || (tls && ca == null) || timeout < 1 || deadline < 1 || hold < 0 || keepalive < 0) {
+            usage("expected --target HOST:PORT, --ca FILE over TLS, positive times and a hold and keep-alive of 0 or more");
         }
         InetSocketAddress t = new InetSocketAddress(InetAddress.getByName(target.substring(0, colon)),
                 Integer.parseInt(target.substring(colon + 1)));
         boolean none;
-        try (IdleTlsProbe probe = open(t, Path.of(ca), tlsVersion, connections, sources,
-                Duration.ofSeconds(timeout), Duration.ofSeconds(deadline))) {
+        try (IdleConnectionProbe probe = tls
+                ? openTls(t, Path.of(ca), tlsVersion, connections, sources, Duration.ofSeconds(timeout),
+                        Duration.ofSeconds(deadline))
+                : openTcp(t, connections, sources, Duration.ofSeconds(timeout), Duration.ofSeconds(deadline))) {
             System.out.println("opened " + probe.held() + " of " + connections + " in " + probe.openMillis()
                     + " ms from " + sources + " source address(es), " + probe.negotiated() + "; " + probe.failures()
                     + " failed"
@@ -363,8 +409,8 @@ public final class IdleTlsProbe implements AutoCloseable {
     }
 
     private static void usage(String problem) {
-        System.err.println("IdleTlsProbe: " + problem + "\nusage: --target HOST:PORT --ca FILE [--connections N]"
-                + " [--tls-version 1.2|1.3] [--sources K] [--timeout S] [--deadline S] [--hold S] [--release FILE]"
+        System.err.println("IdleConnectionProbe: " + problem + "\nusage: --target HOST:PORT [--transport tcp|tls]"
+                + " [--ca FILE (tls)] [--connections N] [--tls-version 1.2|1.3 (tls)] [--sources K] [--timeout S] [--deadline S] [--hold S] [--release FILE]"
                 + " [--keepalive S]");
         System.exit(2);
     }
