@@ -182,6 +182,21 @@ class AgreeCommandTest {
     }
 
     @Test
+    void aCipherAndAStudyOfTheSecondRunOnlyAreSaidAndDisagree() throws IOException {
+        Path first = results("first", run(1, NOISE, chain(1.12, 1.3)).subList(0, 1));
+        Map<String, Double> withSeed = chain(1.12, 1.3);
+        withSeed.put("seed", 1.4);
+        Path second = results("second", run(3, NOISE_AGAIN, withSeed));
+        Outcome o = agree(first.toString(), second.toString());
+        assertEquals(1, o.exit(), o.err() + o.out());
+        assertEquals("rank order the same in 0 of 2 studies; 4 of 5 ratios of the second run inside the first run's"
+                + " interval; only in the second run: handshakes (1.3/ecdhe-x25519)", lastLine(o.out()));
+        assertTrue(row(o.out(), "chain", "seed").startsWith("| seed | - / 5 | not run | ×1.400 ± 0.014 |"
+                + " no: not in the first run | n/a |"), o.out());
+        assertTrue(o.out().contains("Only in the second run (study #4): the first has no study"), o.out());
+    }
+
+    @Test
     void studiesWithoutTcpAreComparedByCpuPerCallAndSaySo() throws IOException {
         Map<String, Double> noTcp = ratios("aes", 1.12, "3des", 1.9);
         Path first = results("first", List.of(study(1, "chain", tls12(), NOISE, noTcp)));
