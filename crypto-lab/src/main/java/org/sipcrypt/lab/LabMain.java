@@ -6,15 +6,16 @@ import picocli.CommandLine.Command;
 /**
  * The lab's command line: {@code compare} and {@code run} (scenarios over ciphers, stored and reported),
  * {@code report} and {@code list} (stored studies), {@code uac} and {@code uas} (each side of a call alone),
- * {@code collect} (runs of generators elsewhere, e.g. containers, as one study). Exit codes: 0 ok,
- * 1 a failed run, 2 bad arguments.
+ * {@code collect} (runs of generators elsewhere, e.g. containers, as one study), {@code agree} (whether
+ * a second run agrees with the first). Exit codes: 0 ok, 1 a failed run (for {@code agree}: the runs
+ * disagree), 2 bad arguments.
  * Threading: the main thread only.
  */
 @Command(name = "sipcrypt-lab", mixinStandardHelpOptions = true, version = "sipcrypt-lab 0.1.0",
         description = "The sipcrypt crypto lab: compares cipher suites for SIP over TLS by server CPU, throughput and call response time"
                 + " per transport and cipher suite.",
-        subcommands = {CompareCommand.class, RunCommand.class, ReportCommand.class, ListCommand.class, UacCommand.class,
-            UasCommand.class, CollectCommand.class, UacServeCommand.class})
+        subcommands = {CompareCommand.class, RunCommand.class, ReportCommand.class, ListCommand.class, AgreeCommand.class,
+            UacCommand.class, UasCommand.class, CollectCommand.class, UacServeCommand.class})
 public final class LabMain implements Runnable {
 
     @CommandLine.Spec
@@ -38,6 +39,6 @@ public final class LabMain implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: compare, run, report, list, uac, uas or collect");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: compare, run, report, list, agree, uac, uas or collect");
     }
 }

@@ -1,8 +1,9 @@
 /**
  * The crypto lab's command line: {@code compare} and {@code run} (scenarios over ciphers, stored and
- * reported), {@code report} and {@code list} (stored studies), and {@code uac} and {@code uas}, the
- * generator's two roles run alone. Commands parse and check arguments and hand over to the runner,
- * store, report and load-generator packages; they hold no protocol logic.
+ * reported), {@code report} and {@code list} (stored studies), {@code agree} (two runs compared), and
+ * {@code uac} and {@code uas}, the generator's two roles run alone. Commands parse and check
+ * arguments and hand over to the runner, store, report and load-generator packages; they hold no
+ * protocol logic.
  *
  * <p>Threads of a generator process (all daemon threads, named). The generator's names begin with
  * {@code lab-uac} and the UAS's with {@code lab-uas}, which is how the runner tells the CPU time of

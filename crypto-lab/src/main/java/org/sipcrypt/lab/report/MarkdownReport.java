@@ -144,7 +144,8 @@ public final class MarkdownReport {
         }
     }
 
-    private static void table(StringBuilder b, Table t) {
+    /** A table as GitHub-flavoured Markdown, numbers aligned right. */
+    static void table(StringBuilder b, Table t) {
         row(b, t.header());
         b.append('|');
         for (int i = 0; i < t.header().size(); i++) {
@@ -170,7 +171,7 @@ public final class MarkdownReport {
     }
 
     /** Text on one line, with the characters Markdown would read as markup escaped. */
-    private static String inline(String text) {
+    static String inline(String text) {
         StringBuilder b = new StringBuilder();
         for (char c : text.toCharArray()) {
             if (c == '\n' || c == '\r') {

@@ -130,11 +130,7 @@ final class Tables {
      */
     static Table ranking(List<Aggregate> fixed) {
         boolean byRatio = rankedByRatio(fixed);
-        List<Aggregate> sorted = new ArrayList<>(fixed);
-        sorted.sort(java.util.Comparator.comparingDouble(a -> {
-            double v = rankedFigure(a, byRatio).mean();
-            return Double.isFinite(v) ? v : Double.MAX_VALUE;
-        }));
+        List<Aggregate> sorted = rankOrder(fixed, byRatio);
         List<List<String>> rows = new ArrayList<>();
         for (int i = 0; i < sorted.size(); i++) {
             Aggregate a = sorted.get(i);
@@ -152,7 +148,21 @@ final class Tables {
         return fixed.stream().anyMatch(a -> a.cpuRatioToTcp().known());
     }
 
-    private static Estimate rankedFigure(Aggregate a, boolean byRatio) {
+    /**
+     * The aggregates cheapest first by the ratio to tcp ({@code byRatio}) or by the CPU per call, as
+     * {@link #ranking} orders them: a cipher without the figure last, equal figures in the study's order.
+     */
+    static List<Aggregate> rankOrder(List<Aggregate> fixed, boolean byRatio) {
+        List<Aggregate> sorted = new ArrayList<>(fixed);
+        sorted.sort(java.util.Comparator.comparingDouble(a -> {
+            double v = rankedFigure(a, byRatio).mean();
+            return Double.isFinite(v) ? v : Double.MAX_VALUE;
+        }));
+        return sorted;
+    }
+
+    /** The figure {@link #ranking} ranks by: the ratio to tcp ({@code byRatio}) or the CPU per call. */
+    static Estimate rankedFigure(Aggregate a, boolean byRatio) {
         return byRatio ? a.cpuRatioToTcp() : a.cpuPerCallRanked();
     }
 
