@@ -1,33 +1,45 @@
 package org.sipcrypt.jmh;
 
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.internal.tcnative.SSL;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
+import org.sipcrypt.server.config.TlsConfig;
+import org.sipcrypt.server.tls.spi.TlsEngine;
+import org.sipcrypt.server.transport.netty.tls.TlsStage;
 
 /**
  * The same handshakes as {@link HandshakeBenchmark} on the openssl engine: two engines of Netty's
- * OpenSslEngine on BoringSSL in memory, made from contexts built as the server's openssl engine
- * builds them, RSA-2048 lab certificates, one suite, TLS 1.2; kinds as in {@link HandshakeFixture}.
- * A full handshake's sessions are invalidated on both sides afterwards; {@code resumed} offers the
- * session of a handshake made at set-up. Each engine is released after its handshake (its native
- * state is reference-counted). The server's and client's shares are reported as in
- * {@link HandshakeBenchmark}.
+ * OpenSslEngine on BoringSSL in memory, RSA-2048 lab certificates, one suite, TLS 1.2; kinds as in
+ * {@link HandshakeFixture}. The server's engine is the server's own: its TLS stage built by
+ * {@link TlsStage#forListener} from {@code tls.*} settings ({@code tls.engine=openssl}, the kind's
+ * suite, {@code tls.versions=1.2}, session reuse on as by default, so a full handshake also issues a
+ * ticket), one engine per handshake from {@link TlsStage#newHandler} as for an accepted connection.
+ * The client's is a plain context of the lab CA's. A full handshake's sessions are invalidated on
+ * both sides afterwards; {@code resumed} offers the session of a handshake made at set-up. Each
+ * engine is released after its handshake (its native state is reference-counted). The server's and
+ * client's shares are reported as in {@link HandshakeBenchmark}.
  * Threading: one instance per benchmark thread (JMH thread scope).
  */
 public class OpensslHandshakeBenchmark extends HandshakeFixture {
 
     private ReferenceCountedOpenSslContext clientContext;
-    private ReferenceCountedOpenSslContext serverContext;
+    private TlsStage serverStage;
+    /** Lends its allocator to the server's handlers; never carries a byte. */
+    private EmbeddedChannel serverChannel;
     private String suite;
     private boolean resume;
     private boolean mutual;
@@ -37,7 +49,13 @@ public class OpensslHandshakeBenchmark extends HandshakeFixture {
         suite = handshakeSuite(kind);
         resume = resumes();
         mutual = mutual();
-        serverContext = opensslContext(Role.SERVER, mutual ? ClientAuth.REQUIRE : ClientAuth.NONE);
+        Path dir = certificates();
+        TlsConfig tls = new TlsConfig.Builder().engine(TlsEngine.OPENSSL).versions(List.of("1.2"))
+                .ciphers(List.of(suite)).cert(dir.resolve(Role.SERVER.cert)).key(dir.resolve(Role.SERVER.key))
+                .trust(dir.resolve("ca.pem"))
+                .clientAuth(mutual ? TlsConfig.ClientAuth.NEED : TlsConfig.ClientAuth.NONE).build();
+        serverStage = TlsStage.forListener(tls, REGISTRY);
+        serverChannel = new EmbeddedChannel();
         clientContext = opensslContext(mutual ? Role.CLIENT_WITH_CERTIFICATE : Role.CLIENT, ClientAuth.NONE);
         Run first = run();
         try {
@@ -50,7 +68,8 @@ public class OpensslHandshakeBenchmark extends HandshakeFixture {
 
     @TearDown(Level.Trial)
     public void release() {
-        ReferenceCountUtil.release(serverContext);
+        serverStage.close();
+        serverChannel.finishAndReleaseAll();
         ReferenceCountUtil.release(clientContext);
     }
 
@@ -65,9 +84,7 @@ public class OpensslHandshakeBenchmark extends HandshakeFixture {
     private Run run() throws IOException {
         JsseEngines.Sides sides = new JsseEngines.Sides();
         long t0 = System.nanoTime();
-        SSLEngine server = serverContext.newEngine(ByteBufAllocator.DEFAULT);
-        server.setEnabledProtocols(new String[] {"TLSv1.2"});
-        server.setEnabledCipherSuites(new String[] {suite});
+        SSLEngine server = ((SslHandler) serverStage.newHandler(serverChannel, null)).engine();
         long t1 = System.nanoTime();
         SSLEngine client = clientContext.newEngine(ByteBufAllocator.DEFAULT, LabFixture.SERVER.getHostString(),
                 LabFixture.SERVER.getPort());

@@ -18,7 +18,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 /**
  * Keeps the module from rotting: one real benchmark (an AES record protected on the bc engine with
  * JCA crypto, 400 bytes, which needs certificates, a handshake and the server's record layer) run
- * through JMH in this JVM with one short warm-up and measurement iteration, and its summary row.
+ * through JMH in this JVM with one short warm-up and measurement iteration, and its summary row;
+ * and the openssl engine's handshakes of every kind on the server's own TLS stage.
  */
 class BenchmarkSmokeTest {
 
@@ -46,5 +47,28 @@ class BenchmarkSmokeTest {
         assertTrue(result.getPrimaryResult().getScore() > 0, "score " + result.getPrimaryResult());
         String summary = new MarkdownSummary(results, List.of(), null, "not measured").render();
         assertTrue(summary.contains("| `aes/bc/jca` | 400 | "), summary);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void opensslHandshakesOfEveryKindRunOnTheServersOwnStage() throws Exception {
+        Options options = new OptionsBuilder()
+                .include(OpensslHandshakeBenchmark.class.getName() + "\\.handshake$")
+                .forks(0)
+                .warmupIterations(1)
+                .warmupTime(TimeValue.milliseconds(100))
+                .measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(100))
+                .shouldFailOnError(true)
+                .verbosity(VerboseMode.SILENT)
+                .build();
+
+        // each handshake fails the run unless it resumed as its kind asks and negotiated its kind's suite
+        Collection<RunResult> results = new Runner(options).run();
+
+        assertEquals(4, results.size());
+        for (RunResult r : results) {
+            assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().getParam("kind") + ": " + r.getPrimaryResult());
+        }
     }
 }

@@ -6,7 +6,7 @@ import java.util.Objects;
  * The {@link ServerIdentities} a TLS stage presents now, replaced whole by a reload: new handshakes
  * take the new set, a handshake under way finishes with the set it chose from (kept here until the
  * next replacement), and connections already up keep their session.
- * Threading: thread-safe; {@link #current} and {@link #bySerial} never block (event loops);
+ * Threading: thread-safe; {@link #current} and {@link #previous} never block (event loops);
  * {@link #replace} is serialised.
  */
 public final class CurrentIdentities {
@@ -23,17 +23,12 @@ public final class CurrentIdentities {
         return current;
     }
 
-    /** The current set or the one it replaced, by serial; null for an older one. */
-    public ServerIdentities bySerial(long serial) {
-        ServerIdentities c = current;
-        if (c.serial() == serial) {
-            return c;
-        }
-        ServerIdentities p = previous;
-        return p != null && p.serial() == serial ? p : null;
+    /** The set the current one replaced, still used by handshakes under way; null before any replacement. */
+    public ServerIdentities previous() {
+        return previous;
     }
 
-    /** Makes {@code next} the current set; the one it replaces stays findable by serial until the next. */
+    /** Makes {@code next} the current set; the one it replaces stays {@link #previous} until the next. */
     public synchronized void replace(ServerIdentities next) {
         Objects.requireNonNull(next, "next");
         previous = current;
@@ -42,6 +37,6 @@ public final class CurrentIdentities {
 
     /** A key manager choosing from these sets (jsse and openssl engines). */
     public ServerNameKeyManager keyManager() {
-        return new ServerNameKeyManager(this::current, this::bySerial);
+        return new ServerNameKeyManager(this::current, this::previous);
     }
 }

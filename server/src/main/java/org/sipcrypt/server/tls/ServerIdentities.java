@@ -2,6 +2,7 @@ package org.sipcrypt.server.tls;
 
 import java.io.IOException;
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
@@ -10,6 +11,7 @@ import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,14 +35,23 @@ public final class ServerIdentities {
      * One certificate chain with its key and the name it is chosen by.
      * Threading: immutable.
      *
-     * @param name     the {@code tls.domain} name, or {@code "default"} for {@code tls.cert}
-     * @param material chain and key
+     * @param name      the {@code tls.domain} name, or {@code "default"} for {@code tls.cert}
+     * @param material  chain and key
+     * @param contentId SHA-256 of the chain's and the key's encodings, in hex: the same for the same
+     *                  files read again, so that a reload leaving a certificate unchanged keeps what
+     *                  the openssl engine made of it natively
      */
-    public record Identity(String name, KeyMaterial material) {
+    public record Identity(String name, KeyMaterial material, String contentId) {
 
         public Identity {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(material, "material");
+            Objects.requireNonNull(contentId, "contentId");
+        }
+
+        /** The identity of {@code material} under {@code name}, its content id computed. */
+        public Identity(String name, KeyMaterial material) {
+            this(name, material, ServerIdentities.contentId(material));
         }
 
         /** The end-entity certificate. */
@@ -82,6 +93,23 @@ public final class ServerIdentities {
         this.wildcard = Map.copyOf(w);
         this.all = List.copyOf(everything);
         this.refuseUnknown = refuseUnknown;
+    }
+
+    private static String contentId(KeyMaterial m) {
+        Objects.requireNonNull(m, "material");
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            for (X509Certificate c : m.chain()) {
+                d.update(c.getEncoded());
+            }
+            byte[] key = m.key().getEncoded();
+            if (key != null) {
+                d.update(key);
+            }
+            return HexFormat.of().formatHex(d.digest());
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 over a certificate chain: " + e.getMessage(), e);
+        }
     }
 
     /** A set of the default identity alone (or none: a side that presents nothing). */

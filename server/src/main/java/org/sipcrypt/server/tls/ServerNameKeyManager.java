@@ -6,7 +6,6 @@ import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIHostName;
@@ -20,22 +19,24 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * The key manager of the jsse and openssl engines: picks the certificate of each accepted
  * connection from the current {@link ServerIdentities} by the server_name of its ClientHello
  * (RFC 6066 §3), and presents the default one to peers dialled that ask for a client certificate.
- * An alias names the set it was chosen from ({@code SERIAL:NAME}), so that the chain and the key
- * of one handshake come from one set even when a reload replaces the set in between.
+ * An alias names the content chosen ({@code CONTENTID:NAME}, {@link ServerIdentities.Identity#contentId}),
+ * so that the chain and the key of one handshake are one identity's even when a reload replaces the
+ * set in between, and a reload that leaves an identity's files unchanged leaves its alias unchanged:
+ * the openssl engine keeps its native form of the key by alias ({@code OpenSslTlsStage}).
  * Threading: thread-safe; never blocks (called on event loops during handshakes).
  */
 public final class ServerNameKeyManager extends X509ExtendedKeyManager {
 
     private final Supplier<ServerIdentities> current;
-    private final LongFunction<ServerIdentities> bySerial;
+    private final Supplier<ServerIdentities> previous;
 
     /**
      * @param current  the set new handshakes choose from
-     * @param bySerial a set still in use by its serial (the current one or the one it replaced), or null
+     * @param previous the set it replaced, still used by handshakes under way; null when none
      */
-    public ServerNameKeyManager(Supplier<ServerIdentities> current, LongFunction<ServerIdentities> bySerial) {
+    public ServerNameKeyManager(Supplier<ServerIdentities> current, Supplier<ServerIdentities> previous) {
         this.current = Objects.requireNonNull(current, "current");
-        this.bySerial = Objects.requireNonNull(bySerial, "bySerial");
+        this.previous = Objects.requireNonNull(previous, "previous");
     }
 
     @Override
@@ -45,7 +46,7 @@ public final class ServerNameKeyManager extends X509ExtendedKeyManager {
         if (id == null || !serves(keyType, id.material().key())) {
             return null;
         }
-        return ids.serial() + ":" + id.name();
+        return alias(id);
     }
 
     @Override
@@ -62,7 +63,7 @@ public final class ServerNameKeyManager extends X509ExtendedKeyManager {
         }
         for (String t : keyTypes) {
             if (serves(t, id.material().key())) {
-                return ids.serial() + ":" + id.name();
+                return alias(id);
             }
         }
         return null;
@@ -77,7 +78,7 @@ public final class ServerNameKeyManager extends X509ExtendedKeyManager {
     public String[] getServerAliases(String keyType, Principal[] issuers) {
         ServerIdentities ids = current.get();
         return ids.all().stream().filter(i -> serves(keyType, i.material().key()))
-                .map(i -> ids.serial() + ":" + i.name()).toArray(String[]::new);
+                .map(ServerNameKeyManager::alias).toArray(String[]::new);
     }
 
     @Override
@@ -98,20 +99,25 @@ public final class ServerNameKeyManager extends X509ExtendedKeyManager {
         return id == null ? null : id.material().key();
     }
 
+    private static String alias(ServerIdentities.Identity id) {
+        return id.contentId() + ":" + id.name();
+    }
+
+    /** The identity an alias names in the current set or the one it replaced; null for one in neither. */
     private ServerIdentities.Identity identity(String alias) {
         int colon = alias == null ? -1 : alias.indexOf(':');
         if (colon <= 0) {
             return null;
         }
-        long serial;
-        try {
-            serial = Long.parseLong(alias.substring(0, colon));
-        } catch (NumberFormatException e) {
-            // not an alias this manager made
-            return null;
-        }
-        ServerIdentities ids = bySerial.apply(serial);
-        return ids == null ? null : ids.named(alias.substring(colon + 1));
+        String contentId = alias.substring(0, colon);
+        String name = alias.substring(colon + 1);
+        ServerIdentities.Identity id = named(current.get(), name, contentId);
+        return id != null ? id : named(previous.get(), name, contentId);
+    }
+
+    private static ServerIdentities.Identity named(ServerIdentities ids, String name, String contentId) {
+        ServerIdentities.Identity id = ids == null ? null : ids.named(name);
+        return id != null && id.contentId().equals(contentId) ? id : null;
     }
 
     /**

@@ -99,8 +99,27 @@ class ServerIdentitiesTest {
                 "a handshake under way finishes with the set it chose from");
         assertEquals(first.fallback().material().key(), keys.getPrivateKey(alias));
         assertNull(keys.chooseEngineServerAlias("RSA", null, null), "an EC key serves no RSA key type");
-        current.replace(first);
-        current.replace(first);
-        assertNull(keys.getCertificateChain(alias.replaceFirst("^\\d+", "0")), "an alias no set has");
+        assertNull(keys.getCertificateChain("0" + alias.substring(alias.indexOf(':'))), "an alias no set has");
+    }
+
+    @Test
+    void anAliasNamesContentSoUnchangedFilesKeepItAndAChangedFileRetiresIt() throws IOException {
+        ServerIdentities first = ServerIdentities.read(config(TlsConfig.UnknownServerName.DEFAULT,
+                domain("a.example.com", "a.example.com")), Instant.now());
+        CurrentIdentities current = new CurrentIdentities(first);
+        ServerNameKeyManager keys = current.keyManager();
+        String alias = keys.chooseEngineServerAlias("EC", null, null);
+        current.replace(ServerIdentities.read(config(TlsConfig.UnknownServerName.DEFAULT,
+                domain("a.example.com", "a.example.com")), Instant.now()));
+        assertEquals(alias, keys.chooseEngineServerAlias("EC", null, null), "the same files read again");
+        TlsConfig changed = new TlsConfig.Builder().cert(dir.resolve("other.test.pem"))
+                .key(dir.resolve("other.test.key")).build();
+        current.replace(ServerIdentities.read(changed, Instant.now()));
+        String next = keys.chooseEngineServerAlias("EC", null, null);
+        assertTrue(!next.equals(alias), next);
+        assertEquals(first.fallback().leaf(), keys.getCertificateChain(alias)[0], "the replaced set is still in use");
+        current.replace(ServerIdentities.read(changed, Instant.now()));
+        assertNull(keys.getCertificateChain(alias), "a chain no set in use has");
+        assertNull(keys.getPrivateKey(alias));
     }
 }

@@ -3,6 +3,7 @@ package org.sipcrypt.server.transport.netty.tls;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
 import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.OpenSslSessionTicketKey;
@@ -12,6 +13,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.handler.ssl.util.KeyManagerFactoryWrapper;
 import io.netty.internal.tcnative.SSL;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLEngine;
 import org.sipcrypt.server.config.TlsConfig;
 import org.sipcrypt.server.tls.KeyExchangeGroup;
@@ -52,11 +55,21 @@ import org.slf4j.LoggerFactory;
  * suites or client-certificate policy has a server context of its own, chosen by server_name in
  * {@link DomainSniHandler}; as BoringSSL's TLS 1.3 suites cannot be narrowed, a domain's
  * {@code ciphers} must include every TLS 1.3 suite of the listener's (refused at start otherwise).
+ * Each context keeps the native form (BoringSSL's) of every chain and key it has presented, by
+ * {@link ServerNameKeyManager}'s alias, instead of converting and parsing them again in every
+ * handshake (where a key parsed anew also loses what BoringSSL precomputes for its RSA operations
+ * and keeps with the key); an alias names its content, so a reload that leaves a file
+ * unchanged keeps its native form and one that changes it makes a new one; a replaced key's native
+ * form stays in memory until the context is closed, and past {@link #NATIVE_KEYS_KEPT} forms a
+ * context converts the new ones per handshake again.
  * Threading: thread-safe; {@link #newHandler} is called on event loops, {@link #close} at stop.
  */
 final class OpenSslTlsStage extends TlsStage {
 
     private static final Logger log = LoggerFactory.getLogger(TlsStage.class);
+
+    /** How many chains with their keys each context keeps in native form (Netty's default). */
+    static final int NATIVE_KEYS_KEPT = 1024;
 
     private final ReferenceCountedOpenSslContext server;
     /** The server context of each {@code tls.domain} with its own suites or client-certificate policy. */
@@ -132,7 +145,7 @@ final class OpenSslTlsStage extends TlsStage {
                     .protocols(protocols).ciphers(names)
                     .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
             if (serves) {
-                cb.keyManager(keys);
+                cb.keyManager(nativeKeysKept(keys));
             }
             cb.trustManager(t.verifyPeers() ? new PeerTrustFactory(trust) : InsecureTrustManagerFactory.INSTANCE);
             groups(cb, choices);
@@ -158,7 +171,7 @@ final class OpenSslTlsStage extends TlsStage {
                                                                 String[] protocols, List<String> names,
                                                                 TlsConfig.ClientAuth mode, TlsConfig t,
                                                                 TlsChoices choices, boolean staples) throws IOException {
-        SslContextBuilder b = SslContextBuilder.forServer(keys).enableOcsp(staples)
+        SslContextBuilder b = SslContextBuilder.forServer(nativeKeysKept(keys)).enableOcsp(staples)
                 .sslProvider(SslProvider.OPENSSL_REFCNT).protocols(protocols).ciphers(names)
                 .clientAuth(clientAuth(mode))
                 .sessionCacheSize(t.sessionCacheSize()).sessionTimeout(t.sessionLifetime().toSeconds());
@@ -168,6 +181,15 @@ final class OpenSslTlsStage extends TlsStage {
         ReferenceCountedOpenSslContext server = (ReferenceCountedOpenSslContext) b.build();
         sessions(server.sessionContext(), t.sessionReuse(), true);
         return server;
+    }
+
+    /**
+     * The key manager for a context that keeps, by alias, BoringSSL's form of each chain and key it
+     * presented; without it Netty's OpenSSL engine converts the chosen chain and key to PEM and parses
+     * both natively in every handshake.
+     */
+    static KeyManagerFactory nativeKeysKept(ServerNameKeyManager keys) {
+        return new OpenSslCachingX509KeyManagerFactory(new KeyManagerFactoryWrapper(keys), NATIVE_KEYS_KEPT);
     }
 
     /** The groups of {@code tls.groups} by BoringSSL's names ({@code X25519}, {@code P-256}); none leaves BoringSSL's. */
