@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
@@ -26,17 +27,9 @@ class BenchmarkSmokeTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void oneRecordLayerBenchmarkRunsAndGivesAPositiveScore() throws Exception {
-        Options options = new OptionsBuilder()
-                .include(RecordLayerBenchmark.class.getName() + "\\.protect$")
+        Options options = smoke(RecordLayerBenchmark.class.getName() + "\\.protect$")
                 .param("row", "aes/bc/jca")
                 .param("size", "400")
-                .forks(0)
-                .warmupIterations(1)
-                .warmupTime(TimeValue.milliseconds(100))
-                .measurementIterations(1)
-                .measurementTime(TimeValue.milliseconds(100))
-                .shouldFailOnError(true)
-                .verbosity(VerboseMode.SILENT)
                 .build();
         assertEquals(List.of("RecordLayerBenchmark.protect row=aes/bc/jca size=400"), BenchmarkMain.planned(options));
 
@@ -52,16 +45,7 @@ class BenchmarkSmokeTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void opensslHandshakesOfEveryKindRunOnTheServersOwnStage() throws Exception {
-        Options options = new OptionsBuilder()
-                .include(OpensslHandshakeBenchmark.class.getName() + "\\.handshake$")
-                .forks(0)
-                .warmupIterations(1)
-                .warmupTime(TimeValue.milliseconds(100))
-                .measurementIterations(1)
-                .measurementTime(TimeValue.milliseconds(100))
-                .shouldFailOnError(true)
-                .verbosity(VerboseMode.SILENT)
-                .build();
+        Options options = smoke(OpensslHandshakeBenchmark.class.getName() + "\\.handshake$").build();
 
         // each handshake fails the run unless it resumed as its kind asks and negotiated its kind's suite
         Collection<RunResult> results = new Runner(options).run();
@@ -70,5 +54,18 @@ class BenchmarkSmokeTest {
         for (RunResult r : results) {
             assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().getParam("kind") + ": " + r.getPrimaryResult());
         }
+    }
+
+    /** In this JVM, one 100 ms warm-up and one 100 ms measurement, a failure failing the run, silent. */
+    private static ChainedOptionsBuilder smoke(String include) {
+        return new OptionsBuilder()
+                .include(include)
+                .forks(0)
+                .warmupIterations(1)
+                .warmupTime(TimeValue.milliseconds(100))
+                .measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(100))
+                .shouldFailOnError(true)
+                .verbosity(VerboseMode.SILENT);
     }
 }

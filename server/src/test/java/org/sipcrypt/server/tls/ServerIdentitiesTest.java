@@ -88,13 +88,11 @@ class ServerIdentitiesTest {
 
     @Test
     void keyManagerKeepsChainAndKeyOfOneSetAcrossAReplacement() throws IOException {
-        ServerIdentities first = ServerIdentities.read(config(TlsConfig.UnknownServerName.DEFAULT,
-                domain("a.example.com", "a.example.com")), Instant.now());
+        ServerIdentities first = readWithDomainA("a.example.com");
         CurrentIdentities current = new CurrentIdentities(first);
         ServerNameKeyManager keys = current.keyManager();
         String alias = keys.chooseEngineServerAlias("EC", null, null);
-        current.replace(ServerIdentities.read(config(TlsConfig.UnknownServerName.DEFAULT,
-                domain("a.example.com", "other.test")), Instant.now()));
+        current.replace(readWithDomainA("other.test"));
         assertEquals(first.fallback().leaf(), keys.getCertificateChain(alias)[0],
                 "a handshake under way finishes with the set it chose from");
         assertEquals(first.fallback().material().key(), keys.getPrivateKey(alias));
@@ -104,13 +102,11 @@ class ServerIdentitiesTest {
 
     @Test
     void anAliasNamesContentSoUnchangedFilesKeepItAndAChangedFileRetiresIt() throws IOException {
-        ServerIdentities first = ServerIdentities.read(config(TlsConfig.UnknownServerName.DEFAULT,
-                domain("a.example.com", "a.example.com")), Instant.now());
+        ServerIdentities first = readWithDomainA("a.example.com");
         CurrentIdentities current = new CurrentIdentities(first);
         ServerNameKeyManager keys = current.keyManager();
         String alias = keys.chooseEngineServerAlias("EC", null, null);
-        current.replace(ServerIdentities.read(config(TlsConfig.UnknownServerName.DEFAULT,
-                domain("a.example.com", "a.example.com")), Instant.now()));
+        current.replace(readWithDomainA("a.example.com"));
         assertEquals(alias, keys.chooseEngineServerAlias("EC", null, null), "the same files read again");
         TlsConfig changed = new TlsConfig.Builder().cert(dir.resolve("other.test.pem"))
                 .key(dir.resolve("other.test.key")).build();
@@ -121,5 +117,11 @@ class ServerIdentitiesTest {
         current.replace(ServerIdentities.read(changed, Instant.now()));
         assertNull(keys.getCertificateChain(alias), "a chain no set in use has");
         assertNull(keys.getPrivateKey(alias));
+    }
+
+    /** The default certificate and domain {@code a.example.com} served with the certificate named {@code cert}. */
+    private static ServerIdentities readWithDomainA(String cert) throws IOException {
+        return ServerIdentities.read(config(TlsConfig.UnknownServerName.DEFAULT, domain("a.example.com", cert)),
+                Instant.now());
     }
 }
