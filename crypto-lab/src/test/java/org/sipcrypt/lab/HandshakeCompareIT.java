@@ -172,10 +172,11 @@ class HandshakeCompareIT {
             String tags = m.group(1);
             // the proxy's own connections to the UAS count their group as unknown (bc's outgoing side);
             // a resumed TLS 1.2 session uses no group (none)
-            assertTrue(tags.matches("group=(" + group + "|unknown|none),kind=(full|resumed),role=(server|client),suite="
-                    + suite), "every handshake on " + suite + ", on " + group + " where the engine tells: " + m.group());
+            assertTrue(tags.matches("engine=" + engine + ",group=(" + group + "|unknown|none),kind=(full|resumed),"
+                    + "role=(server|client),suite=" + suite), "every handshake on " + suite + " and the " + engine
+                    + " engine, on " + group + " where the engine tells: " + m.group());
             long n = Long.parseLong(m.group(2));
-            if (tags.equals("group=" + group + ",kind=full,role=server,suite=" + suite)) {
+            if (tags.equals("engine=" + engine + ",group=" + group + ",kind=full,role=server,suite=" + suite)) {
                 listenerFull += n;
             }
             counted[(tags.contains("role=client") ? 2 : 0) + (tags.contains("kind=resumed") ? 1 : 0)] += n;

@@ -88,8 +88,8 @@ class ResumptionCompareIT {
             // on a full handshake and says none on a resumed TLS 1.2 one (its outgoing side, to
             // the UAS, says unknown)
             String groups = "bc".equals(engine) ? "group=(x25519|none|unknown)" : "group=unknown";
-            assertTrue(tags.matches(groups + ",kind=(full|resumed),role=(server|client),suite=" + suite),
-                    "every handshake on " + suite + ": " + m.group());
+            assertTrue(tags.matches("engine=" + engine + "," + groups + ",kind=(full|resumed),role=(server|client),suite="
+                    + suite), "every handshake on " + suite + " and the " + engine + " engine: " + m.group());
             long n = Long.parseLong(m.group(2));
             // the generator's per-call connections resume, the server their TLS server
             if (tags.contains("kind=resumed") && tags.contains("role=server")) {
