@@ -101,7 +101,7 @@ class CompareCommandIT {
                 + "client_hello_segments,server_flight_bytes,server_flight_segments,handshake_p50_ms,"
                 + "handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
                 + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
-                + "handshakes_as_client_resumed_per_call"),
+                + "handshakes_as_client_resumed_per_call,server_tls_engine"),
                 csv.get(0));
         assertTrue(md.contains("### Ranking") && md.contains("Ranked by each cipher's server CPU per call as a ratio"
                 + " to tcp's in the same round"), md);

@@ -99,7 +99,7 @@ class HandshakeCompareIT {
                 + "client_hello_bytes,client_hello_segments,server_flight_bytes,server_flight_segments,"
                 + "handshake_p50_ms,handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
                 + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
-                + "handshakes_as_client_resumed_per_call"), csv.get(0));
+                + "handshakes_as_client_resumed_per_call,server_tls_engine"), csv.get(0));
         double timeoutMs = base.load().callTimeout().toMillis();
         long completed = 0;
         ServerHandshakes measured = new ServerHandshakes(0, 0, 0, 0);
@@ -132,7 +132,7 @@ class HandshakeCompareIT {
                     + ","), row);
             // then the full handshakes' latency: p50, p99 and how many, empty where none was timed
             String[] fields = row.split(",", -1);
-            List<String> latency = List.of(fields).subList(fields.length - 7, fields.length - 4);
+            List<String> latency = List.of(fields).subList(fields.length - 8, fields.length - 5);
             Histogram timedFull = p.uac().handshakeTimes(false);
             if (timedFull.getTotalCount() == 0) {
                 assertEquals(List.of("", "", ""), latency, row);
@@ -144,6 +144,8 @@ class HandshakeCompareIT {
             // the server's handshakes of the measured part: each call's connection from the generator,
             // the server its TLS server, full without a session offered and resumed with session-id (its
             // first full one in the warm-up); its one connection to the UAS opened before
+            assertEquals(List.of(engine), p.server().tlsEngines(), "the server's TLS engine, as the scenario set it");
+            assertTrue(row.endsWith("," + engine), row);
             ServerHandshakes kinds = p.serverHandshakes();
             assertEquals(resumption.equals("none") ? "as server, full" : "as server, resumed", kinds.kind(),
                     kinds + "\n" + p.uac().text());
@@ -152,7 +154,7 @@ class HandshakeCompareIT {
             double calls = p.uac().completed();
             assertEquals(List.of(kinds.asServerFull() / calls, kinds.asServerResumed() / calls,
                     kinds.asClientFull() / calls, kinds.asClientResumed() / calls),
-                    List.of(fields).subList(fields.length - 4, fields.length).stream().map(Double::parseDouble)
+                    List.of(fields).subList(fields.length - 5, fields.length - 1).stream().map(Double::parseDouble)
                             .toList(), row);
         }
         String md = Files.readString(out.resolve("report.md"));
@@ -172,10 +174,11 @@ class HandshakeCompareIT {
             String tags = m.group(1);
             // the proxy's own connections to the UAS count their group as unknown (bc's outgoing side);
             // a resumed TLS 1.2 session uses no group (none)
-            assertTrue(tags.matches("group=(" + group + "|unknown|none),kind=(full|resumed),role=(server|client),suite="
-                    + suite), "every handshake on " + suite + ", on " + group + " where the engine tells: " + m.group());
+            assertTrue(tags.matches("engine=" + engine + ",group=(" + group + "|unknown|none),kind=(full|resumed),"
+                    + "role=(server|client),suite=" + suite), "every handshake on " + suite + " and the " + engine
+                    + " engine, on " + group + " where the engine tells: " + m.group());
             long n = Long.parseLong(m.group(2));
-            if (tags.equals("group=" + group + ",kind=full,role=server,suite=" + suite)) {
+            if (tags.equals("engine=" + engine + ",group=" + group + ",kind=full,role=server,suite=" + suite)) {
                 listenerFull += n;
             }
             counted[(tags.contains("role=client") ? 2 : 0) + (tags.contains("kind=resumed") ? 1 : 0)] += n;

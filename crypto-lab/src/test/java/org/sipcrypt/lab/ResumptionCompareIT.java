@@ -35,7 +35,8 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
  * process, with the generator's client on BoringSSL: on {@code outbound}, where each call is a
  * connection of its own, the generator resumed handshakes and the point was not left out for want of
  * them, and the server's own counter {@code tls.handshakes} (its last stats line, logged as it
- * stops) counted full and resumed handshakes of the one suite; and {@code psk} on the bc engine,
+ * stops) counted full and resumed handshakes of the one suite on the engine the scenario set, which
+ * each point, results.csv and the report name as the server's TLS engine; and {@code psk} on the bc engine,
  * which issues no TLS 1.3 tickets, is refused before anything starts. Three runs for CI's time,
  * each mode once and each ticket-issuing engine once: SunJSSE's stateless TLS 1.2 tickets, the bc
  * engine's TLS 1.2 tickets, and BoringSSL's TLS 1.3 tickets (sent with the server's first
@@ -74,7 +75,13 @@ class ResumptionCompareIT {
             assertTrue(p.uac().resumed() > 0, "the generator resumed: " + p.uac().text());
             assertNotNull(p.uac().resumedHandshake(), "a resumed handshake's sizes: " + p.uac().text());
             assertTrue(p.resumptionPct() > 0, "the resumption %: " + p.resumptionPct());
+            // the server's handshakes all on the engine the scenario set, as its counter says
+            assertEquals(List.of(engine), p.server().tlsEngines(), "the server's TLS engine");
         }
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
+        assertTrue(csv.get(0).endsWith(",server_tls_engine") && csv.get(1).endsWith("," + engine), csv.toString());
+        assertTrue(Files.readString(out.resolve("report.md")).contains("| aes | " + engine + " |"),
+                "the fixed-rate table names the engine");
         assertTrue(completed > 0, "calls completed\n" + said);
 
         String stats = lastStatsLine(work);
@@ -88,8 +95,8 @@ class ResumptionCompareIT {
             // on a full handshake and says none on a resumed TLS 1.2 one (its outgoing side, to
             // the UAS, says unknown)
             String groups = "bc".equals(engine) ? "group=(x25519|none|unknown)" : "group=unknown";
-            assertTrue(tags.matches(groups + ",kind=(full|resumed),role=(server|client),suite=" + suite),
-                    "every handshake on " + suite + ": " + m.group());
+            assertTrue(tags.matches("engine=" + engine + "," + groups + ",kind=(full|resumed),role=(server|client),suite="
+                    + suite), "every handshake on " + suite + " and the " + engine + " engine: " + m.group());
             long n = Long.parseLong(m.group(2));
             // the generator's per-call connections resume, the server their TLS server
             if (tags.contains("kind=resumed") && tags.contains("role=server")) {

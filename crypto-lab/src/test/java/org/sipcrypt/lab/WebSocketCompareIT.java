@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,7 +33,7 @@ import org.sipcrypt.lab.runner.Study;
  * another WebSocket connection and reached over it), every call completes, results.csv says the
  * transport of each leg, and the server's own counters (its last stats line, logged as it stops) show
  * the UAS's registration over that transport ({@code sip.registrations.nat{transport}}), no upgrade
- * refused, and for wss the TLS handshakes of both legs on aes's suite.
+ * refused, and for wss the TLS handshakes of both legs on aes's suite, under the engines the point names.
  * Threading: JUnit's test thread only.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -66,15 +68,18 @@ class WebSocketCompareIT {
         assertTrue(csv.get(0).endsWith(",left_transport,right_transport,client_hello_bytes,client_hello_segments,"
                 + "server_flight_bytes,server_flight_segments,handshake_p50_ms,handshake_p99_ms,handshakes_timed,"
                 + "handshakes_as_server_full_per_call,handshakes_as_server_resumed_per_call,"
-                + "handshakes_as_client_full_per_call,handshakes_as_client_resumed_per_call"), csv.get(0));
+                + "handshakes_as_client_full_per_call,handshakes_as_client_resumed_per_call,server_tls_engine"),
+                csv.get(0));
         // the handshake's sizes are measured below TLS, so under WSS too; ws has none
         TlsFlights sizes = wss.uac().fullHandshake();
         assertNotNull(sizes, wss.uac().text());
         // and no latency: chain's one persistent connection made its handshake before the run began
         assertEquals(0, wss.uac().handshakeTimes(false).getTotalCount(), wss.uac().text());
         // then the server's handshakes per call by side and kind: none under ws
-        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws,,,,,,,,0,0,0,0"), csv.get(1));
-        String wssRow = csv.get(2).replaceFirst("(,[^,]*){4}$", "");
+        // and no server TLS engine under ws
+        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws,,,,,,,,0,0,0,0,"), csv.get(1));
+        assertEquals(List.of(), s.fixed().get(0).server().tlsEngines());
+        String wssRow = csv.get(2).replaceFirst("(,[^,]*){5}$", "");
         assertTrue(csv.get(2).contains(",wss:aes,") && wssRow.endsWith(",wss,wss," + sizes.clientHelloBytes() + ","
                 + sizes.clientHelloSegments() + "," + sizes.serverFlightBytes() + "," + sizes.serverFlightSegments()
                 + ",,,"), csv.get(2));
@@ -91,11 +96,18 @@ class WebSocketCompareIT {
         assertFalse(wssStats.contains("tls.handshakes.failed"), wssStats);
         Matcher m = HANDSHAKES.matcher(wssStats);
         long handshakes = 0;
+        Set<String> engines = new TreeSet<>();
         while (m.find()) {
             assertTrue(m.group(1).contains("suite=TLS_RSA_WITH_AES_128_CBC_SHA"), "aes's suite: " + m.group());
+            Matcher engine = Pattern.compile("(?:^|,)engine=(\\w+)").matcher(m.group(1));
+            assertTrue(engine.find(), "the engine of each handshake: " + m.group());
+            engines.add(engine.group(1));
             handshakes += Long.parseLong(m.group(2));
         }
         assertTrue(handshakes >= 2, "the generator's and the UAS's connections to the wss listener: " + wssStats);
+        // the point names the engines the server counted its wss handshakes under
+        assertEquals(List.copyOf(engines), wss.server().tlsEngines(), wssStats);
+        assertTrue(csv.get(2).endsWith("," + String.join("+", engines)), csv.get(2));
     }
 
     /** The last {@code stats:} line of the server of the bench whose directory begins with {@code prefix}. */

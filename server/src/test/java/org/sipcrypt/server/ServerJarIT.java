@@ -132,9 +132,9 @@ class ServerJarIT {
                     "REGISTER and INVITE accepted: " + samples);
             assertTrue(samples.getOrDefault("sipcrypt_sip_requests_received_total{method=options}", 0.0) >= 2,
                     "OPTIONS over UDP and TLS: " + samples);
-            assertTrue(samples.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_tls_handshakes_total{group=")
-                            && k.contains(",kind=full,role=server,suite=TLS_")),
-                    "handshakes by group, kind, role and suite: " + samples.keySet());
+            assertTrue(samples.keySet().stream().anyMatch(k -> k.startsWith("sipcrypt_tls_handshakes_total{engine=")
+                            && k.contains(",group=") && k.contains(",kind=full,role=server,suite=TLS_")),
+                    "handshakes by engine, group, kind, role and suite: " + samples.keySet());
             assertTrue(samples.containsKey("sipcrypt_transport_connections_current{transport=tls}"),
                     "open connections per transport: " + samples.keySet());
         } finally {

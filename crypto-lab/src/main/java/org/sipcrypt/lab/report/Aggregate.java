@@ -18,6 +18,8 @@ import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.RoleCpu;
 import org.sipcrypt.lab.runner.ScenarioCipher;
+import org.sipcrypt.lab.runner.ServerSample;
+import org.sipcrypt.lab.runner.ServerTlsEngines;
 import org.sipcrypt.lab.runner.Study;
 
 /**
@@ -61,6 +63,8 @@ import org.sipcrypt.lab.runner.Study;
  *                            interval over the rounds where both counted ({@link SameRoundRatios}): the
  *                            figure the reports rank ciphers by; {@link Estimate#NONE} without a tcp
  *                            baseline in the study (or when made from repetitions alone)
+ * @param serverTlsEngines    the TLS engines of the server's handshakes over every repetition, valid
+ *                            or not ({@link ServerSample#tlsEngines()}, taken together), sorted
  */
 public record Aggregate(String scenario, String cipher, double offeredCps, int validRepetitions, int allRepetitions,
                         Estimate completedCps, Estimate failedPct, Estimate crtP50Ms, Estimate crtP90Ms,
@@ -69,7 +73,7 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                         Estimate generatorCpuPct, Estimate generatorCpuMicrosPerCall, Estimate uasCpuMicrosPerCall,
                         Estimate handshakesPerSecond,
                         Estimate resumptionPct, long[] crtBucketCounts, List<PointRun> invalidRuns,
-                        Estimate cpuPerCallWithinRun, Estimate cpuRatioToTcp)
+                        Estimate cpuPerCallWithinRun, Estimate cpuRatioToTcp, List<String> serverTlsEngines)
         implements ScenarioCipher {
 
     /** The mode of fixed-rate points in {@link PointRun#mode()}. */
@@ -88,6 +92,7 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
         invalidRuns = List.copyOf(invalidRuns);
         Objects.requireNonNull(cpuPerCallWithinRun, "cpuPerCallWithinRun");
         Objects.requireNonNull(cpuRatioToTcp, "cpuRatioToTcp");
+        serverTlsEngines = List.copyOf(serverTlsEngines);
     }
 
     @Override
@@ -146,7 +151,8 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 known(valid, p -> p.server().gcPauseTotalMs()), known(valid, p -> p.server().gcPauseMaxMs()),
                 known(valid, p -> p.uac().cpuPercent()), known(valid, p -> p.labCpu().generatorMicrosPerCall()),
                 known(valid, p -> p.labCpu().uasMicrosPerCall()), all(valid, PointRun::handshakesPerSecond),
-                known(valid, PointRun::resumptionPct), buckets, invalid, Estimate.NONE, Estimate.NONE);
+                known(valid, PointRun::resumptionPct), buckets, invalid, Estimate.NONE, Estimate.NONE,
+                ServerTlsEngines.union(repetitions.stream().map(p -> p.server().tlsEngines()).toList()));
     }
 
     /** This aggregate with the figures that take its study's rounds into account. */
@@ -155,7 +161,7 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 crtP50Ms, crtP90Ms, crtP99Ms, kbps, serverCpuPct, cpuMicrosPerCall, heapAfterGcMiB, gcPauseTotalMs,
                 gcPauseMaxMs, generatorCpuPct, generatorCpuMicrosPerCall,
                 uasCpuMicrosPerCall, handshakesPerSecond, resumptionPct, crtBucketCounts, invalidRuns, withinRun,
-                ratioToTcp);
+                ratioToTcp, serverTlsEngines);
     }
 
     /**

@@ -20,10 +20,11 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
 
 /**
  * The cross-combination table of {@code compare --handshakes}: the studies of one scenario that ran
- * under different handshake combinations, a row per study (combination), and per compared cipher its
- * server CPU per call as a ratio to tcp's in the same round ({@link SameRoundRatios}), an estimate of
- * the server's CPU per handshake ({@link SameRoundRatios#perHandshake}), the median latency of its
- * full handshakes and the size of its ClientHello (the per-study Handshake table's data). A cipher
+ * under different handshake combinations, a row per study (combination), and per compared cipher the
+ * TLS engines the server ran it on, its server CPU per call as a ratio to tcp's in the same round
+ * ({@link SameRoundRatios}), an estimate of the server's CPU per handshake
+ * ({@link SameRoundRatios#perHandshake}), the median latency of its full handshakes and the size of
+ * its ClientHello (the per-study Handshake table's data). A cipher
  * a combination skipped says so, and why, under the table. A section keeps the figures as numbers,
  * from which both reports print the table and the HTML report draws its charts.
  * Threading: immutable (static functions only).
@@ -35,19 +36,21 @@ final class CrossCombinations {
 
     /**
      * One cipher under one combination: its four figures (and which handshakes the estimate per handshake
-     * divides by, null when unknown), or the reason the combination skipped it.
-     * A figure not measured is unknown ({@link Estimate#NONE}, NaN, no handshakes seen).
+     * divides by, null when unknown) and the server's TLS engines of its points, or the reason the
+     * combination skipped it.
+     * A figure not measured is unknown ({@link Estimate#NONE}, NaN, no handshakes seen, no engines).
      * Threading: immutable.
      */
     record Cell(Estimate ratioToTcp, Estimate cpuMicrosPerHandshake, ServerHandshakes kinds, double handshakeP50Ms,
-            List<TlsFlights> fullHandshakes, String skipReason) {
+            List<TlsFlights> fullHandshakes, List<String> serverTlsEngines, String skipReason) {
 
         Cell {
             fullHandshakes = List.copyOf(fullHandshakes);
+            serverTlsEngines = List.copyOf(serverTlsEngines);
         }
 
         static Cell skipped(String reason) {
-            return new Cell(Estimate.NONE, Estimate.NONE, null, Double.NaN, List.of(), reason);
+            return new Cell(Estimate.NONE, Estimate.NONE, null, Double.NaN, List.of(), List.of(), reason);
         }
 
         boolean isSkipped() {
@@ -94,17 +97,19 @@ final class CrossCombinations {
         Table table() {
             List<String> header = new ArrayList<>(List.of("combination", "tcp µs/call"));
             for (String c : ciphers) {
-                header.addAll(List.of(c + " CPU/call vs tcp", c + " µs/handshake (est.)", c + " handshake p50 ms",
-                        c + " ClientHello bytes"));
+                header.addAll(List.of(c + " " + Tables.SERVER_ENGINE, c + " CPU/call vs tcp",
+                        c + " µs/handshake (est.)", c + " handshake p50 ms", c + " ClientHello bytes"));
             }
             List<List<String>> lines = new ArrayList<>();
             for (Row r : rows) {
                 List<String> line = new ArrayList<>(List.of(r.combination(), Tables.est(r.tcpMicrosPerCall())));
-                for (Cell cell : r.cells()) {
+                for (int i = 0; i < ciphers.size(); i++) {
+                    Cell cell = r.cells().get(i);
                     if (cell.isSkipped()) {
-                        line.addAll(List.of("skipped", "skipped", "skipped", "skipped"));
+                        line.addAll(List.of("skipped", "skipped", "skipped", "skipped", "skipped"));
                         continue;
                     }
+                    line.add(Tables.serverEngine(ciphers.get(i), cell.serverTlsEngines()));
                     line.add(Tables.ratio(cell.ratioToTcp()));
                     line.add(perHandshakeCell(cell.cpuMicrosPerHandshake(), cell.kinds()));
                     line.add(Tables.num(cell.handshakeP50Ms()));
@@ -112,7 +117,11 @@ final class CrossCombinations {
                 }
                 lines.add(line);
             }
-            return new Table("l" + "r".repeat(header.size() - 1), header, lines);
+            StringBuilder align = new StringBuilder("lr");
+            for (int i = 0; i < ciphers.size(); i++) {
+                align.append("lrrrr");
+            }
+            return new Table(align.toString(), header, lines);
         }
 
         /** A line per cipher a combination skipped, saying why: {@code 1.2/rsa: chacha20 skipped: REASON}. */
@@ -165,7 +174,7 @@ final class CrossCombinations {
                 cells.add(!s.ciphers().contains(c) ? Cell.skipped(skipReason(s, c))
                         : new Cell(Aggregate.find(fixed, c).map(Aggregate::cpuRatioToTcp).orElse(Estimate.NONE),
                                 perHandshake.getOrDefault(c, Estimate.NONE), kinds.get(c), latencyP50Ms(s, c),
-                                Tables.handshakeSizes(s, c, false), null));
+                                Tables.handshakeSizes(s, c, false), Tables.serverEngines(points, c), null));
             }
             rows.add(new Row(combination(s), Aggregate.find(fixed, Tables.TCP).map(Aggregate::cpuMicrosPerCall)
                     .orElse(Estimate.NONE), cells));
@@ -230,8 +239,10 @@ final class CrossCombinations {
             + " client: the side of the handshake the server took; full or resumed), mixed where none is."
             + " handshake p50 ms:"
             + " the median latency of the generator's full handshakes, ClientHello bytes: its first full"
-            + " handshake's ClientHello, as in each study's Handshake table. skipped: the combination has no suite"
-            + " for that cipher (listed below).";
+            + " handshake's ClientHello, as in each study's Handshake table. server TLS engine: the engine the server"
+            + " under test made the cipher's handshakes on in that study, as in its fixed-rate table (with the"
+            + " server's tls.engine on auto it can differ between combinations, and with it what a handshake costs)."
+            + " skipped: the combination has no suite for that cipher (listed below).";
 
     /** The median latency of a cipher's full handshakes over the study's fixed-rate points, in ms; NaN without one. */
     private static double latencyP50Ms(Study s, String cipher) {

@@ -18,6 +18,8 @@ import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerHandshakes;
+import org.sipcrypt.lab.runner.ServerSample;
+import org.sipcrypt.lab.runner.ServerTlsEngines;
 import org.sipcrypt.lab.runner.Study;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
@@ -68,8 +70,12 @@ public final class CsvExport {
      * {@code handshakes_as_client_full_per_call} and {@code handshakes_as_client_resumed_per_call} are
      * the server's TLS handshakes over the measured part per completed call, by the side it took (as
      * TLS server: the generator's connections; as TLS client: its own to the UAS) and kind
-     * ({@link ServerHandshakes}), -1 when no call completed. New columns come last so that readers of
-     * the older ones keep working.
+     * ({@link ServerHandshakes}), -1 when no call completed. {@code server_tls_engine} names the TLS
+     * engines the server under test made its handshakes on ({@link ServerSample#tlsEngines()}):
+     * {@code bc}, {@code jsse} or {@code openssl} for sipcrypt, joined by {@code +} when a point saw
+     * more than one ({@code bc+jsse}), {@code kamailio-openssl} for Kamailio; empty without a TLS
+     * leg, for a target the lab did not start, and where they were not read. New columns come last
+     * so that readers of the older ones keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
@@ -80,7 +86,7 @@ public final class CsvExport {
             "left_transport", "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
             "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
             "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
-            "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call");
+            "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -202,6 +208,7 @@ public final class CsvExport {
         ServerHandshakes.PerCall kinds = p.serverHandshakesPerCall();
         f.addAll(List.of(number(kinds.asServerFull()), number(kinds.asServerResumed()), number(kinds.asClientFull()),
                 number(kinds.asClientResumed())));
+        f.add(ServerTlsEngines.joined(p.server().tlsEngines()));
         return f;
     }
 

@@ -103,6 +103,7 @@ public final class HtmlReport {
             b.append("<h3>Fixed rate</h3>\n");
             table(b, Tables.fixed(fixed));
             paragraph(b, Tables.BASELINE_NOTE, "note");
+            paragraph(b, Tables.ENGINE_NOTE, "note");
             paragraph(b, Tables.CPU_NOTE, "note");
             paragraph(b, Tables.LAB_CPU_NOTE, "note");
             List<String> heavy = Tables.heavyLab(fixed);

@@ -10,7 +10,8 @@ import org.sipcrypt.lab.runner.Study;
 
 /**
  * The lab's report as GitHub-flavoured Markdown: the environment, then per study its fixed-rate table
- * (mean ± 95 % confidence interval over valid repetitions, CPU per call relative to the udp and tcp
+ * (the TLS engines the server ran each cipher on, mean ± 95 % confidence interval over valid
+ * repetitions, CPU per call relative to the udp and tcp
  * baselines, and the lab's own CPU per call by role, flagged where the generator or the UAS cost more
  * than a third of the server's), the ciphers ranked by their CPU per call as a ratio to tcp's in the
  * same round, the distribution of call response times over the literature's buckets, the peak table,
@@ -67,6 +68,7 @@ public final class MarkdownReport {
             b.append("\n### Fixed rate\n\n");
             table(b, Tables.fixed(fixed));
             b.append('\n').append(Tables.BASELINE_NOTE).append('\n');
+            b.append('\n').append(inline(Tables.ENGINE_NOTE)).append('\n');
             b.append('\n').append(Tables.CPU_NOTE).append('\n');
             List<String> wide = Tables.imprecise(fixed);
             if (wide.isEmpty()) {

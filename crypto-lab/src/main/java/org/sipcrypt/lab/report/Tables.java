@@ -17,9 +17,11 @@ import org.sipcrypt.lab.model.Prediction;
 import org.sipcrypt.lab.report.Aggregate.Peak;
 import org.sipcrypt.lab.report.Stats.Estimate;
 import org.sipcrypt.lab.runner.Environment;
+import org.sipcrypt.lab.runner.HandshakeMatrix;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.RoleCpu;
+import org.sipcrypt.lab.runner.ServerTlsEngines;
 import org.sipcrypt.lab.runner.Study;
 
 /**
@@ -100,7 +102,7 @@ final class Tables {
         Optional<Aggregate> udp = Aggregate.find(aggregates, UDP);
         List<List<String>> rows = new ArrayList<>();
         for (Aggregate a : aggregates) {
-            rows.add(List.of(a.cipher(), num(a.offeredCps()), est(a.completedCps()), num(a.failedPct().mean()),
+            rows.add(List.of(a.cipher(), serverEngine(a.cipher(), a.serverTlsEngines()), num(a.offeredCps()), est(a.completedCps()), num(a.failedPct().mean()),
                     num(a.crtP50Ms().mean()) + " / " + num(a.crtP90Ms().mean()) + " / " + num(a.crtP99Ms().mean()),
                     num(a.kbps().mean()), num(a.serverCpuPct().mean()), flagged(a.cpuPerCallRanked()),
                     widthPct(a.cpuMicrosPerCall()),
@@ -110,11 +112,37 @@ final class Tables {
                     num(a.generatorCpuPct().mean()), heavy(a.generatorCpuMicrosPerCall(), a, "generator"),
                     heavy(a.uasCpuMicrosPerCall(), a, "UAS"), a.validRepetitions() + "/" + a.allRepetitions()));
         }
-        return new Table("l" + "r".repeat(18), List.of("cipher", "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
+        return new Table("ll" + "r".repeat(18), List.of("cipher", SERVER_ENGINE, "offered cps", "completed cps ± CI", "failed %", "CRT p50 / p90 / p99 ms",
                 "kbps", "server CPU %", "CPU µs/call ± CI (± %)", "± % with drift", "CPU vs udp", "CPU vs tcp", "TLS hs/s",
                 "resumed %", "heap MiB", "GC pauses total / max ms", "generator CPU %", "generator µs/call", "UAS µs/call",
                 "reps valid/all"), rows);
     }
+
+    /** The header of the column naming the server's TLS engines ({@link #serverEngine}). */
+    static final String SERVER_ENGINE = "server TLS engine";
+
+    /**
+     * The TLS engines the server under test made a cipher's handshakes on, as the tables name them:
+     * {@code openssl}, {@code jsse} or {@code bc}; {@code mixed: bc+jsse} where its points saw more than
+     * one; {@code OpenSSL (Kamailio)} for Kamailio; {@code —} for a plaintext baseline ({@code udp},
+     * {@code tcp}, {@code ws}); {@code n/a} for a TLS cipher whose engines are not known (a target
+     * the lab did not start, points stored before the lab read them).
+     */
+    static String serverEngine(String cipher, List<String> engines) {
+        if (engines.isEmpty()) {
+            return HandshakeMatrix.baseline(cipher) ? "—" : "n/a";
+        }
+        if (engines.equals(List.of(ServerTlsEngines.KAMAILIO))) {
+            return "OpenSSL (Kamailio)";
+        }
+        return engines.size() == 1 ? engines.get(0) : "mixed: " + ServerTlsEngines.joined(engines);
+    }
+
+    /** What the server TLS engine column says, under the fixed-rate table in both reports. */
+    static final String ENGINE_NOTE = "server TLS engine: the TLS engine the server under test made the cipher's"
+            + " handshakes on, over all its repetitions: sipcrypt's as its tls.handshakes{engine} counted them (bc,"
+            + " jsse or openssl, as its tls.engine chose; mixed: a+b where the points saw more than one), OpenSSL"
+            + " (Kamailio) for Kamailio's tls module; — without TLS, n/a where not known.";
 
     /** What the fixed-rate table's two baseline columns are, under it in both reports. */
     static final String BASELINE_NOTE = "CPU vs udp: the server's CPU per call as a multiple of udp's, mean against"
@@ -277,7 +305,8 @@ final class Tables {
 
     /**
      * The sizes and latencies of the generator's TLS handshakes per cipher (in the study's order) and
-     * kind, full then resumed. Sizes over every point of the study, fixed and ramp steps: a range
+     * kind, full then resumed, with the server's TLS engines of the cipher ({@link #serverEngine}, over
+     * its points, fixed and ramp steps). Sizes over every point of the study, fixed and ramp steps: a range
      * where the points differ (a signature's length does). Latencies (median and 99th percentile in
      * ms, and how many were timed) from the fixed-rate points' histograms added up: a ramp's steps
      * climb to rates where queues, not the handshake, set the time. "n/a" where a kind has no sizes
@@ -299,7 +328,8 @@ final class Tables {
                 if (seen.isEmpty() && timed.getTotalCount() == 0) {
                     continue;
                 }
-                List<String> row = new ArrayList<>(List.of(cipher, combination, resumed ? "resumed" : "full",
+                List<String> row = new ArrayList<>(List.of(cipher, serverEngine(cipher, serverEngines(points, cipher)),
+                        combination, resumed ? "resumed" : "full",
                         range(seen, TlsFlights::clientHelloBytes), range(seen, TlsFlights::clientHelloSegments),
                         range(seen, TlsFlights::serverFlightBytes), range(seen, TlsFlights::serverFlightSegments)));
                 if (timed.getTotalCount() == 0) {
@@ -311,9 +341,15 @@ final class Tables {
                 rows.add(row);
             }
         }
-        return new Table("lllrrrrrrr", List.of("cipher", "TLS handshake", "kind", "ClientHello bytes",
+        return new Table("llllrrrrrrr", List.of("cipher", SERVER_ENGINE, "TLS handshake", "kind", "ClientHello bytes",
                 "ClientHello segments", "server flight bytes", "server flight segments", "latency p50 ms",
                 "latency p99 ms", "timed"), rows);
+    }
+
+    /** The server's TLS engines over {@code points} of {@code cipher}, taken together. */
+    static List<String> serverEngines(List<PointRun> points, String cipher) {
+        return ServerTlsEngines.union(points.stream().filter(p -> p.cipher().equals(cipher))
+                .map(p -> p.server().tlsEngines()).toList());
     }
 
     /**
@@ -356,7 +392,8 @@ final class Tables {
             + " from the ClientHello's first byte written below TLS to the generator's TLS stage reporting the"
             + " handshake done, for every handshake of that kind whose ClientHello went out after the warm-up, over"
             + " the fixed-rate points (timed: how many); on loopback it is the CPU time of both sides and their"
-            + " scheduling, and a one-way delay adds its round trips.";
+            + " scheduling, and a one-way delay adds its round trips. server TLS engine: as in the fixed-rate table,"
+            + " over the cipher's points, ramp steps included.";
 
     static Table peaks(List<Peak> peaks) {
         Optional<Peak> udp = Peak.find(peaks, UDP);

@@ -35,6 +35,8 @@ import org.sipcrypt.server.transport.Transport;
  * started after it, registers {@code lab-uas@lab.test} over a WebSocket connection to that listener
  * and is reached over it (RFC 7118 §5). The lab's WebSocket clients send no Origin header, which the
  * server accepts with its default {@code ws.allowedOrigins} (empty: browsers' origins refused).
+ * The server also gets an {@code http} listener on loopback, whose {@code /metrics} the lab reads
+ * after each run for the TLS engines of its handshakes.
  * Threading: one owner thread.
  */
 final class Bench implements Closeable {
@@ -203,6 +205,8 @@ final class Bench implements Closeable {
         }
         o.put("data-dir", dir.resolve("data").toString());
         o.put("stats-interval", "0");
+        // its /metrics tell the TLS engines of its handshakes (ServerProcess#tlsEngines)
+        o.put("http", "127.0.0.1:0");
         o.put("shutdown-grace", "2s");
         // every generator connects from 127.0.0.1: the per-source cap, a flood defence, would cap the
         // lab's per-call connections, so it is the global cap here
@@ -293,6 +297,23 @@ final class Bench implements Closeable {
             return kamailio.cpuMicros();
         }
         return serverPid > 0 ? org.sipcrypt.lab.metrics.ProcessCpu.microsWithoutJit(serverPid) : -1;
+    }
+
+    /**
+     * The TLS engines of the server's handshakes so far ({@link ServerSample#tlsEngines()}): read
+     * from sipcrypt's {@code /metrics}, null when that failed; {@link ServerTlsEngines#KAMAILIO}
+     * for Kamailio; empty without a TLS leg to the server or from it, and for a target the lab did
+     * not start.
+     */
+    List<String> tlsEngines() {
+        boolean tls = leftTransport.secure() || scenario.reachesUas() && rightTransport.secure();
+        if (!tls) {
+            return List.of();
+        }
+        if (server != null) {
+            return server.tlsEngines();
+        }
+        return kamailio != null ? List.of(ServerTlsEngines.KAMAILIO) : List.of();
     }
 
     /** The server's heap after its last collection, -1 unknown. */

@@ -697,17 +697,19 @@ public final class ScenarioRunner {
 
     /**
      * A point's progress line; the lab's CPU per call by role follows the server's, and a role that
-     * cost more than a third of the server's per call is named.
+     * cost more than a third of the server's per call is named; then the server's TLS engines, where known.
      */
     static String line(PointRun p) {
         RunSummary u = p.uac();
         List<String> over = p.labCpu().over(p.server().cpuMicrosPerCall());
+        List<String> engines = p.server().tlsEngines();
         return String.format(Locale.ROOT, "  %s %s %.0f/s: completed %.1f/s, failed %.2f %%, CRT p50 %.1f p99 %.1f ms,"
                         + " server CPU %.0f %% (%.0f us/call), generator CPU %.0f %%; lab CPU per call: generator %s,"
-                        + " UAS %s%s%s", p.cipher(), p.mode(), p.rate(), p.completedPerSecond(), u.failedPct(),
+                        + " UAS %s%s%s%s", p.cipher(), p.mode(), p.rate(), p.completedPerSecond(), u.failedPct(),
                 u.crtP50Ms(), u.crtP99Ms(), p.server().cpuPercent(), p.server().cpuMicrosPerCall(), u.cpuPercent(),
                 microsPerCall(p.labCpu().generatorMicrosPerCall()), microsPerCall(p.labCpu().uasMicrosPerCall()),
                 over.isEmpty() ? "" : " (" + String.join(" and ", over) + " above a third of the server's)",
+                engines.isEmpty() ? "" : "; server TLS engine " + ServerTlsEngines.joined(engines),
                 p.invalid() != null ? " INVALID: " + p.invalid() : "");
     }
 
@@ -741,7 +743,10 @@ public final class ScenarioRunner {
                 pauses = b.server.gcPauses(end - g.measuredSeconds(), end);
             }
         }
-        ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes(), pauses[0], pauses[1]);
+        // read after the run, so not in its measured part; a warm-up's point is not kept
+        List<String> engines = "warmup".equals(mode) ? null : b.tlsEngines();
+        ServerSample server = new ServerSample(b.serverPid, cpuPct, perCall, b.heapAfterGcBytes(), pauses[0], pauses[1],
+                engines == null ? List.of() : engines);
         RoleCpu lab = new RoleCpu(perCall(g.generatorCpuMicros(), u.completed()), perCall(g.uasCpuMicros(),
                 u.completed()));
         return new PointRun(studyName(), cipher, mode, rep, rate, u, g.uasHandshakes(), g.uasResumed(),

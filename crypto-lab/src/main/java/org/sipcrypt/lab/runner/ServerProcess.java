@@ -2,7 +2,10 @@ package org.sipcrypt.lab.runner;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * from the lab's own class path (the lab jar holds the server), logs to {@code server.log} and
  * writes a GC log ({@code gc.log}, from which the heap after the last collection is read) in its work
  * directory. Started when its "ready on" line names every listener; stopped by SIGTERM to its PID,
- * then killed if it has not exited in 20 s, and in any case when the lab's JVM exits.
+ * then killed if it has not exited in 20 s, and in any case when the lab's JVM exits. With an
+ * {@code http} listener, named in its log before it is ready, its {@code /metrics} tell the TLS
+ * engines of its handshakes ({@link #tlsEngines}).
  * Threading: one owner thread; {@link #cpuMicros} and {@link #heapAfterGcBytes} from any thread.
  */
 public final class ServerProcess implements Closeable {
@@ -33,6 +38,10 @@ public final class ServerProcess implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(ServerProcess.class);
     private static final Pattern READY = Pattern.compile("ready on (.+)$", Pattern.MULTILINE);
     private static final Pattern LISTENER = Pattern.compile("(udp|tcp|tls|wss|ws):(\\S+):(\\d+)");
+    /** The server's {@code http} listener: {@code http endpoints on http://127.0.0.1:40123/metrics and /health}. */
+    private static final Pattern METRICS = Pattern.compile("http endpoints on (http://\\S+/metrics) ");
+    /** How long a read of {@code /metrics} may take to connect, and then to answer. */
+    private static final int METRICS_TIMEOUT_MILLIS = 5_000;
     /** e.g. {@code [3.127s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) 52M->6M(256M) 2.416ms}. */
     private static final Pattern GC = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
     /** ZGC's line at the end of a cycle: {@code Garbage Collection (Warmup) 28M(11%)->84M(33%)}. */
@@ -43,11 +52,15 @@ public final class ServerProcess implements Closeable {
     private final Process process;
     private final Path workDir;
     private final Map<Transport, InetSocketAddress> listeners;
+    /** The server's {@code /metrics}, or null when it has no {@code http} listener. */
+    private final URI metrics;
+    private boolean metricsFailed;
 
-    private ServerProcess(Process process, Path workDir, Map<Transport, InetSocketAddress> listeners) {
+    private ServerProcess(Process process, Path workDir, Map<Transport, InetSocketAddress> listeners, URI metrics) {
         this.process = process;
         this.workDir = workDir;
         this.listeners = listeners;
+        this.metrics = metrics;
     }
 
     /**
@@ -100,7 +113,8 @@ public final class ServerProcess implements Closeable {
                         bound.put(Transport.parse(l.group(1)), new InetSocketAddress(l.group(2),
                                 Integer.parseInt(l.group(3))));
                     }
-                    return new ServerProcess(p, workDir, bound);
+                    Matcher http = METRICS.matcher(text);
+                    return new ServerProcess(p, workDir, bound, http.find() ? URI.create(http.group(1)) : null);
                 }
                 if (!p.isAlive()) {
                     throw new IOException("the server exited with " + p.exitValue() + " at start: " + tail(text));
@@ -146,6 +160,48 @@ public final class ServerProcess implements Closeable {
     /** CPU time the server used so far in microseconds, JIT compiler threads left out; -1 when unknown. */
     public long cpuMicros() {
         return ProcessCpu.microsWithoutJit(process.pid());
+    }
+
+    /**
+     * The TLS engines the server made handshakes on since it started, read from its {@code /metrics}
+     * ({@link ServerTlsEngines#fromMetrics}); null when it has no {@code http} listener or the read
+     * failed (said once per server at WARN, with why).
+     */
+    public List<String> tlsEngines() {
+        if (metrics == null) {
+            return null;
+        }
+        try {
+            return ServerTlsEngines.fromMetrics(get(metrics));
+        } catch (IOException e) {
+            if (!metricsFailed) {
+                metricsFailed = true;
+                log.warn("server pid {}: cannot read its TLS engines from {}: {}", process.pid(), metrics, e.toString());
+            } else {
+                log.debug("server pid {}: cannot read its TLS engines from {}: {}", process.pid(), metrics,
+                        e.toString());
+            }
+            return null;
+        }
+    }
+
+    /** The body of a 200 answer to a GET of {@code uri}, on this thread, the connection closed after it. */
+    private static String get(URI uri) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+        try {
+            c.setConnectTimeout(METRICS_TIMEOUT_MILLIS);
+            c.setReadTimeout(METRICS_TIMEOUT_MILLIS);
+            c.setRequestProperty("Connection", "close");
+            int status = c.getResponseCode();
+            if (status != 200) {
+                throw new IOException("GET " + uri + ": " + status);
+            }
+            try (InputStream in = c.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        } finally {
+            c.disconnect();
+        }
     }
 
     /** The heap in use after the most recent garbage collection, -1 before the first one. */

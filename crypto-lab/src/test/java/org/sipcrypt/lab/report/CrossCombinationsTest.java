@@ -20,6 +20,7 @@ import org.sipcrypt.lab.runner.Study;
  * The cross-combination table of {@code compare --handshakes}, from studies made of given numbers:
  * a row per combination, per cipher the same-round ratio to tcp, the estimated CPU per handshake,
  * with the kind of handshake it divides by, the full handshakes' p50 and the ClientHello's size,
+ * the server's TLS engines,
  * "skipped" with the reason where a combination did not run a cipher; in both reports, and not at
  * all for studies of one combination.
  */
@@ -46,6 +47,9 @@ class CrossCombinationsTest {
                 x25519.environment(), x25519.fixed(), x25519.peaks());
         x25519 = Studies.underHandshake(x25519, HandshakeMatrix.parseOne("1.3/ecdhe-x25519"), 1);
         x25519 = Studies.withHandshakes(x25519, "chacha20", new TlsFlights(253, 1312), null);
+        // the server's engine on auto: openssl for aes under 1.2/rsa, bc under 1.3 (chacha20 too)
+        rsa = Studies.withTlsEngines(rsa, (cipher, rep) -> cipher.equals("aes") ? List.of("openssl") : List.of());
+        x25519 = Studies.withTlsEngines(x25519, (cipher, rep) -> cipher.equals("tcp") ? List.of() : List.of("bc"));
         return List.of(rsa, x25519);
     }
 
@@ -54,28 +58,33 @@ class CrossCombinationsTest {
         List<CrossCombinations.Section> sections = CrossCombinations.sections(studies());
         assertEquals(1, sections.size());
         Tables.Table t = sections.get(0).table();
-        assertEquals(List.of("combination", "tcp µs/call", "aes CPU/call vs tcp", "aes µs/handshake (est.)",
-                "aes handshake p50 ms", "aes ClientHello bytes", "chacha20 CPU/call vs tcp",
-                "chacha20 µs/handshake (est.)", "chacha20 handshake p50 ms", "chacha20 ClientHello bytes"), t.header());
+        assertEquals(List.of("combination", "tcp µs/call", "aes server TLS engine", "aes CPU/call vs tcp",
+                "aes µs/handshake (est.)", "aes handshake p50 ms", "aes ClientHello bytes",
+                "chacha20 server TLS engine", "chacha20 CPU/call vs tcp", "chacha20 µs/handshake (est.)",
+                "chacha20 handshake p50 ms", "chacha20 ClientHello bytes"), t.header());
+        assertEquals("lrlrrrrlrrrr", t.align(), "the engines are text");
         assertEquals(2, t.rows().size());
         List<String> rsa = t.rows().get(0);
         assertEquals("1.2/rsa", rsa.get(0));
         // tcp: 98, 100, 102 µs
         assertEquals("100 ± 5", rsa.get(1));
         // aes / tcp = 3 in every round; (300 − 100) × (1 ± 0.02) per handshake: 196, 200, 204, t(2) × 4 / √3 = 9.9
-        assertEquals("×3.000 ± 0.000", rsa.get(2));
-        assertEquals("200 ± 10 (as server, full)", rsa.get(3), "every handshake the generator's, full");
-        assertFalse(rsa.get(4).equals("n/a"), "the full handshakes were timed: " + rsa);
-        assertEquals("182", rsa.get(5));
-        assertEquals(List.of("skipped", "skipped", "skipped", "skipped"), rsa.subList(6, 10));
+        assertEquals("openssl", rsa.get(2));
+        assertEquals("×3.000 ± 0.000", rsa.get(3));
+        assertEquals("200 ± 10 (as server, full)", rsa.get(4), "every handshake the generator's, full");
+        assertFalse(rsa.get(5).equals("n/a"), "the full handshakes were timed: " + rsa);
+        assertEquals("182", rsa.get(6));
+        assertEquals(List.of("skipped", "skipped", "skipped", "skipped", "skipped"), rsa.subList(7, 12));
         List<String> x25519 = t.rows().get(1);
         assertEquals("1.3/ecdhe-x25519", x25519.get(0));
-        assertEquals("×2.000 ± 0.000", x25519.get(2));
-        assertEquals("110 ± 5 (as server, full)", x25519.get(3));
-        assertEquals(List.of("n/a", "n/a"), x25519.subList(4, 6), "aes made no handshake the generator measured");
-        assertEquals("×2.500 ± 0.000", x25519.get(6));
-        assertEquals("165 ± 8 (as server, full)", x25519.get(7));
-        assertEquals("253", x25519.get(9));
+        assertEquals("bc", x25519.get(2), "aes on another engine under this combination");
+        assertEquals("×2.000 ± 0.000", x25519.get(3));
+        assertEquals("110 ± 5 (as server, full)", x25519.get(4));
+        assertEquals(List.of("n/a", "n/a"), x25519.subList(5, 7), "aes made no handshake the generator measured");
+        assertEquals("bc", x25519.get(7));
+        assertEquals("×2.500 ± 0.000", x25519.get(8));
+        assertEquals("165 ± 8 (as server, full)", x25519.get(9));
+        assertEquals("253", x25519.get(11));
         assertEquals(List.of("1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa (a TLS_RSA_WITH_ suite)"),
                 sections.get(0).skipped());
     }
@@ -99,8 +108,8 @@ class CrossCombinationsTest {
         List<Study> studies = List.of(studies().get(0), changed);
         List<String> row = CrossCombinations.sections(studies).get(0).table().rows().get(1);
         // one handshake per call still: the same estimates
-        assertEquals("110 ± 5 (as client, resumed)", row.get(3));
-        assertEquals("165 ± 8 (mixed)", row.get(7));
+        assertEquals("110 ± 5 (as client, resumed)", row.get(4));
+        assertEquals("165 ± 8 (mixed)", row.get(9));
         String md = MarkdownReport.render(studies, null);
         assertTrue(md.contains("| 110 ± 5 (as client, resumed) |") && md.contains("| 165 ± 8 (mixed) |"), md);
         assertTrue(md.contains("In brackets, what it divides by"), md);
@@ -122,8 +131,10 @@ class CrossCombinationsTest {
         String study = md.substring(md.indexOf("## Scenario handshakes (1.2/rsa, "));
         String handshake = study.substring(study.indexOf("### Handshake"));
         List<String> full = MarkdownReportTest.cells(MarkdownReportTest.tables(handshake).get(0).get(2));
-        assertEquals("full", full.get(2));
-        assertEquals(full.get(7), row.get(4));
+        assertEquals("full", full.get(3));
+        assertEquals(full.get(8), row.get(5));
+        assertEquals(List.of("openssl", "openssl"), List.of(full.get(1), row.get(2)),
+                "the server's engine as the study's handshake table names it");
         assertTrue(cross.contains("µs/handshake (est.): an estimate, not a measurement"), cross);
         assertTrue(cross.contains("- 1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa (a TLS\\_RSA\\_WITH\\_ suite)"),
                 cross);

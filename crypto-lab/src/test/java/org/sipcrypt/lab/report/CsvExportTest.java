@@ -19,6 +19,7 @@ import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerTlsEngines;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
 
@@ -92,15 +93,17 @@ class CsvExportTest {
                 "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
                 "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
                 "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
-                "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call"),
-                header.subList(header.size() - 22, header.size()));
+                "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine"),
+                header.subList(header.size() - 23, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 17, header.size() - 13));
-        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 13, header.size() - 11), "aes on both TLS legs");
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 18, header.size() - 14));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 14, header.size() - 12), "aes on both TLS legs");
         // and before the lab measured handshake sizes and latencies
-        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 11, header.size() - 4));
+        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 12, header.size() - 5));
         // the fixture's points made no handshake: none of any kind per call
-        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 4, header.size()));
+        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 5, header.size() - 1));
+        // and do not say the server's TLS engines
+        assertEquals("", rows.get(1).get(header.size() - 1));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
@@ -232,6 +235,36 @@ class CsvExportTest {
         }
         assertEquals(Map.of("aes/1", "0.75,0.25,0,0.5", "aes/2", "0.75,0.25,0,0.5", "aes/3", "-1,-1,-1,-1",
                 "udp/1", "0,0,0,0", "udp/2", "0,0,0,0", "udp/3", "0,0,0,0"), kinds);
+    }
+
+    @Test
+    void eachRowEndsWithTheServersTlsEnginesJoinedByPlus() throws IOException {
+        Study plain = Studies.study("chain", List.of("tcp", "aes", "camellia"), 200, 250, 500, 600).withId(6);
+        // aes on openssl; camellia on bc in round 1, on bc and jsse in the others; tcp none
+        Study s = Studies.withTlsEngines(plain, (cipher, rep) -> switch (cipher) {
+            case "aes" -> List.of("openssl");
+            case "camellia" -> rep == 1 ? List.of("bc") : List.of("jsse", "bc");
+            default -> List.of();
+        });
+        Study kamailio = Studies.withTlsEngines(Studies.study("chain-kamailio", List.of("aes"), 200, 400).withId(7),
+                (cipher, rep) -> List.of(ServerTlsEngines.KAMAILIO));
+        List<List<String>> rows = write(List.of(s, kamailio), dir.resolve("engines"), CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        assertEquals("server_tls_engine", header.get(header.size() - 1), "the newest column, last");
+        Map<String, String> engines = new TreeMap<>();
+        for (List<String> row : rows.subList(1, rows.size())) {
+            String key = cell(header, row, "study_id") + "/" + cell(header, row, "cipher") + "/"
+                    + cell(header, row, "mode") + "/" + cell(header, row, "repetition");
+            String engine = cell(header, row, "server_tls_engine");
+            assertEquals(engine, engines.getOrDefault(key, engine), "one engine per point: " + key);
+            engines.put(key, engine);
+        }
+        assertEquals("openssl", engines.get("6/aes/fixed/1"));
+        assertEquals("bc", engines.get("6/camellia/fixed/1"));
+        assertEquals("bc+jsse", engines.get("6/camellia/fixed/2"), "sorted, joined by +");
+        assertEquals("bc", engines.get("6/camellia/step/1"), "a ramp's steps too");
+        assertEquals("", engines.get("6/tcp/fixed/3"));
+        assertEquals("kamailio-openssl", engines.get("7/aes/fixed/2"));
     }
 
     @Test

@@ -92,11 +92,11 @@ class HtmlReportTest {
         assertTrue(html.contains("<h3>Handshake</h3>"), html);
         NodeList tables = doc.getElementsByTagName("table");
         Element last = (Element) tables.item(tables.getLength() - 1);
-        assertEquals(10, last.getElementsByTagName("th").getLength());
+        assertEquals(11, last.getElementsByTagName("th").getLength());
         NodeList cells = last.getElementsByTagName("td");
-        assertEquals(10, cells.getLength(), "one row: aes's full handshake");
-        assertEquals("867–868", cells.item(5).getTextContent());
-        assertEquals("n/a", cells.item(9).getTextContent(), "no latency timed");
+        assertEquals(11, cells.getLength(), "one row: aes's full handshake");
+        assertEquals("867–868", cells.item(6).getTextContent());
+        assertEquals("n/a", cells.item(10).getTextContent(), "no latency timed");
     }
 
     @Test
@@ -109,10 +109,23 @@ class HtmlReportTest {
         NodeList rows = ((Element) tables.item(tables.getLength() - 1)).getElementsByTagName("tr");
         assertEquals(3, rows.getLength(), "header, full and resumed");
         NodeList resumed = ((Element) rows.item(2)).getElementsByTagName("td");
-        assertEquals("resumed", resumed.item(2).getTextContent());
-        assertEquals("n/a", resumed.item(3).getTextContent(), "no resumed handshake sized");
-        assertEquals("300", resumed.item(9).getTextContent(), "100 timed in each of three repetitions");
-        assertTrue(Double.parseDouble(resumed.item(7).getTextContent()) > 0);
+        assertEquals("resumed", resumed.item(3).getTextContent());
+        assertEquals("n/a", resumed.item(4).getTextContent(), "no resumed handshake sized");
+        assertEquals("300", resumed.item(10).getTextContent(), "100 timed in each of three repetitions");
+        assertTrue(Double.parseDouble(resumed.item(8).getTextContent()) > 0);
+    }
+
+    @Test
+    void theServersTlsEngineIsATextCellBesideEachCipher() throws Exception {
+        String html = HtmlReport.render(MarkdownReportTest.engineStudies(), null);
+        parse(html);
+        assertTrue(html.contains("<th>cipher</th><th>server TLS engine</th><th>offered cps</th>"), html);
+        for (String cell : List.of("<td>tcp</td><td>—</td>", "<td>aes</td><td>openssl</td>",
+                "<td>camellia</td><td>mixed: bc+jsse</td>", "<td>seed</td><td>n/a</td>",
+                "<td>aes</td><td>OpenSSL (Kamailio)</td>")) {
+            assertTrue(html.contains(cell), cell);
+        }
+        assertTrue(html.contains("<p class=\"note\">server TLS engine: the TLS engine"), html);
     }
 
     @Test

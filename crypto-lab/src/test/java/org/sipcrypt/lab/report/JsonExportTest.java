@@ -156,6 +156,37 @@ class JsonExportTest {
     }
 
     @Test
+    void pointsSayTheServersTlsEnginesAndOlderFilesWithoutThemReadAsNone() throws IOException {
+        Study s = Studies.withTlsEngines(studies().get(0), (cipher, rep) -> cipher.equals("aes")
+                ? List.of("openssl") : cipher.equals("camellia") ? List.of("jsse", "bc") : List.of());
+        Path file = JsonExport.write(List.of(s), dir);
+        JsonNode root = LabJson.reader(Object.class).readTree(Files.readString(file));
+        JsonNode fixed = root.path("studies").get(0).path("fixed");
+        int aes = indexOf(s, "aes");
+        int camellia = indexOf(s, "camellia");
+        assertEquals("[\"openssl\"]", fixed.get(aes).path("server").path("tlsEngines").toString());
+        assertEquals("[\"bc\",\"jsse\"]", fixed.get(camellia).path("server").path("tlsEngines").toString(), "sorted");
+        Study back = JsonExport.read(file).get(0);
+        assertEquals(List.of("bc", "jsse"), back.fixed().get(camellia).server().tlsEngines());
+        assertEquals(LabJson.write(s), LabJson.write(back));
+        for (JsonNode point : fixed) {
+            ((ObjectNode) point.path("server")).remove("tlsEngines");
+        }
+        for (JsonNode ramp : root.path("studies").get(0).path("peaks")) {
+            for (JsonNode step : ramp.path("steps")) {
+                ((ObjectNode) step.path("server")).remove("tlsEngines");
+            }
+        }
+        Path older = Files.writeString(dir.resolve("older.json"), LabJson.write(root));
+        assertFalse(Files.readString(older).contains("tlsEngines"));
+        assertEquals(List.of(), JsonExport.read(older).get(0).fixed().get(aes).server().tlsEngines());
+    }
+
+    private static int indexOf(Study s, String cipher) {
+        return s.fixed().indexOf(s.fixed().stream().filter(p -> p.cipher().equals(cipher)).findFirst().orElseThrow());
+    }
+
+    @Test
     void anEmptyListIsWrittenAndReadBack() throws IOException {
         assertEquals(List.of(), JsonExport.read(JsonExport.write(List.of(), dir)));
     }

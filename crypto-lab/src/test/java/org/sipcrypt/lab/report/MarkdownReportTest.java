@@ -15,6 +15,7 @@ import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.CostModel;
 import org.sipcrypt.lab.runner.PointRun;
+import org.sipcrypt.lab.runner.ServerTlsEngines;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
 
@@ -89,28 +90,74 @@ class MarkdownReportTest {
         String md = MarkdownReport.render(studies(), null);
         List<String> fixed = tables(md.substring(md.indexOf("## Scenario chain"))).get(0);
         List<String> header = cells(fixed.get(0));
-        assertEquals(19, header.size(), header.toString());
-        assertEquals("CPU µs/call ± CI (± %)", header.get(7));
-        assertEquals("± % with drift", header.get(8));
-        assertEquals(List.of("generator µs/call", "UAS µs/call", "reps valid/all"), header.subList(16, 19));
+        assertEquals(20, header.size(), header.toString());
+        assertEquals(List.of("cipher", "server TLS engine"), header.subList(0, 2));
+        assertEquals("CPU µs/call ± CI (± %)", header.get(8));
+        assertEquals("± % with drift", header.get(9));
+        assertEquals(List.of("generator µs/call", "UAS µs/call", "reps valid/all"), header.subList(17, 20));
         List<String> ciphers = fixed.subList(2, fixed.size()).stream().map(r -> cells(r).get(0)).toList();
         assertEquals(CHAIN_CIPHERS, ciphers);
+        // the fixture's points do not say the server's engines: unknown for aes, none for the baselines
+        assertEquals(List.of("—", "—", "n/a", "n/a"), fixed.subList(2, fixed.size()).stream()
+                .map(r -> cells(r).get(1)).toList());
         List<String> aes = cells(fixed.get(4));
-        assertEquals("500", aes.get(1));
+        assertEquals("500", aes.get(2));
         // two valid repetitions, 166.6 and 173.4 µs: s = 6.8 / √2, half-width 12.706 × s / √2 = 43.2;
         // two rounds are too few to regress aes on the rounds' shifts, so it keeps the plain interval
-        assertEquals("170 ± 43 (±25.4 %) WIDE", aes.get(7));
-        assertEquals("±25.4 %", aes.get(8));
-        assertEquals("×1.70", aes.get(9));
-        assertEquals("×1.13", aes.get(10));
-        assertEquals("n/a / n/a", aes.get(14), "no GC log read for these points");
+        assertEquals("170 ± 43 (±25.4 %) WIDE", aes.get(8));
+        assertEquals("±25.4 %", aes.get(9));
+        assertEquals("×1.70", aes.get(10));
+        assertEquals("×1.13", aes.get(11));
+        assertEquals("n/a / n/a", aes.get(15), "no GC log read for these points");
         // the fixture's generator costs a quarter of the server's 170 µs per call, its UAS a fifth
-        assertEquals("42.5", aes.get(16));
-        assertEquals("34.0", aes.get(17));
-        assertEquals("2/3", aes.get(18));
+        assertEquals("42.5", aes.get(17));
+        assertEquals("34.0", aes.get(18));
+        assertEquals("2/3", aes.get(19));
         assertTrue(md.contains("The generator's and the UAS's CPU per call are within a third of the server's for"
                 + " every cipher where both were measured."), md);
         assertFalse(md.contains("HEAVY"), md);
+    }
+
+    /**
+     * chain on sipcrypt: tcp without TLS, aes on openssl, 3des on jsse, camellia on bc in round 1 and
+     * jsse in the others (a mixed cipher), seed's engines not read; and chain-kamailio's aes.
+     */
+    static List<Study> engineStudies() {
+        Study plain = Studies.study("chain", List.of("tcp", "aes", "3des", "camellia", "seed"), 500, 100, 150, 230,
+                200, 210);
+        Study chain = Studies.withTlsEngines(Studies.withHandshakes(plain, "camellia", new TlsFlights(300, 1900), null),
+                (cipher, rep) -> switch (cipher) {
+                    case "aes" -> List.of("openssl");
+                    case "3des" -> List.of("jsse");
+                    case "camellia" -> List.of(rep == 1 ? "bc" : "jsse");
+                    default -> List.of();
+                });
+        Study kamailio = Studies.withTlsEngines(Studies.study("chain-kamailio", List.of("tcp", "aes"), 500, 90, 140),
+                (cipher, rep) -> cipher.equals("aes") ? List.of(ServerTlsEngines.KAMAILIO) : List.of());
+        return List.of(chain, kamailio);
+    }
+
+    @Test
+    void theFixedRateAndHandshakeTablesNameTheServersTlsEnginePerCipher() {
+        String md = MarkdownReport.render(engineStudies(), null);
+        String chain = md.substring(md.indexOf("## Scenario chain\n"), md.indexOf("## Scenario chain-kamailio"));
+        List<String> fixed = tables(chain).get(0);
+        assertEquals("server TLS engine", cells(fixed.get(0)).get(1));
+        assertEquals("| --- | --- |", fixed.get(1).substring(0, 13), "text, aligned left");
+        List<String> engines = fixed.subList(2, fixed.size()).stream().map(r -> cells(r).get(0) + ": "
+                + cells(r).get(1)).toList();
+        assertEquals(List.of("tcp: —", "aes: openssl", "3des: jsse", "camellia: mixed: bc+jsse", "seed: n/a"), engines);
+        assertTrue(chain.contains("server TLS engine: the TLS engine the server under test made the cipher's"
+                + " handshakes on"), chain);
+        // the handshake table names camellia's engines over its points, its ramp (round 1, bc) included
+        List<String> handshake = tables(chain.substring(chain.indexOf("### Handshake"))).get(0);
+        assertEquals(List.of("camellia", "mixed: bc+jsse", "full"), List.of(cells(handshake.get(2)).get(0),
+                cells(handshake.get(2)).get(1), cells(handshake.get(2)).get(3)));
+
+        String kamailio = md.substring(md.indexOf("## Scenario chain-kamailio"));
+        List<String> rows = tables(kamailio).get(0);
+        assertEquals(List.of("tcp: —", "aes: OpenSSL (Kamailio)"), rows.subList(2, rows.size()).stream()
+                .map(r -> cells(r).get(0) + ": " + cells(r).get(1)).toList());
     }
 
     @Test
@@ -131,9 +178,9 @@ class MarkdownReportTest {
         List<String> aes = cells(rows.get(2));
         List<String> des = cells(rows.get(3));
         List<String> seed = cells(rows.get(4));
-        assertEquals(List.of("aes", "500 HEAVY", "100"), List.of(aes.get(0), aes.get(16), aes.get(17)));
-        assertEquals(List.of("3des", "200", "600 HEAVY"), List.of(des.get(0), des.get(16), des.get(17)));
-        assertEquals(List.of("seed", "400", "400"), List.of(seed.get(0), seed.get(16), seed.get(17)));
+        assertEquals(List.of("aes", "500 HEAVY", "100"), List.of(aes.get(0), aes.get(17), aes.get(18)));
+        assertEquals(List.of("3des", "200", "600 HEAVY"), List.of(des.get(0), des.get(17), des.get(18)));
+        assertEquals(List.of("seed", "400", "400"), List.of(seed.get(0), seed.get(17), seed.get(18)));
         assertTrue(md.contains("HEAVY: the generator's or the UAS's CPU per call is more than a third of the"
                 + " server's"), md);
         assertTrue(md.contains("- aes, server 1000 µs/call: generator 500 µs/call (50 %)\n"), md);
@@ -154,7 +201,7 @@ class MarkdownReportTest {
         String md = MarkdownReport.render(List.of(new Study(0, "chain", base.scenarioText(), List.of("aes"),
                 base.started(), base.environment(), fixed, List.of())), null);
         List<String> aes = cells(tables(md).get(1).get(2));
-        assertEquals(List.of("n/a", "n/a"), aes.subList(16, 18));
+        assertEquals(List.of("n/a", "n/a"), aes.subList(17, 19));
         assertFalse(md.contains("HEAVY") || md.contains("within a third"), md);
     }
 
@@ -166,15 +213,16 @@ class MarkdownReportTest {
         String md = MarkdownReport.render(List.of(tls), null);
         String section = md.substring(md.indexOf("### Handshake"));
         List<String> table = tables(section).get(0);
-        assertEquals(List.of("cipher", "TLS handshake", "kind", "ClientHello bytes", "ClientHello segments",
-                "server flight bytes", "server flight segments", "latency p50 ms", "latency p99 ms", "timed"),
-                cells(table.get(0)));
-        assertEquals("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", table.get(1));
-        // repetitions 2 and 3 had a server flight one byte longer: a range; no latency was timed
-        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2", "n/a", "n/a",
-                "n/a"), cells(table.get(2)));
-        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1", "n/a", "n/a", "n/a"),
-                cells(table.get(3)));
+        assertEquals(List.of("cipher", "server TLS engine", "TLS handshake", "kind", "ClientHello bytes",
+                "ClientHello segments", "server flight bytes", "server flight segments", "latency p50 ms",
+                "latency p99 ms", "timed"), cells(table.get(0)));
+        assertEquals("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", table.get(1));
+        // repetitions 2 and 3 had a server flight one byte longer: a range; no latency was timed; the
+        // fixture's points do not say the server's engines
+        assertEquals(List.of("aes", "n/a", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2", "n/a",
+                "n/a", "n/a"), cells(table.get(2)));
+        assertEquals(List.of("aes", "n/a", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1", "n/a", "n/a",
+                "n/a"), cells(table.get(3)));
         assertEquals(4, table.size(), "no row for tcp");
         assertTrue(section.contains("Segments are computed, not captured: ceil(bytes / 1460)"), section);
     }
@@ -197,10 +245,10 @@ class MarkdownReportTest {
         assertEquals(300, full.getTotalCount(), "three repetitions of aes");
         double[] f = RunSummary.percentilesMs(full);
         double[] r = RunSummary.percentilesMs(resumed);
-        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2", Tables.num(f[0]),
-                Tables.num(f[2]), "300"), cells(table.get(2)));
-        assertEquals(List.of("aes", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1", Tables.num(r[0]),
-                Tables.num(r[2]), "300"), cells(table.get(3)));
+        assertEquals(List.of("aes", "n/a", "TLS 1.2, rsa, rsa2048", "full", "1420", "1", "1955–1956", "2",
+                Tables.num(f[0]), Tables.num(f[2]), "300"), cells(table.get(2)));
+        assertEquals(List.of("aes", "n/a", "TLS 1.2, rsa, rsa2048", "resumed", "1452", "1", "150", "1",
+                Tables.num(r[0]), Tables.num(r[2]), "300"), cells(table.get(3)));
         // 2 to 200 ms in steps of 2, 4 to 400 in steps of 4, 6 to 600 in steps of 6: the 150th of them
         // is 164 ms, the 297th 582 ms
         assertTrue(f[0] > 163 && f[0] < 165 && f[2] > 581 && f[2] < 583, f[0] + " " + f[2]);

@@ -143,6 +143,10 @@ class ScenarioRunnerTest {
                 + " server's)"), heavy);
         String unknown = ScenarioRunner.line(Studies.withLabCpu(p, -1, -1));
         assertTrue(unknown.endsWith("lab CPU per call: generator n/a, UAS n/a"), unknown);
+        // the server's TLS engines where the lab read them
+        assertFalse(line.contains("TLS engine"), line);
+        String engines = ScenarioRunner.line(Studies.withTlsEngines(p, "jsse", "bc"));
+        assertTrue(engines.endsWith("UAS 126 us/call; server TLS engine bc+jsse"), engines);
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.HdrHistogram.Histogram;
 import org.sipcrypt.lab.metrics.CallTimer;
 import org.sipcrypt.lab.metrics.Interval;
@@ -98,6 +99,35 @@ public final class Studies {
                 s.resumedHandshakeTimes());
         return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), u, p.uasHandshakes(),
                 p.uasResumed(), p.uasBytes(), p.server(), p.labCpu(), p.samples(), p.invalid());
+    }
+
+    /** The same point with the server's TLS engines as given ({@link ServerSample#tlsEngines()}). */
+    public static PointRun withTlsEngines(PointRun p, String... engines) {
+        return new PointRun(p.scenario(), p.cipher(), p.mode(), p.repetition(), p.rate(), p.uac(), p.uasHandshakes(),
+                p.uasResumed(), p.uasBytes(), p.server().withTlsEngines(List.of(engines)), p.labCpu(), p.samples(),
+                p.invalid());
+    }
+
+    /**
+     * The study with the server's TLS engines of each fixed point and ramp step set by its cipher
+     * and repetition: {@code engines.apply(cipher, repetition)}.
+     */
+    public static Study withTlsEngines(Study s, BiFunction<String, Integer, List<String>> engines) {
+        List<PointRun> fixed = new ArrayList<>();
+        for (PointRun p : s.fixed()) {
+            fixed.add(withTlsEngines(p, engines.apply(p.cipher(), p.repetition()).toArray(String[]::new)));
+        }
+        List<PeakSearch> peaks = new ArrayList<>();
+        for (PeakSearch r : s.peaks()) {
+            List<PointRun> steps = new ArrayList<>();
+            for (PointRun p : r.steps()) {
+                steps.add(withTlsEngines(p, engines.apply(p.cipher(), p.repetition()).toArray(String[]::new)));
+            }
+            peaks.add(new PeakSearch(r.scenario(), r.cipher(), r.repetition(), r.peakRate(), r.sustainableRate(),
+                    r.stoppedBy(), steps));
+        }
+        return new Study(s.id(), s.scenario(), s.scenarioText(), s.ciphers(), s.started(), s.environment(), fixed,
+                peaks);
     }
 
     /** The same point with its generator's first full and first resumed handshake of these sizes (null: none). */

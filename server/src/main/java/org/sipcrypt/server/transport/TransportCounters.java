@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code transport.connections.opened{direction}}, gauge {@code transport.connections.open},
  * {@code transport.keepalives.answered{transport,kind}}, {@code transport.keepalives.dropped{transport,reason}},
  * {@code sip.retransmissions.absorbed}, {@code sip.acks.absorbed},
- * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,role,suite,group}}, {@code tls.handshakes.failed{reason}},
+ * {@code sip.requests.answered_early}, {@code tls.handshakes{kind,role,suite,group,engine}},
+ * {@code tls.handshakes.failed{reason}},
  * {@code sip.aliases{result}}.
  * Threading: thread-safe; never blocks.
  */
@@ -117,15 +118,17 @@ public final class TransportCounters {
     }
 
     /**
-     * A completed TLS handshake: {@code tls.handshakes{kind=full|resumed,role=server|client,suite=NAME,group=NAME}},
+     * A completed TLS handshake:
+     * {@code tls.handshakes{kind=full|resumed,role=server|client,suite=NAME,group=NAME,engine=bc|jsse|openssl}},
      * the role the side of the handshake this server took ({@code server} on a connection it accepted,
      * {@code client} on one it opened to a peer), the suite by its standard name
      * ({@code TLS_RSA_WITH_AES_128_CBC_SHA}), the key-exchange group by its {@code tls.groups} name,
-     * {@code none} or {@code unknown}.
+     * {@code none} or {@code unknown}, and the TLS engine that made the handshake by its
+     * {@code tls.engine} name (what {@code tls.engine=auto} picked for that listener or peer).
      */
-    public void tlsHandshake(boolean asClient, boolean resumed, String suite, String group) {
+    public void tlsHandshake(boolean asClient, boolean resumed, String suite, String group, String engine) {
         counters.increment("tls.handshakes", "kind", resumed ? "resumed" : "full", "role", asClient ? "client" : "server",
-                "suite", suite, "group", group);
+                "suite", suite, "group", group, "engine", engine);
     }
 
     /** A TLS handshake that failed, by reason. */

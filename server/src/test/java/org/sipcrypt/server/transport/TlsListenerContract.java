@@ -124,6 +124,9 @@ abstract class TlsListenerContract {
             assertTrue(got.startsWith("TLSv1.3 TLS_AES_") && got.contains("\nSIP/2.0 200 OK"), got);
             Await.until(() -> server.server().transportCounters().value("tls.handshakes", "kind", "full") >= 1,
                     Duration.ofSeconds(5), () -> "handshake counted");
+            assertEquals(server.server().transportCounters().value("tls.handshakes", "kind", "full"),
+                    server.server().transportCounters().value("tls.handshakes", "engine", engine()),
+                    () -> "counted under the listener's engine: " + server.server().statsLine());
         }
     }
 

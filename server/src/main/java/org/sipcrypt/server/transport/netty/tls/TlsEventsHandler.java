@@ -16,13 +16,16 @@ import javax.net.ssl.SSLHandshakeException;
 import org.sipcrypt.server.tls.spi.CipherSuiteId;
 import org.sipcrypt.server.tls.spi.CipherSuiteProvider;
 import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
+import org.sipcrypt.server.tls.spi.TlsEngine;
 import org.sipcrypt.server.transport.RateLimitedLog;
 import org.sipcrypt.server.transport.TransportCounters;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts TLS handshakes as they end: {@code tls.handshakes{kind=full|resumed,role=server|client,suite,group}}
- * (role: the side of the handshake this server took, client on a connection it opened), or
+ * Counts TLS handshakes as they end:
+ * {@code tls.handshakes{kind=full|resumed,role=server|client,suite,group,engine=bc|jsse|openssl}}
+ * (role: the side of the handshake this server took, client on a connection it opened; engine: the
+ * one whose handler is the channel's TLS stage), or
  * {@code tls.handshakes.failed{reason}} ({@code not_tls}, {@code timeout}, {@code no_shared_cipher},
  * {@code bad_certificate}, {@code revoked}, {@code unrecognized_name}, {@code closed}, {@code overload}, {@code handshake}), logged once a minute per reason. The
  * TLS stage itself sends the alert and closes the connection. A jsse session counts as resumed when
@@ -51,7 +54,7 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
                 String suite = suite(ctx);
                 // kept on the channel for readers off the event loop (call detail records)
                 ctx.channel().attr(SUITE).set(suite);
-                counters.tlsHandshake(asClient(ctx), resumed(ctx), suite, group(ctx));
+                counters.tlsHandshake(asClient(ctx), resumed(ctx), suite, group(ctx), engine(ctx));
             } else {
                 String reason = ServerNames.refused(ctx.pipeline().get("tls")) ? "unrecognized_name" : reason(e.cause());
                 counters.tlsHandshakeFailed(reason);
@@ -69,6 +72,23 @@ public final class TlsEventsHandler extends ChannelInboundHandlerAdapter {
             return bc.connection().client();
         }
         return tls instanceof SslHandler ssl && ssl.engine().getUseClientMode();
+    }
+
+    /**
+     * The engine that made the handshake, by its {@code tls.engine} name: {@code bc} for the bc
+     * engine's handler, {@code openssl} for an {@code SslHandler} on BoringSSL, {@code jsse} for one
+     * on a JSSE {@code SSLEngine}; {@code unknown} for any other handler (none is built).
+     */
+    private static String engine(ChannelHandlerContext ctx) {
+        ChannelHandler tls = ctx.pipeline().get("tls");
+        if (tls instanceof BcTlsHandler) {
+            return TlsEngine.BC.configName();
+        }
+        if (tls instanceof SslHandler ssl) {
+            return (ssl.engine() instanceof ReferenceCountedOpenSslEngine ? TlsEngine.OPENSSL : TlsEngine.JSSE)
+                    .configName();
+        }
+        return "unknown";
     }
 
     private boolean resumed(ChannelHandlerContext ctx) {
