@@ -23,18 +23,31 @@
 #      calls (SIPp's -trace_stat) and calls created at MIN_ACHIEVED_PCT % of the rate or more;
 #   5. one step for FIXED_SECONDS at FRACTION of each server's own peak (rounded down to tens), each
 #      server in turn: CPU µs per call where both are equally far from their limits (0 or no peak:
-#      skipped).
-# Which server goes first, in the warm-up and in steps 3 to 5, alternates from case to case and from
+#      skipped);
+#   6. with --overload-seconds N (N > 0), each server in turn: OVERLOAD_FACTOR x its own peak of
+#      this case and run for N s, then at once half that peak (rounded down to tens) for
+#      RECOVERY_SECONDS, as overload.sh does (scenarios/lib/sipp-overload.sh; uac-overload.xml,
+#      uac-auth-overload.xml for udp-auth, take a 503 as an answer): the offered rate, goodput
+#      (calls answered 200 per second of the overload phase) and as % of that peak, the share of
+#      calls refused with 503, failed calls (no answer or another one, by kind), mean and p99
+#      INVITE→200 in the overload, and the seconds until every later second of the recovery is
+#      normal (no 503, no failed call, mean INVITE→200 at most max(3 x the mean at half the peak,
+#      2 ms); that mean from the step-5 step when --fraction is 0.5, else from a step at half the
+#      peak run for FIXED_SECONDS first). No peak: skipped, with the reason. The servers are not
+#      restarted: the case ends after this step, and the next case starts both afresh.
+# Which server goes first, in the warm-up and in steps 3 to 6, alternates from case to case and from
 # run to run (sipcrypt first in the first case of the first run), so that neither always follows the
 # other's load (a collapsed step keeps retransmitting into the next one).
 # With --runs N the whole comparison runs N times; the table then has a row pair per run and case,
-# and a summary per case gives each ratio's median and range over the runs.
+# and a summary per case gives each ratio's median and range over the runs (and, with the
+# overload step, each server's goodput as % of its own peak).
 # Server CPU: utime + stime from /proc (the JVM; Kamailio's main process and all its children),
 # CPU % of one core over the load window, µs per call over the whole step / successful calls.
 # INVITE→200: SIPp's response time 1 (rtd of the 200, first INVITE included, so with auth the
 # 407 round trip too), per call from -trace_rtt; SIPp measures it in whole milliseconds.
 # GC pauses: the sipcrypt JVM's -Xlog:gc,gc+phases `Pause` lines (every collector's pauses) over the whole case (warm-up included).
-# Output: a Markdown table, one row per (case, server), on stdout (and in --out FILE).
+# Output: a Markdown table, one row per (case, server), on stdout (and in --out FILE); with the
+# overload step a second table, one row per (run, case, server), and its summary.
 #
 # Options (each also an environment variable of the upper-case name, e.g. STEP_SECONDS=5):
 #   --jar PATH               sipcrypt server jar (default server/target/sipcrypt-server.jar)
@@ -45,6 +58,9 @@
 #                            (default 0.5; 0: no such step)
 #   --kamailio-workers N     Kamailio's UDP and TCP worker processes, -n and -N (default: the number
 #                            of CPUs the server under test runs on: the --pin server set, else all)
+#   --overload-seconds N     length of the overload step (step 6), s (default 0: no such step)
+#   --overload-factor F      the overload's rate as a multiple of each server's own peak (default 2)
+#   --recovery-seconds N     length of the recovery at half the peak after it (default 20)
 #   --runs N                 run the whole comparison N times, each server started afresh per case
 #                            and run (default 1)
 #   --start-rate N           warm-up rate and first step of the peak search (default 500)
@@ -57,7 +73,10 @@
 #                            compiling the byte paths, or the compiler's work and its slow first
 #                            minutes are charged to the measured steps)
 #   --users N                subscribers for udp-auth (default 10000)
-#   --budget-seconds N       total time budget, shared equally by the cases of all runs (default 3600)
+#   --budget-seconds N       total time budget, shared equally by the cases of all runs (default 3600);
+#                            a case's peak search and equal-fraction step leave the overload step
+#                            its time (per server the overload, the recovery, SIPp's grace and the
+#                            cooldown, and the half-peak step when --fraction is not 0.5)
 #   --max-failed-pct P       a step fails at this share of failed calls or more (default 1)
 #   --max-mean-ms N          a step also fails when its mean INVITE→200 is N ms or more (default 0:
 #                            no latency limit, as bench.sh; a passing step with a mean of 50 ms or
@@ -111,6 +130,8 @@ KAMAILIO_CFG=${KAMAILIO_CFG:-$root/scenarios/kamailio/kamailio.cfg}
 source "$root/scenarios/lib/sipp-server.sh"   # JAR, KEEP, JAVA, JAVA_OPTS, SIPP; usage, die, log, parse_options
 # shellcheck source=../lib/sipp-steps.sh
 source "$root/scenarios/lib/sipp-steps.sh"
+# shellcheck source=../lib/sipp-overload.sh
+source "$root/scenarios/lib/sipp-overload.sh"
 
 options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-auth"
     --fixed-rate FIXED_RATE:-1500  --fixed-seconds FIXED_SECONDS:-15  --start-rate START_RATE:-500
@@ -118,7 +139,8 @@ options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-
     --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-90  --users USERS:-10000
     --budget-seconds BUDGET_SECONDS:-3600  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS:-0
     --port PORT:-15060  --pin PIN:-auto  --out OUT:-  --fraction FRACTION:-0.5  --runs RUNS:-1
-    --kamailio-workers KAMAILIO_WORKERS:-)
+    --kamailio-workers KAMAILIO_WORKERS:-  --overload-seconds OVERLOAD_SECONDS:-0
+    --overload-factor OVERLOAD_FACTOR:-2  --recovery-seconds RECOVERY_SECONDS:-20)
 parse_options "$@"
 set_pinning "$PIN"
 log "$pin_note"
@@ -132,7 +154,11 @@ for c in $CASES; do
     esac
 done
 require_whole_numbers FIXED_RATE FIXED_SECONDS START_RATE MAX_RATE REFINE CONFIRM STEP_SECONDS WARMUP_SECONDS USERS \
-    BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS RUNS KAMAILIO_MAXBUFFER
+    BUDGET_SECONDS PORT MAX_MEAN_MS KAMAILIO_SHM_MB KAMAILIO_PKG_MB COOLDOWN_SECONDS RUNS KAMAILIO_MAXBUFFER \
+    OVERLOAD_SECONDS RECOVERY_SECONDS
+awk -v f="$OVERLOAD_FACTOR" 'BEGIN { exit !(f ~ /^[0-9]*\.?[0-9]+$/ && f + 0 > 0) }' \
+    || die "--overload-factor $OVERLOAD_FACTOR: expected a number above 0"
+(( OVERLOAD_SECONDS == 0 || RECOVERY_SECONDS > 0 )) || die "--recovery-seconds must be 1 or more with --overload-seconds"
 # Kamailio's workers: one per CPU the server under test runs on, as its users size them
 if [[ -z $KAMAILIO_WORKERS ]]; then
     if (( ${#server_pin[@]} )); then
@@ -343,10 +369,83 @@ median_range() {        # numbers... -> "median (lowest–highest), n runs", or 
         printf "%.2f (%.2f–%.2f), %d run%s", m, v[1], v[NR], NR, NR == 1 ? "" : "s" }'
 }
 
+# How often Kamailio's shared memory ran out so far in case C: it then answers 500 and fails steps
+# its CPU could carry.
+kamailio_shm_out() {    # case
+    local n
+    n=$(grep -c "could not allocate shared memory" "$work/$1-kamailio.log" 2>/dev/null)
+    echo "${n:-0}"
+}
+
+# Step 6 for one server of case C (run `run`): its overload at OVERLOAD_FACTOR x its peak of this
+# case and run, then at once the recovery at half that peak; appends a row to ov_rows and its
+# goodput % of the peak to ov_pcts[C:server]. Reads last_pass, fr_rate, fr_mean and note of the case.
+overload_step() {       # server case transport auth
+    local s=$1 c=$2 transport=$3 auth=$4 lp=${last_pass[$1]} name=sipcrypt half over base_mean limit
+    local mode=u1 sockets=() scen why= gc0 gc0_ms gc1 gc1_ms shm0 server_note= pct refused_pct dir
+    [[ $s == kamailio ]] && name=Kamailio
+    half=$(( lp / 20 * 10 ))
+    over=$(awk -v p="$lp" -v f="$OVERLOAD_FACTOR" 'BEGIN { printf "%d", p * f }')
+    if (( lp == 0 )); then
+        why="no peak found (below $START_RATE cps)"
+    elif (( half == 0 || over == 0 )); then
+        why="peak $lp cps too low for an overload and a recovery at half of it"
+    elif (( $(date +%s) - case_start + ov_cost > share )); then
+        why="no time left for the overload step"
+    fi
+    if [[ -n $why ]]; then
+        ov_rows+=("| $run | $c | $name | $( (( lp > 0 )) && echo "$lp" || echo -) | - | - | - | - | - | - | - | - | - | $why |")
+        log "$c-$s overload: skipped: $why"
+        return
+    fi
+    # the normal latency at half the peak: the equal-fraction step's when it ran there, else a step now
+    if [[ ${fr_rate[$s]:-0} == "$half" && -n ${fr_mean[$s]:-} ]]; then
+        base_mean=${fr_mean[$s]}
+    else
+        run_step "$s" "$transport" "$auth" "$half" "$FIXED_SECONDS" "$c-$s-half"
+        base_mean=$step_mean
+    fi
+    limit=$(normal_limit "$base_mean")
+    [[ $transport == tcp ]] && mode=t1
+    [[ $transport == tcp-per-call ]] && mode=tn sockets=(-max_socket "$(( $(ulimit -n) * 3 / 4 ))")
+    scen=(uac-overload.xml -s "bench-${transport%-per-call}")
+    (( auth )) && scen=(uac-auth-overload.xml -inf "$users_csv" -s callee -auth_uri "callee@127.0.0.1:${srv_port[$s]}")
+    at_server "$s"
+    [[ $s == sipcrypt ]] && read -r gc0 gc0_ms _ < <(gc_pause_totals "$work/$c-gc.log")
+    shm0=$(kamailio_shm_out "$c")
+    step_no=$((step_no + 1))
+    dir=$work/steps/$step_no-$c-$s-overload
+    log "$c-$s overload: $over cps ($OVERLOAD_FACTOR x its peak $lp) for $OVERLOAD_SECONDS s, then at once $half cps for $RECOVERY_SECONDS s"
+    overload_and_recovery "$over" "$OVERLOAD_SECONDS" "$half" "$RECOVERY_SECONDS" "$dir" "$UAC_PORT" "$limit" \
+        "${scen[@]}" -t "$mode" "${sockets[@]}"
+    if [[ $s == sipcrypt ]]; then
+        read -r gc1 gc1_ms _ < <(gc_pause_totals "$work/$c-gc.log")
+        server_note="GC pauses in the overload and recovery: $(( gc1 - gc0 )), Σ $(awk -v a="$gc1_ms" -v b="$gc0_ms" 'BEGIN { printf "%.1f", a - b }') ms"
+    elif (( $(kamailio_shm_out "$c") > shm0 )); then
+        server_note="shared memory ran out $(( $(kamailio_shm_out "$c") - shm0 )) times (-m $KAMAILIO_SHM_MB)"
+    fi
+    pct=$(awk -v g="$o_goodput" -v p="$lp" 'BEGIN { printf "%.0f", 100 * g / p }')
+    refused_pct=$(awk -v n="$o_refused" -v t="$o_target" 'BEGIN { printf "%.1f", (t > 0 ? 100 * n / t : 0) }')
+    ov_pcts[$c:$s]="${ov_pcts[$c:$s]:-} $pct"
+    ov_rows+=("| $run | $c | $name | $lp | $over | $o_placed | $o_goodput | $pct | $o_refused ($refused_pct %) | $o_failed | $o_mean | $o_p99 | $recovered | failed: $o_answers; recovery at $half cps: $r_refused refused, $r_failed failed; normal: mean ≤ $limit ms${server_note:+; $server_note} |")
+    log "$c-$s overload: placed at $o_placed cps, goodput $o_goodput cps = $pct % of $lp, $o_refused refused (503), $o_failed failed ($o_answers), INVITE->200 mean $o_mean ms p99 $o_p99 ms; back to normal after $recovered"
+    sleep "$COOLDOWN_SECONDS"
+}
+
 rows=()
+ov_rows=()
+declare -A ov_pcts=()    # "case:server" -> goodput % of its own peak in the overload step, of every run
 declare -A ratios=()     # "case:kind" -> the ratios s/K of every run, space-separated (kind: peak, fixed, fraction)
 ncases=$(wc -w <<<"$CASES")
 share=$(( BUDGET_SECONDS / (ncases * RUNS) ))
+# what the overload step takes, per server, and what the case keeps for it
+ov_cost=$(( OVERLOAD_SECONDS + RECOVERY_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1 ))
+ov_reserve=0
+if (( OVERLOAD_SECONDS > 0 )); then
+    ov_reserve=$(( 2 * ov_cost ))
+    awk -v f="$FRACTION" 'BEGIN { exit !(f + 0 == 0.5) }' \
+        || ov_reserve=$(( ov_reserve + 2 * (FIXED_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1) ))
+fi
 run_start=$(date +%s)
 
 for (( run = 1; run <= RUNS; run++ )); do
@@ -374,7 +473,7 @@ for c in $CASES; do
         done
     fi
 
-    declare -A fx_cpu=() fx_us=() fx_mean=() fx_p99=() fx_failed=() fr_rate=() fr_us=() fr_failed=()
+    declare -A fx_cpu=() fx_us=() fx_mean=() fx_p99=() fx_failed=() fr_rate=() fr_us=() fr_failed=() fr_mean=()
     for s in $order; do
         run_step "$s" "$transport" "$auth" "$FIXED_RATE" "$FIXED_SECONDS" "$c-$s-fixed"
         fx_cpu[$s]=$step_cpu_pct fx_us[$s]=$step_us fx_mean[$s]=$step_mean fx_p99[$s]=$step_p99
@@ -407,7 +506,7 @@ for c in $CASES; do
                 if (( CONFIRM && last_pass[$s] > 0 )); then r=${last_pass[$s]} kind=confirm; else phase[$s]=done; fi
             fi
             [[ -n $r ]] || continue
-            if (( $(date +%s) - case_start + step_cost > share )); then
+            if (( $(date +%s) - case_start + step_cost > share - ov_reserve )); then
                 budget_hit=1
                 phase[$s]=done
                 note[$s]="${note[$s]:+${note[$s]}; }time budget reached"
@@ -453,16 +552,23 @@ for c in $CASES; do
     for s in $order; do
         fr_rate[$s]=$(awk -v p="${last_pass[$s]}" -v f="$FRACTION" 'BEGIN { print int(p * f / 10) * 10 }')
         (( fr_rate[$s] > 0 )) || continue
-        if (( $(date +%s) - case_start + FIXED_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1 > share )); then
+        if (( $(date +%s) - case_start + FIXED_SECONDS + GRACE_SECONDS + COOLDOWN_SECONDS + 1 > share - ov_reserve )); then
             note[$s]="${note[$s]:+${note[$s]}; }no time left for the equal-fraction step"
             fr_rate[$s]=0
             continue
         fi
         run_step "$s" "$transport" "$auth" "${fr_rate[$s]}" "$FIXED_SECONDS" "$c-$s-fraction"
-        fr_us[$s]=$step_us fr_failed[$s]=$step_failed_pct
+        fr_us[$s]=$step_us fr_failed[$s]=$step_failed_pct fr_mean[$s]=$step_mean
     done
 
+    # the GC column and the notes cover steps 1 to 5; the overload step's are in its own table
     read -r gc_n gc_total gc_max < <(gc_pause_totals "$work/$c-gc.log")
+    shm_out=$(kamailio_shm_out "$c")
+    if (( OVERLOAD_SECONDS > 0 )); then
+        for s in $order; do
+            overload_step "$s" "$c" "$transport" "$auth"
+        done
+    fi
     stop_case
 
     for s in $SERVERS; do
@@ -471,9 +577,7 @@ for c in $CASES; do
             note[$s]="${note[$s]:+${note[$s]}; }${fx_failed[$s]} % failed at $FIXED_RATE cps"
         fi
     done
-    # a Kamailio whose shared memory runs out answers 500 and fails steps its CPU could carry
-    shm_out=$(grep -c "could not allocate shared memory" "$work/$c-kamailio.log" 2>/dev/null || true)
-    (( ${shm_out:-0} > 0 )) && note[kamailio]="${note[kamailio]:+${note[kamailio]}; }shared memory ran out $shm_out times (-m $KAMAILIO_SHM_MB)"
+    (( shm_out > 0 )) && note[kamailio]="${note[kamailio]:+${note[kamailio]}; }shared memory ran out $shm_out times (-m $KAMAILIO_SHM_MB)"
     lp_s=${last_pass[sipcrypt]} lp_k=${last_pass[kamailio]}
     ratio_peak=$(awk -v a="$lp_s" -v b="$lp_k" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
     ratio_us=$(awk -v a="${fx_us[sipcrypt]}" -v b="${fx_us[kamailio]}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
@@ -502,7 +606,7 @@ for c in $CASES; do
         fi
         rows+=("| $run | $c | $name | $peak | ${fx_cpu[$s]} | ${fx_us[$s]} | ${fx_mean[$s]} | ${fx_p99[$s]} | $pus | $pmean | $fr | $gc | $rp | $ru | $rf | ${note[$s]} |")
     done
-    unset fx_cpu fx_us fx_mean fx_p99 fx_failed fr_rate fr_us fr_failed rate last_pass first_fail phase refine_left \
+    unset fx_cpu fx_us fx_mean fx_p99 fx_failed fr_rate fr_us fr_failed fr_mean rate last_pass first_fail phase refine_left \
         note pk_us pk_mean pk_cpu pk_p99
     (( budget_hit )) && log "$c: time budget reached"
     sleep 1
@@ -538,4 +642,22 @@ sipp_version=$("$SIPP" -v 2>&1 | grep -o 'SIPp v[^ ]*' | head -1)
         done
         echo "$line |"
     done
+    if (( OVERLOAD_SECONDS > 0 )); then
+        echo
+        echo "Overload: $OVERLOAD_FACTOR x each server's own peak of that case and run for $OVERLOAD_SECONDS s, then at once half that peak for $RECOVERY_SECONDS s"
+        echo "(goodput: calls answered 200 per second of the overload; refused: 503s, % of the calls offered; failed: calls with no answer or another one, by kind in the note; INVITE→200 over the overload; back to normal: seconds of the recovery until every later second has no 503, no failed call and a mean INVITE→200 at most max(3 x the mean at half the peak, 2 ms))"
+        echo
+        echo "| run | case | server | peak calls/s | offered calls/s | placed at calls/s | goodput calls/s | goodput % of peak | refused 503 | failed | mean INVITE→200 ms | p99 INVITE→200 ms | back to normal after | note |"
+        echo "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+        printf '%s\n' "${ov_rows[@]}"
+        echo
+        echo "Overload goodput as % of the server's own peak over the runs: median (lowest–highest)"
+        echo
+        echo "| case | sipcrypt | Kamailio |"
+        echo "| --- | ---: | ---: |"
+        for c in $CASES; do
+            # shellcheck disable=SC2086  # the values are a word list
+            echo "| $c | $(median_range ${ov_pcts[$c:sipcrypt]:-}) | $(median_range ${ov_pcts[$c:kamailio]:-}) |"
+        done
+    fi
 } | if [[ -n $OUT ]]; then tee "$OUT"; else cat; fi
