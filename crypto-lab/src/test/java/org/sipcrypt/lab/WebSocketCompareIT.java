@@ -66,7 +66,7 @@ class WebSocketCompareIT {
         assertTrue(csv.get(0).endsWith(",left_transport,right_transport,client_hello_bytes,client_hello_segments,"
                 + "server_flight_bytes,server_flight_segments,handshake_p50_ms,handshake_p99_ms,handshakes_timed,"
                 + "handshakes_as_server_full_per_call,handshakes_as_server_resumed_per_call,"
-                + "handshakes_as_client_full_per_call,handshakes_as_client_resumed_per_call"), csv.get(0));
+                + "handshakes_as_client_full_per_call,handshakes_as_client_resumed_per_call,peak_fraction,from_peak_rate"), csv.get(0));
         // the handshake's sizes are measured below TLS, so under WSS too; ws has none
         TlsFlights sizes = wss.uac().fullHandshake();
         assertNotNull(sizes, wss.uac().text());

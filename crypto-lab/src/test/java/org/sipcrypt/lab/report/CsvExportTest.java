@@ -92,15 +92,17 @@ class CsvExportTest {
                 "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
                 "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
                 "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
-                "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call"),
-                header.subList(header.size() - 22, header.size()));
+                "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "peak_fraction",
+                "from_peak_rate"), header.subList(header.size() - 24, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 17, header.size() - 13));
-        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 13, header.size() - 11), "aes on both TLS legs");
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 19, header.size() - 15));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 15, header.size() - 13), "aes on both TLS legs");
         // and before the lab measured handshake sizes and latencies
-        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 11, header.size() - 4));
+        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 13, header.size() - 6));
         // the fixture's points made no handshake: none of any kind per call
-        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 4, header.size()));
+        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 6, header.size() - 2));
+        // at the scenario's rate, not at a fraction of a peak
+        assertEquals(List.of("", ""), rows.get(1).subList(header.size() - 2, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
