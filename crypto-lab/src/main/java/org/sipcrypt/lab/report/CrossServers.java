@@ -3,6 +3,7 @@ package org.sipcrypt.lab.report;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.sipcrypt.lab.report.Stats.Estimate;
@@ -91,8 +92,9 @@ final class CrossServers {
                         line.addAll(List.of("not run", "not run"));
                         continue;
                     }
-                    line.add(Tables.num(c.rate()) + (Double.isFinite(c.fromPeak()) ? " (of " + Tables.num(c.fromPeak())
-                            + ")" : ""));
+                    // rates are whole calls per second, peaks found by whole steps and bisections
+                    line.add(String.format(Locale.ROOT, "%.0f", c.rate()) + (Double.isFinite(c.fromPeak())
+                            ? String.format(Locale.ROOT, " (of %.0f)", c.fromPeak()) : ""));
                     line.add(Tables.est(c.cpuMicrosPerCall()));
                 }
                 for (double ratio : r.ratios()) {

@@ -130,8 +130,8 @@ final class Tables {
         PeakFraction f = new PeakFraction(s.peakFraction());
         List<String> out = new ArrayList<>();
         out.add("Each cipher's fixed-rate points ran at " + f.text() + " of its own peak on this server, the peak its"
-                + " ramp found just before them (the Peak throughput table), rounded down to tens of calls/s: the"
-                + " ciphers ran at different rates, so their CPU vs udp and vs tcp compare different loads.");
+                + " ramp found just before them (the Peak throughput table), rounded down to tens of calls/s: each"
+                + " cipher at its own rate, so where the rates differ, CPU vs udp and vs tcp compare different loads.");
         for (String cipher : s.ciphers()) {
             Optional<PeakSearch> ramp = s.fractionPeak(cipher);
             if (ramp.isEmpty()) {

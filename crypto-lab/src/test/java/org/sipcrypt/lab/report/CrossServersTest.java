@@ -56,6 +56,10 @@ class CrossServersTest {
         assertEquals("1250 (of 2500)", row.get(3), "half of Kamailio's 2,500/s");
         assertEquals("×1.25", row.get(5), "500 against 400 µs per call");
         assertEquals(1.25, s.rows().get(0).ratios().get(0), 1e-9);
+        // small rates are whole calls per second too
+        Study low = atHalfItsPeak("chain", "tcp", 10_000);
+        assertEquals("50 (of 100)", CrossServers.sections(List.of(low, atHalfItsPeak("chain-kamailio", "tcp", 400)))
+                .get(0).table().rows().get(0).get(1));
     }
 
     @Test
