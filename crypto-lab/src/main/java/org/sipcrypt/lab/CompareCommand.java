@@ -14,6 +14,7 @@ import org.sipcrypt.lab.runner.ExternalTarget;
 import org.sipcrypt.lab.runner.Handshake;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
 import org.sipcrypt.lab.runner.KamailioServer;
+import org.sipcrypt.lab.runner.PeakFraction;
 import org.sipcrypt.lab.runner.ScenarioRunner;
 import org.sipcrypt.lab.runner.ServerUnderTest;
 import org.sipcrypt.lab.runner.Study;
@@ -79,6 +80,12 @@ final class CompareCommand extends LabCommand {
 
         @Option(names = "--find-peak", description = "Ramp to find peak and sustainable throughput (without --rate: ramps only).")
         boolean findPeak;
+
+        @Option(names = "--peak-fraction", paramLabel = "F",
+                description = "Run every cipher's fixed-rate points at F (more than 0, at most 1) of its own peak on"
+                        + " each server under test, found by a ramp (--ramp) just before them, rounded down to tens"
+                        + " of calls/s; not with --rate or --find-peak.")
+        Double peakFraction;
 
         @Option(names = "--duration", paramLabel = "SECONDS", description = "Measured seconds per fixed-rate point.")
         Double duration;
@@ -185,6 +192,29 @@ final class CompareCommand extends LabCommand {
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
+        /**
+         * The fraction of {@code --peak-fraction}, or null without it.
+         *
+         * @throws IllegalArgumentException for a fraction out of range, or with {@code --rate} or
+         *                                  {@code --find-peak}, saying what to run instead
+         */
+        PeakFraction peakFraction() {
+            if (peakFraction == null) {
+                return null;
+            }
+            PeakFraction f = new PeakFraction(peakFraction);
+            if (rate != null) {
+                throw new IllegalArgumentException(PeakFraction.OPTION + " " + f.text() + " with --rate "
+                        + java.math.BigDecimal.valueOf(rate).stripTrailingZeros().toPlainString()
+                        + ": one or the other (compare at a rate below every server's peak with a compare of its own)");
+            }
+            if (findPeak) {
+                throw new IllegalArgumentException(PeakFraction.OPTION + " " + f.text() + " with --find-peak: one or the"
+                        + " other (--peak-fraction runs a ramp per cipher itself, shown in the peak table)");
+            }
+            return f;
+        }
+
         Scenario apply(Scenario s) {
             LoadProfile l = s.load();
             if (rate != null) {
@@ -225,7 +255,9 @@ final class CompareCommand extends LabCommand {
                         + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
             }
             List<Run> runs = new ArrayList<>();
+            PeakFraction fraction;
             try {
+                fraction = peakFraction();
                 List<ServerUnderTest> suts = new ArrayList<>();
                 for (String name : sut) {
                     suts.add(ServerUnderTest.parse(name));
@@ -253,7 +285,8 @@ final class CompareCommand extends LabCommand {
             }
             try (ResultStore store = db.open()) {
                 for (Run r : runs) {
-                    Study study = new ScenarioRunner(r.scenario(), r.options()).compare(r.ciphers(), fixed, findPeak);
+                    Study study = new ScenarioRunner(r.scenario(), r.options()).compare(r.ciphers(), fixed, findPeak,
+                            fraction);
                     studies.add(study.withId(store.save(study)));
                 }
             }

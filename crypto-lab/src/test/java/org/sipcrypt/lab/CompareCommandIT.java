@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.report.JsonExport;
 import org.sipcrypt.lab.runner.CpuPinning;
+import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Study;
 import picocli.CommandLine;
@@ -24,7 +25,8 @@ import picocli.CommandLine;
  * The lab's command line end to end: {@code compare} runs two scenarios over a baseline and a
  * cipher with two repetitions against the real server in its own process, stores them and writes
  * the five report files, which parse; {@code list} shows the studies and {@code report} writes
- * them again from the database.
+ * them again from the database; with {@code --peak-fraction} a ramp comes first and the fixed-rate
+ * points run at that fraction of the peak it found, which the reports give beside the rate.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class CompareCommandIT {
@@ -101,7 +103,7 @@ class CompareCommandIT {
                 + "client_hello_segments,server_flight_bytes,server_flight_segments,handshake_p50_ms,"
                 + "handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
                 + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
-                + "handshakes_as_client_resumed_per_call,server_tls_engine"),
+                + "handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate"),
                 csv.get(0));
         assertTrue(md.contains("### Ranking") && md.contains("Ranked by each cipher's server CPU per call as a ratio"
                 + " to tcp's in the same round"), md);
@@ -153,6 +155,45 @@ class CompareCommandIT {
             } else {
                 assertEquals(p.server().cpuMicrosPerCall() / tcp.server().cpuMicrosPerCall(), ratio, 1e-9, line);
             }
+        }
+    }
+
+    @Test
+    void peakFractionRunsTheFixedPointsAtHalfThePeakTheRampFoundAndSaysSo() throws Exception {
+        Path out = dir.resolve("fraction");
+        StringWriter said = new StringWriter();
+        // a ramp of one 1 s step at 30/s, which tcp passes as the other tests' 20/s: the peak is 30/s,
+        // and half of it, 15/s, rounded down to tens is 10/s
+        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "tcp", "--peak-fraction", "0.5",
+                "--ramp", "30:30:1:30", "--duration", "1", "--warmup", "1", "--repeat", "1", "--out", out.toString(),
+                "--db", "jdbc:h2:file:" + dir.resolve("db/fraction"));
+        assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
+        Study study = JsonExport.read(out.resolve("results.json")).get(0);
+        assertEquals(0.5, study.peakFraction());
+        assertEquals(1, study.peaks().size(), "one ramp before the fixed-rate points\n" + said);
+        PeakSearch ramp = study.peaks().get(0);
+        // a generator behind its schedule on a busy machine (saturated) depends on the machine, not the
+        // code: then the step did not pass, the peak is 0 and no fixed-rate point runs, and compare
+        // says so and exits 1
+        boolean saturated = "saturated generator".equals(ramp.stoppedBy());
+        assertEquals(saturated ? 0 : 30, ramp.peakRate(), "tcp passed 30/s: " + ramp + "\n" + said);
+        assertEquals(saturated ? List.of() : List.of(10.0), study.fixed().stream().map(PointRun::rate).toList(),
+                said.toString());
+        assertTrue(said.toString().contains(saturated
+                ? "chain tcp: no fixed-rate point: 0/s, 0.5 × its peak of 0/s is under 10/s"
+                : "chain tcp: fixed-rate points at 10/s, 0.5 × its peak of 30/s"), said.toString());
+        String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("- tcp: " + (saturated ? "no fixed-rate point, 0/s, 0.5 × its peak of 0/s"
+                : "10/s, 0.5 × its peak of 30/s") + " (its ramp stopped by " + ramp.stoppedBy() + ")"), md);
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
+        List<String> header = List.of(csv.get(0).split(",", -1));
+        List<String> fixed = csv.stream().skip(1).map(l -> List.of(l.split(",", -1)))
+                .filter(r -> r.get(header.indexOf("mode")).equals("fixed")).map(r -> r.get(header.indexOf("rate"))
+                        + "=" + r.get(header.indexOf("peak_fraction")) + "x" + r.get(header.indexOf("from_peak_rate")))
+                .toList();
+        assertEquals(saturated ? List.of() : List.of("10=0.5x30"), fixed);
+        if (saturated) {
+            assertEquals(1, rc, "a ramp that passed no step fails the comparison\n" + said);
         }
     }
 

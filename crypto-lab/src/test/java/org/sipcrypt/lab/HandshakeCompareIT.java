@@ -99,7 +99,7 @@ class HandshakeCompareIT {
                 + "client_hello_bytes,client_hello_segments,server_flight_bytes,server_flight_segments,"
                 + "handshake_p50_ms,handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
                 + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
-                + "handshakes_as_client_resumed_per_call,server_tls_engine"), csv.get(0));
+                + "handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate"), csv.get(0));
         double timeoutMs = base.load().callTimeout().toMillis();
         long completed = 0;
         ServerHandshakes measured = new ServerHandshakes(0, 0, 0, 0);
@@ -132,7 +132,7 @@ class HandshakeCompareIT {
                     + ","), row);
             // then the full handshakes' latency: p50, p99 and how many, empty where none was timed
             String[] fields = row.split(",", -1);
-            List<String> latency = List.of(fields).subList(fields.length - 8, fields.length - 5);
+            List<String> latency = List.of(fields).subList(fields.length - 10, fields.length - 7);
             Histogram timedFull = p.uac().handshakeTimes(false);
             if (timedFull.getTotalCount() == 0) {
                 assertEquals(List.of("", "", ""), latency, row);
@@ -150,11 +150,11 @@ class HandshakeCompareIT {
             assertEquals(resumption.equals("none") ? "as server, full" : "as server, resumed", kinds.kind(),
                     kinds + "\n" + p.uac().text());
             measured = measured.plus(kinds);
-            // and per completed call, last in results.csv
+            // and per completed call, in results.csv before the two columns of --peak-fraction
             double calls = p.uac().completed();
             assertEquals(List.of(kinds.asServerFull() / calls, kinds.asServerResumed() / calls,
                     kinds.asClientFull() / calls, kinds.asClientResumed() / calls),
-                    List.of(fields).subList(fields.length - 5, fields.length - 1).stream().map(Double::parseDouble)
+                    List.of(fields).subList(fields.length - 7, fields.length - 3).stream().map(Double::parseDouble)
                             .toList(), row);
         }
         String md = Files.readString(out.resolve("report.md"));

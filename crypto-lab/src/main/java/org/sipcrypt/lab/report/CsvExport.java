@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
@@ -74,8 +75,11 @@ public final class CsvExport {
      * engines the server under test made its handshakes on ({@link ServerSample#tlsEngines()}):
      * {@code bc}, {@code jsse} or {@code openssl} for sipcrypt, joined by {@code +} when a point saw
      * more than one ({@code bc+jsse}), {@code kamailio-openssl} for Kamailio; empty without a TLS
-     * leg, for a target the lab did not start, and where they were not read. New columns come last
-     * so that readers of the older ones keep working.
+     * leg, for a target the lab did not start, and where they were not read. {@code peak_fraction} is the share of its
+     * own peak a fixed-rate point's rate is ({@code compare --peak-fraction}) and {@code from_peak_rate}
+     * the peak it derives from, the cipher's ramp in the same study ({@code rate} is the fraction of it,
+     * rounded down to tens); both empty for a point at the scenario's rate and for a ramp's step. New
+     * columns come last so that readers of the older ones keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
@@ -86,7 +90,8 @@ public final class CsvExport {
             "left_transport", "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
             "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
             "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
-            "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine");
+            "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine",
+            "peak_fraction", "from_peak_rate");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -209,6 +214,9 @@ public final class CsvExport {
         f.addAll(List.of(number(kinds.asServerFull()), number(kinds.asServerResumed()), number(kinds.asClientFull()),
                 number(kinds.asClientResumed())));
         f.add(ServerTlsEngines.joined(p.server().tlsEngines()));
+        Optional<PeakSearch> from = Aggregate.FIXED.equals(p.mode()) ? s.fractionPeak(p.cipher()) : Optional.empty();
+        f.add(from.isPresent() ? number(s.peakFraction()) : "");
+        f.add(from.map(r -> number(r.peakRate())).orElse(""));
         return f;
     }
 

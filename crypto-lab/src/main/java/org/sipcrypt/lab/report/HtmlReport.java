@@ -85,6 +85,11 @@ public final class HtmlReport {
             }
             b.append("</div>\n");
         }
+        for (CrossServers.Section c : CrossServers.sections(studies)) {
+            b.append("<h2>").append(XmlText.escape(CrossServers.heading(c))).append("</h2>\n");
+            table(b, c.table());
+            paragraph(b, CrossServers.NOTE, "note");
+        }
         if (model != null) {
             model(b, model);
         }
@@ -102,6 +107,15 @@ public final class HtmlReport {
         if (!fixed.isEmpty()) {
             b.append("<h3>Fixed rate</h3>\n");
             table(b, Tables.fixed(fixed));
+            List<String> fraction = Tables.fractionRates(s);
+            if (!fraction.isEmpty()) {
+                paragraph(b, fraction.get(0), null);
+                b.append("<ul>\n");
+                for (String line : fraction.subList(1, fraction.size())) {
+                    b.append("<li>").append(XmlText.escape(line)).append("</li>\n");
+                }
+                b.append("</ul>\n");
+            }
             paragraph(b, Tables.BASELINE_NOTE, "note");
             paragraph(b, Tables.ENGINE_NOTE, "note");
             paragraph(b, Tables.CPU_NOTE, "note");

@@ -16,7 +16,9 @@ import org.sipcrypt.lab.runner.Study;
  * than a third of the server's), the ciphers ranked by their CPU per call as a ratio to tcp's in the
  * same round, the distribution of call response times over the literature's buckets, the peak table,
  * the sizes and latencies of the generator's TLS handshakes when it made any, and why any
- * repetition was left out; then the cost model when one is given.
+ * repetition was left out; then the handshake combinations side by side ({@link CrossCombinations})
+ * and the servers under test side by side ({@link CrossServers}) where the studies ran several;
+ * then the cost model when one is given.
  * Threading: immutable (static functions only).
  */
 public final class MarkdownReport {
@@ -51,6 +53,11 @@ public final class MarkdownReport {
                 }
             }
         }
+        for (CrossServers.Section c : CrossServers.sections(studies)) {
+            b.append("\n## ").append(inline(CrossServers.heading(c))).append("\n\n");
+            table(b, c.table());
+            b.append('\n').append(inline(CrossServers.NOTE)).append('\n');
+        }
         if (model != null) {
             model(b, model);
         }
@@ -67,6 +74,13 @@ public final class MarkdownReport {
         if (!fixed.isEmpty()) {
             b.append("\n### Fixed rate\n\n");
             table(b, Tables.fixed(fixed));
+            List<String> fraction = Tables.fractionRates(s);
+            if (!fraction.isEmpty()) {
+                b.append('\n').append(inline(fraction.get(0))).append("\n\n");
+                for (String line : fraction.subList(1, fraction.size())) {
+                    b.append("- ").append(inline(line)).append('\n');
+                }
+            }
             b.append('\n').append(Tables.BASELINE_NOTE).append('\n');
             b.append('\n').append(inline(Tables.ENGINE_NOTE)).append('\n');
             b.append('\n').append(Tables.CPU_NOTE).append('\n');

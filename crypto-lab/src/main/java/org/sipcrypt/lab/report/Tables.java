@@ -18,6 +18,7 @@ import org.sipcrypt.lab.report.Aggregate.Peak;
 import org.sipcrypt.lab.report.Stats.Estimate;
 import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
+import org.sipcrypt.lab.runner.PeakFraction;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.RoleCpu;
@@ -143,6 +144,34 @@ final class Tables {
             + " handshakes on, over all its repetitions: sipcrypt's as its tls.handshakes{engine} counted them (bc,"
             + " jsse or openssl, as its tls.engine chose; mixed: a+b where the points saw more than one), OpenSSL"
             + " (Kamailio) for Kamailio's tls module; — without TLS, n/a where not known.";
+
+    /**
+     * Under {@code compare --peak-fraction} (empty without): the sentence that says where the fixed
+     * rates come from, then a line per compared name in the study's order, its rate and the peak it
+     * derives from ({@code aes: 450/s, 0.5 × its peak of 900/s (its ramp stopped by failures)}), or
+     * that it ran no fixed-rate point.
+     */
+    static List<String> fractionRates(Study s) {
+        if (s.peakFraction() == 0) {
+            return List.of();
+        }
+        PeakFraction f = new PeakFraction(s.peakFraction());
+        List<String> out = new ArrayList<>();
+        out.add("Each cipher's fixed-rate points ran at " + f.text() + " of its own peak on this server, the peak its"
+                + " ramp found just before them (the Peak throughput table), rounded down to tens of calls/s: each"
+                + " cipher at its own rate, so where the rates differ, CPU vs udp and vs tcp compare different loads.");
+        for (String cipher : s.ciphers()) {
+            Optional<PeakSearch> ramp = s.fractionPeak(cipher);
+            if (ramp.isEmpty()) {
+                out.add(cipher + ": no ramp, no fixed-rate point");
+                continue;
+            }
+            PeakSearch r = ramp.get();
+            out.add(cipher + ": " + (f.rate(r.peakRate()) > 0 ? "" : "no fixed-rate point, ")
+                    + f.describe(r.peakRate()) + " (its ramp stopped by " + r.stoppedBy() + ")");
+        }
+        return out;
+    }
 
     /** What the fixed-rate table's two baseline columns are, under it in both reports. */
     static final String BASELINE_NOTE = "CPU vs udp: the server's CPU per call as a multiple of udp's, mean against"

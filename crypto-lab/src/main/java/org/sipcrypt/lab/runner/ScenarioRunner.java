@@ -50,6 +50,8 @@ import picocli.CommandLine;
  * {@link Options#freshServers()} (and against an external target) each repetition gets a fresh
  * server and its own warm-up instead.</li>
  * <li>Ramps ({@link PeakFinder}): a fresh server for each.</li>
+ * <li>Under a {@link PeakFraction}: a ramp per cipher first, then the fixed-rate points as above,
+ * each cipher's at the fraction of the peak its ramp found.</li>
  * </ul>
  * Repetitions are interleaved (every cipher once, then the next repetition, in a rotated order) so
  * that a drift of the machine does not fall on one cipher.
@@ -176,6 +178,8 @@ public final class ScenarioRunner {
     private final Generators generators;
     private Path certs;
     private int benchCount;
+    /** Each cipher's fixed rate under a {@link PeakFraction}; the scenario's rate for a cipher not in it. */
+    private Map<String, Double> fixedRates = Map.of();
     private Progress progress = new Progress(1);
 
     /** A runner for one scenario. */
@@ -260,6 +264,22 @@ public final class ScenarioRunner {
      * @param ciphers cipher providers and {@code udp} / {@code tcp}
      */
     public Study compare(List<String> ciphers, boolean fixed, boolean peak) throws Exception {
+        return compare(ciphers, fixed, peak, null);
+    }
+
+    /**
+     * Compares ciphers as {@link #compare(List, boolean, boolean)}, and with a {@code fraction} runs a
+     * ramp per cipher first and that cipher's fixed-rate points at the fraction of the peak its ramp
+     * found ({@link PeakFraction#rate}); a cipher whose rate comes to under ten calls per second runs
+     * no fixed-rate point, and says so.
+     *
+     * @param fraction the share of each cipher's own peak its fixed-rate points run at, or null for
+     *                 the scenario's rate; not with {@code peak} (whose ramps are repeated)
+     */
+    public Study compare(List<String> ciphers, boolean fixed, boolean peak, PeakFraction fraction) throws Exception {
+        if (fraction != null && (!fixed || peak)) {
+            throw new IllegalArgumentException(PeakFraction.OPTION + ": fixed-rate points only, not with --find-peak");
+        }
         if (!fixed && !peak) {
             throw new IllegalArgumentException("nothing to run: neither a fixed rate nor a peak search");
         }
@@ -299,7 +319,7 @@ public final class ScenarioRunner {
         List<PointRun> points = new ArrayList<>();
         List<PeakSearch> ramps = new ArrayList<>();
         // a warm server's start and warm-up is a step of its own
-        progress = new Progress(plan(ciphers.size(), fixed, peak));
+        progress = new Progress(plan(ciphers.size(), fixed, peak, fraction != null));
         String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
         options.progress().accept(scenario.name() + ": " + where);
         if (!options.handshake().isDefault()) {
@@ -310,12 +330,32 @@ public final class ScenarioRunner {
                     options.oneWayDelay()).delayDescribed());
         }
         try (AutoCloseable pinned = options.pinning().pinLab(); Generators kept = generators) {
-            if (fixed && options.warmServers()) {
-                points.addAll(warmPoints(ciphers));
+            List<String> fixedCiphers = ciphers;
+            if (fraction != null) {
+                fixedCiphers = new ArrayList<>();
+                Map<String, Double> rates = new LinkedHashMap<>();
+                for (String cipher : ciphers) {
+                    PeakSearch r = ramp(cipher, 1);
+                    ramps.add(r);
+                    double rate = fraction.rate(r.peakRate());
+                    if (rate > 0) {
+                        rates.put(cipher, rate);
+                        fixedCiphers.add(cipher);
+                        options.progress().accept(scenario.name() + " " + cipher + ": fixed-rate points at "
+                                + fraction.describe(r.peakRate()));
+                    } else {
+                        options.progress().accept(scenario.name() + " " + cipher + ": no fixed-rate point: "
+                                + fraction.describe(r.peakRate()) + " is under " + (int) PeakFraction.ROUND_TO + "/s");
+                    }
+                }
+                fixedRates = Map.copyOf(rates);
+            }
+            if (fixed && options.warmServers() && !fixedCiphers.isEmpty()) {
+                points.addAll(warmPoints(fixedCiphers));
             }
             for (int rep = 1; rep <= scenario.repeat(); rep++) {
                 for (String cipher : interleaved(ciphers, rep)) {
-                    if (fixed && !options.warmServers()) {
+                    if (fixed && !options.warmServers() && fixedCiphers.contains(cipher)) {
                         points.add(fixedPoint(cipher, rep));
                     }
                     if (peak) {
@@ -325,7 +365,7 @@ public final class ScenarioRunner {
             }
         }
         return new Study(0, studyName(), ScenarioFiles.toYaml(scenario), ciphers, started,
-                environment(where), points, ramps);
+                environment(where), points, ramps, fraction == null ? 0 : fraction.fraction());
     }
 
     /** This machine, where the processes ran, and how many CPUs the server under test had. */
@@ -434,10 +474,18 @@ public final class ScenarioRunner {
         return plannedStart() + l.ramp().budget().toSeconds();
     }
 
-    /** The planned length of every step of this scenario's comparison, in the order they run. */
-    private double[] plan(int ciphers, boolean fixed, boolean peak) {
+    /**
+     * The planned length of every step of this scenario's comparison, in the order they run; with
+     * {@code fractionRamps}, a ramp per cipher comes first ({@code --peak-fraction}).
+     */
+    private double[] plan(int ciphers, boolean fixed, boolean peak, boolean fractionRamps) {
         List<Double> steps = new ArrayList<>();
         int reps = scenario.repeat();
+        if (fractionRamps) {
+            for (int i = 0; i < ciphers; i++) {
+                steps.add(plannedRamp());
+            }
+        }
         if (fixed && options.warmServers()) {
             for (int i = 0; i < ciphers; i++) {
                 steps.add(plannedStart());
@@ -524,10 +572,10 @@ public final class ScenarioRunner {
     private PointRun fixedPoint(String cipher, int rep) throws Exception {
         LoadProfile l = scenario.load();
         options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds after %ds warm-up",
-                progress.next(plannedFreshPoint()), scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds(),
-                l.warmup().toSeconds()));
+                progress.next(plannedFreshPoint()), scenario.name(), cipher, rep, fixedRate(cipher),
+                l.duration().toSeconds(), l.warmup().toSeconds()));
         try (Bench b = bench(cipher)) {
-            PointRun p = measure(b, cipher, rep, "fixed", l.rate(), l.duration(), settleFirst(b, cipher, rep));
+            PointRun p = measure(b, cipher, rep, "fixed", fixedRate(cipher), l.duration(), settleFirst(b, cipher, rep));
             options.progress().accept(line(p));
             return p;
         }
@@ -548,10 +596,10 @@ public final class ScenarioRunner {
             int n = 0;
             for (String cipher : ciphers) {
                 options.progress().accept(String.format(Locale.ROOT, "%s %s %s: server %d of %d, its start and warm-up at %.0f/s",
-                        progress.next(plannedStart()), scenario.name(), cipher, ++n, ciphers.size(), l.rate()));
+                        progress.next(plannedStart()), scenario.name(), cipher, ++n, ciphers.size(), fixedRate(cipher)));
                 Bench b = bench(cipher);
                 benches.put(cipher, b);
-                warmUp(b, cipher, 0, l.rate());
+                warmUp(b, cipher, 0, fixedRate(cipher));
             }
             Duration windowWarmup = windowWarmup();
             if (roundZero(ciphers)) {
@@ -562,15 +610,16 @@ public final class ScenarioRunner {
                         progress.next(ciphers.size() * plannedWindow()), scenario.name(), ciphers.size(),
                         l.duration().toSeconds()));
                 for (String cipher : ciphers) {
-                    measure(benches.get(cipher), cipher, 0, "warmup", l.rate(), l.duration(), windowWarmup);
+                    measure(benches.get(cipher), cipher, 0, "warmup", fixedRate(cipher), l.duration(), windowWarmup);
                 }
             }
             List<PointRun> points = new ArrayList<>();
             for (int rep = 1; rep <= scenario.repeat(); rep++) {
                 for (String cipher : interleaved(ciphers, rep)) {
                     options.progress().accept(String.format(Locale.ROOT, "%s %s %s #%d: %.0f/s for %ds", progress.next(plannedWindow()),
-                            scenario.name(), cipher, rep, l.rate(), l.duration().toSeconds()));
-                    PointRun p = measure(benches.get(cipher), cipher, rep, "fixed", l.rate(), l.duration(), windowWarmup);
+                            scenario.name(), cipher, rep, fixedRate(cipher), l.duration().toSeconds()));
+                    PointRun p = measure(benches.get(cipher), cipher, rep, "fixed", fixedRate(cipher), l.duration(),
+                            windowWarmup);
                     options.progress().accept(line(p));
                     points.add(p);
                 }
@@ -579,6 +628,11 @@ public final class ScenarioRunner {
         } finally {
             benches.values().forEach(Bench::close);
         }
+    }
+
+    /** A cipher's fixed rate: its share of its own peak under {@code --peak-fraction}, else the scenario's. */
+    private double fixedRate(String cipher) {
+        return fixedRates.getOrDefault(cipher, scenario.load().rate());
     }
 
     /** Whether warm servers run a round that is not counted before the rounds that are. */
@@ -596,7 +650,7 @@ public final class ScenarioRunner {
         if (b.server == null || l.warmup().isZero()) {
             return l.warmup();
         }
-        options.progress().accept("  " + settle(b, cipher, rep, l.rate(), l.warmup()));
+        options.progress().accept("  " + settle(b, cipher, rep, fixedRate(cipher), l.warmup()));
         return windowWarmup();
     }
 

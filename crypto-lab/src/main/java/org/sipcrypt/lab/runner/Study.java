@@ -3,6 +3,7 @@ package org.sipcrypt.lab.runner;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One comparison: a scenario swept over ciphers and baselines, at a fixed rate and/or by ramps,
@@ -17,9 +18,12 @@ import java.util.Objects;
  * @param environment  JVM, CPU and versions it ran on
  * @param fixed        fixed-rate points, every cipher and repetition
  * @param peaks        ramps, every cipher and repetition
+ * @param peakFraction the share of its own peak each cipher's fixed-rate points ran at ({@code compare
+ *                     --peak-fraction}, {@link PeakFraction}), the peak being its ramp's in {@code peaks};
+ *                     0 when they ran at the scenario's rate (and in studies stored before the choice)
  */
 public record Study(long id, String scenario, String scenarioText, List<String> ciphers, Instant started,
-                    Environment environment, List<PointRun> fixed, List<PeakSearch> peaks) {
+                    Environment environment, List<PointRun> fixed, List<PeakSearch> peaks, double peakFraction) {
 
     public Study {
         Objects.requireNonNull(scenario, "scenario");
@@ -27,10 +31,30 @@ public record Study(long id, String scenario, String scenarioText, List<String> 
         ciphers = List.copyOf(ciphers);
         fixed = List.copyOf(fixed);
         peaks = List.copyOf(peaks);
+        if (peakFraction != 0) {
+            new PeakFraction(peakFraction);
+        }
+    }
+
+    /** A study whose fixed-rate points ran at the scenario's rate. */
+    public Study(long id, String scenario, String scenarioText, List<String> ciphers, Instant started,
+                 Environment environment, List<PointRun> fixed, List<PeakSearch> peaks) {
+        this(id, scenario, scenarioText, ciphers, started, environment, fixed, peaks, 0);
     }
 
     /** A copy with the database's ID. */
     public Study withId(long newId) {
-        return new Study(newId, scenario, scenarioText, ciphers, started, environment, fixed, peaks);
+        return new Study(newId, scenario, scenarioText, ciphers, started, environment, fixed, peaks, peakFraction);
+    }
+
+    /**
+     * The ramp a cipher's fixed-rate rate derives from under {@link #peakFraction()} (its first), or
+     * empty when the study ran none for it or has no fraction.
+     */
+    public Optional<PeakSearch> fractionPeak(String cipher) {
+        if (peakFraction == 0) {
+            return Optional.empty();
+        }
+        return peaks.stream().filter(r -> r.cipher().equals(cipher)).findFirst();
     }
 }

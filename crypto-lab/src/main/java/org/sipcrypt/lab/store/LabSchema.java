@@ -100,7 +100,11 @@ final class LabSchema {
                     "ALTER TABLE point ADD COLUMN IF NOT EXISTS generator_cpu_us_per_call DOUBLE PRECISION"
                             + " DEFAULT -1 NOT NULL",
                     "ALTER TABLE point ADD COLUMN IF NOT EXISTS uas_cpu_us_per_call DOUBLE PRECISION"
-                            + " DEFAULT -1 NOT NULL"))))
+                            + " DEFAULT -1 NOT NULL")),
+            new SchemaMigrator.Migration(3, List.of(
+                    // The share of its own peak each cipher's fixed-rate points ran at (compare
+                    // --peak-fraction); 0 for the scenario's rate, which the studies stored before ran at.
+                    "ALTER TABLE study ADD COLUMN IF NOT EXISTS peak_fraction DOUBLE PRECISION DEFAULT 0 NOT NULL"))))
             .refusingNewerVersions();
 
     private LabSchema() {

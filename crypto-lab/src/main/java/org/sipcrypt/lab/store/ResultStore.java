@@ -60,7 +60,7 @@ public final class ResultStore implements AutoCloseable {
     private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
     private static final String INSERT_STUDY = "INSERT INTO study (started, scenario, ciphers, scenario_text,"
-            + " environment, jvm, cpu_model, cores) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+            + " environment, jvm, cpu_model, cores, peak_fraction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String INSERT_RAMP = "INSERT INTO ramp (study_id, scenario, cipher, repetition, peak_rate,"
             + " sustainable_rate, stopped_by) VALUES (?, ?, ?, ?, ?, ?, ?)";
     private static final String INSERT_POINT = "INSERT INTO point (study_id, kind, ramp_id, scenario, cipher, mode,"
@@ -195,7 +195,7 @@ public final class ResultStore implements AutoCloseable {
     public Optional<Study> load(long id) throws IOException {
         try (Connection c = dataSource.getConnection()) {
             try (PreparedStatement ps = c.prepareStatement("SELECT started, scenario, ciphers, scenario_text,"
-                    + " environment FROM study WHERE id = ?")) {
+                    + " environment, peak_fraction FROM study WHERE id = ?")) {
                 ps.setLong(1, id);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
@@ -206,13 +206,15 @@ public final class ResultStore implements AutoCloseable {
                     List<String> ciphers = splitCiphers(rs.getString(3));
                     String scenarioText = rs.getString(4);
                     String environment = rs.getString(5);
+                    double peakFraction = rs.getDouble(6);
                     Environment env = environment == null ? null : LabJson.read(environment, Environment.class);
                     Map<Long, List<Sample>> samples = loadSamples(c, id);
                     List<PointRun> fixed = new ArrayList<>();
                     Map<Long, List<PointRun>> steps = new HashMap<>();
                     loadPoints(c, id, samples, fixed, steps);
                     List<PeakSearch> peaks = loadRamps(c, id, steps);
-                    return Optional.of(new Study(id, scenario, scenarioText, ciphers, started, env, fixed, peaks));
+                    return Optional.of(new Study(id, scenario, scenarioText, ciphers, started, env, fixed, peaks,
+                            peakFraction));
                 }
             }
         } catch (SQLException e) {
@@ -286,6 +288,7 @@ public final class ResultStore implements AutoCloseable {
             } else {
                 ps.setInt(8, env.cores());
             }
+            ps.setDouble(9, s.peakFraction());
             ps.executeUpdate();
             return generatedId(ps);
         }

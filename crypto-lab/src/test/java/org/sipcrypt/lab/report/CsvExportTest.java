@@ -93,17 +93,19 @@ class CsvExportTest {
                 "right_transport", "client_hello_bytes", "client_hello_segments", "server_flight_bytes",
                 "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
                 "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
-                "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine"),
-                header.subList(header.size() - 23, header.size()));
+                "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine",
+                "peak_fraction", "from_peak_rate"), header.subList(header.size() - 25, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 18, header.size() - 14));
-        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 14, header.size() - 12), "aes on both TLS legs");
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 20, header.size() - 16));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 16, header.size() - 14), "aes on both TLS legs");
         // and before the lab measured handshake sizes and latencies
-        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 12, header.size() - 5));
+        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 14, header.size() - 7));
         // the fixture's points made no handshake: none of any kind per call
-        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 5, header.size() - 1));
+        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 7, header.size() - 3));
         // and do not say the server's TLS engines
-        assertEquals("", rows.get(1).get(header.size() - 1));
+        assertEquals("", rows.get(1).get(header.size() - 3));
+        // at the scenario's rate, not at a fraction of a peak
+        assertEquals(List.of("", ""), rows.get(1).subList(header.size() - 2, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
@@ -250,7 +252,7 @@ class CsvExportTest {
                 (cipher, rep) -> List.of(ServerTlsEngines.KAMAILIO));
         List<List<String>> rows = write(List.of(s, kamailio), dir.resolve("engines"), CsvExport.POINTS_FILE_NAME);
         List<String> header = rows.get(0);
-        assertEquals("server_tls_engine", header.get(header.size() - 1), "the newest column, last");
+        assertEquals("server_tls_engine", header.get(header.size() - 3), "after the handshakes per call, before --peak-fraction's two");
         Map<String, String> engines = new TreeMap<>();
         for (List<String> row : rows.subList(1, rows.size())) {
             String key = cell(header, row, "study_id") + "/" + cell(header, row, "cipher") + "/"

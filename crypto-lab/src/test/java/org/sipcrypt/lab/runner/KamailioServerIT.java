@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.sipcrypt.lab.scenario.LoadProfile;
 import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
 import org.sipcrypt.server.testing.OpenSslClient;
@@ -29,7 +30,8 @@ import org.sipcrypt.server.tls.spi.CipherSuiteRegistry;
  * Kamailio (Debian's package, which CI installs) as the server under test: the chain over UDP and
  * TLS-AES at a low rate through a configuration the lab writes, every call completed, its CPU
  * measured over all of its processes, and the ciphers it cannot run said and left out; and TLS 1.3
- * with X25519 and an ECDSA certificate, checked with {@code openssl s_client} as well.
+ * with X25519 and an ECDSA certificate, checked with {@code openssl s_client} as well; and the
+ * fixed-rate point of {@code --peak-fraction} at half the peak Kamailio's ramp found.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class KamailioServerIT {
@@ -60,6 +62,37 @@ class KamailioServerIT {
         }
         // the UAS of the aes point listens on TLS only, with that one suite: its calls went through
         // Kamailio's TLS on both legs
+    }
+
+    /**
+     * {@code compare --peak-fraction 0.5} on Kamailio: a ramp of one 1 s step first (30/s, which UDP
+     * passes), then the fixed-rate point at half the peak it found rounded down to tens (15/s: 10/s),
+     * and the progress line says so.
+     */
+    @Test
+    void atHalfItsPeakKamailiosFixedPointRunsAtHalfWhatItsRampFound() throws Exception {
+        Scenario s = ScenarioFiles.load("chain");
+        LoadProfile l = s.load().withTimes(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                .withRamp(new LoadProfile.Ramp(30, 30, Duration.ofSeconds(1), 30, 0, Duration.ofSeconds(30)));
+        s = s.withRepeat(1).withLoad(l);
+        List<String> said = new ArrayList<>();
+        Study study = new ScenarioRunner(s, new ScenarioRunner.Options(dir, null, line -> {
+            System.out.println(line);
+            said.add(line);
+        }, Duration.ofSeconds(1), CpuPinning.OFF, ServerUnderTest.KAMAILIO)).compare(List.of("udp"), true, false,
+                new PeakFraction(0.5));
+        assertEquals("chain-kamailio", study.scenario());
+        assertEquals(0.5, study.peakFraction());
+        assertEquals(1, study.peaks().size(), said.toString());
+        PeakSearch ramp = study.peaks().get(0);
+        // a generator behind its schedule on a busy machine (saturated) depends on the machine, not the
+        // code: then the step did not pass and no fixed-rate point runs, and the progress line says so
+        boolean saturated = "saturated generator".equals(ramp.stoppedBy());
+        assertEquals(saturated ? 0 : 30, ramp.peakRate(), "Kamailio passed 30/s: " + ramp + "\n" + said);
+        assertEquals(saturated ? List.of() : List.of(10.0), study.fixed().stream().map(PointRun::rate).toList(),
+                said.toString());
+        assertTrue(said.contains(saturated ? "chain udp: no fixed-rate point: 0/s, 0.5 × its peak of 0/s is under 10/s"
+                : "chain udp: fixed-rate points at 10/s, 0.5 × its peak of 30/s"), said.toString());
     }
 
     /**

@@ -117,6 +117,20 @@ class ResultStoreTest {
     }
 
     @Test
+    void aStudysPeakFractionLoadsBack() throws IOException {
+        Study s = study("chain", Instant.parse("2026-11-22T10:00:00Z"));
+        Study atHalf = new Study(0, s.scenario(), s.scenarioText(), s.ciphers(), s.started(), s.environment(), s.fixed(),
+                s.peaks(), 0.5);
+        try (ResultStore store = open()) {
+            long id = store.save(atHalf);
+            Study loaded = store.load(id).orElseThrow();
+            assertEquals(0.5, loaded.peakFraction());
+            assertSameStudy(atHalf.withId(id), loaded);
+            assertEquals(0, store.load(store.save(s)).orElseThrow().peakFraction(), "at the scenario's rate");
+        }
+    }
+
+    @Test
     void aStudyWithoutEnvironmentOrScenarioTextLoadsBack() throws IOException {
         Study full = Studies.study("inbound", List.of(), 100);
         Study s = new Study(0, "inbound", null, List.of(), full.started(), null, List.of(), List.of());
@@ -232,7 +246,7 @@ class ResultStoreTest {
             }
         }
         try (ResultStore store = open()) {
-            assertEquals(2, count("SELECT COUNT(*) FROM schema_version"));
+            assertEquals(LabSchema.latestVersion(), count("SELECT COUNT(*) FROM schema_version"));
             assertEquals(points(s), count("SELECT COUNT(*) FROM point WHERE generator_cpu_us_per_call = -1"
                     + " AND uas_cpu_us_per_call = -1"));
             Study loaded = store.load(id).orElseThrow();
