@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.OpenSslSessionContext;
@@ -108,6 +109,7 @@ public final class LegConnector {
     private final KeyMaterial identity;
     private final ByteCountingHandler counting;
     private final EventLoopGroup loops;
+    private final boolean flushPerRead;
     private final Bootstrap client;
 
     /**
@@ -115,17 +117,21 @@ public final class LegConnector {
      *
      * @param loops the event loops of this side's role, which carry its connections and listeners
      * @param oneWayDelay each connection's one-way delay ({@link OneWayDelayHandler}), zero for none
+     * @param flushPerRead whether what a connection writes while it handles a read leaves in one socket
+     *                     write once the read is handled (the generator's: the ACK and the BYE that
+     *                     answer a 200 at once), rather than a write per message
      * @throws IllegalArgumentException a TLS setting is wrong, naming it
      * @throws IOException              a certificate, key or trust file cannot be read
      */
     LegConnector(Transport transport, TlsOptions tls, LegCounters counters, Duration connectTimeout,
-                 EventLoopGroup loops, Duration oneWayDelay) throws IOException {
+                 EventLoopGroup loops, Duration oneWayDelay, boolean flushPerRead) throws IOException {
         if (oneWayDelay.isNegative()) {
             throw new IllegalArgumentException("--one-way-delay: " + oneWayDelay + " (expected 0 or more)");
         }
         this.oneWayDelay = oneWayDelay;
         this.transport = transport;
         this.loops = Objects.requireNonNull(loops, "loops");
+        this.flushPerRead = flushPerRead;
         this.counters = counters;
         this.connectTimeout = connectTimeout;
         this.tls = tls;
@@ -352,6 +358,12 @@ public final class LegConnector {
             ch.pipeline().addLast("delay", new OneWayDelayHandler(oneWayDelay, target != null, counters));
         }
         ch.pipeline().addLast("count", counting);
+        if (flushPerRead) {
+            // below TLS: each message still gets its own records, only the socket write waits for the
+            // end of the read; writes made outside a read (the schedule's INVITEs) leave at once
+            ch.pipeline().addLast("flush", new FlushConsolidationHandler(
+                    FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false));
+        }
         if (isTls && target != null) {
             // below TLS, as the bytes cross the socket: the ClientHello and the server's first flight
             ch.pipeline().addLast("flights", new TlsFlightsHandler());

@@ -102,7 +102,7 @@ public final class Uac {
      */
     public RunSummary run(Consumer<Interval> onInterval) throws IOException, InterruptedException {
         connector = new LegConnector(o.transport(), o.tls(), counters, o.callTimeout(), LabEventLoops.uac(),
-                o.oneWayDelay());
+                o.oneWayDelay(), true);
         timer = new HashedWheelTimer(NamedThreads.named(THREADS + "-timer"), TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
         flow = new UacFlow(this, o, timer);
         workers = NamedThreads.numbered(THREADS).boundedPool(WORKERS, WORK_QUEUE);

@@ -122,7 +122,7 @@ public final class Uas implements Closeable {
             throw new IllegalArgumentException("--cert and --key: a tls listener needs a certificate and key");
         }
         LegConnector connector = new LegConnector(transport, tls, counters, Duration.ofSeconds(10),
-                LabEventLoops.uas(), oneWayDelay);
+                LabEventLoops.uas(), oneWayDelay, false);
         StreamConnection.Listener listener = new StreamConnection.Listener() {
             @Override
             public void message(StreamConnection from, SipMessage m) {
@@ -161,7 +161,7 @@ public final class Uas implements Closeable {
             throw new IllegalArgumentException(transport.configName() + ": the UAS registers over ws or wss only");
         }
         LegConnector connector = new LegConnector(transport, tls, counters, REGISTER_TIMEOUT, LabEventLoops.uas(),
-                oneWayDelay);
+                oneWayDelay, false);
         StreamConnection.Listener listener = new StreamConnection.Listener() {
             @Override
             public void message(StreamConnection from, SipMessage m) {

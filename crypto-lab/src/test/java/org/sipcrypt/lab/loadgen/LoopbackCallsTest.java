@@ -4,11 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +35,8 @@ import picocli.CommandLine;
 
 /**
  * The UAC against the UAS on loopback, no server between them: every transport and connection
- * pattern, TLS on both generator engines, session reuse on and off, and a silent target.
+ * pattern, TLS on both generator engines, session reuse on and off, a silent target, and a callee on
+ * a plain socket that sees how the generator's writes leave.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LoopbackCallsTest {
@@ -270,5 +277,70 @@ class LoopbackCallsTest {
         assertEquals(0, s.completed());
         assertTrue(s.causes().getOrDefault("connect", 0L) > 0, s.text());
         assertTrue(s.stoppedEarly() != null, "stopped early on its failures: " + s.text());
+    }
+
+    /**
+     * The ACK and the BYE that a 200 sets off (no hold) leave in one socket write: a callee on a plain
+     * socket answers each INVITE with a 200 and keeps what each of its reads returned. Bytes of one
+     * write arrive together on loopback, so the read that returns a call's ACK returns its BYE too;
+     * written apart, the ACK mostly comes alone.
+     */
+    @Test
+    void theAckAndTheByeThatAnOkSetsOffLeaveInOneSocketWrite() throws Exception {
+        try (ServerSocket callee = new ServerSocket(0, 1, LOOPBACK)) {
+            List<List<SipMessage>> reads = Collections.synchronizedList(new ArrayList<>());
+            List<Exception> errors = Collections.synchronizedList(new ArrayList<>());
+            Thread answering = new Thread(() -> answerCalls(callee, reads, errors), "test-callee");
+            answering.setDaemon(true);
+            answering.start();
+            RunSummary s = call(Transport.TCP, ConnectionPattern.PERSISTENT, null,
+                    (InetSocketAddress) callee.getLocalSocketAddress(), new ArrayList<>(), Duration.ofSeconds(5));
+            assertEquals(Math.round(RATE * DURATION.toSeconds()), s.completed(), s.text());
+            // the run closed its connection: the callee reads to its end
+            answering.join(5000);
+            assertEquals(List.of(), errors);
+            int acks = 0;
+            synchronized (reads) {
+                for (List<SipMessage> read : reads) {
+                    for (SipMessage m : read) {
+                        if (m.method().equals("ACK")) {
+                            acks++;
+                            assertTrue(read.stream().anyMatch(b -> b.method().equals("BYE")
+                                    && b.callId().equals(m.callId())), "the ACK of " + m.callId() + " came alone");
+                        }
+                    }
+                }
+            }
+            assertEquals(s.completed(), acks, "an ACK per call");
+        }
+    }
+
+    /**
+     * Answers INVITE and BYE with a 200 on the one connection it accepts, until the connection ends;
+     * adds each read's requests to {@code reads} and what failed to {@code errors}.
+     */
+    private static void answerCalls(ServerSocket callee, List<List<SipMessage>> reads, List<Exception> errors) {
+        try (Socket s = callee.accept(); InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+            StreamFramer framer = new StreamFramer(65535);
+            byte[] buf = new byte[65536];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                List<SipMessage> read = framer.feed(buf, 0, n);
+                reads.add(read);
+                for (SipMessage m : read) {
+                    if (m.method().equals("INVITE") || m.method().equals("BYE")) {
+                        String ok = "SIP/2.0 200 OK\r\nVia: " + m.header("Via") + "\r\nFrom: " + m.header("From")
+                                + "\r\nTo: " + m.header("To") + (m.method().equals("INVITE") ? ";tag=callee" : "")
+                                + "\r\nCall-ID: " + m.callId() + "\r\nCSeq: " + m.header("CSeq")
+                                + "\r\nContact: <sip:callee@127.0.0.1:" + callee.getLocalPort()
+                                + ";transport=tcp>\r\nContent-Length: 0\r\n\r\n";
+                        out.write(ok.getBytes(StandardCharsets.US_ASCII));
+                        out.flush();
+                    }
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            errors.add(e);
+        }
     }
 }
