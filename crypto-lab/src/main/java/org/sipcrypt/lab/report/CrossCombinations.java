@@ -13,9 +13,12 @@ import org.sipcrypt.lab.report.Tables.Table;
 import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.Handshake;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
+import org.sipcrypt.lab.runner.KamailioServer;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerHandshakes;
+import org.sipcrypt.lab.runner.ServerUnderTest;
 import org.sipcrypt.lab.runner.Study;
+import org.sipcrypt.lab.scenario.Scenario;
 import org.sipcrypt.lab.scenario.ScenarioFiles;
 
 /**
@@ -80,11 +83,16 @@ final class CrossCombinations {
      * row per study, in the order the studies come.
      * Threading: immutable.
      */
-    record Section(String scenario, List<String> ciphers, List<Row> rows) {
+    record Section(String scenario, List<String> ciphers, List<Row> rows, List<String> notRun) {
+
+        Section(String scenario, List<String> ciphers, List<Row> rows) {
+            this(scenario, ciphers, rows, List.of());
+        }
 
         Section {
             ciphers = List.copyOf(ciphers);
             rows = List.copyOf(rows);
+            notRun = List.copyOf(notRun);
             for (Row r : rows) {
                 if (r.cells().size() != ciphers.size()) {
                     throw new IllegalArgumentException("row " + r.combination() + " has " + r.cells().size()
@@ -124,9 +132,12 @@ final class CrossCombinations {
             return new Table(align.toString(), header, lines);
         }
 
-        /** A line per cipher a combination skipped, saying why: {@code 1.2/rsa: chacha20 skipped: REASON}. */
+        /**
+         * A line per cipher a combination skipped, saying why: {@code 1.2/rsa: chacha20 skipped: REASON};
+         * then a line per combination another server under test ran that this one did not ({@link #notRun}).
+         */
         List<String> skipped() {
-            List<String> out = new ArrayList<>();
+            List<String> out = new ArrayList<>(notRun);
             for (Row r : rows) {
                 for (int i = 0; i < ciphers.size(); i++) {
                     if (r.cells().get(i).isSkipped()) {
@@ -147,10 +158,56 @@ final class CrossCombinations {
         List<Section> out = new ArrayList<>();
         byScenario.forEach((scenario, group) -> {
             if (group.stream().map(CrossCombinations::combination).distinct().count() > 1) {
-                out.add(section(scenario, group));
+                Section section = section(scenario, group);
+                List<String> notRun = notRun(group, byScenario);
+                out.add(notRun.isEmpty() ? section
+                        : new Section(section.scenario(), section.ciphers(), section.rows(), notRun));
             }
         });
         return out;
+    }
+
+    /**
+     * For the studies of a server under test other than sipcrypt ({@code handshakes-kamailio}): a line
+     * per combination sipcrypt's studies of the same scenario ran and this server's did not, with why
+     * it cannot ({@link KamailioServer#unsupported}): {@code 1.3/x25519mlkem768: not run on kamailio:
+     * REASON}. Empty for sipcrypt's own studies.
+     */
+    private static List<String> notRun(List<Study> group, Map<String, List<Study>> byScenario) {
+        String server = CrossServers.server(group.get(0));
+        if (server.equals(ServerUnderTest.SIPCRYPT.configName())) {
+            return List.of();
+        }
+        List<Study> sipcrypt = byScenario.getOrDefault(CrossServers.baseScenario(group.get(0)), List.of());
+        List<String> ran = group.stream().map(CrossCombinations::combination).toList();
+        List<String> out = new ArrayList<>();
+        for (Study s : sipcrypt) {
+            String combination = combination(s);
+            if (!ran.contains(combination) && out.stream().noneMatch(l -> l.startsWith(combination + ":"))) {
+                out.add(combination + ": not run on " + server + ": " + notRunReason(s, server));
+            }
+        }
+        return out;
+    }
+
+    /** Why the server under test (Kamailio) cannot run sipcrypt's study's combination, as the lab decides it now. */
+    private static String notRunReason(Study s, String server) {
+        if (!server.equals(ServerUnderTest.KAMAILIO.configName()) || s.scenarioText() == null) {
+            return "not run in this comparison";
+        }
+        try {
+            Scenario scenario = ScenarioFiles.parse(s.scenarioText(), s.scenario());
+            Handshake h = HandshakeMatrix.parseOne(combination(s));
+            for (String cipher : s.ciphers()) {
+                String why = KamailioServer.unsupported(scenario, cipher, h);
+                if (why != null) {
+                    return why;
+                }
+            }
+            return "not run in this comparison";
+        } catch (IllegalArgumentException e) {
+            return "not run in this comparison (" + e.getMessage() + ")";
+        }
     }
 
     /** The heading of a section. */

@@ -145,6 +145,29 @@ class CrossCombinationsTest {
     }
 
     @Test
+    void kamailiosSectionNamesTheCombinationsSipcryptRanAndItCouldNotWithWhy() {
+        Study rsa = studies().get(0);
+        Study x25519 = studies().get(1);
+        Study hybrid = Studies.underHandshake(rsa, HandshakeMatrix.parseOne("1.3/x25519mlkem768"), 1);
+        List<Study> kamailio = new ArrayList<>();
+        for (Study s : List.of(rsa, x25519)) {
+            kamailio.add(new Study(0, "handshakes-kamailio", SCENARIO.replace("name: handshakes", "name: handshakes-kamailio"),
+                    s.ciphers(), s.started().plusSeconds(1200), s.environment(), s.fixed(), s.peaks()));
+        }
+        List<Study> all = new ArrayList<>(List.of(rsa, x25519, hybrid));
+        all.addAll(kamailio);
+        List<CrossCombinations.Section> sections = CrossCombinations.sections(all);
+        assertEquals(List.of("handshakes", "handshakes-kamailio"), sections.stream().map(CrossCombinations.Section::scenario).toList());
+        assertTrue(sections.get(0).skipped().stream().noneMatch(l -> l.contains("not run on")), sections.get(0).skipped().toString());
+        List<String> notRun = sections.get(1).skipped().stream().filter(l -> l.contains("not run on")).toList();
+        assertEquals(1, notRun.size(), sections.get(1).skipped().toString());
+        assertTrue(notRun.get(0).startsWith("1.3/x25519mlkem768: not run on kamailio: ") && notRun.get(0).contains("ML-KEM"),
+                notRun.get(0));
+        assertTrue(MarkdownReport.render(all, null).contains("- " + notRun.get(0)));
+        assertTrue(HtmlReport.render(all, null).contains(XmlText.escape(notRun.get(0))));
+    }
+
+    @Test
     void studiesOfOneCombinationHaveNoCrossTable() {
         Study one = studies().get(0);
         assertTrue(CrossCombinations.sections(List.of(one, one)).isEmpty());
