@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * each {@code tls.domain}), the trust anchors ({@code tls.trust}), the revocation lists
  * ({@code tls.crl}) and each {@code tls.peer}'s certificate, key and trust file read again on demand
  * ({@code POST /admin/tls/reload}), on SIGHUP, and, with {@code tls.watchInterval} above zero, when a
- * file's modification time or size changes. A reload runs on the {@code sipcrypt-housekeeping}
- * thread, never on an event loop; each stage (the listener's, each peer's) swaps in a good set whole,
+ * file's modification time, size or identity (a rename over it) changes. A reload runs on the
+ * {@code sipcrypt-housekeeping} thread, never on an event loop; each stage (the listener's, each peer's) swaps in a good set whole,
  * a bad file of any kind changes nothing of its stage, fails the reload and is logged once per
  * distinct reason. Metrics:
  * {@code tls.reloads{result=ok|failed}} and {@code tls.certificate.not.after{domain}} (seconds since
@@ -175,7 +176,10 @@ final class TlsReloads implements AutoCloseable {
                 continue;
             }
             try {
-                out.add(p + "@" + Files.getLastModifiedTime(p).toMillis() + "/" + Files.size(p));
+                // the file key (device and inode) too: a file replaced by a rename within the file system's
+                // timestamp tick, at the same size (PEM of certificates a byte or two apart), is a change
+                BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+                out.add(p + "@" + a.lastModifiedTime().toInstant() + "/" + a.size() + "/" + a.fileKey());
             } catch (IOException e) {
                 // a file being replaced may be missing for a moment: that is a change too
                 out.add(p + "@missing");

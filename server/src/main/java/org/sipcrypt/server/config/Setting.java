@@ -524,7 +524,8 @@ public enum Setting {
     TLS_WATCH_INTERVAL("tls.watchInterval", Kind.SINGLE, "DURATION",
             "How often the TLS files (tls.cert, tls.key, tls.domain, tls.trust, tls.crl, and each tls.peer's cert,"
                     + " key and trust) are checked for"
-                    + " a new modification time or size; a change that holds for one more interval is reloaded as"
+                    + " a new modification time, size or file (replaced by a rename); a change that holds for one more"
+                    + " interval is reloaded as"
                     + " POST /admin/tls/reload and SIGHUP do. 0s: never (reload on demand only).",
             c -> shown(c.tls().watchInterval()), (b, k, v) -> b.tls().watchInterval(duration(k, one(k, v), true))),
     TLS_CRL("tls.crl", Kind.REPEATABLE, "FILE",
