@@ -3,7 +3,6 @@ package org.sipcrypt.lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +18,6 @@ import org.sipcrypt.lab.runner.CpuPinning;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Study;
-import picocli.CommandLine;
 
 /**
  * The lab's command line end to end: {@code compare} runs two scenarios over a baseline and a
@@ -34,19 +32,12 @@ class CompareCommandIT {
     @TempDir
     Path dir;
 
-    private int run(StringWriter out, String... args) {
-        CommandLine cl = LabMain.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(out));
-        return cl.execute(args);
-    }
-
     @Test
     void compareStoresAndReportsEveryCipherAndTheReportsParse() throws Exception {
         String db = "jdbc:h2:file:" + dir.resolve("db/lab");
         Path out = dir.resolve("out");
         StringWriter said = new StringWriter();
-        int rc = run(said, "compare", "--scenario", "chain,outbound", "--ciphers", "tcp,aes", "--rate", "20",
+        int rc = LabCommandLine.run(said, "compare", "--scenario", "chain,outbound", "--ciphers", "tcp,aes", "--rate", "20",
                 "--duration", "2", "--warmup", "1", "--repeat", "2", "--out", out.toString(), "--db", db);
         assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
         for (String f : List.of("report.md", "report.html", "results.csv", "peaks.csv", "results.json")) {
@@ -115,23 +106,23 @@ class CompareCommandIT {
         DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(out.resolve("report.html").toFile());
 
         StringWriter listed = new StringWriter();
-        assertEquals(0, run(listed, "list", "--db", db));
+        assertEquals(0, LabCommandLine.run(listed, "list", "--db", db));
         assertTrue(listed.toString().contains("chain") && listed.toString().contains("outbound"), listed.toString());
 
         Path again = dir.resolve("again");
         StringWriter reported = new StringWriter();
         long first = studies.get(0).id();
-        assertEquals(0, run(reported, "report", Long.toString(first), "--db", db, "--out", again.toString()),
+        assertEquals(0, LabCommandLine.run(reported, "report", Long.toString(first), "--db", db, "--out", again.toString()),
                 reported.toString());
         assertEquals(1, JsonExport.read(again.resolve("results.json")).size());
-        assertEquals(1, run(new StringWriter(), "report", "999", "--db", db), "an unknown study");
+        assertEquals(1, LabCommandLine.run(new StringWriter(), "report", "999", "--db", db), "an unknown study");
     }
 
     @Test
     void freshServersStartAServerForEveryRoundOfEveryCipher() throws Exception {
         Path out = dir.resolve("fresh");
         StringWriter said = new StringWriter();
-        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "tcp,aes", "--rate", "20", "--duration", "2",
+        int rc = LabCommandLine.run(said, "compare", "--scenario", "chain", "--ciphers", "tcp,aes", "--rate", "20", "--duration", "2",
                 "--warmup", "1", "--repeat", "2", "--fresh-servers", "--out", out.toString(),
                 "--db", "jdbc:h2:file:" + dir.resolve("db/fresh"));
         assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
@@ -168,7 +159,7 @@ class CompareCommandIT {
         StringWriter said = new StringWriter();
         // a ramp of one 1 s step at 30/s, which tcp passes as the other tests' 20/s: the peak is 30/s,
         // and half of it, 15/s, rounded down to tens is 10/s
-        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "tcp", "--peak-fraction", "0.5",
+        int rc = LabCommandLine.run(said, "compare", "--scenario", "chain", "--ciphers", "tcp", "--peak-fraction", "0.5",
                 "--ramp", "30:30:1:30", "--duration", "1", "--warmup", "1", "--repeat", "1", "--out", out.toString(),
                 "--db", "jdbc:h2:file:" + dir.resolve("db/fraction"));
         assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
@@ -222,7 +213,7 @@ class CompareCommandIT {
     @Test
     void unknownScenarioIsABadArgument() {
         StringWriter said = new StringWriter();
-        assertEquals(2, run(said, "compare", "--scenario", "no-such-preset", "--db", "jdbc:h2:file:" + dir.resolve("x")));
+        assertEquals(2, LabCommandLine.run(said, "compare", "--scenario", "no-such-preset", "--db", "jdbc:h2:file:" + dir.resolve("x")));
         assertTrue(said.toString().contains("no scenario \"no-such-preset\""), said.toString());
     }
 }

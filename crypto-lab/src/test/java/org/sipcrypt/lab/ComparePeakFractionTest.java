@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /**
  * {@code compare --peak-fraction}: a fraction out of range, or given with {@code --rate} or
@@ -29,18 +27,11 @@ class ComparePeakFractionTest {
     @TempDir
     Path dir;
 
-    private int run(StringWriter out, String... args) {
-        CommandLine cl = LabMain.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(out));
-        return cl.execute(args);
-    }
-
     private int compare(StringWriter out, String... more) {
         List<String> args = new ArrayList<>(List.of("compare", "--scenario", "chain", "--ciphers", "tcp", "--out",
                 dir.resolve("out").toString(), "--db", "jdbc:h2:file:" + dir.resolve("db/lab")));
         args.addAll(List.of(more));
-        return run(out, args.toArray(String[]::new));
+        return LabCommandLine.run(out, args.toArray(String[]::new));
     }
 
     @ParameterizedTest(name = "{0}")

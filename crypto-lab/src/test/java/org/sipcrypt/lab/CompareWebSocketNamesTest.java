@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +15,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.sipcrypt.lab.runner.Handshake;
 import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.server.transport.Transport;
-import picocli.CommandLine;
 
 /**
  * {@code compare --ciphers} with SIP over WebSocket: {@code ws} and {@code wss:CIPHER} select the
@@ -29,13 +27,6 @@ class CompareWebSocketNamesTest {
 
     @TempDir
     Path dir;
-
-    private static int run(StringWriter out, String... args) {
-        CommandLine cl = LabMain.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(out));
-        return cl.execute(args);
-    }
 
     @ParameterizedTest(name = "{0} runs {2} over {1}")
     @CsvSource({"udp, udp, udp", "tcp, tcp, tcp", "ws, ws, ws", "aes, tls, aes", "wss:aes, wss, aes",
@@ -69,7 +60,7 @@ class CompareWebSocketNamesTest {
     })
     void compareRefusesWhatItCannotRunBeforeStarting(String scenario, String ciphers, String why) {
         StringWriter out = new StringWriter();
-        assertEquals(2, run(out, "compare", "--scenario", scenario, "--ciphers", ciphers, "--out",
+        assertEquals(2, LabCommandLine.run(out, "compare", "--scenario", scenario, "--ciphers", ciphers, "--out",
                 dir.resolve("out").toString(), "--db", "jdbc:h2:" + dir.resolve("db"), "--pin", "off"));
         assertTrue(out.toString().contains(why), out.toString());
     }
@@ -77,7 +68,7 @@ class CompareWebSocketNamesTest {
     @Test
     void compareRefusesWebSocketAgainstATarget() {
         StringWriter out = new StringWriter();
-        assertEquals(2, run(out, "compare", "--scenario", "chain", "--ciphers", "tcp,ws", "--target", "127.0.0.1:5060",
+        assertEquals(2, LabCommandLine.run(out, "compare", "--scenario", "chain", "--ciphers", "tcp,ws", "--target", "127.0.0.1:5060",
                 "--out", dir.resolve("out").toString(), "--db", "jdbc:h2:" + dir.resolve("db"), "--pin", "off"));
         assertTrue(out.toString().contains("not built against a target"), out.toString());
     }
@@ -85,7 +76,7 @@ class CompareWebSocketNamesTest {
     @Test
     void aCipherWithNoSuiteForTheHandshakeIsRefusedOverWssToo() {
         StringWriter out = new StringWriter();
-        assertEquals(2, run(out, "compare", "--scenario", "chain", "--ciphers", "wss:aes,wss:seed", "--tls-version",
+        assertEquals(2, LabCommandLine.run(out, "compare", "--scenario", "chain", "--ciphers", "wss:aes,wss:seed", "--tls-version",
                 "1.3", "--kx", "ecdhe-x25519", "--out", dir.resolve("out").toString(), "--db",
                 "jdbc:h2:" + dir.resolve("db"), "--pin", "off"));
         assertTrue(out.toString().contains("wss:seed: no suite for TLS 1.3"), out.toString());

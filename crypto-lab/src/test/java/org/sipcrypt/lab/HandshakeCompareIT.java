@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -84,7 +83,7 @@ class HandshakeCompareIT {
         if (!resumption.equals("scenario")) {
             args.addAll(List.of("--resumption", resumption));
         }
-        int rc = run(said, args.toArray(String[]::new));
+        int rc = LabCommandLine.run(said, args.toArray(String[]::new));
         assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
 
         Study s = JsonExport.read(out.resolve("results.json")).get(0);
@@ -228,13 +227,5 @@ class HandshakeCompareIT {
             }
         }
         return last;
-    }
-
-    /** Runs the lab's command line in this JVM. */
-    private static int run(StringWriter out, String... args) {
-        picocli.CommandLine cl = LabMain.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(out));
-        return cl.execute(args);
     }
 }

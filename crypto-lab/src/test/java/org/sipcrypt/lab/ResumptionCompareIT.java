@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,7 +58,7 @@ class ResumptionCompareIT {
         Path out = dir.resolve("out");
         Path work = dir.resolve("work");
         StringWriter said = new StringWriter();
-        int rc = run(said, "compare", "--scenario", scenario(engine).toString(), "--ciphers", "aes", "--tls-version",
+        int rc = LabCommandLine.run(said, "compare", "--scenario", scenario(engine).toString(), "--ciphers", "aes", "--tls-version",
                 version, "--kx", "ecdhe-x25519", "--resumption", resumption, "--rate", "20", "--duration", "2",
                 "--warmup", "1", "--repeat", "1", "--pin", "off", "--out", out.toString(), "--work-dir",
                 work.toString(), "--db", "jdbc:h2:file:" + dir.resolve("db/lab"));
@@ -116,7 +115,7 @@ class ResumptionCompareIT {
     void pskIsRefusedOnTheBcEngineBeforeAnythingStarts() throws Exception {
         Path file = scenario("bc");
         StringWriter said = new StringWriter();
-        int rc = run(said, "compare", "--scenario", file.toString(), "--ciphers", "aes", "--tls-version", "1.3",
+        int rc = LabCommandLine.run(said, "compare", "--scenario", file.toString(), "--ciphers", "aes", "--tls-version", "1.3",
                 "--kx", "ecdhe-x25519", "--resumption", "psk", "--rate", "20", "--duration", "1", "--warmup",
                 "1", "--repeat", "1", "--pin", "off", "--out", dir.resolve("refused").toString(), "--work-dir",
                 dir.resolve("refused-work").toString(), "--db", "jdbc:h2:mem:resumption-refused");
@@ -171,13 +170,5 @@ class ResumptionCompareIT {
             }
         }
         return "no server.log";
-    }
-
-    /** Runs the lab's command line in this JVM. */
-    private static int run(StringWriter out, String... args) {
-        picocli.CommandLine cl = LabMain.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(out));
-        return cl.execute(args);
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,7 +48,7 @@ class WebSocketCompareIT {
         Path out = dir.resolve("out");
         Path work = dir.resolve("work");
         StringWriter said = new StringWriter();
-        int rc = run(said, "compare", "--scenario", "chain", "--ciphers", "ws,wss:aes", "--rate", "20", "--duration", "2",
+        int rc = LabCommandLine.run(said, "compare", "--scenario", "chain", "--ciphers", "ws,wss:aes", "--rate", "20", "--duration", "2",
                 "--warmup", "0", "--repeat", "1", "--pin", "off", "--out", out.toString(), "--work-dir",
                 work.toString(), "--db", "jdbc:h2:file:" + dir.resolve("db/lab"));
         System.out.println(said);
@@ -127,13 +126,5 @@ class WebSocketCompareIT {
         }
         assertNotNull(last, "the server logged its counters as it stopped");
         return last;
-    }
-
-    /** Runs the lab's command line in this JVM. */
-    private static int run(StringWriter out, String... args) {
-        picocli.CommandLine cl = LabMain.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(out));
-        return cl.execute(args);
     }
 }
