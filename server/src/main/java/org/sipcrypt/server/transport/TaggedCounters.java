@@ -74,33 +74,20 @@ public final class TaggedCounters {
                 k -> Counter.builder(name).tag(key1, value1).tag(key2, value2).register(registry)).increment();
     }
 
-    /** Adds one to {@code name{key1=value1,key2=value2,key3=value3}}, the values as given. */
-    public void increment(String name, String key1, String value1, String key2, String value2, String key3,
-                          String value3) {
-        counters.computeIfAbsent(name + '\u0000' + key1 + '\u0000' + value1 + '\u0000' + key2 + '\u0000' + value2
-                        + '\u0000' + key3 + '\u0000' + value3,
-                k -> Counter.builder(name).tag(key1, value1).tag(key2, value2).tag(key3, value3).register(registry))
-                .increment();
-    }
-
-    /** Adds one to {@code name{key1=value1,key2=value2,key3=value3,key4=value4}}, the values as given. */
-    public void increment(String name, String key1, String value1, String key2, String value2, String key3,
-                          String value3, String key4, String value4) {
-        counters.computeIfAbsent(name + '\u0000' + key1 + '\u0000' + value1 + '\u0000' + key2 + '\u0000' + value2
-                        + '\u0000' + key3 + '\u0000' + value3 + '\u0000' + key4 + '\u0000' + value4,
-                k -> Counter.builder(name).tag(key1, value1).tag(key2, value2).tag(key3, value3).tag(key4, value4)
-                        .register(registry))
-                .increment();
-    }
-
-    /** Adds one to {@code name{key1=value1,...,key5=value5}}, the values as given. */
-    public void increment(String name, String key1, String value1, String key2, String value2, String key3,
-                          String value3, String key4, String value4, String key5, String value5) {
-        counters.computeIfAbsent(name + '\u0000' + key1 + '\u0000' + value1 + '\u0000' + key2 + '\u0000' + value2
-                        + '\u0000' + key3 + '\u0000' + value3 + '\u0000' + key4 + '\u0000' + value4
-                        + '\u0000' + key5 + '\u0000' + value5,
-                k -> Counter.builder(name).tag(key1, value1).tag(key2, value2).tag(key3, value3).tag(key4, value4)
-                        .tag(key5, value5).register(registry))
-                .increment();
+    /**
+     * Adds one to {@code name{key1=value1,...}} with three or more tags, given as key, value, key, value...
+     * (the values as given); one or two tags take the overloads above, which build no array.
+     */
+    public void increment(String name, String... keysAndValues) {
+        if (keysAndValues.length % 2 != 0) {
+            throw new IllegalArgumentException(name + ": a value for every tag key");
+        }
+        counters.computeIfAbsent(name + '\u0000' + String.join("\u0000", keysAndValues), k -> {
+            Counter.Builder b = Counter.builder(name);
+            for (int i = 0; i < keysAndValues.length; i += 2) {
+                b.tag(keysAndValues[i], keysAndValues[i + 1]);
+            }
+            return b.register(registry);
+        }).increment();
     }
 }
