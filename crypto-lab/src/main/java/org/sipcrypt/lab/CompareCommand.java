@@ -189,6 +189,14 @@ final class CompareCommand extends LabCommand {
                         + " (default: the scenario's handshakes list, else the single options).")
         List<String> handshakes;
 
+        @Option(names = "--idle-connections", paramLabel = "N",
+                description = "After each cipher's fixed-rate points, hold N idle connections to the server on the"
+                        + " left leg's transport (TLS: a full handshake each, one OPTIONS answered, then silent) and"
+                        + " measure its live heap per connection after a full collection (jcmd), before, held and"
+                        + " after closing; sipcrypt servers the lab starts only; 0 for none (default: the"
+                        + " scenario's idleConnections, 0 but in the handshakes preset).")
+        Integer idleConnections;
+
         @Option(names = "--quiet", description = "Print the report only, not a line per point.")
         boolean quiet;
 
@@ -242,6 +250,9 @@ final class CompareCommand extends LabCommand {
             }
             if (generators != null) {
                 s = s.withGenerators(generators);
+            }
+            if (idleConnections != null) {
+                s = s.withIdleConnections(idleConnections);
             }
             return s;
         }

@@ -94,7 +94,8 @@ class CompareCommandIT {
                 + "client_hello_segments,server_flight_bytes,server_flight_segments,handshake_p50_ms,"
                 + "handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
                 + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
-                + "handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate"),
+                + "handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate,"
+                + "idle_connections,idle_heap_bytes_per_connection,idle_heap_left_after_closing_bytes_per_connection"),
                 csv.get(0));
         // ranked by the ratio to tcp's in the same round, or by CPU per call where a busy machine left no valid
         // tcp window in the study (its generator saturated)

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.report.JsonExport;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerHandshakes;
 import org.sipcrypt.lab.runner.Study;
@@ -50,7 +51,9 @@ import org.sipcrypt.lab.scenario.ScenarioFiles;
  * first full handshake (and of its first resumed one with {@code session-id}) and timed its
  * handshakes after the warm-up (full ones with {@code none}, resumed ones with {@code session-id}: a
  * positive latency below the call timeout), and results.csv and the report show them. Two cases, for
- * CI's time: the other combinations (RSA-3072, TLS 1.2 P-256 on the bc listener, session IDs on bc)
+ * CI's time: the first also holds 40 idle connections after its points ({@code --idle-connections})
+ * and finds each on the server's heap, counted open by it, in results.json, results.csv and the report;
+ * the other combinations (RSA-3072, TLS 1.2 P-256 on the bc listener, session IDs on bc)
  * are made by independent peers against the same listeners in {@code IndependentPeersIT}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -61,11 +64,12 @@ class HandshakeCompareIT {
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "{0} on {1}: TLS {2}, {3}, {4}, resumption {5}")
-    @CsvSource({"outbound, bc, 1.3, ecdhe-x25519, ecdsa-p256, none, TLS_AES_128_GCM_SHA256, x25519",
-            "outbound, jsse, 1.2, ecdhe-p256, ecdsa-p256, session-id, TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, unknown"})
+    @ParameterizedTest(name = "{0} on {1}: TLS {2}, {3}, {4}, resumption {5}, {8} idle connections")
+    @CsvSource({"outbound, bc, 1.3, ecdhe-x25519, ecdsa-p256, none, TLS_AES_128_GCM_SHA256, x25519, 40",
+            "outbound, jsse, 1.2, ecdhe-p256, ecdsa-p256, session-id, TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, unknown, 0"})
     void eachTlsLegRunsTheSuiteOfTheHandshakeOnThatGroupAloneAndResumesAsAsked(String preset, String engine,
-            String version, String kx, String cert, String resumption, String suite, String group) throws Exception {
+            String version, String kx, String cert, String resumption, String suite, String group, int idle)
+            throws Exception {
         Path out = dir.resolve("out");
         Path work = dir.resolve("work");
         StringWriter said = new StringWriter();
@@ -83,6 +87,9 @@ class HandshakeCompareIT {
         if (!resumption.equals("scenario")) {
             args.addAll(List.of("--resumption", resumption));
         }
+        if (idle > 0) {
+            args.addAll(List.of("--idle-connections", Integer.toString(idle)));
+        }
         int rc = LabCommandLine.run(said, args.toArray(String[]::new));
         assertTrue(rc == 0 || rc == 1, "compare ran (exit 0 or 1, not 2)\n" + said);
 
@@ -98,7 +105,9 @@ class HandshakeCompareIT {
                 + "client_hello_bytes,client_hello_segments,server_flight_bytes,server_flight_segments,"
                 + "handshake_p50_ms,handshake_p99_ms,handshakes_timed,handshakes_as_server_full_per_call,"
                 + "handshakes_as_server_resumed_per_call,handshakes_as_client_full_per_call,"
-                + "handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate"), csv.get(0));
+                + "handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate,"
+                + "idle_connections,idle_heap_bytes_per_connection,idle_heap_left_after_closing_bytes_per_connection"),
+                csv.get(0));
         double timeoutMs = base.load().callTimeout().toMillis();
         long completed = 0;
         ServerHandshakes measured = new ServerHandshakes(0, 0, 0, 0);
@@ -131,7 +140,7 @@ class HandshakeCompareIT {
                     + ","), row);
             // then the full handshakes' latency: p50, p99 and how many, empty where none was timed
             String[] fields = row.split(",", -1);
-            List<String> latency = List.of(fields).subList(fields.length - 10, fields.length - 7);
+            List<String> latency = List.of(fields).subList(fields.length - 13, fields.length - 10);
             Histogram timedFull = p.uac().handshakeTimes(false);
             if (timedFull.getTotalCount() == 0) {
                 assertEquals(List.of("", "", ""), latency, row);
@@ -144,21 +153,49 @@ class HandshakeCompareIT {
             // the server its TLS server, full without a session offered and resumed with session-id (its
             // first full one in the warm-up); its one connection to the UAS opened before
             assertEquals(List.of(engine), p.server().tlsEngines(), "the server's TLS engine, as the scenario set it");
-            assertTrue(row.endsWith("," + engine + ",,"), row);
+            assertEquals(List.of(engine, "", ""), List.of(fields).subList(fields.length - 6, fields.length - 3), row);
             ServerHandshakes kinds = p.serverHandshakes();
             assertEquals(resumption.equals("none") ? "as server, full" : "as server, resumed", kinds.kind(),
                     kinds + "\n" + p.uac().text());
             measured = measured.plus(kinds);
-            // and per completed call, in results.csv before the two columns of --peak-fraction
+            // and per completed call, in results.csv before the engine, the two columns of --peak-fraction
+            // and the three of --idle-connections
             double calls = p.uac().completed();
             assertEquals(List.of(kinds.asServerFull() / calls, kinds.asServerResumed() / calls,
                     kinds.asClientFull() / calls, kinds.asClientResumed() / calls),
-                    List.of(fields).subList(fields.length - 7, fields.length - 3).stream().map(Double::parseDouble)
+                    List.of(fields).subList(fields.length - 10, fields.length - 6).stream().map(Double::parseDouble)
                             .toList(), row);
         }
         String md = Files.readString(out.resolve("report.md"));
         assertTrue(md.contains("### Handshake") && md.contains("| latency p50 ms | latency p99 ms | timed |"),
                 "the handshake table, with its latency");
+        if (idle > 0) {
+            // the heap per idle connection after the points: every connection held and counted open by
+            // the server, a TLS connection's state on the heap (bc keeps 10-14 KB of it), all closed again
+            assertEquals(1, s.idle().size(), s.idle().toString());
+            IdleHeap h = s.idle().get(0);
+            assertTrue(h.valid(), h.toString());
+            assertEquals(List.of("aes", "tls", idle, 0), List.of(h.cipher(), h.transport(), h.held(), h.failed()),
+                    h.toString());
+            assertTrue(Math.abs(h.connections() - idle) <= 2, "the server counted them open: " + h);
+            assertTrue(h.bytesPerConnection() > 2_000 && h.bytesPerConnection() < 200_000, h.toString());
+            assertEquals(h.before().openConnections(), h.after().openConnections(), "all closed again: " + h);
+            assertEquals(List.of(engine), h.tlsEngines(), h.toString());
+            for (String row : csv.subList(1, csv.size())) {
+                String[] fields = row.split(",", -1);
+                assertEquals(List.of(Long.toString(h.connections()), Long.toString(Math.round(h.bytesPerConnection()))),
+                        List.of(fields).subList(fields.length - 3, fields.length - 1), row);
+            }
+            assertTrue(md.contains("### Heap per idle connection") && md.contains("| aes | tls | " + engine + " | "
+                    + h.connections() + " | "), md);
+            assertTrue(said.toString().contains("aes: heap per idle connection "), said.toString());
+        } else {
+            assertEquals(List.of(), s.idle());
+            assertFalse(md.contains("### Heap per idle connection"), md);
+            for (String row : csv.subList(1, csv.size())) {
+                assertTrue(row.endsWith(",,,"), "no idle columns: " + row);
+            }
+        }
         assertTrue(completed > 0, "calls completed\n" + said);
         assertEquals(cert.startsWith("ecdsa") ? "EC" : "RSA", serverKeyAlgorithm(work, cert),
                 "the server was given a certificate of that type");

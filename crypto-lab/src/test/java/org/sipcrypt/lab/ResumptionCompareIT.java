@@ -78,8 +78,8 @@ class ResumptionCompareIT {
             assertEquals(List.of(engine), p.server().tlsEngines(), "the server's TLS engine");
         }
         List<String> csv = Files.readAllLines(out.resolve("results.csv"), StandardCharsets.UTF_8);
-        assertTrue(csv.get(0).endsWith(",server_tls_engine,peak_fraction,from_peak_rate")
-                && csv.get(1).endsWith("," + engine + ",,"), csv.toString());
+        assertTrue(csv.get(0).endsWith(",server_tls_engine,peak_fraction,from_peak_rate,idle_connections,idle_heap_bytes_per_connection,idle_heap_left_after_closing_bytes_per_connection")
+                && csv.get(1).endsWith("," + engine + ",,,,,"), csv.toString());
         assertTrue(Files.readString(out.resolve("report.md")).contains("| aes | " + engine + " |"),
                 "the fixed-rate table names the engine");
         assertTrue(completed > 0, "calls completed\n" + said);

@@ -67,7 +67,8 @@ class WebSocketCompareIT {
         assertTrue(csv.get(0).endsWith(",left_transport,right_transport,client_hello_bytes,client_hello_segments,"
                 + "server_flight_bytes,server_flight_segments,handshake_p50_ms,handshake_p99_ms,handshakes_timed,"
                 + "handshakes_as_server_full_per_call,handshakes_as_server_resumed_per_call,"
-                + "handshakes_as_client_full_per_call,handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate"),
+                + "handshakes_as_client_full_per_call,handshakes_as_client_resumed_per_call,server_tls_engine,peak_fraction,from_peak_rate,"
+                + "idle_connections,idle_heap_bytes_per_connection,idle_heap_left_after_closing_bytes_per_connection"),
                 csv.get(0));
         // the handshake's sizes are measured below TLS, so under WSS too; ws has none
         TlsFlights sizes = wss.uac().fullHandshake();
@@ -75,10 +76,11 @@ class WebSocketCompareIT {
         // and no latency: chain's one persistent connection made its handshake before the run began
         assertEquals(0, wss.uac().handshakeTimes(false).getTotalCount(), wss.uac().text());
         // then the server's handshakes per call by side and kind: none under ws; no server TLS engine
-        // under ws; then the two columns of --peak-fraction, empty at the scenario's rate
-        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws,,,,,,,,0,0,0,0,,,"), csv.get(1));
+        // under ws; then the two columns of --peak-fraction, empty at the scenario's rate, and the three
+        // of --idle-connections, not asked for
+        assertTrue(csv.get(1).contains(",ws,") && csv.get(1).endsWith(",ws,ws,,,,,,,,0,0,0,0,,,,,,"), csv.get(1));
         assertEquals(List.of(), s.fixed().get(0).server().tlsEngines());
-        String wssRow = csv.get(2).replaceFirst("(,[^,]*){7}$", "");
+        String wssRow = csv.get(2).replaceFirst("(,[^,]*){10}$", "");
         assertTrue(csv.get(2).contains(",wss:aes,") && wssRow.endsWith(",wss,wss," + sizes.clientHelloBytes() + ","
                 + sizes.clientHelloSegments() + "," + sizes.serverFlightBytes() + "," + sizes.serverFlightSegments()
                 + ",,,"), csv.get(2));
@@ -106,7 +108,7 @@ class WebSocketCompareIT {
         assertTrue(handshakes >= 2, "the generator's and the UAS's connections to the wss listener: " + wssStats);
         // the point names the engines the server counted its wss handshakes under
         assertEquals(List.copyOf(engines), wss.server().tlsEngines(), wssStats);
-        assertTrue(csv.get(2).endsWith("," + String.join("+", engines) + ",,"), csv.get(2));
+        assertTrue(csv.get(2).endsWith("," + String.join("+", engines) + ",,,,,"), csv.get(2));
     }
 
     /** The last {@code stats:} line of the server of the bench whose directory begins with {@code prefix}. */

@@ -13,6 +13,7 @@ import org.sipcrypt.lab.report.Tables.Table;
 import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.Handshake;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.KamailioServer;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerHandshakes;
@@ -39,17 +40,25 @@ final class CrossCombinations {
 
     /**
      * One cipher under one combination: its four figures (and which handshakes the estimate per handshake
-     * divides by, null when unknown) and the server's TLS engines of its points, or the reason the
-     * combination skipped it.
+     * divides by, null when unknown), the server's TLS engines of its points and its heap per idle
+     * connection (NaN where not measured), or the reason the combination skipped it.
      * A figure not measured is unknown ({@link Estimate#NONE}, NaN, no handshakes seen, no engines).
      * Threading: immutable.
      */
     record Cell(Estimate ratioToTcp, Estimate cpuMicrosPerHandshake, ServerHandshakes kinds, double handshakeP50Ms,
-            List<TlsFlights> fullHandshakes, List<String> serverTlsEngines, String skipReason) {
+            List<TlsFlights> fullHandshakes, List<String> serverTlsEngines, String skipReason,
+            double idleHeapBytesPerConnection) {
 
         Cell {
             fullHandshakes = List.copyOf(fullHandshakes);
             serverTlsEngines = List.copyOf(serverTlsEngines);
+        }
+
+        /** A cell whose heap per idle connection was not measured. */
+        Cell(Estimate ratioToTcp, Estimate cpuMicrosPerHandshake, ServerHandshakes kinds, double handshakeP50Ms,
+             List<TlsFlights> fullHandshakes, List<String> serverTlsEngines, String skipReason) {
+            this(ratioToTcp, cpuMicrosPerHandshake, kinds, handshakeP50Ms, fullHandshakes, serverTlsEngines, skipReason,
+                    Double.NaN);
         }
 
         static Cell skipped(String reason) {
@@ -101,12 +110,22 @@ final class CrossCombinations {
             }
         }
 
-        /** The table both reports print. */
+        /** Whether any cell has a heap per idle connection ({@code compare --idle-connections}). */
+        boolean idleMeasured() {
+            return rows.stream().flatMap(r -> r.cells().stream())
+                    .anyMatch(c -> Double.isFinite(c.idleHeapBytesPerConnection()));
+        }
+
+        /** The table both reports print; a column of the heap per idle connection per cipher where measured. */
         Table table() {
+            boolean idle = idleMeasured();
             List<String> header = new ArrayList<>(List.of("combination", "tcp µs/call"));
             for (String c : ciphers) {
                 header.addAll(List.of(c + " " + Tables.SERVER_ENGINE, c + " CPU/call vs tcp",
                         c + " µs/handshake (est.)", c + " handshake p50 ms", c + " ClientHello bytes"));
+                if (idle) {
+                    header.add(c + " heap bytes/idle connection");
+                }
             }
             List<List<String>> lines = new ArrayList<>();
             for (Row r : rows) {
@@ -115,6 +134,9 @@ final class CrossCombinations {
                     Cell cell = r.cells().get(i);
                     if (cell.isSkipped()) {
                         line.addAll(List.of("skipped", "skipped", "skipped", "skipped", "skipped"));
+                        if (idle) {
+                            line.add("skipped");
+                        }
                         continue;
                     }
                     line.add(Tables.serverEngine(ciphers.get(i), cell.serverTlsEngines()));
@@ -122,12 +144,16 @@ final class CrossCombinations {
                     line.add(perHandshakeCell(cell.cpuMicrosPerHandshake(), cell.kinds()));
                     line.add(Tables.num(cell.handshakeP50Ms()));
                     line.add(Tables.range(cell.fullHandshakes(), TlsFlights::clientHelloBytes));
+                    if (idle) {
+                        double b = cell.idleHeapBytesPerConnection();
+                        line.add(Double.isFinite(b) ? String.format(java.util.Locale.ROOT, "%,d", Math.round(b)) : "n/a");
+                    }
                 }
                 lines.add(line);
             }
             StringBuilder align = new StringBuilder("lr");
             for (int i = 0; i < ciphers.size(); i++) {
-                align.append("lrrrr");
+                align.append(idle ? "lrrrrr" : "lrrrr");
             }
             return new Table(align.toString(), header, lines);
         }
@@ -231,7 +257,9 @@ final class CrossCombinations {
                 cells.add(!s.ciphers().contains(c) ? Cell.skipped(skipReason(s, c))
                         : new Cell(Aggregate.find(fixed, c).map(Aggregate::cpuRatioToTcp).orElse(Estimate.NONE),
                                 perHandshake.getOrDefault(c, Estimate.NONE), kinds.get(c), latencyP50Ms(s, c),
-                                Tables.handshakeSizes(s, c, false), Tables.serverEngines(points, c), null));
+                                Tables.handshakeSizes(s, c, false), Tables.serverEngines(points, c), null,
+                                s.idleHeap(c).filter(IdleHeap::valid).map(IdleHeap::bytesPerConnection)
+                                        .orElse(Double.NaN)));
             }
             rows.add(new Row(combination(s), Aggregate.find(fixed, Tables.TCP).map(Aggregate::cpuMicrosPerCall)
                     .orElse(Estimate.NONE), cells));
@@ -299,6 +327,8 @@ final class CrossCombinations {
             + " handshake's ClientHello, as in each study's Handshake table. server TLS engine: the engine the server"
             + " under test made the cipher's handshakes on in that study, as in its fixed-rate table (with the"
             + " server's tls.engine on auto it can differ between combinations, and with it what a handshake costs)."
+            + " heap bytes/idle connection (with compare --idle-connections): the server's live heap per idle"
+            + " connection of the cipher held after its points, as in each study's Heap per idle connection table."
             + " skipped: the combination has no suite for that cipher (listed below).";
 
     /** The median latency of a cipher's full handshakes over the study's fixed-rate points, in ms; NaN without one. */

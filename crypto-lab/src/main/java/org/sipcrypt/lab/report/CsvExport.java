@@ -16,6 +16,7 @@ import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.Environment;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerHandshakes;
@@ -78,8 +79,15 @@ public final class CsvExport {
      * leg, for a target the lab did not start, and where they were not read. {@code peak_fraction} is the share of its
      * own peak a fixed-rate point's rate is ({@code compare --peak-fraction}) and {@code from_peak_rate}
      * the peak it derives from, the cipher's ramp in the same study ({@code rate} is the fraction of it,
-     * rounded down to tens); both empty for a point at the scenario's rate and for a ramp's step. New
-     * columns come last so that readers of the older ones keep working.
+     * rounded down to tens); both empty for a point at the scenario's rate and for a ramp's step.
+     * {@code idle_connections}, {@code idle_heap_bytes_per_connection} and
+     * {@code idle_heap_left_after_closing_bytes_per_connection} are the study's heap per idle
+     * connection for the point's cipher ({@code compare --idle-connections}, {@link IdleHeap}): the
+     * connections the server counted open while the lab held them, its live heap per connection then,
+     * and what was still there per connection after they were closed (TLS sessions kept for
+     * resumption); the same on every fixed-rate point of that cipher in the study, empty where it was
+     * not measured (not asked, a ramp's step, Kamailio, a run that held none). New columns come last
+     * so that readers of the older ones keep working.
      */
     public static final List<String> POINT_COLUMNS = List.of("study_id", "scenario", "cipher", "mode", "repetition",
             "rate", "completed_cps", "failed_pct", "crt_p50_ms", "crt_p90_ms", "crt_p99_ms", "crt_max_ms", "crt_0_30",
@@ -91,7 +99,8 @@ public final class CsvExport {
             "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
             "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
             "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine",
-            "peak_fraction", "from_peak_rate");
+            "peak_fraction", "from_peak_rate", "idle_connections", "idle_heap_bytes_per_connection",
+            "idle_heap_left_after_closing_bytes_per_connection");
 
     /** The columns of {@value #PEAKS_FILE_NAME}; {@code steps} is the number of steps run. */
     public static final List<String> PEAK_COLUMNS = List.of("study_id", "scenario", "cipher", "repetition",
@@ -217,6 +226,12 @@ public final class CsvExport {
         Optional<PeakSearch> from = Aggregate.FIXED.equals(p.mode()) ? s.fractionPeak(p.cipher()) : Optional.empty();
         f.add(from.isPresent() ? number(s.peakFraction()) : "");
         f.add(from.map(r -> number(r.peakRate())).orElse(""));
+        Optional<IdleHeap> idle = Aggregate.FIXED.equals(p.mode()) ? s.idleHeap(p.cipher()).filter(IdleHeap::valid)
+                : Optional.empty();
+        f.add(idle.map(i -> Long.toString(i.connections())).orElse(""));
+        f.add(idle.map(i -> number(Math.round(i.bytesPerConnection()))).orElse(""));
+        f.add(idle.map(i -> i.after().heapBytes() < 0 ? "" : number(Math.round(i.leftAfterClosingBytesPerConnection())))
+                .orElse(""));
         return f;
     }
 

@@ -148,6 +148,12 @@ public final class HtmlReport {
             table(b, handshakes);
             paragraph(b, Tables.HANDSHAKE_NOTE, "note");
         }
+        Table idle = Tables.idleHeap(s);
+        if (!idle.rows().isEmpty()) {
+            b.append("<h3>Heap per idle connection</h3>\n");
+            table(b, idle);
+            paragraph(b, Tables.IDLE_NOTE, "note");
+        }
         String reference = Tables.reference(s.scenario());
         if (reference != null) {
             paragraph(b, reference, null);

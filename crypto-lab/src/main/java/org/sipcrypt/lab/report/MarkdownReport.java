@@ -123,6 +123,12 @@ public final class MarkdownReport {
             table(b, handshakes);
             b.append('\n').append(inline(Tables.HANDSHAKE_NOTE)).append('\n');
         }
+        Table idle = Tables.idleHeap(s);
+        if (!idle.rows().isEmpty()) {
+            b.append("\n### Heap per idle connection\n\n");
+            table(b, idle);
+            b.append('\n').append(inline(Tables.IDLE_NOTE)).append('\n');
+        }
         String reference = Tables.reference(s.scenario());
         if (reference != null) {
             b.append('\n').append(reference).append('\n');

@@ -18,6 +18,7 @@ import org.sipcrypt.lab.report.Aggregate.Peak;
 import org.sipcrypt.lab.report.Stats.Estimate;
 import org.sipcrypt.lab.runner.Environment;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PeakFraction;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
@@ -410,6 +411,54 @@ final class Tables {
         int max = seen.stream().mapToInt(value).max().orElseThrow();
         return min == max ? Integer.toString(min) : min + "–" + max;
     }
+
+    /**
+     * The server's heap per idle connection per cipher of the study ({@link IdleHeap}), in the study's
+     * order: the transport and the server's TLS engine, connections it counted open while held, live heap
+     * and objects per connection, what was left per connection after closing, resident-set growth
+     * per connection, how long opening took and how many failed; the reason instead where nothing
+     * counts. No rows when it was not measured.
+     */
+    static Table idleHeap(Study s) {
+        List<IdleHeap> all = new ArrayList<>();
+        s.ciphers().forEach(c -> s.idleHeap(c).ifPresent(all::add));
+        s.idle().stream().filter(h -> !all.contains(h)).forEach(all::add);
+        List<List<String>> rows = new ArrayList<>();
+        for (IdleHeap h : all) {
+            String engine = h.tlsEngines().isEmpty() ? "—" : ServerTlsEngines.joined(h.tlsEngines());
+            String opened = String.format(Locale.ROOT, "%.1f", h.openSeconds());
+            String failed = h.failed() + " of " + h.asked();
+            if (!h.valid()) {
+                String why = h.invalid() != null ? h.invalid() : "the server counted no connection open";
+                rows.add(List.of(h.cipher(), h.transport(), engine, "not measured: " + why, "n/a", "n/a", "n/a", "n/a",
+                        opened, failed));
+                continue;
+            }
+            rows.add(List.of(h.cipher(), h.transport(), engine, Long.toString(h.connections()),
+                    bytes(h.bytesPerConnection()), num(h.objectsPerConnection()),
+                    bytes(h.leftAfterClosingBytesPerConnection()), bytes(h.rssBytesPerConnection()), opened, failed));
+        }
+        return new Table("lllrrrrrrr", List.of("cipher", "transport", SERVER_ENGINE, "connections held (server)",
+                "heap bytes/connection", "objects/connection", "left after closing bytes/connection",
+                "RSS growth bytes/connection", "opened in s", "failed"), rows);
+    }
+
+    /** A byte figure rounded to whole bytes with thousands separators, "n/a" when unknown (negative growth is shown). */
+    private static String bytes(double v) {
+        return v == -1 ? "n/a" : String.format(Locale.ROOT, "%,d", Math.round(v));
+    }
+
+    /** What the idle-connection table says and how it was measured, under it in both reports. */
+    static final String IDLE_NOTE = "Heap per idle connection (compare --idle-connections N): after a cipher's"
+            + " fixed-rate points, on its server, the lab reads the server's live heap and objects after a full"
+            + " collection (jcmd GC.class_histogram), its resident set and its own count of open connections; opens"
+            + " N connections on the left leg's transport from the generator's side (TLS: a full handshake each, no"
+            + " session offered, as from N clients; then one OPTIONS answered, then silent); reads the server again"
+            + " with them held, closes them and reads it a third time, 2 s after each change. Per connection is the"
+            + " growth divided by the connections the server counted open. Left after closing: what outlives the"
+            + " connections (the TLS sessions the server keeps for resumption, up to tls.sessionCacheSize). RSS"
+            + " growth: off the heap, which is touched at start (the openssl engine's BoringSSL state is native"
+            + " memory); the kernel's socket buffers are counted nowhere here. sipcrypt servers the lab starts only.";
 
     /** What the handshake table says and how it was measured, under it in both reports. */
     static final String HANDSHAKE_NOTE = "The first full and the first resumed TLS handshake of each point on the"

@@ -46,6 +46,12 @@ final class Bench implements Closeable {
     /** The address of record a UAS reached over WebSocket registers. */
     static final String UAS_AOR = "lab-uas@" + DOMAIN;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    /**
+     * The idle connections ({@code idleConnections}) the server's default connection caps (10,000 in
+     * all and per source) and session cache (10,000) leave room for beside the lab's other connections;
+     * more raise all three by the difference.
+     */
+    static final int IDLE_ROOM = 8_000;
 
     final Scenario scenario;
     final String cipher;
@@ -211,6 +217,14 @@ final class Bench implements Closeable {
         // every generator connects from 127.0.0.1: the per-source cap, a flood defence, would cap the
         // lab's per-call connections, so it is the global cap here
         o.put("tcp-max-connections-per-source", "10000");
+        if (s.idleConnections() > IDLE_ROOM) {
+            // the idle connections of compare --idle-connections come from 127.0.0.1 too, beside the
+            // lab's own, and each keeps a TLS session as the first 10,000 do
+            String room = Integer.toString(s.idleConnections() + 10_000 - IDLE_ROOM);
+            o.put("tcp-max-connections", room);
+            o.put("tcp-max-connections-per-source", room);
+            o.put("tls-session-cache-size", room);
+        }
         // the lab finds a peak by failed calls and response times; a wall-clock admission budget would
         // turn a pause of the shared machine into refused calls, so the queue-length budget alone sheds
         o.put("overload-max-queue-delay", "0");

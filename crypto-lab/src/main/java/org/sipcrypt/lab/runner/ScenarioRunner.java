@@ -181,6 +181,8 @@ public final class ScenarioRunner {
     /** Each cipher's fixed rate under a {@link PeakFraction}; the scenario's rate for a cipher not in it. */
     private Map<String, Double> fixedRates = Map.of();
     private Progress progress = new Progress(1);
+    /** The heaps per idle connection measured so far in this comparison. */
+    private final List<IdleHeap> idle = new ArrayList<>();
 
     /** A runner for one scenario. */
     public ScenarioRunner(Scenario scenario, Options options) {
@@ -319,11 +321,17 @@ public final class ScenarioRunner {
         List<PointRun> points = new ArrayList<>();
         List<PeakSearch> ramps = new ArrayList<>();
         // a warm server's start and warm-up is a step of its own
-        progress = new Progress(plan(ciphers.size(), fixed, peak, fraction != null));
+        idle.clear();
+        List<String> idleCiphers = fixed ? ciphers.stream().filter(this::idleMeasured).toList() : List.of();
+        progress = new Progress(plan(ciphers.size(), fixed, peak, fraction != null, idleCiphers.size()));
         String where = options.pinning().describe() + (fixed ? "; " + options.serversDescribed() : "");
         options.progress().accept(scenario.name() + ": " + where);
         if (!options.handshake().isDefault()) {
             options.progress().accept(scenario.name() + ": handshake " + options.handshake().describe());
+        }
+        String noIdle = idleNotMeasured(scenario, options, fixed);
+        if (noIdle != null) {
+            options.progress().accept(scenario.name() + ": heap per idle connection not measured: " + noIdle);
         }
         if (!options.oneWayDelay().isZero()) {
             options.progress().accept(scenario.name() + ": network delay " + Environment.current().withDelay(
@@ -365,7 +373,69 @@ public final class ScenarioRunner {
             }
         }
         return new Study(0, studyName(), ScenarioFiles.toYaml(scenario), ciphers, started,
-                environment(where), points, ramps, fraction == null ? 0 : fraction.fraction());
+                environment(where), points, ramps, fraction == null ? 0 : fraction.fraction(), idle);
+    }
+
+    /**
+     * Whether the heap per idle connection is measured for a cipher: asked for ({@code
+     * idleConnections}), on a sipcrypt server the lab starts, over a stream transport on the left leg.
+     */
+    private boolean idleMeasured(String cipher) {
+        return scenario.idleConnections() > 0 && idleNotMeasured(scenario, options, true) == null
+                && scenario.left().transportFor(cipher) != Transport.UDP;
+    }
+
+    /**
+     * Why a comparison that asks for the heap per idle connection cannot measure it, or null (also
+     * when it does not ask).
+     *
+     * @param fixed whether it runs fixed-rate points
+     */
+    static String idleNotMeasured(Scenario scenario, Options options, boolean fixed) {
+        if (scenario.idleConnections() == 0) {
+            return null;
+        }
+        if (!fixed) {
+            return "it is measured after a cipher's fixed-rate points, and this comparison runs ramps only";
+        }
+        if (options.external() != null) {
+            return "a server the lab did not start (its heap is read with jcmd on a server the lab started)";
+        }
+        if (options.sut() != ServerUnderTest.SIPCRYPT) {
+            return options.sut().configName() + " is not on a JVM (its memory is its own pools, not a heap the lab reads)";
+        }
+        return null;
+    }
+
+    /** Holds the scenario's idle connections on the bench's server, says what they cost, and keeps it. */
+    private void measureIdle(Bench b) throws Exception {
+        TlsOptions tls = null;
+        if (b.leftTransport.secure()) {
+            boolean mutual = scenario.left().clientCertificates();
+            // no session offered: a full handshake each, as from as many clients
+            tls = Bench.labTls(b.cipher, b.handshake, certs().resolve("ca.pem"),
+                    mutual ? certs().resolve("client.pem") : null, mutual ? certs().resolve("client-key.pem") : null,
+                    false, BcTlsSetup.ClientCertificates.NONE);
+        }
+        IdleHeap h = IdleHeapStep.run(b, scenario.idleConnections(), tls);
+        options.progress().accept("  " + describe(h));
+        idle.add(h);
+    }
+
+    /** One progress line for a heap per idle connection. */
+    static String describe(IdleHeap h) {
+        String engines = h.tlsEngines().isEmpty() ? "" : ", server engine " + ServerTlsEngines.joined(h.tlsEngines());
+        String opened = String.format(Locale.ROOT, "%d of %d held (%s%s), opened in %.1f s, %d failed%s", h.held(),
+                h.asked(), h.transport(), engines, h.openSeconds(), h.failed(),
+                h.firstFailure() == null ? "" : " (first: " + h.firstFailure() + ")");
+        if (!h.valid()) {
+            return h.cipher() + ": heap per idle connection not measured: " + (h.invalid() != null ? h.invalid()
+                    : "the server counted no connection open") + "; " + opened;
+        }
+        return String.format(Locale.ROOT, "%s: heap per idle connection %,.0f bytes (%.1f objects), %,.0f left after"
+                        + " closing, resident set %,.0f bytes; the server counted %d open; %s", h.cipher(),
+                h.bytesPerConnection(), h.objectsPerConnection(), h.leftAfterClosingBytesPerConnection(),
+                h.rssBytesPerConnection(), h.connections(), opened);
     }
 
     /** This machine, where the processes ran, and how many CPUs the server under test had. */
@@ -468,6 +538,14 @@ public final class ScenarioRunner {
         return plannedStart() + scenario.load().duration().toSeconds();
     }
 
+    /**
+     * Planned seconds of holding the idle connections of one cipher: three reads of the server's heap
+     * and the waits before them, and the connections opened at a few hundred a second.
+     */
+    private double plannedIdle() {
+        return 10 + scenario.idleConnections() / 300.0;
+    }
+
     /** Planned seconds of a ramp: its warm-up, then the ramp's budget. */
     private double plannedRamp() {
         LoadProfile l = scenario.load();
@@ -478,7 +556,7 @@ public final class ScenarioRunner {
      * The planned length of every step of this scenario's comparison, in the order they run; with
      * {@code fractionRamps}, a ramp per cipher comes first ({@code --peak-fraction}).
      */
-    private double[] plan(int ciphers, boolean fixed, boolean peak, boolean fractionRamps) {
+    private double[] plan(int ciphers, boolean fixed, boolean peak, boolean fractionRamps, int idleCiphers) {
         List<Double> steps = new ArrayList<>();
         int reps = scenario.repeat();
         if (fractionRamps) {
@@ -496,9 +574,13 @@ public final class ScenarioRunner {
             for (int i = 0; i < ciphers * reps; i++) {
                 steps.add(plannedWindow());
             }
+            for (int i = 0; i < idleCiphers; i++) {
+                steps.add(plannedIdle());
+            }
         } else if (fixed) {
             for (int i = 0; i < ciphers * reps; i++) {
-                steps.add(plannedFreshPoint());
+                // the first repetition of a cipher measured idle also holds its connections
+                steps.add(plannedFreshPoint() + (i < idleCiphers ? plannedIdle() : 0));
             }
         }
         if (peak) {
@@ -577,6 +659,11 @@ public final class ScenarioRunner {
         try (Bench b = bench(cipher)) {
             PointRun p = measure(b, cipher, rep, "fixed", fixedRate(cipher), l.duration(), settleFirst(b, cipher, rep));
             options.progress().accept(line(p));
+            if (rep == 1 && idleMeasured(cipher)) {
+                options.progress().accept(String.format(Locale.ROOT, "  %s: %d idle connections", cipher,
+                        scenario.idleConnections()));
+                measureIdle(b);
+            }
             return p;
         }
     }
@@ -622,6 +709,13 @@ public final class ScenarioRunner {
                             windowWarmup);
                     options.progress().accept(line(p));
                     points.add(p);
+                }
+            }
+            for (String cipher : ciphers) {
+                if (idleMeasured(cipher)) {
+                    options.progress().accept(String.format(Locale.ROOT, "%s %s %s: %d idle connections",
+                            progress.next(plannedIdle()), scenario.name(), cipher, scenario.idleConnections()));
+                    measureIdle(benches.get(cipher));
                 }
             }
             return points;

@@ -185,6 +185,18 @@ public final class ServerProcess implements Closeable {
         }
     }
 
+    /**
+     * The server's {@code /metrics} now, in the Prometheus text format.
+     *
+     * @throws IOException it has no {@code http} listener, or the read failed
+     */
+    public String metricsText() throws IOException {
+        if (metrics == null) {
+            throw new IOException("the server has no http listener");
+        }
+        return get(metrics);
+    }
+
     /** The body of a 200 answer to a GET of {@code uri}, on this thread, the connection closed after it. */
     private static String get(URI uri) throws IOException {
         HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();

@@ -21,9 +21,12 @@ import java.util.Optional;
  * @param peakFraction the share of its own peak each cipher's fixed-rate points ran at ({@code compare
  *                     --peak-fraction}, {@link PeakFraction}), the peak being its ramp's in {@code peaks};
  *                     0 when they ran at the scenario's rate (and in studies stored before the choice)
+ * @param idle         the server's heap per idle connection, one per compared cipher measured
+ *                     ({@code compare --idle-connections}, {@link IdleHeap}); empty when not asked
  */
 public record Study(long id, String scenario, String scenarioText, List<String> ciphers, Instant started,
-                    Environment environment, List<PointRun> fixed, List<PeakSearch> peaks, double peakFraction) {
+                    Environment environment, List<PointRun> fixed, List<PeakSearch> peaks, double peakFraction,
+                    List<IdleHeap> idle) {
 
     public Study {
         Objects.requireNonNull(scenario, "scenario");
@@ -31,9 +34,17 @@ public record Study(long id, String scenario, String scenarioText, List<String> 
         ciphers = List.copyOf(ciphers);
         fixed = List.copyOf(fixed);
         peaks = List.copyOf(peaks);
+        // results.json files and database rows written before the lab measured it have none
+        idle = idle == null ? List.of() : List.copyOf(idle);
         if (peakFraction != 0) {
             new PeakFraction(peakFraction);
         }
+    }
+
+    /** A study without the heap per idle connection. */
+    public Study(long id, String scenario, String scenarioText, List<String> ciphers, Instant started,
+                 Environment environment, List<PointRun> fixed, List<PeakSearch> peaks, double peakFraction) {
+        this(id, scenario, scenarioText, ciphers, started, environment, fixed, peaks, peakFraction, List.of());
     }
 
     /** A study whose fixed-rate points ran at the scenario's rate. */
@@ -44,7 +55,17 @@ public record Study(long id, String scenario, String scenarioText, List<String> 
 
     /** A copy with the database's ID. */
     public Study withId(long newId) {
-        return new Study(newId, scenario, scenarioText, ciphers, started, environment, fixed, peaks, peakFraction);
+        return new Study(newId, scenario, scenarioText, ciphers, started, environment, fixed, peaks, peakFraction, idle);
+    }
+
+    /** A copy with these heaps per idle connection. */
+    public Study withIdle(List<IdleHeap> measured) {
+        return new Study(id, scenario, scenarioText, ciphers, started, environment, fixed, peaks, peakFraction, measured);
+    }
+
+    /** The heap per idle connection measured for a cipher, or empty. */
+    public Optional<IdleHeap> idleHeap(String cipher) {
+        return idle.stream().filter(h -> h.cipher().equals(cipher)).findFirst();
     }
 
     /**

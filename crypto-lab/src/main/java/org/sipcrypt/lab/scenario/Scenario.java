@@ -28,10 +28,16 @@ import java.util.Set;
  * @param handshakes  the handshake combinations {@code compare} runs when not told otherwise
  *                    ({@code compare --handshakes}, e.g. {@code 1.3/ecdhe-x25519}); empty for the single
  *                    handshake of {@code --tls-version}, {@code --kx}, {@code --cert} and {@code --resumption}
+ * @param idleConnections idle connections held on the left leg per compared cipher after its
+ *                    fixed-rate points, for the server's heap per idle connection ({@code compare
+ *                    --idle-connections}); 0 for none
  */
 public record Scenario(String name, String description, String workload, boolean auth, int users, Leg left, Leg right,
                        LoadProfile load, int repeat, int generators, List<String> ciphers, Map<String, String> server,
-                       List<String> serverJvm, List<String> handshakes) {
+                       List<String> serverJvm, List<String> handshakes, int idleConnections) {
+
+    /** The most idle connections a comparison holds ({@code idleConnections}, {@code --idle-connections}). */
+    public static final int MAX_IDLE_CONNECTIONS = 50_000;
 
     /**
      * The JVM options the lab starts the server with when a scenario file gives none: a fixed 1 GiB heap
@@ -74,6 +80,18 @@ public record Scenario(String name, String description, String workload, boolean
         server = Map.copyOf(new LinkedHashMap<>(server));
         serverJvm = List.copyOf(serverJvm);
         handshakes = handshakes == null ? List.of() : List.copyOf(handshakes);
+        if (idleConnections < 0 || idleConnections > MAX_IDLE_CONNECTIONS) {
+            throw new IllegalArgumentException("idleConnections: " + idleConnections + " (expected 0 to "
+                    + MAX_IDLE_CONNECTIONS + ")");
+        }
+    }
+
+    /** A scenario that measures no heap per idle connection. */
+    public Scenario(String name, String description, String workload, boolean auth, int users, Leg left, Leg right,
+                    LoadProfile load, int repeat, int generators, List<String> ciphers, Map<String, String> server,
+                    List<String> serverJvm, List<String> handshakes) {
+        this(name, description, workload, auth, users, left, right, load, repeat, generators, ciphers, server,
+                serverJvm, handshakes, 0);
     }
 
     /** A scenario without a list of handshake combinations. */
@@ -97,24 +115,30 @@ public record Scenario(String name, String description, String workload, boolean
     /** A copy with another load. */
     public Scenario withLoad(LoadProfile l) {
         return new Scenario(name, description, workload, auth, users, left, right, l, repeat, generators, ciphers, server,
-                serverJvm, handshakes);
+                serverJvm, handshakes, idleConnections);
     }
 
     /** A copy with another number of repetitions. */
     public Scenario withRepeat(int r) {
         return new Scenario(name, description, workload, auth, users, left, right, load, r, generators, ciphers, server,
-                serverJvm, handshakes);
+                serverJvm, handshakes, idleConnections);
     }
 
     /** A copy with other handshake combinations (empty: none). */
     public Scenario withHandshakes(List<String> h) {
         return new Scenario(name, description, workload, auth, users, left, right, load, repeat, generators, ciphers, server,
-                serverJvm, h);
+                serverJvm, h, idleConnections);
     }
 
     /** A copy with another number of generator processes. */
     public Scenario withGenerators(int g) {
         return new Scenario(name, description, workload, auth, users, left, right, load, repeat, g, ciphers, server,
-                serverJvm, handshakes);
+                serverJvm, handshakes, idleConnections);
+    }
+
+    /** A copy holding {@code n} idle connections per compared cipher after its fixed-rate points (0: none). */
+    public Scenario withIdleConnections(int n) {
+        return new Scenario(name, description, workload, auth, users, left, right, load, repeat, generators, ciphers, server,
+                serverJvm, handshakes, n);
     }
 }

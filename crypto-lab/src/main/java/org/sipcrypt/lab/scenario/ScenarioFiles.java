@@ -34,7 +34,7 @@ public final class ScenarioFiles {
             "refresh", "unregister", "invite-not-found", "redirect", "handshakes");
 
     private static final Set<String> TOP = Set.of("name", "description", "workload", "auth", "users", "left", "right",
-            "load", "repeat", "generators", "ciphers", "server", "serverJvm", "handshakes");
+            "load", "repeat", "generators", "ciphers", "server", "serverJvm", "handshakes", "idleConnections");
     private static final Set<String> LEG = Set.of("transport", "connection", "sessionReuse", "clientCertificates");
     private static final Set<String> LOAD = Set.of("rate", "duration", "warmup", "hold", "callTimeout", "maxFailedPct",
             "ramp");
@@ -104,7 +104,8 @@ public final class ScenarioFiles {
         return new Scenario(name, str(m, "description", ""), str(m, "workload", "call"), bool(m, "auth", "auth", false),
                 (int) num(m, "users", "users", 100), left, right, lp, (int) num(m, "repeat", "repeat", 3),
                 (int) num(m, "generators", "generators", 1), list(m, "ciphers", ALL_CIPHERS), server,
-                list(m, "serverJvm", Scenario.LAB_SERVER_JVM), list(m, "handshakes", List.of()));
+                list(m, "serverJvm", Scenario.LAB_SERVER_JVM), list(m, "handshakes", List.of()),
+                (int) num(m, "idleConnections", "idleConnections", 0));
     }
 
     private static Leg leg(String key, Object v) {
@@ -222,6 +223,9 @@ public final class ScenarioFiles {
         }
         if (!s.handshakes().isEmpty()) {
             b.append("handshakes: [").append(String.join(", ", s.handshakes())).append("]\n");
+        }
+        if (s.idleConnections() > 0) {
+            b.append("idleConnections: ").append(s.idleConnections()).append('\n');
         }
         b.append("serverJvm: [");
         for (int i = 0; i < s.serverJvm().size(); i++) {

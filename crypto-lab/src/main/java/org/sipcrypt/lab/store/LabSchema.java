@@ -104,7 +104,18 @@ final class LabSchema {
             new SchemaMigrator.Migration(3, List.of(
                     // The share of its own peak each cipher's fixed-rate points ran at (compare
                     // --peak-fraction); 0 for the scenario's rate, which the studies stored before ran at.
-                    "ALTER TABLE study ADD COLUMN IF NOT EXISTS peak_fraction DOUBLE PRECISION DEFAULT 0 NOT NULL"))))
+                    "ALTER TABLE study ADD COLUMN IF NOT EXISTS peak_fraction DOUBLE PRECISION DEFAULT 0 NOT NULL")),
+            new SchemaMigrator.Migration(4, List.of(
+                    // The server's heap per idle connection of a cipher in a study (compare
+                    // --idle-connections); the columns are for queries, summary_json the IdleHeap itself.
+                    "CREATE TABLE IF NOT EXISTS idle_heap ("
+                            + "study_id BIGINT NOT NULL REFERENCES study (id) ON DELETE CASCADE, "
+                            + "cipher VARCHAR(256) NOT NULL, "
+                            + "connections BIGINT NOT NULL, "
+                            + "bytes_per_connection DOUBLE PRECISION NOT NULL, "
+                            + "valid BOOLEAN NOT NULL, "
+                            + "summary_json TEXT NOT NULL, "
+                            + "PRIMARY KEY (study_id, cipher))"))))
             .refusingNewerVersions();
 
     private LabSchema() {

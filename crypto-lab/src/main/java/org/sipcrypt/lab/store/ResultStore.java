@@ -24,6 +24,7 @@ import java.util.Optional;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.runner.Environment;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Sample;
@@ -72,6 +73,8 @@ public final class ResultStore implements AutoCloseable {
             + " started, completed, failed, bytes_sent, bytes_received, crt_p50_ms, crt_p99_ms, handshakes, resumed,"
             + " retransmissions, generator_cpu_pct, server_cpu_pct, interval_json)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String INSERT_IDLE = "INSERT INTO idle_heap (study_id, cipher, connections,"
+            + " bytes_per_connection, valid, summary_json) VALUES (?, ?, ?, ?, ?, ?)";
     private static final String SELECT_LIST = "SELECT s.id, s.started, s.scenario, s.ciphers, s.cores, s.cpu_model,"
             + " (SELECT COUNT(*) FROM point p WHERE p.study_id = s.id),"
             + " (SELECT COUNT(*) FROM ramp r WHERE r.study_id = s.id)"
@@ -168,6 +171,7 @@ public final class ResultStore implements AutoCloseable {
                         }
                     }
                 }
+                insertIdle(c, studyId, study.idle());
                 c.commit();
                 log.debug("{}: saved study {} ({})", maskedUrl, studyId, study.scenario());
                 return studyId;
@@ -214,7 +218,7 @@ public final class ResultStore implements AutoCloseable {
                     loadPoints(c, id, samples, fixed, steps);
                     List<PeakSearch> peaks = loadRamps(c, id, steps);
                     return Optional.of(new Study(id, scenario, scenarioText, ciphers, started, env, fixed, peaks,
-                            peakFraction));
+                            peakFraction, loadIdle(c, id)));
                 }
             }
         } catch (SQLException e) {
@@ -292,6 +296,39 @@ public final class ResultStore implements AutoCloseable {
             ps.executeUpdate();
             return generatedId(ps);
         }
+    }
+
+    private static void insertIdle(Connection c, long studyId, List<IdleHeap> idle) throws SQLException {
+        if (idle.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_IDLE)) {
+            for (IdleHeap h : idle) {
+                ps.setLong(1, studyId);
+                ps.setString(2, h.cipher());
+                ps.setLong(3, h.connections());
+                ps.setDouble(4, h.bytesPerConnection());
+                ps.setBoolean(5, h.valid());
+                ps.setString(6, LabJson.write(h));
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /** A study's heaps per idle connection, by cipher name. */
+    private static List<IdleHeap> loadIdle(Connection c, long studyId) throws SQLException, IOException {
+        List<IdleHeap> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT summary_json FROM idle_heap WHERE study_id = ?"
+                + " ORDER BY cipher")) {
+            ps.setLong(1, studyId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(LabJson.read(rs.getString(1), IdleHeap.class));
+                }
+            }
+        }
+        return out;
     }
 
     private static long insertRamp(PreparedStatement ps, long studyId, PeakSearch r) throws SQLException {

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.runner.HandshakeMatrix;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerHandshakes;
 import org.sipcrypt.lab.runner.Studies;
@@ -87,6 +88,32 @@ class CrossCombinationsTest {
         assertEquals("253", x25519.get(11));
         assertEquals(List.of("1.2/rsa: chacha20 skipped: no suite for TLS 1.2, rsa (a TLS_RSA_WITH_ suite)"),
                 sections.get(0).skipped());
+    }
+
+    @Test
+    void withIdleConnectionsMeasuredEachCipherGainsItsHeapPerIdleConnectionColumn() {
+        List<Study> plain = studies();
+        IdleHeap aes13 = new IdleHeap("aes", "tls", 1000, 1000, 0, null, 3, new IdleHeap.Snapshot(40_000_000, 1, -1, 1),
+                new IdleHeap.Snapshot(51_234_000, 2, -1, 1001), null, List.of("bc"), null);
+        IdleHeap chachaFailed = new IdleHeap("chacha20", "tls", 1000, 0, 1000, "refused", 0, null, null, null, List.of(),
+                "no connection held: refused");
+        List<Study> idle = List.of(plain.get(0), plain.get(1).withIdle(List.of(aes13, chachaFailed)));
+        Tables.Table t = CrossCombinations.sections(idle).get(0).table();
+        assertEquals(List.of("combination", "tcp µs/call", "aes server TLS engine", "aes CPU/call vs tcp",
+                "aes µs/handshake (est.)", "aes handshake p50 ms", "aes ClientHello bytes", "aes heap bytes/idle connection",
+                "chacha20 server TLS engine", "chacha20 CPU/call vs tcp", "chacha20 µs/handshake (est.)",
+                "chacha20 handshake p50 ms", "chacha20 ClientHello bytes", "chacha20 heap bytes/idle connection"),
+                t.header());
+        assertEquals("lrlrrrrrlrrrrr", t.align());
+        List<String> rsa = t.rows().get(0);
+        assertEquals("n/a", rsa.get(7), "not measured under 1.2/rsa");
+        assertEquals(List.of("skipped", "skipped", "skipped", "skipped", "skipped", "skipped"), rsa.subList(8, 14));
+        List<String> x25519 = t.rows().get(1);
+        assertEquals("11,234", x25519.get(7));
+        assertEquals("n/a", x25519.get(13), "held none: not a figure");
+        assertEquals(plain.size(), CrossCombinations.sections(plain).get(0).table().rows().size());
+        assertFalse(CrossCombinations.sections(plain).get(0).table().header().stream()
+                .anyMatch(h -> h.contains("idle")), "no column where none was measured");
     }
 
     @Test

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerTlsEngines;
@@ -94,18 +95,21 @@ class CsvExportTest {
                 "server_flight_segments", "handshake_p50_ms", "handshake_p99_ms", "handshakes_timed",
                 "handshakes_as_server_full_per_call", "handshakes_as_server_resumed_per_call",
                 "handshakes_as_client_full_per_call", "handshakes_as_client_resumed_per_call", "server_tls_engine",
-                "peak_fraction", "from_peak_rate"), header.subList(header.size() - 25, header.size()));
+                "peak_fraction", "from_peak_rate", "idle_connections", "idle_heap_bytes_per_connection",
+                "idle_heap_left_after_closing_bytes_per_connection"), header.subList(header.size() - 28, header.size()));
         // a study stored before the handshake choices ran TLS 1.2, RSA key exchange, RSA-2048
-        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 20, header.size() - 16));
-        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 16, header.size() - 14), "aes on both TLS legs");
+        assertEquals(List.of("1.2", "rsa", "rsa2048", "scenario"), rows.get(1).subList(header.size() - 23, header.size() - 19));
+        assertEquals(List.of("tls", "tls"), rows.get(1).subList(header.size() - 19, header.size() - 17), "aes on both TLS legs");
         // and before the lab measured handshake sizes and latencies
-        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 14, header.size() - 7));
+        assertEquals(List.of("", "", "", "", "", "", ""), rows.get(1).subList(header.size() - 17, header.size() - 10));
         // the fixture's points made no handshake: none of any kind per call
-        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 7, header.size() - 3));
+        assertEquals(List.of("0", "0", "0", "0"), rows.get(1).subList(header.size() - 10, header.size() - 6));
         // and do not say the server's TLS engines
-        assertEquals("", rows.get(1).get(header.size() - 3));
+        assertEquals("", rows.get(1).get(header.size() - 6));
         // at the scenario's rate, not at a fraction of a peak
-        assertEquals(List.of("", ""), rows.get(1).subList(header.size() - 2, header.size()));
+        assertEquals(List.of("", ""), rows.get(1).subList(header.size() - 5, header.size() - 3));
+        // and no heap per idle connection was asked for
+        assertEquals(List.of("", "", ""), rows.get(1).subList(header.size() - 3, header.size()));
         assertEquals(points(studies) + 1, rows.size());
         for (List<String> row : rows) {
             assertEquals(header.size(), row.size(), row.toString());
@@ -252,7 +256,8 @@ class CsvExportTest {
                 (cipher, rep) -> List.of(ServerTlsEngines.KAMAILIO));
         List<List<String>> rows = write(List.of(s, kamailio), dir.resolve("engines"), CsvExport.POINTS_FILE_NAME);
         List<String> header = rows.get(0);
-        assertEquals("server_tls_engine", header.get(header.size() - 3), "after the handshakes per call, before --peak-fraction's two");
+        assertEquals("server_tls_engine", header.get(header.size() - 6),
+                "after the handshakes per call, before --peak-fraction's two and --idle-connections' three");
         Map<String, String> engines = new TreeMap<>();
         for (List<String> row : rows.subList(1, rows.size())) {
             String key = cell(header, row, "study_id") + "/" + cell(header, row, "cipher") + "/"
@@ -267,6 +272,32 @@ class CsvExportTest {
         assertEquals("bc", engines.get("6/camellia/step/1"), "a ramp's steps too");
         assertEquals("", engines.get("6/tcp/fixed/3"));
         assertEquals("kamailio-openssl", engines.get("7/aes/fixed/2"));
+    }
+
+    @Test
+    void everyFixedRowOfACipherSaysItsHeapPerIdleConnectionAndNoRampStepDoes() throws IOException {
+        Study plain = Studies.study("handshakes", List.of("tcp", "aes", "camellia"), 200, 250, 500, 600).withId(8);
+        // aes: 1,000 connections counted open (1 before, 1,001 held), 12,345,000 bytes more on the heap,
+        // 50,000 left after closing; tcp's read failed; camellia not measured
+        IdleHeap aes = new IdleHeap("aes", "tls", 1000, 1000, 0, null, 3.5,
+                new IdleHeap.Snapshot(40_000_000, 300_000, 1_200_000_000, 1),
+                new IdleHeap.Snapshot(52_345_000, 470_000, 1_230_000_000, 1001),
+                new IdleHeap.Snapshot(40_050_000, 300_100, 1_229_000_000, 1), List.of("bc"), null);
+        IdleHeap tcp = new IdleHeap("tcp", "tcp", 1000, 0, 0, null, 0, null, null, null, List.of(),
+                "the server's heap could not be read: jcmd exited with 1");
+        Study s = plain.withIdle(List.of(aes, tcp));
+        List<List<String>> rows = write(List.of(s), dir.resolve("idle"), CsvExport.POINTS_FILE_NAME);
+        List<String> header = rows.get(0);
+        Map<String, String> idle = new TreeMap<>();
+        for (List<String> row : rows.subList(1, rows.size())) {
+            idle.put(cell(header, row, "cipher") + "/" + cell(header, row, "mode") + "/" + cell(header, row, "repetition"),
+                    String.join(",", row.subList(header.indexOf("idle_connections"), header.size())));
+        }
+        assertEquals("1000,12345,50", idle.get("aes/fixed/1"));
+        assertEquals("1000,12345,50", idle.get("aes/fixed/3"), "the same on every fixed-rate row of the cipher");
+        assertEquals(",,", idle.get("aes/step/1"), "a ramp's step held none");
+        assertEquals(",,", idle.get("tcp/fixed/1"), "not valid: empty");
+        assertEquals(",,", idle.get("camellia/fixed/2"), "not measured");
     }
 
     @Test

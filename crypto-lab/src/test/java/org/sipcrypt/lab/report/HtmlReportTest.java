@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.CostModel;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.Studies;
 import org.sipcrypt.lab.runner.Study;
@@ -97,6 +98,25 @@ class HtmlReportTest {
         assertEquals(11, cells.getLength(), "one row: aes's full handshake");
         assertEquals("867–868", cells.item(6).getTextContent());
         assertEquals("n/a", cells.item(10).getTextContent(), "no latency timed");
+    }
+
+    @Test
+    void theIdleConnectionTableHasACellPerHeaderAndShowsOnlyWhenMeasured() throws Exception {
+        Study plain = Studies.study("handshakes", List.of("tcp", "aes"), 100, 2000, 4000);
+        assertFalse(HtmlReport.render(List.of(plain), null).contains("<h3>Heap per idle connection</h3>"));
+        IdleHeap tcp = new IdleHeap("tcp", "tcp", 500, 500, 0, null, 0.2, new IdleHeap.Snapshot(1_000_000, 9_000, -1, 0),
+                new IdleHeap.Snapshot(2_400_000, 40_000, -1, 500), new IdleHeap.Snapshot(1_000_500, 9_010, -1, 0),
+                List.of(), null);
+        String html = HtmlReport.render(List.of(plain.withIdle(List.of(tcp))), null);
+        assertTrue(html.contains("<h3>Heap per idle connection</h3>"), html);
+        Document doc = parse(html);
+        NodeList tables = doc.getElementsByTagName("table");
+        Element last = (Element) tables.item(tables.getLength() - 1);
+        assertEquals(10, last.getElementsByTagName("th").getLength());
+        NodeList cells = last.getElementsByTagName("td");
+        assertEquals(10, cells.getLength(), "one row: tcp");
+        assertEquals("2,800", cells.item(4).getTextContent());
+        assertEquals("n/a", cells.item(7).getTextContent(), "no resident set read");
     }
 
     @Test

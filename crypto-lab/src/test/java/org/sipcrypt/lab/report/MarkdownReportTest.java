@@ -14,6 +14,7 @@ import org.sipcrypt.lab.metrics.CallTimer;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.metrics.TlsFlights;
 import org.sipcrypt.lab.model.CostModel;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.ServerTlsEngines;
 import org.sipcrypt.lab.runner.Studies;
@@ -225,6 +226,30 @@ class MarkdownReportTest {
                 "n/a"), cells(table.get(3)));
         assertEquals(4, table.size(), "no row for tcp");
         assertTrue(section.contains("Segments are computed, not captured: ceil(bytes / 1460)"), section);
+    }
+
+    @Test
+    void theIdleConnectionTableShowsEachMeasuredCipherInTheStudysOrderAndWhyOneCountsNothing() {
+        Study plain = Studies.study("handshakes", List.of("tcp", "aes"), 100, 2000, 4000);
+        assertFalse(MarkdownReport.render(List.of(plain), null).contains("### Heap per idle connection"), "none asked");
+        IdleHeap aes = new IdleHeap("aes", "tls", 1000, 1000, 0, null, 3.46,
+                new IdleHeap.Snapshot(40_000_000, 300_000, 1_200_000_000, 1),
+                new IdleHeap.Snapshot(52_345_000, 470_000, 1_223_429_000, 1001),
+                new IdleHeap.Snapshot(40_095_000, 300_100, 1_223_000_000, 1), List.of("bc"), null);
+        IdleHeap tcp = new IdleHeap("tcp", "tcp", 1000, 0, 1000, "java.net.ConnectException: refused", 0.04,
+                new IdleHeap.Snapshot(40_000_000, 300_000, 1_200_000_000, 1), null, null, List.of(),
+                "no connection held: java.net.ConnectException: refused");
+        String md = MarkdownReport.render(List.of(plain.withIdle(List.of(aes, tcp))), null);
+        String section = md.substring(md.indexOf("### Heap per idle connection"));
+        List<String> table = tables(section).get(0);
+        assertEquals(List.of("cipher", "transport", "server TLS engine", "connections held (server)",
+                "heap bytes/connection", "objects/connection", "left after closing bytes/connection",
+                "RSS growth bytes/connection", "opened in s", "failed"), cells(table.get(0)));
+        assertEquals(List.of("tcp", "tcp", "—", "not measured: no connection held: java.net.ConnectException: refused",
+                "n/a", "n/a", "n/a", "n/a", "0.0", "1000 of 1000"), cells(table.get(2)), "the study's order: tcp first");
+        assertEquals(List.of("aes", "tls", "bc", "1000", "12,345", "170", "95", "23,429", "3.5", "0 of 1000"),
+                cells(table.get(3)));
+        assertTrue(section.contains("divided by the connections the server counted open"), section);
     }
 
     @Test

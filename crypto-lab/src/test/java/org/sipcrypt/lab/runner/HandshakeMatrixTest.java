@@ -1,6 +1,7 @@
 package org.sipcrypt.lab.runner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -142,5 +143,19 @@ class HandshakeMatrixTest {
         }
         assertEquals(s.handshakes(), ScenarioFiles.parse(ScenarioFiles.toYaml(s), "x").handshakes(),
                 "the list is kept in the YAML a study stores");
+    }
+
+    @Test
+    void theHandshakesPresetHoldsIdleConnectionsAndTheCountIsKeptInTheYamlAStudyStores() throws IOException {
+        Scenario s = ScenarioFiles.load("handshakes");
+        assertEquals(1000, s.idleConnections());
+        assertEquals(1000, ScenarioFiles.parse(ScenarioFiles.toYaml(s), "x").idleConnections());
+        assertEquals(0, ScenarioFiles.load("chain").idleConnections(), "the other presets hold none");
+        assertEquals(250, s.withIdleConnections(250).idleConnections());
+        assertFalse(ScenarioFiles.toYaml(s.withIdleConnections(0)).contains("idleConnections"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ScenarioFiles.parse("name: x\nidleConnections: 50001\n", "x"));
+        assertTrue(e.getMessage().contains("idleConnections: 50001 (expected 0 to 50000)"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> s.withIdleConnections(-1));
     }
 }

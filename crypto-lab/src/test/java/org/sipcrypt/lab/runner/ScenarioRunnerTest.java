@@ -31,6 +31,38 @@ class ScenarioRunnerTest {
     }
 
     @Test
+    void theHeapPerIdleConnectionIsMeasuredOnSipcryptServersTheLabStartsAfterFixedRatePointsOnly(@TempDir Path dir)
+            throws Exception {
+        Scenario idle = ScenarioFiles.load("handshakes");
+        ScenarioRunner.Options lab = new ScenarioRunner.Options(dir, null, line -> { }, Duration.ofSeconds(1));
+        assertNull(ScenarioRunner.idleNotMeasured(idle, lab, true));
+        assertNull(ScenarioRunner.idleNotMeasured(idle.withIdleConnections(0), lab.withSut(ServerUnderTest.KAMAILIO),
+                true), "not asked: nothing to say");
+        assertTrue(ScenarioRunner.idleNotMeasured(idle, lab, false).contains("ramps only"));
+        assertTrue(ScenarioRunner.idleNotMeasured(idle, lab.withSut(ServerUnderTest.KAMAILIO), true)
+                .startsWith("kamailio is not on a JVM"));
+        ScenarioRunner.Options external = new ScenarioRunner.Options(dir, new ExternalTarget(
+                new java.net.InetSocketAddress("127.0.0.1", 5060), -1, 5090), line -> { }, Duration.ofSeconds(1));
+        assertTrue(ScenarioRunner.idleNotMeasured(idle, external, true).startsWith("a server the lab did not start"));
+    }
+
+    @Test
+    void aProgressLineSaysTheHeapPerIdleConnectionOrWhyNotAndTheOpening() {
+        IdleHeap aes = new IdleHeap("aes", "tls", 1000, 1000, 0, null, 3.46,
+                new IdleHeap.Snapshot(40_000_000, 300_000, 1_200_000_000, 1),
+                new IdleHeap.Snapshot(52_345_000, 470_000, 1_223_429_000, 1001),
+                new IdleHeap.Snapshot(40_095_000, 300_100, 1_223_000_000, 1), List.of("bc"), null);
+        assertEquals("aes: heap per idle connection 12,345 bytes (170.0 objects), 95 left after closing, resident set"
+                + " 23,429 bytes; the server counted 1000 open; 1000 of 1000 held (tls, server engine bc), opened in"
+                + " 3.5 s, 0 failed", ScenarioRunner.describe(aes));
+        IdleHeap none = new IdleHeap("tcp", "tcp", 10, 0, 10, "java.net.ConnectException: refused", 0.01, null, null,
+                null, List.of(), "no connection held: java.net.ConnectException: refused");
+        assertEquals("tcp: heap per idle connection not measured: no connection held: java.net.ConnectException:"
+                + " refused; 0 of 10 held (tcp), opened in 0.0 s, 10 failed (first: java.net.ConnectException: refused)",
+                ScenarioRunner.describe(none));
+    }
+
+    @Test
     void aWarmUpThatEndsBetweenTwoSamplesIsRefused(@TempDir Path dir) throws Exception {
         Scenario chain = ScenarioFiles.load("chain");
         Scenario odd = chain.withLoad(chain.load().withTimes(Duration.ofSeconds(3), Duration.ofMillis(1500)));

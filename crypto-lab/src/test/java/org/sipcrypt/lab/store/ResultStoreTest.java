@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sipcrypt.lab.metrics.Interval;
 import org.sipcrypt.lab.metrics.RunSummary;
+import org.sipcrypt.lab.runner.IdleHeap;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.RoleCpu;
@@ -127,6 +128,29 @@ class ResultStoreTest {
             assertEquals(0.5, loaded.peakFraction());
             assertSameStudy(atHalf.withId(id), loaded);
             assertEquals(0, store.load(store.save(s)).orElseThrow().peakFraction(), "at the scenario's rate");
+        }
+    }
+
+    @Test
+    void aStudysHeapsPerIdleConnectionLoadBackAndAreQueryableWithSql() throws IOException, SQLException {
+        Study s = study("handshakes", Instant.parse("2026-11-30T10:00:00Z")).withIdle(List.of(
+                new IdleHeap("tcp", "tcp", 1000, 1000, 0, null, 0.4, new IdleHeap.Snapshot(10_000_000, 90_000, -1, 1),
+                        new IdleHeap.Snapshot(12_800_000, 150_000, -1, 1001),
+                        new IdleHeap.Snapshot(10_100_000, 90_100, -1, 1), List.of(), null),
+                new IdleHeap("aes", "tls", 1000, 0, 1000, "refused", 0.2, null, null, null, List.of(),
+                        "no connection held: refused")));
+        try (ResultStore store = open()) {
+            long id = store.save(s);
+            Study loaded = store.load(id).orElseThrow();
+            // read back by cipher name
+            assertEquals(List.of(s.idle().get(1), s.idle().get(0)), loaded.idle());
+            assertEquals(2800, count("SELECT bytes_per_connection FROM idle_heap WHERE study_id = " + id
+                    + " AND cipher = 'tcp' AND valid AND connections = 1000"));
+            assertEquals(1, count("SELECT COUNT(*) FROM idle_heap WHERE NOT valid AND bytes_per_connection = -1"));
+            assertEquals(List.of(), store.load(store.save(study("chain", Instant.parse("2026-11-30T11:00:00Z"))))
+                    .orElseThrow().idle(), "a study without");
+            assertTrue(store.delete(id));
+            assertEquals(0, count("SELECT COUNT(*) FROM idle_heap"), "deleted with its study");
         }
     }
 
