@@ -46,6 +46,10 @@
 # INVITE→200: SIPp's response time 1 (rtd of the 200, first INVITE included, so with auth the
 # 407 round trip too), per call from -trace_rtt; SIPp measures it in whole milliseconds.
 # GC pauses: the sipcrypt JVM's -Xlog:gc,gc+phases `Pause` lines (every collector's pauses) over the whole case (warm-up included).
+# Each step's log line also says what its failed calls got instead of their answers (SIPp's
+# errors.log: "503 x12, no answer x3": a 503 is the server's overload guard refusing) and how many
+# datagrams the kernel dropped over the step for a full UDP receive buffer (RcvbufErrors of
+# /proc/net/snmp, every socket: the server's and SIPp's), so a failing step says why it failed.
 # Output: a Markdown table, one row per (case, server), on stdout (and in --out FILE); with the
 # overload step a second table, one row per (run, case, server), and its summary.
 #
@@ -325,8 +329,18 @@ stop_case() {
     end_kamailio_children
 }
 
+# The kernel's UDP receive-buffer drops so far, every socket of this network namespace (the
+# RcvbufErrors of /proc/net/snmp's Udp line; -1 where not readable).
+udp_rcvbuf_errors() {
+    awk '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") col = i; n = 1 } else if (col) { print $col; found = 1 } }
+        END { if (!found) print -1 }' /proc/net/snmp 2>/dev/null || echo -1
+}
+
 # Runs one step of the UAC against one server; sets step_ok step_failed_pct step_achieved
-# step_cpu_pct step_us step_mean step_p99 step_sipp_pct
+# step_cpu_pct step_us step_mean step_p99 step_sipp_pct, and step_causes: what the failed calls
+# got instead of their answers (from SIPp's errors.log: "503 x12, no answer x3", or none) and how
+# many UDP datagrams the kernel dropped for a full receive buffer over the step (any socket:
+# the server's, SIPp's)
 step_no=0
 run_step() {            # server transport auth rate seconds tag
     local s=$1 transport=$2 auth=$3 rate=$4 seconds=$5 tag=$6 mode=u1 target sockets=()
@@ -340,8 +354,9 @@ run_step() {            # server transport auth rate seconds tag
     local stf=$dir/stat.csv scen=(-sf "$here/uac.xml" -s "bench-${transport%-per-call}")
     # the digest uri must be the INVITE's Request-URI (sipcrypt checks it); SIPp's default lacks the user
     (( auth )) && scen=(-sf "$here/uac-auth.xml" -inf "$users_csv" -s callee -auth_uri "callee@127.0.0.1:${srv_port[$s]}")
-    local measured
+    local measured drops0
     read -r -a measured <<<"${srv_pids[$s]}"
+    drops0=$(udp_rcvbuf_errors)
     begin_step "${uas_pids[$s]}" "${measured[@]}"
     # SIPp writes its -trace_rtt file into the working directory
     ( cd "$dir" && exec timeout -k 5 "$((seconds + GRACE_SECONDS + 10))" "${load_pin[@]}" "$SIPP" "${scen[@]}" \
@@ -354,9 +369,12 @@ run_step() {            # server transport auth rate seconds tag
     measure_step "$!" "$stf" "$target" "${uas_pids[$s]}" "${measured[@]}"
     read -r step_mean step_p99 < <(rtt_stats "$(rtt_file "$dir")")
     step_ok=$(step_verdict "$rate" "$step_mean")
-    log "$(printf '%-22s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, created at %s cps, CPU %s%% (%s us/call), INVITE->200 mean %s ms p99 %s ms, SIPp CPU %s%%' \
+    local drops1
+    drops1=$(udp_rcvbuf_errors)
+    step_causes="failed calls got: $(unexpected_answers "$dir/errors.log"); UDP receive-buffer drops: $( (( drops0 >= 0 && drops1 >= 0 )) && echo $(( drops1 - drops0 )) || echo unknown)"
+    log "$(printf '%-22s %6d cps x %3d s: %s  %d/%d ok, %d failed (SIPp exit %d), %s%% lost, created at %s cps, CPU %s%% (%s us/call), INVITE->200 mean %s ms p99 %s ms, SIPp CPU %s%%; %s' \
         "$tag" "$rate" "$seconds" "$([[ $step_ok == 1 ]] && echo pass || echo FAIL)" "$step_ok_calls" "$target" "$step_failed" \
-        "$step_rc" "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us" "$step_mean" "$step_p99" "$step_sipp_pct")"
+        "$step_rc" "$step_failed_pct" "$step_achieved" "$step_cpu_pct" "$step_us" "$step_mean" "$step_p99" "$step_sipp_pct" "$step_causes")"
     sleep "$COOLDOWN_SECONDS"
 }
 

@@ -1,6 +1,7 @@
 package org.sipcrypt.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -136,6 +137,12 @@ class OverloadScriptsIT {
                 "--overload-seconds", "3", "--recovery-seconds", "3");
         assertEquals(0, run.exit(), run.output());
         String table = Files.readString(out);
+        // every step says what its failed calls got and the kernel's UDP receive-buffer drops over it
+        List<String> steps = run.output().lines().filter(l -> l.contains(" cps x ") && l.contains(" ok, ")).toList();
+        assertFalse(steps.isEmpty(), run.output());
+        for (String step : steps) {
+            assertTrue(step.matches(".*; failed calls got: (none|.*x\\d+.*); UDP receive-buffer drops: \\d+$"), step);
+        }
 
         List<List<String>> overload = tableAfter(table, "Overload: 2 x each server's own peak");
         assertEquals(2, overload.size(), table);
