@@ -23,8 +23,8 @@ import org.sipcrypt.server.transport.Transport;
  * connection makes a full handshake: the caller's options should have session reuse off, as from
  * N different clients. At most {@value #IN_FLIGHT} connections are being opened at a time; the
  * opening is bounded by a deadline, each connection by the connector's timeout.
- * Threading: {@link #open} and {@link #close} block and run on one caller thread (never an event
- * loop); the connections' callbacks run on the generator's event loops.
+ * Threading: {@link #open} blocks (never call it on an event loop), the connections' callbacks run on
+ * the generator's event loops; the rest is thread-safe and never blocks.
  */
 public final class IdleConnections implements AutoCloseable {
 
