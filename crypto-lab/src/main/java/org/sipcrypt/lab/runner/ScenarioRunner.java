@@ -357,6 +357,11 @@ public final class ScenarioRunner {
                     }
                 }
                 fixedRates = Map.copyOf(rates);
+                if (fixedCiphers.size() < ciphers.size()) {
+                    // the steps of the ciphers left without a fixed-rate point are not to come
+                    List<String> idleLeft = fixedCiphers.stream().filter(this::idleMeasured).toList();
+                    progress.replan(plan(fixedCiphers.size(), fixed, peak, false, idleLeft.size()));
+                }
             }
             if (fixed && options.warmServers() && !fixedCiphers.isEmpty()) {
                 points.addAll(warmPoints(fixedCiphers));
@@ -478,8 +483,8 @@ public final class ScenarioRunner {
      * Threading: the runner's thread.
      */
     static final class Progress {
-        private final int total;
-        private final double totalWeight;
+        private int total;
+        private double totalWeight;
         private final LongSupplier nanoClock;
         private final long startNanos;
         private int begun;
@@ -512,6 +517,19 @@ public final class ScenarioRunner {
             }
             long left = (long) ((nanoClock.getAsLong() - startNanos) / doneWeight * Math.max(0, totalWeight - doneWeight));
             return String.format(Locale.ROOT, "[%d/%d, %s left]", begun, total, duration(left));
+        }
+
+        /**
+         * Replaces the steps not yet begun with {@code rest}, the plan from here on: what the steps so
+         * far found can change it (a ramp whose peak leaves its cipher no fixed-rate point).
+         */
+        void replan(double... rest) {
+            double sum = 0;
+            for (double w : rest) {
+                sum += w;
+            }
+            total = begun + rest.length;
+            totalWeight = doneWeight + currentWeight + sum;
         }
 
         static String duration(long nanos) {

@@ -112,6 +112,20 @@ class ScenarioRunnerTest {
     }
 
     @Test
+    void aReplanCountsTheStepsBegunAndTheNewRestOnly() {
+        // two ramps planned at 100 s, then four windows of 10 s; after the ramps, two windows remain
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        ScenarioRunner.Progress p = new ScenarioRunner.Progress(now::get, 100, 100, 10, 10, 10, 10);
+        assertEquals("[1/6]", p.next(100));
+        now.addAndGet(TimeUnit.SECONDS.toNanos(100));
+        assertEquals("[2/6, 2 min left]", p.next(100));
+        now.addAndGet(TimeUnit.SECONDS.toNanos(100));
+        p.replan(10, 10);
+        assertEquals("[3/4, 20 s left]", p.next(10), "two ramps done, two windows to come");
+        assertEquals("[4/4, 10 s left]", p.next(10));
+    }
+
+    @Test
     void aFixedPointThatFailedMoreCallsThanAllowedIsLeftOutAndSaysWhy() {
         ServerSample server = new ServerSample(4242, 81, 2627, 64L << 20);
         // 1,000 of 8,000 calls failed against the scenario's 1 %: the server did not keep up
