@@ -4,7 +4,8 @@
 # share counts everything it called). A profile, not a benchmark: shares are comparable between
 # runs, the CPU per call printed alongside only on a quiet machine.
 #
-# For the case (udp, tcp: one connection, udp-auth: digest with USERS subscribers, MD5):
+# For the case (udp, tcp: one connection, tcp-per-call: a TCP connection per call from the UAC,
+# SIPp -t tn, the UAS on one connection, udp-auth: digest with USERS subscribers, MD5):
 #   1. start the server jar with JAVA_OPTS and -XX:StartFlightRecording (settings=profile), which
 #      records from WARMUP + DELAY seconds after the start for RECORD seconds; a SIPp UAS registered
 #      as bench-T@127.0.0.1 (udp-auth: the calls reach the UAS through the server as outbound proxy);
@@ -19,7 +20,7 @@
 #
 # Options (each also an environment variable of the upper-case name):
 #   --jar PATH          server jar (default server/target/sipcrypt-server.jar)
-#   --case udp|tcp|udp-auth  (default udp-auth)
+#   --case udp|tcp|tcp-per-call|udp-auth  (default udp-auth)
 #   --rate N            calls/s (default 800)
 #   --seconds N         length of the run (default 45)
 #   --warmup N          seconds at half the rate before the measured run (default 20; 0: none)
@@ -46,15 +47,19 @@ options=("${server_options[@]}"  --server-port SERVER_PORT:-27060
     --users USERS:-10000  --top TOP:-25)
 parse_options "$@"
 require_whole_numbers RATE SECONDS_RUN WARMUP DELAY RECORD USERS TOP SERVER_PORT
-[[ $CASE == udp || $CASE == tcp || $CASE == udp-auth ]] || die "--case: \"$CASE\" (expected udp, tcp or udp-auth)"
+[[ $CASE == udp || $CASE == tcp || $CASE == tcp-per-call || $CASE == udp-auth ]] \
+    || die "--case: \"$CASE\" (expected udp, tcp, tcp-per-call or udp-auth)"
 (( DELAY + RECORD <= SECONDS_RUN )) || die "--delay + --record ($((DELAY + RECORD)) s) must fit in --seconds ($SECONDS_RUN)"
 require_jar_and_sipp
 command -v jfr >/dev/null || die "jfr (the JDK's tool) not found on PATH"
 sipp_ports "$SERVER_PORT"
 start_work profile
 
-transport=${CASE%-auth} mode=u1
+transport=${CASE%-auth} mode=u1 sockets=()
+transport=${transport%-per-call}
 [[ $transport == tcp ]] && mode=t1
+# a connection per call: SIPp refuses to start with more sockets than open files allowed
+[[ $CASE == tcp-per-call ]] && mode=tn sockets=(-max_socket "$(( $(ulimit -n) * 3 / 4 ))")
 server_args=()
 uac_args=(-sf "$here/uac.xml" -s "bench-$transport")
 remote=127.0.0.1:$SERVER_PORT
@@ -77,7 +82,7 @@ start_uas "$limit" "$transport" "$work/callee"
 # place_calls RATE SECONDS NAME: SIPp's UAC, statistics in $work/NAME.csv
 place_calls() {
     timeout -k 5 "$(($2 + 40))" "$SIPP" "${uac_args[@]}" -i 127.0.0.1 -ci 127.0.0.1 -bind_local \
-        -p "$UAC_PORT" -t "$mode" -buff_size 4194304 -r "$1" -m "$(($1 * $2))" \
+        -p "$UAC_PORT" -t "$mode" "${sockets[@]}" -buff_size 4194304 -r "$1" -m "$(($1 * $2))" \
         -timeout "$(($2 + 30))" -nostdin -trace_stat -stf "$work/$3.csv" \
         -key contact_port "$UAS_PORT" -key contact_transport "$transport" \
         "$remote" >/dev/null 2>"$work/$3.stderr"
