@@ -12,7 +12,9 @@
 #   2. warm the server up at half the rate for WARMUP seconds (a cold JVM at the full rate sheds
 #      calls with 503 while its JIT compiles), then place RATE calls/s for SECONDS (which must cover
 #      DELAY + RECORD);
-#   3. print: calls placed and failed, the server's CPU per call over the measured run, the
+#   3. print: calls placed and failed, the server's CPU per call over the measured run (user and
+#      system), the same by thread (names as /proc keeps them, 15 characters, without their
+#      numbers: sipcrypt-io, sipcrypt-sip, C2_CompilerThre, ...) with context switches per call, the
 #      bytes it allocated per call while recording (the JFR's per-thread allocation totals, first
 #      to last, over RATE x RECORD calls), the samples
 #      recorded, the share of samples per top-level package (the first frame outside the JDK), and
@@ -91,10 +93,24 @@ if (( WARMUP > 0 )); then
     log "$CASE: warm-up at $((RATE / 2)) calls/s for $WARMUP s"
     place_calls "$((RATE / 2))" "$WARMUP" warmup
 fi
+# thread_ticks PID: per thread name without its numbers, "name user+system-ticks context-switches"
+# (the JVM's recording, sampling only threads in Java code, misses the kernel's share: a connection per call's)
+thread_ticks() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        printf '%s %s %s\n' "$(sed -E 's/([-#_ ]?[0-9]+)+$//; s/ /_/g' "$t/comm")" \
+            "$(awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "$t/stat")" \
+            "$(awk '/ctxt_switches/ { n += $2 } END { print n }' "$t/status")"
+    done 2>/dev/null | awk '{ t[$1] += $2; c[$1] += $3 } END { for (k in t) print k, t[k], c[k] }' | sort
+}
 log "$CASE: $RATE calls/s for $SECONDS_RUN s, recording from ${DELAY} s for ${RECORD} s"
 cpu0=$(cpu_ticks "$server_pid")
+read -r -a ut0 < <(awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12], f[13] }' "/proc/$server_pid/stat")
+thread_ticks "$server_pid" >"$work/threads0"
 place_calls "$RATE" "$SECONDS_RUN" stat
 cpu1=$(cpu_ticks "$server_pid")
+read -r -a ut1 < <(awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12], f[13] }' "/proc/$server_pid/stat")
+thread_ticks "$server_pid" >"$work/threads1"
 read -r successful failed < <(stat_counts "$work/stat.csv" "$((RATE * SECONDS_RUN))" | awk '{print $2, $3}')
 ticks=$(getconf CLK_TCK)
 for _ in $(seq 1 50); do [[ -s $work/rec.jfr ]] && break; sleep 0.2; done
@@ -102,7 +118,14 @@ stop_pid "$server_wrapper"
 [[ -s $work/rec.jfr ]] || die "no recording written (server log: $(tail -3 "$work/server.log"))"
 
 echo "case $CASE, $RATE calls/s for $SECONDS_RUN s: successful ${successful:-?}, failed ${failed:-?}"
-echo "server CPU per call over the run: $(( (cpu1 - cpu0) * 1000000 / ticks / (RATE * SECONDS_RUN) )) µs"
+echo "server CPU per call over the run: $(( (cpu1 - cpu0) * 1000000 / ticks / (RATE * SECONDS_RUN) )) µs" \
+    "(user $(( (ut1[0] - ut0[0]) * 1000000 / ticks / (RATE * SECONDS_RUN) )), system" \
+    "$(( (ut1[1] - ut0[1]) * 1000000 / ticks / (RATE * SECONDS_RUN) )))"
+echo "by thread (µs per call, context switches per call):"
+join -a 2 "$work/threads0" "$work/threads1" | awk -v calls="$((RATE * SECONDS_RUN))" -v ticks="$ticks" '
+    NF == 3 { $5 = $3; $4 = $2; $2 = 0; $3 = 0 }    # a thread started during the run
+    { us = ($4 - $2) * 1000000 / ticks / calls; if (us >= 1) printf "%6.0f µs  %5.1f  %s\n", us, ($5 - $3) / calls, $1 }' |
+    sort -rn
 jfr print --json --events jdk.ThreadAllocationStatistics "$work/rec.jfr" | awk -v calls="$((RATE * RECORD))" '
     /"allocated":/ { a = $2; gsub(/[^0-9]/, "", a) }
     /"javaThreadId":/ { t = $2; gsub(/[^0-9]/, "", t); if (!(t in first)) first[t] = a; last[t] = a }
