@@ -32,7 +32,8 @@
 #   --top N             methods listed (default 25)
 #   --server-port N     server UDP and TCP port (default 27060); UAS on +10, UAC on +20, REGISTER on +21
 #   --keep              keep the work directory (the recording is rec.jfr there)
-# Env only: JAVA (default java), JAVA_OPTS (default: the server's recommended options), SIPP.
+# Env only: JAVA (default java), JAVA_OPTS (default: the server's recommended options), SERVER_ARGS
+# (extra server options, a word list, e.g. "--io-threads 2"), SIPP.
 #
 # Loopback only. Every SIPp and java run is bounded by `timeout`; everything started is ended by
 # PID on exit.
@@ -74,10 +75,11 @@ if [[ $CASE == udp-auth ]]; then
     remote=127.0.0.1:$UAS_PORT
 fi
 limit=$((WARMUP + SECONDS_RUN + 160))
+# shellcheck disable=SC2086  # SERVER_ARGS is a word list
 start_server "$limit" "$work/server.log" "udp tcp" \
     "-XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile,delay=$((WARMUP + DELAY))s,duration=${RECORD}s" -- \
     --data-dir "$work/data" --listen "udp:127.0.0.1:$SERVER_PORT" --listen "tcp:127.0.0.1:$SERVER_PORT" \
-    --stats-interval 0 "${server_args[@]}"
+    --stats-interval 0 "${server_args[@]}" $SERVER_ARGS
 start_uas "$limit" "$transport" "$work/callee"
 [[ $CASE != udp-auth ]] && register_uas "$transport" "$work/callee"
 
