@@ -89,10 +89,8 @@ class HtmlReportTest {
         assertFalse(HtmlReport.render(List.of(plain), null).contains("<h3>Handshake</h3>"));
         String html = HtmlReport.render(List.of(Studies.withHandshakes(plain, "aes", new TlsFlights(236, 867), null)),
                 null);
-        Document doc = parse(html);
         assertTrue(html.contains("<h3>Handshake</h3>"), html);
-        NodeList tables = doc.getElementsByTagName("table");
-        Element last = (Element) tables.item(tables.getLength() - 1);
+        Element last = lastTable(html);
         assertEquals(11, last.getElementsByTagName("th").getLength());
         NodeList cells = last.getElementsByTagName("td");
         assertEquals(11, cells.getLength(), "one row: aes's full handshake");
@@ -109,14 +107,18 @@ class HtmlReportTest {
                 List.of(), null);
         String html = HtmlReport.render(List.of(plain.withIdle(List.of(tcp))), null);
         assertTrue(html.contains("<h3>Heap per idle connection</h3>"), html);
-        Document doc = parse(html);
-        NodeList tables = doc.getElementsByTagName("table");
-        Element last = (Element) tables.item(tables.getLength() - 1);
+        Element last = lastTable(html);
         assertEquals(10, last.getElementsByTagName("th").getLength());
         NodeList cells = last.getElementsByTagName("td");
         assertEquals(10, cells.getLength(), "one row: tcp");
         assertEquals("2,800", cells.item(4).getTextContent());
         assertEquals("n/a", cells.item(7).getTextContent(), "no resident set read");
+    }
+
+    /** The report's last table. */
+    private static Element lastTable(String html) throws Exception {
+        NodeList tables = parse(html).getElementsByTagName("table");
+        return (Element) tables.item(tables.getLength() - 1);
     }
 
     @Test
