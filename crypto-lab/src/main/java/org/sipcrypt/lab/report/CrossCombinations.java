@@ -145,8 +145,7 @@ final class CrossCombinations {
                     line.add(Tables.num(cell.handshakeP50Ms()));
                     line.add(Tables.range(cell.fullHandshakes(), TlsFlights::clientHelloBytes));
                     if (idle) {
-                        double b = cell.idleHeapBytesPerConnection();
-                        line.add(Double.isFinite(b) ? String.format(java.util.Locale.ROOT, "%,d", Math.round(b)) : "n/a");
+                        line.add(Tables.bytes(cell.idleHeapBytesPerConnection()));
                     }
                 }
                 lines.add(line);

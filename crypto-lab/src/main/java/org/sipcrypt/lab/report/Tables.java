@@ -443,9 +443,12 @@ final class Tables {
                 "RSS growth bytes/connection", "opened in s", "failed"), rows);
     }
 
-    /** A byte figure rounded to whole bytes with thousands separators, "n/a" when unknown (negative growth is shown). */
-    private static String bytes(double v) {
-        return v == -1 ? "n/a" : String.format(Locale.ROOT, "%,d", Math.round(v));
+    /**
+     * A byte figure rounded to whole bytes with thousands separators, "n/a" when unknown (-1 or not a
+     * number; negative growth is shown).
+     */
+    static String bytes(double v) {
+        return v == -1 || !Double.isFinite(v) ? "n/a" : String.format(Locale.ROOT, "%,d", Math.round(v));
     }
 
     /** What the idle-connection table says and how it was measured, under it in both reports. */
