@@ -139,9 +139,11 @@ class LabJarIT {
     private Map<String, String> startServer(Path log, String... args) throws Exception {
         // the verdict is 0 failed calls: without the wall-clock admission budget a pause of a busy
         // build machine cannot turn into refused calls (as the lab itself runs its server)
-        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+        String[] all = java.util.Arrays.copyOf(args, args.length + 4);
         all[args.length] = "--overload-max-queue-delay";
         all[args.length + 1] = "0";
+        all[args.length + 2] = "--overload-queue-target";
+        all[args.length + 3] = "0";
         Process server = start(SERVER_JAR, log, all);
         await(() -> SERVER_READY.matcher(read(log)).find() || !server.isAlive(), START_TIMEOUT_S);
         assertTrue(server.isAlive(), "server exited at start:\n" + read(log));

@@ -572,6 +572,9 @@ public final class SipcryptServer implements AutoCloseable {
                 stack::holdsServerTransaction,
                 dialogs == null ? (callId, fromTag, toTag) -> false : dialogs::tracks, OverloadGuard::heapUsedAfterGc,
                 () -> kept.trim(0), System::gc, registry);
+        if (!o.queueTarget().isZero()) {
+            guard.refuseStandingQueues(o.queueTarget(), o.queueInterval());
+        }
         if (o.maxHeapAfterGc() > 0) {
             housekeeping.scheduleWithFixedDelay(guard::sampleHeap, 1, 1, TimeUnit.SECONDS);
         }

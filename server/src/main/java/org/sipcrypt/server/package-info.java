@@ -19,7 +19,8 @@
  *     beyond either a request gets 503 and anything else is dropped and counted
  *     ({@code sip.messages.dropped{reason=overload}} / {@code sip.datagrams.dropped}); new out-of-dialog
  *     requests are refused with 503 on the event loop before that, from {@code overload.queueThreshold}
- *     messages, three quarters of the bytes or {@code overload.maxQueueDelay} of waiting
+ *     messages, three quarters of the bytes, {@code overload.maxQueueDelay} of waiting, or a standing
+ *     queue ({@code overload.queueTarget} of waiting for {@code overload.queueInterval})
  *     ({@code OverloadGuard})</td>
  *     <td>parsing, the JAIN-SIP transaction layer, registrar/proxy/redirect logic, continuations of
  *     database lookups; the messages of one Call-ID always on the same lane, in order</td>

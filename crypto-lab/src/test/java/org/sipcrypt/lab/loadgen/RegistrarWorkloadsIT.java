@@ -71,6 +71,7 @@ class RegistrarWorkloadsIT {
         // these tests are about the workloads, not overload: a cold server on a busy machine may hold a
         // message on its lane past the default 100 ms queue-delay bound, which would answer it 503
         s.put("overload.maxQueueDelay", List.of("10s"));
+        s.put("overload.queueTarget", List.of("0"));
         for (int i = 0; i + 1 < settings.length; i += 2) {
             s.put(settings[i], List.of(settings[i + 1].split(",")));
         }

@@ -51,6 +51,7 @@ class TlsConnectionPerCallThroughProxyIT {
             // a busy machine may make the server slow; it must not make it refuse what this test offers
             s.put("tls.handshakeTimeout", List.of("60s"));
             s.put("overload.maxQueueDelay", List.of("0"));
+            s.put("overload.queueTarget", List.of("0"));
             s.put("overload.queueThreshold", List.of("100000"));
             s.put("overload.maxTransactions", List.of("0"));
             s.put("sip.queueCapacity", List.of("200000"));

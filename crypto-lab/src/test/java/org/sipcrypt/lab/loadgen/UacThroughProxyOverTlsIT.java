@@ -69,6 +69,7 @@ class UacThroughProxyOverTlsIT {
         // a wall-clock budget: a busy build machine could trip it and refuse calls with 503
         // (OverloadGuardTest covers it with a ticker of its own)
         s.put("overload.maxQueueDelay", List.of("0"));
+        s.put("overload.queueTarget", List.of("0"));
         s.put("listen", List.of("udp:127.0.0.1:0", "tls:127.0.0.1:0"));
         s.put("tls.cert", List.of(certs.resolve("server.pem").toString()));
         s.put("tls.key", List.of(certs.resolve("server-key.pem").toString()));

@@ -15,6 +15,10 @@ import java.util.Objects;
  *                           for responses and in-dialog requests)
  * @param maxQueueDelay      new requests are refused while the oldest message in their lane has waited
  *                           longer than this; zero turns the check off
+ * @param queueTarget        new requests are refused while the oldest message in their lane has waited
+ *                           longer than this, once it has done so for {@code queueInterval} (a standing
+ *                           queue, not a burst); zero turns the check off
+ * @param queueInterval      how long the oldest message's wait must stay above {@code queueTarget}
  * @param maxTransactions    new requests are refused while this many requests await their final
  *                           response; zero turns the check off
  * @param maxHeapAfterGc     new requests are refused while the heap in use after the last garbage
@@ -36,6 +40,8 @@ import java.util.Objects;
 public record OverloadConfig(
         int queueThreshold,
         Duration maxQueueDelay,
+        Duration queueTarget,
+        Duration queueInterval,
         int maxTransactions,
         int maxHeapAfterGc,
         Duration retryAfter,
@@ -49,6 +55,16 @@ public record OverloadConfig(
             throw new IllegalArgumentException("overload.queueThreshold: " + queueThreshold + " (expected at least 1)");
         }
         Objects.requireNonNull(maxQueueDelay, "maxQueueDelay");
+        Objects.requireNonNull(queueTarget, "queueTarget");
+        Objects.requireNonNull(queueInterval, "queueInterval");
+        if (queueTarget.isNegative()) {
+            throw new IllegalArgumentException("overload.queueTarget: " + ConfigValues.format(queueTarget)
+                    + " (expected 0 or more)");
+        }
+        if (queueInterval.isNegative() || queueInterval.isZero()) {
+            throw new IllegalArgumentException("overload.queueInterval: " + ConfigValues.format(queueInterval)
+                    + " (expected above 0)");
+        }
         if (maxTransactions < 0) {
             throw new IllegalArgumentException("overload.maxTransactions: " + maxTransactions + " (expected 0 or more)");
         }
@@ -75,9 +91,10 @@ public record OverloadConfig(
     }
 
     /**
-     * The defaults: refuse at 200 messages in a lane or 100 ms of queueing (well before T1, 500 ms,
-     * when clients over UDP send the request again, so that serving it late never doubles the work;
-     * at twice the peak these shed more cheaply than 1,000 and 500 ms did: docs/benchmarks.md), 20,000 requests awaiting
+     * The defaults: refuse while a lane's oldest message has waited more than 10 ms after it had done
+     * so for 50 ms (a standing queue: bursts that drain sooner refuse nothing), at 2,000 messages in a
+     * lane, or at 100 ms of queueing (well before T1, 500 ms, when clients over UDP send the request
+     * again, so that serving it late never doubles the work: docs/benchmarks.md), 20,000 requests awaiting
      * an answer or 85 % of the heap after GC; {@code Retry-After} 5 to 10 s; 200,000 dialogs kept for
      * the drain (about 200 bytes each) for up to 4 hours; 64 MiB of kept answers (about 100,000 answers
      * of a typical 600 bytes, an eighth of a 512 MiB heap) and 64 MiB of messages queued on the lanes.
@@ -89,6 +106,7 @@ public record OverloadConfig(
     /** A builder holding these settings, to change some of them. */
     public Builder toBuilder() {
         return new Builder().queueThreshold(queueThreshold).maxQueueDelay(maxQueueDelay)
+                .queueTarget(queueTarget).queueInterval(queueInterval)
                 .maxTransactions(maxTransactions).maxHeapAfterGc(maxHeapAfterGc).retryAfter(retryAfter)
                 .maxDialogs(maxDialogs).dialogLifetime(dialogLifetime).maxKeptBytes(maxKeptBytes)
                 .maxQueuedBytes(maxQueuedBytes);
@@ -99,8 +117,10 @@ public record OverloadConfig(
      * Threading: not thread-safe; one per configuration being built.
      */
     public static final class Builder {
-        private int queueThreshold = 500;
+        private int queueThreshold = 2_000;
         private Duration maxQueueDelay = Duration.ofMillis(100);
+        private Duration queueTarget = Duration.ofMillis(10);
+        private Duration queueInterval = Duration.ofMillis(50);
         private int maxTransactions = 20_000;
         private int maxHeapAfterGc = 85;
         private Duration retryAfter = Duration.ofSeconds(5);
@@ -111,6 +131,8 @@ public record OverloadConfig(
 
         public Builder queueThreshold(int v) { queueThreshold = v; return this; }
         public Builder maxQueueDelay(Duration v) { maxQueueDelay = v; return this; }
+        public Builder queueTarget(Duration v) { queueTarget = v; return this; }
+        public Builder queueInterval(Duration v) { queueInterval = v; return this; }
         public Builder maxTransactions(int v) { maxTransactions = v; return this; }
         public Builder maxHeapAfterGc(int v) { maxHeapAfterGc = v; return this; }
         public Builder retryAfter(Duration v) { retryAfter = v; return this; }
@@ -120,7 +142,7 @@ public record OverloadConfig(
         public Builder maxQueuedBytes(int v) { maxQueuedBytes = v; return this; }
 
         public OverloadConfig build() {
-            return new OverloadConfig(queueThreshold, maxQueueDelay, maxTransactions, maxHeapAfterGc, retryAfter,
+            return new OverloadConfig(queueThreshold, maxQueueDelay, queueTarget, queueInterval, maxTransactions, maxHeapAfterGc, retryAfter,
                     maxDialogs, dialogLifetime, maxKeptBytes, maxQueuedBytes);
         }
     }

@@ -256,6 +256,14 @@ public enum Setting {
     OVERLOAD_MAX_QUEUE_DELAY("overload.maxQueueDelay", Kind.SINGLE, "DURATION",
             "New requests get 503 while the oldest message in their lane has waited longer; 0 turns it off.",
             c -> shown(c.overload().maxQueueDelay()), (b, k, v) -> b.overload().maxQueueDelay(duration(k, one(k, v), true))),
+    OVERLOAD_QUEUE_TARGET("overload.queueTarget", Kind.SINGLE, "DURATION",
+            "New requests get 503 while the oldest message in their lane has waited longer, once it has done so for"
+                    + " overload.queueInterval (a standing queue; a burst that drains sooner refuses nothing); 0 turns it off.",
+            c -> shown(c.overload().queueTarget()), (b, k, v) -> b.overload().queueTarget(duration(k, one(k, v), true))),
+    OVERLOAD_QUEUE_INTERVAL("overload.queueInterval", Kind.SINGLE, "DURATION",
+            "How long the oldest message's wait must stay above overload.queueTarget before new requests get 503;"
+                    + " the lane is served again once that wait falls under half the target.",
+            c -> shown(c.overload().queueInterval()), (b, k, v) -> b.overload().queueInterval(duration(k, one(k, v), false))),
     OVERLOAD_MAX_TRANSACTIONS("overload.maxTransactions", Kind.SINGLE, "N",
             "New requests get 503 while this many requests await their final response; 0 turns it off.",
             c -> shown(c.overload().maxTransactions()),

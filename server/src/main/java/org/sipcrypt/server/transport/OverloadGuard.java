@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * statelessly like a 400 for bad input, while any budget is exceeded: the lane it would join holds
  * {@code queueThreshold} messages, the lanes hold three quarters of their byte budget
  * ({@code overload.maxQueuedBytes}), the oldest message there has waited longer than
- * {@code maxQueueDelay}, {@code maxTransactions} requests await their final response, or the heap
+ * {@code maxQueueDelay}, or longer than a target for an interval ({@link #refuseStandingQueues}: a
+ * standing queue), {@code maxTransactions} requests await their final response, or the heap
  * after the last collection is above {@code maxHeapAfterGc} percent; and always while the server
  * drains for shutdown. Responses, ACK, CANCEL and requests within a dialog the SIP layer can verify
  * ({@link Dialogs}: one it tracks, by Call-ID and both tags) are never refused here: they may fill a
@@ -104,6 +105,7 @@ public final class OverloadGuard {
     private volatile boolean heapHigh;
     private volatile boolean draining;
     private volatile SourceLimits sources;
+    private volatile StandingQueue standingQueue;
 
     /**
      * @param queueThreshold  messages in a lane from which new requests are refused
@@ -168,6 +170,16 @@ public final class OverloadGuard {
      */
     public void limitSourcesWith(SourceLimits limits) {
         this.sources = Objects.requireNonNull(limits, "limits");
+    }
+
+    /**
+     * Refuses, from now on, new requests on a lane whose oldest message has waited longer than
+     * {@code target} for {@code interval} ({@link StandingQueue}), while that wait stays above the
+     * target: a queue that lasts is held near the target in time, while a burst that drains within
+     * the interval refuses nothing. Set once, at start.
+     */
+    public void refuseStandingQueues(Duration target, Duration interval) {
+        this.standingQueue = new StandingQueue(workers.laneCount(), target, interval);
     }
 
     /** As {@link #admit(byte[], InetAddress, String, Consumer)} for a message of unknown source: no per-source limits. */
@@ -308,9 +320,16 @@ public final class OverloadGuard {
                     + " overload.maxQueuedBytes {}); new requests get 503 (sip.overload.rejected)", bytes, maxBytes);
             return "queue_bytes";
         }
-        if (maxQueueDelayNanos > 0) {
+        StandingQueue standing = standingQueue;
+        if (maxQueueDelayNanos > 0 || standing != null) {
             long delay = workers.queueDelayNanos(laneKey);
-            if (delay > maxQueueDelayNanos) {
+            if (standing != null && standing.refuse(workers.laneIndex(laneKey), delay, workers.ticks())) {
+                rateLimited.warn("queue_standing", "overload: a SIP lane's oldest message has waited more than"
+                        + " overload.queueTarget for overload.queueInterval ({} ms now); new requests get 503"
+                        + " (sip.overload.rejected)", delay / 1_000_000);
+                return "queue_standing";
+            }
+            if (maxQueueDelayNanos > 0 && delay > maxQueueDelayNanos) {
                 rateLimited.warn("queue_delay", "overload: a SIP lane's oldest message waited {} ms"
                         + " (overload.maxQueueDelay {} ms); new requests get 503 (sip.overload.rejected)",
                         delay / 1_000_000, maxQueueDelayNanos / 1_000_000);

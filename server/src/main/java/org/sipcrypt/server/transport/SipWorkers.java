@@ -175,10 +175,20 @@ public final class SipWorkers implements AutoCloseable {
         return CURRENT.get() == laneOf(key);
     }
 
-    private ThreadPoolExecutor laneOf(String key) {
+    /** The index (0 to {@link #laneCount()} - 1) of the lane of {@code key}. */
+    public int laneIndex(String key) {
         int h = key == null ? 0 : key.hashCode();
         h ^= (h >>> 16);
-        return lanes[Math.floorMod(h, lanes.length)];
+        return Math.floorMod(h, lanes.length);
+    }
+
+    /** The time on the ticker that stamps queued tasks, in nanoseconds. */
+    public long ticks() {
+        return ticker.read();
+    }
+
+    private ThreadPoolExecutor laneOf(String key) {
+        return lanes[laneIndex(key)];
     }
 
     /** A task with the time it was queued; failures are counted and logged, and the lane survives them. */

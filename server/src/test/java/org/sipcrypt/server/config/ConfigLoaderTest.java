@@ -81,7 +81,7 @@ class ConfigLoaderTest {
         "per-call needs the netty transport | transport.impl=jain-nio tcp.connection=per-call"
             + " | tcp.connection: \"per-call\" needs the netty transport",
         "the overload queue threshold must fit the lane queue | sip.queueCapacity=100"
-            + " | overload.queueThreshold: 500 is above sip.queueCapacity 100",
+            + " | overload.queueThreshold: 2000 is above sip.queueCapacity 100",
         "the partial-bytes bound is checked against the message size | tcp.maxPartialBytes=4096"
             + " | tcp.maxPartialBytes: 4096 is below sip.maxMessageBytes 65535",
         "a zero message timeout names its key | tcp.messageTimeout=0 | 'tcp.messageTimeout: '",

@@ -75,9 +75,10 @@ public final class TestServer implements AutoCloseable {
         s.put("dataDir", List.of(dataDir.toString()));
         s.put("stats.interval", List.of("0"));
         s.put("shutdown.grace", List.of("2s"));
-        // a wall-clock budget: a busy build machine could trip it in any test; OverloadGuardTest
-        // covers it with a ticker of its own
+        // wall-clock budgets: a busy build machine could trip them in any test; OverloadGuardTest
+        // and StandingQueueTest cover them with a ticker of their own
         s.put("overload.maxQueueDelay", List.of("0"));
+        s.put("overload.queueTarget", List.of("0"));
         s.put("listen", List.of("udp:127.0.0.1:0", "tcp:127.0.0.1:0"));
         String fastPath = System.getProperty(FAST_PATH_PROPERTY, "").trim();
         if (!fastPath.isEmpty()) {

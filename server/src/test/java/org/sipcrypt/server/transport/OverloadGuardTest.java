@@ -183,6 +183,22 @@ class OverloadGuardTest {
     }
 
     @Test
+    void newRequestsAreRefusedWhileTheLaneHoldsAStandingQueue() {
+        OverloadGuard guard = guard(10, Duration.ZERO, 0, 0);
+        guard.refuseStandingQueues(Duration.ofMillis(10), Duration.ofMillis(50));
+        queue(1);
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(20));
+        assertTrue(admit(guard, request("INVITE", null)), "a wait above the target is a burst at first");
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(49));
+        assertTrue(admit(guard, request("INVITE", null)), "above the target for 49 ms");
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+        assertFalse(admit(guard, request("INVITE", null)), "above the target for 50 ms: a standing queue");
+        assertTrue(lastReply().startsWith("SIP/2.0 503 Service Unavailable\r\n"), lastReply());
+        assertEquals(1, rejected("invite", "queue_standing"));
+        assertTrue(admit(guard, request("BYE", "b")), "a request within a verified dialog is never refused");
+    }
+
+    @Test
     void newRequestsAreRefusedWhileTooManyAwaitTheirAnswer() {
         OverloadGuard guard = guard(10, Duration.ZERO, 3, 0);
         unanswered.set(2);
