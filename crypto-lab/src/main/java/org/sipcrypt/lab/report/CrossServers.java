@@ -39,10 +39,10 @@ final class CrossServers {
 
     /**
      * A compared name's row: a cell per server, and the first server's CPU per call divided by each
-     * other one's (NaN where either is unknown).
+     * other one's, with its interval where both have one ({@link Stats#ratio}; unknown where either is).
      * Threading: immutable.
      */
-    record Row(String cipher, List<Cell> cells, List<Double> ratios) {
+    record Row(String cipher, List<Cell> cells, List<Estimate> ratios) {
 
         Row {
             cells = List.copyOf(cells);
@@ -97,8 +97,8 @@ final class CrossServers {
                             ? String.format(Locale.ROOT, " (of %.0f)", c.fromPeak()) : ""));
                     line.add(Tables.est(c.cpuMicrosPerCall()));
                 }
-                for (double ratio : r.ratios()) {
-                    line.add(Tables.times(ratio));
+                for (Estimate ratio : r.ratios()) {
+                    line.add(Tables.ratio(ratio));
                 }
                 lines.add(line);
             }
@@ -112,8 +112,9 @@ final class CrossServers {
             + " rate of its fixed-rate points, under --peak-fraction that fraction of the server's own peak for the"
             + " name, found by its ramp just before them (in brackets, rounded down to tens); CPU µs/call: the"
             + " server's CPU per call, mean ± 95 % CI over its valid repetitions (its study's Fixed rate table)."
-            + " CPU/call A / B: A's mean divided by B's, below 1 where A spends less per call; the two intervals"
-            + " beside it say how well each is known.";
+            + " CPU/call A / B: A's mean divided by B's, below 1 where A spends less per call, ± the 95 % interval"
+            + " of the ratio when both means have one (their relative half-widths added in quadrature, the two"
+            + " studies' repetitions taken as independent).";
 
     /** The heading of a section: {@code Servers under test: chain (1.2/rsa), at 0.5 of each one's own peak}. */
     static String heading(Section s) {
@@ -181,16 +182,12 @@ final class CrossServers {
                 cells.add(a.isEmpty() ? Cell.NOT_RUN : new Cell(a.get().offeredCps(),
                         s.fractionPeak(name).map(PeakSearch::peakRate).orElse(Double.NaN), a.get().cpuMicrosPerCall()));
             }
-            List<Double> ratios = new ArrayList<>();
+            List<Estimate> ratios = new ArrayList<>();
             for (Cell other : cells.subList(1, cells.size())) {
-                ratios.add(ratio(cells.get(0).cpuMicrosPerCall(), other.cpuMicrosPerCall()));
+                ratios.add(Stats.ratio(cells.get(0).cpuMicrosPerCall(), other.cpuMicrosPerCall()));
             }
             rows.add(new Row(name, cells, ratios));
         }
         return new Section(scenario, combination, servers, fraction, rows);
-    }
-
-    private static double ratio(Estimate a, Estimate b) {
-        return a.known() && b.known() && b.mean() > 0 ? a.mean() / b.mean() : Double.NaN;
     }
 }

@@ -74,6 +74,26 @@ public final class Stats {
     }
 
     /**
+     * The ratio of two independent means, {@code a / b}, with the half-width of its 95 % interval to
+     * first order (the delta method): the ratio times the two relative half-widths added in quadrature.
+     * Without an interval on either side, the ratio alone ({@code n} the smaller count, no spread);
+     * {@link Estimate#NONE} when either mean is unknown or {@code b}'s is not above zero.
+     */
+    public static Estimate ratio(Estimate a, Estimate b) {
+        if (!a.known() || !b.known() || !(b.mean() > 0)) {
+            return Estimate.NONE;
+        }
+        double r = a.mean() / b.mean();
+        int n = Math.min(a.n(), b.n());
+        if (!a.hasInterval() || !b.hasInterval() || a.mean() == 0) {
+            return new Estimate(n, r, Double.NaN, Double.NaN);
+        }
+        double relA = a.halfWidth95() / Math.abs(a.mean());
+        double relB = b.halfWidth95() / b.mean();
+        return new Estimate(n, r, Double.NaN, Math.abs(r) * Math.sqrt(relA * relA + relB * relB));
+    }
+
+    /**
      * A mean over repetitions with its spread.
      * Threading: immutable.
      *

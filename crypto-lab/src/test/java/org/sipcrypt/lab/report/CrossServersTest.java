@@ -54,8 +54,10 @@ class CrossServersTest {
         assertEquals("tcp", row.get(0));
         assertEquals("1000 (of 2000)", row.get(1), "half of sipcrypt's 2,000/s");
         assertEquals("1250 (of 2500)", row.get(3), "half of Kamailio's 2,500/s");
-        assertEquals("×1.25", row.get(5), "500 against 400 µs per call");
-        assertEquals(1.25, s.rows().get(0).ratios().get(0), 1e-9);
+        // three repetitions each, ±2 %: each mean known to ±4.97 % (t 4.303 × 2 % / √3), the ratio to √2 × that
+        assertEquals("×1.250 ± 0.088", row.get(5), "500 against 400 µs per call");
+        assertEquals(1.25, s.rows().get(0).ratios().get(0).mean(), 1e-9);
+        assertEquals(1.25 * Math.sqrt(2) * 4.303 * 0.02 / Math.sqrt(3), s.rows().get(0).ratios().get(0).halfWidth95(), 1e-3);
         // small rates are whole calls per second too
         Study low = atHalfItsPeak("chain", "tcp", 10_000);
         assertEquals("50 (of 100)", CrossServers.sections(List.of(low, atHalfItsPeak("chain-kamailio", "tcp", 400)))
@@ -68,7 +70,7 @@ class CrossServersTest {
         Study kamailio = Studies.study("chain-kamailio", List.of("tcp"), 200, 400);
         CrossServers.Section s = CrossServers.sections(List.of(sipcrypt, kamailio)).get(0);
         assertEquals("Servers under test: chain (1.2/rsa), at the same rate", CrossServers.heading(s));
-        assertEquals(List.of("tcp", "200", "500 ± 25", "200", "400 ± 20", "×1.25"), s.table().rows().get(0).subList(0, 6),
+        assertEquals(List.of("tcp", "200", "500 ± 25", "200", "400 ± 20", "×1.250 ± 0.088"), s.table().rows().get(0).subList(0, 6),
                 s.table().rows().toString());
         assertEquals(List.of("aes", "not run", "not run", "n/a"), List.of(s.table().rows().get(1).get(0),
                 s.table().rows().get(1).get(3), s.table().rows().get(1).get(4), s.table().rows().get(1).get(5)));

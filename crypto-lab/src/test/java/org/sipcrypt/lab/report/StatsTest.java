@@ -67,4 +67,22 @@ class StatsTest {
         assertEquals(0, e.halfWidth95(), 0);
         assertTrue(e.hasInterval());
     }
+
+    @Test
+    void aRatioOfTwoMeansCarriesBothRelativeHalfWidthsInQuadrature() {
+        Estimate a = new Estimate(3, 300, 10, 30);   // ±10 %
+        Estimate b = new Estimate(5, 400, 10, 20);   // ±5 %
+        Estimate r = Stats.ratio(a, b);
+        assertEquals(0.75, r.mean(), 1e-12);
+        assertEquals(0.75 * Math.sqrt(0.01 + 0.0025), r.halfWidth95(), 1e-12);
+        assertEquals(3, r.n());
+        assertTrue(r.hasInterval());
+        // one side without an interval: the ratio alone
+        Estimate single = Stats.ratio(a, new Estimate(1, 400, Double.NaN, Double.NaN));
+        assertEquals(0.75, single.mean(), 1e-12);
+        assertFalse(single.hasInterval());
+        // nothing to divide by, or nothing known
+        assertFalse(Stats.ratio(a, new Estimate(3, 0, 1, 1)).known());
+        assertFalse(Stats.ratio(Estimate.NONE, b).known());
+    }
 }
