@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #stop} also ends JAIN-SIP's {@code EventScannerThread}, which the stack's own stop
  * leaves waiting for an event forever: in a servlet container that thread would outlive the
- * undeployed web application. {@link #serverTransactions} lets the age bound
- * ({@link TransactionAgeLimit}) see every server transaction in the table.
+ * undeployed web application; and on the Netty transport it skips the 1 s the stack's own stop
+ * sleeps for threads that stack does not run ({@link WheelSipTimer#endStackSleepOnStop}).
+ * {@link #serverTransactions} lets the age bound ({@link TransactionAgeLimit}) see every server
+ * transaction in the table.
  * Threading: as JAIN-SIP's stack: thread-safe.
  */
 public final class SipcryptSipStack extends SipStackImpl {
@@ -45,6 +47,10 @@ public final class SipcryptSipStack extends SipStackImpl {
 
     /** The thread JAIN-SIP started for this stack's event scanner, when it could be told apart. */
     private final Thread eventScannerThread;
+    /** Whether JAIN-SIP runs no socket thread of its own: the Netty transport's message processors. */
+    private final boolean nettyTransport;
+    /** Whether the last {@link #stop} ended JAIN-SIP's fixed sleep at once. */
+    private volatile boolean stopSleepEnded;
 
     public SipcryptSipStack(Properties properties) throws PeerUnavailableException {
         this(properties, eventScannerThreads());
@@ -52,6 +58,8 @@ public final class SipcryptSipStack extends SipStackImpl {
 
     private SipcryptSipStack(Properties properties, Set<Thread> before) throws PeerUnavailableException {
         super(properties);
+        nettyTransport = SipStackBuilder.NETTY_FACTORY.equals(
+                properties.getProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY"));
         Set<Thread> started = eventScannerThreads();
         started.removeAll(before);
         eventScannerThread = started.size() == 1 ? started.iterator().next() : null;
@@ -68,14 +76,28 @@ public final class SipcryptSipStack extends SipStackImpl {
     }
 
     /**
-     * Stops the stack, then wakes its event scanner, which only notices the stop between events,
+     * Stops the stack, on the Netty transport without JAIN-SIP's fixed 1 s sleep
+     * ({@link WheelSipTimer#endStackSleepOnStop}), then wakes its event scanner, which only notices the stop between events,
      * with one I/O event (the application counts it as {@code sip.app.errors{reason=io_exception}}
      * after its last stats line), and waits up to 5 s for that thread to end.
      */
     @Override
     public void stop() {
         EventScanner scanner = getEventScanner();
+        // JAIN-SIP's own transports (jain-nio, jain-oio) keep the sleep their socket threads may need
+        WheelSipTimer wheel = nettyTransport && getTimer() instanceof WheelSipTimer w ? w : null;
+        if (wheel != null) {
+            wheel.endStackSleepOnStop();
+        }
         super.stop();
+        if (wheel != null) {
+            // the wheel's stop interrupted this thread just before JAIN-SIP's 1 s sleep, whose catch takes it
+            stopSleepEnded = !Thread.interrupted();
+            if (!stopSleepEnded) {
+                log.warn("JAIN-SIP's stop did not sleep after stopping its timer (or this thread was interrupted"
+                        + " meanwhile): the interruption meant for that sleep is cleared");
+            }
+        }
         if (scanner != null) {
             scanner.addEvent(new EventWrapper(new IOExceptionEvent(this, "0.0.0.0", 0, "stopped"), null));
         }
@@ -89,6 +111,11 @@ public final class SipcryptSipStack extends SipStackImpl {
                 log.warn("JAIN-SIP's {} did not end within 5 s of the stack's stop", EVENT_SCANNER_THREAD);
             }
         }
+    }
+
+    /** Whether the last {@link #stop} ended JAIN-SIP's fixed sleep after stopping the timer at once. */
+    boolean stopSleepEnded() {
+        return stopSleepEnded;
     }
 
     /** The server transactions in the stack's table: a live view, weakly consistent as the table's. */

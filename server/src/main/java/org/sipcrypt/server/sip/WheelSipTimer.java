@@ -36,6 +36,8 @@ public final class WheelSipTimer implements SipTimer {
     private final HashedWheelTimer wheel = new HashedWheelTimer(new DefaultThreadFactory("sipcrypt-sip-timer", true),
             TICK_MS, TimeUnit.MILLISECONDS, SLOTS);
     private volatile boolean started;
+    /** Whether {@link #stop} interrupts its caller: see {@link #endStackSleepOnStop}. */
+    private volatile boolean endStackSleep;
 
     /** JAIN-SIP creates the timer by its class name. */
     public WheelSipTimer() {
@@ -47,10 +49,29 @@ public final class WheelSipTimer implements SipTimer {
         started = true;
     }
 
+    /**
+     * Stops the wheel; Netty's stop joins the wheel's thread, so no timer runs after this returns.
+     * When {@link #endStackSleepOnStop asked}, then interrupts the calling thread.
+     */
     @Override
     public void stop() {
         started = false;
         wheel.stop();
+        if (endStackSleep) {
+            endStackSleep = false;
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Has the next {@link #stop} interrupt its caller. JAIN-SIP's stack stop sleeps 1 s right after it
+     * stops its timer ({@code SIPTransactionStack.stopStack}, which catches the interruption), for its
+     * own socket threads and timer threads to notice the stop; the stack this timer serves runs none
+     * (Netty's transport, and this wheel, whose thread has ended), so the sleep only delays every
+     * server's stop. {@link SipcryptSipStack#stop} asks for it and checks that the sleep took the interruption.
+     */
+    void endStackSleepOnStop() {
+        endStackSleep = true;
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.sipcrypt.server.testing;
 import gov.nist.core.CommonLogger;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.SIPServerTransaction;
+import gov.nist.javax.sip.stack.timers.DefaultSipTimer;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -107,13 +108,14 @@ public final class TestUa implements AutoCloseable {
         p.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
         p.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         p.setProperty("gov.nist.javax.sip.LOG_MESSAGE_CONTENT", "false");
+        p.setProperty("gov.nist.javax.sip.TIMER_CLASS_NAME", QuickStopTimer.class.getName());
         this.stack = new SipStackImpl(p);
         try {
             this.listeningPoint = listen(stack, transport);
             this.provider = stack.createSipProvider(listeningPoint);
             this.provider.addSipListener(new Listener());
         } catch (Exception | Error e) {
-            stack.stop();
+            stop(stack);
             throw e;
         }
         SipFactory factory = SipFactory.getInstance();
@@ -465,7 +467,39 @@ public final class TestUa implements AutoCloseable {
 
     @Override
     public void close() {
+        stop(stack);
+    }
+
+    /**
+     * Stops a stack whose timer is a {@link QuickStopTimer}: its sockets closed, without JAIN-SIP's
+     * 1 s sleep after the timer, which takes the timer's interruption.
+     */
+    private static void stop(SipStackImpl stack) {
         stack.stop();
+        if (Thread.interrupted()) {
+            throw new IllegalStateException("the agent's stack stopped with this thread interrupted: JAIN-SIP no"
+                    + " longer sleeps after stopping its timer, or the test was interrupted meanwhile");
+        }
+    }
+
+    /**
+     * JAIN-SIP's own timer, which interrupts the thread that stops it. The stack stops it last and
+     * then sleeps 1 s ({@code SIPTransactionStack.stopStack}, which catches the interruption) for its
+     * socket threads to notice the stop; an agent's sockets are closed by then and its threads end
+     * as they find them closed, so a test does not wait that second for every agent it closes.
+     * Threading: as JAIN-SIP's timer.
+     */
+    public static final class QuickStopTimer extends DefaultSipTimer {
+
+        /** JAIN-SIP creates the timer by its class name. */
+        public QuickStopTimer() {
+        }
+
+        @Override
+        public void stop() {
+            super.stop();
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
