@@ -11,12 +11,17 @@ source "$root/scenarios/lib/processes.sh"
 source "$root/scenarios/lib/sipp-stats.sh"
 
 # Defaults, each also an environment variable: the server jar, the JVM and its options (the
-# server's recommended ones), extra server options (a word list, none by default), SIPp, and
+# server's recommended ones; set_pinning changes ZGC for G1 when it gives the server one CPU and
+# JAVA_OPTS was not given), extra server options (a word list, none by default), SIPp, and
 # whether to keep the work directory.
 JAR=${JAR:-$root/server/target/sipcrypt-server.jar}
 KEEP=${KEEP:-0}
 JAVA=${JAVA:-java}
+java_opts_given=${JAVA_OPTS+1}
 JAVA_OPTS=${JAVA_OPTS--Xms1g -Xmx1g -XX:+UseZGC -XX:+AlwaysPreTouch}   # set but empty: no options
+# The recommended options on one CPU: ZGC's concurrent cycles (a third of the time at 4,800 calls/s)
+# would share that CPU with the SIP lane and stall it for 50-250 ms; G1 collects in short pauses.
+JAVA_OPTS_ONE_CPU="-Xms1g -Xmx1g -XX:+UseG1GC -XX:+AlwaysPreTouch"
 SERVER_ARGS=${SERVER_ARGS:-}
 SIPP=${SIPP:-sipp}
 
@@ -26,7 +31,8 @@ server_pin=() load_pin=() pin_note="SIPp and the server on the same cores"
 
 # Sets the pinning from SPEC: "off" (none), "auto" (with two CPUs or more online, the server on the
 # last one and the load on the others; none on one CPU) or "SERVER-CPUS/LOAD-CPUS" (taskset lists,
-# e.g. 1/0 or 2-3/0-1). Sets server_pin, load_pin and pin_note (how the run was pinned, for reports).
+# e.g. 1/0 or 2-3/0-1). Sets server_pin, load_pin and pin_note (how the run was pinned, for reports);
+# with the server on one CPU and no JAVA_OPTS given, JAVA_OPTS becomes JAVA_OPTS_ONE_CPU (G1).
 set_pinning() {             # spec
     local spec=$1 server= load= cpus
     case $spec in
@@ -48,6 +54,10 @@ set_pinning() {             # spec
     [[ -n $server ]] && server_pin=(taskset -c "$server")
     [[ -n $load ]] && load_pin=(taskset -c "$load")
     pin_note="server under test pinned to CPU ${server:-any} (a JVM's JIT compiler threads with SIPp), SIPp to CPU ${load:-any} (taskset)"
+    if [[ -n $server && -z $java_opts_given ]] && (( $(cpu_count "$server") == 1 )); then
+        JAVA_OPTS=$JAVA_OPTS_ONE_CPU
+        pin_note+="; the sipcrypt JVM on one CPU runs G1 (JAVA_OPTS=$JAVA_OPTS)"
+    fi
 }
 
 # The number of CPUs in a taskset list such as 1, 2-3 or 0,2-3.

@@ -100,7 +100,8 @@
 #                            options win)
 #   --keep                   keep the work directory (logs, SIPp statistics, GC logs) on exit
 # Env only: JAVA (default java), JAVA_OPTS (default -Xmx1g -Xms1g -XX:+UseZGC
-#   -XX:+AlwaysPreTouch), SERVER_ARGS (extra sipcrypt options), SIPP,
+#   -XX:+AlwaysPreTouch; with the server pinned to one CPU, -XX:+UseG1GC in place of ZGC, whose
+#   concurrent cycles would share that CPU with the SIP lane), SERVER_ARGS (extra sipcrypt options), SIPP,
 #   KAMAILIO (default kamailio), KAMAILIO_SHM_MB (1024: the memory sipcrypt's heap gets), KAMAILIO_PKG_MB (16),
 #   KAMAILIO_MAXBUFFER (4194304: Kamailio's -b, the largest UDP receive buffer it probes for; sipcrypt
 #   asks for 4 MiB, and both get at most net.core.rmem_max),

@@ -810,6 +810,11 @@ public final class StatefulProxy implements ProxyFunction {
             return;
         }
         ProxyCall.Verdict v = call.finalResponse(branch, status, upstream);
+        if (v.done()) {
+            // the call's record ends with the BYE's final answer, stamped before that answer leaves, so
+            // the caller's side never sees the call end before its record says it did
+            recordByeAnswered(call);
+        }
         for (ProxyCall.Branch b : v.cancel()) {
             sendCancel(b);
         }
@@ -886,6 +891,14 @@ public final class StatefulProxy implements ProxyFunction {
         return c == null ? null : c.cipherSuite();
     }
 
+    /** Ends the call's record when {@code call} is a BYE (the one through the stack; the transport's relays end theirs). */
+    private void recordByeAnswered(ProxyCall call) {
+        if (records != null && Request.BYE.equals(call.request.getMethod())) {
+            FromHeader from = (FromHeader) call.request.getHeader(FromHeader.NAME);
+            records.byeRelayed(call.callId, from == null ? null : from.getTag());
+        }
+    }
+
     /** Closes per-call connections when the dialog ends: BYE answered, INVITE failed, or a non-dialog request done. */
     private void releaseIfCallEnded(ProxyCall call) {
         String method = call.request.getMethod();
@@ -896,10 +909,6 @@ public final class StatefulProxy implements ProxyFunction {
                 || !call.invite && !inDialog && !Request.SUBSCRIBE.equals(method);
         if (dialogs != null && Request.BYE.equals(method)) {
             dialogs.ended(call.request);
-        }
-        if (records != null && Request.BYE.equals(method)) {
-            FromHeader from = (FromHeader) call.request.getHeader(FromHeader.NAME);
-            records.byeRelayed(call.callId, from == null ? null : from.getTag());
         }
         if (ended) {
             ctx.calls().releaseCall(call.callId);
