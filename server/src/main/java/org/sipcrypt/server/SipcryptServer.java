@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -388,7 +389,7 @@ public final class SipcryptServer implements AutoCloseable {
     private AdminApi.Drain adminDrain() {
         return new AdminApi.Drain() {
             @Override
-            public AdminApi.Drained drain(String listener, String why) {
+            public CompletableFuture<AdminApi.Drained> drain(String listener, String why) {
                 return SipcryptServer.this.drain(listener, why);
             }
 
@@ -414,13 +415,13 @@ public final class SipcryptServer implements AutoCloseable {
      * {@code tls}, {@code tcp.2}) accepts no new connection while its open ones stay. A datagram
      * listener cannot be drained alone: its one socket carries the calls already up too.
      */
-    AdminApi.Drained drain(String listener, String why) {
+    CompletableFuture<AdminApi.Drained> drain(String listener, String why) {
         if (listener == null) {
             drain.refuseNewRequests();
             log.info("draining ({}): new requests outside a dialog get 503; {} established calls go on", why,
                     drain.calls());
-            return new AdminApi.Drained(200, "new requests outside a dialog get 503 with Retry-After; "
-                    + drain.calls() + " established calls go on");
+            return CompletableFuture.completedFuture(new AdminApi.Drained(200, "new requests outside a dialog get 503"
+                    + " with Retry-After; " + drain.calls() + " established calls go on"));
         }
         Map<String, String> names = listenerNames();
         Listener found = null;
@@ -435,18 +436,25 @@ public final class SipcryptServer implements AutoCloseable {
             }
         }
         if (found == null) {
-            return new AdminApi.Drained(404, "no listener " + listener + " (listeners: " + names + ")");
+            return CompletableFuture.completedFuture(
+                    new AdminApi.Drained(404, "no listener " + listener + " (listeners: " + names + ")"));
         }
         if (!found.transport().reliable()) {
-            return new AdminApi.Drained(409, listener + ": a datagram listener cannot be drained alone, as its one"
-                    + " socket carries the calls already up too; drain the whole server instead");
+            return CompletableFuture.completedFuture(new AdminApi.Drained(409, listener + ": a datagram listener"
+                    + " cannot be drained alone, as its one socket carries the calls already up too; drain the whole"
+                    + " server instead"));
         }
-        if (transport == null || !transport.stopAccepting(found.transport(), found.bound())) {
-            return new AdminApi.Drained(409, listener + ": only sipcrypt's own transport (transport.impl=netty)"
-                    + " can stop accepting on one listener");
+        CompletableFuture<Void> closed = transport == null ? null : transport.stopAccepting(found.transport(), found.bound());
+        if (closed == null) {
+            return CompletableFuture.completedFuture(new AdminApi.Drained(409, listener + ": only sipcrypt's own"
+                    + " transport (transport.impl=netty) can stop accepting on one listener"));
         }
-        log.info("draining ({}): {} accepts no new connection; its open connections stay", why, found);
-        return new AdminApi.Drained(200, listener + " accepts no new connection; its open connections stay");
+        Listener drained = found;
+        // answered once the listening socket is closed, so that a connection attempted after the answer is refused
+        return closed.thenApply(v -> {
+            log.info("draining ({}): {} accepts no new connection; its open connections stay", why, drained);
+            return new AdminApi.Drained(200, listener + " accepts no new connection; its open connections stay");
+        });
     }
 
     /** Adds {@code component} to those closed again should start fail, and returns it. */

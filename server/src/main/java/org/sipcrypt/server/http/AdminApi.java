@@ -124,8 +124,11 @@ public final class AdminApi {
      * Threading: called on the HTTP event loop; never blocks ({@link #stop} hands the stop to a thread of its own).
      */
     public interface Drain {
-        /** New requests outside a dialog get 503 (listener null), or that one listener accepts no new connection. */
-        Drained drain(String listener, String why);
+        /**
+         * New requests outside a dialog get 503 (listener null), or that one listener accepts no new
+         * connection; completes once that holds (a listener's socket closed), on whichever thread did it.
+         */
+        CompletableFuture<Drained> drain(String listener, String why);
 
         /** Drains and stops the server, as SIGTERM does, on another thread. */
         void stop(String why);

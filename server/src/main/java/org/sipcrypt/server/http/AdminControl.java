@@ -171,11 +171,12 @@ final class AdminControl {
         if (control.drain() == null) {
             return CompletableFuture.completedFuture(AdminApi.text(404, "this server cannot be drained from here"));
         }
-        AdminApi.Drained d = control.drain().drain(params.get("listener"), "admin " + caller);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("drained", d.status() == 200);
-        out.put(d.status() == 200 ? "done" : "reason", d.message());
-        return CompletableFuture.completedFuture(api.json(d.status(), out));
+        return control.drain().drain(params.get("listener"), "admin " + caller).thenApply(d -> {
+            ObjectNode out = mapper.createObjectNode();
+            out.put("drained", d.status() == 200);
+            out.put(d.status() == 200 ? "done" : "reason", d.message());
+            return api.json(d.status(), out);
+        });
     }
 
     /** {@code POST /admin/stop}: 202 at once; the drain and stop follow on a thread of their own. */

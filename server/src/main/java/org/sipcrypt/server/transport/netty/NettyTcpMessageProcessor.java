@@ -160,12 +160,20 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
         return ch != null && ch.isActive();
     }
 
-    /** Stops accepting new connections; open ones stay until closed. */
-    void stopAccepting() {
+    /**
+     * Stops accepting new connections; open ones stay until closed. The returned future completes (on
+     * the listener's event loop) once the listening socket is closed: a connection attempted after
+     * that is refused, while one the kernel or the event loop took before it is served.
+     */
+    java.util.concurrent.CompletableFuture<Void> stopAccepting() {
+        java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
         Channel ch = serverChannel;
-        if (ch != null) {
-            ch.close();
+        if (ch == null) {
+            closed.complete(null);
+        } else {
+            ch.close().addListener(f -> closed.complete(null));
         }
+        return closed;
     }
 
     /** Whether a TLS peer's open connection carries {@code host:port} as its alias (RFC 5923); any thread. */

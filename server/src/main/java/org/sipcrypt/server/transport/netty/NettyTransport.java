@@ -273,17 +273,17 @@ public final class NettyTransport implements CallConnections, FastPath.Seams, Au
 
     /**
      * Stops accepting new connections on the one stream listener of {@code kind} bound to {@code local};
-     * its open connections stay. Returns whether there was such a listener.
+     * its open connections stay. Returns a future that completes once its listening socket is closed,
+     * or null when there is no such listener.
      */
-    public boolean stopAccepting(Transport kind, InetSocketAddress local) {
-        boolean found = false;
+    public java.util.concurrent.CompletableFuture<Void> stopAccepting(Transport kind, InetSocketAddress local) {
+        java.util.concurrent.CompletableFuture<Void> closed = null;
         for (NettyTcpMessageProcessor p : tcpProcessors) {
             if (p.kind() == kind && p.localAddress().equals(local)) {
-                p.stopAccepting();
-                found = true;
+                closed = p.stopAccepting();
             }
         }
-        return found;
+        return closed;
     }
 
     @Override
