@@ -322,8 +322,11 @@ public final class OverloadGuard {
         }
         StandingQueue standing = standingQueue;
         if (maxQueueDelayNanos > 0 || standing != null) {
-            long delay = workers.queueDelayNanos(laneKey);
-            if (standing != null && standing.refuse(workers.laneIndex(laneKey), delay, workers.ticks())) {
+            // the lane and the time read once for both checks: this runs for every new request, on event loops
+            int lane = workers.laneIndex(laneKey);
+            long now = workers.ticks();
+            long delay = workers.queueDelayNanos(lane, now);
+            if (standing != null && standing.refuse(lane, delay, now)) {
                 rateLimited.warn("queue_standing", "overload: a SIP lane's oldest message has waited more than"
                         + " overload.queueTarget for overload.queueInterval ({} ms now); new requests get 503"
                         + " (sip.overload.rejected)", delay / 1_000_000);

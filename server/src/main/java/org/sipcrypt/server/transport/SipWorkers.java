@@ -149,8 +149,13 @@ public final class SipWorkers implements AutoCloseable {
 
     /** How long the oldest task waiting in the lane of {@code key} has waited, in nanoseconds; 0 when none waits. */
     public long queueDelayNanos(String key) {
-        Runnable head = laneOf(key).getQueue().peek();
-        return head instanceof Queued q ? Math.max(0, ticker.read() - q.queuedAt) : 0;
+        return queueDelayNanos(laneIndex(key), ticker.read());
+    }
+
+    /** As {@link #queueDelayNanos(String)} for lane {@code lane} ({@link #laneIndex}) at {@code now} ({@link #ticks}). */
+    public long queueDelayNanos(int lane, long now) {
+        Runnable head = lanes[lane].getQueue().peek();
+        return head instanceof Queued q ? Math.max(0, now - q.queuedAt) : 0;
     }
 
     /** Tasks waiting in lane {@code lane} (0 to {@link #laneCount()} - 1). */
