@@ -37,6 +37,16 @@ import org.slf4j.LoggerFactory;
 public final class KamailioServer implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(KamailioServer.class);
+    /**
+     * Kamailio's shared memory, MB ({@code -m}): as much as the lab's sipcrypt gets as its heap
+     * ({@link org.sipcrypt.lab.scenario.Scenario#LAB_SERVER_JVM}), as {@code vs-kamailio.sh} gives it.
+     * Transactions, TLS connections and their OpenSSL state live there; with 256 MB a chain over TLS
+     * ran out at about 1,750 calls/s with its core a third busy, and it failed calls for want of
+     * memory, not CPU.
+     */
+    static final int SHARED_MEMORY_MB = 1024;
+    /** Each Kamailio process's private memory, MB ({@code -M}), as {@code vs-kamailio.sh} gives it. */
+    static final int PRIVATE_MEMORY_MB = 16;
 
     private final Process process;
     private final InetSocketAddress address;
@@ -113,7 +123,8 @@ public final class KamailioServer implements Closeable {
             Files.writeString(cfg, config(s, cipher, tls, left, right, port, uasAt, dir, workers),
                     StandardCharsets.UTF_8);
             List<String> cmd = new ArrayList<>(pinning.serverLauncher());
-            cmd.addAll(List.of(kamailio.toString(), "-f", cfg.toString(), "-DD", "-E", "-m", "256", "-M", "16",
+            cmd.addAll(List.of(kamailio.toString(), "-f", cfg.toString(), "-DD", "-E",
+                    "-m", Integer.toString(SHARED_MEMORY_MB), "-M", Integer.toString(PRIVATE_MEMORY_MB),
                     "-Y", dir.resolve("run").toString(), "-P", dir.resolve("run/kamailio.pid").toString()));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(dir.resolve("kamailio.log").toFile()));

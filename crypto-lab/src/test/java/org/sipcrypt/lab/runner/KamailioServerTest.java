@@ -194,4 +194,11 @@ class KamailioServerTest {
                 .contains("call scenarios only"));
         assertFalse(KamailioServer.unsupported(ScenarioFiles.load("chain-auth"), "udp", Handshake.DEFAULT).isEmpty());
     }
+
+    @Test
+    void kamailiosSharedMemoryIsAsLargeAsTheLabServersHeap() {
+        String xmx = Scenario.LAB_SERVER_JVM.stream().filter(o -> o.startsWith("-Xmx")).findFirst().orElseThrow();
+        assertEquals("-Xmx1g", xmx, "the lab's sipcrypt heap changed: give Kamailio's -m the same");
+        assertEquals(1024, KamailioServer.SHARED_MEMORY_MB);
+    }
 }
