@@ -103,6 +103,11 @@ final class CompareCommand extends LabCommand {
                 description = "Ramp from START cps by STEP, SECONDS per step, up to MAX.")
         String ramp;
 
+        @Option(names = "--ramp-max-median-ms", paramLabel = "MS",
+                description = "A ramp step also fails when its calls' median response time is above MS"
+                        + " (default 0: no bound; a step passes on its failed calls alone).")
+        Double rampMaxMedianMs;
+
         @Option(names = "--out", paramLabel = "DIR",
                 description = "Report directory (default: lab-results/SCENARIO-YYYYMMDD-HHMMSS).")
         Path out;
@@ -239,10 +244,13 @@ final class CompareCommand extends LabCommand {
                     LoadProfile.Ramp r = l.ramp();
                     l = l.withRamp(new LoadProfile.Ramp(Double.parseDouble(p[0]), Double.parseDouble(p[1]),
                             UacCommand.seconds("--ramp", Double.parseDouble(p[2])),
-                            p.length == 4 ? Double.parseDouble(p[3]) : r.max(), r.refine(), r.budget()));
+                            p.length == 4 ? Double.parseDouble(p[3]) : r.max(), r.refine(), r.budget(), r.maxMedianMs()));
                 } catch (NumberFormatException e) {
                     throw new IllegalArgumentException("--ramp: \"" + ramp + "\" (expected numbers)", e);
                 }
+            }
+            if (rampMaxMedianMs != null) {
+                l = l.withRamp(l.ramp().withMaxMedianMs(rampMaxMedianMs));
             }
             s = s.withLoad(l);
             if (repeat != null) {

@@ -14,6 +14,7 @@ import java.util.function.ToDoubleFunction;
 import org.sipcrypt.lab.metrics.CrtBuckets;
 import org.sipcrypt.lab.metrics.RunSummary;
 import org.sipcrypt.lab.report.Stats.Estimate;
+import org.sipcrypt.lab.runner.PeakFinder;
 import org.sipcrypt.lab.runner.PeakSearch;
 import org.sipcrypt.lab.runner.PointRun;
 import org.sipcrypt.lab.runner.RoleCpu;
@@ -272,8 +273,10 @@ public record Aggregate(String scenario, String cipher, double offeredCps, int v
                 }
                 peak.add(r.peakRate());
                 sustainable.add(r.sustainableRate());
-                lowerBound |= !STOPPED_BY_FAILURES.equals(r.stoppedBy());
-                r.steps().stream().filter(p -> !p.passed()).min(Comparator.comparingDouble(PointRun::rate))
+                lowerBound |= !STOPPED_BY_FAILURES.equals(r.stoppedBy())
+                        && !PeakFinder.STOPPED_BY_LATENCY.equals(r.stoppedBy());
+                // every step above the peak failed the ramp's rule (its calls, or its median response time)
+                r.steps().stream().filter(p -> p.rate() > r.peakRate()).min(Comparator.comparingDouble(PointRun::rate))
                         .ifPresent(firstFailing::add);
             }
             return new Peak(first.scenario(), first.cipher(), peak.size(), ramps.size(), Stats.estimate(peak),

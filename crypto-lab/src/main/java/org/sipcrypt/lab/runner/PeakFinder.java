@@ -7,8 +7,9 @@ import org.sipcrypt.lab.scenario.LoadProfile;
 
 /**
  * Finds peak and sustainable throughput with a ramp: steps of rising offered rate until one fails
- * (more than the failure threshold of its calls failed, the run stopped early, or the generator
- * saturated), then a few bisections between the last rate that passed and the first that failed.
+ * (more than the failure threshold of its calls failed, the run stopped early, the generator
+ * saturated, or, with the ramp's {@code maxMedianMs}, its calls' median response time above that),
+ * then a few bisections between the last rate that passed and the first that failed.
  * Peak throughput is the highest offered rate that passed; sustainable throughput the highest whose
  * completions during the step kept up with the offered rate (within 2 %).
  * Threading: one caller thread.
@@ -22,6 +23,8 @@ public final class PeakFinder {
         PointRun run(double rate, Duration length) throws Exception;
     }
 
+    /** {@link PeakSearch#stoppedBy()} of a ramp whose first failing step failed on its median response time alone. */
+    public static final String STOPPED_BY_LATENCY = "latency";
     private static final double KEEP_UP = 0.98;
 
     private PeakFinder() {
@@ -46,9 +49,9 @@ public final class PeakFinder {
                 stoppedBy = "saturated generator";
                 break;
             }
-            if (!p.passed()) {
+            if (!passes(p, ramp)) {
                 failedAt = r;
-                stoppedBy = "failures";
+                stoppedBy = p.passed() ? STOPPED_BY_LATENCY : "failures";
                 break;
             }
             passed = r;
@@ -60,7 +63,7 @@ public final class PeakFinder {
             }
             PointRun p = step.run(mid, ramp.stepLength());
             steps.add(p);
-            if (p.passed()) {
+            if (passes(p, ramp)) {
                 passed = mid;
             } else {
                 failedAt = mid;
@@ -68,11 +71,19 @@ public final class PeakFinder {
         }
         double sustainable = 0;
         for (PointRun p : steps) {
-            if (p.passed() && keptUp(p)) {
+            if (passes(p, ramp) && keptUp(p)) {
                 sustainable = Math.max(sustainable, p.rate());
             }
         }
         return new PeakSearch(scenario, cipher, repetition, passed, sustainable, stoppedBy, steps);
+    }
+
+    /**
+     * Whether a step passes the ramp's rule: its calls passed ({@link PointRun#passed()}) and, with a
+     * bound, their median response time was within it.
+     */
+    static boolean passes(PointRun p, LoadProfile.Ramp ramp) {
+        return p.passed() && (ramp.maxMedianMs() <= 0 || p.uac().crtP50Ms() <= ramp.maxMedianMs());
     }
 
     /** Whether completions during the measured intervals kept up with the offered rate. */

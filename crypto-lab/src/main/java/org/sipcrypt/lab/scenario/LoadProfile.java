@@ -72,10 +72,21 @@ public record LoadProfile(double rate, Duration duration, Duration warmup, Durat
      * @param max        highest rate tried
      * @param refine     bisection steps after the first failure
      * @param budget     longest time the ramp may take
+     * @param maxMedianMs a step also fails when its calls' median response time is above this, ms;
+     *                    0: no bound (a step passes on its failed calls alone)
      */
-    public record Ramp(double start, double step, Duration stepLength, double max, int refine, Duration budget) {
+    public record Ramp(double start, double step, Duration stepLength, double max, int refine, Duration budget,
+                       double maxMedianMs) {
+
+        /** A ramp with no bound on the median response time. */
+        public Ramp(double start, double step, Duration stepLength, double max, int refine, Duration budget) {
+            this(start, step, stepLength, max, refine, budget, 0);
+        }
 
         public Ramp {
+            if (!(maxMedianMs >= 0) || Double.isInfinite(maxMedianMs)) {
+                throw new IllegalArgumentException("load.ramp.maxMedianMs: " + maxMedianMs + " (expected 0 or more; 0: no bound)");
+            }
             if (!(start > 0) || !(step > 0) || max < start) {
                 throw new IllegalArgumentException("load.ramp: start " + start + ", step " + step + ", max " + max
                         + " (expected start > 0, step > 0, max >= start)");
@@ -85,6 +96,11 @@ public record LoadProfile(double rate, Duration duration, Duration warmup, Durat
             if (refine < 0 || refine > 10) {
                 throw new IllegalArgumentException("load.ramp.refine: " + refine + " (expected 0 to 10)");
             }
+        }
+
+        /** The same ramp with this bound on a step's median response time (0: none). */
+        public Ramp withMaxMedianMs(double ms) {
+            return new Ramp(start, step, stepLength, max, refine, budget, ms);
         }
     }
 }
