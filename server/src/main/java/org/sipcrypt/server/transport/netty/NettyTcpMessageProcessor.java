@@ -165,8 +165,8 @@ final class NettyTcpMessageProcessor extends NettyMessageProcessor {
      * the listener's event loop) once the listening socket is closed: a connection attempted after
      * that is refused, while one the kernel or the event loop took before it is served.
      */
-    java.util.concurrent.CompletableFuture<Void> stopAccepting() {
-        java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<Void> stopAccepting() {
+        CompletableFuture<Void> closed = new CompletableFuture<>();
         Channel ch = serverChannel;
         if (ch == null) {
             closed.complete(null);

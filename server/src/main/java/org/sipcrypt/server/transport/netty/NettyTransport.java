@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.sipcrypt.server.transport.CallConnections;
@@ -276,8 +277,8 @@ public final class NettyTransport implements CallConnections, FastPath.Seams, Au
      * its open connections stay. Returns a future that completes once its listening socket is closed,
      * or null when there is no such listener.
      */
-    public java.util.concurrent.CompletableFuture<Void> stopAccepting(Transport kind, InetSocketAddress local) {
-        java.util.concurrent.CompletableFuture<Void> closed = null;
+    public CompletableFuture<Void> stopAccepting(Transport kind, InetSocketAddress local) {
+        CompletableFuture<Void> closed = null;
         for (NettyTcpMessageProcessor p : tcpProcessors) {
             if (p.kind() == kind && p.localAddress().equals(local)) {
                 closed = p.stopAccepting();
