@@ -36,8 +36,8 @@
 #      peak run for FIXED_SECONDS first). No peak: skipped, with the reason. The servers are not
 #      restarted: the case ends after this step, and the next case starts both afresh.
 # Which server goes first, in the warm-up and in steps 3 to 6, alternates from case to case and from
-# run to run (sipcrypt first in the first case of the first run), so that neither always follows the
-# other's load (a collapsed step keeps retransmitting into the next one).
+# run to run (--first, sipcrypt by default, first in the first case of the first run), so that
+# neither always follows the other's load (a collapsed step keeps retransmitting into the next one).
 # With --runs N the whole comparison runs N times; the table then has a row pair per run and case,
 # and a summary per case gives each ratio's median and range over the runs (and, with the
 # overload step, each server's goodput as % of its own peak).
@@ -67,6 +67,8 @@
 #   --recovery-seconds N     length of the recovery at half the peak after it (default 20)
 #   --runs N                 run the whole comparison N times, each server started afresh per case
 #                            and run (default 1)
+#   --first sipcrypt|kamailio  the server that goes first in the first case of the first run
+#                            (default sipcrypt); the order alternates from there
 #   --start-rate N           warm-up rate and first step of the peak search (default 500)
 #   --max-rate N             no step goes above this (default 20000)
 #   --step-factor F          rate multiplier between passing steps (default 1.5)
@@ -143,7 +145,7 @@ options=(--jar JAR  --keep KEEP=1  --quick quick=1  --cases CASES:-"udp tcp udp-
     --max-rate MAX_RATE  --step-factor STEP_FACTOR  --refine REFINE  --confirm CONFIRM
     --step-seconds STEP_SECONDS  --warmup-seconds WARMUP_SECONDS:-90  --users USERS:-10000
     --budget-seconds BUDGET_SECONDS:-3600  --max-failed-pct MAX_FAILED_PCT  --max-mean-ms MAX_MEAN_MS:-0
-    --port PORT:-15060  --pin PIN:-auto  --out OUT:-  --fraction FRACTION:-0.5  --runs RUNS:-1
+    --port PORT:-15060  --pin PIN:-auto  --out OUT:-  --fraction FRACTION:-0.5  --runs RUNS:-1  --first FIRST:-sipcrypt
     --kamailio-workers KAMAILIO_WORKERS:-  --overload-seconds OVERLOAD_SECONDS:-0
     --overload-factor OVERLOAD_FACTOR:-2  --recovery-seconds RECOVERY_SECONDS:-20)
 parse_options "$@"
@@ -175,6 +177,7 @@ fi
 require_whole_numbers KAMAILIO_WORKERS
 (( KAMAILIO_WORKERS > 0 )) || die "--kamailio-workers must be 1 or more"
 (( RUNS > 0 )) || die "--runs must be 1 or more"
+[[ $FIRST == sipcrypt || $FIRST == kamailio ]] || die "--first $FIRST: expected sipcrypt or kamailio"
 awk -v f="$FRACTION" 'BEGIN { exit !(f ~ /^[0-9]*\.?[0-9]+$/ && f + 0 >= 0 && f + 0 <= 1) }' \
     || die "--fraction $FRACTION: expected a number from 0 to 1"
 (( START_RATE > 0 && START_RATE <= MAX_RATE )) || die "START_RATE $START_RATE must be in 1..MAX_RATE ($MAX_RATE)"
@@ -469,6 +472,7 @@ run_start=$(date +%s)
 
 for (( run = 1; run <= RUNS; run++ )); do
 turn=$(( run - 1 ))      # who goes first alternates from case to case, and for each case from run to run
+[[ $FIRST == kamailio ]] && turn=$(( turn + 1 ))
 for c in $CASES; do
     if (( turn++ % 2 == 0 )); then order="sipcrypt kamailio"; else order="kamailio sipcrypt"; fi
     transport=${c%-auth}
