@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.sipcrypt.lab.metrics.ProcessCpu;
 import org.sipcrypt.lab.scenario.Leg;
 import org.sipcrypt.lab.scenario.Scenario;
@@ -222,16 +224,55 @@ public final class KamailioServer implements Closeable {
     private static int freePort(Transport t) throws IOException {
         // Kamailio cannot take port 0 and say which it got: a port free for both this and the next
         // transport is chosen, and a start that fails to bind is retried on another
-        for (int i = 0; i < 50; i++) {
-            int port;
-            try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                port = ss.getLocalPort();
+        int[] ephemeral = ephemeralPorts(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+        for (int i = 0; i < 200; i++) {
+            int port = candidatePort(ephemeral, ThreadLocalRandom.current());
+            if (port == 0) {
+                try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                    port = ss.getLocalPort();
+                }
             }
             if (port < 65535 && free(port) && free(port + 1)) {
                 return port;
             }
         }
         throw new IOException("no free loopback port pair found for Kamailio");
+    }
+
+    /**
+     * The kernel's ephemeral ports, first and last, from {@code net.ipv4.ip_local_port_range};
+     * Linux's default, 32768 to 60999, where the file cannot be read or parsed.
+     */
+    static int[] ephemeralPorts(Path rangeFile) {
+        try {
+            String[] f = Files.readString(rangeFile, StandardCharsets.US_ASCII).trim().split("\\s+");
+            int first = Integer.parseInt(f[0]);
+            int last = Integer.parseInt(f[1]);
+            if (first > 0 && first <= last && last <= 65535) {
+                return new int[] {first, last};
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or a range that is not two numbers: Linux's default
+        }
+        return new int[] {32768, 60999};
+    }
+
+    /**
+     * A port to try for Kamailio, it and the next below the ephemeral range: drawn from 10,000 up
+     * to the range's start, or 0 (let the kernel pick) where that leaves fewer than 1,000. A run
+     * with a connection per call leaves thousands of the generator's client ports in TIME_WAIT,
+     * which a listening socket cannot bind for a minute; Linux's connect() takes even ephemeral
+     * ports and bind(0) odd ones, so the port after a kernel-picked one was taken in 44 of 50 tries
+     * during a Kamailio ramp of outbound-no-reuse, and all 50 tries failed for a Kamailio started
+     * after one.
+     */
+    static int candidatePort(int[] ephemeral, RandomGenerator random) {
+        int low = 10_000;
+        int high = ephemeral[0] - 2;
+        if (high - low < 1_000) {
+            return 0;
+        }
+        return low + random.nextInt(high - low + 1);
     }
 
     private static boolean free(int port) {

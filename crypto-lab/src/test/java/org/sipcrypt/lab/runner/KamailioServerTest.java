@@ -201,4 +201,26 @@ class KamailioServerTest {
         assertEquals("-Xmx1g", xmx, "the lab's sipcrypt heap changed: give Kamailio's -m the same");
         assertEquals(1024, KamailioServer.SHARED_MEMORY_MB);
     }
+
+    @Test
+    void kamailiosPortsLieBelowTheEphemeralRangeWhereTimeWaitHoldsClientPorts() throws Exception {
+        java.util.Random random = new java.util.Random(42);
+        int[] linux = {32768, 60999};
+        for (int i = 0; i < 10_000; i++) {
+            int p = KamailioServer.candidatePort(linux, random);
+            assertTrue(p >= 10_000 && p + 1 < 32768, "port " + p + " and the next below 32768, from 10000");
+        }
+        assertEquals(0, KamailioServer.candidatePort(new int[] {10_500, 60999}, random),
+                "a range starting near 10000 leaves too few ports below it: the kernel picks");
+        java.nio.file.Path range = dir.resolve("ip_local_port_range");
+        java.nio.file.Files.writeString(range, "20000\t50000\n");
+        assertEquals(List.of(20000, 50000), asList(KamailioServer.ephemeralPorts(range)));
+        java.nio.file.Files.writeString(range, "not a range\n");
+        assertEquals(List.of(32768, 60999), asList(KamailioServer.ephemeralPorts(range)), "Linux's default");
+        assertEquals(List.of(32768, 60999), asList(KamailioServer.ephemeralPorts(dir.resolve("absent"))));
+    }
+
+    private static List<Integer> asList(int[] a) {
+        return java.util.Arrays.stream(a).boxed().toList();
+    }
 }
