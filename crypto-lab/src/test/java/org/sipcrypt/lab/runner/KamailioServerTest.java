@@ -10,10 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -204,7 +207,7 @@ class KamailioServerTest {
 
     @Test
     void kamailiosPortsLieBelowTheEphemeralRangeWhereTimeWaitHoldsClientPorts() throws Exception {
-        java.util.Random random = new java.util.Random(42);
+        Random random = new Random(42);
         int[] linux = {32768, 60999};
         for (int i = 0; i < 10_000; i++) {
             int p = KamailioServer.candidatePort(linux, random);
@@ -212,15 +215,15 @@ class KamailioServerTest {
         }
         assertEquals(0, KamailioServer.candidatePort(new int[] {10_500, 60999}, random),
                 "a range starting near 10000 leaves too few ports below it: the kernel picks");
-        java.nio.file.Path range = dir.resolve("ip_local_port_range");
-        java.nio.file.Files.writeString(range, "20000\t50000\n");
+        Path range = dir.resolve("ip_local_port_range");
+        Files.writeString(range, "20000\t50000\n");
         assertEquals(List.of(20000, 50000), asList(KamailioServer.ephemeralPorts(range)));
-        java.nio.file.Files.writeString(range, "not a range\n");
+        Files.writeString(range, "not a range\n");
         assertEquals(List.of(32768, 60999), asList(KamailioServer.ephemeralPorts(range)), "Linux's default");
         assertEquals(List.of(32768, 60999), asList(KamailioServer.ephemeralPorts(dir.resolve("absent"))));
     }
 
     private static List<Integer> asList(int[] a) {
-        return java.util.Arrays.stream(a).boxed().toList();
+        return Arrays.stream(a).boxed().toList();
     }
 }
